@@ -1,0 +1,49 @@
+"""Everything an Agent is built from, resolved once: model info, tools, system prompt, hash.
+
+Why a separate value: the AgentCache builds it to compare fingerprints, and hands the same
+object to the Agent it creates, so workspace rules are read once per build and the prompt the
+fingerprint covers is byte-for-byte the prompt that is sent.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from myrm_tui.agent.fingerprint import execution_fingerprint
+from myrm_tui.agent.prompts import SystemPrompt, build_system_prompt
+from myrm_tui.agent.tools.base import Tool
+from myrm_tui.agent.tools.registry import ToolRegistry, default_tools
+from myrm_tui.llm.model_info import ModelInfo
+from myrm_tui.settings.settings import Settings
+
+
+def resolve_model_info(settings: Settings) -> ModelInfo:
+    """Registry facts for the configured model with the user's per-model overrides on top;
+    the `api_base` setting, when set, is the endpoint of the main model."""
+    from myrm_tui.llm.registry import info
+
+    model = info(settings.model, settings.models)
+    if settings.api_base and model.api_base != settings.api_base:
+        model = dataclasses.replace(model, api_base=settings.api_base)
+    return model
+
+
+@dataclass(frozen=True)
+class AgentBuild:
+    settings: Settings
+    model: ModelInfo
+    tools: ToolRegistry  # empty when the model cannot call tools
+    system_prompt: SystemPrompt
+    fingerprint: str
+
+
+def build_agent(settings: Settings, workspace: Path, extra_tools: Sequence[Tool] = (),
+                model: ModelInfo | None = None) -> AgentBuild:
+    model = model or resolve_model_info(settings)
+    tools = default_tools(extra_tools) if model.supports_tools else ToolRegistry(())
+    prompt = build_system_prompt(settings.prompt_mode, workspace, tools_enabled=model.supports_tools)
+    fingerprint = execution_fingerprint(settings, tools.schemas(), prompt.text)
+    return AgentBuild(settings, model, tools, prompt, fingerprint)

@@ -1,0 +1,105 @@
+"""What a turn tells its consumer (TUI, headless CLI, tests), as typed events.
+
+The agent never prints or draws; it yields these. Stream deltas come straight from the LLM
+layer; the rest describe stored facts (each is emitted after the matching row is committed).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field
+from typing import Any, Union
+
+from myrm_tui.llm.events import ReasoningDelta, RetryEvent, TextDelta, UsageEvent
+
+
+@dataclass(frozen=True)
+class UserMessageStored:
+    message_id: int
+    text: str
+
+
+@dataclass(frozen=True)
+class StepStarted:
+    """A model call is about to start (step counts from 1 within the turn)."""
+
+    step: int
+    model: str
+    prompt_tokens: int
+
+
+@dataclass(frozen=True)
+class AssistantMessageStored:
+    message_id: int
+    text: str
+    tool_calls: tuple[dict[str, Any], ...] = ()
+
+
+@dataclass(frozen=True)
+class ToolStarted:
+    call_id: str
+    name: str
+    arguments: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class ToolOutputChunk:
+    """Live output of a running tool (bash), for display only; the stored result is final."""
+
+    call_id: str
+    text: str
+
+
+@dataclass(frozen=True)
+class ToolFinished:
+    call_id: str
+    name: str
+    ok: bool
+    content: str  # exactly what was stored as the tool result
+    duration_s: float
+    message_id: int
+    vault_handle: str | None = None  # set when the full output was spilled to the vault
+    status: str = "ok"  # ok, error, denied, timeout, interrupted
+
+
+@dataclass
+class ApprovalRequest:
+    """A tool call waiting for a yes/no. The consumer resolves `decision` (True = allow)."""
+
+    call_id: str
+    tool: str
+    arguments: dict[str, Any]
+    summary: str  # one line: the command, or "write path (N lines)"
+    diff: str | None = None  # unified diff for edits and writes
+    destructive: bool = False
+    decision: asyncio.Future[bool] | None = field(default=None, repr=False)
+
+
+@dataclass(frozen=True)
+class Notice:
+    """A one-line note for the user (e.g. the model has no tool calling, a retry)."""
+
+    text: str
+    level: str = "info"  # info, warning, error
+
+
+@dataclass(frozen=True)
+class TurnError:
+    """The turn failed; `message` is one readable sentence and `hint` what to do."""
+
+    error_class: str
+    message: str
+    hint: str
+
+
+@dataclass(frozen=True)
+class TurnFinished:
+    reason: str  # stop, tool_limit, interrupted, error, length
+    steps: int
+
+
+AgentEvent = Union[
+    UserMessageStored, StepStarted, TextDelta, ReasoningDelta, AssistantMessageStored, ToolStarted,
+    ToolOutputChunk, ToolFinished, ApprovalRequest, UsageEvent, RetryEvent, Notice, TurnError,
+    TurnFinished,
+]

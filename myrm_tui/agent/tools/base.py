@@ -1,0 +1,102 @@
+"""What every tool shares: its schema, the context it runs in, and the shape of its result.
+
+Why a tiny class per tool rather than decorated functions: a tool has three faces (the JSON
+schema the model sees, a preview the approval prompt shows, the run itself) and keeping them
+on one object keeps them from drifting apart.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, ClassVar
+
+from myrm_tui.settings.settings import Settings
+from myrm_tui.store.vault import Vault
+
+
+class ToolError(Exception):
+    """A tool call that cannot be done; the message goes back to the model as the result."""
+
+
+@dataclass
+class ToolContext:
+    """Everything a tool may touch. `emit` streams live output to the consumer (display only);
+    `process_groups` lets the agent kill what a tool started when the turn is interrupted."""
+
+    workspace: Path
+    settings: Settings
+    vault: Vault | None
+    emit: Callable[[str], None] = lambda text: None
+    process_groups: set[int] = field(default_factory=set)
+
+
+@dataclass(frozen=True)
+class ToolResult:
+    content: str
+    status: str = "ok"  # ok, error, timeout, interrupted (denied is decided by the agent)
+    vault_handle: str | None = None
+
+
+@dataclass(frozen=True)
+class ApprovalPreview:
+    """What the approval prompt shows: one line, and a unified diff for file changes."""
+
+    summary: str
+    diff: str | None = None
+
+
+class Tool:
+    name: ClassVar[str]
+    description: ClassVar[str]
+    parameters: ClassVar[dict[str, Any]]
+    # read: never asks; write: file changes; exec: runs commands (see approvals.py)
+    kind: ClassVar[str] = "read"
+
+    def schema(self) -> dict[str, Any]:
+        """OpenAI function-tool schema (litellm translates it for every provider)."""
+        return {
+            "type": "function",
+            "function": {"name": self.name, "description": self.description, "parameters": self.parameters},
+        }
+
+    def preview(self, args: dict[str, Any], ctx: ToolContext) -> ApprovalPreview:
+        """Describe the call for an approval prompt; raises ToolError if it cannot succeed."""
+        return ApprovalPreview(summary=f"{self.name} {args}")
+
+    async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+        raise NotImplementedError
+
+
+def validate_arguments(tool: Tool, args: dict[str, Any]) -> None:
+    """Check required and known keys and basic JSON types, so a malformed call gets one clear
+    sentence back instead of a Python TypeError."""
+    props: dict[str, Any] = tool.parameters.get("properties", {})
+    missing = [k for k in tool.parameters.get("required", ()) if k not in args or args[k] is None]
+    if missing:
+        raise ToolError(f"{tool.name} needs the argument(s) {', '.join(missing)}; call it again with them.")
+    unknown = sorted(set(args) - set(props))
+    if unknown:
+        raise ToolError(
+            f"{tool.name} has no argument(s) {', '.join(unknown)}; its arguments are {', '.join(props)}."
+        )
+    checks = {"string": (str,), "integer": (int,), "boolean": (bool,), "number": (int, float)}
+    for key, value in args.items():
+        if value is None:
+            continue
+        expected = props[key].get("type")
+        types = checks.get(expected)
+        if types is None:
+            continue
+        if isinstance(value, bool) and expected in ("integer", "number"):
+            raise ToolError(f"{tool.name}: argument {key} must be a {expected}, got {value!r}.")
+        if not isinstance(value, types):
+            # Models often send "12" for an integer; accept it when it converts cleanly.
+            if expected in ("integer", "number") and isinstance(value, str):
+                try:
+                    args[key] = int(value) if expected == "integer" else float(value)
+                    continue
+                except ValueError:
+                    pass
+            raise ToolError(f"{tool.name}: argument {key} must be a {expected}, got {value!r}.")

@@ -1,0 +1,108 @@
+"""file_read: text of a workspace file or a vault handle, whole or by 1-based line range."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, ClassVar
+
+from myrm_tui.agent.limits import BINARY_SNIFF_BYTES, FILE_READ_MAX_LINES
+from myrm_tui.agent.tools.base import ApprovalPreview, Tool, ToolContext, ToolError, ToolResult
+from myrm_tui.agent.tools.paths import display_path, resolve_path
+from myrm_tui.store.vault import Vault
+
+
+def looks_binary(data: bytes) -> bool:
+    return b"\x00" in data[:BINARY_SNIFF_BYTES]
+
+
+def _read_source(path_arg: str, ctx: ToolContext) -> tuple[str, str]:
+    """(label, text) of a file path or a vault handle."""
+    if path_arg.startswith(Vault.HANDLE_PREFIX):
+        if ctx.vault is None:
+            raise ToolError("No vault is open in this session, so vault:// handles cannot be read.")
+        try:
+            data = ctx.vault.read_bytes(path_arg)
+        except Exception as exc:  # VaultError and OS errors read the same to the model
+            raise ToolError(f"Cannot read {path_arg}: {exc}. Use a handle exactly as shown in a result.") from exc
+        label = path_arg
+    else:
+        path = resolve_path(path_arg, ctx)
+        label = display_path(path, ctx)
+        if not path.exists():
+            raise ToolError(f"{label} does not exist; check the path (glob can list files).")
+        if path.is_dir():
+            raise ToolError(f"{label} is a directory; use glob(\"{label}/*\") to list it.")
+        try:
+            data = path.read_bytes()
+        except OSError as exc:
+            raise ToolError(f"Cannot read {label}: {exc.strerror or exc}.") from exc
+    if looks_binary(data):
+        raise ToolError(f"{label} is a binary file ({len(data):,} bytes); file_read shows text files only.")
+    return label, data.decode("utf-8", errors="replace")
+
+
+def _window(total: int, start: int | None, end: int | None, label: str) -> tuple[int, int]:
+    first = 1 if start is None else start
+    if first < 1:
+        raise ToolError("start_line counts from 1.")
+    if total and first > total:
+        raise ToolError(f"{label} has {total:,} lines; start_line {first} is past the end.")
+    last = total if end is None else min(end, total)
+    if last < first and total:
+        raise ToolError(f"end_line {end} is before start_line {first}.")
+    return first, last
+
+
+class FileRead(Tool):
+    name = "file_read"
+    description = (
+        "Read a text file in the workspace, or a vault:// handle from an earlier result. "
+        "Optional 1-based inclusive line range. Large files are cut; the header says how to read on."
+    )
+    parameters: ClassVar[dict[str, Any]] = {
+        "type": "object",
+        "properties": {
+            "path": {"type": "string", "description": "Workspace-relative path, or a vault://… handle."},
+            "start_line": {"type": "integer", "description": "First line to show (1-based)."},
+            "end_line": {"type": "integer", "description": "Last line to show (inclusive)."},
+        },
+        "required": ["path"],
+    }
+
+    def preview(self, args: dict[str, Any], ctx: ToolContext) -> ApprovalPreview:
+        return ApprovalPreview(summary=f"read {args.get('path')}")
+
+    async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+        label, text = _read_source(str(args["path"]), ctx)
+        lines = text.splitlines(keepends=True)
+        total = len(lines)
+        if total == 0:
+            return ToolResult(f"[{label}: empty file]")
+        first, last = _window(total, args.get("start_line"), args.get("end_line"), label)
+        cap_chars = ctx.settings.tool_output_cap
+        shown: list[str] = []
+        size = 0
+        for index in range(first - 1, last):
+            if len(shown) >= FILE_READ_MAX_LINES or (shown and size + len(lines[index]) > cap_chars):
+                break
+            shown.append(lines[index])
+            size += len(lines[index])
+        shown_last = first + len(shown) - 1
+        body = "".join(shown)
+        if len(body) > cap_chars:  # one giant line
+            body = body[:cap_chars] + f"\n[line {first} cut at {cap_chars:,} chars]"
+        header = f"[{label} · lines {first}-{shown_last} of {total:,}]"
+        if shown_last < last:
+            body = body.rstrip("\n") + (
+                f"\n[cut at line {shown_last:,}; read on with "
+                f'file_read("{args["path"]}", start_line={shown_last + 1}, end_line={min(last, shown_last + FILE_READ_MAX_LINES)})]'
+            )
+        return ToolResult(f"{header}\n{body}".rstrip("\n"))
+
+
+def read_text_file(path: Path) -> str:
+    """Shared by write/edit: a text file's content, refusing binaries."""
+    data = path.read_bytes()
+    if looks_binary(data):
+        raise ToolError(f"{path.name} is a binary file; file tools edit text files only.")
+    return data.decode("utf-8", errors="replace")

@@ -1,0 +1,82 @@
+"""file_write: create or overwrite a text file in the workspace (parents created)."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+from typing import Any, ClassVar
+
+from myrm_tui.agent.limits import EDIT_MAX_BYTES
+from myrm_tui.agent.tools.base import ApprovalPreview, Tool, ToolContext, ToolError, ToolResult
+from myrm_tui.agent.tools.diffs import unified_diff
+from myrm_tui.agent.tools.file_read import read_text_file
+from myrm_tui.agent.tools.paths import display_path, resolve_path
+
+
+def current_text(path: Path, label: str) -> str | None:
+    """The file's text, None when it does not exist yet."""
+    if not path.exists():
+        return None
+    if path.is_dir():
+        raise ToolError(f"{label} is a directory; give a file path.")
+    if path.stat().st_size > EDIT_MAX_BYTES:
+        raise ToolError(f"{label} is larger than {EDIT_MAX_BYTES // (1024 * 1024)} MB; edit it with bash tools.")
+    return read_text_file(path)
+
+
+def write_atomically(path: Path, content: str) -> None:
+    """Temp file + rename: a crash mid-write never leaves a half-written file; mode is kept."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    mode = path.stat().st_mode & 0o7777 if path.exists() else None
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".myrm-tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
+            handle.write(content)
+        if mode is not None:
+            os.chmod(tmp, mode)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def count_lines(text: str) -> int:
+    return text.count("\n") + (1 if text and not text.endswith("\n") else 0)
+
+
+class FileWrite(Tool):
+    name = "file_write"
+    kind = "write"
+    description = "Create a text file or replace its whole content. Prefer file_edit for changes to existing files."
+    parameters: ClassVar[dict[str, Any]] = {
+        "type": "object",
+        "properties": {
+            "path": {"type": "string", "description": "Workspace-relative path."},
+            "content": {"type": "string", "description": "The complete new file content."},
+        },
+        "required": ["path", "content"],
+    }
+
+    def preview(self, args: dict[str, Any], ctx: ToolContext) -> ApprovalPreview:
+        path = resolve_path(str(args["path"]), ctx)
+        label = display_path(path, ctx)
+        old = current_text(path, label)
+        content = str(args["content"])
+        verb = "create" if old is None else "overwrite"
+        return ApprovalPreview(
+            summary=f"{verb} {label} ({count_lines(content)} lines)",
+            diff=unified_diff(old or "", content, label),
+        )
+
+    async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+        path = resolve_path(str(args["path"]), ctx)
+        label = display_path(path, ctx)
+        old = current_text(path, label)
+        content = str(args["content"])
+        try:
+            write_atomically(path, content)
+        except OSError as exc:
+            raise ToolError(f"Cannot write {label}: {exc.strerror or exc}.") from exc
+        verb = "created" if old is None else "overwrote"
+        return ToolResult(f"{verb} {label} ({count_lines(content)} lines, {len(content.encode()):,} bytes)")

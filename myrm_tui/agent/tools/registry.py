@@ -1,0 +1,50 @@
+"""The tool set offered to the model, in a fixed order.
+
+Why fixed: the tool list is part of the prompt prefix providers cache; reordering it between
+calls (e.g. iterating a set) would miss the cache on every request.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Sequence
+from typing import Any
+
+from myrm_tui.agent.tools.base import Tool
+from myrm_tui.agent.tools.bash import Bash
+from myrm_tui.agent.tools.file_edit import FileEdit
+from myrm_tui.agent.tools.file_read import FileRead
+from myrm_tui.agent.tools.file_write import FileWrite
+from myrm_tui.agent.tools.search import Glob, Grep
+
+
+class ToolRegistry:
+    def __init__(self, tools: Sequence[Tool]):
+        names = [t.name for t in tools]
+        if len(set(names)) != len(names):
+            raise ValueError(f"duplicate tool names: {names}")
+        self._tools: tuple[Tool, ...] = tuple(tools)
+        self._by_name = {t.name: t for t in self._tools}
+        self._schemas = tuple(t.schema() for t in self._tools)
+
+    def get(self, name: str) -> Tool | None:
+        return self._by_name.get(name)
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return tuple(self._by_name)
+
+    def schemas(self) -> list[dict[str, Any]]:
+        """The same list, in the same order, every call (a deep copy: callers may annotate it)."""
+        return copy.deepcopy(list(self._schemas))
+
+    def __iter__(self):
+        return iter(self._tools)
+
+    def __len__(self) -> int:
+        return len(self._tools)
+
+
+def default_tools(extra: Sequence[Tool] = ()) -> ToolRegistry:
+    """Built-in tools first (fixed order), then extras (the context engine's ctx_* tools)."""
+    return ToolRegistry((FileRead(), FileWrite(), FileEdit(), Bash(), Grep(), Glob(), *extra))

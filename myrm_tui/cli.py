@@ -1,0 +1,155 @@
+"""The `myrm` command line: flags and help only; each command body lives in cli_commands/.
+
+Why so thin and lazy: `myrm --help` and shell completion must answer instantly, so nothing
+heavy (litellm, Textual, the store) is imported until a command actually runs.
+Annotations stay evaluated (no `from __future__ import annotations`) because typer reads them.
+"""
+
+from enum import Enum
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from myrm_tui import __version__
+from myrm_tui.settings.schema import SPECS_BY_KEY
+
+Approval = Enum("Approval", {c.replace("-", "_"): c for c in SPECS_BY_KEY["approval"].choices}, type=str)
+
+
+# A screenful: `myrm models` without --search is a sample, --search narrows it.
+DEFAULT_MODELS_LIMIT = 30
+
+
+class ExportFormat(str, Enum):
+    md = "md"
+    json = "json"
+
+
+app = typer.Typer(
+    name="myrm",
+    help="A terminal chat agent whose context engine keeps long sessions in the window, cheap and lossless.",
+    invoke_without_command=True,
+    no_args_is_help=False,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+sessions_app = typer.Typer(help="List, read and export the sessions stored in this workspace.",
+                           no_args_is_help=True)
+app.add_typer(sessions_app, name="sessions")
+
+MODEL_HELP = "Model to use (litellm name, e.g. anthropic/claude-sonnet-4-5, or local/smollm2)."
+APPROVE_HELP = "Which tool calls may run without a yes: ask, auto-edit, yolo, deny."
+
+# Options shared by several commands, declared once (typer reads them from the annotations).
+ModelOpt = Annotated[str | None, typer.Option("--model", "-m", help=MODEL_HELP)]
+ApproveOpt = Annotated[Approval | None, typer.Option("--approve", help=APPROVE_HELP)]
+ContinueOpt = Annotated[bool, typer.Option("--continue", "-c", help="Use the most recent session.")]
+SessionOpt = Annotated[str | None, typer.Option("--session", "-s", help="Use this session (id or prefix).")]
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of text.")]
+
+
+def _version(value: bool) -> None:
+    if value:
+        print(f"myrm {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def main_callback(
+    ctx: typer.Context,
+    model: ModelOpt = None,
+    session: SessionOpt = None,
+    continue_last: ContinueOpt = False,
+    approve: ApproveOpt = None,
+    version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True,
+                                          help="Print the version and exit.")] = False,
+) -> None:
+    """Without a command: open the full-screen chat in this workspace."""
+    if ctx.invoked_subcommand is not None:
+        return
+    from myrm_tui.cli_commands.tui import tui_command
+
+    raise typer.Exit(tui_command(model=model, session=session, continue_last=continue_last,
+                                 approve=approve.value if approve else None))
+
+
+@app.command("run")
+def run(
+    prompt: Annotated[str, typer.Argument(help="What to ask; `-` reads it from stdin.")],
+    model: ModelOpt = None,
+    session: SessionOpt = None,
+    continue_last: ContinueOpt = False,
+    json_out: Annotated[bool, typer.Option("--json", help="Print one JSON object at the end instead of "
+                                           "streaming the answer.")] = False,
+    approve: ApproveOpt = None,
+    max_steps: Annotated[int | None, typer.Option("--max-steps", min=1, help="Most model calls in this turn.")] = None,
+) -> None:
+    """Run one turn headless: the answer streams to stdout, tool activity to stderr.
+
+    Exit codes: 0 done, 1 the turn failed, 2 usage or configuration error, 130 interrupted.
+    """
+    try:
+        from myrm_tui.cli_commands.run import run_command
+
+        code = run_command(prompt, model=model, session=session, continue_last=continue_last,
+                           json_out=json_out, approve=approve.value if approve else None, max_steps=max_steps)
+    except KeyboardInterrupt:  # Ctrl+C before the turn started (imports, opening the store)
+        code = 130
+    raise typer.Exit(code)
+
+
+@sessions_app.command("list")
+def sessions_list(json_out: JsonOpt = False) -> None:
+    """Sessions of this workspace, most recently updated first."""
+    from myrm_tui.cli_commands.sessions import list_command
+
+    raise typer.Exit(list_command(json_out))
+
+
+@sessions_app.command("show")
+def sessions_show(session: Annotated[str, typer.Argument(help="Session id or unique prefix.")]) -> None:
+    """Print a session's transcript as plain text."""
+    from myrm_tui.cli_commands.sessions import show_command
+
+    raise typer.Exit(show_command(session))
+
+
+@sessions_app.command("export")
+def sessions_export(
+    session: Annotated[str, typer.Argument(help="Session id or unique prefix.")],
+    fmt: Annotated[ExportFormat, typer.Option("--format", "-f", help="md (readable) or json (as stored).")]
+    = ExportFormat.md,
+    out: Annotated[Path | None, typer.Option("--out", "-o", help="Write to this file instead of stdout.")] = None,
+) -> None:
+    """Export a session as Markdown or as the exact stored JSON."""
+    from myrm_tui.cli_commands.sessions import export_command
+
+    raise typer.Exit(export_command(session, fmt.value, out))
+
+
+@app.command("models")
+def models(
+    search: Annotated[str, typer.Option("--search", help="Only models whose name contains this text.")] = "",
+    limit: Annotated[int, typer.Option("--limit", help="Most rows to show.")] = DEFAULT_MODELS_LIMIT,
+    json_out: JsonOpt = False,
+) -> None:
+    """Known models: window, max output, features and price per 1M tokens."""
+    from myrm_tui.cli_commands.models import models_command
+
+    raise typer.Exit(models_command(search, limit, json_out))
+
+
+@app.command("doctor")
+def doctor() -> None:
+    """Check config, keys, models, the store and offline tokenizers; exit 1 if myrm cannot run."""
+    from myrm_tui.cli_commands.doctor import doctor_command
+
+    raise typer.Exit(doctor_command())
+
+
+def main() -> None:
+    try:
+        app(prog_name="myrm")
+    except KeyboardInterrupt:  # Ctrl+C before a turn started (e.g. while imports load)
+        raise SystemExit(130) from None

@@ -1,0 +1,123 @@
+"""What every command does first: find the workspace, load settings, report config problems.
+
+Why here and not in the typer callback: each command has its own flags (which are the last
+settings layer), so loading happens once per command, after its flags are known.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import sys
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any
+
+from myrm_tui.settings.loader import LoadedSettings, load_settings
+from myrm_tui.settings.settings import Settings
+
+# Exit codes shared by the commands (documented in the README).
+EXIT_OK = 0
+EXIT_TURN_ERROR = 1
+EXIT_USAGE = 2
+EXIT_INTERRUPTED = 130  # 128 + SIGINT, what shells report for Ctrl+C
+
+
+
+def onboarding_message() -> str:
+    """What to do when no model can be chosen (the wording lives with the model defaults)."""
+    from myrm_tui.llm.defaults import ONBOARDING_MESSAGE
+
+    return ONBOARDING_MESSAGE
+
+
+@dataclass(frozen=True)
+class CommandContext:
+    workspace: Path
+    loaded: LoadedSettings
+
+    @property
+    def settings(self) -> Settings:
+        return self.loaded.settings
+
+
+def err(text: str) -> None:
+    """One line for the user on stderr (stdout is reserved for the command's output)."""
+    print(text, file=sys.stderr, flush=True)
+
+
+def bootstrap(flags: Mapping[str, Any] | None = None, *, quiet: bool = False) -> CommandContext | None:
+    """Load settings for the current workspace and print their problems to stderr.
+
+    Returns None when a flag itself is invalid (the caller exits with EXIT_USAGE); problems in
+    files or the environment are warnings and the command goes on with the other layers.
+    """
+    from myrm_tui.store.workspace import find_workspace_root
+
+    root = find_workspace_root()
+    loaded = load_settings(root, flags)
+    fatal = False
+    for problem in loaded.problems:
+        if problem.level == "error":
+            fatal = True
+            err(f"error: {problem}")
+        elif not quiet:
+            err(f"warning: {problem}")
+    return None if fatal else CommandContext(root, loaded)
+
+
+def resolve_model(settings: Settings) -> tuple[Settings, str] | None:
+    """Settings with a concrete model (flag > settings > first usable provider), or None.
+
+    The second item says where the model came from, for messages and `myrm doctor`.
+    """
+    if settings.model:
+        return settings, settings.sources.get("model", "settings")
+    from myrm_tui.llm.defaults import default_model
+
+    chosen = default_model()
+    if not chosen:
+        return None
+    return with_value(settings, "model", chosen, "automatic (default_model)"), "automatic (default_model)"
+
+
+def with_value(settings: Settings, key: str, value: Any, source: str) -> Settings:
+    """Like Settings.with_values, but records a meaningful source for one key."""
+    values = dict(settings.values)
+    values[key] = value
+    sources = dict(settings.sources)
+    sources[key] = source
+    return dataclasses.replace(settings, values=MappingProxyType(values), sources=MappingProxyType(sources))
+
+
+def open_store(workspace: Path):
+    """The workspace's Store, or None after printing why it cannot be opened."""
+    from myrm_tui.store.store import Store, StoreError
+
+    try:
+        return Store.open(workspace)
+    except (StoreError, OSError) as exc:
+        err(f"error: cannot open the session store in {workspace / '.myrm'}: {exc}. "
+            "Check that the folder is writable (`myrm doctor`).")
+        return None
+
+
+def format_table(headers: list[str], rows: list[list[str]], right: set[int] = frozenset()) -> str:
+    """Plain aligned columns: readable in a terminal, and no colour codes when piped."""
+    widths = [len(h) for h in headers]
+    for row in rows:
+        for index, cell in enumerate(row):
+            widths[index] = max(widths[index], len(cell))
+
+    def line(cells: list[str]) -> str:
+        parts = [c.rjust(widths[i]) if i in right else c.ljust(widths[i]) for i, c in enumerate(cells)]
+        return "  ".join(parts).rstrip()
+
+    return "\n".join([line(headers), *(line(r) for r in rows)])
+
+
+def one_line(text: str, limit: int) -> str:
+    """Collapse whitespace and cut to `limit` characters (with an ellipsis when cut)."""
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"

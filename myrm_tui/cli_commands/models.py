@@ -1,0 +1,45 @@
+"""`myrm models`: what the registry knows about models (window, features, prices)."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+
+from myrm_tui.cli_commands.common import EXIT_OK, EXIT_USAGE, bootstrap, err, format_table
+
+PER_MILLION = 1_000_000  # prices are stored per token and shown per 1M tokens, as providers quote them
+
+
+def models_command(search: str, limit: int, json_out: bool) -> int:
+    if limit < 1:
+        err("error: --limit must be at least 1.")
+        return EXIT_USAGE
+    context = bootstrap()
+    if context is None:
+        return EXIT_USAGE
+    from myrm_tui.llm import registry
+
+    found = registry.search(search, limit)
+    if json_out:
+        print(json.dumps([dataclasses.asdict(m) for m in found], ensure_ascii=False, indent=2))
+        return EXIT_OK
+    if not found:
+        err(f"no model matches {search!r}; try a shorter search such as a provider name.")
+        return EXIT_OK
+    rows = [
+        [m.name, f"{m.context_window:,}", f"{m.max_output_tokens:,}", _flag(m.supports_tools),
+         _flag(m.supports_vision), _flag(m.supports_prompt_caching), _flag(m.supports_reasoning),
+         _price(m.input_cost_per_token), _price(m.output_cost_per_token)]
+        for m in found
+    ]
+    headers = ["MODEL", "WINDOW", "MAX OUT", "TOOLS", "VISION", "CACHE", "REASON", "IN $/1M", "OUT $/1M"]
+    print(format_table(headers, rows, right={1, 2, 7, 8}))
+    return EXIT_OK
+
+
+def _flag(value: bool) -> str:
+    return "yes" if value else "-"
+
+
+def _price(per_token: float) -> str:
+    return f"{per_token * PER_MILLION:.2f}"

@@ -1,0 +1,61 @@
+"""The engine's knobs, all proportional to the effective budget so a model switch rescales them.
+
+One ladder (fractions of the effective prompt budget B = window − output reserve − margin):
+monitor 40% → light 50% → full 70% → emergency 90%. Every tier that rewrites history brings the
+prompt down to `target_ratio` in one batch, so the next event is far away and the prompt prefix
+stays byte-stable in between (the cache strategy).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class EngineConfig:
+    monitor_ratio: float = 0.40
+    light_ratio: float = 0.50
+    full_ratio: float = 0.70
+    emergency_ratio: float = 0.90
+    # After a light/full/emergency event the prompt is brought down to this share of B. Far
+    # enough under the light threshold that several turns fit before the next event.
+    target_ratio: float = 0.45
+    # The fresh tail (newest turns, verbatim) may use up to this share of the window.
+    tail_ratio: float = 0.20
+    # New tool outputs above this share of B are filtered when they arrive (with a vault
+    # handle); a 64k window → ~6k tokens. File reads get a larger allowance so the model does
+    # not fall into read → truncate → re-read loops.
+    ingest_filter_ratio: float = 0.10
+    file_read_filter_ratio: float = 0.30
+    # During the light tier, old outputs above this share of B are filtered too.
+    light_filter_ratio: float = 0.03
+    # Anything larger than this many characters goes to the vault before anything else looks
+    # at it (a 1 MB log must never be tokenised per turn).
+    hard_cap_chars: int = 100_000
+    # A single message (even the human anchor) above this share of B is shown as an excerpt
+    # with its handle, so one item can never push the prompt over budget.
+    max_item_ratio: float = 0.35
+    # Anti-thrash: a tier whose last two runs each saved less than this share of B is skipped.
+    min_save_ratio: float = 0.02
+    # Post-compaction reread: at most this many recently modified files, this many tokens.
+    reread_max_files: int = 5
+    reread_max_tokens: int = 50_000
+    reread_max_ratio: float = 0.10
+    # Sliding visual window: media stays on this many newest media-bearing messages.
+    media_keep: int = 2
+    # Consecutive exceptions before a stage is disabled for the session.
+    breaker_threshold: int = 3
+
+
+DEFAULT_CONFIG = EngineConfig()
+
+# Prompt-cache lifetimes by provider family, seconds. Anthropic's default ephemeral cache is
+# 5 minutes; OpenAI keeps prefixes ~5–10 minutes; DeepSeek and Gemini's implicit caches last
+# about an hour. Unknown providers get the shortest (never assume a warm cache too long).
+CACHE_TTL_S = {
+    "anthropic": 300,
+    "openai": 600,
+    "deepseek": 3600,
+    "gemini": 3600,
+    "default": 300,
+}

@@ -1,0 +1,542 @@
+"""The context engine: stored rows in, a budget-fitting, cache-stable, provider-valid prompt out.
+
+One `ContextEngine` per session keeps an incremental view of the history, so the per-turn cost
+grows with the new rows, not with the session: rows are rendered once and cached; only
+compaction events (batched, rare) re-render from the first changed position.
+
+Pipeline per `assemble` (names from the seed; one module per stage under `stages/`):
+ 1 thinking cleanup · 2 media filter · 3 smart filter (new rows) · 4 cache-TTL prune (run the
+ deferred event once the provider cache is cold) · 5 pre-compact hook · 6 compress (the ladder's
+ event) · 7 session notes (kept in markers) · 8 summarize (slot: the marker's summary) ·
+ 9 post-compaction reread · 10 normalize · 11 media resolve · 12 cache optimise · 13 integrity ·
+ 14 preflight fit.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from myrm_tui.context import ladder
+from myrm_tui.context.assemble import AssembledPrompt, ContextExhausted
+from myrm_tui.context.breaker import StageBreakers
+from myrm_tui.context.budget import Budget, budget_for
+from myrm_tui.context.config import CACHE_TTL_S, DEFAULT_CONFIG, EngineConfig
+from myrm_tui.context.family import family_of, provider_of
+from myrm_tui.context.filters import filter_output
+from myrm_tui.context.integrity import repair_pairs
+from myrm_tui.context.intent import _text_of, build_intent
+from myrm_tui.context.markers import omission_marker
+from myrm_tui.context.media import has_media
+from myrm_tui.context.report import StageTimer
+from myrm_tui.context.stages.cache_optimize import (
+    CacheBreak,
+    apply_markers,
+    breakpoints_for,
+    first_difference,
+    message_digest,
+)
+from myrm_tui.context.stages.compress import EMERGENCY, PlanInput, plan_compaction
+from myrm_tui.context.stages.media_filter import strip_media
+from myrm_tui.context.stages.media_resolve import MediaResolver
+from myrm_tui.context.stages.normalize import normalize
+from myrm_tui.context.stages.post_compaction_reread import build_reread
+from myrm_tui.context.stages.thinking_cleanup import clean_thinking
+from myrm_tui.context.summarizers import Summarizer
+from myrm_tui.context.tokens import count_message_tokens
+from myrm_tui.context.units import Unit, last_user_index, split_units
+from myrm_tui.context.view_log import MemoryViewLog, SyntheticView, ViewLog
+from myrm_tui.context.views import (
+    FILTERED,
+    REMOVED,
+    SHRUNK,
+    UNTRUSTED_CLOSE,
+    UNTRUSTED_OPEN,
+    View,
+    filtered_header,
+    msg_handle,
+    parse_arguments,
+)
+from myrm_tui.llm.model_info import ModelInfo
+from myrm_tui.store.records import MessageRecord
+
+FileReader = Callable[[str], "str | None"]
+PreCompactHook = Callable[[dict[str, Any]], None]
+
+
+@dataclass(frozen=True)
+class TurnInput:
+    """What the caller knows per request: the fixed prefix and the model."""
+
+    system_prompt: str
+    tools: Sequence[dict[str, Any]]
+    model: ModelInfo
+    max_output_tokens: int
+    now: float | None = None  # seconds; None = wall clock (replay passes a virtual clock)
+    force_tier: str | None = None  # "light"/"full"/"emergency": compact now (manual, or a provider overflow)
+    trigger: str = "auto"
+
+
+@dataclass
+class _Entry:
+    """One message of the cached history part of the prompt."""
+
+    row: int  # index into rows, or -1 for a synthetic message
+    message: dict[str, Any]
+    tokens: int
+
+
+@dataclass
+class EngineStats:
+    assembles: int = 0
+    events: int = 0
+    last_event_turn: int = -1
+    tier_savings: dict[str, list[int]] = field(default_factory=dict)
+
+
+class ContextEngine:
+    def __init__(self, store: Any, session_id: str, *, config: EngineConfig = DEFAULT_CONFIG,
+                 view_log: ViewLog | None = None, summarizer: Summarizer | None = None,
+                 file_reader: FileReader | None = None, pre_compact: PreCompactHook | None = None,
+                 clock: Callable[[], float] = time.time):
+        self.store = store
+        self.session_id = session_id
+        self.config = config
+        self.view_log: ViewLog = view_log if view_log is not None else _default_view_log(store)
+        self.summarizer = summarizer
+        self.file_reader = file_reader
+        self.pre_compact = pre_compact
+        self.clock = clock
+        self.breakers = StageBreakers(config.breaker_threshold)
+        self.resolver = MediaResolver(getattr(store, "vault", None))
+        self.stats = EngineStats()
+
+        self.rows: list[MessageRecord] = []
+        self.views: dict[int, View] = {}
+        self.synthetic: list[SyntheticView] = []
+        self.views, self.synthetic = self.view_log.load_views(session_id)
+
+        self._entries: list[_Entry] = []
+        self._history_tokens = 0
+        self._rendered_upto = 0  # rows[: _rendered_upto] are in _entries
+        self._entry_of_row: dict[int, int] = {}
+        self._render_key: tuple[Any, ...] | None = None
+        self._media_rows: list[int] = []
+        self._last_user = None
+        self._first_user = None
+
+        self.last_call_at: float | None = None
+        self.usage_ratio = 1.0  # provider-reported prompt tokens ÷ our estimate, last call
+        self._previous_digests: list[str] = []
+        self._previous_tokens: list[int] = []
+        self.last_break: CacheBreak | None = None
+        self.pending_tier: str | None = None
+
+    # ------------------------------------------------------------------ feedback from the caller
+    def note_provider_call(self, at: float | None = None, *, prompt_tokens: int | None = None,
+                           estimated_tokens: int | None = None) -> None:
+        """A request went out (cache warm from now); usage corrects our token estimate."""
+        self.last_call_at = self.clock() if at is None else at
+        if prompt_tokens and estimated_tokens:
+            # Clamped: one odd report (a provider counting images differently) must not swing
+            # every later decision.
+            self.usage_ratio = min(1.5, max(0.8, prompt_tokens / estimated_tokens))
+
+    # ------------------------------------------------------------------ the turn entry point
+    def assemble(self, inp: TurnInput) -> AssembledPrompt:
+        started = time.perf_counter()
+        now = self.clock() if inp.now is None else inp.now
+        timer = StageTimer()
+        budget = budget_for(inp.model.context_window, inp.max_output_tokens)
+        family = family_of(inp.model.name)
+        fixed = _fixed_tokens(inp.system_prompt, tuple(inp.tools) and _tools_key(inp.tools), inp.model.name)
+
+        with timer.stage("sync") as st:
+            new_rows = self._sync_rows()
+            st.items = len(new_rows)
+        with timer.stage("smart_filter") as st:
+            decided = self.breakers.run("smart_filter", lambda: self._ingest_views(new_rows, budget, inp.model.name), {})
+            st.items = len(decided)
+        key = (family, inp.model.supports_vision, inp.model.name)
+        with timer.stage("render") as st:
+            st.tokens_in = self._history_tokens
+            self._render(key)
+            st.tokens_out = self._history_tokens
+
+        event: dict[str, Any] | None = None
+        decision = ladder.decide(
+            tokens=int((fixed + self._history_tokens) * self.usage_ratio), budget=budget, config=self.config,
+            cache_warm=self._cache_warm(now, inp.model), force_tier=inp.force_tier,
+            recent_savings=self.stats.tier_savings,
+        )
+        self.pending_tier = decision.deferred
+        if decision.run:
+            with timer.stage("compress") as st:
+                st.tokens_in = fixed + self._history_tokens
+                event = self.breakers.run("compress", lambda: self._compaction_event(
+                    decision.run, budget, inp, now, trigger=inp.trigger if inp.force_tier else decision.why), None)
+                st.tokens_out = fixed + self._history_tokens
+                st.items = (event or {}).get("items", 0)
+
+        with timer.stage("preflight") as st:
+            if fixed + self._history_tokens > budget.prompt_limit and (event is None or event["tier"] != EMERGENCY):
+                event = self.breakers.run("compress", lambda: self._compaction_event(
+                    EMERGENCY, budget, inp, now, trigger="preflight"), event)
+            st.tokens_out = fixed + self._history_tokens
+            if fixed + self._history_tokens > budget.prompt_limit:
+                raise ContextExhausted(fixed + self._history_tokens, budget, inp.model.name)
+
+        with timer.stage("integrity") as st:
+            history = [e.message for e in self._entries]
+            history, integrity = repair_pairs(history)
+            st.items = len(integrity.dangling_repaired) + integrity.orphans_dropped
+        messages = [{"role": "system", "content": inp.system_prompt}, *history]
+        tokens = fixed + self._history_tokens
+
+        with timer.stage("cache_optimize") as st:
+            digests = [message_digest(m) for m in messages] if self._digests_stale(messages) else self._extend_digests(messages)
+            self.last_break = self._detect_break(digests, event, inp)
+            points = breakpoints_for(len(messages), len(self._previous_digests))
+            self._previous_digests = digests
+            wire = apply_markers(messages, points, family)
+        with timer.stage("media_resolve") as st:
+            if self._media_rows:
+                wire = [self.resolver.resolve(m) for m in wire]
+
+        self.stats.assembles += 1
+        report = {
+            "tokens": tokens,
+            "messages": len(messages),
+            "budget": {"window": budget.window, "output_reserve": budget.output_reserve,
+                       "safety_margin": budget.safety_margin, "prompt_limit": budget.prompt_limit,
+                       "fixed_tokens": fixed, "history_tokens": self._history_tokens,
+                       "utilization": round(tokens / budget.prompt_limit, 4) if budget.prompt_limit else 1.0,
+                       "usage_ratio": round(self.usage_ratio, 3)},
+            "ladder": {"tier": decision.tier, "action": decision.why, "deferred": decision.deferred},
+            "stages": timer.as_list(),
+            "breakers": self.breakers.states(),
+            "event": event,
+            "cache_break": self.last_break.as_dict() if self.last_break else None,
+            "integrity": {"orphans_dropped": integrity.orphans_dropped,
+                          "dangling_repaired": integrity.dangling_repaired},
+            "ms": round((time.perf_counter() - started) * 1000, 3),
+        }
+        return AssembledPrompt(wire, list(inp.tools), tokens, budget, points, report)
+
+    def compact(self, inp: TurnInput, tier: str = EMERGENCY) -> dict[str, Any] | None:
+        """Compact now (the user's command); returns the event, or None when nothing changed."""
+        budget = budget_for(inp.model.context_window, inp.max_output_tokens)
+        self._sync_rows()
+        self._render((family_of(inp.model.name), inp.model.supports_vision, inp.model.name))
+        return self._compaction_event(tier, budget, inp, self.clock() if inp.now is None else inp.now,
+                                      trigger="manual", target_ratio=self.config.target_ratio / 2)
+
+    def replacements(self) -> dict[str, str]:
+        """handle → why it is not verbatim in the prompt (for ctx_inspect)."""
+        return {msg_handle(mid): f"{v.kind}: {v.reason}" for mid, v in self.views.items()}
+
+    # ------------------------------------------------------------------ rows and rendering
+    def _sync_rows(self) -> list[MessageRecord]:
+        after = self.rows[-1].id if self.rows else 0
+        new = self.store.messages_after(self.session_id, after) if self.rows else self.store.messages(self.session_id)
+        for row in new:
+            index = len(self.rows)
+            self.rows.append(row)
+            if row.role == "user":
+                if self._first_user is None:
+                    self._first_user = index
+            if has_media(row.message):
+                self._media_rows.append(index)
+        if new:
+            previous_last_user = self._last_user
+            self._last_user = last_user_index(self.rows)
+            # Thinking cleanup depends on "before the latest user message": a new user message
+            # changes how the previous turn renders, so re-render from there (the tail only).
+            if previous_last_user is not None and self._last_user != previous_last_user:
+                self._invalidate_from(previous_last_user)
+            # The sliding visual window moved: re-render from the image that fell out of it.
+            keep = self.config.media_keep
+            new_media = [i for i in self._media_rows if i >= len(self.rows) - len(new)]
+            if new_media and len(self._media_rows) > keep:
+                fallen = self._media_rows[-keep - 1 : len(self._media_rows) - keep]
+                if fallen:
+                    self._invalidate_from(fallen[0])
+        return new
+
+    def _invalidate_from(self, row_index: int) -> None:
+        if row_index >= self._rendered_upto:
+            return
+        position = self._entry_of_row.get(row_index)
+        if position is None:
+            # A removed row: find the first entry at or after it.
+            position = next((p for r, p in sorted(self._entry_of_row.items()) if r >= row_index), len(self._entries))
+        # Synthetic entries placed before this row belong to it.
+        while position > 0 and self._entries[position - 1].row == -1:
+            position -= 1
+        for entry in self._entries[position:]:
+            self._history_tokens -= entry.tokens
+            if entry.row >= 0:
+                self._entry_of_row.pop(entry.row, None)
+        first_row = next((e.row for e in self._entries[position:] if e.row >= 0), row_index)
+        del self._entries[position:]
+        self._rendered_upto = min(self._rendered_upto, first_row, row_index)
+
+    def _render(self, key: tuple[Any, ...]) -> None:
+        if key != self._render_key:
+            self._entries, self._entry_of_row, self._history_tokens, self._rendered_upto = [], {}, 0, 0
+            self._render_key = key
+        family, vision, model = key
+        synthetic_before: dict[int, list[SyntheticView]] = {}
+        for syn in self.synthetic:
+            synthetic_before.setdefault(syn.before_id, []).append(syn)
+        media_window = set(self._media_rows[-self.config.media_keep:]) if vision else set()
+        last_user = self._last_user if self._last_user is not None else -1
+        for index in range(self._rendered_upto, len(self.rows)):
+            row = self.rows[index]
+            for syn in synthetic_before.get(row.id, ()):
+                self._entries.append(_Entry(-1, syn.message, syn.tokens))
+                self._history_tokens += syn.tokens
+            view = self.views.get(row.id)
+            if view is not None and view.kind == REMOVED:
+                continue
+            base = view.message if view is not None else row.message
+            tokens = view.tokens if view is not None else row.tokens
+            message = base
+            if index in self._media_rows and index not in media_window:
+                message = strip_media(message, "model has no vision" if not vision else "older than the newest images")
+            message = clean_thinking(message, family, index < last_user)
+            message = normalize(message)
+            if message is not base and _shape_changed(base, message):
+                tokens = count_message_tokens(message, model)
+            self._entry_of_row[index] = len(self._entries)
+            self._entries.append(_Entry(index, message, tokens))
+            self._history_tokens += tokens
+        self._rendered_upto = len(self.rows)
+
+    def _ingest_views(self, new_rows: Sequence[MessageRecord], budget: Budget, model: str) -> dict[int, View]:
+        """Smart filter on arrival: outputs over the per-tool allowance, and any single item
+        over `max_item_ratio`, get a real excerpt + handle, decided once."""
+        decided: dict[int, View] = {}
+        limit = budget.prompt_limit
+        calls = None
+        for row in new_rows:
+            if row.id in self.views:
+                continue
+            allowance = int(limit * self.config.ingest_filter_ratio)
+            if row.role == "tool":
+                if calls is None:
+                    calls = _calls_index(self.rows)
+                name, args = calls.get(row.message.get("tool_call_id", ""), (row.message.get("name", ""), {}))
+                if name == "file_read":
+                    allowance = int(limit * self.config.file_read_filter_ratio)
+            else:
+                name, args = "", {}
+                allowance = int(limit * self.config.max_item_ratio)
+            if row.tokens <= allowance:
+                continue
+            content = _text_of(row.message)
+            if not content:
+                continue
+            result = filter_output(content, tool=name, arguments=args, budget_chars=max(400, allowance * 3))
+            if result is None:
+                continue
+            handle = msg_handle(row.id)
+            shown = count_message_tokens({"role": "user", "content": result.text}, model)
+            text = f"{filtered_header(row.tokens, shown, handle, result.kind)}\n{result.text}"
+            message = {**row.message, "content": text} if row.role != "user" else {
+                "role": "user", "content": text}
+            decided[row.id] = View(FILTERED if row.role == "tool" else SHRUNK, message,
+                                   count_message_tokens(message, model), "over the per-item allowance", handle, 0)
+        if decided:
+            self.views.update(decided)
+            self.view_log.save_views(self.session_id, 0, decided, None)
+        return decided
+
+    # ------------------------------------------------------------------ compaction events
+    def _cache_warm(self, now: float, model: ModelInfo) -> bool:
+        if self.last_call_at is None:
+            return False
+        if not model.supports_prompt_caching and not model.name.startswith("local/"):
+            return False  # no provider cache to protect
+        ttl = CACHE_TTL_S.get(provider_of(model.name), CACHE_TTL_S["default"])
+        return now - self.last_call_at < ttl
+
+    def _tail_start(self, units: Sequence[Unit], window: int) -> int:
+        allowance = int(window * self.config.tail_ratio)
+        used = 0
+        start = units[-1].start if units else len(self.rows)
+        for unit in reversed(units):
+            tokens = sum(self._row_tokens(i) for i in range(unit.start, unit.end))
+            if used + tokens > allowance and start != unit.start:
+                break
+            used += tokens
+            start = unit.start
+        return start
+
+    def _row_tokens(self, index: int) -> int:
+        position = self._entry_of_row.get(index)
+        return self._entries[position].tokens if position is not None else 0
+
+    def _compaction_event(self, tier: str, budget: Budget, inp: TurnInput, now: float, *, trigger: str,
+                          target_ratio: float | None = None) -> dict[str, Any] | None:
+        started = time.perf_counter()
+        fixed = _fixed_tokens(inp.system_prompt, tuple(inp.tools) and _tools_key(inp.tools), inp.model.name)
+        before = fixed + self._history_tokens
+        units = split_units(self.rows)
+        tail_start = self._tail_start(units, budget.window)
+        protected = frozenset(i for i in (self._first_user, self._last_user) if i is not None)
+        protected |= frozenset(i for i, r in enumerate(self.rows) if r.role == "system")
+        target = int(budget.prompt_limit * (self.config.target_ratio if target_ratio is None else target_ratio))
+        if self.pre_compact is not None:
+            self.breakers.run("pre_compact", lambda: self.pre_compact({"tier": tier, "tokens": before}), None)
+        event_record = self.store.append_event(self.session_id, "compaction", {
+            "tier": tier, "trigger": trigger, "tokens_before": before, "state": "started"})
+        plan = plan_compaction(PlanInput(
+            rows=self.rows, units=units, views=self.views,
+            row_tokens=[self._row_tokens(i) for i in range(len(self.rows))],
+            total=before, target=max(0, target - fixed) + fixed, tier=tier, protected=protected,
+            tail_start=tail_start, last_user=self._last_user if self._last_user is not None else -1,
+            intent=build_intent(self.rows, self._last_user), budget=budget.prompt_limit,
+            light_filter_tokens=max(200, int(budget.prompt_limit * self.config.light_filter_ratio)),
+            count=lambda m: count_message_tokens(m, inp.model.name), event_id=event_record.id,
+        ))
+        if not plan.views:
+            self.stats.tier_savings.setdefault(tier, []).append(0)
+            return None
+        self.views.update(plan.views)
+        synthetic = self._rebuild_synthetic(event_record.id, inp.model.name, tail_start, budget)
+        self.view_log.save_views(self.session_id, event_record.id, plan.views, synthetic)
+        self.synthetic = synthetic
+        first_changed = min(i for i, r in enumerate(self.rows) if r.id in plan.views)
+        first_synthetic = min((self._index_of_id(s.before_id) for s in synthetic), default=len(self.rows))
+        self._invalidate_from(min(first_changed, first_synthetic))
+        self._render(self._render_key or (family_of(inp.model.name), inp.model.supports_vision, inp.model.name))
+        after = fixed + self._history_tokens
+        self.stats.events += 1
+        self.stats.tier_savings.setdefault(tier, []).append(before - after)
+        event = {"id": event_record.id, "tier": tier, "trigger": trigger, "tokens_before": before,
+                 "tokens_after": after, "saved": before - after, "items": len(plan.views), "ops": plan.ops,
+                 "tail_start_id": self.rows[tail_start].id if tail_start < len(self.rows) else None,
+                 "ms": round((time.perf_counter() - started) * 1000, 3)}
+        self.store.append_event(self.session_id, "compaction", {**event, "state": "done"})
+        return event
+
+    def _index_of_id(self, message_id: int) -> int:
+        # Rows are ordered by id; bisect keeps this O(log n).
+        lo, hi = 0, len(self.rows)
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if self.rows[mid].id < message_id:
+                lo = mid + 1
+            else:
+                hi = mid
+        return lo
+
+    def _rebuild_synthetic(self, event_id: int, model: str, tail_start: int, budget: Budget) -> list[SyntheticView]:
+        """Markers for every run of removed rows (reusing an existing marker for an unchanged run,
+        byte for byte) and the post-compaction reread before the tail."""
+        existing = {s.covers: s for s in self.synthetic if s.kind == "marker" and s.covers}
+        out: list[SyntheticView] = []
+        run: list[int] = []
+        for index, row in enumerate(self.rows + [None]):  # type: ignore[operator]
+            removed = row is not None and self.views.get(row.id) is not None and self.views[row.id].kind == REMOVED
+            if removed:
+                run.append(index)
+                continue
+            if run and row is not None:
+                covered = [self.rows[i] for i in run]
+                covers = (covered[0].id, covered[-1].id)
+                marker = existing.get(covers)
+                if marker is None:
+                    text = omission_marker(covered)
+                    if self.summarizer is not None:
+                        summary = self.breakers.run("summarize", lambda: self.summarizer(
+                            [r.message for r in covered]), "")
+                        cap = max(400, int(budget.prompt_limit * 0.02) * 4)
+                        if summary:
+                            text = text.replace(UNTRUSTED_CLOSE, f"Summary: {summary[:cap]}\n{UNTRUSTED_CLOSE}")
+                    message = {"role": "user", "content": text}
+                    marker = SyntheticView(row.id, "marker", message, count_message_tokens(message, model),
+                                           event_id, covers)
+                out.append(marker)
+            run = []
+        reread = self.breakers.run("post_compaction_reread", lambda: build_reread(
+            self.rows, self.file_reader, max_files=self.config.reread_max_files,
+            max_tokens=min(self.config.reread_max_tokens, int(budget.prompt_limit * self.config.reread_max_ratio)),
+            count=lambda m: count_message_tokens(m, model)), None)
+        if reread is not None and tail_start < len(self.rows):
+            out.append(SyntheticView(self.rows[tail_start].id, "reread", reread[0], reread[1], event_id))
+        return out
+
+    # ------------------------------------------------------------------ cache-break detection
+    def _digests_stale(self, messages: list[dict[str, Any]]) -> bool:
+        return True
+
+    def _extend_digests(self, messages: list[dict[str, Any]]) -> list[str]:  # pragma: no cover - see above
+        return [message_digest(m) for m in messages]
+
+    def _detect_break(self, digests: list[str], event: dict[str, Any] | None, inp: TurnInput) -> CacheBreak | None:
+        previous = self._previous_digests
+        if not previous:
+            return None
+        position = first_difference(previous, digests)
+        if position is None:
+            return None
+        if position == 0:
+            reason = "system prompt changed (settings or model switch)"
+        elif event is not None:
+            reason = f"compaction ({event['tier']}, {event['trigger']})"
+        else:
+            reason = "history re-rendered (new turn changed reasoning/media of the previous one)"
+        return CacheBreak(position, len(previous), reason, 0)
+
+
+# ---------------------------------------------------------------------- helpers
+
+def _default_view_log(store: Any) -> ViewLog:
+    return store if hasattr(store, "load_views") else MemoryViewLog()
+
+
+def _shape_changed(before: dict[str, Any], after: dict[str, Any]) -> bool:
+    keys = ("content", "tool_calls", "reasoning_content", "thinking_blocks")
+    return any(before.get(k) != after.get(k) for k in keys)
+
+
+def _calls_index(rows: Sequence[MessageRecord]) -> dict[str, tuple[str, dict[str, Any]]]:
+    out = {}
+    for row in rows:
+        for call in row.message.get("tool_calls") or ():
+            function = call.get("function", {})
+            out[call.get("id", "")] = (function.get("name", ""), parse_arguments(function.get("arguments")))
+    return out
+
+
+_FIXED_CACHE: dict[tuple[str, str, str], int] = {}
+
+
+def _tools_key(tools: Sequence[dict[str, Any]]) -> str:
+    import json
+
+    return json.dumps(list(tools), sort_keys=True)
+
+
+def _fixed_tokens(system_prompt: str, tools_key: str | tuple, model: str) -> int:
+    """System prompt + tool schemas, counted once per distinct prefix."""
+    key = (system_prompt, tools_key if isinstance(tools_key, str) else "", model)
+    if key not in _FIXED_CACHE:
+        import json
+
+        tokens = count_message_tokens({"role": "system", "content": system_prompt}, model)
+        if key[1]:
+            from myrm_tui.context.tokens import count_tools_tokens
+
+            tokens += count_tools_tokens(json.loads(key[1]), model)
+        if len(_FIXED_CACHE) > 64:
+            _FIXED_CACHE.clear()
+        _FIXED_CACHE[key] = tokens
+    return _FIXED_CACHE[key]
+
+
+__all__ = ["UNTRUSTED_OPEN", "ContextEngine", "TurnInput"]

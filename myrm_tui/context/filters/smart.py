@@ -1,0 +1,74 @@
+"""`filter_output`: pick the filter for one oversized tool output and fit it to a budget.
+
+Order: a shell compressor for the detected command (bash tool only) → a structural trimmer
+for the sniffed content type → generic head + tail + important lines. A compressor that keeps
+most of the text (it did not understand the output) yields to a structural trimmer when the
+content has a recognisable structure. Whatever is chosen, `excerpt.fit` guarantees the size
+and that only real lines and marker lines appear. Pure: no I/O, no clock, no LLM.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from myrm_tui.context.filters import constants as C
+from myrm_tui.context.filters import shell, structure
+from myrm_tui.context.filters.detect import detect_command, sniff_content
+from myrm_tui.context.filters.excerpt import Excerpt, Tier, fit
+from myrm_tui.context.filters.generic import head_tail
+from myrm_tui.context.filters.result import FilterResult
+
+# Tool names whose `command` argument is a shell line.
+SHELL_TOOLS = frozenset({"bash", "shell", "sh", "run_command", "exec"})
+
+
+def filter_output(content: str, *, tool: str, arguments: Mapping[str, Any], budget_chars: int) -> FilterResult | None:
+    """The excerpt of `content` to show in the prompt, or None when it already fits."""
+    if budget_chars <= 0:
+        raise ValueError(f"budget_chars must be positive (got {budget_chars}); pass the characters the "
+                         "excerpt may use.")
+    if len(content) <= budget_chars:
+        return None
+    lines = content.splitlines()
+    excerpt = choose(content, lines, tool=tool, arguments=arguments)
+    fitted = fit(excerpt, budget_chars, len(lines))
+    return FilterResult(
+        text=fitted.text,
+        kind=excerpt.kind,
+        original_chars=len(content),
+        original_lines=len(lines),
+        shown_lines=fitted.shown_lines,
+        important_lines=fitted.important_lines,
+    )
+
+
+def _understood(excerpt: Excerpt, content_chars: int) -> bool:
+    """A compressor understood the output when it dropped lines or ranked some above bulk
+    without calling nearly everything essential."""
+    essential = sum(len(p.text) + 1 for p in excerpt.pieces if p.tier > Tier.BULK and not p.is_marker)
+    dropped = any(p.omits for p in excerpt.pieces)
+    ranked = any(p.tier > Tier.BULK for p in excerpt.pieces if not p.is_marker)
+    return (dropped or ranked) and essential <= C.COMPRESSOR_MAX_KEEP_RATIO * content_chars
+
+
+def choose(content: str, lines: list[str], *, tool: str, arguments: Mapping[str, Any]) -> Excerpt:
+    """The unfitted excerpt from the most specific filter that understands the content."""
+    compressed: Excerpt | None = None
+    if tool in SHELL_TOOLS:
+        command = arguments.get("command") if isinstance(arguments, Mapping) else None
+        cmd = detect_command(command) if isinstance(command, str) else None
+        compressor = shell.pick(cmd) if cmd is not None else None
+        if compressor is not None:
+            compressed = compressor(lines, cmd)
+        if compressed is not None and _understood(compressed, len(content)):
+            return compressed
+    kind = sniff_content(content)
+    trimmer = structure.TRIMMERS.get(kind) if kind else None
+    if trimmer is not None:
+        trimmed = trimmer(content, lines)
+        if trimmed is not None:
+            return trimmed
+    if compressed is not None:
+        return compressed  # understood, just not much to drop: its tiers still guide the fit
+    return head_tail(lines)

@@ -1,0 +1,81 @@
+"""Stage 12, prompt-cache optimise: provider cache markers and a cache-break detector.
+
+Anthropic caches up to 4 marked prefixes; we mark the system prompt (system + tools + workspace
+rules, the stable prefix), the last message of the previous request (the stable history block)
+and the newest message. OpenAI caches automatically; the agent sends `prompt_cache_key` = the
+session id. The detector compares consecutive requests message by message and records the first
+position that changed and a reason, so every break is explained.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from myrm_tui.context.family import ANTHROPIC
+
+MAX_BREAKPOINTS = 4
+
+
+def message_digest(message: dict[str, Any]) -> str:
+    raw = json.dumps(message, sort_keys=True, ensure_ascii=False, default=str)
+    return hashlib.blake2b(raw.encode("utf-8", "surrogatepass"), digest_size=12).hexdigest()
+
+
+def _mark(message: dict[str, Any]) -> dict[str, Any]:
+    out = dict(message)
+    content = out.get("content")
+    if isinstance(content, str):
+        out["content"] = [{"type": "text", "text": content, "cache_control": {"type": "ephemeral"}}]
+    elif isinstance(content, list) and content:
+        parts = [dict(p) if isinstance(p, dict) else p for p in content]
+        if isinstance(parts[-1], dict):
+            parts[-1]["cache_control"] = {"type": "ephemeral"}
+        out["content"] = parts
+    else:
+        return message  # an assistant turn with only tool calls: nothing to hang a marker on
+    return out
+
+
+def breakpoints_for(n_messages: int, previous_len: int) -> tuple[int, ...]:
+    points = [0]
+    if 0 < previous_len - 1 < n_messages - 1:
+        points.append(previous_len - 1)
+    if n_messages > 1:
+        points.append(n_messages - 1)
+    return tuple(sorted(set(points)))[:MAX_BREAKPOINTS]
+
+
+def apply_markers(messages: list[dict[str, Any]], points: Sequence[int], family: str) -> list[dict[str, Any]]:
+    if family != ANTHROPIC:
+        return messages
+    out = list(messages)
+    for i in points:
+        if 0 <= i < len(out):
+            out[i] = _mark(out[i])
+    return out
+
+
+@dataclass(frozen=True)
+class CacheBreak:
+    position: int  # index of the first message that differs from the previous request
+    previous_len: int
+    reason: str
+    kept_tokens: int
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"position": self.position, "previous_len": self.previous_len, "reason": self.reason,
+                "kept_tokens": self.kept_tokens}
+
+
+def first_difference(previous: Sequence[str], current: Sequence[str]) -> int | None:
+    """Index of the first differing digest, or None if `current` extends `previous`."""
+    for i, (a, b) in enumerate(zip(previous, current)):
+        if a != b:
+            return i
+    if len(current) < len(previous):
+        return len(current)
+    return None

@@ -1,0 +1,285 @@
+"""Stage 6, compress: one batch of reversible reductions, cheapest and least valuable first.
+
+Order: dedup → superseded → filter big outputs (light) → mask outputs by priority and shrink
+huge arguments (full) → remove whole units oldest first (emergency). Each step stops as soon as
+the prompt is under the target, so an event changes as little as it must. Fixes Myrm's bug of
+keeping by priority instead of recency: within a priority bucket the oldest goes first, and the
+fresh tail is never a candidate.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from myrm_tui.context.filters import filter_output
+from myrm_tui.context.intent import Intent, _text_of, looks_failed
+from myrm_tui.context.units import Unit
+from myrm_tui.context.views import (
+    DEDUP,
+    FILTERED,
+    MASKED,
+    REMOVED,
+    SHRUNK,
+    SUPERSEDED,
+    VERBATIM,
+    View,
+    filtered_header,
+    masked_text,
+    msg_handle,
+    parse_arguments,
+    pointer_text,
+    tool_identity,
+)
+from myrm_tui.store.records import MessageRecord
+
+LIGHT, FULL, EMERGENCY = "light", "full", "emergency"
+TIERS = (LIGHT, FULL, EMERGENCY)
+# Outputs shorter than this are not worth a pointer (the pointer itself is ~40 tokens).
+MIN_DEDUP_CHARS = 400
+# Tool-call argument strings longer than this are cut in the full tier (file_write bodies).
+MAX_ARG_CHARS = 2_000
+ARG_KEEP_CHARS = 300
+# Tools whose old outputs are cheap to get again and rarely needed verbatim: masked first.
+READ_ONLY_TOOLS = frozenset({"file_read", "grep", "glob", "ctx_search", "ctx_expand", "ctx_inspect"})
+PROTECTED_TOOLS = frozenset({"session_note"})
+
+
+@dataclass
+class PlanInput:
+    rows: Sequence[MessageRecord]
+    units: Sequence[Unit]
+    views: Mapping[int, View]  # message id → current view (absent = verbatim)
+    row_tokens: Sequence[int]  # current prompt tokens of each row (0 when removed)
+    total: int
+    target: int
+    tier: str
+    protected: frozenset[int]  # row indices never touched (anchors)
+    tail_start: int  # rows at or after this index are the fresh tail
+    last_user: int  # index of the latest user message (outputs after it are the active task)
+    intent: Intent
+    budget: int
+    light_filter_tokens: int
+    count: Callable[[dict[str, Any]], int]
+    event_id: int = 0
+
+
+@dataclass
+class Plan:
+    views: dict[int, View] = field(default_factory=dict)
+    saved: int = 0
+    ops: dict[str, int] = field(default_factory=dict)
+    total: int = 0
+
+
+def _calls_by_id(rows: Sequence[MessageRecord]) -> dict[str, tuple[str, dict[str, Any]]]:
+    calls = {}
+    for row in rows:
+        for call in row.message.get("tool_calls") or ():
+            function = call.get("function", {})
+            calls[call.get("id", "")] = (function.get("name", ""), parse_arguments(function.get("arguments")))
+    return calls
+
+
+class _Planner:
+    def __init__(self, inp: PlanInput):
+        self.inp = inp
+        self.plan = Plan(total=inp.total)
+        self.tokens = list(inp.row_tokens)
+        self.calls = _calls_by_id(inp.rows)
+
+    # -- helpers ----------------------------------------------------------------------------
+    def done(self) -> bool:
+        return self.plan.total <= self.inp.target
+
+    def view_kind(self, i: int) -> str:
+        row = self.inp.rows[i]
+        view = self.plan.views.get(row.id) or self.inp.views.get(row.id)
+        return view.kind if view else VERBATIM
+
+    def candidate(self, i: int) -> bool:
+        return i < self.inp.tail_start and i not in self.inp.protected
+
+    def apply(self, i: int, kind: str, message: dict[str, Any] | None, op: str, reason: str, handle: str = "") -> None:
+        row = self.inp.rows[i]
+        new_tokens = self.inp.count(message) if message is not None else 0
+        saved = self.tokens[i] - new_tokens
+        if saved <= 0 and kind != REMOVED:
+            return
+        self.plan.views[row.id] = View(kind, message, new_tokens, reason, handle or msg_handle(row.id),
+                                       self.inp.event_id)
+        self.tokens[i] = new_tokens
+        self.plan.total -= saved
+        self.plan.saved += saved
+        self.plan.ops[op] = self.plan.ops.get(op, 0) + 1
+
+    def tool_rows(self) -> Iterator[int]:
+        for i, row in enumerate(self.inp.rows):
+            if row.role == "tool" and self.candidate(i):
+                yield i
+
+    def call_of(self, i: int) -> tuple[str, dict[str, Any]]:
+        row = self.inp.rows[i]
+        return self.calls.get(row.message.get("tool_call_id", ""), (row.message.get("name", ""), {}))
+
+    def tool_message(self, i: int, content: str) -> dict[str, Any]:
+        message = self.inp.rows[i].message
+        out = {"role": "tool", "tool_call_id": message.get("tool_call_id", ""), "content": content}
+        if message.get("name"):
+            out["name"] = message["name"]
+        return out
+
+    # -- light ------------------------------------------------------------------------------
+    def dedup(self) -> None:
+        latest: dict[str, int] = {}
+        for i, row in enumerate(self.inp.rows):
+            if row.role == "tool":
+                content = _text_of(row.message)
+                if len(content) >= MIN_DEDUP_CHARS:
+                    latest[hashlib.sha256(content.encode("utf-8", "surrogatepass")).hexdigest()] = i
+        for i in self.tool_rows():
+            if self.done():
+                return
+            if self.view_kind(i) not in (VERBATIM, FILTERED):
+                continue
+            content = _text_of(self.inp.rows[i].message)
+            if len(content) < MIN_DEDUP_CHARS:
+                continue
+            j = latest.get(hashlib.sha256(content.encode("utf-8", "surrogatepass")).hexdigest(), i)
+            if j > i:
+                text = pointer_text("duplicate output", msg_handle(self.inp.rows[i].id),
+                                    f"identical result {msg_handle(self.inp.rows[j].id)}")
+                self.apply(i, DEDUP, self.tool_message(i, text), "dedup", "identical to a later output")
+
+    def superseded(self) -> None:
+        latest: dict[str, int] = {}
+        keys: dict[int, str] = {}
+        for i, row in enumerate(self.inp.rows):
+            if row.role != "tool":
+                continue
+            name, args = self.call_of(i)
+            if not name or name in PROTECTED_TOOLS or name in ("file_write", "file_edit"):
+                continue
+            key = name + json.dumps(args, sort_keys=True, default=str)
+            keys[i] = key
+            latest[key] = i
+        for i in self.tool_rows():
+            if self.done():
+                return
+            if i not in keys or self.view_kind(i) not in (VERBATIM, FILTERED):
+                continue
+            j = latest[keys[i]]
+            if j > i:
+                name, args = self.call_of(i)
+                what = f"superseded {name} {tool_identity(name, args)}".strip()
+                text = pointer_text(what, msg_handle(self.inp.rows[i].id),
+                                    f"result {msg_handle(self.inp.rows[j].id)}")
+                self.apply(i, SUPERSEDED, self.tool_message(i, text), "superseded", "a later call repeated it")
+
+    def filter_big(self) -> None:
+        for i in self.tool_rows():
+            if self.done():
+                return
+            if self.view_kind(i) != VERBATIM or self.tokens[i] <= self.inp.light_filter_tokens:
+                continue
+            name, args = self.call_of(i)
+            if name in PROTECTED_TOOLS:
+                continue
+            content = _text_of(self.inp.rows[i].message)
+            budget_chars = max(400, self.inp.light_filter_tokens * 2)
+            result = filter_output(content, tool=name, arguments=args, budget_chars=budget_chars)
+            if result is None:
+                continue
+            handle = msg_handle(self.inp.rows[i].id)
+            shown = self.inp.count({"role": "tool", "content": result.text})
+            text = f"{filtered_header(self.tokens[i], shown, handle, result.kind)}\n{result.text}"
+            self.apply(i, FILTERED, self.tool_message(i, text), "filter", f"{result.kind} excerpt")
+
+    # -- full -------------------------------------------------------------------------------
+    def mask_priority(self, i: int, last_user: int) -> int:
+        name, _ = self.call_of(i)
+        if i > last_user:
+            return 3  # active task: last
+        if name in READ_ONLY_TOOLS:
+            return 0
+        if looks_failed(_text_of(self.inp.rows[i].message)):
+            return 1  # errors of earlier turns: resolved or abandoned by now
+        return 2
+
+    def mask(self, protect_intent: bool) -> None:
+        order = sorted(self.tool_rows(), key=lambda i: (self.mask_priority(i, self.inp.last_user), i))
+        for i in order:
+            if self.done():
+                return
+            if self.view_kind(i) not in (VERBATIM, FILTERED):
+                continue
+            name, args = self.call_of(i)
+            if name in PROTECTED_TOOLS:
+                continue
+            row = self.inp.rows[i]
+            content = _text_of(row.message)
+            if protect_intent and self.inp.intent.protects(content[:4000] + json.dumps(args, default=str),
+                                                           row.message.get("tool_call_id", "")):
+                continue
+            first_line = next((ln for ln in content.splitlines() if ln.strip()), "")
+            why = "old output masked"
+            text = masked_text(name or "tool", tool_identity(name, args), self.tokens[i], msg_handle(row.id),
+                               first_line, why)
+            self.apply(i, MASKED, self.tool_message(i, text), "mask", why)
+
+    def shrink_arguments(self) -> None:
+        for i, row in enumerate(self.inp.rows):
+            if self.done():
+                return
+            if row.role != "assistant" or not self.candidate(i) or self.view_kind(i) != VERBATIM:
+                continue
+            calls = row.message.get("tool_calls") or ()
+            if not any(len(c.get("function", {}).get("arguments") or "") > MAX_ARG_CHARS for c in calls):
+                continue
+            handle = msg_handle(row.id)
+            new_calls = []
+            for call in calls:
+                function = dict(call.get("function", {}))
+                args = parse_arguments(function.get("arguments"))
+                if len(function.get("arguments") or "") > MAX_ARG_CHARS and args:
+                    for key, value in list(args.items()):
+                        if isinstance(value, str) and len(value) > ARG_KEEP_CHARS:
+                            args[key] = (f"{value[:ARG_KEEP_CHARS]}…[{len(value) - ARG_KEEP_CHARS:,} chars omitted; "
+                                         f'ctx_expand("{handle}")]')
+                    function["arguments"] = json.dumps(args, ensure_ascii=False)
+                new_calls.append({**call, "function": function})
+            message = {**row.message, "tool_calls": new_calls}
+            self.apply(i, SHRUNK, message, "shrink_args", "long tool-call arguments cut")
+
+    # -- emergency --------------------------------------------------------------------------
+    def remove_units(self) -> None:
+        for unit in self.inp.units:
+            if self.done():
+                return
+            if unit.end > self.inp.tail_start:
+                return
+            indices = range(unit.start, unit.end)
+            if any(i in self.inp.protected for i in indices):
+                continue
+            if all(self.view_kind(i) == REMOVED for i in indices):
+                continue
+            for i in indices:
+                self.apply(i, REMOVED, None, "remove", "left out; see the omission marker")
+
+
+def plan_compaction(inp: PlanInput) -> Plan:
+    planner = _Planner(inp)
+    tier_rank = TIERS.index(inp.tier)
+    steps = [planner.dedup, planner.superseded, planner.filter_big]
+    if tier_rank >= 1:
+        steps += [lambda: planner.mask(protect_intent=True), planner.shrink_arguments]
+    if tier_rank >= 2:
+        steps += [lambda: planner.mask(protect_intent=False), planner.remove_units]
+    for step in steps:
+        if planner.done():
+            break
+        step()
+    return planner.plan

@@ -1,0 +1,55 @@
+"""Stage 9, post-compaction reread: after a compaction, the newest content of the files the
+agent modified most recently, so it does not edit from a stale memory of them.
+
+Injected as a user-role context note (never into the system prompt, which stays cached), capped
+in files and tokens. The reader is injected (the agent reads the workspace; replay has none).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from myrm_tui.context.views import UNTRUSTED_CLOSE, UNTRUSTED_OPEN, parse_arguments
+from myrm_tui.store.records import MessageRecord
+
+WRITE_TOOLS = ("file_write", "file_edit")
+
+
+def modified_files(rows: Sequence[MessageRecord], limit: int) -> list[str]:
+    """Paths written or edited, newest first."""
+    seen: list[str] = []
+    for row in reversed(rows):
+        for call in reversed(row.message.get("tool_calls") or ()):
+            function = call.get("function", {})
+            if function.get("name") in WRITE_TOOLS:
+                path = parse_arguments(function.get("arguments")).get("path")
+                if isinstance(path, str) and path not in seen:
+                    seen.append(path)
+                    if len(seen) >= limit:
+                        return seen
+    return seen
+
+
+def build_reread(rows: Sequence[MessageRecord], reader: Callable[[str], str | None] | None, *, max_files: int,
+                 max_tokens: int, count: Callable[[dict[str, Any]], int]) -> tuple[dict[str, Any], int] | None:
+    if reader is None:
+        return None
+    parts: list[str] = []
+    used = 0
+    for path in modified_files(rows, max_files):
+        text = reader(path)
+        if text is None:
+            continue
+        block = f"--- {path} (current content) ---\n{text}"
+        tokens = count({"role": "user", "content": block})
+        if used + tokens > max_tokens:
+            continue
+        parts.append(block)
+        used += tokens
+    if not parts:
+        return None
+    body = "\n\n".join(parts)
+    message = {"role": "user", "content": f"{UNTRUSTED_OPEN}\n[files you modified, re-read after compaction]\n"
+                                          f"{body}\n{UNTRUSTED_CLOSE}"}
+    return message, count(message)

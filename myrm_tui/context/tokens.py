@@ -1,0 +1,82 @@
+"""Token counting with the tokenizer the provider family uses, computed once per message.
+
+Why tiktoken for every model: exact for OpenAI, and within a few percent for the others, which
+the budget's safety margin absorbs; provider-reported usage corrects the totals later. Encoders
+load from litellm's bundled files (see `_offline_env`), so counting works offline.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from functools import lru_cache
+from typing import Any
+
+# Chat formats wrap every message in a few control tokens (role markers, separators).
+MESSAGE_OVERHEAD_TOKENS = 4
+# An image costs the provider a fixed-ish amount whatever its bytes (OpenAI's 512px tile is
+# 765 tokens at high detail); counting base64 characters would overstate it a hundredfold.
+IMAGE_TOKENS = 765
+# OpenAI's newer families use o200k; everything else is counted with cl100k.
+O200K_MARKERS = ("gpt-4o", "gpt-4.1", "gpt-4.5", "gpt-5", "o1", "o3", "o4", "chatgpt-4o", "codex")
+
+
+def encoding_name_for(model: str) -> str:
+    name = model.lower().rsplit("/", 1)[-1]
+    if any(name.startswith(marker) for marker in O200K_MARKERS):
+        return "o200k_base"
+    return "cl100k_base"
+
+
+@lru_cache(maxsize=4)
+def _encoder(encoding_name: str):
+    import tiktoken
+
+    return tiktoken.get_encoding(encoding_name)
+
+
+def count_text_tokens(text: str, model: str = "") -> int:
+    if not text:
+        return 0
+    return len(_encoder(encoding_name_for(model)).encode(text, disallowed_special=()))
+
+
+def _content_parts(content: Any) -> Iterable[tuple[str, str]]:
+    """(kind, text) pairs of a message content: plain strings or OpenAI content-part lists."""
+    if content is None:
+        return
+    if isinstance(content, str):
+        yield "text", content
+        return
+    if isinstance(content, list):
+        for part in content:
+            if not isinstance(part, dict):
+                yield "text", str(part)
+            elif part.get("type") == "text":
+                yield "text", str(part.get("text", ""))
+            elif part.get("type") in ("image_url", "image", "input_image"):
+                yield "image", ""
+            else:
+                yield "text", json.dumps(part, ensure_ascii=False, sort_keys=True)
+        return
+    yield "text", str(content)
+
+
+def count_message_tokens(message: dict[str, Any], model: str = "") -> int:
+    """Tokens one provider message costs in a prompt (content, tool calls, reasoning)."""
+    total = MESSAGE_OVERHEAD_TOKENS
+    for kind, text in _content_parts(message.get("content")):
+        total += IMAGE_TOKENS if kind == "image" else count_text_tokens(text, model)
+    for call in message.get("tool_calls") or ():
+        function = call.get("function", {})
+        total += count_text_tokens(str(function.get("name", "")), model)
+        total += count_text_tokens(str(function.get("arguments", "")), model) + 3
+    if message.get("reasoning_content"):
+        total += count_text_tokens(str(message["reasoning_content"]), model)
+    if message.get("tool_call_id"):
+        total += 2
+    return total
+
+
+def count_tools_tokens(tools: Iterable[dict[str, Any]], model: str = "") -> int:
+    return sum(count_text_tokens(json.dumps(t, sort_keys=True), model) + 2 for t in tools)

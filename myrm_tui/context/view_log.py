@@ -1,0 +1,52 @@
+"""Where decided views live between turns and processes.
+
+Why persist rendered text instead of recomputing: a view is decided once (at ingestion or at a
+compaction event) and must come back byte-for-byte on every later turn, across restarts and
+across upgrades of the filters, or the provider's prompt cache breaks for no reason.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from myrm_tui.context.views import View
+
+
+@dataclass(frozen=True)
+class SyntheticView:
+    """A message the engine adds (omission marker, post-compaction reread), placed just
+    before the stored message `before_id`."""
+
+    before_id: int
+    kind: str  # "marker" or "reread"
+    message: dict[str, Any]
+    tokens: int
+    event_id: int
+    covers: tuple[int, int] | None = None  # first and last message id a marker stands for
+
+
+class ViewLog(Protocol):
+    def load_views(self, session_id: str) -> tuple[dict[int, View], list[SyntheticView]]: ...
+
+    def save_views(self, session_id: str, event_id: int, views: dict[int, View],
+                   synthetic: list[SyntheticView] | None) -> None:
+        """Record `views` (latest wins per message) and, when not None, replace the
+        synthetic set."""
+
+
+@dataclass
+class MemoryViewLog:
+    """For tests and the replay of sessions that must not touch a store file."""
+
+    views: dict[str, dict[int, View]] = field(default_factory=dict)
+    synthetic: dict[str, list[SyntheticView]] = field(default_factory=dict)
+
+    def load_views(self, session_id: str) -> tuple[dict[int, View], list[SyntheticView]]:
+        return dict(self.views.get(session_id, {})), list(self.synthetic.get(session_id, []))
+
+    def save_views(self, session_id: str, event_id: int, views: dict[int, View],
+                   synthetic: list[SyntheticView] | None) -> None:
+        self.views.setdefault(session_id, {}).update(views)
+        if synthetic is not None:
+            self.synthetic[session_id] = list(synthetic)

@@ -1,0 +1,28 @@
+"""What the app needs to know about a model, whatever registry it came from."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+# Unknown models get this window: small enough to be safe on any current chat model.
+CONSERVATIVE_WINDOW = 8192
+CONSERVATIVE_MAX_OUTPUT = 2048
+
+
+@dataclass(frozen=True)
+class ModelInfo:
+    name: str
+    provider: str
+    context_window: int
+    max_output_tokens: int
+    supports_tools: bool
+    supports_vision: bool = False
+    supports_prompt_caching: bool = False
+    supports_reasoning: bool = False
+    input_cost_per_token: float = 0.0
+    output_cost_per_token: float = 0.0
+    cache_read_cost_per_token: float = 0.0
+    cache_write_cost_per_token: float = 0.0
+    known: bool = True  # False: not in any registry, conservative defaults applied
+    api_base: str | None = None
+    warning: str | None = None

@@ -1,0 +1,4 @@
+from myrm_tui.settings.schema import SETTINGS, SPECS_BY_KEY, SettingSpec
+from myrm_tui.settings.settings import Settings
+
+__all__ = ["SETTINGS", "SPECS_BY_KEY", "SettingSpec", "Settings"]

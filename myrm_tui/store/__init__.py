@@ -1,0 +1,20 @@
+"""The canonical, lossless session log: SQLite (WAL) + a content-addressed artifact vault."""
+
+from myrm_tui.store.records import ArtifactRecord, EventRecord, MessageRecord, SearchHit, SessionRecord
+from myrm_tui.store.store import Store, StoreError
+from myrm_tui.store.vault import UnknownArtifactError, Vault, VaultError
+from myrm_tui.store.workspace import find_workspace_root
+
+__all__ = [
+    "ArtifactRecord",
+    "EventRecord",
+    "MessageRecord",
+    "SearchHit",
+    "SessionRecord",
+    "Store",
+    "StoreError",
+    "UnknownArtifactError",
+    "Vault",
+    "VaultError",
+    "find_workspace_root",
+]

@@ -1,0 +1,15 @@
+"""The store's exception types, in a leaf module so every store module can raise them."""
+
+from __future__ import annotations
+
+
+class StoreError(Exception):
+    """A store operation that cannot succeed (unknown session, bad fork point, unreadable DB)."""
+
+
+class VaultError(Exception):
+    """Unknown, ambiguous or out-of-vault handle."""
+
+
+class UnknownArtifactError(VaultError):
+    """A well-formed handle that names no artifact (lets `exists()` tell it from bad input)."""

@@ -1,0 +1,10 @@
+"""Names of event kinds, in one place so writers and readers (TUI, bench) agree."""
+
+USAGE = "usage"  # data: model, prompt_tokens, completion_tokens, cached_read_tokens, cached_write_tokens, cost
+ERROR = "error"  # data: error_class, message, hint
+MODEL_SWITCH = "model_switch"  # data: old, new, old_window, new_window
+ASSEMBLE = "assemble"  # data: the engine's per-assemble report
+COMPACTION = "compaction"  # data: trigger, tokens_before, tokens_after, …
+INTERRUPTED = "interrupted"  # data: reason, repaired_call_ids
+REPAIR = "repair"  # data: repaired_call_ids (dangling calls answered on resume)
+NOTE = "note"  # data: text (a user-visible note, e.g. "model has no tool calling")

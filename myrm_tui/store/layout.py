@@ -1,0 +1,68 @@
+"""Creates the owner-only `.myrm/` folder tree and its files.
+
+Permissions are set with an explicit chmod after creation because `mkdir(mode=)` and
+`open(mode=)` are filtered by the process umask, which may be wider or narrower than we want.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from myrm_tui.store.constants import (
+    ARTIFACTS_DIR,
+    DB_NAME,
+    DIR_MODE,
+    DIR_NAME,
+    FILE_MODE,
+    GITIGNORE_NAME,
+    GITIGNORE_TEXT,
+)
+
+
+def private_dir(path: Path) -> Path:
+    """Create `path` if needed and make it owner-only."""
+    path.mkdir(mode=DIR_MODE, parents=False, exist_ok=True)
+    os.chmod(path, DIR_MODE)
+    return path
+
+
+def private_file(path: Path) -> Path:
+    """Create `path` empty if missing (never truncating) and make it owner-only.
+
+    Creating the database file ourselves matters: SQLite gives the -wal and -shm files it
+    creates later the same mode as the database file.
+    """
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, FILE_MODE)
+    try:
+        os.fchmod(fd, FILE_MODE)
+    finally:
+        os.close(fd)
+    return path
+
+
+def restrict_if_present(path: Path) -> None:
+    """chmod an optional file (e.g. `sessions.db-wal`) to owner-only if it exists."""
+    try:
+        os.chmod(path, FILE_MODE)
+    except FileNotFoundError:
+        pass
+
+
+def ensure_layout(workspace_root: Path) -> Path:
+    """Create `<root>/.myrm/{sessions.db, artifacts/, .gitignore}`; return the `.myrm` path."""
+    if not workspace_root.is_dir():
+        raise FileNotFoundError(f"workspace folder {workspace_root} does not exist")
+    folder = private_dir(workspace_root / DIR_NAME)
+    private_dir(folder / ARTIFACTS_DIR)
+    gitignore = folder / GITIGNORE_NAME
+    if not gitignore.exists() or gitignore.stat().st_size == 0:
+        # Written once (temp + rename, so a kill cannot leave it empty); a user who edits it
+        # afterwards keeps their version.
+        temp = folder / f".{GITIGNORE_NAME}.{os.getpid()}.tmp"
+        temp.write_text(GITIGNORE_TEXT, encoding="utf-8")
+        os.chmod(temp, FILE_MODE)
+        os.replace(temp, gitignore)
+    os.chmod(gitignore, FILE_MODE)
+    private_file(folder / DB_NAME)
+    return folder

@@ -1,0 +1,92 @@
+"""Plain-text formatting shared by widgets (pure functions, no Textual, unit-testable)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from myrm_tui.tui.constants import ARG_SUMMARY_CHARS
+
+# Arguments that best describe a call of each tool in one line, in order of preference.
+_SUMMARY_KEYS = ("command", "path", "file_path", "pattern", "query", "handle", "id", "url")
+
+
+def one_line(text: str, limit: int) -> str:
+    """Collapse whitespace and cut at `limit` characters with an ellipsis."""
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: max(limit - 1, 0)] + "…"
+
+
+def summarize_arguments(arguments: dict[str, Any] | str | None, limit: int = ARG_SUMMARY_CHARS) -> str:
+    """The argument a reader looks for first (the command, the path…), else compact JSON."""
+    if arguments is None:
+        return ""
+    if isinstance(arguments, str):
+        try:
+            arguments = json.loads(arguments) if arguments.strip() else {}
+        except json.JSONDecodeError:
+            return one_line(arguments, limit)
+    if not isinstance(arguments, dict):
+        return one_line(str(arguments), limit)
+    for key in _SUMMARY_KEYS:
+        value = arguments.get(key)
+        if isinstance(value, str) and value:
+            return one_line(value, limit)
+    if not arguments:
+        return ""
+    return one_line(json.dumps(arguments, ensure_ascii=False, sort_keys=True), limit)
+
+
+def format_duration(seconds: float | None) -> str:
+    if seconds is None:
+        return ""
+    if seconds < 1:
+        return f"{seconds * 1000:.0f} ms"
+    if seconds < 60:
+        return f"{seconds:.1f} s"
+    minutes, rest = divmod(int(seconds), 60)
+    return f"{minutes}m{rest:02d}s"
+
+
+def cap_text(text: str, limit: int) -> str:
+    """Head of `text` up to `limit` characters plus a note of how much was left out."""
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}\n… {len(text) - limit:,} more characters"
+
+
+def tail_lines(text: str, count: int) -> str:
+    lines = text.splitlines()
+    return "\n".join(lines[-count:])
+
+
+def message_text(content: Any) -> str:
+    """Text of an OpenAI-format `content` (a string, or a list of parts)."""
+    if content is None:
+        return ""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        parts = []
+        for part in content:
+            if isinstance(part, dict):
+                if part.get("type") == "text":
+                    parts.append(str(part.get("text", "")))
+                elif part.get("type") in ("image_url", "image"):
+                    parts.append("[image]")
+            elif isinstance(part, str):
+                parts.append(part)
+        return "\n".join(p for p in parts if p)
+    return str(content)
+
+
+def short_id(session_id: str | None) -> str:
+    return session_id[:8] if session_id else "new"
+
+
+def format_tokens(count: int) -> str:
+    if count < 1000:
+        return str(count)
+    if count < 1_000_000:
+        return f"{count / 1000:.1f}k"
+    return f"{count / 1_000_000:.2f}M"

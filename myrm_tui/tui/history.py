@@ -1,0 +1,100 @@
+"""Stored messages → what a resumed transcript shows (pure; no Textual).
+
+The store keeps provider messages exactly; the transcript wants user bubbles, replies and one
+block per tool call with its result. Pairing results to calls by id happens here so widgets
+never see raw provider dicts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from myrm_tui.store.records import MessageRecord
+from myrm_tui.tui.formatting import message_text
+
+
+@dataclass
+class UserItem:
+    text: str
+
+
+@dataclass
+class AssistantItem:
+    text: str
+    reasoning: str = ""
+
+
+@dataclass
+class ToolItem:
+    call_id: str
+    name: str
+    arguments: dict[str, Any] | str
+    content: str | None = None  # None: the call has no stored result
+    status: str = "pending"
+
+
+HistoryItem = UserItem | AssistantItem | ToolItem
+
+
+@dataclass
+class History:
+    items: list[HistoryItem] = field(default_factory=list)
+    hidden: int = 0  # items left out of the tail
+
+
+def _tool_calls(message: dict[str, Any]) -> Iterable[tuple[str, str, Any]]:
+    for call in message.get("tool_calls") or ():
+        function = call.get("function") or {}
+        yield str(call.get("id", "")), str(function.get("name", "?")), function.get("arguments", "")
+
+
+def result_status(message: dict[str, Any]) -> str:
+    """Status of a stored tool result: an explicit field when one was stored, else read from the
+    agent's result prefixes (`error:`, `denied by user:`, `refused:`, `interrupted by user:`)."""
+    for key in ("status", "myrm_status"):
+        value = message.get(key)
+        if isinstance(value, str) and value:
+            return value
+    text = message_text(message.get("content")).lstrip().lower()
+    if text.startswith("interrupted"):
+        return "interrupted"
+    if text.startswith(("denied", "refused")):
+        return "denied"
+    if text.startswith("error"):
+        return "error"
+    return "ok"
+
+
+def build_history(records: Iterable[MessageRecord], tail: int | None = None) -> History:
+    items: list[HistoryItem] = []
+    calls: dict[str, ToolItem] = {}
+    for record in records:
+        message = record.message
+        role = message.get("role", record.role)
+        if role == "user":
+            if message.get("myrm_synthetic") or message.get("synthetic"):
+                continue
+            items.append(UserItem(message_text(message.get("content"))))
+        elif role == "assistant":
+            text = message_text(message.get("content"))
+            reasoning = str(message.get("reasoning_content") or "")
+            if text or reasoning:
+                items.append(AssistantItem(text, reasoning))
+            for call_id, name, arguments in _tool_calls(message):
+                item = ToolItem(call_id, name, arguments)
+                calls[call_id] = item
+                items.append(item)
+        elif role == "tool":
+            call_id = str(message.get("tool_call_id") or record.tool_call_id or "")
+            item = calls.get(call_id)
+            if item is None:  # an orphan result: show it rather than drop it
+                item = ToolItem(call_id, str(message.get("name", "tool")), {})
+                items.append(item)
+            item.content = message_text(message.get("content"))
+            item.status = result_status(message)
+        # system and other roles are engine plumbing, not conversation
+    if tail is not None and len(items) > tail:
+        return History(items[-tail:], hidden=len(items) - tail)
+    return History(items)

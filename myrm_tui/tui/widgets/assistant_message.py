@@ -1,0 +1,111 @@
+"""A model reply: streamed Markdown behind a flush buffer, reasoning folded away.
+
+Deltas arrive far faster than Markdown can re-render (one append per token is O(tokens) layout
+passes). They are buffered and written to Textual's MarkdownStream on a short timer that only
+runs while the reply is streaming; the finished reply gets one full render so partial-block
+parser state (half-open fences, tables) never survives into the final view.
+"""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.content import Content
+from textual.timer import Timer
+from textual.widgets import Collapsible, Markdown, Static
+from textual.widgets.markdown import MarkdownStream
+
+from myrm_tui.tui.constants import STREAM_FLUSH_INTERVAL_S
+from myrm_tui.tui.css import sibling_css
+
+
+class AssistantMessage(Vertical):
+    DEFAULT_CSS = sibling_css(__file__)
+
+    def __init__(self, text: str = "", reasoning: str = "", *, streaming: bool = False) -> None:
+        super().__init__()
+        self.text = text
+        self.reasoning = reasoning
+        self.streaming = streaming
+        self._pending: list[str] = []
+        self._reasoning_dirty = False
+        self._stream: MarkdownStream | None = None
+        self._timer: Timer | None = None
+        self._markdown = Markdown(text if not streaming else "", classes="reply")
+        self._reasoning_view = Static(Content(reasoning), classes="reasoning-text")
+        self._reasoning_box = Collapsible(
+            self._reasoning_view, title="thinking", collapsed=True, classes="reasoning"
+        )
+        self._reasoning_box.display = bool(reasoning)
+        if streaming and text:
+            self._pending.append(text)
+
+    def compose(self) -> ComposeResult:
+        yield self._reasoning_box
+        yield self._markdown
+
+    @property
+    def markdown(self) -> Markdown:
+        return self._markdown
+
+    def on_mount(self) -> None:
+        if self.streaming and (self._pending or self._reasoning_dirty):
+            self._start_timer()
+
+    # streaming -----------------------------------------------------------------------------
+
+    def append_text(self, delta: str) -> None:
+        if not delta:
+            return
+        self.text += delta
+        self._pending.append(delta)
+        self._start_timer()
+
+    def append_reasoning(self, delta: str) -> None:
+        if not delta:
+            return
+        self.reasoning += delta
+        self._reasoning_dirty = True
+        self._start_timer()
+
+    def _start_timer(self) -> None:
+        if self._timer is None and self.streaming and self.is_mounted:
+            self._timer = self.set_interval(STREAM_FLUSH_INTERVAL_S, self.flush)
+
+    async def flush(self) -> None:
+        """Write what accumulated since the last flush (one Markdown append at most)."""
+        if self._reasoning_dirty:
+            self._reasoning_dirty = False
+            self._reasoning_box.display = True
+            self._reasoning_view.update(Content(self.reasoning))
+        if self._pending:
+            chunk = "".join(self._pending)
+            self._pending.clear()
+            if self._stream is None:
+                self._stream = Markdown.get_stream(self._markdown)
+            await self._stream.write(chunk)
+
+    async def finish(self, final_text: str | None = None) -> None:
+        """End streaming: stop the timer, drain the stream, render the whole reply once.
+
+        `final_text` is the stored reply; when given it wins over the accumulated deltas (they
+        are the same unless the provider did not stream).
+        """
+        if self._timer is not None:
+            self._timer.stop()
+            self._timer = None
+        self._pending.clear()
+        if final_text is not None:
+            self.text = final_text
+        if self._stream is not None:
+            await self._stream.stop()
+            self._stream = None
+        if self._reasoning_dirty or self.reasoning:
+            self._reasoning_dirty = False
+            self._reasoning_box.display = bool(self.reasoning)
+            self._reasoning_view.update(Content(self.reasoning))
+        self.streaming = False
+        await self._markdown.update(self.text)
+
+    def mark_interrupted(self) -> None:
+        self.add_class("-interrupted")

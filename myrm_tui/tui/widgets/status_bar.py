@@ -1,0 +1,65 @@
+"""The bottom line: model, workspace, session and what the agent is doing."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from textual.content import Content
+from textual.widgets import Static
+
+from myrm_tui.tui.css import sibling_css
+from myrm_tui.tui.formatting import format_tokens, short_id
+
+
+@dataclass(frozen=True)
+class StatusInfo:
+    model: str | None = None
+    workspace: Path | None = None
+    session_id: str | None = None
+    state: str = ""  # "", "thinking", "running bash", "waiting for approval", …
+    prompt_tokens: int | None = None
+
+
+def _home_relative(path: Path) -> str:
+    try:
+        return "~/" + str(path.relative_to(Path.home()))
+    except ValueError:
+        return str(path)
+
+
+class StatusBar(Static):
+    DEFAULT_CSS = sibling_css(__file__)
+
+    def __init__(self, info: StatusInfo | None = None, *, id: str | None = None) -> None:
+        super().__init__("", id=id)
+        self.info = info or StatusInfo()
+
+    def on_mount(self) -> None:
+        self._render_info()
+
+    def set(self, **changes: object) -> None:
+        """Change some fields (`model=`, `state=`, …) and redraw once."""
+        self.info = replace(self.info, **changes)  # type: ignore[arg-type]
+        if self.is_mounted:
+            self._render_info()
+
+    def plain(self) -> str:
+        return self._content().plain
+
+    def _content(self) -> Content:
+        info = self.info
+        parts: list[str | tuple[str, str]] = [
+            (info.model or "no model", "bold" if info.model else "$text-warning"),
+        ]
+        if info.workspace is not None:
+            parts += ["  ", (_home_relative(info.workspace), "$text-muted")]
+        parts += ["  ", (f"session {short_id(info.session_id)}", "$text-muted")]
+        if info.prompt_tokens is not None:
+            parts += ["  ", (f"ctx {format_tokens(info.prompt_tokens)} tok", "$text-muted")]
+        if info.state:
+            parts += ["  ", (f"● {info.state}", "$text-accent")]
+        return Content.assemble(*parts)
+
+    def _render_info(self) -> None:
+        self.update(self._content())

@@ -1,0 +1,143 @@
+"""One tool call: a header line (status, name, argument summary, duration) over its output.
+
+Collapsed by default so a long agent run reads as a list of actions; a failed call opens
+itself because that is the one the user needs to read. While a command runs, the tail of its
+live output shows under the header (the stored result replaces it when the call finishes).
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from textual import events
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical
+from textual.content import Content
+from textual.reactive import reactive
+from textual.widgets import Static
+
+from myrm_tui.tui.constants import (
+    LIVE_OUTPUT_BUFFER_CHARS,
+    LIVE_OUTPUT_TAIL_LINES,
+    TOOL_OUTPUT_DISPLAY_CHARS,
+    TOOL_STATUS_GLYPHS,
+)
+from myrm_tui.tui.css import sibling_css
+from myrm_tui.tui.formatting import cap_text, format_duration, summarize_arguments, tail_lines
+
+# Statuses after which the block opens by itself.
+_FAILED = frozenset({"error", "timeout"})
+
+_GLYPH_STYLE = {
+    "pending": "$text-muted",
+    "running": "$text-accent",
+    "ok": "$text-success",
+    "error": "$text-error",
+    "denied": "$text-warning",
+    "timeout": "$text-error",
+    "interrupted": "$text-warning",
+}
+
+
+class ToolHeader(Static, can_focus=True):
+    """The clickable, focusable one-line summary; Enter or a click toggles the output."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("enter,space", "toggle", "Toggle output", show=False, id="tool.toggle")]
+
+    def action_toggle(self) -> None:
+        block = self.parent
+        if isinstance(block, ToolBlock):
+            block.expanded = not block.expanded
+
+    def on_click(self, event: events.Click) -> None:
+        event.stop()
+        self.action_toggle()
+
+
+class ToolBlock(Vertical):
+    DEFAULT_CSS = sibling_css(__file__)
+
+    expanded: reactive[bool] = reactive(False, toggle_class="-expanded")
+    status: reactive[str] = reactive("pending")
+
+    def __init__(self, call_id: str, name: str, arguments: dict[str, Any] | str | None) -> None:
+        super().__init__()
+        self.call_id = call_id
+        self.tool_name = name
+        self.arguments = arguments
+        self.summary = summarize_arguments(arguments)
+        self.duration_s: float | None = None
+        self.content: str | None = None
+        self.vault_handle: str | None = None
+        self.live_text = ""
+        self._header = ToolHeader(classes="header")
+        self._live = Static("", classes="live")
+        self._output = Static("", classes="output")
+
+    def compose(self) -> ComposeResult:
+        yield self._header
+        yield self._live
+        yield self._output
+
+    def on_mount(self) -> None:
+        self._render_header()
+
+    def watch_status(self, status: str) -> None:
+        for name in TOOL_STATUS_GLYPHS:
+            self.set_class(name == status, f"-{name}")
+        if self.is_mounted:
+            self._render_header()
+
+    def header_text(self) -> str:
+        """The header as plain text (what tests and screen readers see)."""
+        parts = [TOOL_STATUS_GLYPHS.get(self.status, "?"), self.tool_name]
+        if self.summary:
+            parts.append(self.summary)
+        if self.duration_s is not None:
+            parts.append(f"({format_duration(self.duration_s)})")
+        if self.status not in ("ok", "running", "pending"):
+            parts.append(self.status)
+        return " ".join(parts)
+
+    def _render_header(self) -> None:
+        glyph = TOOL_STATUS_GLYPHS.get(self.status, "?")
+        pieces: list[str | tuple[str, str]] = [
+            (glyph, _GLYPH_STYLE.get(self.status, "")),
+            " ",
+            (self.tool_name, "bold"),
+        ]
+        if self.summary:
+            pieces += ["  ", (self.summary, "$text-muted")]
+        if self.duration_s is not None:
+            pieces += ["  ", (format_duration(self.duration_s), "$text-muted")]
+        if self.status not in ("ok", "running", "pending"):
+            pieces += ["  ", (self.status, _GLYPH_STYLE.get(self.status, ""))]
+        self._header.update(Content.assemble(*pieces))
+
+    # lifecycle --------------------------------------------------------------------------------
+
+    def start(self, arguments: dict[str, Any] | None = None) -> None:
+        if arguments is not None:
+            self.arguments = arguments
+            self.summary = summarize_arguments(arguments)
+        self.status = "running"
+
+    def append_live(self, text: str) -> None:
+        self.live_text = (self.live_text + text)[-LIVE_OUTPUT_BUFFER_CHARS:]
+        self._live.update(Content(tail_lines(self.live_text, LIVE_OUTPUT_TAIL_LINES)))
+        self._live.display = True
+
+    def finish(self, status: str, content: str, duration_s: float | None,
+               vault_handle: str | None = None) -> None:
+        self.duration_s = duration_s
+        self.content = content
+        self.vault_handle = vault_handle
+        shown = cap_text(content, TOOL_OUTPUT_DISPLAY_CHARS)
+        if vault_handle:
+            shown += f"\nfull output: {vault_handle}"
+        self._output.update(Content(shown))
+        self._live.display = False
+        self.status = status
+        if status in _FAILED:
+            self.expanded = True

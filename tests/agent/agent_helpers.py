@@ -1,0 +1,53 @@
+"""Helpers for agent tests (imported by the test modules; fixtures live in conftest.py)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import myrm_tui  # noqa: F401  (offline env before litellm)
+from myrm_tui.agent.agent import Agent
+from myrm_tui.agent.events import ApprovalRequest
+from myrm_tui.settings.settings import Settings
+
+
+def settings_for(model: str = "", **values: Any) -> Settings:
+    return Settings().with_values(model=model, **values)
+
+
+@dataclass
+class TurnLog:
+    events: list[Any] = field(default_factory=list)
+    approvals: list[ApprovalRequest] = field(default_factory=list)
+
+    def of(self, kind: type) -> list[Any]:
+        return [e for e in self.events if isinstance(e, kind)]
+
+
+async def drive(agent: Agent, text: str, approve: bool | Callable[[ApprovalRequest], bool] = True) -> TurnLog:
+    """Consume a whole turn, answering approvals like a user would."""
+    log = TurnLog()
+    async for event in agent.turn(text):
+        log.events.append(event)
+        if isinstance(event, ApprovalRequest):
+            log.approvals.append(event)
+            answer = approve(event) if callable(approve) else approve
+            event.decision.set_result(answer)
+    return log
+
+
+def make_agent(store, workspace: Path, model: str, **values: Any) -> Agent:
+    session = store.create_session(model=model)
+    return Agent(store=store, session_id=session.id, settings=settings_for(model, **values),
+                 workspace=workspace)
+
+
+def pid_gone(pid: int) -> bool:
+    """True when the process no longer runs (a zombie waiting for its reaper counts as gone)."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (FileNotFoundError, ProcessLookupError):
+        return True
+    return state in ("Z", "X")

@@ -1,0 +1,38 @@
+"""Fixtures for TUI pilots: a real store in a temp workspace and scripted-model settings."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from myrm_tui.store import Store
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Path:
+    root = tmp_path / "ws"
+    root.mkdir()
+    return root
+
+
+@pytest.fixture
+def store(workspace: Path):
+    opened = Store.open(workspace)
+    yield opened
+    opened.close()
+
+
+@pytest.fixture
+def script(tmp_path: Path) -> Callable[..., str]:
+    """Write a scripted-model script; returns the model name that plays it."""
+    path = tmp_path / "script.json"
+
+    def write(*turns: dict[str, Any]) -> str:
+        path.write_text(json.dumps({"turns": list(turns)}), encoding="utf-8")
+        return f"scripted/{path}"
+
+    return write
