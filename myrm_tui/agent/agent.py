@@ -39,10 +39,12 @@ from myrm_tui.agent.limits import KILL_GRACE_S
 from myrm_tui.agent.tools.base import Tool, ToolContext, ToolError, ToolResult, validate_arguments
 from myrm_tui.agent.tools.processes import kill_group_now
 from myrm_tui.agent.tools.spill import spill_if_large
-from myrm_tui.context.assemble import AssemblyInput, ContextExhausted, assemble
+from myrm_tui.context.assemble import ContextExhausted
+from myrm_tui.context.engine import TurnInput
+from myrm_tui.context.engines import engine_for
 from myrm_tui.context.tokens import count_message_tokens
 from myrm_tui.llm.call_settings import CallSettings
-from myrm_tui.llm.errors import LLMError
+from myrm_tui.llm.errors import ContextWindowExceededError, LLMError
 from myrm_tui.llm.events import (
     FinishEvent,
     ReasoningDelta,
@@ -107,9 +109,12 @@ class Agent:
         self._stream_fn = stream_fn
         self._process_groups: set[int] = set()
         self._ctx = ToolContext(workspace=self.workspace, settings=self.settings,
-                                vault=getattr(store, "vault", None), process_groups=self._process_groups)
+                                vault=getattr(store, "vault", None), process_groups=self._process_groups,
+                                store=store, session_id=session_id)
         self._plain_chat_noticed = False
         self._busy = False
+        self.engine = engine_for(store, session_id, workspace=self.workspace)
+        self._ctx.replacements = self.engine.replacements
 
     # -- identity -------------------------------------------------------------------------
     @property
@@ -183,18 +188,25 @@ class Agent:
         while True:
             state.steps += 1
             try:
-                prompt = assemble(AssemblyInput(
-                    session_id=self.session_id, system_prompt=self.system_prompt,
-                    history=self.store.messages(self.session_id), tools=self.tool_schemas(),
-                    model=self.build.model, max_output_tokens=self.call_settings().max_output_tokens,
-                ))
-                if prompt.report:
-                    self._event(event_kinds.ASSEMBLE, dict(prompt.report))
+                prompt = self.engine.assemble(self.turn_input())
+                self._event(event_kinds.ASSEMBLE, dict(prompt.report))
                 yield StepStarted(state.steps, self.model_name, prompt.tokens)
-                state.calls, state.finish = [], None
-                async with aclosing(self._stream_phase(prompt, state)) as events:
-                    async for event in events:
-                        yield event
+                try:
+                    async with aclosing(self._stream_once(prompt, state)) as events:
+                        async for event in events:
+                            yield event
+                except ContextWindowExceededError:
+                    # The provider counts differently than we do: compact hard once and retry.
+                    if state.partial_text:
+                        raise
+                    prompt = self.engine.assemble(self.turn_input(force_tier="emergency",
+                                                                  trigger="context_exceeded"))
+                    self._event(event_kinds.ASSEMBLE, dict(prompt.report))
+                    yield Notice("the provider said the prompt was too long; compacted and retrying once",
+                                 level="warning")
+                    async with aclosing(self._stream_once(prompt, state)) as events:
+                        async for event in events:
+                            yield event
             except ContextExhausted as exc:
                 yield self._turn_error("ContextExhausted", exc.user_text(), "", state)
                 yield TurnFinished("error", state.steps)
@@ -233,6 +245,27 @@ class Agent:
                              "let the agent continue", level="warning")
                 yield TurnFinished("tool_limit", state.steps)
                 return
+
+    # -- context --------------------------------------------------------------------------
+    def turn_input(self, force_tier: str | None = None, trigger: str = "auto") -> TurnInput:
+        return TurnInput(self.system_prompt, self.tool_schemas(), self.build.model,
+                         self.call_settings().max_output_tokens, force_tier=force_tier, trigger=trigger)
+
+    def compact_now(self, focus: str | None = None) -> dict[str, Any] | None:
+        """The user's compact command: compact everything outside the fresh tail now."""
+        if self._busy:
+            raise RuntimeError("a turn is running; compact after it ends or interrupt it")
+        return self.engine.compact(self.turn_input(trigger="manual"), focus=focus)
+
+    async def _stream_once(self, prompt, state: _TurnState) -> AsyncIterator[AgentEvent]:
+        state.calls, state.finish = [], None
+        async with aclosing(self._stream_phase(prompt, state)) as events:
+            async for event in events:
+                if isinstance(event, UsageEvent):
+                    self.engine.note_provider_call(prompt_tokens=event.prompt_tokens,
+                                                   estimated_tokens=prompt.tokens)
+                yield event
+        self.engine.note_provider_call()
 
     # -- stream phase ---------------------------------------------------------------------
     async def _stream_phase(self, prompt, state: _TurnState) -> AsyncIterator[AgentEvent]:
@@ -307,7 +340,9 @@ class Agent:
         result = state.result or ToolResult("error: the tool produced no result", "error")
         content, handle = result.content, result.vault_handle
         if handle is None and len(content) > self.settings.tool_output_cap:
-            content, handle = spill_if_large(content, self.settings.tool_output_cap, self._ctx.vault)
+            content, handle = spill_if_large(content, self.settings.tool_output_cap, self._ctx.vault,
+                                             store=self.store, session_id=self.session_id,
+                                             tool=call.name, arguments=call.arguments)
         record = self._store_tool_result(call.id, call.name, content)
         state.open_calls = [c for c in state.open_calls if c[0] != call.id]
         yield ToolFinished(call.id, call.name, result.status == "ok", content,

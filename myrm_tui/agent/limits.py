@@ -34,9 +34,6 @@ KILL_GRACE_S = 1.0
 # Upper bound for a model-requested bash timeout (a model asking for a day is a mistake).
 BASH_MAX_TIMEOUT_S = 3600.0
 
-# Part of a spilled output kept inline as the head; the rest of the cap goes to the tail
-# (the head shows what ran, the tail shows how it ended: errors and summaries live there).
-SPILL_HEAD_RATIO = 0.5
 
 # Workspace rules files larger than this are cut (with a note): rules are sent on every call.
 WORKSPACE_RULES_MAX_CHARS = 40_000

@@ -20,6 +20,12 @@ class EngineConfig:
     # After a light/full/emergency event the prompt is brought down to this share of B. Far
     # enough under the light threshold that several turns fit before the next event.
     target_ratio: float = 0.45
+    # When whole units must be left out (a rewrite of the prompt's head, i.e. a full cache
+    # break), go further down so that removals are rare.
+    removal_target_ratio: float = 0.30
+    # Omission markers are kept one per removal (the older ones stay byte-identical); when they
+    # add up to more than this share of B they are merged into one.
+    marker_cap_ratio: float = 0.06
     # The fresh tail (newest turns, verbatim) may use up to this share of the window.
     tail_ratio: float = 0.20
     # New tool outputs above this share of B are filtered when they arrive (with a vault

@@ -47,7 +47,7 @@ from myrm_tui.context.stages.thinking_cleanup import clean_thinking
 from myrm_tui.context.summarizers import Summarizer
 from myrm_tui.context.tokens import count_message_tokens
 from myrm_tui.context.units import Unit, last_user_index, split_units
-from myrm_tui.context.view_log import MemoryViewLog, SyntheticView, ViewLog
+from myrm_tui.context.view_log import MemoryViewLog, StoreViewLog, SyntheticView, ViewLog
 from myrm_tui.context.views import (
     FILTERED,
     REMOVED,
@@ -86,6 +86,23 @@ class _Entry:
     row: int  # index into rows, or -1 for a synthetic message
     message: dict[str, Any]
     tokens: int
+    digest: str = ""  # of `message`, for the cache-break detector (computed once)
+
+
+class _TokenView:
+    """Current prompt tokens per row index, read lazily (the planner only looks at live rows)."""
+
+    def __init__(self, engine: "ContextEngine"):
+        self._engine = engine
+
+    def __getitem__(self, index: int) -> int:
+        return self._engine._row_tokens(index)
+
+    def __len__(self) -> int:
+        return len(self._engine.rows)
+
+    def __iter__(self):
+        return (self._engine._row_tokens(i) for i in range(len(self._engine.rows)))
 
 
 @dataclass
@@ -126,6 +143,9 @@ class ContextEngine:
         self._media_rows: list[int] = []
         self._last_user = None
         self._first_user = None
+        self._calls: dict[str, tuple[str, dict[str, Any]]] = {}  # tool_call_id → (name, arguments)
+        self._system_rows: list[int] = []
+        self._live_hint = 0
 
         self.last_call_at: float | None = None
         self.usage_ratio = 1.0  # provider-reported prompt tokens ÷ our estimate, last call
@@ -133,6 +153,8 @@ class ContextEngine:
         self._previous_tokens: list[int] = []
         self.last_break: CacheBreak | None = None
         self.pending_tier: str | None = None
+        self._system_key: str | None = None
+        self._system_hash = ""
 
     # ------------------------------------------------------------------ feedback from the caller
     def note_provider_call(self, at: float | None = None, *, prompt_tokens: int | None = None,
@@ -196,7 +218,7 @@ class ContextEngine:
         tokens = fixed + self._history_tokens
 
         with timer.stage("cache_optimize") as st:
-            digests = [message_digest(m) for m in messages] if self._digests_stale(messages) else self._extend_digests(messages)
+            digests = [self._system_digest(inp.system_prompt), *self._history_digests(history)]
             self.last_break = self._detect_break(digests, event, inp)
             points = breakpoints_for(len(messages), len(self._previous_digests))
             self._previous_digests = digests
@@ -225,13 +247,18 @@ class ContextEngine:
         }
         return AssembledPrompt(wire, list(inp.tools), tokens, budget, points, report)
 
-    def compact(self, inp: TurnInput, tier: str = EMERGENCY) -> dict[str, Any] | None:
-        """Compact now (the user's command); returns the event, or None when nothing changed."""
+    def compact(self, inp: TurnInput, tier: str = EMERGENCY, focus: str | None = None) -> dict[str, Any] | None:
+        """Compact now (the user's command): everything outside the fresh tail is reduced, down
+        to half the usual target; `focus` (a path or topic) is spared as long as possible.
+        Returns the event, or None when nothing could change."""
         budget = budget_for(inp.model.context_window, inp.max_output_tokens)
-        self._sync_rows()
+        new_rows = self._sync_rows()
+        self._ingest_views(new_rows, budget, inp.model.name)
         self._render((family_of(inp.model.name), inp.model.supports_vision, inp.model.name))
         return self._compaction_event(tier, budget, inp, self.clock() if inp.now is None else inp.now,
-                                      trigger="manual", target_ratio=self.config.target_ratio / 2)
+                                      trigger=inp.trigger if inp.trigger != "auto" else "manual",
+                                      target_ratio=self.config.target_ratio / 2,
+                                      focus=(focus,) if focus else ())
 
     def replacements(self) -> dict[str, str]:
         """handle → why it is not verbatim in the prompt (for ctx_inspect)."""
@@ -244,9 +271,15 @@ class ContextEngine:
         for row in new:
             index = len(self.rows)
             self.rows.append(row)
+            for call in row.message.get("tool_calls") or ():
+                function = call.get("function", {})
+                self._calls[call.get("id", "")] = (function.get("name", ""),
+                                                   parse_arguments(function.get("arguments")))
             if row.role == "user":
                 if self._first_user is None:
                     self._first_user = index
+            elif row.role == "system":
+                self._system_rows.append(index)
             if has_media(row.message):
                 self._media_rows.append(index)
         if new:
@@ -320,14 +353,12 @@ class ContextEngine:
         over `max_item_ratio`, get a real excerpt + handle, decided once."""
         decided: dict[int, View] = {}
         limit = budget.prompt_limit
-        calls = None
+        calls = self._calls
         for row in new_rows:
             if row.id in self.views:
                 continue
             allowance = int(limit * self.config.ingest_filter_ratio)
             if row.role == "tool":
-                if calls is None:
-                    calls = _calls_index(self.rows)
                 name, args = calls.get(row.message.get("tool_call_id", ""), (row.message.get("name", ""), {}))
                 if name == "file_read":
                     allowance = int(limit * self.config.file_read_filter_ratio)
@@ -379,15 +410,29 @@ class ContextEngine:
         position = self._entry_of_row.get(index)
         return self._entries[position].tokens if position is not None else 0
 
+    def _live_from(self) -> int:
+        """First row index after the human anchor that is not left out. Removal always takes
+        the oldest units first, so everything between the anchor and this index is removed."""
+        start = (self._first_user + 1) if self._first_user is not None else 0
+        i = max(start, self._live_hint)
+        while i < len(self.rows):
+            view = self.views.get(self.rows[i].id)
+            if view is None or view.kind != REMOVED:
+                break
+            i += 1
+        self._live_hint = i
+        return i
+
     def _compaction_event(self, tier: str, budget: Budget, inp: TurnInput, now: float, *, trigger: str,
-                          target_ratio: float | None = None) -> dict[str, Any] | None:
+                          target_ratio: float | None = None, focus: Sequence[str] = ()) -> dict[str, Any] | None:
         started = time.perf_counter()
         fixed = _fixed_tokens(inp.system_prompt, tuple(inp.tools) and _tools_key(inp.tools), inp.model.name)
         before = fixed + self._history_tokens
-        units = split_units(self.rows)
+        live = self._live_from()
+        units = split_units(self.rows, live)
         tail_start = self._tail_start(units, budget.window)
         protected = frozenset(i for i in (self._first_user, self._last_user) if i is not None)
-        protected |= frozenset(i for i, r in enumerate(self.rows) if r.role == "system")
+        protected |= frozenset(self._system_rows)
         target = int(budget.prompt_limit * (self.config.target_ratio if target_ratio is None else target_ratio))
         if self.pre_compact is not None:
             self.breakers.run("pre_compact", lambda: self.pre_compact({"tier": tier, "tokens": before}), None)
@@ -395,23 +440,25 @@ class ContextEngine:
             "tier": tier, "trigger": trigger, "tokens_before": before, "state": "started"})
         plan = plan_compaction(PlanInput(
             rows=self.rows, units=units, views=self.views,
-            row_tokens=[self._row_tokens(i) for i in range(len(self.rows))],
-            total=before, target=max(0, target - fixed) + fixed, tier=tier, protected=protected,
+            row_tokens=_TokenView(self), total=before, target=target, tier=tier, protected=protected,
             tail_start=tail_start, last_user=self._last_user if self._last_user is not None else -1,
-            intent=build_intent(self.rows, self._last_user), budget=budget.prompt_limit,
+            intent=build_intent(self.rows, self._last_user, pinned=focus), budget=budget.prompt_limit,
             light_filter_tokens=max(200, int(budget.prompt_limit * self.config.light_filter_ratio)),
-            count=lambda m: count_message_tokens(m, inp.model.name), event_id=event_record.id,
+            count=lambda m: count_message_tokens(m, inp.model.name), calls=self._calls, start=live,
+            removal_target=int(budget.prompt_limit * self.config.removal_target_ratio), event_id=event_record.id,
         ))
         if not plan.views:
             self.stats.tier_savings.setdefault(tier, []).append(0)
             return None
         self.views.update(plan.views)
-        synthetic = self._rebuild_synthetic(event_record.id, inp.model.name, tail_start, budget)
+        changed = sorted(self._index_of_id(mid) for mid in plan.views)
+        synthetic = self._rebuild_synthetic(event_record.id, inp.model.name, tail_start, budget, changed)
         self.view_log.save_views(self.session_id, event_record.id, plan.views, synthetic)
+        old_positions = [self._index_of_id(s.before_id) for s in self.synthetic]
+        new_positions = [self._index_of_id(s.before_id) for s in synthetic if s not in self.synthetic]
         self.synthetic = synthetic
-        first_changed = min(i for i, r in enumerate(self.rows) if r.id in plan.views)
-        first_synthetic = min((self._index_of_id(s.before_id) for s in synthetic), default=len(self.rows))
-        self._invalidate_from(min(first_changed, first_synthetic))
+        first = min([changed[0], *new_positions, *[p for p in old_positions if p not in new_positions]])
+        self._invalidate_from(first)
         self._render(self._render_key or (family_of(inp.model.name), inp.model.supports_vision, inp.model.name))
         after = fixed + self._history_tokens
         self.stats.events += 1
@@ -419,6 +466,7 @@ class ContextEngine:
         event = {"id": event_record.id, "tier": tier, "trigger": trigger, "tokens_before": before,
                  "tokens_after": after, "saved": before - after, "items": len(plan.views), "ops": plan.ops,
                  "tail_start_id": self.rows[tail_start].id if tail_start < len(self.rows) else None,
+                 "first_changed_id": self.rows[first].id if first < len(self.rows) else None,
                  "ms": round((time.perf_counter() - started) * 1000, 3)}
         self.store.append_event(self.session_id, "compaction", {**event, "state": "done"})
         return event
@@ -434,34 +482,40 @@ class ContextEngine:
                 hi = mid
         return lo
 
-    def _rebuild_synthetic(self, event_id: int, model: str, tail_start: int, budget: Budget) -> list[SyntheticView]:
-        """Markers for every run of removed rows (reusing an existing marker for an unchanged run,
-        byte for byte) and the post-compaction reread before the tail."""
-        existing = {s.covers: s for s in self.synthetic if s.kind == "marker" and s.covers}
-        out: list[SyntheticView] = []
-        run: list[int] = []
-        for index, row in enumerate(self.rows + [None]):  # type: ignore[operator]
-            removed = row is not None and self.views.get(row.id) is not None and self.views[row.id].kind == REMOVED
-            if removed:
-                run.append(index)
-                continue
-            if run and row is not None:
-                covered = [self.rows[i] for i in run]
-                covers = (covered[0].id, covered[-1].id)
-                marker = existing.get(covers)
-                if marker is None:
-                    text = omission_marker(covered)
-                    if self.summarizer is not None:
-                        summary = self.breakers.run("summarize", lambda: self.summarizer(
-                            [r.message for r in covered]), "")
-                        cap = max(400, int(budget.prompt_limit * 0.02) * 4)
-                        if summary:
-                            text = text.replace(UNTRUSTED_CLOSE, f"Summary: {summary[:cap]}\n{UNTRUSTED_CLOSE}")
-                    message = {"role": "user", "content": text}
-                    marker = SyntheticView(row.id, "marker", message, count_message_tokens(message, model),
-                                           event_id, covers)
-                out.append(marker)
-            run = []
+    def _marker(self, covered: Sequence[MessageRecord], before_id: int, event_id: int, model: str,
+                budget: Budget) -> SyntheticView:
+        text = omission_marker(covered)
+        if self.summarizer is not None:
+            summary = self.breakers.run("summarize", lambda: self.summarizer([r.message for r in covered]), "")
+            cap = max(400, int(budget.prompt_limit * 0.02) * 4)
+            if summary:
+                text = text.replace(UNTRUSTED_CLOSE, f"Summary: {summary[:cap]}\n{UNTRUSTED_CLOSE}")
+        message = {"role": "user", "content": text}
+        return SyntheticView(before_id, "marker", message, count_message_tokens(message, model), event_id,
+                             (covered[0].id, covered[-1].id))
+
+    def _rebuild_synthetic(self, event_id: int, model: str, tail_start: int, budget: Budget,
+                           changed: Sequence[int]) -> list[SyntheticView]:
+        """Existing markers stay byte-identical; each run of newly removed rows gets its own
+        marker; when markers outgrow their cap they merge into one. Then the reread."""
+        markers = [s for s in self.synthetic if s.kind == "marker"]
+        newly_removed = [i for i in changed if self.views[self.rows[i].id].kind == REMOVED]
+        runs: list[list[int]] = []
+        for i in newly_removed:
+            if runs and i == runs[-1][-1] + 1:
+                runs[-1].append(i)
+            else:
+                runs.append([i])
+        for run in runs:
+            after = run[-1] + 1
+            if after < len(self.rows):
+                markers.append(self._marker([self.rows[i] for i in run], self.rows[after].id, event_id, model, budget))
+        if sum(m.tokens for m in markers) > budget.prompt_limit * self.config.marker_cap_ratio and len(markers) > 1:
+            removed = [i for i in range(len(self.rows)) if i < self._live_from()
+                       and (v := self.views.get(self.rows[i].id)) is not None and v.kind == REMOVED]
+            after = removed[-1] + 1
+            markers = [self._marker([self.rows[i] for i in removed], self.rows[after].id, event_id, model, budget)]
+        out = list(markers)
         reread = self.breakers.run("post_compaction_reread", lambda: build_reread(
             self.rows, self.file_reader, max_files=self.config.reread_max_files,
             max_tokens=min(self.config.reread_max_tokens, int(budget.prompt_limit * self.config.reread_max_ratio)),
@@ -471,11 +525,25 @@ class ContextEngine:
         return out
 
     # ------------------------------------------------------------------ cache-break detection
-    def _digests_stale(self, messages: list[dict[str, Any]]) -> bool:
-        return True
+    def _system_digest(self, system_prompt: str) -> str:
+        if self._system_key != system_prompt:
+            self._system_key = system_prompt
+            self._system_hash = message_digest({"role": "system", "content": system_prompt})
+        return self._system_hash
 
-    def _extend_digests(self, messages: list[dict[str, Any]]) -> list[str]:  # pragma: no cover - see above
-        return [message_digest(m) for m in messages]
+    def _history_digests(self, history: list[dict[str, Any]]) -> list[str]:
+        """Digest per prompt message; entries carry theirs, so only repaired messages hash anew."""
+        by_identity = {id(e.message): e for e in self._entries}
+        out = []
+        for message in history:
+            entry = by_identity.get(id(message))
+            if entry is None:
+                out.append(message_digest(message))
+                continue
+            if not entry.digest:
+                entry.digest = message_digest(message)
+            out.append(entry.digest)
+        return out
 
     def _detect_break(self, digests: list[str], event: dict[str, Any] | None, inp: TurnInput) -> CacheBreak | None:
         previous = self._previous_digests
@@ -496,21 +564,12 @@ class ContextEngine:
 # ---------------------------------------------------------------------- helpers
 
 def _default_view_log(store: Any) -> ViewLog:
-    return store if hasattr(store, "load_views") else MemoryViewLog()
+    return StoreViewLog(store) if hasattr(store, "load_context_views") else MemoryViewLog()
 
 
 def _shape_changed(before: dict[str, Any], after: dict[str, Any]) -> bool:
     keys = ("content", "tool_calls", "reasoning_content", "thinking_blocks")
     return any(before.get(k) != after.get(k) for k in keys)
-
-
-def _calls_index(rows: Sequence[MessageRecord]) -> dict[str, tuple[str, dict[str, Any]]]:
-    out = {}
-    for row in rows:
-        for call in row.message.get("tool_calls") or ():
-            function = call.get("function", {})
-            out[call.get("id", "")] = (function.get("name", ""), parse_arguments(function.get("arguments")))
-    return out
 
 
 _FIXED_CACHE: dict[tuple[str, str, str], int] = {}

@@ -19,9 +19,9 @@ class Unit:
     role: str  # role of the first row
 
 
-def split_units(rows: Sequence[MessageRecord]) -> list[Unit]:
+def split_units(rows: Sequence[MessageRecord], start: int = 0) -> list[Unit]:
     units: list[Unit] = []
-    i = 0
+    i = start
     while i < len(rows):
         start = i
         role = rows[i].role

@@ -10,7 +10,7 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Callable
 
-from myrm_tui.store import search_index
+from myrm_tui.store import context_views, search_index
 from myrm_tui.store.db import transaction
 from myrm_tui.store.errors import StoreError
 
@@ -89,7 +89,12 @@ def _v2_search(conn: sqlite3.Connection) -> None:
     search_index.backfill_messages(conn)
 
 
-MIGRATIONS: list[Migration] = [_v1_initial, _v2_search]
+def _v3_context_views(conn: sqlite3.Connection) -> None:
+    """The context engine's decided views and synthetic messages (markers, rereads)."""
+    context_views.create_tables(conn)
+
+
+MIGRATIONS: list[Migration] = [_v1_initial, _v2_search, _v3_context_views]
 
 
 def latest_version() -> int:

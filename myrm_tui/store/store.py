@@ -24,7 +24,7 @@ from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any, Self
 
-from myrm_tui.store import event_kinds, search_index
+from myrm_tui.store import context_views, event_kinds, search_index
 from myrm_tui.store.constants import (
     ARTIFACT_INDEX_MAX_CHARS,
     ARTIFACTS_DIR,
@@ -414,9 +414,43 @@ class Store:
                     "messages; delete the forks first."
                 )
             conn.execute("DELETE FROM events WHERE session_id = ?", (session_id,))
+            for table in ("context_views", "context_synthetic", "context_synthetic_sets"):
+                conn.execute(f"DELETE FROM {table} WHERE session_id = ?", (session_id,))
             search_index.forget_session(conn, session_id)
             conn.execute("DELETE FROM messages WHERE session_id = ?", (session_id,))
             conn.execute("DELETE FROM sessions WHERE id = ?", (session_id,))
+
+    # context engine views (derived rendering; the messages themselves never change)
+
+    def load_context_views(self, session_id: str) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+        """The latest decided view per message and the current synthetic set, as plain dicts."""
+        with self._lock, self._read() as conn:
+            views, synthetic = context_views.load(conn, session_id)
+        view_keys = ("message_id", "event_id", "kind", "message", "tokens", "reason", "handle")
+        syn_keys = ("before_id", "kind", "message", "tokens", "event_id", "covers_first", "covers_last")
+        out_views = []
+        for row in views:
+            item = dict(zip(view_keys, row))
+            item["message"] = json.loads(item["message"]) if item["message"] is not None else None
+            out_views.append(item)
+        out_syn = []
+        for row in synthetic:
+            item = dict(zip(syn_keys, row))
+            item["message"] = json.loads(item["message"])
+            out_syn.append(item)
+        return out_views, out_syn
+
+    def save_context_views(self, session_id: str, event_id: int, views: list[dict[str, Any]],
+                           synthetic: list[dict[str, Any]] | None) -> None:
+        """Record views (one transaction); `synthetic`, when given, becomes the current set."""
+        view_rows = [(v["message_id"], event_id, v["kind"], context_views.dumps(v["message"]), v["tokens"],
+                      v.get("reason", ""), v.get("handle", "")) for v in views]
+        syn_rows = None if synthetic is None else [
+            (s["before_id"], s["kind"], context_views.dumps(s["message"]), s["tokens"], s.get("covers_first"),
+             s.get("covers_last")) for s in synthetic]
+        with self._lock, self._write() as conn:
+            self._session_row(conn, session_id)
+            context_views.save(conn, session_id, event_id, view_rows, syn_rows)
 
     # messages (append-only)
 

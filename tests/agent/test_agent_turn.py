@@ -206,7 +206,9 @@ async def test_huge_bash_output_spills_to_vault(store, workspace, script):
     assert handle and handle.startswith("vault://")
     content = tool_results(store, agent.session_id)["c1"]
     assert content == finished.content and len(content) < 31_000
-    assert f"full: {handle}" in content and content.startswith("BBBB") and content.endswith("[exit code 0]")
+    # The handle leads (so the model sees first where the rest is), then a real excerpt.
+    assert content.startswith("[output 2,000,001 chars") and f"full: {handle}" in content.splitlines()[0]
+    assert "BBBB" in content and content.endswith("[exit code 0]")
     assert store.vault.read_text(handle) == "B" * 2_000_000 + "\n"
     assert log.events[-1] == TurnFinished("stop", 2)
 
@@ -402,7 +404,8 @@ async def test_call_settings_passed_to_the_provider(store, workspace, script):
     await drive(agent, "hi")
     [(system, tool_names, call_settings)] = seen
     assert system == {"role": "system", "content": agent.system_prompt}
-    assert tool_names == ["file_read", "file_write", "file_edit", "bash", "grep", "glob"]
+    assert tool_names == ["file_read", "file_write", "file_edit", "bash", "grep", "glob",
+                          "ctx_search", "ctx_inspect", "ctx_expand", "session_note"]
     assert (call_settings.timeout_s, call_settings.max_attempts) == (12.0, 2)
     assert call_settings.prompt_cache_key == session.id and call_settings.max_output_tokens <= 1000
 

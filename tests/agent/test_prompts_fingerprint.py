@@ -17,7 +17,9 @@ from myrm_tui.agent.tools.registry import default_tools
 from myrm_tui.settings.settings import Settings
 from myrm_tui.store import event_kinds
 
-EXPECTED_TOOL_ORDER = ["file_read", "file_write", "file_edit", "bash", "grep", "glob"]
+# Built-ins, then the recall tools: part of the cached prompt prefix, so the order is fixed.
+EXPECTED_TOOL_ORDER = ["file_read", "file_write", "file_edit", "bash", "grep", "glob",
+                       "ctx_search", "ctx_inspect", "ctx_expand", "session_note"]
 
 
 def test_system_prompt_identical_across_builds(workspace):

@@ -7,7 +7,7 @@ on one object keeps them from drifting apart.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
@@ -23,13 +23,21 @@ class ToolError(Exception):
 @dataclass
 class ToolContext:
     """Everything a tool may touch. `emit` streams live output to the consumer (display only);
-    `process_groups` lets the agent kill what a tool started when the turn is interrupted."""
+    `process_groups` lets the agent kill what a tool started when the turn is interrupted.
+
+    `store` and `session_id` let the recall tools read this session's history (None in a bare
+    tool test: those tools then answer with a clear error). `replacements`, supplied by the
+    context engine, says what the prompt shows instead of each handle it replaced, so
+    ctx_inspect can tell the model why something is missing from its view."""
 
     workspace: Path
     settings: Settings
     vault: Vault | None
     emit: Callable[[str], None] = lambda text: None
     process_groups: set[int] = field(default_factory=set)
+    store: Any = None  # a myrm_tui.store.Store (only its recall methods are used)
+    session_id: str | None = None
+    replacements: Callable[[], Mapping[str, str]] | None = None
 
 
 @dataclass(frozen=True)

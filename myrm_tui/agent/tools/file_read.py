@@ -1,4 +1,9 @@
-"""file_read: text of a workspace file or a vault handle, whole or by 1-based line range."""
+"""file_read: text of a workspace file or a vault handle, whole or by 1-based line range.
+
+Lines end at "\n" only, the way `sed -n 'a,bp'`, the vault and ctx_expand count them: a stray
+"\r", form feed or U+2028 inside a line must not shift the numbers, or a range the model got
+from one tool would show different lines in another.
+"""
 
 from __future__ import annotations
 
@@ -8,6 +13,7 @@ from typing import Any, ClassVar
 from myrm_tui.agent.limits import BINARY_SNIFF_BYTES, FILE_READ_MAX_LINES
 from myrm_tui.agent.tools.base import ApprovalPreview, Tool, ToolContext, ToolError, ToolResult
 from myrm_tui.agent.tools.paths import display_path, resolve_path
+from myrm_tui.context.recall_select import split_lines
 from myrm_tui.store.vault import Vault
 
 
@@ -74,10 +80,10 @@ class FileRead(Tool):
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         label, text = _read_source(str(args["path"]), ctx)
-        lines = text.splitlines(keepends=True)
-        total = len(lines)
-        if total == 0:
+        if not text:
             return ToolResult(f"[{label}: empty file]")
+        lines = [line + "\n" for line in split_lines(text)]
+        total = len(lines)
         first, last = _window(total, args.get("start_line"), args.get("end_line"), label)
         cap_chars = ctx.settings.tool_output_cap
         shown: list[str] = []

@@ -15,6 +15,7 @@ from myrm_tui.agent.tools.bash import Bash
 from myrm_tui.agent.tools.file_edit import FileEdit
 from myrm_tui.agent.tools.file_read import FileRead
 from myrm_tui.agent.tools.file_write import FileWrite
+from myrm_tui.agent.tools.recall_tools import recall_tools
 from myrm_tui.agent.tools.search import Glob, Grep
 
 
@@ -46,5 +47,11 @@ class ToolRegistry:
 
 
 def default_tools(extra: Sequence[Tool] = ()) -> ToolRegistry:
-    """Built-in tools first (fixed order), then extras (the context engine's ctx_* tools)."""
-    return ToolRegistry((FileRead(), FileWrite(), FileEdit(), Bash(), Grep(), Glob(), *extra))
+    """Built-in tools, then the recall tools, then extras, each group in a fixed order.
+
+    An extra named like a recall tool takes that tool's place (same position, so the cached
+    tool list keeps its order) instead of being offered twice."""
+    by_name = {tool.name: tool for tool in extra}
+    recall = tuple(by_name.get(tool.name, tool) for tool in recall_tools())
+    rest = tuple(tool for tool in extra if not any(tool is chosen for chosen in recall))
+    return ToolRegistry((FileRead(), FileWrite(), FileEdit(), Bash(), Grep(), Glob(), *recall, *rest))

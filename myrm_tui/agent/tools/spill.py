@@ -1,49 +1,41 @@
-"""Big outputs go to the vault; the prompt gets a head, a tail and the handle to the rest.
+"""Big outputs go to the vault; the prompt gets a real excerpt and the handle to the rest.
 
-Why head and tail: the head shows what ran, the tail how it ended (errors, summaries, exit
-lines). The marker names the exact call that reads the rest, so nothing is lost to the model.
+Why an excerpt chosen by the smart filter: for a known command it keeps the lines a developer
+looks at (failures, errors, summaries) plus head and tail; the marker names the exact call that
+reads the rest, so nothing is lost to the model.
 """
 
 from __future__ import annotations
 
-from myrm_tui.agent.limits import SPILL_HEAD_RATIO
+import logging
+from collections.abc import Mapping
+from typing import Any
+
+from myrm_tui.context.ingest import spill_text
 from myrm_tui.store.vault import Vault
 
-
-def _cut_head(text: str, size: int) -> str:
-    head = text[:size]
-    newline = head.rfind("\n")
-    # Prefer ending on a line boundary unless that throws away most of the head.
-    return head[: newline + 1] if newline > size // 2 else head
+_log = logging.getLogger(__name__)
 
 
-def _cut_tail(text: str, size: int) -> str:
-    if size <= 0:
-        return ""
-    tail = text[-size:]
-    newline = tail.find("\n")
-    return tail[newline + 1:] if 0 <= newline < size // 2 else tail
+def _index_quietly(store: Any, session_id: str, handle: str, text: str) -> None:
+    """Indexing is a convenience on top of a spill that already succeeded: if it fails the
+    output is still in the vault and its handle in the result, so log and carry on."""
+    try:
+        store.index_artifact(session_id, handle, text)
+    except Exception:  # noqa: BLE001 - any failure here must not lose the tool's output
+        _log.warning("could not index spilled output %s for search", handle, exc_info=True)
 
 
-def spill_marker(total_chars: int, total_lines: int, handle: str, head_lines: int) -> str:
-    next_line = head_lines + 1
-    return (
-        f"[output {total_chars:,} chars, {total_lines:,} lines → head and tail shown · full: {handle} · "
-        f'file_read("{handle}", start_line={next_line}, end_line={min(total_lines, next_line + 199)})]'
-    )
+def spill_if_large(text: str, cap: int, vault: Vault | None, *, store: Any = None,
+                   session_id: str | None = None, tool: str = "",
+                   arguments: Mapping[str, Any] | None = None) -> tuple[str, str | None]:
+    """Return (inline text, vault handle or None). Above `cap` the full text goes to the vault
+    and the inline text is the smart filter's excerpt (errors, failures, summaries, head and
+    tail) headed by the handle; the same path `myrm replay` uses (context/ingest.py).
 
-
-def spill_if_large(text: str, cap: int, vault: Vault | None) -> tuple[str, str | None]:
-    """Return (inline text, vault handle or None). Without a vault the text is cut with a note
-    (only in contexts with no store, e.g. a bare tool test)."""
-    if len(text) <= cap:
-        return text, None
-    head = _cut_head(text, max(1, int(cap * SPILL_HEAD_RATIO)))
-    tail = _cut_tail(text, cap - len(head))
-    total_lines = text.count("\n") + (0 if text.endswith("\n") else 1)
-    if vault is None:
-        note = f"[output {len(text):,} chars → cut to head and tail; no vault available for the rest]"
-        return f"{head}\n{note}\n{tail}", None
-    handle = vault.put(text, suffix=".txt")
-    marker = spill_marker(len(text), total_lines, handle, head.count("\n"))
-    return f"{head.rstrip(chr(10))}\n{marker}\n{tail}", handle
+    Given a store and session, the spilled artifact is also indexed so ctx_search finds text
+    from the part the prompt no longer shows."""
+    inline, handle = spill_text(text, tool=tool, arguments=arguments or {}, cap_chars=cap, vault=vault)
+    if handle is not None and store is not None and session_id:
+        _index_quietly(store, session_id, handle, text)
+    return inline, handle

@@ -9,6 +9,7 @@ fresh tail is never a candidate.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -64,6 +65,9 @@ class PlanInput:
     budget: int
     light_filter_tokens: int
     count: Callable[[dict[str, Any]], int]
+    calls: Mapping[str, tuple[str, dict[str, Any]]]  # tool_call_id → (name, arguments)
+    start: int = 0  # rows before this index are already left out (the planner never looks back)
+    removal_target: int | None = None  # once removal is needed, remove down to this (fewer, bigger events)
     event_id: int = 0
 
 
@@ -75,21 +79,13 @@ class Plan:
     total: int = 0
 
 
-def _calls_by_id(rows: Sequence[MessageRecord]) -> dict[str, tuple[str, dict[str, Any]]]:
-    calls = {}
-    for row in rows:
-        for call in row.message.get("tool_calls") or ():
-            function = call.get("function", {})
-            calls[call.get("id", "")] = (function.get("name", ""), parse_arguments(function.get("arguments")))
-    return calls
-
-
 class _Planner:
     def __init__(self, inp: PlanInput):
         self.inp = inp
         self.plan = Plan(total=inp.total)
-        self.tokens = list(inp.row_tokens)
-        self.calls = _calls_by_id(inp.rows)
+        self.tokens: dict[int, int] = {}  # row index → tokens after this plan's changes
+        self._base_tokens = inp.row_tokens
+        self.calls = inp.calls
 
     # -- helpers ----------------------------------------------------------------------------
     def done(self) -> bool:
@@ -100,13 +96,16 @@ class _Planner:
         view = self.plan.views.get(row.id) or self.inp.views.get(row.id)
         return view.kind if view else VERBATIM
 
+    def tok(self, i: int) -> int:
+        return self.tokens[i] if i in self.tokens else self._base_tokens[i]
+
     def candidate(self, i: int) -> bool:
         return i < self.inp.tail_start and i not in self.inp.protected
 
     def apply(self, i: int, kind: str, message: dict[str, Any] | None, op: str, reason: str, handle: str = "") -> None:
         row = self.inp.rows[i]
         new_tokens = self.inp.count(message) if message is not None else 0
-        saved = self.tokens[i] - new_tokens
+        saved = self.tok(i) - new_tokens
         if saved <= 0 and kind != REMOVED:
             return
         self.plan.views[row.id] = View(kind, message, new_tokens, reason, handle or msg_handle(row.id),
@@ -116,9 +115,13 @@ class _Planner:
         self.plan.saved += saved
         self.plan.ops[op] = self.plan.ops.get(op, 0) + 1
 
+    def live(self) -> range:
+        return range(self.inp.start, min(self.inp.tail_start, len(self.inp.rows)))
+
     def tool_rows(self) -> Iterator[int]:
-        for i, row in enumerate(self.inp.rows):
-            if row.role == "tool" and self.candidate(i):
+        rows = self.inp.rows
+        for i in self.live():
+            if rows[i].role == "tool" and i not in self.inp.protected:
                 yield i
 
     def call_of(self, i: int) -> tuple[str, dict[str, Any]]:
@@ -135,7 +138,8 @@ class _Planner:
     # -- light ------------------------------------------------------------------------------
     def dedup(self) -> None:
         latest: dict[str, int] = {}
-        for i, row in enumerate(self.inp.rows):
+        for i in range(self.inp.start, len(self.inp.rows)):
+            row = self.inp.rows[i]
             if row.role == "tool":
                 content = _text_of(row.message)
                 if len(content) >= MIN_DEDUP_CHARS:
@@ -157,7 +161,8 @@ class _Planner:
     def superseded(self) -> None:
         latest: dict[str, int] = {}
         keys: dict[int, str] = {}
-        for i, row in enumerate(self.inp.rows):
+        for i in range(self.inp.start, len(self.inp.rows)):
+            row = self.inp.rows[i]
             if row.role != "tool":
                 continue
             name, args = self.call_of(i)
@@ -183,7 +188,7 @@ class _Planner:
         for i in self.tool_rows():
             if self.done():
                 return
-            if self.view_kind(i) != VERBATIM or self.tokens[i] <= self.inp.light_filter_tokens:
+            if self.view_kind(i) != VERBATIM or self.tok(i) <= self.inp.light_filter_tokens:
                 continue
             name, args = self.call_of(i)
             if name in PROTECTED_TOOLS:
@@ -195,7 +200,7 @@ class _Planner:
                 continue
             handle = msg_handle(self.inp.rows[i].id)
             shown = self.inp.count({"role": "tool", "content": result.text})
-            text = f"{filtered_header(self.tokens[i], shown, handle, result.kind)}\n{result.text}"
+            text = f"{filtered_header(self.tok(i), shown, handle, result.kind)}\n{result.text}"
             self.apply(i, FILTERED, self.tool_message(i, text), "filter", f"{result.kind} excerpt")
 
     # -- full -------------------------------------------------------------------------------
@@ -226,12 +231,13 @@ class _Planner:
                 continue
             first_line = next((ln for ln in content.splitlines() if ln.strip()), "")
             why = "old output masked"
-            text = masked_text(name or "tool", tool_identity(name, args), self.tokens[i], msg_handle(row.id),
+            text = masked_text(name or "tool", tool_identity(name, args), self.tok(i), msg_handle(row.id),
                                first_line, why)
             self.apply(i, MASKED, self.tool_message(i, text), "mask", why)
 
     def shrink_arguments(self) -> None:
-        for i, row in enumerate(self.inp.rows):
+        for i in self.live():
+            row = self.inp.rows[i]
             if self.done():
                 return
             if row.role != "assistant" or not self.candidate(i) or self.view_kind(i) != VERBATIM:
@@ -256,9 +262,15 @@ class _Planner:
 
     # -- emergency --------------------------------------------------------------------------
     def remove_units(self) -> None:
+        # Removal rewrites the head of the prompt (a cache break); once it is needed, go down to
+        # the lower removal target so the next removal is many turns away.
+        if self.inp.removal_target is not None:
+            self.inp = dataclasses.replace(self.inp, target=min(self.inp.target, self.inp.removal_target))
         for unit in self.inp.units:
             if self.done():
                 return
+            if unit.start < self.inp.start:
+                continue
             if unit.end > self.inp.tail_start:
                 return
             indices = range(unit.start, unit.end)

@@ -1,0 +1,364 @@
+"""The recall tools (ctx_search, ctx_inspect, ctx_expand, session_note) over a real Store, both
+called directly and end to end through Agent.turn with a scripted model."""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from typing import ClassVar
+
+import pytest
+from agent_helpers import drive, make_agent, settings_for
+
+from myrm_tui.agent.agent import Agent
+from myrm_tui.agent.approvals import POLICIES, Verdict, decide
+from myrm_tui.agent.events import ToolFinished, UserMessageStored
+from myrm_tui.agent.tools.base import Tool, ToolContext, ToolError, ToolResult, validate_arguments
+from myrm_tui.agent.tools.file_read import FileRead
+from myrm_tui.agent.tools.notes import SESSION_NOTE_ECHO_CHARS, SESSION_NOTE_MAX_CHARS, SessionNote
+from myrm_tui.agent.tools.recall_tools import (
+    EXPAND_FRAME_CHARS,
+    SEARCH_TOOL_MAX_LIMIT,
+    CtxExpand,
+    CtxInspect,
+    CtxSearch,
+    recall_tools,
+)
+from myrm_tui.agent.tools.registry import default_tools
+from myrm_tui.agent.tools.spill import spill_if_large
+from myrm_tui.context.recall import EXPAND_MAX_CHARS, RECALL_CLOSE, RECALL_NOTE, RECALL_OPEN
+
+RECALL_NAMES = ["ctx_search", "ctx_inspect", "ctx_expand", "session_note"]
+BUILTIN_NAMES = ["file_read", "file_write", "file_edit", "bash", "grep", "glob"]
+
+
+@pytest.fixture
+def session(store) -> str:
+    return store.create_session(model="m").id
+
+
+@pytest.fixture
+def rctx(ctx: ToolContext, store, session: str) -> ToolContext:
+    """The context a recall tool gets from the Agent: store and session filled in."""
+    return dataclasses.replace(ctx, store=store, session_id=session)
+
+
+def user(store, session_id: str, text: str):
+    return store.append_message(session_id, {"role": "user", "content": text}, 1)
+
+
+async def call(tool: Tool, args: dict, ctx: ToolContext) -> ToolResult:
+    """As the agent does it: validate the arguments, then run."""
+    validate_arguments(tool, args)
+    return await tool.run(args, ctx)
+
+
+def body_of(result: str) -> str:
+    """The content lines of a ctx_expand result: after the wrapper note and header, before the
+    closing tag."""
+    assert result.startswith(f"{RECALL_OPEN}\n{RECALL_NOTE}\n"), result[:200]
+    inner = result[len(RECALL_OPEN) + len(RECALL_NOTE) + 2 : result.rindex(RECALL_CLOSE) - 1]
+    return inner.split("\n", 1)[1]
+
+
+# --- the tool list ---------------------------------------------------------------------------
+
+
+def test_recall_tools_are_read_only_and_never_ask():
+    tools = recall_tools()
+    assert [t.name for t in tools] == RECALL_NAMES
+    for tool in tools:
+        assert tool.kind == "read"
+        for policy in POLICIES:
+            assert decide(policy, tool.kind).verdict is Verdict.ALLOW, (tool.name, policy)
+        schema = tool.schema()["function"]
+        # the description is what tells the model when to reach for the tool
+        assert len(schema["description"]) > 120, tool.name
+        assert schema["parameters"]["required"], tool.name
+
+
+def test_max_chars_is_not_offered_to_the_model():
+    assert "max_chars" not in CtxExpand().parameters["properties"]
+    with pytest.raises(ToolError, match="has no argument"):
+        validate_arguments(CtxExpand(), {"handle": "msg:1", "max_chars": 100_000})
+
+
+def test_default_tools_put_recall_tools_after_builtins_then_extras():
+    class Extra(Tool):
+        name = "extra_tool"
+        description = "x"
+        parameters: ClassVar[dict] = {"type": "object", "properties": {}}
+
+    assert default_tools().names == (*BUILTIN_NAMES, *RECALL_NAMES)
+    extra = Extra()
+    assert default_tools([extra]).names == (*BUILTIN_NAMES, *RECALL_NAMES, "extra_tool")
+    # the engine passing its own ctx_search replaces the default in place: no duplicate, same order
+    own = CtxSearch()
+    registry = default_tools([own, extra])
+    assert registry.names == (*BUILTIN_NAMES, *RECALL_NAMES, "extra_tool")
+    assert registry.get("ctx_search") is own
+    with pytest.raises(ValueError, match="duplicate"):
+        default_tools([CtxSearch(), CtxSearch()])
+
+
+def test_agent_fills_the_tool_context(store, workspace, session):
+    agent = Agent(store=store, session_id=session, settings=settings_for("scripted/x.json"),
+                  workspace=workspace)
+    assert agent._ctx.store is store and agent._ctx.session_id == session
+    # The engine tells ctx_inspect what replaced a message in the prompt.
+    assert agent._ctx.replacements is not None and agent._ctx.replacements() == {}
+
+
+# --- ctx_search ------------------------------------------------------------------------------
+
+
+async def test_search_finds_a_planted_message(store, rctx, session):
+    user(store, session, "hello there")
+    needle = user(store, session, "the staging password file is /etc/zephyr-quartz.conf")
+    user(store, session, "unrelated follow-up")
+    result = await call(CtxSearch(), {"query": "zephyr-quartz"}, rctx)
+    assert result.status == "ok"
+    assert result.content.startswith(RECALL_OPEN)
+    assert f"msg:{needle.id} · user" in result.content
+    assert "[1]" in result.content and "[2]" not in result.content
+
+
+async def test_search_limit_is_clamped(store, rctx, session):
+    for i in range(SEARCH_TOOL_MAX_LIMIT + 10):
+        user(store, session, f"common-word entry {i}")
+
+    def hits(result: ToolResult) -> int:
+        return len(re.findall(r"^\[\d+\] ", result.content, flags=re.MULTILINE))
+
+    assert hits(await call(CtxSearch(), {"query": "common-word", "limit": 1000}, rctx)) == SEARCH_TOOL_MAX_LIMIT
+    assert hits(await call(CtxSearch(), {"query": "common-word", "limit": 0}, rctx)) == 1
+    assert hits(await call(CtxSearch(), {"query": "common-word", "limit": "3"}, rctx)) == 3
+    assert hits(await call(CtxSearch(), {"query": "common-word"}, rctx)) == 10
+
+
+async def test_search_errors_are_error_results(store, rctx, session):
+    user(store, session, "hello")
+    empty = await call(CtxSearch(), {"query": "   "}, rctx)
+    assert (empty.status, empty.content[:18]) == ("error", "error: empty query")
+    miss = await call(CtxSearch(), {"query": "zebra-unicorn"}, rctx)
+    assert miss.status == "ok" and miss.content.startswith("no matches")
+    with pytest.raises(ToolError, match="needs the argument"):
+        await call(CtxSearch(), {}, rctx)
+
+
+@pytest.mark.parametrize("tool, args", [
+    (CtxSearch(), {"query": "x"}),
+    (CtxInspect(), {"handle": "msg:1"}),
+    (CtxExpand(), {"handle": "msg:1"}),
+])
+async def test_without_a_store_the_tools_say_so(ctx, tool, args):
+    with pytest.raises(ToolError, match="needs the session's store"):
+        await call(tool, args, ctx)
+
+
+# --- ctx_inspect -----------------------------------------------------------------------------
+
+
+async def test_inspect_reports_what_the_engine_replaced(store, rctx, session):
+    record = user(store, session, "x" * 400)
+    handle = f"msg:{record.id}"
+    plain = await call(CtxInspect(), {"handle": handle}, rctx)
+    assert plain.status == "ok"
+    assert plain.content.splitlines()[0] == handle and "what: user message" in plain.content
+    assert "in the prompt" not in plain.content
+
+    asked = []
+
+    def replacements():
+        asked.append(True)
+        return {handle: "masked: old message, replaced by a one-line stub"}
+
+    with_engine = dataclasses.replace(rctx, replacements=replacements)
+    result = await call(CtxInspect(), {"handle": f" `{handle}` "}, with_engine)
+    assert "in the prompt: masked: old message, replaced by a one-line stub" in result.content
+    assert asked == [True]  # asked at call time, so the answer reflects the current prompt
+    other = user(store, session, "short")
+    result = await call(CtxInspect(), {"handle": f"msg:{other.id}"}, with_engine)
+    assert "in the prompt: sent as stored (not replaced)" in result.content
+
+
+async def test_inspect_unknown_and_foreign_handles(store, rctx, session):
+    bad = await call(CtxInspect(), {"handle": "banana"}, rctx)
+    assert bad.status == "error" and bad.content.startswith("error: unknown handle 'banana'")
+    other_session = store.create_session(model="m").id
+    foreign = user(store, other_session, "secret of another session ORCHID-55")
+    result = await call(CtxInspect(), {"handle": f"msg:{foreign.id}"}, rctx)
+    assert result.status == "error" and result.content.startswith("error: ")
+    assert "ORCHID-55" not in result.content
+
+
+# --- ctx_expand ------------------------------------------------------------------------------
+
+
+async def test_expand_returns_the_original_and_refuses_other_sessions(store, rctx, session):
+    text = "first line\nthe original words, verbatim: KESTREL-204\nlast line"
+    mine = user(store, session, text)
+    result = await call(CtxExpand(), {"handle": f"msg:{mine.id}"}, rctx)
+    assert result.status == "ok" and body_of(result.content) == text
+
+    other_session = store.create_session(model="m").id
+    foreign = user(store, other_session, "not yours: ORCHID-55")
+    refused = await call(CtxExpand(), {"handle": f"msg:{foreign.id}"}, rctx)
+    assert refused.status == "error" and refused.content.startswith("error: ")
+    assert "ORCHID-55" not in refused.content
+    foreign_artifact = store.vault.put("artifact of another session ORCHID-56\n")
+    store.index_artifact(other_session, foreign_artifact)
+    refused = await call(CtxExpand(), {"handle": foreign_artifact}, rctx)
+    assert refused.status == "error" and "ORCHID-56" not in refused.content
+
+
+async def test_expand_by_lines_and_query(store, rctx, session):
+    text = "".join(f"row {i:03d} {'MARKER' if i == 42 else 'plain'}\n" for i in range(1, 101))
+    handle = store.vault.put(text)
+    store.index_artifact(session, handle)
+    ranged = await call(CtxExpand(), {"handle": handle, "lines": "10:12"}, rctx)
+    assert body_of(ranged.content) == "row 010 plain\nrow 011 plain\nrow 012 plain"
+    found = await call(CtxExpand(), {"handle": handle, "query": "MARKER"}, rctx)
+    assert found.status == "ok" and "row 042 MARKER" in found.content
+    assert "row 010" not in found.content
+    bad = await call(CtxExpand(), {"handle": handle, "lines": "a:b"}, rctx)
+    assert bad.status == "error" and bad.content.startswith("error: lines=")
+
+
+async def test_expand_uses_the_default_size_and_continues(store, rctx, session):
+    big = "".join(f"line {i:05d} {'y' * 60}\n" for i in range(1, 2001))  # ~140k chars
+    record = user(store, session, big)
+    result = await call(CtxExpand(), {"handle": f"msg:{record.id}"}, rctx)
+    body = body_of(result.content)
+    assert EXPAND_MAX_CHARS - 200 < len(body) <= EXPAND_MAX_CHARS
+    assert big.startswith(body)
+    hint = re.search(r'ctx_expand\("(msg:\d+)", lines="(\d+:\d+)"\)$', result.content)
+    assert hint and hint.group(1) == f"msg:{record.id}"
+    following = await call(CtxExpand(), {"handle": hint.group(1), "lines": hint.group(2)}, rctx)
+    assert big.startswith(body + "\n" + body_of(following.content))
+
+
+async def test_expand_fits_under_a_small_output_cap(store, rctx, session):
+    record = user(store, session, "".join(f"line {i:05d} {'z' * 60}\n" for i in range(1, 500)))
+    cap = 4_000
+    small = dataclasses.replace(rctx, settings=settings_for(tool_output_cap=cap))
+    result = await call(CtxExpand(), {"handle": f"msg:{record.id}"}, small)
+    # never spilled to the vault by the agent: the whole answer stays under the inline cap
+    assert len(result.content) <= cap
+    assert len(body_of(result.content)) > cap - EXPAND_FRAME_CHARS - 200
+
+
+async def test_expand_and_file_read_number_lines_alike(store, rctx, session):
+    # "\r", form feed, U+2028 and CRLF inside lines: str.splitlines would count extra lines
+    text = ("alpha\rstill line one\n" "line two\x0cwith form feed\n" "line three\u2028same line\n"
+            "line four crlf\r\n" "line five\n" "line six\n" "line seven\n")
+    handle = store.vault.put(text)
+    store.index_artifact(session, handle)
+    for first, last in ((1, 3), (2, 5), (5, 7), (4, 4)):
+        expanded = await call(CtxExpand(), {"handle": handle, "lines": f"{first}:{last}"}, rctx)
+        read = await call(FileRead(), {"path": handle, "start_line": first, "end_line": last}, rctx)
+        header, read_body = read.content.split("\n", 1)
+        assert header == f"[{handle} · lines {first}-{last} of 7]"
+        assert f"lines {first}-{last} of 7" in expanded.content
+        assert read_body == body_of(expanded.content)
+        assert read_body == store.vault.read_text(handle, (first, last)).rstrip("\n")
+
+
+# --- session_note ----------------------------------------------------------------------------
+
+
+async def test_session_note_validates_and_confirms(rctx):
+    note = SessionNote()
+    assert (await call(note, {"text": "tests run with: make check"}, rctx)).content == \
+        "noted: tests run with: make check"
+    long_note = "decision: " + "keep the v2 API; " * 58
+    long_note = long_note[:SESSION_NOTE_MAX_CHARS]
+    result = await call(note, {"text": long_note}, rctx)
+    assert result.status == "ok"
+    assert result.content == "noted: " + long_note[:SESSION_NOTE_ECHO_CHARS] + "…"
+    multi = await call(note, {"text": "  line one\nline two  "}, rctx)
+    assert multi.content == "noted: line one line two"
+    for empty in ("", "   \n "):
+        with pytest.raises(ToolError, match="non-empty"):
+            await call(note, {"text": empty}, rctx)
+    with pytest.raises(ToolError, match="limit is 1,000"):
+        await call(note, {"text": "x" * (SESSION_NOTE_MAX_CHARS + 1)}, rctx)
+    with pytest.raises(ToolError, match="needs the argument"):
+        await call(note, {}, rctx)
+    assert note.preview({"text": "keep me"}, rctx).summary == "note: keep me"
+
+
+# --- spilled outputs are searchable ----------------------------------------------------------
+
+
+def test_spill_indexes_the_artifact_for_search(store, session):
+    text = "".join(f"build step {i}\n" for i in range(3000)) + "FATAL: linker lost SPRUCE-81\n"
+    middle = "".join(f"build step {i}\n" for i in range(3000)).replace("build step 1500\n",
+                                                                        "odd step HERON-77\n")
+    inline, handle = spill_if_large(middle + text, 2_000, store.vault, store=store, session_id=session)
+    assert handle and "HERON-77" not in inline  # only in the part the prompt does not show
+    hits = store.search(session, "HERON-77")
+    assert [h.handle for h in hits] == [handle]
+
+
+def test_spill_without_store_or_with_a_failing_index_keeps_the_output(store):
+    text = "x" * 5_000 + "\nend LARCH-3\n"
+    inline, handle = spill_if_large(text, 1_000, store.vault)
+    assert handle and store.vault.read_text(handle) == text
+    # an unknown session makes index_artifact raise; the spill must still succeed
+    inline2, handle2 = spill_if_large(text, 1_000, store.vault, store=store, session_id="no-such-session")
+    assert (inline2, handle2) == (inline, handle)
+    assert store.vault.read_text(handle2) == text
+
+
+# --- end to end through Agent.turn -----------------------------------------------------------
+
+
+async def test_agent_recalls_an_earlier_message_by_search_then_expand(store, workspace, script):
+    planted = "Remember this: the release branch is named rel/PELICAN-4471 for the March build."
+    first = make_agent(store, workspace, script({"text": "Noted."}))
+    log = await drive(first, planted, approve=False)
+    [stored_user] = log.of(UserMessageStored)
+    handle = f"msg:{stored_user.message_id}"
+
+    # The script answers by the count of assistant messages in the request: one exists already.
+    model = script(
+        {"text": "unused"},
+        {"tool_calls": [{"id": "s1", "name": "ctx_search", "arguments": {"query": "PELICAN-4471"}}]},
+        {"tool_calls": [{"id": "e1", "name": "ctx_expand", "arguments": {"handle": handle}}]},
+        {"tool_calls": [{"id": "n1", "name": "session_note",
+                         "arguments": {"text": "release branch: rel/PELICAN-4471"}}]},
+        {"text": "The branch is rel/PELICAN-4471."},
+    )
+    session_id = first.session_id
+    agent = Agent(store=store, session_id=session_id, settings=settings_for(model), workspace=workspace)
+    log = await drive(agent, "what was the release branch again?", approve=False)
+
+    assert log.approvals == []  # recall never asks, even under the default "ask" policy
+    finished = {e.call_id: e for e in log.of(ToolFinished)}
+    assert all(e.ok for e in finished.values()), [e.content for e in finished.values()]
+    results = {m.message["tool_call_id"]: m.message["content"]
+               for m in store.messages(session_id) if m.role == "tool"}
+    assert f"{handle} · user" in results["s1"]
+    assert results["s1"] == finished["s1"].content
+    assert body_of(results["e1"]) == planted
+    assert results["n1"] == "noted: release branch: rel/PELICAN-4471"
+    # the note itself lives in the stored assistant call, where the engine will find it
+    calls = [c for m in store.messages(session_id) if m.role == "assistant"
+             for c in m.message.get("tool_calls") or ()]
+    assert any(c["function"]["name"] == "session_note" and "rel/PELICAN-4471" in c["function"]["arguments"]
+               for c in calls)
+
+
+async def test_agent_cannot_expand_another_sessions_message(store, workspace, script):
+    other = make_agent(store, workspace, script({"text": "ok"}))
+    log = await drive(other, "private to the other session: GANNET-12", approve=False)
+    [foreign] = log.of(UserMessageStored)
+    model = script({"tool_calls": [{"id": "e1", "name": "ctx_expand",
+                                    "arguments": {"handle": f"msg:{foreign.message_id}"}}]},
+                   {"text": "could not"})
+    agent = make_agent(store, workspace, model)
+    log = await drive(agent, "expand that", approve=False)
+    [done] = log.of(ToolFinished)
+    assert not done.ok and done.content.startswith("error: ")
+    assert "GANNET-12" not in done.content
