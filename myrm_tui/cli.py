@@ -140,6 +140,29 @@ def models(
     raise typer.Exit(models_command(search, limit, json_out))
 
 
+class Summarizer(str, Enum):
+    null = "null"
+    head = "head"
+    oracle = "oracle"
+
+
+@app.command("replay")
+def replay(
+    session_file: Annotated[Path, typer.Argument(help="Recorded session (JSON lines: turns and probes).",
+                                                 exists=True, dir_okay=False, readable=True)],
+    window: Annotated[int, typer.Option("--window", min=1024, help="Model window in tokens.")],
+    summarizer: Annotated[Summarizer, typer.Option("--summarizer", help="Fake summarizer for removed "
+                                                   "history (see BENCHMARKS.md).")] = Summarizer.null,
+    out: Annotated[Path | None, typer.Option("--out", "-o", help="Write the output lines here instead of "
+                                             "stdout.")] = None,
+    max_output: Annotated[int, typer.Option("--max-output", min=1, help="Output tokens reserved per call.")] = 4096,
+) -> None:
+    """Run the real context engine on a recorded session; print each turn's exact prompt."""
+    from myrm_tui.cli_commands.replay import replay_command
+
+    raise typer.Exit(replay_command(session_file, window, summarizer.value, out, max_output))
+
+
 @app.command("doctor")
 def doctor() -> None:
     """Check config, keys, models, the store and offline tokenizers; exit 1 if myrm cannot run."""

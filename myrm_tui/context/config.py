@@ -17,21 +17,26 @@ class EngineConfig:
     light_ratio: float = 0.50
     full_ratio: float = 0.70
     emergency_ratio: float = 0.90
-    # After a light/full/emergency event the prompt is brought down to this share of B. Far
-    # enough under the light threshold that several turns fit before the next event.
-    target_ratio: float = 0.45
-    # When whole units must be left out (a rewrite of the prompt's head, i.e. a full cache
-    # break), go further down so that removals are rare.
-    removal_target_ratio: float = 0.30
+    # After a light/full/emergency event the prompt is brought down to this share of B: at the
+    # light threshold, so several turns fit before the next event. Tuned on the 800-turn
+    # coding replay at 64k (docs/context-engine.md): lower targets make events rarer but the
+    # prompt smaller, so each turn's new content is a larger share of it; 0.50 was the best
+    # prefix stability for the cost.
+    target_ratio: float = 0.50
+    # When the head of the prompt must change anyway (the fenced pass was not enough, or whole
+    # units must be left out: a full cache break), go further down so such events are rare.
+    removal_target_ratio: float = 0.35
     # Omission markers are kept one per removal (the older ones stay byte-identical); when they
     # add up to more than this share of B they are merged into one.
     marker_cap_ratio: float = 0.06
     # The fresh tail (newest turns, verbatim) may use up to this share of the window.
     tail_ratio: float = 0.20
-    # New tool outputs above this share of B are filtered when they arrive (with a vault
-    # handle); a 64k window → ~6k tokens. File reads get a larger allowance so the model does
-    # not fall into read → truncate → re-read loops.
-    ingest_filter_ratio: float = 0.10
+    # New tool outputs above this share of B are filtered when they arrive (a real excerpt
+    # keeping failures, errors and summaries, plus the handle to the rest); a 64k window →
+    # ~2.3k tokens. New content per turn is what the provider cannot have cached, so this is
+    # the main lever on prefix stability and cost. File reads get a larger allowance so the
+    # model does not fall into read → truncate → re-read loops.
+    ingest_filter_ratio: float = 0.04
     file_read_filter_ratio: float = 0.30
     # During the light tier, old outputs above this share of B are filtered too.
     light_filter_ratio: float = 0.03

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from myrm_tui.context import ladder
-from myrm_tui.context.assemble import AssembledPrompt, ContextExhausted
+from myrm_tui.context.prompt import AssembledPrompt, ContextExhausted
 from myrm_tui.context.breaker import StageBreakers
 from myrm_tui.context.budget import Budget, budget_for
 from myrm_tui.context.config import CACHE_TTL_S, DEFAULT_CONFIG, EngineConfig
@@ -86,6 +86,7 @@ class _Entry:
     row: int  # index into rows, or -1 for a synthetic message
     message: dict[str, Any]
     tokens: int
+    anchor: int = -1  # the row index this entry renders or precedes (entries are ordered by it)
     digest: str = ""  # of `message`, for the cache-break detector (computed once)
 
 
@@ -146,6 +147,7 @@ class ContextEngine:
         self._calls: dict[str, tuple[str, dict[str, Any]]] = {}  # tool_call_id → (name, arguments)
         self._system_rows: list[int] = []
         self._live_hint = 0
+        self._fence_id: int | None = None
 
         self.last_call_at: float | None = None
         self.usage_ratio = 1.0  # provider-reported prompt tokens ÷ our estimate, last call
@@ -202,20 +204,26 @@ class ContextEngine:
                 st.tokens_out = fixed + self._history_tokens
                 st.items = (event or {}).get("items", 0)
 
+        with timer.stage("integrity") as st:
+            history, integrity, repair_delta = self._valid_history(inp.model.name)
+            st.items = len(integrity.dangling_repaired) + integrity.orphans_dropped
         with timer.stage("preflight") as st:
-            if fixed + self._history_tokens > budget.prompt_limit and (event is None or event["tier"] != EMERGENCY):
+            over = fixed + self._history_tokens + repair_delta > budget.prompt_limit
+            if over and (event is None or event["tier"] != EMERGENCY):
                 event = self.breakers.run("compress", lambda: self._compaction_event(
                     EMERGENCY, budget, inp, now, trigger="preflight"), event)
-            st.tokens_out = fixed + self._history_tokens
-            if fixed + self._history_tokens > budget.prompt_limit:
-                raise ContextExhausted(fixed + self._history_tokens, budget, inp.model.name)
-
-        with timer.stage("integrity") as st:
-            history = [e.message for e in self._entries]
-            history, integrity = repair_pairs(history)
-            st.items = len(integrity.dangling_repaired) + integrity.orphans_dropped
+            if fixed + self._history_tokens + repair_delta > budget.prompt_limit:
+                # Last resort: the fresh tail itself is too big (one turn with many large
+                # outputs). Mask inside it too, oldest first, rather than fail the turn.
+                event = self.breakers.run("compress", lambda: self._compaction_event(
+                    EMERGENCY, budget, inp, now, trigger="preflight-tail", no_tail=True), event)
+            if event is not None:
+                history, integrity, repair_delta = self._valid_history(inp.model.name)
+            st.tokens_out = fixed + self._history_tokens + repair_delta
+            if fixed + self._history_tokens + repair_delta > budget.prompt_limit:
+                raise ContextExhausted(fixed + self._history_tokens + repair_delta, budget, inp.model.name)
         messages = [{"role": "system", "content": inp.system_prompt}, *history]
-        tokens = fixed + self._history_tokens
+        tokens = fixed + self._history_tokens + repair_delta
 
         with timer.stage("cache_optimize") as st:
             digests = [self._system_digest(inp.system_prompt), *self._history_digests(history)]
@@ -299,22 +307,19 @@ class ContextEngine:
         return new
 
     def _invalidate_from(self, row_index: int) -> None:
+        """Forget the rendering of rows from `row_index` on (and of the synthetic messages
+        placed before them); the next `_render` redoes exactly that part."""
         if row_index >= self._rendered_upto:
             return
-        position = self._entry_of_row.get(row_index)
-        if position is None:
-            # A removed row: find the first entry at or after it.
-            position = next((p for r, p in sorted(self._entry_of_row.items()) if r >= row_index), len(self._entries))
-        # Synthetic entries placed before this row belong to it.
-        while position > 0 and self._entries[position - 1].row == -1:
+        position = len(self._entries)
+        while position > 0 and self._entries[position - 1].anchor >= row_index:
             position -= 1
         for entry in self._entries[position:]:
             self._history_tokens -= entry.tokens
             if entry.row >= 0:
                 self._entry_of_row.pop(entry.row, None)
-        first_row = next((e.row for e in self._entries[position:] if e.row >= 0), row_index)
         del self._entries[position:]
-        self._rendered_upto = min(self._rendered_upto, first_row, row_index)
+        self._rendered_upto = row_index
 
     def _render(self, key: tuple[Any, ...]) -> None:
         if key != self._render_key:
@@ -329,7 +334,7 @@ class ContextEngine:
         for index in range(self._rendered_upto, len(self.rows)):
             row = self.rows[index]
             for syn in synthetic_before.get(row.id, ()):
-                self._entries.append(_Entry(-1, syn.message, syn.tokens))
+                self._entries.append(_Entry(-1, syn.message, syn.tokens, index))
                 self._history_tokens += syn.tokens
             view = self.views.get(row.id)
             if view is not None and view.kind == REMOVED:
@@ -344,7 +349,7 @@ class ContextEngine:
             if message is not base and _shape_changed(base, message):
                 tokens = count_message_tokens(message, model)
             self._entry_of_row[index] = len(self._entries)
-            self._entries.append(_Entry(index, message, tokens))
+            self._entries.append(_Entry(index, message, tokens, index))
             self._history_tokens += tokens
         self._rendered_upto = len(self.rows)
 
@@ -375,9 +380,14 @@ class ContextEngine:
                 continue
             handle = msg_handle(row.id)
             shown = count_message_tokens({"role": "user", "content": result.text}, model)
-            text = f"{filtered_header(row.tokens, shown, handle, result.kind)}\n{result.text}"
-            message = {**row.message, "content": text} if row.role != "user" else {
-                "role": "user", "content": text}
+            noun = "output" if row.role == "tool" else f"{row.role} message"
+            text = f"{filtered_header(row.tokens, shown, handle, result.kind, noun)}\n{result.text}"
+            content: Any = text
+            if isinstance(row.message.get("content"), list):
+                # Keep the non-text parts (images) of a long multimodal message.
+                content = [{"type": "text", "text": text},
+                           *[p for p in row.message["content"] if isinstance(p, dict) and p.get("type") != "text"]]
+            message = {**row.message, "content": content}
             decided[row.id] = View(FILTERED if row.role == "tool" else SHRUNK, message,
                                    count_message_tokens(message, model), "over the per-item allowance", handle, 0)
         if decided:
@@ -410,6 +420,28 @@ class ContextEngine:
         position = self._entry_of_row.get(index)
         return self._entries[position].tokens if position is not None else 0
 
+    def _valid_history(self, model: str) -> tuple[list[dict[str, Any]], Any, int]:
+        """The rendered history made provider-valid, and the token change the repair made
+        (synthetic results added, orphans dropped), so the budget check counts what is sent."""
+        rendered = [e.message for e in self._entries]
+        history, integrity = repair_pairs(rendered)
+        delta = 0
+        if integrity.dangling_repaired or integrity.orphans_dropped:
+            kept = {id(m) for m in history}
+            delta -= sum(e.tokens for e in self._entries if id(e.message) not in kept)
+            known = {id(e.message) for e in self._entries}
+            delta += sum(count_message_tokens(m, model) for m in history if id(m) not in known)
+        return history, integrity, delta
+
+    def _fence_index(self) -> int:
+        """Row index of the previous event's tail start (restored from the store after a
+        restart), or 0 before any event."""
+        if self._fence_id is None:
+            done = [e for e in self.store.events(self.session_id, "compaction", limit=4)
+                    if e.data.get("state") == "done" and e.data.get("tail_start_id")]
+            self._fence_id = done[-1].data["tail_start_id"] if done else 0
+        return self._index_of_id(self._fence_id) if self._fence_id else 0
+
     def _live_from(self) -> int:
         """First row index after the human anchor that is not left out. Removal always takes
         the oldest units first, so everything between the anchor and this index is removed."""
@@ -424,13 +456,14 @@ class ContextEngine:
         return i
 
     def _compaction_event(self, tier: str, budget: Budget, inp: TurnInput, now: float, *, trigger: str,
-                          target_ratio: float | None = None, focus: Sequence[str] = ()) -> dict[str, Any] | None:
+                          target_ratio: float | None = None, focus: Sequence[str] = (),
+                          no_tail: bool = False) -> dict[str, Any] | None:
         started = time.perf_counter()
         fixed = _fixed_tokens(inp.system_prompt, tuple(inp.tools) and _tools_key(inp.tools), inp.model.name)
         before = fixed + self._history_tokens
         live = self._live_from()
         units = split_units(self.rows, live)
-        tail_start = self._tail_start(units, budget.window)
+        tail_start = len(self.rows) if no_tail else self._tail_start(units, budget.window)
         protected = frozenset(i for i in (self._first_user, self._last_user) if i is not None)
         protected |= frozenset(self._system_rows)
         target = int(budget.prompt_limit * (self.config.target_ratio if target_ratio is None else target_ratio))
@@ -445,6 +478,7 @@ class ContextEngine:
             intent=build_intent(self.rows, self._last_user, pinned=focus), budget=budget.prompt_limit,
             light_filter_tokens=max(200, int(budget.prompt_limit * self.config.light_filter_ratio)),
             count=lambda m: count_message_tokens(m, inp.model.name), calls=self._calls, start=live,
+            fence=self._fence_index(),
             removal_target=int(budget.prompt_limit * self.config.removal_target_ratio), event_id=event_record.id,
         ))
         if not plan.views:
@@ -454,15 +488,17 @@ class ContextEngine:
         changed = sorted(self._index_of_id(mid) for mid in plan.views)
         synthetic = self._rebuild_synthetic(event_record.id, inp.model.name, tail_start, budget, changed)
         self.view_log.save_views(self.session_id, event_record.id, plan.views, synthetic)
-        old_positions = [self._index_of_id(s.before_id) for s in self.synthetic]
-        new_positions = [self._index_of_id(s.before_id) for s in synthetic if s not in self.synthetic]
+        # Only synthetic messages that appear or disappear move the prompt; kept ones are the
+        # same objects, byte-identical.
+        moved = [s for s in synthetic if s not in self.synthetic] + [s for s in self.synthetic if s not in synthetic]
         self.synthetic = synthetic
-        first = min([changed[0], *new_positions, *[p for p in old_positions if p not in new_positions]])
+        first = min([changed[0], *[self._index_of_id(s.before_id) for s in moved]])
         self._invalidate_from(first)
         self._render(self._render_key or (family_of(inp.model.name), inp.model.supports_vision, inp.model.name))
         after = fixed + self._history_tokens
         self.stats.events += 1
         self.stats.tier_savings.setdefault(tier, []).append(before - after)
+        self._fence_id = self.rows[tail_start].id if tail_start < len(self.rows) else None
         event = {"id": event_record.id, "tier": tier, "trigger": trigger, "tokens_before": before,
                  "tokens_after": after, "saved": before - after, "items": len(plan.views), "ops": plan.ops,
                  "tail_start_id": self.rows[tail_start].id if tail_start < len(self.rows) else None,

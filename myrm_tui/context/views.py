@@ -60,8 +60,8 @@ def parse_arguments(raw: Any) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
-def filtered_header(original_tokens: int, shown_tokens: int, handle: str, kind: str) -> str:
-    return (f"[output {original_tokens:,} tokens → {shown_tokens:,} shown ({kind} excerpt) · full: {handle} · "
+def filtered_header(original_tokens: int, shown_tokens: int, handle: str, kind: str, noun: str = "output") -> str:
+    return (f"[{noun} {original_tokens:,} tokens → {shown_tokens:,} shown ({kind} excerpt) · full: {handle} · "
             f'ctx_expand("{handle}", lines="1:200") or ctx_expand("{handle}", query="…")]')
 
 

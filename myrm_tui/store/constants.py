@@ -74,6 +74,12 @@ SNIPPET_CLOSE = "»"
 # Reciprocal-rank fusion constant: the usual 60 damps the head of each list enough that a hit
 # found by both indexes beats one found at the top of only one of them.
 RRF_K = 60
+# Weight of the recency ranking in the fusion, relative to 1.0 for a text ranking: enough to
+# order near-equal hits newest first, too little to lift a weak hit over a strong one.
+RECENCY_WEIGHT = 0.5
+# bm25 ranks closer than this are treated as equal relevance (then the newer row wins): two
+# reads of one file that differ in a single value score within a few hundredths.
+RANK_TIE = 0.25
 # Rows taken from each index before fusion: enough for fusion to reorder, few enough that a
 # common word in 5,000 messages does not fetch every row.
 SEARCH_CANDIDATES_FACTOR = 4

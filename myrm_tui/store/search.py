@@ -17,6 +17,8 @@ from dataclasses import dataclass
 
 from myrm_tui.store.constants import (
     HANDLE_HEX_CHARS,
+    RANK_TIE,
+    RECENCY_WEIGHT,
     RRF_K,
     SEARCH_CANDIDATES_FACTOR,
     SNIPPET_CLOSE,
@@ -137,20 +139,23 @@ class _Retriever:
             (rank, ("art", rowid)) for rowid, rank in arts
         ]
         # bm25 ranks (more negative = better) are comparable across the two word tables.
-        ranked.sort(key=lambda item: item[0])
+        # Near-equal ranks count as equal and go newest first (a re-read file's new value).
+        ranked.sort(key=lambda item: (_rank_bucket(item[0]), -item[1][1]))
         return [key for _, key in ranked]
 
     def trigrams(self, match: str) -> list[Key]:
         msgs = self.conn.execute(
-            f"SELECT f.rowid FROM {MESSAGES_TRIGRAM} f WHERE {MESSAGES_TRIGRAM} MATCH ? AND {self.msg_where} "
-            "ORDER BY f.rank LIMIT ?",
+            f"SELECT f.rowid, f.rank FROM {MESSAGES_TRIGRAM} f WHERE {MESSAGES_TRIGRAM} MATCH ? "
+            f"AND {self.msg_where} ORDER BY f.rank LIMIT ?",
             (match, *self.msg_params, self.candidates),
         ).fetchall()
         arts = self.conn.execute(
-            f"SELECT a.rowid FROM {ARTIFACTS_TRIGRAM} a WHERE {ARTIFACTS_TRIGRAM} MATCH ? "
+            f"SELECT a.rowid, a.rank FROM {ARTIFACTS_TRIGRAM} a WHERE {ARTIFACTS_TRIGRAM} MATCH ? "
             f"AND a.rowid IN ({self.art_sql}) ORDER BY a.rank LIMIT ?",
             (match, *self.art_params, self.candidates),
         ).fetchall()
+        msgs.sort(key=lambda r: (_rank_bucket(r[1]), -r[0]))
+        arts.sort(key=lambda r: (_rank_bucket(r[1]), -r[0]))
         return _interleave([("msg", r[0]) for r in msgs], [("art", r[0]) for r in arts])
 
     def like(self, phrase: str) -> list[Key]:
@@ -169,6 +174,11 @@ class _Retriever:
         return _interleave([("msg", r[0]) for r in msgs], [("art", r[0]) for r in arts])
 
 
+def _rank_bucket(rank: float) -> float:
+    """bm25 ranks within RANK_TIE of each other are a tie (documents differing only in a value)."""
+    return round(rank / RANK_TIE)
+
+
 def _interleave(first: list[Key], second: list[Key]) -> list[Key]:
     out: list[Key] = []
     for index in range(max(len(first), len(second))):
@@ -181,6 +191,11 @@ def _fuse(rankings: list[list[Key]]) -> list[tuple[Key, float]]:
     for ranking in rankings:
         for position, key in enumerate(ranking):
             scores[key] = scores.get(key, 0.0) + 1.0 / (RRF_K + position + 1)
+    # Recency as one more, lighter ranking: of two equally relevant rows (a file read before
+    # and after an edit), the newer one wins, so recall does not hand back stale values.
+    newest_first = sorted((k for k in scores if k[0] == "msg"), key=lambda k: -k[1])
+    for position, key in enumerate(newest_first):
+        scores[key] += RECENCY_WEIGHT / (RRF_K + position + 1)
     # Ties (same fused score) go to the newer row: deterministic and recency-leaning.
     return sorted(scores.items(), key=lambda item: (-item[1], item[0][0], -item[0][1]))
 

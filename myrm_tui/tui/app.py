@@ -1,48 +1,84 @@
 """The Textual application and its entry point.
 
-Only the chat screen exists for now; the app owns what is global to every screen (keymap,
-theme, the store's lifetime). Nothing heavy is imported here: litellm and the agent load in a
-worker after the first paint.
+The app owns what is global to every screen: the settings (and saving them), the keymap, the
+themes (loaded from TOML files and watched for edits), the store's lifetime, and which session
+the chat screen shows (resume, fork and "new session" swap the chat screen). Nothing heavy is
+imported here: litellm and the agent load in a worker after the first paint.
 """
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Mapping
 from pathlib import Path
-from typing import ClassVar
+from typing import Any, ClassVar
 
+from textual import work
 from textual.app import App
 from textual.binding import Binding, BindingType
 
 from myrm_tui.settings import Settings
 from myrm_tui.store import Store
 from myrm_tui.tui.chat_session import ChatSession
+from myrm_tui.tui.palette import MyrmCommands
 from myrm_tui.tui.screens.chat import ChatScreen
+from myrm_tui.tui.themes import THEME_SUFFIX, ThemeFileError, load_theme_file, load_themes, theme_dirs
 
 
 class MyrmApp(App[None]):
     TITLE = "myrm"
+    COMMANDS = App.COMMANDS | {MyrmCommands}
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+q", "quit", "Quit", priority=True, show=False, id="app.quit"),
     ]
 
     def __init__(self, workspace: Path, settings: Settings, session_id: str | None = None,
-                 continue_last: bool = False, store: Store | None = None) -> None:
+                 continue_last: bool = False, store: Store | None = None, *,
+                 config_path: Path | None = None, theme_dirs: list[Path] | None = None,
+                 watch_themes: bool = True) -> None:
         super().__init__()
         self.workspace = Path(workspace)
         self.settings = settings
+        self._config_path = config_path
+        self.theme_dirs = theme_dirs
+        self.watch_themes = watch_themes
+        self.theme_problems: list[str] = []
+        self.theme_files: dict[str, Path] = {}
         self._owns_store = store is None
         self.store = store if store is not None else Store.open(self.workspace)
         self.chat = ChatSession.open(self.store, settings, self.workspace, session_id, continue_last)
-        if not settings.animations:
-            self.animation_level = "none"
+        self._theme_stop = asyncio.Event()
+        self._saving_theme = False
+        self._apply_animations(settings)
+
+    @property
+    def config_path(self) -> Path:
+        """The user config file settings are saved to (MYRM_CONFIG_DIR respected)."""
+        if self._config_path is None:
+            from myrm_tui.settings.paths import user_config_file
+
+            self._config_path = user_config_file()
+        return self._config_path
+
+    def _theme_dirs(self) -> list[Path]:
+        return self.theme_dirs if self.theme_dirs is not None else theme_dirs()
 
     def on_mount(self) -> None:
         if self.settings.keymap:
             self.set_keymap(dict(self.settings.keymap))
+        self.load_theme_files()
         theme = self.settings.theme
         if theme and theme in self.available_themes:
             self.theme = theme
+        elif theme:
+            self.notify(f"Theme {theme!r} is not installed; using {self.theme}. /theme lists the themes.",
+                        severity="warning")
+        for problem in self.theme_problems:
+            self.notify(problem, title="Theme file skipped", severity="warning", timeout=10)
+        self.theme_changed_signal.subscribe(self, self._theme_changed)
         self.push_screen(ChatScreen(self.chat))
+        if self.watch_themes:
+            self._watch_theme_dirs()
 
     @property
     def chat_screen(self) -> ChatScreen:
@@ -51,8 +87,101 @@ class MyrmApp(App[None]):
         return screen
 
     def on_unmount(self) -> None:
+        self._theme_stop.set()
         if self._owns_store:
             self.store.close()
+
+    # sessions -------------------------------------------------------------------------------
+
+    def open_session(self, session_id: str | None, notice: str = "") -> None:
+        """Show another session (resume, fork) or a fresh one (None) in a new chat screen."""
+        self.chat = ChatSession.open(self.store, self.settings, self.workspace, session_id)
+        self.switch_screen(ChatScreen(self.chat))
+        if notice:
+            self.notify(notice, timeout=5)
+
+    # settings -------------------------------------------------------------------------------
+
+    def _apply_animations(self, settings: Settings) -> None:
+        self.animation_level = "full" if settings.animations else "none"
+
+    def apply_settings(self, settings: Settings) -> None:
+        """Use new settings now: the chat rebuilds its agent on the next message if needed."""
+        old, self.settings = self.settings, settings
+        self.chat.apply_settings(settings)
+        if settings.animations != old.animations:
+            self._apply_animations(settings)
+        if settings.theme != old.theme and settings.theme in self.available_themes:
+            self._saving_theme = True  # already saved with the other changes
+            self.theme = settings.theme
+            self.call_later(setattr, self, "_saving_theme", False)
+
+    async def save_settings(self, changes: Mapping[str, Any]) -> bool:
+        """Save to the user config atomically (in a thread); a failure is shown, not raised:
+        the change still applies to this run."""
+        from myrm_tui.settings.loader import ConfigWriteError, save_user_settings
+
+        try:
+            await asyncio.to_thread(save_user_settings, dict(changes), self.config_path)
+        except (ValueError, TypeError, ConfigWriteError, OSError) as exc:
+            self.notify(f"Not saved: {exc} The change applies to this session only.",
+                        severity="error", timeout=10)
+            return False
+        return True
+
+    # themes ---------------------------------------------------------------------------------
+
+    def load_theme_files(self) -> None:
+        loaded = load_themes(self._theme_dirs())
+        for theme in loaded.themes.values():
+            self.register_theme(theme)
+        self.theme_files = loaded.files
+        self.theme_problems = loaded.problems
+
+    def choose_theme(self, name: str) -> None:
+        if name not in self.available_themes:
+            mine = ", ".join(sorted(n for n in self.available_themes if n.startswith("myrm")))
+            self.notify(f"No theme named {name!r}; try one of {mine} (or Ctrl+P → theme).", severity="warning")
+            return
+        self.theme = name
+
+    def _theme_changed(self, theme: Any) -> None:
+        name = theme.name
+        if name == self.settings.theme:
+            return
+        self.settings = self.settings.with_values(theme=name)
+        self.chat.settings = self.chat.settings.with_values(theme=name)
+        if not self._saving_theme:
+            self.run_worker(self.save_settings({"theme": name}), group="save-theme", exit_on_error=False)
+
+    def reload_theme_file(self, path: Path) -> str | None:
+        """Re-read one changed theme file; re-apply it if it is the active theme."""
+        if not path.is_file():
+            return None
+        try:
+            theme = load_theme_file(path)
+        except ThemeFileError as exc:
+            self.notify(str(exc), title="Theme not reloaded", severity="error", timeout=10)
+            return None
+        self.register_theme(theme)
+        self.theme_files[theme.name] = path
+        if theme.name == self.theme:
+            self.refresh_css(animate=False)
+        return theme.name
+
+    @work(exclusive=True, group="theme-watch", exit_on_error=False)
+    async def _watch_theme_dirs(self) -> None:
+        """Live reload: a saved theme file is re-registered (and re-applied if active)."""
+        directories = [str(d) for d in self._theme_dirs() if d.is_dir()]
+        if not directories:
+            return
+        import watchfiles  # deferred: only the running app watches
+
+        async for changes in watchfiles.awatch(*directories, stop_event=self._theme_stop,
+                                               rust_timeout=500, yield_on_timeout=False):
+            for _change, name in changes:
+                if name.endswith(THEME_SUFFIX):
+                    self.reload_theme_file(Path(name))
 
 
 def run_app(*, workspace: Path, settings: Settings, session_id: str | None = None,

@@ -14,7 +14,7 @@ from typing import Any
 from myrm_tui.settings import Settings
 from myrm_tui.store import Store, StoreError
 from myrm_tui.store.records import MessageRecord, SessionRecord
-from myrm_tui.tui.formatting import one_line
+from myrm_tui.tui.formatting import format_tokens, one_line
 
 # Session titles: the start of the first message, short enough for a session list row.
 _TITLE_CHARS = 60
@@ -26,6 +26,29 @@ ONBOARDING = (
 )
 
 
+@dataclass(frozen=True)
+class ModelSwitch:
+    """The agent was rebuilt for another model (the transcript notes it once)."""
+
+    old: str
+    new: str
+    old_window: int | None
+    new_window: int | None
+
+    def describe(self) -> str:
+        text = f"model: {self.old} → {self.new}"
+        if self.old_window and self.new_window:
+            text += f" (window {_window(self.old_window)} → {_window(self.new_window)})"
+        return text
+
+
+def _window(tokens: int) -> str:
+    """Windows are usually round thousands: 200k, 128k (else the usual 8.2k form)."""
+    if tokens % 1000 == 0 and tokens < 1_000_000:
+        return f"{tokens // 1000}k"
+    return format_tokens(tokens)
+
+
 @dataclass
 class ChatSession:
     store: Store
@@ -34,7 +57,8 @@ class ChatSession:
     session: SessionRecord | None = None
     model: str | None = None
     open_error: str | None = None  # why the requested session could not be opened
-    _agent: Any = field(default=None, repr=False)
+    _cache: Any = field(default=None, repr=False)  # AgentCache, built with the first turn
+    _switch: ModelSwitch | None = field(default=None, repr=False)
 
     @classmethod
     def open(cls, store: Store, settings: Settings, workspace: Path,
@@ -90,17 +114,43 @@ class ChatSession:
 
     def shutdown(self) -> None:
         """App exit: no process a tool started may outlive the app."""
-        if self._agent is not None:
-            self._agent.kill_running_processes()
+        agent = self.current_agent
+        if agent is not None:
+            agent.kill_running_processes()
+
+    @property
+    def current_agent(self) -> Any:
+        """The agent built for the last turn, if any (None before the first message)."""
+        return self._cache.current if self._cache is not None else None
+
+    def effective_settings(self) -> Settings:
+        """The app's settings with the resolved model filled in (the default model when unset)."""
+        settings = self.settings
+        if self.model and settings.model != self.model:
+            settings = settings.with_values(model=self.model)
+        return settings
+
+    def apply_settings(self, settings: Settings) -> None:
+        """New settings from the settings screen or /model: the next turn rebuilds the agent
+        if its fingerprint changed (AgentCache decides)."""
+        self.settings = settings
+        if settings.model:
+            self.model = str(settings.model)
 
     def agent(self, first_message: str) -> Any:
-        if self._agent is None:
-            from myrm_tui.agent.agent import Agent
+        """The agent for the next turn, rebuilt by the cache when the settings changed."""
+        session = self.ensure_session(first_message)
+        if self._cache is None:
+            from myrm_tui.agent.cache import AgentCache
 
-            session = self.ensure_session(first_message)
-            settings = self.settings
-            if self.model and settings.model != self.model:
-                settings = settings.with_values(model=self.model)
-            self._agent = Agent(store=self.store, session_id=session.id, settings=settings,
-                                workspace=self.workspace)
-        return self._agent
+            self._cache = AgentCache(store=self.store, session_id=session.id, workspace=self.workspace)
+        before = self._cache.current
+        agent = self._cache.get(self.effective_settings())
+        if before is not None and agent is not before and before.model_name != agent.model_name:
+            self._switch = ModelSwitch(before.model_name, agent.model_name,
+                                       before.build.model.context_window, agent.build.model.context_window)
+        return agent
+
+    def take_switch(self) -> ModelSwitch | None:
+        switch, self._switch = self._switch, None
+        return switch

@@ -43,3 +43,28 @@ TOOL_STATUS_GLYPHS: dict[str, str] = {
     "timeout": "⏱",
     "interrupted": "■",
 }
+
+# Context health ring levels (share of the prompt limit used by the last request). 75%: the
+# point where a fork into a fresh session is still cheap and the engine has started its full
+# tier; 90%: the engine's emergency tier, where compaction is no longer optional.
+RING_WARN_RATIO = 0.75
+RING_CRIT_RATIO = 0.90
+
+# Transcript windowing (research section 5: ~50 mounted Markdown replies keep keypresses and
+# resizes under ~200 ms on a 2-core box). Live sessions prune back to the window once they pass
+# the high-water mark, so pruning happens every ten turns, not every turn.
+TURN_WINDOW = 50
+TURN_WINDOW_HIGH = 60
+# Turns mounted per "load earlier" (a screenful or two; each costs ~14 widgets per reply).
+LOAD_EARLIER_TURNS = 20
+
+# Slash / @file popup rows (an OptionList renders only visible rows, but a short list reads faster).
+POPUP_MAX_ROWS = 8
+# Workspace files listed for @file completion: enough for any project a human navigates by name,
+# bounded so a checkout with a huge vendored tree cannot stall the worker.
+FILE_COMPLETION_MAX_PATHS = 20_000
+# Model picker: rows asked from the registry per query.
+MODEL_PICKER_LIMIT = 60
+
+# Sparkline of prompt tokens per call on the health screen: the newest calls that fit one row.
+SPARKLINE_WIDTH = 48

@@ -98,3 +98,27 @@ def build_history(records: Iterable[MessageRecord], tail: int | None = None) -> 
     if tail is not None and len(items) > tail:
         return History(items[-tail:], hidden=len(items) - tail)
     return History(items)
+
+
+def turns_of(items: list[HistoryItem]) -> list[list[HistoryItem]]:
+    """Items grouped by turn: each turn starts at a user message (a leading group without one,
+    e.g. a fork of a session that began oddly, is its own turn)."""
+    turns: list[list[HistoryItem]] = []
+    for item in items:
+        if isinstance(item, UserItem) or not turns:
+            turns.append([])
+        turns[-1].append(item)
+    return turns
+
+
+def user_times(records: Iterable[MessageRecord]) -> list[float]:
+    """Creation time of each user message the transcript shows, in order (turn starts)."""
+    return [r.created_at for r in records
+            if r.message.get("role", r.role) == "user"
+            and not (r.message.get("myrm_synthetic") or r.message.get("synthetic"))]
+
+
+def turn_after(starts: list[float], at: float) -> int:
+    """Index of the first turn that started after `at` (where a divider for an event at `at`
+    goes: before that turn)."""
+    return sum(1 for start in starts if start <= at)

@@ -36,3 +36,11 @@ def script(tmp_path: Path) -> Callable[..., str]:
         return f"scripted/{path}"
 
     return write
+
+
+@pytest.fixture(autouse=True)
+def _private_config_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Saving settings or a theme from a pilot must never touch the real user's config."""
+    config = tmp_path / "config"
+    monkeypatch.setenv("MYRM_CONFIG_DIR", str(config))
+    return config

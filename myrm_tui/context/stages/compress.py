@@ -67,6 +67,7 @@ class PlanInput:
     count: Callable[[dict[str, Any]], int]
     calls: Mapping[str, tuple[str, dict[str, Any]]]  # tool_call_id → (name, arguments)
     start: int = 0  # rows before this index are already left out (the planner never looks back)
+    fence: int = 0  # the previous event's boundary: the first pass only changes rows from here on
     removal_target: int | None = None  # once removal is needed, remove down to this (fewer, bigger events)
     event_id: int = 0
 
@@ -283,15 +284,31 @@ class _Planner:
 
 
 def plan_compaction(inp: PlanInput) -> Plan:
+    """First a fenced pass (only rows after the previous event's boundary change, so the
+    prompt prefix the provider cached at that event survives), then, if the target is still
+    not met, the same steps over the whole live history, removal last."""
     planner = _Planner(inp)
     tier_rank = TIERS.index(inp.tier)
     steps = [planner.dedup, planner.superseded, planner.filter_big]
     if tier_rank >= 1:
         steps += [lambda: planner.mask(protect_intent=True), planner.shrink_arguments]
     if tier_rank >= 2:
-        steps += [lambda: planner.mask(protect_intent=False), planner.remove_units]
+        steps += [lambda: planner.mask(protect_intent=False)]
+    fenced = inp.fence > inp.start
+    if fenced:
+        planner.inp = dataclasses.replace(inp, start=inp.fence)
+        for step in steps:
+            if planner.done():
+                return planner.plan
+            step()
+    # The head of the prompt changes from here on (a full cache break): make it count by going
+    # down to the lower target, so the next events can stay behind their fence.
+    deep_target = inp.target if inp.removal_target is None else min(inp.target, inp.removal_target)
+    planner.inp = dataclasses.replace(inp, start=inp.start, target=deep_target if fenced else inp.target)
     for step in steps:
         if planner.done():
-            break
+            return planner.plan
         step()
+    if tier_rank >= 2 and not planner.done():
+        planner.remove_units()
     return planner.plan

@@ -1,38 +1,120 @@
-"""The conversation screen: transcript, prompt, status line; runs one turn at a time.
+"""The conversation screen: transcript, prompt, status line and context ring; one turn at a time.
 
 A turn is an async worker iterating `agent.turn()`; Esc cancels it (the agent stores synthetic
 results for unfinished tool calls). The engine is warmed up in a thread worker right after
 mount so the first paint never waits for litellm.
+
+The ring, the fork hint and the compaction panel are refreshed from the store when the context
+changes (a model call starts, usage arrives, a turn ends, a compaction runs) — never per token.
+Only the last TURN_WINDOW turns are mounted; older ones come back on "load earlier".
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import time
-from typing import ClassVar
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual import on, work
-from textual.app import ComposeResult
+from textual.app import ComposeResult, SuspendNotSupported
 from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
+from textual.widget import Widget
+from textual.widgets import TextArea
 from textual.worker import Worker, WorkerState
 
+from myrm_tui.agent.events import StepStarted
+from myrm_tui.llm.events import UsageEvent
+from myrm_tui.store import StoreError, event_kinds
+from myrm_tui.tui import completion as completing
 from myrm_tui.tui.chat_session import ONBOARDING, ChatSession
-from myrm_tui.tui.constants import CTRL_C_QUIT_WINDOW_S, HISTORY_TAIL_ITEMS, SHUTDOWN_TURN_WAIT_S
+from myrm_tui.tui.constants import (
+    CTRL_C_QUIT_WINDOW_S,
+    LOAD_EARLIER_TURNS,
+    POPUP_MAX_ROWS,
+    SHUTDOWN_TURN_WAIT_S,
+    TURN_WINDOW,
+    TURN_WINDOW_HIGH,
+)
+from myrm_tui.tui.context_source import ContextState, expected_compaction, read_context
 from myrm_tui.tui.css import sibling_css
-from myrm_tui.tui.history import AssistantItem, ToolItem, UserItem, build_history
+from myrm_tui.tui.formatting import format_tokens, one_line, short_id
+from myrm_tui.tui.fuzzy import fuzzy_filter
+from myrm_tui.tui.history import (
+    AssistantItem,
+    HistoryItem,
+    ToolItem,
+    UserItem,
+    build_history,
+    turn_after,
+    turns_of,
+    user_times,
+)
+from myrm_tui.tui.metrics import compactions
+from myrm_tui.tui.screens.dialogs import ConfirmScreen, TextScreen
+from myrm_tui.tui.screens.fork import FULL, SUMMARY, ForkScreen
+from myrm_tui.tui.screens.health import HealthScreen
+from myrm_tui.tui.screens.model_picker import ModelPicker
+from myrm_tui.tui.screens.sessions import SessionsScreen, default_export_path, export_markdown
+from myrm_tui.tui.screens.settings import SettingsScreen
+from myrm_tui.tui.slash_commands import SLASH_COMMANDS, parse_command
 from myrm_tui.tui.turn_view import TurnView
 from myrm_tui.tui.widgets.approval import ApprovalPrompt
 from myrm_tui.tui.widgets.assistant_message import AssistantMessage
+from myrm_tui.tui.widgets.compaction_divider import CompactionDivider
+from myrm_tui.tui.widgets.compaction_panel import CompactionPanel
+from myrm_tui.tui.widgets.completion_popup import Choice, CompletionPopup
+from myrm_tui.tui.widgets.context_ring import ContextRing, ForkHint
 from myrm_tui.tui.widgets.note import Note
 from myrm_tui.tui.widgets.prompt import PromptArea
 from myrm_tui.tui.widgets.status_bar import StatusBar, StatusInfo
 from myrm_tui.tui.widgets.tool_block import ToolBlock
-from myrm_tui.tui.widgets.transcript import Transcript
+from myrm_tui.tui.widgets.transcript import LoadEarlier, Transcript
 from myrm_tui.tui.widgets.user_message import UserMessage
 
+if TYPE_CHECKING:
+    from myrm_tui.tui.app import MyrmApp
+
 BUSY_NOTICE = "A turn is running — Esc to interrupt."
+NO_ENGINE_COMPACT = "Compaction arrives with the context engine."
+NOTHING_YET = "Nothing to {what} yet: send a message first."
+
+
+def history_widgets(items: list[HistoryItem]) -> list[Widget]:
+    widgets: list[Widget] = []
+    for item in items:
+        if isinstance(item, UserItem):
+            widgets.append(UserMessage(item.text))
+        elif isinstance(item, AssistantItem):
+            widgets.append(AssistantMessage(item.text, item.reasoning))
+        elif isinstance(item, ToolItem):
+            block = ToolBlock(item.call_id, item.name, item.arguments)
+            if item.content is not None:
+                block.finish(item.status, item.content, None)
+            widgets.append(block)
+    return widgets
+
+
+def session_notes(records: list[Any]) -> list[str]:
+    """The texts of every session_note call in the history, oldest first."""
+    notes = []
+    for record in records:
+        for call in record.message.get("tool_calls") or ():
+            function = call.get("function") or {}
+            if function.get("name") != "session_note":
+                continue
+            arguments = function.get("arguments")
+            try:
+                parsed = json.loads(arguments) if isinstance(arguments, str) else arguments
+            except json.JSONDecodeError:
+                continue
+            if isinstance(parsed, dict) and isinstance(parsed.get("text"), str):
+                notes.append(parsed["text"])
+    return notes
 
 
 class ChatScreen(Screen[None]):
@@ -40,9 +122,18 @@ class ChatScreen(Screen[None]):
     AUTO_FOCUS = "#prompt"
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "interrupt", "Interrupt", priority=True, id="chat.interrupt"),
-        Binding("ctrl+c", "clear_or_quit", "Clear / quit", show=False, priority=True,
+        Binding("ctrl+c", "clear_or_quit", "Clear / quit (twice)", show=False, priority=True,
                 id="chat.clear_or_quit"),
-        Binding("ctrl+end", "jump_to_bottom", "Bottom", show=False, id="chat.jump_to_bottom"),
+        Binding("ctrl+end", "jump_to_bottom", "Jump to bottom", show=False, id="chat.jump_to_bottom"),
+        Binding("ctrl+l", "compact", "Compact now", id="chat.compact"),
+        Binding("ctrl+n", "fork", "Fork session", id="chat.fork"),
+        Binding("f2", "settings", "Settings", id="chat.settings"),
+        Binding("ctrl+o", "switch_model", "Switch model", id="chat.model"),
+        Binding("ctrl+r", "sessions", "Sessions", id="chat.sessions"),
+        Binding("ctrl+b", "toggle_panel", "Compaction panel", id="chat.panel"),
+        Binding("f3", "health", "Context health", id="chat.health"),
+        Binding("f1", "help", "Keys and commands", id="chat.help"),
+        Binding("ctrl+g", "external_editor", "Edit draft in $EDITOR", id="chat.editor"),
     ]
 
     def __init__(self, chat: ChatSession) -> None:
@@ -52,14 +143,32 @@ class ChatScreen(Screen[None]):
         self.turn_worker: Worker[None] | None = None
         self.turn_view: TurnView | None = None
         self.turn_text = ""
+        self.context = ContextState()
+        self.hidden_turns = 0  # stored turns not mounted (windowing)
+        self.compacting = False
+        self.turns_ended = 0  # finished turns this screen ran (tests and the palette wait on it)
         self._last_ctrl_c = 0.0
+        self._seen_compactions: set[str] = set()
+        self._cta_level = "ok"  # the ring level the fork call to action last fired for
+        self._files: list[str] | None = None  # workspace paths for @file, listed once
+
+    @property
+    def myrm(self) -> MyrmApp:
+        return self.app  # type: ignore[return-value]
 
     def compose(self) -> ComposeResult:
-        yield Transcript(id="transcript")
-        yield PromptArea(id="prompt")
-        yield StatusBar(StatusInfo(model=self.chat.settings.model or None,
-                                   workspace=self.chat.workspace,
-                                   session_id=self.chat.session_id), id="status")
+        with Horizontal(id="body"):
+            with Vertical(id="conversation"):
+                yield Transcript(id="transcript")
+                yield CompletionPopup(id="popup")
+                yield PromptArea(id="prompt")
+            yield CompactionPanel(id="panel")
+        with Horizontal(id="statusline"):
+            yield StatusBar(StatusInfo(model=self.chat.settings.model or None,
+                                       workspace=self.chat.workspace,
+                                       session_id=self.chat.session_id), id="status")
+            yield ForkHint(id="fork-hint")
+            yield ContextRing(id="ring")
 
     @property
     def transcript(self) -> Transcript:
@@ -72,6 +181,18 @@ class ChatScreen(Screen[None]):
     @property
     def status(self) -> StatusBar:
         return self.query_one("#status", StatusBar)
+
+    @property
+    def ring(self) -> ContextRing:
+        return self.query_one("#ring", ContextRing)
+
+    @property
+    def panel(self) -> CompactionPanel:
+        return self.query_one("#panel", CompactionPanel)
+
+    @property
+    def popup(self) -> CompletionPopup:
+        return self.query_one("#popup", CompletionPopup)
 
     @property
     def turn_running(self) -> bool:
@@ -88,30 +209,122 @@ class ChatScreen(Screen[None]):
         self.chat.shutdown()
 
     def on_mount(self) -> None:
+        self.prompt.popup = self.popup
+        self.panel.display = False
         if self.chat.open_error:
             self.transcript.mount(Note(self.chat.open_error, "error"))
-        self._render_history()
+        records = self.chat.history()
+        self.prompt.prompt_history = type(self.prompt.prompt_history)(
+            item.text for item in build_history(records).items if isinstance(item, UserItem))
+        self._render_history(records)
+        self.ring.compact_key = self.key_for("chat.compact")
+        self.refresh_context(announce=False)
         self._prepare()
 
-    # history --------------------------------------------------------------------------------
+    def key_for(self, binding_id: str) -> str:
+        """The key currently bound to `binding_id` (keymap applied), for hints."""
+        for active in self.active_bindings.values():
+            if active.binding.id == binding_id:
+                return self.app.get_key_display(active.binding)
+        keymap = getattr(self.app, "_keymap", {}) or {}
+        if binding_id in keymap:
+            return keymap[binding_id].split(",")[0]
+        for binding in self.BINDINGS:
+            if isinstance(binding, Binding) and binding.id == binding_id:
+                return binding.key.split(",")[0]
+        return ""
 
-    def _render_history(self) -> None:
-        history = build_history(self.chat.history(), tail=HISTORY_TAIL_ITEMS)
-        widgets = []
-        if history.hidden:
-            widgets.append(Note(f"{history.hidden} earlier items are not shown."))
-        for item in history.items:
-            if isinstance(item, UserItem):
-                widgets.append(UserMessage(item.text))
-            elif isinstance(item, AssistantItem):
-                widgets.append(AssistantMessage(item.text, item.reasoning))
-            elif isinstance(item, ToolItem):
-                block = ToolBlock(item.call_id, item.name, item.arguments)
-                if item.content is not None:
-                    block.finish(item.status, item.content, None)
-                widgets.append(block)
+    # history and windowing ------------------------------------------------------------------
+
+    def _render_history(self, records: list[Any]) -> None:
+        history = build_history(records)
+        turns = turns_of(history.items)
+        self.hidden_turns = max(0, len(turns) - TURN_WINDOW)
+        widgets: list[Widget] = []
+        if self.hidden_turns:
+            widgets.append(LoadEarlier(self.hidden_turns))
+        dividers = self._dividers_by_turn(records, history.items)
+        for index in range(self.hidden_turns, len(turns)):
+            widgets += dividers.get(index, [])
+            widgets += history_widgets(turns[index])
+        widgets += dividers.get(len(turns), [])
         if widgets:
             self.transcript.mount_all(widgets)
+
+    def _dividers_by_turn(self, records: list[Any], items: list[HistoryItem]) -> dict[int, list[Widget]]:
+        """Compaction dividers placed before the first turn that began after each compaction."""
+        if self.chat.session_id is None:
+            return {}
+        done = compactions(self.chat.store.events(self.chat.session_id))
+        starts = user_times(records)
+        lead = 1 if items and not isinstance(items[0], UserItem) else 0
+        out: dict[int, list[Widget]] = {}
+        for item in done:
+            self._seen_compactions.add(item.key)
+            out.setdefault(turn_after(starts, item.created_at) + lead, []).append(
+                CompactionDivider(item.summary, item.key))
+        return out
+
+    def mounted_turns(self) -> list[UserMessage]:
+        return [u for u in self.transcript.query_children(UserMessage) if not u.has_class("-pending")]
+
+    def _prune(self) -> None:
+        """Past the high-water mark, unmount the oldest turns (they stay in the store)."""
+        users = self.mounted_turns()
+        if len(users) <= TURN_WINDOW_HIGH:
+            return
+        drop = len(users) - TURN_WINDOW
+        keep_from = users[drop]
+        doomed = []
+        for child in self.transcript.children:
+            if child is keep_from:
+                break
+            if not isinstance(child, LoadEarlier):
+                doomed.append(child)
+        self.hidden_turns += drop
+        bar = self.transcript.query_children(LoadEarlier)
+        if bar:
+            bar.first().set_hidden(self.hidden_turns)
+        else:
+            self.transcript.mount(LoadEarlier(self.hidden_turns), before=0)
+        self.transcript.remove_children(doomed)
+
+    @on(LoadEarlier.Pressed)
+    @on(Transcript.ReachedTop)
+    def load_earlier(self, event: Any = None) -> None:
+        if event is not None:
+            event.stop()
+        bars = self.transcript.query_children(LoadEarlier)
+        if not self.hidden_turns or not bars:
+            return
+        bar = bars.first()
+        records = self.chat.history()
+        history = build_history(records)
+        turns = turns_of(history.items)
+        first = max(0, self.hidden_turns - LOAD_EARLIER_TURNS)
+        dividers = self._dividers_by_turn(records, history.items)
+        widgets: list[Widget] = []
+        for index in range(first, min(self.hidden_turns, len(turns))):
+            widgets += dividers.get(index, [])
+            widgets += history_widgets(turns[index])
+        loaded = self.hidden_turns - first
+        self.hidden_turns = first
+        transcript = self.transcript
+        old_height = transcript.virtual_size.height
+        old_y = transcript.scroll_y
+        if widgets:
+            transcript.mount_all(widgets, after=bar)
+        if self.hidden_turns:
+            bar.set_hidden(self.hidden_turns)
+        else:
+            bar.remove()
+
+        def keep_place() -> None:  # the view stays on what the user was reading
+            grown = transcript.virtual_size.height - old_height
+            transcript.scroll_to(y=old_y + max(0, grown), animate=False)
+
+        transcript.call_after_refresh(keep_place)
+        self.notify(f"Loaded {loaded} earlier turns.", timeout=2)
 
     # engine warm-up -------------------------------------------------------------------------
 
@@ -134,6 +347,65 @@ class ChatScreen(Screen[None]):
             self.transcript.mount(Note(ONBOARDING[0], "warning", ONBOARDING[1]))
         self.ready.set()
 
+    # context: ring, fork hint, panel, dividers ----------------------------------------------
+
+    def refresh_context(self, announce: bool = True) -> None:
+        """Re-read the ring's figures from the store (a model call, usage or a compaction)."""
+        state = read_context(self.chat.store, self.chat.session_id)
+        self.context = state
+        self.ring.show(state)
+        level = state.reading.level
+        self.query_one("#fork-hint", ForkHint).display = level in ("warn", "crit")
+        if state.reading.used is not None:
+            self.status.set(prompt_tokens=state.reading.used)
+        if announce and level in ("warn", "crit") and self._cta_level not in ("warn", "crit"):
+            self.notify(f"Context {state.reading.percent}% full. Fork into a fresh session "
+                        f"({self.key_for('chat.fork')}) or compact now ({self.key_for('chat.compact')}).",
+                        title="Context filling up", severity="warning", timeout=8)
+        self._cta_level = level
+        if self.panel.display:
+            self._refresh_panel()
+        if announce:
+            self._mount_new_dividers()
+
+    def _refresh_panel(self) -> None:
+        sid = self.chat.session_id
+        self.panel.show_events(self.chat.store.events(sid) if sid else [])
+
+    def _mount_new_dividers(self) -> None:
+        sid = self.chat.session_id
+        if sid is None:
+            return
+        recent = [*self.chat.store.events(sid, event_kinds.COMPACTION, limit=4),
+                  *self.chat.store.events(sid, event_kinds.ASSEMBLE, limit=2)]
+        for item in compactions(recent):
+            if item.key not in self._seen_compactions:
+                self._seen_compactions.add(item.key)
+                self.transcript.mount(CompactionDivider(item.summary, item.key))
+
+    @on(CompactionDivider.Opened)
+    def _divider_opened(self, event: CompactionDivider.Opened) -> None:
+        event.stop()
+        self.set_panel(True)
+
+    @on(ContextRing.CompactRequested)
+    def _ring_clicked(self, event: ContextRing.CompactRequested) -> None:
+        event.stop()
+        self.action_compact()
+
+    @on(ForkHint.ForkRequested)
+    def _fork_clicked(self, event: ForkHint.ForkRequested) -> None:
+        event.stop()
+        self.action_fork()
+
+    def set_panel(self, shown: bool) -> None:
+        self.panel.display = shown
+        if shown:
+            self._refresh_panel()
+
+    def action_toggle_panel(self) -> None:
+        self.set_panel(not self.panel.display)
+
     # sending --------------------------------------------------------------------------------
 
     @on(PromptArea.Submitted)
@@ -142,12 +414,26 @@ class ChatScreen(Screen[None]):
         text = event.text
         if not text.strip():
             return
+        self.popup.close()
+        parsed = parse_command(text)
+        if parsed is not None:
+            if parsed.command is None:
+                self.notify(f"Unknown command {parsed.name}; /help lists them.", severity="warning")
+                return
+            self.prompt.prompt_history.add(text)
+            self.prompt.clear()
+            self.run_command(parsed.command.name, parsed.argument)
+            return
         if self.turn_running:
             self.notify(BUSY_NOTICE, severity="warning", timeout=3)
+            return
+        if self.compacting:
+            self.notify("Compacting — your message can go as soon as it ends.", severity="warning")
             return
         if self.ready.is_set() and self.chat.model is None:
             self.transcript.mount(Note(ONBOARDING[0], "warning", ONBOARDING[1]))
             return
+        self.prompt.prompt_history.add(text)
         self.prompt.clear()
         self.start_turn(text)
 
@@ -166,11 +452,16 @@ class ChatScreen(Screen[None]):
         if self.chat.model is None:
             raise RuntimeError(ONBOARDING[0])
         agent = self.chat.agent(text)
+        switch = self.chat.take_switch()
+        if switch is not None:
+            view.mount(Note(switch.describe()), after=None)
         self.status.set(session_id=self.chat.session_id, state="thinking")
         turn = agent.turn(text)
         try:
             async for event in turn:
                 view.handle(event)
+                if isinstance(event, (StepStarted, UsageEvent)):
+                    self.refresh_context()
         finally:
             await turn.aclose()
 
@@ -178,6 +469,7 @@ class ChatScreen(Screen[None]):
         view = self.turn_view
         self.turn_worker = None
         self.turn_view = None
+        self.turns_ended += 1
         if view is None or not self.app.is_running or not self.transcript.is_mounted:
             return  # the app is closing; on_unmount waits for the agent instead
         if worker.state == WorkerState.CANCELLED:
@@ -192,6 +484,8 @@ class ChatScreen(Screen[None]):
             view.close("error" if view.failed else "done")
         if (worker.state != WorkerState.SUCCESS or view.failed) and not view.produced:
             self.prompt.restore(self.turn_text)
+        self.refresh_context()
+        self._prune()
         self._focus_next_approval()
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
@@ -202,6 +496,279 @@ class ChatScreen(Screen[None]):
             self._prepared(worker)
         elif worker is self.turn_worker:
             self._turn_ended(worker)
+
+    # completion popup -----------------------------------------------------------------------
+
+    @on(TextArea.Changed, "#prompt")
+    def _prompt_changed(self, event: TextArea.Changed) -> None:
+        self._update_popup()
+
+    def _update_popup(self) -> None:
+        """Offer slash commands or workspace paths for the token at the cursor."""
+        prompt = self.prompt
+        row, column = prompt.cursor_location
+        request = completing.completion_at(prompt.text, row, column)
+        if request is None:
+            self.popup.close()
+            return
+        if request.kind == "slash":
+            by_name = {c.name: c for c in SLASH_COMMANDS}
+            names = fuzzy_filter(request.query, list(by_name), POPUP_MAX_ROWS)
+            choices = [Choice(n, f"{n} {by_name[n].args}".rstrip() + f"  — {by_name[n].help}") for n in names]
+            if len(choices) == 1 and choices[0].value == request.query:
+                choices = []  # fully typed: nothing left to offer
+            self.popup.offer(request, choices)
+        else:
+            if self._files is None:
+                self._list_files()
+                return
+            paths = fuzzy_filter(request.query, self._files, POPUP_MAX_ROWS)
+            self.popup.offer(request, [Choice(p, p) for p in paths])
+
+    @work(thread=True, exclusive=True, group="list-files", exit_on_error=False)
+    def _list_files(self) -> None:
+        files = completing.list_workspace_files(self.chat.workspace)
+        self.app.call_from_thread(self._files_listed, files)
+
+    def _files_listed(self, files: list[str]) -> None:
+        self._files = files
+        self._update_popup()
+
+    # commands -------------------------------------------------------------------------------
+
+    def run_command(self, name: str, argument: str = "") -> None:
+        """A slash command (also what the palette calls)."""
+        if name == "/compact":
+            self.action_compact(argument or None)
+        elif name == "/fork":
+            self.action_fork()
+        elif name == "/model":
+            if argument:
+                self.apply_changes({"model": argument})
+            else:
+                self.action_switch_model()
+        elif name == "/sessions":
+            self.action_sessions()
+        elif name == "/settings":
+            self.action_settings()
+        elif name == "/export":
+            self.export(argument)
+        elif name == "/copy":
+            self.copy_last_reply()
+        elif name == "/notes":
+            self.show_notes()
+        elif name == "/theme":
+            if argument:
+                self.myrm.choose_theme(argument)
+            else:
+                self.app.search_themes()
+        elif name == "/clear":
+            self.new_session()
+        elif name == "/help":
+            self.action_help()
+
+    def _busy(self) -> bool:
+        if self.turn_running or self.compacting:
+            self.notify(BUSY_NOTICE if self.turn_running else "A compaction is running.",
+                        severity="warning", timeout=3)
+            return True
+        return False
+
+    def action_compact(self, focus: str | None = None) -> None:
+        if self._busy():
+            return
+        if self.chat.session is None:
+            self.notify(NOTHING_YET.format(what="compact"), severity="warning")
+            return
+        if self.chat.model is None:
+            self.notify("No model is configured; compaction needs one.", severity="warning")
+            return
+        self.compacting = True
+        self.status.set(state="compacting")
+        self._compact(focus)
+
+    @work(thread=True, exclusive=True, group="compact", exit_on_error=False)
+    def _compact(self, focus: str | None) -> None:
+        try:
+            agent = self.chat.agent("")
+            if not hasattr(agent, "compact_now"):
+                self.app.call_from_thread(self._compacted, None, NO_ENGINE_COMPACT)
+                return
+            result = agent.compact_now(focus)
+        except Exception as exc:  # noqa: BLE001 - shown to the user; the session is untouched
+            self.app.call_from_thread(self._compacted, None, f"Compaction failed: {exc}")
+            return
+        self.app.call_from_thread(self._compacted, result, None)
+
+    def _compacted(self, result: dict[str, Any] | None, problem: str | None) -> None:
+        self.compacting = False
+        self.status.set(state="")
+        if problem is not None:
+            self.notify(problem, severity="warning" if problem == NO_ENGINE_COMPACT else "error")
+            return
+        if not result:
+            self.notify("Nothing to compact: the history is already as small as it gets.")
+        else:
+            saved = result.get("saved")
+            self.notify(f"Compacted{f': −{saved:,} tokens' if isinstance(saved, int) else ''}.")
+        self.refresh_context()
+
+    def action_fork(self) -> None:
+        if self._busy():
+            return
+        session = self.chat.session
+        if session is None or not self.chat.history():
+            self.notify(NOTHING_YET.format(what="fork"), severity="warning")
+            return
+        agent = self.chat.current_agent
+        summary_available = agent is not None and hasattr(agent, "fork_with_summary")
+        title = session.title or short_id(session.id)
+
+        def chosen(choice: str | None) -> None:
+            if choice is None:
+                return
+            try:
+                if choice == SUMMARY and summary_available:  # the later summary engine
+                    child = agent.fork_with_summary()
+                    child_id = getattr(child, "id", child)
+                else:
+                    child_id = self.chat.store.fork(session.id, title=f"{session.title} (fork)".strip()).id
+            except Exception as exc:  # noqa: BLE001 - StoreError or the engine's: shown, nothing changed
+                self.notify(f"Fork failed: {exc}", severity="error")
+                return
+            kind = "full history" if choice == FULL else "with summary"
+            self.myrm.open_session(child_id, f"Forked from “{title}” ({short_id(session.id)}, {kind}).")
+
+        self.app.push_screen(ForkScreen(title, summary_available=summary_available), chosen)
+
+    def action_sessions(self) -> None:
+        def chosen(session_id: str | None) -> None:
+            if session_id and session_id != self.chat.session_id:
+                if self._busy():
+                    return
+                self.myrm.open_session(session_id, f"Resumed session {short_id(session_id)}.")
+
+        self.app.push_screen(SessionsScreen(self.chat.store, self.chat.workspace, self.chat.session_id), chosen)
+
+    def new_session(self) -> None:
+        if self._busy():
+            return
+        self.myrm.open_session(None, "New session; the previous one is in /sessions.")
+
+    def action_settings(self) -> None:
+        def chosen(changes: dict[str, Any] | None) -> None:
+            if changes is None:
+                return
+            if not changes:
+                self.notify("No changes.")
+                return
+            self.apply_changes(changes)
+
+        self.app.push_screen(SettingsScreen(self.myrm.settings, sorted(self.app.available_themes),
+                                            str(self.myrm.config_path)), chosen)
+
+    def action_switch_model(self) -> None:
+        def chosen(name: str | None) -> None:
+            if name and name != self.chat.model:
+                self.apply_changes({"model": name})
+
+        self.app.push_screen(ModelPicker(self.chat.model), chosen)
+
+    @work(exclusive=True, group="apply-settings", exit_on_error=False)
+    async def apply_changes(self, changes: dict[str, Any]) -> None:
+        """Warn before a smaller window forces a compaction, save atomically, then apply."""
+        changes = dict(changes)
+        model = changes.get("model")
+        if model and model != self.chat.model:
+            warning = await asyncio.to_thread(self._shrink_warning, str(model))
+            if warning and not await self.app.push_screen_wait(
+                    ConfirmScreen("Switch to a smaller window?", warning, "Switch")):
+                self.notify("Model unchanged.")
+                changes.pop("model")
+                if not changes:
+                    return
+        saved = await self.myrm.save_settings(changes)
+        self.myrm.apply_settings(self.myrm.settings.with_values(**changes))
+        if model:
+            self.status.set(model=self.chat.model)
+            self.transcript.mount(Note(f"model set to {model}; it answers from your next message."))
+        if saved:
+            self.notify("Settings saved." if set(changes) != {"model"} else f"Model: {model}.")
+
+    def _shrink_warning(self, model: str) -> str | None:
+        from myrm_tui.llm import registry
+
+        info = registry.info(model, self.myrm.settings.models)
+        estimate = expected_compaction(self.context.reading.used, info.context_window,
+                                       int(self.myrm.settings.max_output_tokens))
+        if estimate is None:
+            return None
+        tokens, limit = estimate
+        return (f"{model} has a {format_tokens(info.context_window)} window (prompt limit "
+                f"{format_tokens(limit)}); the last prompt was {format_tokens(self.context.reading.used or 0)} "
+                f"tokens. This will compact about {format_tokens(tokens)} tokens on your next message.")
+
+    def action_health(self) -> None:
+        self.app.push_screen(HealthScreen(self.chat.store, self.chat.session_id))
+
+    def action_help(self) -> None:
+        self.app.push_screen(TextScreen("Keys and commands", self.help_markdown(), id="help-screen"))
+
+    def help_markdown(self) -> str:
+        """Generated from the bindings (the keymap setting applied) and the slash commands."""
+        from textual.binding import BindingsMap
+
+        keymap = {k: v for k, v in self.myrm.settings.keymap.items()}
+        rows: dict[str, tuple[list[str], str]] = {}
+        for bindings in (type(self.prompt).BINDINGS, type(self).BINDINGS, type(self.app).BINDINGS):
+            mapped = BindingsMap(bindings)
+            if keymap:
+                mapped.apply_keymap(keymap)
+            for _key, binding in mapped:
+                if not binding.id or not binding.description:
+                    continue
+                keys, _ = rows.setdefault(binding.id, ([], binding.description))
+                shown = self.app.get_key_display(binding)
+                if shown not in keys:
+                    keys.append(shown)
+        palette = getattr(self.app, "COMMAND_PALETTE_BINDING", "ctrl+p")
+        rows.setdefault("app.command_palette", ([palette], "Command palette"))
+        ordered = sorted(rows.items(), key=lambda row: (row[0].split(".")[0], row[1][1]))
+        lines = ["| key | action | id |", "|---|---|---|"]
+        lines += [f"| `{' / '.join(keys)}` | {desc} | `{bid}` |" for bid, (keys, desc) in ordered]
+        lines += ["", "Rebind any key with `[keymap]` in the config: `\"chat.fork\" = \"f5\"`.", "",
+                  "| command | what it does |", "|---|---|"]
+        lines += [f"| `{f'{c.name} {c.args}'.rstrip()}` | {c.help} |" for c in SLASH_COMMANDS]
+        return "\n".join(lines)
+
+    def export(self, argument: str) -> None:
+        sid = self.chat.session_id
+        if sid is None:
+            self.notify(NOTHING_YET.format(what="export"), severity="warning")
+            return
+        path = Path(argument).expanduser() if argument else default_export_path(self.chat.workspace, sid)
+        if not path.is_absolute():
+            path = self.chat.workspace / path
+        try:
+            written = export_markdown(self.chat.store, sid, path)
+        except (OSError, StoreError) as exc:
+            self.notify(f"Export failed: {exc}", severity="error")
+            return
+        self.notify(f"Exported to {written}")
+
+    def copy_last_reply(self) -> None:
+        replies = [r for r in self.transcript.query(AssistantMessage) if r.text]
+        if not replies:
+            self.notify("No reply to copy yet.", severity="warning")
+            return
+        text = replies[-1].text
+        self.app.copy_to_clipboard(text)
+        self.notify(f"Copied {len(text):,} characters.", timeout=2)
+
+    def show_notes(self) -> None:
+        notes = session_notes(self.chat.history())
+        body = "\n".join(f"- {one_line(n, 400)}" for n in notes) if notes else "No session notes yet."
+        self.app.push_screen(TextScreen("Session notes", body, id="notes-screen"))
 
     # approvals ------------------------------------------------------------------------------
 
@@ -259,3 +826,21 @@ class ChatScreen(Screen[None]):
 
     def action_jump_to_bottom(self) -> None:
         self.transcript.anchor()
+
+    def action_external_editor(self) -> None:
+        from myrm_tui.tui.external_editor import edit_text, editor_command
+
+        command = editor_command()
+        try:
+            with self.app.suspend():
+                edited = edit_text(self.prompt.text, command)
+        except SuspendNotSupported:
+            self.notify("This terminal cannot hand over to an editor here.", severity="warning")
+            return
+        except (OSError, Exception) as exc:  # noqa: BLE001 - the draft stays as it was
+            self.notify(f"The editor ({' '.join(command)}) failed: {exc}. Your draft is unchanged.",
+                        severity="error")
+            return
+        self.prompt.load_text(edited)
+        self.prompt.move_cursor(self.prompt.document.end)
+        self.prompt.focus()

@@ -104,8 +104,8 @@ class AssistantMessage(Vertical):
             self._reasoning_dirty = False
             self._reasoning_box.display = bool(self.reasoning)
             self._reasoning_view.update(Content(self.reasoning))
-        self.streaming = False
         await self._markdown.update(self.text)
+        self.streaming = False  # only now is the final render in place
 
     def mark_interrupted(self) -> None:
         self.add_class("-interrupted")

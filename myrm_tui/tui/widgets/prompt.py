@@ -4,6 +4,9 @@ Ctrl+J is there because most terminals cannot report Shift+Enter (it needs the k
 protocol) and VS Code's terminal sends Alt+Enter for it. Send and newline are priority
 bindings of this widget so they win over TextArea's own Enter handling, and they carry ids so
 the keymap setting can move them.
+
+Up/Down browse earlier prompts only at the first/last line (elsewhere they move the cursor),
+and drive the completion popup while it is open; Tab accepts a completion (else moves focus).
 """
 
 from __future__ import annotations
@@ -14,9 +17,12 @@ from textual.binding import Binding, BindingType
 from textual.message import Message
 from textual.widgets import TextArea
 
+from myrm_tui.tui.completion import apply_completion
 from myrm_tui.tui.css import sibling_css
+from myrm_tui.tui.prompt_history import PromptHistory
+from myrm_tui.tui.widgets.completion_popup import CompletionPopup
 
-PLACEHOLDER = "Message myrm…  (Enter send · Ctrl+J newline · Esc interrupt · Ctrl+Q quit)"
+PLACEHOLDER = "Message myrm…  (Enter send · Ctrl+J newline · / commands · @ files · F1 keys)"
 
 
 class PromptArea(TextArea):
@@ -25,6 +31,10 @@ class PromptArea(TextArea):
         Binding("enter", "submit", "Send", priority=True, id="prompt.submit"),
         Binding("shift+enter,ctrl+j,alt+enter", "newline", "Newline", priority=True,
                 show=False, id="prompt.newline"),
+        Binding("up", "history_previous", "Previous prompt", show=False, id="prompt.history_previous"),
+        Binding("down", "history_next", "Next prompt", show=False, id="prompt.history_next"),
+        Binding("tab", "complete", "Complete", show=False, priority=True, id="prompt.complete"),
+        Binding("escape", "close_popup", "Close popup", show=False, id="prompt.close_popup"),
     ]
 
     class Submitted(Message):
@@ -47,6 +57,19 @@ class PromptArea(TextArea):
             highlight_cursor_line=False,
             placeholder=PLACEHOLDER,
         )
+        self.prompt_history = PromptHistory()
+        self.popup: CompletionPopup | None = None
+
+    @property
+    def popup_open(self) -> bool:
+        return self.popup is not None and self.popup.open
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "complete":
+            return self.popup_open  # otherwise Tab keeps its focus-next meaning
+        if action == "close_popup":
+            return self.popup_open  # otherwise Esc is not ours
+        return True
 
     # Priority bindings run in the app's task as soon as the key is read, while the characters
     # typed just before it may still sit in this widget's queue (fast typing, tmux send-keys,
@@ -57,10 +80,57 @@ class PromptArea(TextArea):
         self.call_later(self._submit_now)
 
     def _submit_now(self) -> None:
+        if self.popup_open and self._accept_completion(only_if_changes=True):
+            return
         self.post_message(self.Submitted(self, self.text))
 
     def action_newline(self) -> None:
         self.call_later(self.insert, "\n")
+
+    def action_complete(self) -> None:
+        self.call_later(self._accept_completion)
+
+    def action_close_popup(self) -> None:
+        if self.popup is not None:
+            self.popup.close()
+
+    def _accept_completion(self, only_if_changes: bool = False) -> bool:
+        popup = self.popup
+        if popup is None or popup.request is None or popup.current is None:
+            return False
+        new_text, cursor = apply_completion(self.text, popup.request, popup.current.value)
+        if only_if_changes and new_text.rstrip() == self.text.rstrip():
+            return False
+        popup.close()
+        self.load_text(new_text)
+        self.move_cursor(cursor)
+        return True
+
+    def action_history_previous(self) -> None:
+        if self.popup_open:
+            assert self.popup is not None
+            self.popup.move(-1)
+            return
+        if self.cursor_location[0] > 0:
+            self.action_cursor_up()
+            return
+        entry = self.prompt_history.previous(self.text)
+        if entry is not None:
+            self.load_text(entry)
+            self.move_cursor((0, len(entry.split("\n", 1)[0])))
+
+    def action_history_next(self) -> None:
+        if self.popup_open:
+            assert self.popup is not None
+            self.popup.move(1)
+            return
+        if self.cursor_location[0] < self.document.line_count - 1:
+            self.action_cursor_down()
+            return
+        entry = self.prompt_history.next()
+        if entry is not None:
+            self.load_text(entry)
+            self.move_cursor(self.document.end)
 
     def restore(self, text: str) -> None:
         """Put an unsent message back, keeping anything typed since (nothing is lost)."""

@@ -139,5 +139,7 @@ class ToolBlock(Vertical):
         self._output.update(Content(shown))
         self._live.display = False
         self.status = status
+        if self.is_mounted:
+            self._render_header()  # the duration changed even when the status did not
         if status in _FAILED:
             self.expanded = True

@@ -1,0 +1,25 @@
+"""`python -m bench <command> ...`: one entry point for the bench tools.
+
+Commands: workload (bench.workload), real-sessions (bench.real_sessions), score (bench.score).
+"""
+
+from __future__ import annotations
+
+import sys
+
+COMMANDS = {"workload": "bench.workload", "real-sessions": "bench.real_sessions", "score": "bench.score"}
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = sys.argv[1:] if argv is None else argv
+    if not args or args[0] not in COMMANDS:
+        print(f"usage: python -m bench {{{','.join(COMMANDS)}}} [options]   (--help after a command for its options)",
+              file=sys.stderr)
+        return 2
+    import importlib
+
+    return importlib.import_module(COMMANDS[args[0]]).main(args[1:])
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,32 @@
+"""`myrm replay`: the engine on a recorded session (format in BENCHMARKS.md)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from myrm_tui.cli_commands.common import EXIT_TURN_ERROR, EXIT_OK, EXIT_USAGE, err
+
+
+def replay_command(session_file: Path, window: int, summarizer: str, out: Path | None, max_output: int) -> int:
+    from myrm_tui.replay import ReplayOptions, run_replay
+
+    if max_output >= window // 2:
+        err(f"error: --max-output {max_output:,} leaves too little of a {window:,}-token window; use less "
+            "than half of it.")
+        return EXIT_USAGE
+    options = ReplayOptions(window=window, summarizer=summarizer, max_output_tokens=max_output)
+    try:
+        if out is None:
+            counts = run_replay(session_file, sys.stdout, options)
+        else:
+            with out.open("w", encoding="utf-8") as handle:
+                counts = run_replay(session_file, handle, options)
+    except ValueError as exc:
+        err(f"error: {exc}")
+        return EXIT_USAGE
+    except Exception as exc:  # noqa: BLE001 - one readable line, not a traceback
+        err(f"error: replay failed: {type(exc).__name__}: {exc}")
+        return EXIT_TURN_ERROR
+    err(f"replayed {counts['turns']} turns and {counts['probes']} probes")
+    return EXIT_OK

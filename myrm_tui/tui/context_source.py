@@ -1,0 +1,92 @@
+"""Reads what the ring and the compaction panel show from the store (the TUI's only adapter
+onto engine records; the figures themselves come from `metrics`).
+
+Queries are bounded: only the newest assemble report and compactions are needed for the ring,
+plus the usage rows for the session's spend, so a 500-turn session does not decode thousands
+of reports on every model call.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from myrm_tui.store import event_kinds
+from myrm_tui.store.records import EventRecord
+from myrm_tui.tui.metrics import ContextReading, Spend, context_reading, session_spend
+
+# Newest compaction events read for the ring: one is enough to correct the reading, a few guard
+# against "started" markers interleaved with "done" ones.
+_RECENT_COMPACTIONS = 4
+
+
+@dataclass(frozen=True)
+class Thresholds:
+    """The engine's auto-compaction ladder as shares of the prompt limit (None: unknown)."""
+
+    light: float | None = None
+    full: float | None = None
+    emergency: float | None = None
+
+
+@dataclass(frozen=True)
+class ContextState:
+    reading: ContextReading = field(default_factory=ContextReading)
+    spend: Spend = field(default_factory=Spend)
+    thresholds: Thresholds = field(default_factory=Thresholds)
+    session_id: str | None = None
+
+
+def engine_thresholds() -> Thresholds:
+    """The ladder of the context engine's default config, if the engine is installed."""
+    try:
+        from myrm_tui.context.config import DEFAULT_CONFIG
+    except ImportError:  # an engine without the ladder: the tooltip hides the row
+        return Thresholds()
+    config: Any = DEFAULT_CONFIG
+    return Thresholds(getattr(config, "light_ratio", None), getattr(config, "full_ratio", None),
+                      getattr(config, "emergency_ratio", None))
+
+
+def recent_context_events(store: Any, session_id: str) -> list[EventRecord]:
+    events = [*store.events(session_id, event_kinds.ASSEMBLE, limit=1),
+              *store.events(session_id, event_kinds.COMPACTION, limit=_RECENT_COMPACTIONS),
+              *store.events(session_id, event_kinds.USAGE)]
+    return sorted(events, key=lambda e: e.id)
+
+
+def read_context(store: Any, session_id: str | None) -> ContextState:
+    """The ring's state. A fork that has not made a request yet shows its parent's last
+    reading (its prompt is the parent's history), while its spend starts from zero."""
+    if session_id is None:
+        return ContextState(thresholds=engine_thresholds())
+    events = recent_context_events(store, session_id)
+    reading = context_reading(events)
+    if reading.used is None:
+        parent = getattr(store.get_session(session_id), "parent_id", None)
+        if parent:
+            reading = context_reading(recent_context_events(store, parent))
+    return ContextState(reading, session_spend(events), engine_thresholds(), session_id)
+
+
+def expected_compaction(used: int | None, window: int, max_output_tokens: int) -> tuple[int, int] | None:
+    """If the last prompt (`used` tokens) would trigger a compaction under a model with
+    `window`, about how many tokens it would remove, and the new prompt limit; else None."""
+    if not used:
+        return None
+    try:
+        from myrm_tui.context.budget import budget_for
+    except ImportError:
+        return None
+    limit = budget_for(window, max_output_tokens).prompt_limit
+    ladder = engine_thresholds()
+    trigger = ladder.light if ladder.light else 1.0
+    if used <= trigger * limit:
+        return None
+    try:
+        from myrm_tui.context.config import DEFAULT_CONFIG
+
+        target = float(DEFAULT_CONFIG.target_ratio)
+    except (ImportError, AttributeError):
+        target = trigger
+    return max(0, used - int(target * limit)), limit

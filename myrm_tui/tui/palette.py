@@ -1,0 +1,56 @@
+"""Command palette (Ctrl+P) entries that depend on where the user is.
+
+Built from the chat screen's state each time the palette opens: "Compact now" and "Export"
+only when a session exists, "Fork" only when it has messages, the panel entry says whether it
+will show or hide. Each entry calls the same action the key or slash command would.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import partial
+
+from textual.command import DiscoveryHit, Hit, Hits, Provider
+
+
+class MyrmCommands(Provider):
+    def _commands(self) -> list[tuple[str, Callable[[], object], str]]:
+        from myrm_tui.tui.screens.chat import ChatScreen
+
+        screen = self.screen
+        if not isinstance(screen, ChatScreen):
+            return []
+        has_session = screen.chat.session is not None
+        panel = "Hide" if screen.panel.display else "Show"
+        commands: list[tuple[str, Callable[[], object], str]] = []
+        if has_session:
+            commands.append(("Compact now", screen.action_compact, "Compact the context of this session now"))
+            commands.append(("Fork session", screen.action_fork, "Continue in a new session sharing this history"))
+            commands.append(("Export session to Markdown", partial(screen.export, ""),
+                             "Write this session to a Markdown file in the workspace"))
+        commands += [
+            ("Switch model", screen.action_switch_model, f"Now: {screen.chat.model or 'none'}"),
+            (f"{panel} compaction panel", screen.action_toggle_panel, "Compactions, cache and breakers"),
+            ("Context health", screen.action_health, "Every context metric of this session"),
+            ("Sessions", screen.action_sessions, "Resume, rename, delete, export"),
+            ("Settings", screen.action_settings, "Edit and save the settings"),
+            ("New session", screen.new_session, "Start fresh; this session stays in Sessions"),
+        ]
+        app = self.app
+        for name in sorted(app.available_themes):
+            if name.startswith("myrm"):
+                choose = getattr(app, "choose_theme", None)
+                if choose is not None:
+                    commands.append((f"Theme: {name}", partial(choose, name), "Switch and remember the theme"))
+        return commands
+
+    async def discover(self) -> Hits:
+        for title, callback, help_text in self._commands():
+            yield DiscoveryHit(title, callback, help=help_text)
+
+    async def search(self, query: str) -> Hits:
+        matcher = self.matcher(query)
+        for title, callback, help_text in self._commands():
+            score = matcher.match(title)
+            if score > 0:
+                yield Hit(score, matcher.highlight(title), callback, help=help_text)

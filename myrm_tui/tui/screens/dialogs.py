@@ -1,0 +1,110 @@
+"""Small modal dialogs shared by the screens: confirm, one-line input, read-only text."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.content import Content
+from textual.screen import ModalScreen, ScreenResultType
+from textual.widgets import Button, Input, Markdown, Static
+
+from myrm_tui.tui.css import sibling_css
+
+
+class Dialog(ModalScreen[ScreenResultType]):
+    """Base of the modal dialogs: one stylesheet keyed on the `.dialog` class (unscoped, so
+    every dialog screen, here or in other modules, shares it)."""
+
+    DEFAULT_CSS = sibling_css(__file__)
+    SCOPED_CSS = False
+
+
+class ConfirmScreen(Dialog[bool]):
+    """A yes/no question; Esc or "Cancel" answers no."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "cancel", "Cancel", id="dialog.cancel"),
+    ]
+
+    def __init__(self, title: str, message: str, yes: str = "Yes", *, danger: bool = False) -> None:
+        super().__init__(classes="dialog")
+        self.title_text = title
+        self.message = message
+        self.yes = yes
+        self.danger = danger
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="box"):
+            yield Static(Content(self.title_text), classes="title")
+            yield Static(Content(self.message), classes="message")
+            with Horizontal(classes="buttons"):
+                yield Button(self.yes, variant="error" if self.danger else "primary", id="yes")
+                yield Button("Cancel", id="no")
+
+    def on_mount(self) -> None:
+        self.query_one("#no" if self.danger else "#yes", Button).focus()
+
+    @on(Button.Pressed)
+    def _pressed(self, event: Button.Pressed) -> None:
+        self.dismiss(event.button.id == "yes")
+
+    def action_cancel(self) -> None:
+        self.dismiss(False)
+
+
+class InputScreen(Dialog[str | None]):
+    """One line of text (rename, export path); Esc cancels with None."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "cancel", "Cancel", id="dialog.cancel"),
+    ]
+
+    def __init__(self, title: str, value: str = "", placeholder: str = "") -> None:
+        super().__init__(classes="dialog")
+        self.title_text = title
+        self.value = value
+        self.placeholder = placeholder
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="box"):
+            yield Static(Content(self.title_text), classes="title")
+            yield Input(self.value, placeholder=self.placeholder, id="value")
+            yield Static(Content("Enter to accept · Esc to cancel"), classes="hint")
+
+    @on(Input.Submitted)
+    def _submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self.dismiss(event.value)
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+class TextScreen(Dialog[None]):
+    """Read-only Markdown (help, notes); Esc or q closes."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape,q", "close", "Close", id="dialog.close"),
+    ]
+
+    def __init__(self, title: str, markdown: str, *, id: str | None = None) -> None:
+        super().__init__(classes="dialog wide", id=id)
+        self.title_text = title
+        self.markdown = markdown
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="box"):
+            yield Static(Content(self.title_text), classes="title")
+            with VerticalScroll(classes="scroll"):
+                yield Markdown(self.markdown)
+            yield Static(Content("Esc to close"), classes="hint")
+
+    def on_mount(self) -> None:
+        self.query_one(VerticalScroll).focus()
+
+    def action_close(self) -> None:
+        self.dismiss(None)

@@ -1,0 +1,82 @@
+"""The context health screen: every figure `metrics.health_report` computes, in cards.
+
+The report is computed in a thread (it reads all of the session's messages and events and
+walks the vault folder), then shown; nothing here computes a number itself.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Grid, Vertical
+from textual.content import Content
+from textual.screen import Screen
+from textual.widgets import Static
+
+from myrm_tui.tui.css import sibling_css
+from myrm_tui.tui.metrics import HealthReport, Metric, health_report, vault_size
+
+CARDS = (("context", "Context"), ("compaction", "Compaction"), ("cache", "Prompt cache"),
+         ("engine", "Engine"), ("session", "Session"))
+
+
+def card_content(metrics: list[Metric]) -> Content:
+    parts: list[str | tuple[str, str]] = []
+    for index, metric in enumerate(metrics):
+        if index:
+            parts.append("\n")
+        parts += [(f"{metric.name}: ", "$text-muted"), (metric.value, "bold")]
+        if metric.detail:
+            parts += ["\n", (f"  {metric.detail}", "$text-muted")]
+    return Content.assemble(*parts)
+
+
+class HealthScreen(Screen[None]):
+    DEFAULT_CSS = sibling_css(__file__)
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape,q", "close", "Close", id="health.close"),
+        Binding("r", "refresh_report", "Refresh", id="health.refresh"),
+    ]
+
+    def __init__(self, store: Any, session_id: str | None) -> None:
+        super().__init__()
+        self.store = store
+        self.session_id = session_id
+        self.report: HealthReport | None = None
+
+    def compose(self) -> ComposeResult:
+        yield Static(Content("Context health"), id="health-title")
+        with Grid(id="cards"):
+            for key, title in CARDS:
+                with Vertical(classes="card", id=f"card-{key}"):
+                    yield Static(Content(title), classes="card-title")
+                    yield Static(Content("…"), classes="card-body")
+        yield Static(Content("Esc close · r refresh"), id="health-hint")
+
+    def on_mount(self) -> None:
+        self.action_refresh_report()
+
+    def action_refresh_report(self) -> None:
+        if self.session_id is None:
+            self._show(health_report([], [], None))
+            return
+        self._compute()
+
+    @work(thread=True, exclusive=True, group="health")
+    def _compute(self) -> None:
+        assert self.session_id is not None
+        report = health_report(self.store.messages(self.session_id), self.store.events(self.session_id),
+                               vault_size(self.store.vault.directory))
+        self.app.call_from_thread(self._show, report)
+
+    def _show(self, report: HealthReport) -> None:
+        self.report = report
+        for key, _ in CARDS:
+            body = self.query_one(f"#card-{key} > .card-body", Static)
+            body.update(card_content(report.card(key)))
+
+    def action_close(self) -> None:
+        self.dismiss(None)

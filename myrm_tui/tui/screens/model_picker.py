@@ -1,0 +1,112 @@
+"""Searchable model picker over the model registry (window, price and capability flags).
+
+The registry reads litellm's model map, whose import takes seconds, so every search runs in a
+thread worker and the list fills in when it returns. A name that is not in the registry (a
+local server's model, a scripted test model) can still be typed and accepted with Enter.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical
+from textual.content import Content
+from textual.widgets import Input, OptionList, Static
+from textual.widgets.option_list import Option
+
+from myrm_tui.tui.constants import MODEL_PICKER_LIMIT
+from myrm_tui.tui.formatting import format_tokens
+from myrm_tui.tui.screens.dialogs import Dialog
+
+
+def model_row(info: Any) -> str:
+    """One picker row: name, window, $ per million tokens in/out, capability flags."""
+    price = ""
+    if info.input_cost_per_token or info.output_cost_per_token:
+        price = (f"  ${info.input_cost_per_token * 1e6:.2f}/${info.output_cost_per_token * 1e6:.2f} per M")
+    flags = [name for name, on_ in (("tools", info.supports_tools), ("vision", info.supports_vision),
+                                    ("cache", info.supports_prompt_caching)) if on_]
+    return f"{info.name}  ·  {format_tokens(info.context_window)} window{price}  ·  {' '.join(flags) or '—'}"
+
+
+def search_models(query: str) -> list[Any]:
+    from myrm_tui.llm import registry
+
+    return registry.search(query, limit=MODEL_PICKER_LIMIT)
+
+
+class ModelPicker(Dialog[str | None]):
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "cancel", "Cancel", id="dialog.cancel"),
+        Binding("down", "to_list", "List", show=False, id="picker.to_list"),
+    ]
+
+    def __init__(self, current: str | None = None) -> None:
+        super().__init__(classes="dialog wide")
+        self.current = current or ""
+        self.results: list[Any] = []
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="box"):
+            yield Static(Content(f"Switch model (now: {self.current or 'none'})"), classes="title")
+            yield Input(placeholder="type to search, or a full model name + Enter", id="model-query")
+            yield OptionList(id="model-list")
+            yield Static(Content("Enter pick · ↓ to the list · Esc cancel"), classes="hint")
+
+    def on_mount(self) -> None:
+        self.query_one(Input).focus()
+        self._search("")
+
+    @on(Input.Changed, "#model-query")
+    def _changed(self, event: Input.Changed) -> None:
+        self._search(event.value)
+
+    @work(thread=True, exclusive=True, group="model-search", exit_on_error=False)
+    def _search(self, query: str) -> None:
+        try:
+            results = search_models(query)
+        except Exception as exc:  # noqa: BLE001 - no registry: typing a name still works
+            self.app.call_from_thread(self._failed, str(exc))
+            return
+        self.app.call_from_thread(self._show, results)
+
+    def _failed(self, reason: str) -> None:
+        self.query_one(OptionList).set_options(
+            [Option(f"model list unavailable ({reason}); type a full name and press Enter", disabled=True)])
+
+    def _show(self, results: list[Any]) -> None:
+        self.results = results
+        listing = self.query_one(OptionList)
+        listing.set_options([Option(Content(model_row(info)), id=info.name) for info in results])
+        if not results:
+            listing.set_options([Option("no match in the registry; Enter uses the typed name", disabled=True)])
+
+    @on(Input.Submitted, "#model-query")
+    def _typed(self, event: Input.Submitted) -> None:
+        event.stop()
+        name = event.value.strip()
+        listing = self.query_one(OptionList)
+        exact = any(info.name == name for info in self.results)
+        if name and (exact or "/" in name or not self.results):
+            self.dismiss(name)
+        elif self.results:
+            self.dismiss(self.results[listing.highlighted or 0].name)
+
+    @on(OptionList.OptionSelected, "#model-list")
+    def _picked(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        if event.option.id:
+            self.dismiss(event.option.id)
+
+    def action_to_list(self) -> None:
+        listing = self.query_one(OptionList)
+        if self.results:
+            listing.focus()
+            if listing.highlighted is None:
+                listing.highlighted = 0
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)

@@ -1,0 +1,53 @@
+"""The slash commands the prompt understands (pure: the popup, /help and tests read this)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class SlashCommand:
+    name: str  # with the slash
+    args: str  # argument hint shown in the popup ("" for none)
+    help: str
+
+
+SLASH_COMMANDS: tuple[SlashCommand, ...] = (
+    SlashCommand("/compact", "[focus]", "Compact the context now (optional focus for the summary)"),
+    SlashCommand("/fork", "", "Fork this session into a new one"),
+    SlashCommand("/model", "[name]", "Switch the model (no name: open the picker)"),
+    SlashCommand("/sessions", "", "Browse, resume, rename, delete and export sessions"),
+    SlashCommand("/settings", "", "Open the settings"),
+    SlashCommand("/export", "[path]", "Export this session to Markdown"),
+    SlashCommand("/copy", "", "Copy the last reply to the clipboard"),
+    SlashCommand("/notes", "", "Show the session notes"),
+    SlashCommand("/theme", "[name]", "Switch the theme (no name: pick one)"),
+    SlashCommand("/clear", "", "Start a new session (the current one stays in /sessions)"),
+    SlashCommand("/help", "", "Keys and commands"),
+)
+BY_NAME = {command.name: command for command in SLASH_COMMANDS}
+
+# A lone "/word" is meant as a command; "/usr/bin is missing" (a path) is a message.
+_COMMAND_LIKE = re.compile(r"/[A-Za-z][\w-]*")
+
+
+@dataclass(frozen=True)
+class ParsedCommand:
+    command: SlashCommand | None  # None: looks like a command but is not one
+    name: str
+    argument: str
+
+
+def parse_command(text: str) -> ParsedCommand | None:
+    """A slash command and its argument, or None when the text is an ordinary message."""
+    stripped = text.strip()
+    if not stripped.startswith("/"):
+        return None
+    head, _, rest = stripped.partition(" ")
+    if "\n" in head:
+        head, _, more = head.partition("\n")
+        rest = f"{more} {rest}".strip()
+    if not _COMMAND_LIKE.fullmatch(head):
+        return None
+    return ParsedCommand(BY_NAME.get(head.lower()), head, rest.strip())

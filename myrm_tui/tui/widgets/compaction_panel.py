@@ -1,0 +1,101 @@
+"""The compaction side panel: what the engine did to the context, and what it costs.
+
+Sections: the compaction timeline, prompt-cache figures per model call with any cache breaks,
+the stage circuit breakers from the latest report, and the summary DAG (empty until the summary
+engine exists — it says so rather than inventing rows). Built from stored events by `metrics`,
+refreshed only when the screen says the context changed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from textual.app import ComposeResult
+from textual.containers import VerticalScroll
+from textual.content import Content
+from textual.widgets import Static
+
+from myrm_tui.store.records import EventRecord
+from myrm_tui.tui import metrics
+from myrm_tui.tui.css import sibling_css
+from myrm_tui.tui.formatting import format_tokens
+
+# Newest model calls listed in the cache section (older ones are in the health screen's totals).
+CACHE_ROWS = 12
+
+
+def _tok(value: int | None) -> str:
+    return "?" if value is None else format_tokens(value)
+
+
+def timeline_lines(events: Sequence[EventRecord]) -> list[str]:
+    done = metrics.compactions(events)
+    if not done:
+        return ["no compactions yet"]
+    lines = []
+    for number, item in enumerate(done, 1):
+        head = f"#{number} {item.tier} · {item.trigger}"
+        if item.ms is not None:
+            head += f" · {item.ms:.0f} ms"
+        body = f"   {_tok(item.tokens_before)} → {_tok(item.tokens_after)}"
+        if item.saved is not None:
+            body += f" (−{_tok(item.saved)})"
+        if item.items is not None:
+            body += f" · {item.items} msgs"
+        lines += [head, body]
+    return lines
+
+
+def cache_lines(events: Sequence[EventRecord]) -> list[str]:
+    calls = metrics.cache_calls(events)
+    lines = []
+    if not calls:
+        lines.append("no model calls yet")
+    first = max(0, len(calls) - CACHE_ROWS)
+    for number, call in enumerate(calls[first:], first + 1):
+        rate = "" if call.hit_rate is None else f" ({call.hit_rate * 100:.0f}%)"
+        lines.append(f"#{number} {_tok(call.prompt_tokens)} prompt · {_tok(call.cached_read_tokens)} read{rate}"
+                     f" · {_tok(call.cached_write_tokens)} write")
+    spend = metrics.session_spend(events)
+    if spend.cache_hit_rate is not None:
+        lines.append(f"session hit rate {spend.cache_hit_rate * 100:.0f}%")
+    breaks = metrics.cache_breaks(events)
+    for found in breaks[-5:]:
+        where = f" at msg {found.position}" if found.position is not None else ""
+        of = f"/{found.previous_len}" if found.previous_len is not None else ""
+        lines.append(f"⚠ cache break{where}{of}: {found.reason}")
+    if not breaks and calls:
+        lines.append("no cache breaks")
+    return lines
+
+
+def breaker_lines(events: Sequence[EventRecord]) -> list[str]:
+    states = metrics.latest_breakers(events)
+    if states is None:
+        return ["not reported by this engine yet"]
+    if not states:
+        return ["all stages closed"]
+    return [f"{stage}: {state}" for stage, state in sorted(states.items())]
+
+
+class CompactionPanel(VerticalScroll):
+    DEFAULT_CSS = sibling_css(__file__)
+
+    def compose(self) -> ComposeResult:
+        yield Static("Compactions", classes="title")
+        yield Static("", id="timeline", classes="body")
+        yield Static("Prompt cache", classes="title")
+        yield Static("", id="cache", classes="body")
+        yield Static("Circuit breakers", classes="title")
+        yield Static("", id="breakers", classes="body")
+        yield Static("Summary DAG", classes="title")
+        yield Static("no summaries yet", id="dag", classes="body")
+
+    def show_events(self, events: Sequence[EventRecord]) -> None:
+        events = sorted(events, key=lambda e: e.id)
+        self.query_one("#timeline", Static).update(Content("\n".join(timeline_lines(events))))
+        self.query_one("#cache", Static).update(Content("\n".join(cache_lines(events))))
+        self.query_one("#breakers", Static).update(Content("\n".join(breaker_lines(events))))
+
+    def section_text(self, section: str) -> str:
+        return str(self.query_one(f"#{section}", Static).content)

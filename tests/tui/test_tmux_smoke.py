@@ -1,0 +1,94 @@
+"""The real binary in a real terminal (tmux): key parsing, the alt screen, settings, panel, quit.
+
+Headless pilots never parse terminal escape sequences; this does. The model is the scripted
+provider, so no network is involved.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.skipif(shutil.which("tmux") is None,
+                                reason="tmux is not installed; the real-terminal smoke test needs it")
+
+# Start-up includes importing litellm (seconds on a shared 2-core box): generous but bounded.
+SCREEN_TIMEOUT_S = 60.0
+
+
+def tmux(*args: str) -> str:
+    return subprocess.run(["tmux", *args], check=True, capture_output=True, text=True).stdout
+
+
+def capture(name: str) -> str:
+    return tmux("capture-pane", "-p", "-t", name)
+
+
+def wait_for(name: str, text: str, timeout: float = SCREEN_TIMEOUT_S) -> str:
+    deadline = time.monotonic() + timeout
+    screen = ""
+    while time.monotonic() < deadline:
+        screen = capture(name)
+        if text in screen:
+            return screen
+        time.sleep(0.2)
+    raise AssertionError(f"{text!r} never appeared; the screen was:\n{screen}")
+
+
+def wait_gone(name: str, text: str, timeout: float = SCREEN_TIMEOUT_S) -> str:
+    deadline = time.monotonic() + timeout
+    screen = capture(name)
+    while text in screen:
+        if time.monotonic() > deadline:
+            raise AssertionError(f"{text!r} did not go away; the screen was:\n{screen}")
+        time.sleep(0.2)
+        screen = capture(name)
+    return screen
+
+
+def test_real_terminal_session(tmp_path: Path):
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    script = tmp_path / "script.json"
+    script.write_text(json.dumps({"turns": [{"text": "Hello from the **scripted** model."}]}))
+    exit_file = tmp_path / "exit-code"
+    env = {**os.environ, "MYRM_CONFIG_DIR": str(tmp_path / "config"), "TERM": "xterm-256color",
+           "TEXTUAL_ANIMATIONS": "none"}
+    command = (f"cd {workspace} && {sys.executable} -m myrm_tui --model scripted/{script}; "
+               f"echo $? > {exit_file}; sleep 30")
+    name = f"myrm-smoke-{uuid.uuid4().hex[:8]}"
+    subprocess.run(["tmux", "new-session", "-d", "-s", name, "-x", "120", "-y", "40", command],
+                   check=True, env=env)
+    try:
+        wait_for(name, "Message myrm")
+        tmux("send-keys", "-t", name, "-l", "hello there")
+        tmux("send-keys", "-t", name, "Enter")
+        screen = wait_for(name, "Hello from the scripted model.")
+        assert "hello there" in screen
+        wait_for(name, "%")  # the ring shows a percentage once the request was made
+        tmux("send-keys", "-t", name, "F2")
+        wait_for(name, "Settings")
+        wait_for(name, "prompt_mode")
+        tmux("send-keys", "-t", name, "Escape")
+        wait_gone(name, "prompt_mode")
+        tmux("send-keys", "-t", name, "C-b")
+        screen = wait_for(name, "Compactions")
+        assert "no summaries yet" in screen
+        tmux("send-keys", "-t", name, "C-b")
+        wait_gone(name, "Compactions")
+        tmux("send-keys", "-t", name, "C-q")
+        deadline = time.monotonic() + SCREEN_TIMEOUT_S
+        while not exit_file.exists() and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert exit_file.read_text().strip() == "0"
+        assert "Message myrm" not in capture(name)  # the alt screen is gone
+    finally:
+        subprocess.run(["tmux", "kill-session", "-t", name], check=False, capture_output=True)
