@@ -255,18 +255,17 @@ class ContextEngine:
         }
         return AssembledPrompt(wire, list(inp.tools), tokens, budget, points, report)
 
-    def compact(self, inp: TurnInput, tier: str = EMERGENCY, focus: str | None = None) -> dict[str, Any] | None:
-        """Compact now (the user's command): everything outside the fresh tail is reduced, down
-        to half the usual target; `focus` (a path or topic) is spared as long as possible.
-        Returns the event, or None when nothing could change."""
+    def compact(self, inp: TurnInput, tier: str = "full", focus: str | None = None) -> dict[str, Any] | None:
+        """Compact now (the user's command): every reduction of `tier` is applied to everything
+        outside the fresh tail (no target to stop at); `focus` (a path or topic) is spared by
+        the masking. Returns the event, or None when nothing could change."""
         budget = budget_for(inp.model.context_window, inp.max_output_tokens)
         new_rows = self._sync_rows()
         self._ingest_views(new_rows, budget, inp.model.name)
         self._render((family_of(inp.model.name), inp.model.supports_vision, inp.model.name))
         return self._compaction_event(tier, budget, inp, self.clock() if inp.now is None else inp.now,
                                       trigger=inp.trigger if inp.trigger != "auto" else "manual",
-                                      target_ratio=self.config.target_ratio / 2,
-                                      focus=(focus,) if focus else ())
+                                      target_ratio=0.0, focus=(focus,) if focus else ())
 
     def replacements(self) -> dict[str, str]:
         """handle → why it is not verbatim in the prompt (for ctx_inspect)."""

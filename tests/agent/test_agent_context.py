@@ -1,0 +1,57 @@
+"""The agent and the context engine together: overflow recovery, manual compaction, reports."""
+
+from __future__ import annotations
+
+from agent_helpers import drive, make_agent
+
+from myrm_tui.agent.events import Notice, TurnError, TurnFinished
+from myrm_tui.store import event_kinds
+
+
+async def test_provider_overflow_compacts_once_and_retries(store, workspace, script):
+    model = script({"text": "fits now", "error": "context_window", "error_times": 1})
+    agent = make_agent(store, workspace, model)
+    log = await drive(agent, "hello")
+    assert not log.of(TurnError)
+    assert any("too long" in n.text for n in log.of(Notice))
+    assert log.events[-1] == TurnFinished("stop", 1)
+    reports = [e.data for e in store.events(agent.session_id, event_kinds.ASSEMBLE)]
+    assert len(reports) == 2 and reports[1]["ladder"]["action"] == "forced"
+    assert store.messages(agent.session_id)[-1].message["content"] == "fits now"
+
+
+async def test_provider_overflow_twice_is_a_readable_error_and_nothing_is_lost(store, workspace, script):
+    model = script({"text": "never", "error": "context_window"})
+    agent = make_agent(store, workspace, model)
+    log = await drive(agent, "hello")
+    [error] = log.of(TurnError)
+    assert error.error_class == "ContextWindowExceededError" and error.hint
+    assert store.messages(agent.session_id)[0].message == {"role": "user", "content": "hello"}
+
+
+async def test_every_model_call_stores_the_engine_report(store, workspace, script):
+    model = script({"tool_calls": [{"id": "g1", "name": "glob", "arguments": {"pattern": "*"}}]}, {"text": "done"})
+    agent = make_agent(store, workspace, model)
+    await drive(agent, "list files")
+    reports = [e.data for e in store.events(agent.session_id, event_kinds.ASSEMBLE)]
+    assert len(reports) == 2
+    for report in reports:
+        assert {"tokens", "budget", "ladder", "stages", "breakers", "event", "cache_break"} <= set(report)
+        assert report["budget"]["prompt_limit"] > report["tokens"] > 0
+    # The second call extends the first: nothing in between broke the prompt prefix.
+    assert reports[1]["cache_break"] is None
+
+
+async def test_compact_now_masks_old_outputs_and_keeps_them_recoverable(store, workspace, script):
+    (workspace / "big.txt").write_text("\n".join(f"row {i} of the big file" for i in range(3000)))
+    turns = [{"tool_calls": [{"id": f"r{i}", "name": "bash", "arguments": {"command": f"cat big.txt # {i}"}}]}
+             for i in range(6)] + [{"text": "read them all"}]
+    model = script(*turns, context_window=32_000)
+    agent = make_agent(store, workspace, model, approval="yolo")
+    await drive(agent, "read the file six times")
+    event = agent.compact_now()
+    assert event is not None and event["saved"] > 0 and event["trigger"] == "manual"
+    prompt = agent.engine.assemble(agent.turn_input())
+    masked = [m for m in prompt.messages if m["role"] == "tool" and str(m["content"]).startswith("[")]
+    assert masked, "old outputs outside the fresh tail are replaced by placeholders with handles"
+    assert all("msg:" in m["content"] for m in masked)
