@@ -61,10 +61,11 @@ _LEAN_SECTIONS = (
 
 _NAKED = "You are myrm, a coding agent. Use the tools to do what the user asks."
 
+# Kept short and plain on purpose: tool-less models are often tiny local ones (SmolLM2-135M),
+# which answer sensibly to a one-line assistant prompt and drift into loops on longer ones.
 _CHAT = (
-    "You are myrm, a helpful assistant in a terminal chat. This model cannot call tools, so "
-    "answer from the conversation alone; when something needs running or reading files, say "
-    "what the user should run. Be brief and concrete."
+    "You are a helpful assistant. Answer briefly. You cannot run commands or read files; "
+    "say what the user should run."
 )
 
 

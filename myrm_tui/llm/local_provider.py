@@ -34,6 +34,10 @@ SMOLLM2_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
 LOCAL_CONTEXT_WINDOW = 8192
 # Without an explicit max_tokens a 135M model can ramble until the window is full.
 LOCAL_DEFAULT_MAX_TOKENS = 512
+# A 135M model samples into loops ("la femme, la femme, …") at llama.cpp's default temperature
+# (0.8) with no repeat penalty; these keep its short answers on topic.
+LOCAL_TEMPERATURE = 0.2
+LOCAL_REPEAT_PENALTY = 1.15
 
 
 def smollm2_path() -> Path | None:
@@ -138,7 +142,8 @@ def _generic(text: str = "", *, finished: bool = False, reason: str = "", usage:
 def _generate(loaded: _Loaded, messages: list[dict], params: dict, cancel: threading.Event) -> Iterator[dict]:
     """Blocking: yields generic chunks; stops at the next token once `cancel` is set."""
     llama = loaded.llama
-    kwargs: dict[str, Any] = {"max_tokens": params.get("max_tokens") or LOCAL_DEFAULT_MAX_TOKENS}
+    kwargs: dict[str, Any] = {"max_tokens": params.get("max_tokens") or LOCAL_DEFAULT_MAX_TOKENS,
+                              "temperature": LOCAL_TEMPERATURE, "repeat_penalty": LOCAL_REPEAT_PENALTY}
     if params.get("temperature") is not None:
         kwargs["temperature"] = float(params["temperature"])
     if params.get("seed") is not None:

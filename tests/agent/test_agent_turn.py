@@ -385,7 +385,7 @@ async def test_tool_less_model_runs_as_plain_chat(store, workspace, script):
     assert sent_tools == [None, None]
     assert [n.text for n in first.of(Notice)] == [f"{model} has no tool calling; running as plain chat"]
     assert second.of(Notice) == []
-    assert "cannot call tools" in agent.system_prompt
+    assert "cannot run commands" in agent.system_prompt
 
 
 async def test_call_settings_passed_to_the_provider(store, workspace, script):

@@ -43,7 +43,7 @@ def test_modes_differ_and_are_static(workspace):
     assert len(full) > len(lean) > len(naked)
     assert "<tools>" in full and "<rules>" in lean and "<" not in naked
     chat = base_prompt("full", tools_enabled=False)
-    assert "cannot call tools" in chat and "file_edit" not in chat
+    assert "cannot run commands" in chat and "file_edit" not in chat
 
 
 def test_prompt_is_the_same_bytes_in_another_process(workspace):
