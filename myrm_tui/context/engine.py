@@ -45,7 +45,8 @@ from myrm_tui.context.stages.normalize import normalize
 from myrm_tui.context.stages.post_compaction_reread import build_reread
 from myrm_tui.context.stages.thinking_cleanup import clean_thinking
 from myrm_tui.context.summarizers import Summarizer
-from myrm_tui.context.tokens import count_message_tokens
+from myrm_tui.context.dag import SUMMARY_KIND, SummaryDag
+from myrm_tui.context.tokens import count_message_tokens, count_text_tokens
 from myrm_tui.context.units import Unit, last_user_index, split_units
 from myrm_tui.context.view_log import MemoryViewLog, StoreViewLog, SyntheticView, ViewLog
 from myrm_tui.context.views import (
@@ -124,6 +125,7 @@ class ContextEngine:
         self.config = config
         self.view_log: ViewLog = view_log if view_log is not None else _default_view_log(store)
         self.summarizer = summarizer
+        self.dag = SummaryDag(store, session_id, fake=summarizer)
         self.file_reader = file_reader
         self.pre_compact = pre_compact
         self.clock = clock
@@ -517,23 +519,12 @@ class ContextEngine:
                 hi = mid
         return lo
 
-    def _marker(self, covered: Sequence[MessageRecord], before_id: int, event_id: int, model: str,
-                budget: Budget) -> SyntheticView:
-        text = omission_marker(covered)
-        if self.summarizer is not None:
-            summary = self.breakers.run("summarize", lambda: self.summarizer([r.message for r in covered]), "")
-            cap = max(400, int(budget.prompt_limit * 0.02) * 4)
-            if summary:
-                text = text.replace(UNTRUSTED_CLOSE, f"Summary: {summary[:cap]}\n{UNTRUSTED_CLOSE}")
-        message = {"role": "user", "content": text}
-        return SyntheticView(before_id, "marker", message, count_message_tokens(message, model), event_id,
-                             (covered[0].id, covered[-1].id))
-
     def _rebuild_synthetic(self, event_id: int, model: str, tail_start: int, budget: Budget,
                            changed: Sequence[int]) -> list[SyntheticView]:
-        """Existing markers stay byte-identical; each run of newly removed rows gets its own
-        marker; when markers outgrow their cap they merge into one. Then the reread."""
-        markers = [s for s in self.synthetic if s.kind == "marker"]
+        """Existing summary views stay byte-identical; each run of newly removed rows becomes a
+        leaf summary node; same-depth runs of nodes fold into deeper ones (four at a time, two
+        when summaries take more than their share of B). Then the post-compaction reread."""
+        summaries = [s for s in self.synthetic if s.kind == SUMMARY_KIND]
         newly_removed = [i for i in changed if self.views[self.rows[i].id].kind == REMOVED]
         runs: list[list[int]] = []
         for i in newly_removed:
@@ -541,23 +532,36 @@ class ContextEngine:
                 runs[-1].append(i)
             else:
                 runs.append([i])
+        count = lambda m: count_message_tokens(m, model)  # noqa: E731
+        count_text = lambda t: count_text_tokens(t, model)  # noqa: E731
         for run in runs:
             after = run[-1] + 1
             if after < len(self.rows):
-                markers.append(self._marker([self.rows[i] for i in run], self.rows[after].id, event_id, model, budget))
-        if sum(m.tokens for m in markers) > budget.prompt_limit * self.config.marker_cap_ratio and len(markers) > 1:
-            removed = [i for i in range(len(self.rows)) if i < self._live_from()
-                       and (v := self.views.get(self.rows[i].id)) is not None and v.kind == REMOVED]
-            after = removed[-1] + 1
-            markers = [self._marker([self.rows[i] for i in removed], self.rows[after].id, event_id, model, budget)]
-        out = list(markers)
+                summaries.append(self.breakers.run("summarize", lambda run=run, after=after: self.dag.leaf(
+                    [self.rows[i] for i in run], self.rows[after].id, event_id, count, count_text),
+                    None) or self._bare_marker([self.rows[i] for i in run], self.rows[after].id, event_id, model))
+        for _ in range(8):  # fold until nothing qualifies (a deep tree folds level by level)
+            pressure = sum(v.tokens for v in summaries) > budget.prompt_limit * self.config.marker_cap_ratio
+            folded = self.breakers.run("summarize", lambda: self.dag.fold(
+                summaries, self._index_of_id, pressure=pressure, event_id=event_id, count=count), summaries)
+            if len(folded) == len(summaries):
+                break
+            summaries = folded
+        out = list(summaries)
         reread = self.breakers.run("post_compaction_reread", lambda: build_reread(
             self.rows, self.file_reader, max_files=self.config.reread_max_files,
             max_tokens=min(self.config.reread_max_tokens, int(budget.prompt_limit * self.config.reread_max_ratio)),
-            count=lambda m: count_message_tokens(m, model)), None)
+            count=count), None)
         if reread is not None and tail_start < len(self.rows):
             out.append(SyntheticView(self.rows[tail_start].id, "reread", reread[0], reread[1], event_id))
         return out
+
+    def _bare_marker(self, covered: Sequence[MessageRecord], before_id: int, event_id: int,
+                     model: str) -> SyntheticView:
+        """When the summary stage is disabled (its breaker is open): the deterministic marker."""
+        message = {"role": "user", "content": omission_marker(covered)}
+        return SyntheticView(before_id, SUMMARY_KIND, message, count_message_tokens(message, model), event_id,
+                             (covered[0].id, covered[-1].id))
 
     # ------------------------------------------------------------------ cache-break detection
     def _system_digest(self, system_prompt: str) -> str:

@@ -91,9 +91,43 @@ def _unknown(raw: object) -> str:
     )
 
 
-def _summary_not_available(handle: Handle) -> str:
-    """Dispatch point for summary handles (`S12`): summaries arrive with the DAG summariser."""
-    return _unknown(handle.text)
+def _summary_node(store: Store, session_id: str, handle: Handle) -> dict | None:
+    getter = getattr(store, "get_summary", None)
+    return getter(session_id, handle.text) if getter is not None else None
+
+
+def _summary_text(store: Store, session_id: str, node: dict) -> str:
+    """What a summary stands for: a leaf's covered messages, or a condensed node's children."""
+    if node["children"]:
+        parts = []
+        for child in node["children"]:
+            sub = store.get_summary(session_id, child)
+            if sub is not None:
+                parts.append(f"--- {child} (depth {sub['depth']}, msg:{sub['first_id']} … msg:{sub['last_id']}) ---")
+                parts.append(sub["rendered"])
+        return "\n".join(parts)
+    parts = []
+    for record in store.messages(session_id):
+        if node["first_id"] <= record.id <= node["last_id"]:
+            parts.append(f"--- msg:{record.id} · {_message_kind(record)} ---")
+            parts.append(message_search_text(record.message))
+    return "\n".join(parts)
+
+
+def _inspect_summary(node: dict) -> list[str]:
+    kind = "condensed summary" if node["children"] else "leaf summary"
+    lines = [
+        node["handle"],
+        f"{kind} · depth {node['depth']} · status {node['status']}"
+        + (" · extractive fallback (no model)" if node["fallback"] else ""),
+        f"covers msg:{node['first_id']} … msg:{node['last_id']} ({node['covered_count']:,} messages, "
+        f"{_when(node['time_start'])} → {_when(node['time_end'])})",
+        f"summary size: {node['tokens']:,} tokens",
+    ]
+    if node["children"]:
+        lines.append("folds: " + ", ".join(node["children"]))
+    lines.append(f'originals: ctx_expand("{node["handle"]}") (a query or lines="a:b" narrows it)')
+    return lines
 
 
 # --- formatting helpers ----------------------------------------------------------------------
@@ -187,10 +221,13 @@ def ctx_inspect(
     parsed = parse_handle(handle)
     if parsed is None:
         return _unknown(handle)
-    if parsed.kind == "summary":
-        return _summary_not_available(parsed)
     try:
-        if parsed.kind == "msg":
+        if parsed.kind == "summary":
+            node = _summary_node(store, session_id, parsed)
+            if node is None:
+                return _unknown(parsed.text)
+            lines = _inspect_summary(node)
+        elif parsed.kind == "msg":
             lines = _inspect_message(store, session_id, parsed)
         else:
             lines = _inspect_artifact(store, session_id, parsed)
@@ -269,15 +306,21 @@ def ctx_expand(
     parsed = parse_handle(handle)
     if parsed is None:
         return _unknown(handle)
-    if parsed.kind == "summary":
-        return _summary_not_available(parsed)
     try:
         max_chars = int(max_chars)
     except (TypeError, ValueError):
         return f"error: max_chars={max_chars!r} is not a number; pass an integer."
     max_chars = max(1, min(max_chars, EXPAND_HARD_MAX_CHARS))
     try:
-        if parsed.kind == "msg":
+        if parsed.kind == "summary":
+            node = _summary_node(store, session_id, parsed)
+            if node is None:
+                return _unknown(parsed.text)
+            text = _summary_text(store, session_id, node)
+            describe = (f"{node['handle']} · originals of a depth-{node['depth']} summary "
+                        f"(msg:{node['first_id']} … msg:{node['last_id']})")
+            spilled = []
+        elif parsed.kind == "msg":
             record = store.history_message(session_id, parsed.message_id)
             text = message_search_text(record.message)
             describe = f"{parsed.text} · {_message_kind(record)} · {_when(record.created_at)}"

@@ -19,11 +19,12 @@ class SyntheticView:
     before the stored message `before_id`."""
 
     before_id: int
-    kind: str  # "marker" or "reread"
+    kind: str  # "summary" (a DAG node standing for removed history) or "reread"
     message: dict[str, Any]
     tokens: int
     event_id: int
     covers: tuple[int, int] | None = None  # first and last message id a marker stands for
+    handle: str = ""  # the summary node (S12) a summary view shows
 
 
 class ViewLog(Protocol):
@@ -63,7 +64,8 @@ class StoreViewLog:
         views = {r["message_id"]: View(r["kind"], r["message"], r["tokens"], r["reason"], r["handle"], r["event_id"])
                  for r in rows}
         syn = [SyntheticView(s["before_id"], s["kind"], s["message"], s["tokens"], s["event_id"],
-                             (s["covers_first"], s["covers_last"]) if s["covers_first"] is not None else None)
+                             (s["covers_first"], s["covers_last"]) if s["covers_first"] is not None else None,
+                             s.get("handle") or "")
                for s in synthetic]
         return views, syn
 
@@ -73,6 +75,7 @@ class StoreViewLog:
                       "reason": v.reason, "handle": v.handle} for mid, v in views.items()]
         syn_rows = None if synthetic is None else [
             {"before_id": s.before_id, "kind": s.kind, "message": s.message, "tokens": s.tokens,
-             "covers_first": s.covers[0] if s.covers else None, "covers_last": s.covers[1] if s.covers else None}
+             "covers_first": s.covers[0] if s.covers else None, "covers_last": s.covers[1] if s.covers else None,
+             "handle": s.handle}
             for s in synthetic]
         self.store.save_context_views(session_id, event_id, view_rows, syn_rows)

@@ -40,6 +40,7 @@ def create_tables(conn: sqlite3.Connection) -> None:
             tokens       INTEGER NOT NULL,
             covers_first INTEGER,
             covers_last  INTEGER,
+            handle       TEXT NOT NULL DEFAULT '',
             PRIMARY KEY (session_id, event_id, position)
         )
         """
@@ -75,7 +76,7 @@ def load(conn: sqlite3.Connection, session_id: str) -> tuple[list[tuple], list[t
     if row and row[0] is not None:
         synthetic = conn.execute(
             """
-            SELECT before_id, kind, message_json, tokens, event_id, covers_first, covers_last
+            SELECT before_id, kind, message_json, tokens, event_id, covers_first, covers_last, handle
             FROM context_synthetic WHERE session_id = ? AND event_id = ? ORDER BY position
             """,
             (session_id, row[0]),
@@ -101,8 +102,9 @@ def save(conn: sqlite3.Connection, session_id: str, event_id: int, views: list[t
     conn.executemany(
         """
         INSERT INTO context_synthetic
-            (session_id, event_id, position, before_id, kind, message_json, tokens, covers_first, covers_last)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+            (session_id, event_id, position, before_id, kind, message_json, tokens, covers_first, covers_last,
+             handle)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
         """,
         [(session_id, event_id, i, *s) for i, s in enumerate(synthetic)],
     )

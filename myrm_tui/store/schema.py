@@ -10,7 +10,7 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Callable
 
-from myrm_tui.store import context_views, search_index
+from myrm_tui.store import context_views, search_index, summaries
 from myrm_tui.store.db import transaction
 from myrm_tui.store.errors import StoreError
 
@@ -94,7 +94,12 @@ def _v3_context_views(conn: sqlite3.Connection) -> None:
     context_views.create_tables(conn)
 
 
-MIGRATIONS: list[Migration] = [_v1_initial, _v2_search, _v3_context_views]
+def _v4_summaries(conn: sqlite3.Connection) -> None:
+    """The summary DAG: leaf and condensed summaries with links to what they cover."""
+    summaries.create_tables(conn)
+
+
+MIGRATIONS: list[Migration] = [_v1_initial, _v2_search, _v3_context_views, _v4_summaries]
 
 
 def latest_version() -> int:

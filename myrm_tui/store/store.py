@@ -24,7 +24,7 @@ from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any, Self
 
-from myrm_tui.store import context_views, event_kinds, search_index
+from myrm_tui.store import context_views, event_kinds, search_index, summaries
 from myrm_tui.store.constants import (
     ARTIFACT_INDEX_MAX_CHARS,
     ARTIFACTS_DIR,
@@ -414,7 +414,7 @@ class Store:
                     "messages; delete the forks first."
                 )
             conn.execute("DELETE FROM events WHERE session_id = ?", (session_id,))
-            for table in ("context_views", "context_synthetic", "context_synthetic_sets"):
+            for table in ("context_views", "context_synthetic", "context_synthetic_sets", "summaries"):
                 conn.execute(f"DELETE FROM {table} WHERE session_id = ?", (session_id,))
             search_index.forget_session(conn, session_id)
             conn.execute("DELETE FROM messages WHERE session_id = ?", (session_id,))
@@ -427,7 +427,7 @@ class Store:
         with self._lock, self._read() as conn:
             views, synthetic = context_views.load(conn, session_id)
         view_keys = ("message_id", "event_id", "kind", "message", "tokens", "reason", "handle")
-        syn_keys = ("before_id", "kind", "message", "tokens", "event_id", "covers_first", "covers_last")
+        syn_keys = ("before_id", "kind", "message", "tokens", "event_id", "covers_first", "covers_last", "handle")
         out_views = []
         for row in views:
             item = dict(zip(view_keys, row))
@@ -447,10 +447,32 @@ class Store:
                       v.get("reason", ""), v.get("handle", "")) for v in views]
         syn_rows = None if synthetic is None else [
             (s["before_id"], s["kind"], context_views.dumps(s["message"]), s["tokens"], s.get("covers_first"),
-             s.get("covers_last")) for s in synthetic]
+             s.get("covers_last"), s.get("handle", "")) for s in synthetic]
         with self._lock, self._write() as conn:
             self._session_row(conn, session_id)
             context_views.save(conn, session_id, event_id, view_rows, syn_rows)
+
+    # summary DAG nodes
+
+    def add_summary(self, session_id: str, node: dict[str, Any]) -> dict[str, Any]:
+        """Store a summary node (depth, first_id, last_id, covered_count, children, time_start,
+        time_end, tokens, fallback, status, content, rendered, model); returns it with its
+        handle `S<n>` (numbered per session)."""
+        with self._lock, self._write() as conn:
+            self._session_row(conn, session_id)
+            return summaries.insert(conn, session_id, node, time.time())
+
+    def summaries(self, session_id: str, status: str | None = None) -> list[dict[str, Any]]:
+        with self._lock, self._read() as conn:
+            return summaries.select(conn, session_id, status)
+
+    def get_summary(self, session_id: str, handle: str) -> dict[str, Any] | None:
+        with self._lock, self._read() as conn:
+            return summaries.get(conn, session_id, handle)
+
+    def set_summary_status(self, session_id: str, handle: str, status: str) -> None:
+        with self._lock, self._write() as conn:
+            summaries.set_status(conn, session_id, handle, status)
 
     # messages (append-only)
 

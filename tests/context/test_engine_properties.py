@@ -104,12 +104,17 @@ def text_of(message) -> str:
     return content or ""
 
 
-def reachable_ids(prompt) -> set[int]:
-    """Message ids the prompt names: handles, and ranges covered by omission markers."""
+def reachable_ids(prompt, store=None, session_id=None) -> set[int]:
+    """Message ids the prompt names: handles, ranges covered by omission markers, and the
+    ranges of the summary nodes (S12) it shows, which ctx_expand walks back to."""
     blob = json.dumps(prompt, ensure_ascii=False)
     ids = {int(m) for m in re.findall(r"msg:(\d+)", blob)}
     for first, last in re.findall(r"msg:(\d+) … msg:(\d+)", blob):
         ids.update(range(int(first), int(last) + 1))
+    for handle in re.findall(r"\[summary (S\d+)", blob):
+        node = store.get_summary(session_id, handle)
+        assert node is not None and node["status"] == "active", f"{handle} is shown but not an active node"
+        ids.update(range(node["first_id"], node["last_id"] + 1))
     return ids
 
 
@@ -149,7 +154,7 @@ def test_every_prompt_is_valid_within_budget_and_lossless(session):
         rows = store.messages(session_id)
         wire = json.dumps(prompt.messages)
         texts = "\n".join(text_of(m) for m in prompt.messages)
-        named = reachable_ids(prompt.messages)
+        named = reachable_ids(prompt.messages, store, session_id)
 
         def shown(row) -> bool:
             content = text_of(row.message)

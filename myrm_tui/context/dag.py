@@ -1,0 +1,165 @@
+"""The summary DAG, engine side: runs of removed history become summary nodes, and runs of
+same-depth nodes fold into deeper ones.
+
+Why nodes instead of plain markers: a node has a short stable handle (`S12`), a header built
+from stored columns (depth, coverage, time range, trust), a deterministic footer (files, tools,
+errors, handles) and links to what it covers, so `ctx_expand("S12")` walks back to the
+originals in one call. The body comes from, in order of preference: a summary prepared in the
+background by a model (`maintain`), the benchmark's fake summarizer, or the extractive fallback
+(no model, always available), so removing history never waits for, or depends on, a model.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any, Callable, Sequence
+
+from myrm_tui.context.summarizers import Summarizer
+from myrm_tui.context.summary.condense import SummaryNode, find_fold_run, mark_superseded
+from myrm_tui.context.summary.extractive import extractive_summary
+from myrm_tui.context.summary.footer import footer_from_records
+from myrm_tui.context.summary.redact import redact_summary
+from myrm_tui.context.summary.schema import StructuredSummary, enforce_caps, from_json, render
+from myrm_tui.context.view_log import SyntheticView
+from myrm_tui.store.records import MessageRecord
+
+SUMMARY_KIND = "summary"
+
+
+def _leaf_content(rows: Sequence[MessageRecord], fake: Summarizer | None, source_tokens: int,
+                  count_text: Callable[[str], int]) -> StructuredSummary:
+    messages = [r.message for r in rows]
+    if fake is not None:
+        return StructuredSummary(narrative=fake(messages))
+    return extractive_summary(messages, ids=[r.id for r in rows], source_tokens=source_tokens, count=count_text)
+
+
+def _merged_content(children: Sequence[StructuredSummary], fake_text: str | None) -> StructuredSummary:
+    """A condensed node without a model: the children's fields in order (reversed decisions
+    marked SUPERSEDED), capped; the newest active task and state win."""
+    if fake_text is not None:
+        return StructuredSummary(narrative=fake_text)
+    marked = mark_superseded(children)
+    merged = StructuredSummary(
+        user_goal=next((c.user_goal for c in marked if c.user_goal), ""),
+        active_task=next((c.active_task for c in reversed(marked) if c.active_task), ""),
+        active_state=next((c.active_state for c in reversed(marked) if c.active_state), ""),
+        fallback=any(c.fallback for c in marked),
+        **{name: [item for c in marked for item in getattr(c, name)]
+           for name in ("completed_actions", "key_findings", "errors_and_fixes", "files_modified", "decisions",
+                        "constraints_and_preferences", "resolved_questions", "pending_user_asks", "artifacts")},
+        blocked_items=list(marked[-1].blocked_items),
+        next_steps=list(marked[-1].next_steps),
+    )
+    return enforce_caps(merged)
+
+
+class SummaryDag:
+    def __init__(self, store: Any, session_id: str, *, fake: Summarizer | None = None):
+        self.store = store
+        self.session_id = session_id
+        self.fake = fake
+
+    def _usable(self) -> bool:
+        return hasattr(self.store, "add_summary")
+
+    def prepared_for(self, first_id: int, last_id: int) -> dict[str, Any] | None:
+        """A summary a model prepared in the background for exactly this range, if any."""
+        if not self._usable():
+            return None
+        for node in self.store.summaries(self.session_id, status="prepared"):
+            if node["first_id"] == first_id and node["last_id"] == last_id:
+                return node
+        return None
+
+    def leaf(self, rows: Sequence[MessageRecord], before_id: int, event_id: int,
+             count: Callable[[dict[str, Any]], int], count_text: Callable[[str], int]) -> SyntheticView:
+        """The node (and its prompt view) standing for `rows`, which were just left out."""
+        source_tokens = sum(r.tokens for r in rows)
+        footer = footer_from_records(rows).render()
+        time_range = (rows[0].created_at, rows[-1].created_at)
+        prepared = self.prepared_for(rows[0].id, rows[-1].id)
+        if prepared is not None:
+            self.store.set_summary_status(self.session_id, prepared["handle"], "active")
+            node = {**prepared, "status": "active"}
+        else:
+            content = _leaf_content(rows, self.fake, source_tokens, count_text)
+            content, _ = redact_summary(content)
+            node = self._store_node(content, depth=0, first_id=rows[0].id, last_id=rows[-1].id,
+                                    covered_count=len(rows), time_range=time_range, footer=footer,
+                                    children=[], count=count)
+        return self._view(node, before_id, event_id)
+
+    def fold(self, views: Sequence[SyntheticView], row_index: Callable[[int], int], *, pressure: bool,
+             event_id: int, count: Callable[[dict[str, Any]], int]) -> list[SyntheticView]:
+        """Fold the deepest qualifying run of same-depth summary views into one deeper node;
+        returns the new list of summary views (unchanged when nothing qualifies)."""
+        if not self._usable():
+            return list(views)
+        nodes = []
+        by_handle = {}
+        for view in views:
+            node = self.store.get_summary(self.session_id, view.handle)
+            if node is None:
+                return list(views)
+            by_handle[view.handle] = (view, node)
+            nodes.append(SummaryNode(view.handle, node["depth"], row_index(node["first_id"]),
+                                     row_index(node["last_id"]) + 1, view.tokens))
+        run = find_fold_run(nodes, pressure=pressure)
+        if run is None:
+            return list(views)
+        children = [by_handle[n.id][1] for n in run.nodes]
+        child_content = [from_json_dict(c["content"]) for c in children]
+        fake_text = None
+        if self.fake is not None:
+            fake_text = self.fake([{"role": "user", "content": c["rendered"]} for c in children])
+        content, _ = redact_summary(_merged_content(child_content, fake_text))
+        node = self._store_node(
+            content, depth=run.depth, first_id=children[0]["first_id"], last_id=children[-1]["last_id"],
+            covered_count=sum(c["covered_count"] for c in children),
+            time_range=(children[0]["time_start"], children[-1]["time_end"]),
+            footer=f"Folds: {', '.join(c['handle'] for c in children)}", children=[c["handle"] for c in children],
+            count=count)
+        for child in children:
+            self.store.set_summary_status(self.session_id, child["handle"], "folded")
+        last_view = by_handle[run.nodes[-1].id][0]
+        folded = {n.id for n in run.nodes}
+        out: list[SyntheticView] = []
+        for view in views:
+            if view.handle in folded:
+                if view.handle == run.nodes[-1].id:
+                    out.append(self._view(node, last_view.before_id, event_id))
+                continue
+            out.append(view)
+        return out
+
+    def _store_node(self, content: StructuredSummary, *, depth: int, first_id: int, last_id: int,
+                    covered_count: int, time_range: tuple[float, float], footer: str, children: list[str],
+                    count: Callable[[dict[str, Any]], int]) -> dict[str, Any]:
+        # The handle is S<n> with n the next number of this session; render with it.
+        handle = f"S{len(self.store.summaries(self.session_id)) + 1}"
+        rendered = render(content, handle=handle, depth=depth, covered_count=covered_count,
+                          time_range=time_range, footer=footer)
+        node = self.store.add_summary(self.session_id, {
+            "depth": depth, "first_id": first_id, "last_id": last_id, "covered_count": covered_count,
+            "children": children, "time_start": time_range[0], "time_end": time_range[1],
+            "tokens": count({"role": "user", "content": rendered}), "fallback": content.fallback,
+            "status": "active", "content": content.to_dict(), "rendered": rendered,
+        })
+        if node["handle"] != handle:  # numbering moved (another writer): render again, exactly
+            rendered = rendered.replace(f"[summary {handle}", f"[summary {node['handle']}").replace(
+                f'ctx_expand("{handle}")', f'ctx_expand("{node["handle"]}")')
+            node = {**node, "rendered": rendered}
+        return node
+
+    @staticmethod
+    def _view(node: dict[str, Any], before_id: int, event_id: int) -> SyntheticView:
+        message = {"role": "user", "content": node["rendered"]}
+        return SyntheticView(before_id, SUMMARY_KIND, message, node["tokens"], event_id,
+                             (node["first_id"], node["last_id"]), node["handle"])
+
+
+def from_json_dict(data: dict[str, Any]) -> StructuredSummary:
+    import json
+
+    return replace(from_json(json.dumps(data)), fallback=bool(data.get("fallback")))

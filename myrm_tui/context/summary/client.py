@@ -1,0 +1,326 @@
+"""One summarization pass: model routing, the LLM call, escalation, fallback, redaction.
+
+Escalation (never raises for model failures; the session never loses history):
+1. up to `attempts` calls; each answer is parsed and audited, a rejected answer goes back to
+   the model with the auditor's feedback (the conversation continues);
+2. one terse attempt (huge messages cut, "be terse"), accepted with half the retention bar;
+3. the extractive summary (no LLM), marked fallback.
+Auth / model-not-found errors skip straight to 3: retrying cannot fix them.
+
+Routing: tiny models write bad summaries (and eat the window they are asked to free), so a tiny
+main model without a usable lite model gets no LLM summaries at all (extractive only). The
+auxiliary guard: a lite model whose window cannot take even the smallest chunk is replaced by
+the main model, with a warning the caller shows.
+
+litellm is only reached through `myrm_tui.llm.stream.stream`, imported inside the call.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from myrm_tui.context.summary.auditor import DEFAULT_MIN_RETENTION, AuditResult, audit
+from myrm_tui.context.summary.breaker import PERMANENT, TRANSIENT, SummarizerBreaker, error_class
+from myrm_tui.context.summary.chunking import DEFAULT_OVERHEAD_TOKENS, DEFAULT_TARGET_TOKENS
+from myrm_tui.context.summary.extractive import extractive_summary
+from myrm_tui.context.summary.prompts import build_prompt, retry_turns, transcript
+from myrm_tui.context.summary.redact import DEFAULT_POLICY, RedactionPolicy, redact_summary
+from myrm_tui.context.summary.schema import (StructuredSummary, SummaryParseError, body_text, enforce_caps,
+                                             parse_summary)
+
+_log = logging.getLogger(__name__)
+
+# A model with a window this small (or named like a sub-1B model) is "tiny": its summaries fail
+# the auditor nearly always and each attempt costs a large share of its own window.
+TINY_WINDOW = 8_192
+TINY_MODEL_MARKERS = ("smollm", "tinyllama", "-135m", "-360m", "0.5b", "-1b", "qwen2.5-0.5b")
+# The smallest chunk worth a summarizer call; a lite model that cannot take overhead + target +
+# this much is not used (the main model summarizes instead).
+MIN_USEFUL_CHUNK_TOKENS = 2_048
+# Token margin kept free in the summarizer's window (tokenizer mismatch between our count and
+# the provider's; chat-template tokens).
+WINDOW_SAFETY_TOKENS = 256
+# Below this many output tokens a 14-field JSON answer cannot be written; the prompt is too big.
+MIN_OUTPUT_TOKENS = 256
+# Terse attempts may keep fewer identifiers: they are the last LLM try before the extractive floor.
+TERSE_RETENTION_FACTOR = 0.5
+# One summarizer call may take this long (streaming, so a healthy slow model keeps going).
+SUMMARY_TIMEOUT_S = 180.0
+
+LEVEL_LLM, LEVEL_TERSE, LEVEL_EXTRACTIVE = "llm", "terse", "extractive"
+
+
+@dataclass(frozen=True)
+class CallResult:
+    text: str
+    tokens_in: int = 0
+    tokens_out: int = 0
+    cost: float = 0.0
+
+
+# (messages, max_output_tokens) -> the answer. Injected by tests or by an engine that routes
+# calls itself; the default goes through `llm.stream`.
+SummarizerCall = Callable[[list[dict[str, Any]], int], Awaitable["CallResult | str"]]
+
+
+@dataclass(frozen=True)
+class SummaryOutcome:
+    summary: StructuredSummary  # redacted, caps enforced
+    attempts: int  # LLM calls made
+    fallback: bool
+    level: str  # "llm" | "terse" | "extractive"
+    tokens_in: int = 0
+    tokens_out: int = 0
+    cost: float = 0.0
+    errors: list[str] = field(default_factory=list)  # call errors and rejected-answer reasons
+    summary_tokens: int = 0  # body tokens of the final summary
+    source_tokens: int = 0
+    audit: AuditResult | None = None  # of the accepted answer (or the last rejected one)
+    redactions: dict[str, int] = field(default_factory=dict)
+    failure: str | None = None  # None, "transient" or "permanent": what the breaker recorded
+    warning: str = ""
+
+
+# ---------------------------------------------------------------- routing
+
+
+def is_tiny(model: str, info: Any | None) -> bool:
+    """Tiny by name, or by a KNOWN small window (an unknown model's window is only a guess)."""
+    name = model.lower()
+    if any(marker in name for marker in TINY_MODEL_MARKERS):
+        return True
+    return bool(info is not None and getattr(info, "known", True) and info.context_window <= TINY_WINDOW)
+
+
+def min_summarizer_window(overhead: int = DEFAULT_OVERHEAD_TOKENS, target: int = DEFAULT_TARGET_TOKENS,
+                          min_chunk: int = MIN_USEFUL_CHUNK_TOKENS) -> int:
+    return overhead + target + min_chunk
+
+
+def pick_summarizer_model(main_model: str, lite_model: str | None, main_info: Any | None,
+                          lite_info: Any | None, *, min_window: int | None = None) -> tuple[str | None, str]:
+    """(model, reason): the lite model when configured, not tiny and its window fits `min_window`
+    (default: overhead + target + the smallest useful chunk); else the main model; None (use the
+    extractive summary) when the main model is tiny and there is no usable lite model."""
+    need = min_window if min_window is not None else min_summarizer_window()
+    lite_problem = ""
+    if lite_model:
+        if is_tiny(lite_model, lite_info):
+            lite_problem = f"lite model {lite_model} is too small to write reliable summaries"
+        elif lite_info is not None and lite_info.context_window < need:
+            lite_problem = (f"lite model {lite_model} has a {lite_info.context_window}-token window, "
+                            f"below the {need} a summary call needs")
+        else:
+            return lite_model, f"lite model {lite_model}"
+    if is_tiny(main_model, main_info):
+        why = f"; {lite_problem}" if lite_problem else ""
+        return None, f"main model {main_model} is too small to summarize{why}: extractive summaries only"
+    if lite_problem:
+        return main_model, f"main model {main_model} ({lite_problem})"
+    return main_model, f"main model {main_model} (no lite model configured)"
+
+
+def guard_summarizer(summarizer: str, summarizer_window: int, main_model: str, main_window: int, *,
+                     min_chunk_tokens: int, overhead: int = DEFAULT_OVERHEAD_TOKENS,
+                     target: int = DEFAULT_TARGET_TOKENS) -> tuple[str, int, str]:
+    """Auxiliary-model guard: (model, window, warning). If the smallest possible chunk (its first
+    unit, `chunking.first_unit_tokens`) does not fit the chosen summarizer, use the main model."""
+    if min_chunk_tokens + overhead + target <= summarizer_window or summarizer == main_model:
+        return summarizer, summarizer_window, ""
+    warning = (f"The summarizer {summarizer} ({summarizer_window}-token window) cannot take the next "
+               f"{min_chunk_tokens}-token span; summarizing it with the main model {main_model} instead. "
+               "Configure a lite model with a larger window to avoid the extra cost.")
+    return main_model, main_window, warning
+
+
+# ---------------------------------------------------------------- the call
+
+
+def stream_call(model: str, settings: Any | None = None) -> SummarizerCall:
+    """A SummarizerCall through `llm.stream` (litellm): text deltas collected, usage summed."""
+
+    async def call(messages: list[dict[str, Any]], max_output_tokens: int) -> CallResult:
+        from myrm_tui.llm.call_settings import CallSettings
+        from myrm_tui.llm.events import TextDelta, UsageEvent
+        from myrm_tui.llm.stream import stream
+
+        base = settings or CallSettings(temperature=0.0, timeout_s=SUMMARY_TIMEOUT_S, max_attempts=2)
+        call_settings = replace(base, max_output_tokens=max_output_tokens)
+        parts: list[str] = []
+        tokens_in = tokens_out = 0
+        cost = 0.0
+        async for event in stream(model, messages, None, call_settings):
+            if isinstance(event, TextDelta):
+                parts.append(event.text)
+            elif isinstance(event, UsageEvent):
+                tokens_in += event.prompt_tokens
+                tokens_out += event.completion_tokens
+                cost += event.cost or 0.0
+        return CallResult("".join(parts), tokens_in, tokens_out, cost)
+
+    return call
+
+
+def _messages_tokens(messages: Sequence[dict[str, Any]], count: Callable[[str], int]) -> int:
+    # 4 per message: role markers and separators of chat templates.
+    return sum(count(str(m.get("content") or "")) + 4 for m in messages)
+
+
+@dataclass
+class _Run:
+    call: SummarizerCall
+    window: int
+    target: int
+    count: Callable[[str], int]
+    attempts: int = 0
+    tokens_in: int = 0
+    tokens_out: int = 0
+    cost: float = 0.0
+    errors: list[str] = field(default_factory=list)
+    failure_kinds: list[str] = field(default_factory=list)
+
+    def budget(self, messages: Sequence[dict[str, Any]]) -> int:
+        """Output tokens available for `messages` (≤ target), or 0 if the prompt does not fit."""
+        free = self.window - _messages_tokens(messages, self.count) - WINDOW_SAFETY_TOKENS
+        out = min(self.target, free)
+        return out if out >= MIN_OUTPUT_TOKENS else 0
+
+    async def ask(self, messages: list[dict[str, Any]]) -> str | None:
+        max_out = self.budget(messages)
+        self.attempts += 1
+        try:
+            result = await self.call(messages, max_out)
+        except Exception as exc:  # noqa: BLE001 - any model failure ends in the fallback, never a crash
+            kind = error_class(exc)
+            self.failure_kinds.append(kind)
+            text = getattr(exc, "user_text", None)
+            self.errors.append(f"call failed ({kind}): {text() if callable(text) else exc}")
+            _log.info("summarizer call failed: %s", exc)
+            return None
+        if isinstance(result, str):
+            result = CallResult(result)
+        self.tokens_in += result.tokens_in
+        self.tokens_out += result.tokens_out
+        self.cost += result.cost
+        return result.text
+
+
+def _judge(answer: str, *, source_text: str, source_tokens: int, depth: int, min_retention: float,
+           count: Callable[[str], int]) -> tuple[StructuredSummary | None, AuditResult | None, str]:
+    """(summary if accepted, audit, feedback if rejected)."""
+    try:
+        summary = parse_summary(answer)
+    except SummaryParseError as exc:
+        return None, None, str(exc)
+    result = audit(summary, source_text=source_text, source_tokens=source_tokens, depth=depth,
+                   min_retention=min_retention, count=count)
+    return (summary if result.ok else None), result, ("" if result.ok else result.feedback())
+
+
+async def summarize(messages: Sequence[dict[str, Any]], *, model: str | None, window: int, depth: int = 0,
+                    ids: Sequence[int] | None = None, previous: StructuredSummary | None = None,
+                    focus: str | None = None, call: SummarizerCall | None = None, settings: Any | None = None,
+                    attempts: int = 3, target_tokens: int = DEFAULT_TARGET_TOKENS,
+                    source_tokens: int | None = None, min_retention: float = DEFAULT_MIN_RETENTION,
+                    policy: RedactionPolicy = DEFAULT_POLICY, breaker: SummarizerBreaker | None = None,
+                    session_id: str = "", count: Callable[[str], int] | None = None) -> SummaryOutcome:
+    """Summarize `messages` (a chunk, or `prompts.condense_messages(children)` for depth ≥ 1).
+
+    `model=None` (see `pick_summarizer_model`) or an open breaker gives the extractive summary
+    without a call. `window` is the summarizer's context window; `ids` the store ids of the
+    messages (for handles); `previous` an existing summary to merge into (incremental mode).
+    """
+    if count is None:
+        from myrm_tui.context.tokens import count_text_tokens as count
+    messages = list(messages)
+    source_text = transcript(messages, ids)
+    if source_tokens is None:
+        from myrm_tui.context.tokens import count_message_tokens
+
+        source_tokens = sum(count_message_tokens(m) for m in messages)
+    previous_goal = previous.user_goal if previous is not None else ""
+
+    def finish(summary: StructuredSummary, level: str, run: _Run | None, result: AuditResult | None,
+               failure: str | None, warning: str = "", extra_errors: Sequence[str] = ()) -> SummaryOutcome:
+        final, redactions = redact_summary(enforce_caps(summary), policy)
+        errors = list(extra_errors) + (run.errors if run else [])
+        if breaker is not None and model and run is not None and run.attempts:
+            if failure is None:
+                breaker.record_success(session_id, model)
+            else:
+                breaker.record_failure(session_id, model, failure, errors[-1] if errors else "")
+        return SummaryOutcome(
+            summary=final, attempts=run.attempts if run else 0, fallback=level == LEVEL_EXTRACTIVE,
+            level=level, tokens_in=run.tokens_in if run else 0, tokens_out=run.tokens_out if run else 0,
+            cost=run.cost if run else 0.0, errors=errors, summary_tokens=count(body_text(final)),
+            source_tokens=source_tokens, audit=result, redactions=redactions, failure=failure, warning=warning)
+
+    def fallback(run: _Run | None, result: AuditResult | None, failure: str | None, warning: str = "",
+                 extra: Sequence[str] = ()) -> SummaryOutcome:
+        summary = extractive_summary(messages, ids=ids, source_tokens=source_tokens,
+                                     previous_goal=previous_goal, count=count)
+        return finish(summary, LEVEL_EXTRACTIVE, run, result, failure, warning, extra)
+
+    if model is None and call is None:
+        return fallback(None, None, None, extra=["no summarizer model: extractive summary"])
+    label = model or "injected"
+    if breaker is not None and model and not breaker.allow(session_id, model):
+        return fallback(None, None, None, extra=[
+            f"summarizer breaker open for {model}; next try in {breaker.retry_in(session_id, model):.0f}s"])
+
+    run = _Run(call=call or stream_call(label, settings), window=window, target=target_tokens, count=count)
+    base = build_prompt(messages, depth=depth, ids=ids, previous=previous, focus=focus)
+    terse_base = build_prompt(messages, depth=depth, ids=ids, previous=previous, focus=focus, terse=True)
+    if not run.budget(base) and not run.budget(terse_base):
+        return fallback(None, None, None, warning=(
+            f"The span to summarize does not fit the summarizer's {window}-token window; "
+            "choose a smaller chunk (chunking.choose_chunk) or a larger summarizer model."))
+
+    last_audit: AuditResult | None = None
+    conversation = list(base) if run.budget(base) else list(terse_base)
+    answer: str | None = None
+    feedback = ""
+    permanent = False
+    for _ in range(max(0, attempts)):
+        answer = await run.ask(conversation)
+        if answer is None:
+            if run.failure_kinds and run.failure_kinds[-1] == PERMANENT:
+                permanent = True
+                break
+            continue
+        summary, result, feedback = _judge(answer, source_text=source_text, source_tokens=source_tokens,
+                                           depth=depth, min_retention=min_retention, count=count)
+        last_audit = result or last_audit
+        if summary is not None:
+            return finish(summary, LEVEL_LLM, run, result, None)
+        run.errors.append("answer rejected: " + feedback.replace("\n", " "))
+        longer = conversation + retry_turns(answer, feedback)
+        conversation = longer if run.budget(longer) else list(base) + retry_turns(answer, feedback)
+        if not run.budget(conversation):
+            conversation = list(base) if run.budget(base) else list(terse_base)
+
+    if not permanent:
+        # Level 2: one terse attempt, continuing the conversation when it fits.
+        terse = list(terse_base)
+        if answer is not None:
+            candidate = conversation[:-2] + retry_turns(answer, feedback, terse=True) \
+                if len(conversation) > 2 else terse_base + retry_turns(answer, feedback, terse=True)
+            if run.budget(candidate):
+                terse = candidate
+        answer = await run.ask(terse)
+        if answer is None and run.failure_kinds and run.failure_kinds[-1] == PERMANENT:
+            permanent = True
+        elif answer is not None:
+            summary, result, feedback = _judge(
+                answer, source_text=source_text, source_tokens=source_tokens, depth=depth,
+                min_retention=min_retention * TERSE_RETENTION_FACTOR, count=count)
+            last_audit = result or last_audit
+            if summary is not None:
+                return finish(summary, LEVEL_TERSE, run, result, None)
+            run.errors.append("terse answer rejected: " + feedback.replace("\n", " "))
+
+    failure = PERMANENT if permanent or PERMANENT in run.failure_kinds else TRANSIENT
+    return fallback(run, last_audit, failure)
