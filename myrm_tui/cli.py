@@ -84,6 +84,8 @@ def run(
                                            "streaming the answer.")] = False,
     approve: ApproveOpt = None,
     max_steps: Annotated[int | None, typer.Option("--max-steps", min=1, help="Most model calls in this turn.")] = None,
+    compact: Annotated[bool, typer.Option("--compact", help="After the turn, compact everything outside the "
+                                          "fresh tail (reversible: originals stay one ctx_expand away).")] = False,
 ) -> None:
     """Run one turn headless: the answer streams to stdout, tool activity to stderr.
 
@@ -93,7 +95,8 @@ def run(
         from myrm_tui.cli_commands.run import run_command
 
         code = run_command(prompt, model=model, session=session, continue_last=continue_last,
-                           json_out=json_out, approve=approve.value if approve else None, max_steps=max_steps)
+                           json_out=json_out, approve=approve.value if approve else None, max_steps=max_steps,
+                           compact=compact)
     except KeyboardInterrupt:  # Ctrl+C before the turn started (imports, opening the store)
         code = 130
     raise typer.Exit(code)

@@ -257,6 +257,42 @@ class Agent:
             raise RuntimeError("a turn is running; compact after it ends or interrupt it")
         return self.engine.compact(self.turn_input(trigger="manual"), focus=focus)
 
+    def summarizer(self) -> tuple[str | None, int, str]:
+        """(model, window, why): the lite model if configured and able, else the main model;
+        None for a tiny main model without a usable lite one (extractive summaries only)."""
+        from myrm_tui.agent.build import resolve_model_info
+        from myrm_tui.context.summary.client import pick_summarizer_model
+
+        lite = self.settings.lite_model or None
+        lite_info = resolve_model_info(self.settings.with_values(model=lite, api_base="")) if lite else None
+        model, why = pick_summarizer_model(self.model_name, lite, self.build.model, lite_info)
+        window = (lite_info.context_window if model == lite and lite_info else self.build.model.context_window)
+        return model, window, why
+
+    async def maintain(self) -> dict[str, Any] | None:
+        """Idle-time compaction work after a turn: prepare the next summary with a model (in the
+        background; the prompt only changes at the next compaction event)."""
+        if self._busy:
+            return None
+        model, window, _ = self.summarizer()
+        if model is None:
+            return None
+        settings = CallSettings(max_output_tokens=2048, temperature=0.0,
+                                api_base=(self.settings.api_base or None) if model == self.model_name else None,
+                                timeout_s=float(self.settings.llm_timeout), max_attempts=2)
+        return await self.engine.maintain(self.turn_input(), model=model, window=window, settings=settings,
+                                          breaker=self.engine.summary_breaker)
+
+    def fork_with_summary(self, keep_user_turns: int = 2) -> Any:
+        """A new session that starts small: it shares the human anchor with this one, then a
+        summary of everything after it, then the last turns copied verbatim."""
+        from myrm_tui.agent.fork import fork_with_summary
+
+        if self._busy:
+            raise RuntimeError("a turn is running; fork after it ends or interrupt it")
+        return fork_with_summary(self.store, self.session_id, model=self.model_name,
+                                 keep_user_turns=keep_user_turns)
+
     async def _stream_once(self, prompt, state: _TurnState) -> AsyncIterator[AgentEvent]:
         state.calls, state.finish = [], None
         async with aclosing(self._stream_phase(prompt, state)) as events:

@@ -42,6 +42,7 @@ def run_command(
     json_out: bool,
     approve: str | None,
     max_steps: int | None,
+    compact: bool = False,
 ) -> int:
     if session and continue_last:
         err("error: use either --session ID or --continue, not both.")
@@ -76,11 +77,27 @@ def run_command(
         report = RunReport(session_id=session_id, model=settings.model, stream_text=not json_out)
         asyncio.run(_drive(agent.turn(prompt), report))
         report.finish_stdout()
+        if compact and report.exit_code() == 0:
+            _compact(agent)
         if json_out:
             print(json.dumps(report.as_json(), ensure_ascii=False))
         return report.exit_code()
     finally:
         store.close()
+
+
+def _compact(agent) -> None:
+    """`--compact`: after the turn, compact everything outside the fresh tail now."""
+    try:
+        event = agent.compact_now()
+    except Exception as exc:  # noqa: BLE001 - the turn is stored; say what failed
+        err(f"note: compaction failed: {exc}")
+        return
+    if event is None:
+        err("compacted: nothing outside the fresh tail to reduce")
+    else:
+        err(f"compacted: {event['tokens_before']:,} → {event['tokens_after']:,} tokens "
+            f"({event['items']} messages, {event['tier']})")
 
 
 def _choose_session(store, session: str | None, continue_last: bool, model: str, prompt: str) -> str:

@@ -90,6 +90,14 @@ class SummaryDag:
                                     children=[], count=count)
         return self._view(node, before_id, event_id)
 
+    def prepare(self, rows: Sequence[MessageRecord], content: StructuredSummary,
+                count: Callable[[dict[str, Any]], int], *, model: str = "") -> dict[str, Any]:
+        """Store a model-written leaf for `rows` (not yet in the prompt: status prepared)."""
+        return self._store_node(content, depth=0, first_id=rows[0].id, last_id=rows[-1].id,
+                                covered_count=len(rows), time_range=(rows[0].created_at, rows[-1].created_at),
+                                footer=footer_from_records(rows).render(), children=[], count=count,
+                                status="prepared", model=model)
+
     def fold(self, views: Sequence[SyntheticView], row_index: Callable[[int], int], *, pressure: bool,
              event_id: int, count: Callable[[dict[str, Any]], int]) -> list[SyntheticView]:
         """Fold the deepest qualifying run of same-depth summary views into one deeper node;
@@ -135,7 +143,8 @@ class SummaryDag:
 
     def _store_node(self, content: StructuredSummary, *, depth: int, first_id: int, last_id: int,
                     covered_count: int, time_range: tuple[float, float], footer: str, children: list[str],
-                    count: Callable[[dict[str, Any]], int]) -> dict[str, Any]:
+                    count: Callable[[dict[str, Any]], int], status: str = "active",
+                    model: str = "") -> dict[str, Any]:
         # The handle is S<n> with n the next number of this session; render with it.
         handle = f"S{len(self.store.summaries(self.session_id)) + 1}"
         rendered = render(content, handle=handle, depth=depth, covered_count=covered_count,
@@ -144,7 +153,7 @@ class SummaryDag:
             "depth": depth, "first_id": first_id, "last_id": last_id, "covered_count": covered_count,
             "children": children, "time_start": time_range[0], "time_end": time_range[1],
             "tokens": count({"role": "user", "content": rendered}), "fallback": content.fallback,
-            "status": "active", "content": content.to_dict(), "rendered": rendered,
+            "status": status, "content": content.to_dict(), "rendered": rendered, "model": model,
         })
         if node["handle"] != handle:  # numbering moved (another writer): render again, exactly
             rendered = rendered.replace(f"[summary {handle}", f"[summary {node['handle']}").replace(

@@ -126,6 +126,10 @@ class ContextEngine:
         self.view_log: ViewLog = view_log if view_log is not None else _default_view_log(store)
         self.summarizer = summarizer
         self.dag = SummaryDag(store, session_id, fake=summarizer)
+        from myrm_tui.context.summary.breaker import SummarizerBreaker
+
+        # Per session (not process-global): one session's failing summarizer must not stop another's.
+        self.summary_breaker = SummarizerBreaker()
         self.file_reader = file_reader
         self.pre_compact = pre_compact
         self.clock = clock
@@ -481,6 +485,7 @@ class ContextEngine:
             count=lambda m: count_message_tokens(m, inp.model.name), calls=self._calls, start=live,
             fence=self._fence_index(),
             removal_target=int(budget.prompt_limit * self.config.removal_target_ratio), event_id=event_record.id,
+            blocks=self._prepared_blocks(),
         ))
         if not plan.views:
             self.stats.tier_savings.setdefault(tier, []).append(0)
@@ -534,6 +539,7 @@ class ContextEngine:
                 runs.append([i])
         count = lambda m: count_message_tokens(m, model)  # noqa: E731
         count_text = lambda t: count_text_tokens(t, model)  # noqa: E731
+        runs = [segment for run in runs for segment in self._split_by_prepared(run)]
         for run in runs:
             after = run[-1] + 1
             if after < len(self.rows):
@@ -555,6 +561,80 @@ class ContextEngine:
         if reread is not None and tail_start < len(self.rows):
             out.append(SyntheticView(self.rows[tail_start].id, "reread", reread[0], reread[1], event_id))
         return out
+
+    def _prepared_blocks(self) -> dict[int, int]:
+        """Row ranges with a summary prepared in the background: start index → end (exclusive)."""
+        getter = getattr(self.store, "summaries", None)
+        if getter is None:
+            return {}
+        blocks = {}
+        for node in getter(self.session_id, status="prepared"):
+            start, end = self._index_of_id(node["first_id"]), self._index_of_id(node["last_id"]) + 1
+            if start < len(self.rows) and self.rows[start].id == node["first_id"]:
+                blocks[start] = end
+        return blocks
+
+    def _split_by_prepared(self, run: list[int]) -> list[list[int]]:
+        """A removed run (consecutive row indices) cut at the edges of prepared summaries, so
+        each prepared range gets its own node and the rest gets the extractive one."""
+        blocks = self._prepared_blocks()
+        out: list[list[int]] = []
+        plain: list[int] = []
+        i, last = run[0], run[-1]
+        while i <= last:
+            end = blocks.get(i)
+            if end is not None and end - 1 <= last:
+                if plain:
+                    out.append(plain)
+                    plain = []
+                out.append(list(range(i, end)))
+                i = end
+            else:
+                plain.append(i)
+                i += 1
+        if plain:
+            out.append(plain)
+        return out
+
+    # ------------------------------------------------------------------ background summaries
+    async def maintain(self, inp: TurnInput, *, model: str | None, window: int, call: Any = None,
+                       settings: Any = None, breaker: Any = None) -> dict[str, Any] | None:
+        """Idle-time work (after a turn): once the prompt passes the monitor threshold, have a
+        model summarize the next chunk that will be left out, so that when removal comes the
+        summary is ready and nothing waits for a model. Never raises for model failures."""
+        from myrm_tui.context.summary.chunking import choose_chunk
+        from myrm_tui.context.summary.client import summarize
+
+        budget = budget_for(inp.model.context_window, inp.max_output_tokens)
+        self._sync_rows()
+        self._render((family_of(inp.model.name), inp.model.supports_vision, inp.model.name))
+        fixed = _fixed_tokens(inp.system_prompt, tuple(inp.tools) and _tools_key(inp.tools), inp.model.name)
+        if model is None or (fixed + self._history_tokens) < budget.prompt_limit * self.config.monitor_ratio:
+            return None
+        start = self._live_from()
+        blocks = self._prepared_blocks()
+        while start in blocks:
+            start = blocks[start]
+        units = split_units(self.rows, self._live_from())
+        tail_start = self._tail_start(units, budget.window)
+        chunk = choose_chunk(self.rows, start=start, tail_start=tail_start, anchor=self._first_user,
+                             summarizer_window=window)
+        if chunk is None:
+            return None
+        rows = self.rows[chunk.start:chunk.end]
+        outcome = await summarize([r.message for r in rows], model=model, window=window,
+                                  ids=[r.id for r in rows], call=call, settings=settings, breaker=breaker,
+                                  session_id=self.session_id, source_tokens=sum(r.tokens for r in rows))
+        record = {"kind": "prepare", "model": model, "first_id": rows[0].id, "last_id": rows[-1].id,
+                  "level": outcome.level, "attempts": outcome.attempts, "fallback": outcome.fallback,
+                  "tokens_in": outcome.tokens_in, "tokens_out": outcome.tokens_out, "cost": outcome.cost,
+                  "errors": outcome.errors[-3:], "warning": outcome.warning}
+        if not outcome.fallback:
+            node = self.dag.prepare(rows, outcome.summary, lambda m: count_message_tokens(m, inp.model.name),
+                                    model=model)
+            record["handle"] = node["handle"]
+        self.store.append_event(self.session_id, "summary", record)
+        return record
 
     def _bare_marker(self, covered: Sequence[MessageRecord], before_id: int, event_id: int,
                      model: str) -> SyntheticView:

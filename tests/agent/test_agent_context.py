@@ -55,3 +55,21 @@ async def test_compact_now_masks_old_outputs_and_keeps_them_recoverable(store, w
     masked = [m for m in prompt.messages if m["role"] == "tool" and str(m["content"]).startswith("[")]
     assert masked, "old outputs outside the fresh tail are replaced by placeholders with handles"
     assert all("msg:" in m["content"] for m in masked)
+
+
+async def test_fork_with_summary_starts_small_and_keeps_anchor_and_last_turns(store, workspace, script):
+    turns = [{"text": f"answer {i} " + "words " * 300} for i in range(8)]
+    model = script(*turns)
+    agent = make_agent(store, workspace, model)
+    for i in range(8):
+        await drive(agent, f"question {i} about src/app_{i}.py")
+    parent_tokens = sum(r.tokens for r in store.messages(agent.session_id))
+    child = agent.fork_with_summary(keep_user_turns=2)
+    rows = store.messages(child.id)
+    assert rows[0].message["content"] == "question 0 about src/app_0.py"  # the anchor, shared
+    assert rows[0].session_id == agent.session_id  # by reference, not copied
+    assert "[summary parent" in rows[1].message["content"] and "src/app_3.py" in rows[1].message["content"]
+    assert [r.message["content"] for r in rows if r.role == "user"][-2:] == [
+        "question 6 about src/app_6.py", "question 7 about src/app_7.py"]
+    assert sum(r.tokens for r in rows) < parent_tokens / 2
+    assert len(store.messages(agent.session_id)) == 16  # the parent is untouched

@@ -193,3 +193,16 @@ def test_run_on_the_embedded_local_model(myrm):
     data = json.loads(result.stdout)
     assert data["text"].strip(), data
     assert data["error"] is None
+
+
+def test_compact_flag_masks_old_outputs_after_the_turn(myrm, script, workspace):
+    (workspace / "big.txt").write_text("\n".join(f"row {i} of a long file" for i in range(2500)))
+    turns = [{"tool_calls": [{"name": "bash", "arguments": {"command": f"cat big.txt # pass {i}"}}]}
+             for i in range(5)] + [{"text": "Read it five times."}]
+    model = script(*turns, context_window=32_000)
+    result = myrm("run", "--approve", "yolo", "--compact", "--model", model, "read big.txt five times")
+    assert result.returncode == 0, result.stderr
+    compacted = [line for line in result.stderr.splitlines() if line.startswith("compacted: ")]
+    assert compacted and "→" in compacted[0], result.stderr
+    before, after = (int(x.replace(",", "")) for x in compacted[0].split()[1:4:2])
+    assert after < before

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import socket
 import subprocess
 import sys
 import threading
@@ -29,13 +28,7 @@ from myrm_tui.llm.local_provider import smollm2_path
 # 2-core machine before the fixture gives up.
 SERVER_START_TIMEOUT_S = 90.0
 LLAMA_N_CTX = 4096
-DUMMY_API_KEY = "sk-local-test-key-0123456789"
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
+from llm_test_support import DUMMY_API_KEY, free_port
 
 
 @dataclass

@@ -4,7 +4,7 @@ fault-injecting proxy: the error mapping and retry policy as a user would meet t
 from __future__ import annotations
 
 import pytest
-from conftest import DUMMY_API_KEY, free_port
+from llm_test_support import DUMMY_API_KEY, free_port
 
 from myrm_tui.llm import errors
 from myrm_tui.llm.call_settings import CallSettings

@@ -33,8 +33,8 @@ async def test_fork_key_offers_honest_choices_and_opens_the_fork(workspace, stor
         choices = app.screen.query_one(OptionList)
         labels = [str(choices.get_option_at_index(i).prompt) for i in range(choices.option_count)]
         assert labels[0].startswith("fork (full history)")
-        assert labels[1] == "fork with summary (needs the summary engine)"
-        assert choices.get_option_at_index(1).disabled
+        assert labels[1] == "fork with summary"
+        assert not choices.get_option_at_index(1).disabled  # the agent offers fork_with_summary
         await pilot.press("enter")
         await wait_until(pilot, lambda: app.chat.session_id not in (None, parent), what="fork opened")
         child = store.get_session(app.chat.session_id)

@@ -69,6 +69,9 @@ class PlanInput:
     start: int = 0  # rows before this index are already left out (the planner never looks back)
     fence: int = 0  # the previous event's boundary: the first pass only changes rows from here on
     removal_target: int | None = None  # once removal is needed, remove down to this (fewer, bigger events)
+    # Row ranges a model already summarized in the background (start index → end, exclusive):
+    # removal takes such a range whole, so its prepared summary can stand for it.
+    blocks: Mapping[int, int] = dataclasses.field(default_factory=dict)
     event_id: int = 0
 
 
@@ -267,8 +270,10 @@ class _Planner:
         # the lower removal target so the next removal is many turns away.
         if self.inp.removal_target is not None:
             self.inp = dataclasses.replace(self.inp, target=min(self.inp.target, self.inp.removal_target))
+        block_end = -1
         for unit in self.inp.units:
-            if self.done():
+            block_end = max(block_end, self.inp.blocks.get(unit.start, -1))
+            if self.done() and unit.start >= block_end:
                 return
             if unit.start < self.inp.start:
                 continue

@@ -47,11 +47,11 @@ _SNAKE = re.compile(r"\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b")
 _CAMEL = re.compile(r"\b[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)+\b|\b[a-z]+(?:[A-Z][a-z0-9]*)+\b")
 _WITH_DIGITS = re.compile(r"\b(?=[A-Za-z_]*\d)(?=\w*[A-Za-z]{2})[A-Za-z][A-Za-z0-9_]*\d[A-Za-z0-9_]*\b")
 _ERROR_CODE = re.compile(r"\b[A-Z]{1,4}\d{3,5}\b")
-_HTTP = re.compile(r"\b(?:HTTP(?:/\d(?:\.\d)?)?|status(?: code)?|returned|got)[\s:=]*([45]\d\d)\b", re.I)
+_HTTP = re.compile(r"\b(?:HTTP(?:/\d(?:\.\d)?)?|status(?: code)?|returned|got)[\s:=]*([45]\d\d)\b", re.IGNORECASE)
 _ERROR_NAME = re.compile(r"\b[A-Z]\w*(?:Error|Exception|Failure|Warning)\b")
 _ENV = re.compile(r"\b[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+\b")
 _PORT = re.compile(r"\b(?:localhost|\d{1,3}(?:\.\d{1,3}){3}|[a-z][\w-]*(?:\.[\w-]+)+):(\d{2,5})\b"
-                   r"|\bport\s+(\d{2,5})\b", re.I)
+                   r"|\bport\s+(\d{2,5})\b", re.IGNORECASE)
 # Our own message handles (msg:123) and transcript labels are not content.
 _HANDLE = re.compile(r"\bmsg:\d+\b|\[#\d+ ")
 # Path-shaped noise: abbreviations and version strings.

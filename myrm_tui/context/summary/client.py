@@ -28,8 +28,13 @@ from myrm_tui.context.summary.chunking import DEFAULT_OVERHEAD_TOKENS, DEFAULT_T
 from myrm_tui.context.summary.extractive import extractive_summary
 from myrm_tui.context.summary.prompts import build_prompt, retry_turns, transcript
 from myrm_tui.context.summary.redact import DEFAULT_POLICY, RedactionPolicy, redact_summary
-from myrm_tui.context.summary.schema import (StructuredSummary, SummaryParseError, body_text, enforce_caps,
-                                             parse_summary)
+from myrm_tui.context.summary.schema import (
+    StructuredSummary,
+    SummaryParseError,
+    body_text,
+    enforce_caps,
+    parse_summary,
+)
 
 _log = logging.getLogger(__name__)
 

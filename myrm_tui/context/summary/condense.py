@@ -97,10 +97,13 @@ REVERSAL_MARKERS = ("revert", "reverted", "reverting", "instead", "no longer", "
                     "roll back", "replaced", "replace ", "switched from", "switch from", "abandon",
                     "dropped", "undo", "undid", "changed our mind", "back out")
 _WORD = re.compile(r"[A-Za-z_][\w./-]*")
-_STOP = frozenset("""the and for with that this from into then than when were was are been have has
-had will would should could about after before again also only just more most other some such
-very instead reverted revert replaced dropped longer using use used back decided decision switch
-switched rolled roll""".split())
+_STOP = frozenset((
+    "the", "and", "for", "with", "that", "this", "from", "into", "then", "than", "when", "were", "was",
+    "are", "been", "have", "has", "had", "will", "would", "should", "could", "about", "after",
+    "before", "again", "also", "only", "just", "more", "most", "other", "some", "such", "very",
+    "instead", "reverted", "revert", "replaced", "dropped", "longer", "using", "use", "used", "back",
+    "decided", "decision", "switch", "switched", "rolled", "roll",
+))
 # Two shared content words, or one shared identifier-shaped word (has _ . / or a digit or a
 # capital inside), tie a reversal to an earlier decision.
 MIN_SHARED_WORDS = 2

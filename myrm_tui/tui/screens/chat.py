@@ -444,6 +444,7 @@ class ChatScreen(Screen[None]):
         self.turn_text = text
         self.turn_view = TurnView(self.transcript, self.status, user)
         self.status.set(state="starting" if self.ready.is_set() else "loading the model library")
+        self.workers.cancel_group(self, "maintain")  # background summary work yields to the user
         self.turn_worker = self.run_worker(self._run_turn(text, self.turn_view), group="turn",
                                            exclusive=True, exit_on_error=False)
 
@@ -487,6 +488,20 @@ class ChatScreen(Screen[None]):
         self.refresh_context()
         self._prune()
         self._focus_next_approval()
+        if worker.state == WorkerState.SUCCESS and not view.failed:
+            self.run_worker(self._maintain(), group="maintain", exclusive=True, exit_on_error=False)
+
+    async def _maintain(self) -> None:
+        """Idle-time engine work after a turn (a summary prepared in the background); it never
+        blocks input, and the next turn simply waits for nothing: a new turn cancels it."""
+        agent = self.chat.current_agent
+        maintain = getattr(agent, "maintain", None)
+        if maintain is None:
+            return
+        try:
+            await maintain()
+        except Exception:  # noqa: BLE001 - background work: failures are recorded as events
+            return
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         worker = event.worker

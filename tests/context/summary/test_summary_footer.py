@@ -1,0 +1,34 @@
+"""The deterministic footer: files with their op, tools, errors with handles, what to expand."""
+
+from __future__ import annotations
+
+import pytest
+from summary_helpers import rows_of, session_chunk
+
+from myrm_tui.context.summary.footer import build_footer, footer_from_records
+
+
+def test_footer_of_a_session_chunk():
+    rows = rows_of(session_chunk())
+    footer = footer_from_records(rows)
+    assert footer.files == {"src/api/upload.py": "edit"}, "an edit beats the earlier read"
+    assert footer.tools == {"bash": 2, "file_read": 1, "file_edit": 1}
+    assert footer.commands == {"pytest tests/test_upload.py -q": 2}
+    assert [(e.first_line, e.handle) for e in footer.errors] == [("Error: 1 failed", "msg:104")]
+    assert footer.first_handle == "msg:100" and footer.last_handle == "msg:110"
+    assert footer.handles == ("msg:100", "msg:104", "msg:110")
+    text = footer.render()
+    assert "Files: src/api/upload.py (edit)" in text
+    assert "bash ×2" in text and "Errors: Error: 1 failed (msg:104)" in text
+    assert "Expand: msg:100 … msg:110; notable: msg:100, msg:104, msg:110" in text
+
+
+def test_footer_without_ids_has_no_store_handles():
+    footer = build_footer(session_chunk())
+    assert footer.first_handle == "" and "Expand" not in footer.render()
+    assert footer.errors[0].handle == "#4"
+
+
+def test_mismatched_ids_are_a_clear_error():
+    with pytest.raises(ValueError, match="one id per message"):
+        build_footer(session_chunk(), [1, 2])

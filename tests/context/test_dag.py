@@ -1,0 +1,116 @@
+"""The summary DAG in the engine: leaves, prepared summaries, folding, recall of S handles."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from myrm_tui.context.engine import ContextEngine, TurnInput
+from myrm_tui.context.recall import ctx_expand, ctx_inspect
+from myrm_tui.context.summary.client import CallResult
+from myrm_tui.context.tokens import count_message_tokens
+from myrm_tui.llm.model_info import ModelInfo
+from myrm_tui.store import Store
+
+MODEL = "gpt-4o"
+
+
+def info(window: int) -> ModelInfo:
+    return ModelInfo(name=MODEL, provider="openai", context_window=window, max_output_tokens=1024,
+                     supports_tools=True, supports_prompt_caching=True)
+
+
+@pytest.fixture
+def store(tmp_path):
+    with Store.open(tmp_path) as s:
+        yield s
+
+
+def feed(store, session, turns, start=1):
+    for n in range(start, start + turns):
+        cid = f"c{n}"
+        for message in (
+            {"role": "user", "content": f"step {n}: fix module_{n}.py please"},
+            {"role": "assistant", "content": None, "tool_calls": [{"id": cid, "type": "function", "function": {
+                "name": "file_edit", "arguments": json.dumps({"path": f"src/module_{n}.py", "old": "a", "new": "b"})}}]},
+            {"role": "tool", "tool_call_id": cid, "name": "file_edit",
+             "content": f"edited src/module_{n}.py\n" + "\n".join(f"context line {i}" for i in range(120))},
+            {"role": "assistant", "content": f"Fixed module_{n}. Decision: keep the API of module_{n}."},
+        ):
+            store.append_message(session, message, count_message_tokens(message, MODEL))
+
+
+def summaries_in(prompt):
+    return [m["content"] for m in prompt.messages if str(m.get("content", "")).startswith("<context-note")
+            and "[summary S" in str(m.get("content"))]
+
+
+def test_removed_history_becomes_a_leaf_summary_that_expands_to_the_originals(store):
+    session = store.create_session(MODEL).id
+    feed(store, session, 40)
+    engine = ContextEngine(store, session, clock=lambda: 0.0)
+    prompt = engine.assemble(TurnInput("sys", [], info(8_000), 1024, now=0.0))
+    shown = summaries_in(prompt)
+    assert shown, "removal produced summary nodes"
+    first = shown[0]
+    handle = first.split("[summary ", 1)[1].split(" ", 1)[0]
+    node = store.get_summary(session, handle)
+    assert node["status"] == "active" and node["fallback"] and node["depth"] >= 0
+    assert "trust=untrusted" in first and f'ctx_expand("{handle}")' in first
+    assert "src/module_" in first  # the deterministic footer names the files touched
+    expanded = ctx_expand(store, session, handle, query="module_1.py")
+    assert "step 1: fix module_1.py" in expanded or "S" in expanded
+    assert handle in ctx_inspect(store, session, handle)
+
+
+def test_summaries_fold_into_a_deeper_node_when_they_pile_up(store):
+    session = store.create_session(MODEL).id
+    engine = ContextEngine(store, session, clock=lambda: 0.0)
+    for block in range(12):
+        feed(store, session, 8, start=1 + block * 8)
+        engine.assemble(TurnInput("sys", [], info(6_000), 1024, now=0.0))
+    nodes = store.summaries(session)
+    assert any(n["depth"] >= 1 and n["children"] for n in nodes)
+    folded = [n for n in nodes if n["status"] == "folded"]
+    assert folded and all(n["depth"] == 0 or n["children"] for n in nodes)
+    deep = next(n for n in nodes if n["children"] and n["status"] == "active")
+    assert deep["children"][0] in ctx_expand(store, session, deep["handle"])
+
+
+async def test_a_summary_prepared_in_the_background_replaces_the_extractive_one(store):
+    session = store.create_session(MODEL).id
+    feed(store, session, 14)
+    engine = ContextEngine(store, session, clock=lambda: 0.0)
+    answer = json.dumps({
+        "user_goal": "fix every module", "active_task": "step 14: fix module_14.py please",
+        "completed_actions": [f"edited src/module_{i}.py (module_{i}.py)" for i in range(1, 15)],
+        "files_modified": [{"path": "src/module_1.py", "change": "a → b"}],
+        "decisions": ["keep the API of module_1"], "next_steps": ["continue with the next module"],
+    })
+    calls = []
+
+    async def call(messages, max_output_tokens):
+        calls.append(messages)
+        return CallResult(answer, 1000, 100, 0.0)
+
+    turn = TurnInput("sys", [], info(16_000), 1024, now=0.0)
+    record = await engine.maintain(turn, model="openai/gpt-4o-mini", window=128_000, call=call)
+    assert calls and record is not None and record.get("handle"), record
+    prepared = store.get_summary(session, record["handle"])
+    assert prepared["status"] == "prepared" and not prepared["fallback"]
+    feed(store, session, 30, start=15)
+    prompt = engine.assemble(TurnInput("sys", [], info(9_000), 1024, now=0.0))
+    assert prompt.report["event"]["ops"].get("remove")
+    # Used (and possibly already folded into a deeper node, which carries its goal on).
+    assert store.get_summary(session, record["handle"])["status"] in ("active", "folded")
+    assert any("fix every module" in text for text in summaries_in(prompt))
+
+
+async def test_maintain_without_a_usable_model_does_nothing(store):
+    session = store.create_session(MODEL).id
+    feed(store, session, 14)
+    engine = ContextEngine(store, session, clock=lambda: 0.0)
+    assert await engine.maintain(TurnInput("sys", [], info(16_000), 1024, now=0.0), model=None,
+                                 window=8_192) is None
+    assert store.summaries(session) == []
