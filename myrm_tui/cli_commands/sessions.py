@@ -86,10 +86,19 @@ def export_command(session_ref: str, fmt: str, out: Path | None) -> int:
     loaded = _load(session_ref)
     if loaded is None:
         return EXIT_USAGE
+    from myrm_tui.context.summary.redact import redact, redact_obj
+
+    # Exports leave the private .myrm folder: credentials and PII are replaced by typed
+    # placeholders (the stored session keeps the originals).
     if fmt == "json":
-        text = json.dumps(export_json(*loaded), ensure_ascii=False, indent=2) + "\n"
+        redacted = redact_obj(export_json(*loaded))
+        text = json.dumps(redacted.value, ensure_ascii=False, indent=2) + "\n"
+        counts = redacted.counts
     else:
-        text = render_markdown(*loaded)
+        result = redact(render_markdown(*loaded))
+        text, counts = result.text, result.counts
+    if counts:
+        err("redacted: " + ", ".join(f"{n} {kind}" for kind, n in sorted(counts.items())))
     if out is None:
         print(text, end="")
         return EXIT_OK

@@ -505,7 +505,16 @@ class ContextEngine:
         self.stats.events += 1
         self.stats.tier_savings.setdefault(tier, []).append(before - after)
         self._fence_id = self.rows[tail_start].id if tail_start < len(self.rows) else None
+        created: dict[str, int] = {}
+        fallbacks = 0
+        for view in moved:
+            if view.kind == SUMMARY_KIND and view in synthetic and view.handle:
+                node = self.store.get_summary(self.session_id, view.handle)
+                if node is not None:
+                    created[str(node["depth"])] = created.get(str(node["depth"]), 0) + 1
+                    fallbacks += int(node["fallback"])
         event = {"id": event_record.id, "tier": tier, "trigger": trigger, "tokens_before": before,
+                 "summaries": {"created_by_depth": created, "fallback": fallbacks},
                  "tokens_after": after, "saved": before - after, "items": len(plan.views), "ops": plan.ops,
                  "tail_start_id": self.rows[tail_start].id if tail_start < len(self.rows) else None,
                  "first_changed_id": self.rows[first].id if first < len(self.rows) else None,

@@ -118,3 +118,27 @@ def test_export_rejects_unknown_format(myrm, stored):
     result = myrm("sessions", "export", session.id, "--format", "html")
     assert result.returncode == 2
     assert "html" in result.stderr
+
+
+def test_export_redacts_secrets_but_the_store_keeps_them(myrm, script, workspace):
+    key = "sk-ant-api03-" + "Ab3dEf9hIj" * 9
+    model = script({"text": "noted"})
+    assert myrm("run", "--model", model, f"my key is {key} and mail me at dev@example.org").returncode == 0
+    for fmt in ("md", "json"):
+        result = myrm("sessions", "export", "--format", fmt, _only_session(workspace))
+        assert result.returncode == 0, result.stderr
+        assert key not in result.stdout and "dev@example.org" not in result.stdout
+        assert "[REDACTED:" in result.stdout and "redacted:" in result.stderr
+    store = Store.open(workspace)
+    try:
+        assert key in store.messages(store.list_sessions()[0].id)[0].message["content"]
+    finally:
+        store.close()
+
+
+def _only_session(workspace):
+    store = Store.open(workspace)
+    try:
+        return store.list_sessions()[0].id
+    finally:
+        store.close()
