@@ -608,7 +608,7 @@ class ContextEngine:
     # ------------------------------------------------------------------ background summaries
     async def maintain(self, inp: TurnInput, *, model: str | None, window: int, call: Any = None,
                        settings: Any = None, breaker: Any = None) -> dict[str, Any] | None:
-        """Idle-time work (after a turn): once the prompt passes the monitor threshold, have a
+        """Idle-time work (after a turn): once the prompt passes the full threshold, have a
         model summarize the next chunk that will be left out, so that when removal comes the
         summary is ready and nothing waits for a model. Never raises for model failures."""
         from myrm_tui.context.summary.chunking import choose_chunk
@@ -618,7 +618,9 @@ class ContextEngine:
         self._sync_rows()
         self._render((family_of(inp.model.name), inp.model.supports_vision, inp.model.name))
         fixed = _fixed_tokens(inp.system_prompt, tuple(inp.tools) and _tools_key(inp.tools), inp.model.name)
-        if model is None or (fixed + self._history_tokens) < budget.prompt_limit * self.config.monitor_ratio:
+        # Prepare only once the full tier is reached: removal is then near, so the paid summary
+        # is very likely to be used (below it, sessions often end before anything is removed).
+        if model is None or (fixed + self._history_tokens) < budget.prompt_limit * self.config.full_ratio:
             return None
         start = self._live_from()
         blocks = self._prepared_blocks()

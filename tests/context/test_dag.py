@@ -94,7 +94,7 @@ async def test_a_summary_prepared_in_the_background_replaces_the_extractive_one(
         calls.append(messages)
         return CallResult(answer, 1000, 100, 0.0)
 
-    turn = TurnInput("sys", [], info(16_000), 1024, now=0.0)
+    turn = TurnInput("sys", [], info(10_000), 1024, now=0.0)
     record = await engine.maintain(turn, model="openai/gpt-4o-mini", window=128_000, call=call)
     assert calls and record is not None and record.get("handle"), record
     prepared = store.get_summary(session, record["handle"])
