@@ -171,7 +171,7 @@ class SummaryDag:
                     count: Callable[[dict[str, Any]], int], status: str = "active",
                     model: str = "") -> dict[str, Any]:
         # The handle is S<n> with n the next number of this session; render with it.
-        handle = f"S{len(self.store.summaries(self.session_id)) + 1}"
+        handle = self.store.next_summary_handle(self.session_id)
         rendered = render(content, handle=handle, depth=depth, covered_count=covered_count,
                           time_range=time_range, footer=footer)
         node = self.store.add_summary(self.session_id, {

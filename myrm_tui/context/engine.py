@@ -14,6 +14,7 @@ Pipeline per `assemble` (names from the seed; one module per stage under `stages
 
 from __future__ import annotations
 
+import contextlib
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -460,9 +461,16 @@ class ContextEngine:
         self._live_hint = i
         return i
 
-    def _compaction_event(self, tier: str, budget: Budget, inp: TurnInput, now: float, *, trigger: str,
-                          target_ratio: float | None = None, focus: Sequence[str] = (),
-                          no_tail: bool = False) -> dict[str, Any] | None:
+    def _compaction_event(self, *args: Any, **kwargs: Any) -> dict[str, Any] | None:
+        """One compaction event, written as one store transaction (event record, views,
+        summary nodes): one fsync instead of a dozen, and a crash leaves all of it or none."""
+        batch = getattr(self.store, "batch", None)
+        with batch() if batch is not None else contextlib.nullcontext():
+            return self._compaction_event_in_batch(*args, **kwargs)
+
+    def _compaction_event_in_batch(self, tier: str, budget: Budget, inp: TurnInput, now: float, *, trigger: str,
+                                   target_ratio: float | None = None, focus: Sequence[str] = (),
+                                   no_tail: bool = False) -> dict[str, Any] | None:
         started = time.perf_counter()
         fixed = _fixed_tokens(inp.system_prompt, tuple(inp.tools) and _tools_key(inp.tools), inp.model.name)
         before = fixed + self._history_tokens

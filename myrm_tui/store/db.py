@@ -66,7 +66,11 @@ def transaction(conn: sqlite3.Connection, *, write: bool) -> Iterator[sqlite3.Co
     Writes use BEGIN IMMEDIATE: the write lock is taken up front, so a read-then-write (next
     seq, dangling-call scan) cannot race another process and fail halfway with SQLITE_BUSY.
     Reads use a deferred transaction so multi-query reads see one consistent snapshot.
+    Inside an enclosing transaction (`Store.batch`) this joins it: the outer one commits.
     """
+    if conn.in_transaction:
+        yield conn
+        return
     try:
         conn.execute("BEGIN IMMEDIATE" if write else "BEGIN")
     except sqlite3.OperationalError as exc:

@@ -20,7 +20,8 @@ import secrets
 import sqlite3
 import threading
 import time
-from contextlib import AbstractContextManager
+from collections.abc import Iterator
+from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 from typing import Any, Self
 
@@ -207,6 +208,13 @@ class Store:
                 "this session store was opened read-only; open it without read_only to change it."
             )
         return transaction(self._db(), write=True)
+
+    @contextmanager
+    def batch(self) -> Iterator[None]:
+        """Several writes as one transaction (one fsync, all or nothing): a compaction event
+        writes its record, views and summary nodes together."""
+        with self._lock, self._write():
+            yield
 
     def _read(self) -> AbstractContextManager[sqlite3.Connection]:
         return transaction(self._db(), write=False)
@@ -461,6 +469,11 @@ class Store:
         with self._lock, self._write() as conn:
             self._session_row(conn, session_id)
             return summaries.insert(conn, session_id, node, time.time())
+
+    def next_summary_handle(self, session_id: str) -> str:
+        """The handle the next `add_summary` of this session will get (to render it with)."""
+        with self._lock, self._read() as conn:
+            return summaries.next_handle(conn, session_id)
 
     def summaries(self, session_id: str, status: str | None = None) -> list[dict[str, Any]]:
         with self._lock, self._read() as conn:

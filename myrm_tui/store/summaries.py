@@ -53,9 +53,17 @@ def _row(row: tuple) -> dict[str, Any]:
     return item
 
 
+def _next_seq(conn: sqlite3.Connection, session_id: str) -> int:
+    return conn.execute("SELECT COALESCE(MAX(seq), 0) + 1 FROM summaries WHERE session_id = ?",
+                        (session_id,)).fetchone()[0]
+
+
+def next_handle(conn: sqlite3.Connection, session_id: str) -> str:
+    return f"S{_next_seq(conn, session_id)}"
+
+
 def insert(conn: sqlite3.Connection, session_id: str, node: dict[str, Any], now: float) -> dict[str, Any]:
-    seq = conn.execute("SELECT COALESCE(MAX(seq), 0) + 1 FROM summaries WHERE session_id = ?",
-                       (session_id,)).fetchone()[0]
+    seq = _next_seq(conn, session_id)
     handle = f"S{seq}"
     status = node.get("status", "active")
     if status not in STATUSES:
