@@ -435,6 +435,23 @@ def health_report(messages: Sequence[MessageRecord], events: Sequence[EventRecor
     add("compaction", "manual compactions", str(triggers.get("manual", 0)))
     ms = [c.ms for c in done if c.ms is not None]
     add("compaction", "compaction time", f"{sum(ms):.0f} ms" if ms else "—")
+    by_depth: Counter[str] = Counter()
+    fallbacks = 0
+    for event in events:
+        if event.kind == event_kinds.COMPACTION and event.data.get("state") == "done":
+            created = _dict(_dict(event.data.get("summaries")).get("created_by_depth"))
+            by_depth.update({str(k): _int(v) or 0 for k, v in created.items()})
+            fallbacks += _int(_dict(event.data.get("summaries")).get("fallback")) or 0
+    total = sum(by_depth.values())
+    add("compaction", "summaries created", str(total),
+        " · ".join(f"depth {d}: {n}" for d, n in sorted(by_depth.items())))
+    add("compaction", "summary fallback rate", _pct(fallbacks / total) if total else "—",
+        "extractive (no model) share of new summaries")
+    prepared = [e.data for e in events if e.kind == "summary"]
+    add("compaction", "summarizer calls", str(sum(_int(d.get("attempts")) or 0 for d in prepared)),
+        f"in {_tokens(sum(_int(d.get('tokens_in')) or 0 for d in prepared))} · out "
+        f"{_tokens(sum(_int(d.get('tokens_out')) or 0 for d in prepared))} · "
+        f"${sum(_float(d.get('cost')) or 0.0 for d in prepared):.4f}")
     # cache
     add("cache", "cache hit rate", _pct(spend.cache_hit_rate), "cached read ÷ prompt tokens")
     add("cache", "cached read tokens", _tokens(spend.cached_read_tokens))

@@ -176,3 +176,17 @@ def test_fuzzy_ranks_prefix_then_word_start_then_scattered():
     paths = ["src/app/main.py", "docs/main.md", "main.py"]
     assert fuzzy_filter("main", paths)[0] == "main.py"
     assert fuzzy_filter("sam", paths)[0] == "src/app/main.py"
+
+
+def test_dag_lines_nest_folded_children_under_their_parent():
+    from myrm_tui.tui.widgets.compaction_panel import dag_lines
+
+    def node(handle, depth, first, last, status="active", children=(), fallback=True):
+        return {"handle": handle, "depth": depth, "first_id": first, "last_id": last, "covered_count": last - first + 1,
+                "tokens": 120, "fallback": fallback, "status": status, "children": list(children), "model": "m"}
+
+    lines = dag_lines([node("S1", 0, 2, 9, "folded"), node("S2", 0, 10, 20, "folded"),
+                       node("S3", 1, 2, 20, children=["S1", "S2"], fallback=False), node("S4", 0, 21, 30)])
+    assert lines[0].startswith("S3 d1 · msg 2–20") and "· m" in lines[0]
+    assert lines[1].startswith("  S1 d0") and lines[2].startswith("  S2 d0") and "folded" in lines[1]
+    assert lines[3].startswith("S4 d0") and "extractive" in lines[3]

@@ -371,6 +371,7 @@ class ChatScreen(Screen[None]):
     def _refresh_panel(self) -> None:
         sid = self.chat.session_id
         self.panel.show_events(self.chat.store.events(sid) if sid else [])
+        self.panel.show_summaries(self.chat.store.summaries(sid) if sid else [])
 
     def _mount_new_dividers(self) -> None:
         sid = self.chat.session_id

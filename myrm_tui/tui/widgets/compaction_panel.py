@@ -1,9 +1,9 @@
 """The compaction side panel: what the engine did to the context, and what it costs.
 
 Sections: the compaction timeline, prompt-cache figures per model call with any cache breaks,
-the stage circuit breakers from the latest report, and the summary DAG (empty until the summary
-engine exists — it says so rather than inventing rows). Built from stored events by `metrics`,
-refreshed only when the screen says the context changed.
+the stage circuit breakers from the latest report, and the summary DAG as a tree (active nodes
+at the top level, folded children indented under the node that folded them). Built from stored
+events and summary nodes, refreshed only when the screen says the context changed.
 """
 
 from __future__ import annotations
@@ -78,6 +78,28 @@ def breaker_lines(events: Sequence[EventRecord]) -> list[str]:
     return [f"{stage}: {state}" for stage, state in sorted(states.items())]
 
 
+def dag_lines(nodes: Sequence[dict]) -> list[str]:
+    """The summary tree: each shown node (active or prepared) with its folded descendants
+    indented under it; handle, depth, covered range, size, and how it was written."""
+    by_handle = {n["handle"]: n for n in nodes}
+
+    def line(node: dict, indent: int) -> list[str]:
+        how = "extractive" if node["fallback"] else (node.get("model") or "model")
+        state = "" if node["status"] == "active" else f" · {node['status']}"
+        out = [f"{'  ' * indent}{node['handle']} d{node['depth']} · msg {node['first_id']}–{node['last_id']} "
+               f"({node['covered_count']} msgs) · {_tok(node['tokens'])} · {how}{state}"]
+        for child in node.get("children") or ():
+            if child in by_handle:
+                out += line(by_handle[child], indent + 1)
+        return out
+
+    lines: list[str] = []
+    for node in nodes:
+        if node["status"] in ("active", "prepared"):
+            lines += line(node, 0)
+    return lines
+
+
 class CompactionPanel(VerticalScroll):
     DEFAULT_CSS = sibling_css(__file__)
 
@@ -90,6 +112,9 @@ class CompactionPanel(VerticalScroll):
         yield Static("", id="breakers", classes="body")
         yield Static("Summary DAG", classes="title")
         yield Static("no summaries yet", id="dag", classes="body")
+
+    def show_summaries(self, nodes: Sequence[dict]) -> None:
+        self.query_one("#dag", Static).update(Content("\n".join(dag_lines(nodes)) or "no summaries yet"))
 
     def show_events(self, events: Sequence[EventRecord]) -> None:
         events = sorted(events, key=lambda e: e.id)
