@@ -11,9 +11,10 @@ from __future__ import annotations
 import json
 import tempfile
 import time
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable, Iterator, TextIO
+from typing import Any, TextIO
 
 from myrm_tui.context.config import DEFAULT_CONFIG, EngineConfig
 from myrm_tui.context.engine import ContextEngine, TurnInput

@@ -39,9 +39,9 @@ from myrm_tui.agent.limits import KILL_GRACE_S
 from myrm_tui.agent.tools.base import Tool, ToolContext, ToolError, ToolResult, validate_arguments
 from myrm_tui.agent.tools.processes import kill_group_now
 from myrm_tui.agent.tools.spill import spill_if_large
-from myrm_tui.context.prompt import ContextExhausted
 from myrm_tui.context.engine import TurnInput
 from myrm_tui.context.engines import engine_for
+from myrm_tui.context.prompt import ContextExhausted
 from myrm_tui.context.tokens import count_message_tokens
 from myrm_tui.llm.call_settings import CallSettings
 from myrm_tui.llm.errors import ContextWindowExceededError, LLMError

@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from myrm_tui.cli_commands.common import EXIT_TURN_ERROR, EXIT_OK, EXIT_USAGE, err
+from myrm_tui.cli_commands.common import EXIT_OK, EXIT_TURN_ERROR, EXIT_USAGE, err
 
 
 def replay_command(session_file: Path, window: int, summarizer: str, out: Path | None, max_output: int) -> int:

@@ -11,8 +11,9 @@ background by a model (`maintain`), the benchmark's fake summarizer, or the extr
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import replace
-from typing import Any, Callable, Sequence
+from typing import Any
 
 from myrm_tui.context.summarizers import Summarizer
 from myrm_tui.context.summary.condense import SummaryNode, find_fold_run, mark_superseded

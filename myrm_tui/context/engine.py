@@ -21,16 +21,17 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from myrm_tui.context import ladder
-from myrm_tui.context.prompt import AssembledPrompt, ContextExhausted
 from myrm_tui.context.breaker import StageBreakers
 from myrm_tui.context.budget import Budget, budget_for
 from myrm_tui.context.config import CACHE_TTL_S, DEFAULT_CONFIG, EngineConfig
+from myrm_tui.context.dag import SUMMARY_KIND, SummaryDag
 from myrm_tui.context.family import family_of, provider_of
 from myrm_tui.context.filters import filter_output
 from myrm_tui.context.integrity import repair_pairs
 from myrm_tui.context.intent import _text_of, build_intent
 from myrm_tui.context.markers import omission_marker
 from myrm_tui.context.media import has_media
+from myrm_tui.context.prompt import AssembledPrompt, ContextExhausted
 from myrm_tui.context.report import StageTimer
 from myrm_tui.context.stages.cache_optimize import (
     CacheBreak,
@@ -46,7 +47,6 @@ from myrm_tui.context.stages.normalize import normalize
 from myrm_tui.context.stages.post_compaction_reread import build_reread
 from myrm_tui.context.stages.thinking_cleanup import clean_thinking
 from myrm_tui.context.summarizers import Summarizer
-from myrm_tui.context.dag import SUMMARY_KIND, SummaryDag
 from myrm_tui.context.tokens import count_message_tokens, count_text_tokens
 from myrm_tui.context.units import Unit, last_user_index, split_units
 from myrm_tui.context.view_log import MemoryViewLog, StoreViewLog, SyntheticView, ViewLog
@@ -54,7 +54,6 @@ from myrm_tui.context.views import (
     FILTERED,
     REMOVED,
     SHRUNK,
-    UNTRUSTED_CLOSE,
     UNTRUSTED_OPEN,
     View,
     filtered_header,
@@ -95,7 +94,7 @@ class _Entry:
 class _TokenView:
     """Current prompt tokens per row index, read lazily (the planner only looks at live rows)."""
 
-    def __init__(self, engine: "ContextEngine"):
+    def __init__(self, engine: ContextEngine):
         self._engine = engine
 
     def __getitem__(self, index: int) -> int:
@@ -155,6 +154,7 @@ class ContextEngine:
         self._system_rows: list[int] = []
         self._live_hint = 0
         self._fence_id: int | None = None
+        self._unreported_event: dict[str, Any] | None = None
 
         self.last_call_at: float | None = None
         self.usage_ratio = 1.0  # provider-reported prompt tokens ÷ our estimate, last call
@@ -234,7 +234,9 @@ class ContextEngine:
 
         with timer.stage("cache_optimize") as st:
             digests = [self._system_digest(inp.system_prompt), *self._history_digests(history)]
-            self.last_break = self._detect_break(digests, event, inp)
+            # A compaction run between two requests (the user's compact command) explains a break.
+            self.last_break = self._detect_break(digests, event or self._unreported_event, inp)
+            self._unreported_event = None
             points = breakpoints_for(len(messages), len(self._previous_digests))
             self._previous_digests = digests
             wire = apply_markers(messages, points, family)
@@ -528,6 +530,7 @@ class ContextEngine:
                  "first_changed_id": self.rows[first].id if first < len(self.rows) else None,
                  "ms": round((time.perf_counter() - started) * 1000, 3)}
         self.store.append_event(self.session_id, "compaction", {**event, "state": "done"})
+        self._unreported_event = event
         return event
 
     def _index_of_id(self, message_id: int) -> int:
@@ -554,8 +557,8 @@ class ContextEngine:
                 runs[-1].append(i)
             else:
                 runs.append([i])
-        count = lambda m: count_message_tokens(m, model)  # noqa: E731
-        count_text = lambda t: count_text_tokens(t, model)  # noqa: E731
+        count = lambda m: count_message_tokens(m, model)
+        count_text = lambda t: count_text_tokens(t, model)
         runs = [segment for run in runs for segment in self._split_by_prepared(run)]
         for run in runs:
             after = run[-1] + 1

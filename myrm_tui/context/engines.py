@@ -8,8 +8,9 @@ request for the cache-break detector) belongs to the session and must survive th
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from myrm_tui.context.engine import ContextEngine
 

@@ -7,7 +7,7 @@ commands, errors), so the model still knows what it would get back, and from whe
 from __future__ import annotations
 
 import time
-from typing import Sequence
+from collections.abc import Sequence
 
 from myrm_tui.context.intent import _text_of
 from myrm_tui.context.summary.footer import footer_from_records

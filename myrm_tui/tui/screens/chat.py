@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import json
 import time
 from pathlib import Path
@@ -345,6 +346,10 @@ class ChatScreen(Screen[None]):
         self.status.set(model=self.chat.model)
         if self.chat.model is None:
             self.transcript.mount(Note(ONBOARDING[0], "warning", ONBOARDING[1]))
+        # litellm's import leaves hundreds of thousands of long-lived objects; moving them out of
+        # the collector's reach halves the worst full-collection stall while a reply streams
+        # (measured: bench/tui_bench.py, docs/tui-benchmarks.md).
+        gc.freeze()
         self.ready.set()
 
     # context: ring, fork hint, panel, dividers ----------------------------------------------

@@ -1,0 +1,943 @@
+"""T1 and T2 of /work/shared/BENCHMARKS.md: how fast the TUI starts, streams and stays with long sessions.
+
+Why subprocesses for start-up and for the long-session rows: start-up is only honest from a
+fresh interpreter (import caches, page cache aside), and RSS only means something per process
+(CPython rarely hands memory back, so sizes measured one after another in one process would
+inherit each other's peak). Streaming runs in-process under `App.run_test`, where the bench can
+watch the event loop directly.
+
+Why every figure comes with a baseline from the same run: this is a shared 2-core box whose
+absolute times drift with whatever else runs; ratios against `python -c pass`, an idle loop or
+an empty session measured minutes apart stay comparable.
+
+Run from the repository root: `python -m bench.tui_bench [--quick]`. Nothing here asserts a
+timing; tests/bench/test_tui_bench_smoke.py only checks the structure of the output.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import tempfile
+import textwrap
+import time
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Self
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+RESULTS_DIR = REPO_ROOT / "bench" / "results"
+# One venv per peer: elia pins a pre-1.0 Textual, oterm a current one; they cannot share.
+PEER_VENVS = REPO_ROOT / "bench" / ".tui-venv"
+
+# --- workload constants ------------------------------------------------------------------------
+# 10 runs: enough for a median and a (rough) p95 while keeping T1 under a couple of minutes even
+# though every run waits for the litellm warm-up (3-8 s here).
+START_RUNS = 10
+# The size the research used for its headless numbers (section 5), so figures line up.
+HEADLESS_SIZE = (120, 40)
+# A child that has not painted in this long is hung, not slow.
+CHILD_TIMEOUT_S = 180.0
+# 4 chars every 5 ms = 800 chars/s ≈ 200 tokens/s at ~4 chars per token: a fast cloud model.
+STREAM_CHUNK_CHARS = 4
+STREAM_DELAY_MS = 5
+STREAM_SECONDS = 10.0
+# The loop probe's period: 10 ms resolves a 16 ms (60 fps) frame without itself loading the loop.
+PROBE_INTERVAL_S = 0.010
+# BENCHMARKS.md T2 target: no frame (and so no input) waits longer than this.
+FRAME_BUDGET_MS = 50.0
+# During the stream, one keypress every 200 ms: a fast typist, measured while the reply renders.
+STREAM_KEY_PERIOD_S = 0.2
+# Idle loop baseline measured in the same process before the stream starts.
+IDLE_BASELINE_S = 2.0
+# Stored messages of the long-session rows; 0 is the empty-session baseline of the same run.
+SESSION_SIZES = (0, 100, 500, 2000)
+KEY_SAMPLES = 30
+# Gap between key samples so each one starts from an idle loop (not queued behind the last).
+KEY_GAP_S = 0.03
+# Page-ups per size: few enough that the 50 mounted turns never reach the top (which would load
+# earlier turns and measure that instead).
+SCROLL_SAMPLES = 10
+# A key whose effect has not shown in this long is reported as lost, not waited for forever.
+KEY_TIMEOUT_S = 10.0
+
+DRIVER_OUT_ENV = "BENCH_TUI_OUT"
+DRIVER_SPAWN_ENV = "BENCH_TUI_T_SPAWN"
+
+
+def now() -> float:
+    """CLOCK_MONOTONIC: one clock shared by parent and child processes (perf_counter is not
+    guaranteed to be), so a child can measure from the moment its parent spawned it."""
+    return time.clock_gettime(time.CLOCK_MONOTONIC)
+
+
+# --- small statistics --------------------------------------------------------------------------
+
+def percentile(values: Sequence[float], q: float) -> float | None:
+    """Nearest-rank percentile: no interpolation, so with few samples p95 is simply the slowest
+    run (every summary also reports n, so a reader knows)."""
+    if not values:
+        return None
+    ordered = sorted(values)
+    rank = max(1, min(len(ordered), round(q / 100.0 * len(ordered) + 0.5)))
+    return ordered[rank - 1]
+
+
+def summary(values: Sequence[float]) -> dict[str, float | int | None]:
+    values = [v for v in values if v is not None]
+    return {"n": len(values), "median": statistics.median(values) if values else None,
+            "p95": percentile(values, 95), "p99": percentile(values, 99),
+            "min": min(values) if values else None, "max": max(values) if values else None}
+
+
+def ratio(a: float | None, b: float | None) -> float | None:
+    return None if a is None or not b else a / b
+
+
+def fmt(value: Any, digits: int = 0) -> str:
+    if value is None:
+        return "—"
+    if isinstance(value, float):
+        return f"{value:,.{digits}f}"
+    return str(value)
+
+
+def print_table(title: str, header: Sequence[str], rows: Iterable[Sequence[Any]]) -> None:
+    rows = [[str(c) for c in row] for row in rows]
+    widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(header)]
+    print(f"\n{title}")
+    print("| " + " | ".join(h.ljust(w) for h, w in zip(header, widths)) + " |")
+    print("|" + "|".join("-" * (w + 2) for w in widths) + "|")
+    for row in rows:
+        print("| " + " | ".join(c.ljust(w) for c, w in zip(row, widths)) + " |")
+
+
+def rss_mb() -> float:
+    """Resident set size from /proc (no psutil dependency): statm's second field, in pages."""
+    with open("/proc/self/statm", encoding="ascii") as handle:
+        pages = int(handle.read().split()[1])
+    return pages * os.sysconf("SC_PAGE_SIZE") / 2**20
+
+
+def child_env(home: Path) -> dict[str, str]:
+    """A private HOME/XDG tree: peers and myrm write configs and databases on first start, and a
+    benchmark must never touch the real user's."""
+    env = dict(os.environ)
+    env.update({"HOME": str(home), "XDG_CONFIG_HOME": str(home / ".config"),
+                "XDG_DATA_HOME": str(home / ".local/share"), "XDG_CACHE_HOME": str(home / ".cache"),
+                "XDG_STATE_HOME": str(home / ".local/state"), "MYRM_CONFIG_DIR": str(home / "myrm-config"),
+                "PYTHONPATH": os.pathsep.join(p for p in (str(REPO_ROOT), env.get("PYTHONPATH", "")) if p),
+                "TEXTUAL_ANIMATIONS": "none", "OLLAMA_HOST": "http://127.0.0.1:9"})
+    return env
+
+
+# --- T1: start-up ------------------------------------------------------------------------------
+
+# The child program, passed with `python -c` so the same text runs under a peer's venv (which
+# has neither myrm nor this bench). It only hooks Textual's public-ish seams: the first
+# compositor refresh of the active screen is "first frame painted" (headless: composed and
+# rendered, not written), the first frame with a focused text input is "ready to type", and for
+# myrm the chat screen's `ready` event (engine warm-up done) is "ready to send".
+START_DRIVER = textwrap.dedent('''
+    import json, os, sys, time
+    def now():
+        return time.clock_gettime(time.CLOCK_MONOTONIC)
+    T_MAIN = now()
+    out = {"t_spawn": float(os.environ["BENCH_TUI_T_SPAWN"]), "t_main": T_MAIN}
+    kind, workdir = sys.argv[1], sys.argv[2]
+    heavy = ("litellm", "openai", "tiktoken", "httpx", "llama_cpp")
+
+    def loaded():
+        # "name" when fully imported, "name (importing)" while another thread is still in its
+        # import: both mean the import competes with painting for the GIL
+        names = []
+        for name in heavy:
+            module = sys.modules.get(name)
+            if module is not None:
+                busy = getattr(getattr(module, "__spec__", None), "_initializing", False)
+                names.append(name + (" (importing)" if busy else ""))
+        return names
+
+    def write():
+        with open(os.environ["BENCH_TUI_OUT"], "w") as fh:
+            json.dump(out, fh)
+
+    painted = None
+    if kind in ("myrm", "myrm-warmup-after-paint"):
+        from pathlib import Path
+        import myrm_tui.tui.app as appmod
+        from myrm_tui.settings import Settings
+        from myrm_tui.tui.screens.chat import ChatScreen
+        base = appmod.MyrmApp
+        def make(cls):
+            return cls(Path(workdir), Settings().with_values(model=sys.argv[3]))
+        if kind == "myrm-warmup-after-paint":
+            # what-if row: the engine warm-up (litellm import) held back until the first frame
+            # with the prompt focused, instead of starting in on_mount and competing for the GIL
+            import threading
+            from myrm_tui.tui.chat_session import ChatSession
+            painted = threading.Event()
+            original_warm_up = ChatSession.warm_up
+            def held_warm_up():
+                painted.wait(60)
+                original_warm_up()
+            ChatSession.warm_up = staticmethod(held_warm_up)
+    elif kind == "elia":
+        from elia_chat.app import Elia as base
+        from elia_chat.config import LaunchConfig
+        from elia_chat.database.database import create_database
+        import asyncio
+        asyncio.run(create_database())
+        ChatScreen = None
+        def make(cls):
+            return cls(LaunchConfig())
+    elif kind == "oterm":
+        from oterm.app.oterm import OTerm as base
+        ChatScreen = None
+        def make(cls):
+            return cls()
+    else:
+        raise SystemExit("unknown app " + kind)
+    out["t_imported"] = now()
+    out["heavy_after_import"] = loaded()
+
+    from textual.screen import Screen
+    from textual.widgets import Input, TextArea
+    original_refresh = Screen._compositor_refresh
+
+    def inputs_ready(app):
+        focused = app.focused
+        return focused is not None and isinstance(focused, (Input, TextArea))
+
+    def refresh(self):
+        original_refresh(self)
+        app = self.app
+        if self is not app.screen:
+            return
+        t = now()
+        if "t_first_frame" not in out:
+            out["t_first_frame"] = t
+            out["heavy_at_first_frame"] = loaded()
+            out["first_screen"] = type(self).__name__
+        if "t_input" not in out and inputs_ready(app):
+            out["t_input"] = t
+            out["heavy_at_input"] = loaded()
+            if painted is not None:
+                painted.set()
+        app.bench_check()
+
+    Screen._compositor_refresh = refresh
+
+    import inspect
+    css_path = getattr(base, "CSS_PATH", None)
+    if css_path:
+        # Textual resolves a relative CSS_PATH next to the file of the running class; ours lives
+        # in `-c` text with no file, so anchor the base class's paths at its own module.
+        here = os.path.dirname(inspect.getfile(base))
+        paths = css_path if isinstance(css_path, (list, tuple)) else [css_path]
+        css_path = [p if os.path.isabs(str(p)) else os.path.join(here, str(p)) for p in paths]
+
+    class Bench(base):
+        if css_path:
+            CSS_PATH = css_path
+
+        def bench_check(self):
+            if "t_input" not in out:
+                return
+            if ChatScreen is not None:
+                screen = self.screen
+                if not (isinstance(screen, ChatScreen) and screen.ready.is_set()):
+                    return
+                out.setdefault("t_warm", now())
+                out["model_resolved"] = screen.chat.model
+            if not out.get("exiting"):
+                out["exiting"] = True
+                self.exit()
+
+        def on_ready(self, event=None):
+            out["t_ready_event"] = now()
+            self.set_interval(0.002, self.bench_check)
+            # a peer whose first screen has no text input (oterm with no chats) is not waited
+            # for forever; myrm's warm-up gets the longer leash
+            self.set_timer(5.0 if ChatScreen is None else 120.0, self.give_up)
+
+        def give_up(self):
+            out["gave_up"] = True
+            self.exit()
+
+    app = make(Bench)
+    app.run(headless=True, size=(120, 40))
+    out["t_exit"] = now()
+    write()
+''')
+
+START_MILESTONES = ("t_main", "t_imported", "t_first_frame", "t_ready_event", "t_input", "t_warm")
+
+
+@dataclass
+class StartRow:
+    app: str
+    status: str  # ok | not installed | failed: ...
+    runs: list[dict[str, Any]] = field(default_factory=list)
+
+    def ms(self, milestone: str) -> dict[str, Any]:
+        values = [(r[milestone] - r["t_spawn"]) * 1000 for r in self.runs if milestone in r]
+        return summary(values)
+
+
+def peer_python(name: str) -> Path | None:
+    python = PEER_VENVS / name / "bin" / "python"
+    return python if python.is_file() else None
+
+
+def start_once(python: Path | str, kind: str, extra: Sequence[str] = ()) -> dict[str, Any]:
+    """One cold start in a fresh process; raises RuntimeError with the child's stderr tail."""
+    with tempfile.TemporaryDirectory(prefix="tui-start-") as tmp:
+        home = Path(tmp)
+        work = home / "ws"
+        work.mkdir()
+        out_file = home / "out.json"
+        env = child_env(home)
+        env[DRIVER_OUT_ENV] = str(out_file)
+        t_spawn = now()
+        env[DRIVER_SPAWN_ENV] = repr(t_spawn)
+        proc = subprocess.run([str(python), "-c", START_DRIVER, kind, str(work), *extra], env=env,
+                              cwd=str(work), capture_output=True, text=True, timeout=CHILD_TIMEOUT_S,
+                              stdin=subprocess.DEVNULL, check=False)
+        t_end = now()
+        if proc.returncode != 0 or not out_file.is_file():
+            tail = (proc.stderr or proc.stdout or "").strip().splitlines()[-3:]
+            raise RuntimeError(f"exit {proc.returncode}: {' / '.join(tail)[:300]}")
+        data = json.loads(out_file.read_text())
+        data["t_process_end"] = t_end
+        return data
+
+
+def scripted_model(directory: Path, turns: list[dict[str, Any]]) -> str:
+    path = directory / "script.json"
+    path.write_text(json.dumps({"turns": turns}), encoding="utf-8")
+    return f"scripted/{path}"
+
+
+def measure_start(runs: int, peers: Sequence[str], log: Callable[[str], None],
+                  what_if: bool = True) -> list[StartRow]:
+    with tempfile.TemporaryDirectory(prefix="tui-script-") as tmp:
+        return _measure_start(Path(tmp), runs, peers, log, what_if)
+
+
+def _measure_start(script_dir: Path, runs: int, peers: Sequence[str], log: Callable[[str], None],
+                   what_if: bool) -> list[StartRow]:
+    rows: list[StartRow] = []
+    model = scripted_model(script_dir, [{"text": "ok"}])
+    candidates: list[tuple[str, Path | str | None, str]] = [
+        ("myrm", sys.executable, "myrm"),
+        ("myrm, warm-up after paint (what-if)", sys.executable, "myrm-warmup-after-paint")]
+    if not what_if:
+        candidates.pop()
+    candidates += [(name, peer_python(name), name) for name in peers]
+    for label, python, kind in candidates:
+        if python is None:
+            rows.append(StartRow(label, f"not installed (no {PEER_VENVS.name}/{label} venv)"))
+            continue
+        row = StartRow(label, "ok")
+        for index in range(runs):
+            try:
+                row.runs.append(start_once(python, kind, [model] if kind.startswith("myrm") else []))
+            except (RuntimeError, subprocess.TimeoutExpired, OSError, ValueError) as exc:
+                row.status = f"failed: {exc}"
+                break
+            log(f"  T1 {label} run {index + 1}/{runs}")
+        rows.append(row)
+    return rows
+
+
+def measure_import(runs: int) -> dict[str, Any]:
+    """Wall time of `python -c <stmt>` for the interpreter alone, Textual's App, and our app
+    module; plus whether importing the app module pulled in litellm (it must not)."""
+    statements = {"python -c pass": "pass", "import textual.app": "import textual.app",
+                  "import myrm_tui.tui.app": "import myrm_tui.tui.app"}
+    with tempfile.TemporaryDirectory(prefix="tui-import-") as tmp:
+        return _measure_import(child_env(Path(tmp)), runs, statements)
+
+
+def _measure_import(env: dict[str, str], runs: int, statements: dict[str, str]) -> dict[str, Any]:
+    result: dict[str, Any] = {}
+    for label, stmt in statements.items():
+        times = []
+        for _ in range(runs):
+            t0 = now()
+            subprocess.run([sys.executable, "-c", stmt], env=env, check=True, cwd=str(REPO_ROOT),
+                           stdin=subprocess.DEVNULL)
+            times.append((now() - t0) * 1000)
+        result[label] = summary(times)
+    probe = ("import sys, myrm_tui.tui.app; "
+             "print(','.join(m for m in ('litellm','openai','tiktoken','httpx','llama_cpp') if m in sys.modules))")
+    loaded = subprocess.run([sys.executable, "-c", probe], env=env, check=True, capture_output=True, text=True,
+                            cwd=str(REPO_ROOT)).stdout.strip()
+    result["heavy_modules_after_import"] = [m for m in loaded.split(",") if m]
+    return result
+
+
+# --- T2: streaming ----------------------------------------------------------------------------
+
+def markdown_reply(chars: int, seed: int = 0) -> str:
+    """A reply shaped like a coding answer (headings, prose with inline code, lists, Python
+    fences, a table), repeated to `chars`; deterministic so runs compare."""
+    parts: list[str] = []
+    i = seed
+    while sum(len(p) for p in parts) < chars:
+        parts.append(
+            f"## Step {i}: tidy `module_{i}.py`\n\n"
+            f"The function `load_{i}` reads the file twice; caching the parsed result keeps the second call "
+            f"cheap. This matters when **step {i}** runs inside a loop over many inputs.\n\n"
+            f"- keep the public name `load_{i}`\n- move parsing into `_parse_{i}`\n- add a test for the empty file\n\n"
+            f"```python\ndef load_{i}(path):\n    text = path.read_text()\n    return _parse_{i}(text)\n\n\n"
+            f"def _parse_{i}(text):\n    return [line.split('=') for line in text.splitlines() if line]\n```\n\n"
+            f"| case | before | after |\n|---|---|---|\n| cold | {i + 12} ms | {i + 3} ms |\n"
+            f"| warm | {i + 5} ms | {i + 1} ms |\n\n")
+        i += 1
+    return "".join(parts)[:chars].rstrip() + "\n"
+
+
+class GcClock:
+    """Durations of the garbage collector's passes, by generation: a full (gen 2) pass walks
+    every live object, and with litellm loaded that is millions of them, so it shows up as a
+    frame-sized stall that no widget code explains."""
+
+    def __init__(self) -> None:
+        self.passes: list[tuple[int, float, float]] = []  # (generation, ms, end time)
+        self._start = 0.0
+
+    def _callback(self, phase: str, info: dict[str, Any]) -> None:
+        if phase == "start":
+            self._start = now()
+        else:
+            end = now()
+            self.passes.append((int(info.get("generation", -1)), (end - self._start) * 1000, end))
+
+    def __enter__(self) -> Self:
+        import gc
+
+        gc.callbacks.append(self._callback)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        import gc
+
+        gc.callbacks.remove(self._callback)
+
+    def report(self) -> dict[str, Any]:
+        return {f"gen{g}": summary([ms for gen, ms, _ in self.passes if gen == g]) for g in (0, 1, 2)}
+
+
+class FrameClock:
+    """Times every Screen refresh pass (layout + compositor update): one pass is one frame's
+    work on the UI thread; headless skips only the terminal write."""
+
+    def __init__(self) -> None:
+        self.durations: list[float] = []
+        self.ends: list[float] = []  # when each frame finished (to place stalls in time)
+        self.frames = 0
+        # optional probe read right after each frame: lets a key sample find the first frame
+        # that showed its effect, even when that frame ran before the sampler woke up
+        self.watch: Callable[[], object] | None = None
+        self.seen: list[tuple[float, object]] = []
+        self._original: Any = None
+
+    def install(self) -> None:
+        from textual.screen import Screen
+
+        original = self._original = Screen._on_timer_update
+        clock = self
+
+        def timed(screen: Any) -> None:
+            start = now()
+            original(screen)
+            end = now()
+            clock.durations.append((end - start) * 1000)
+            clock.ends.append(end)
+            clock.frames += 1
+            if clock.watch is not None:
+                clock.seen.append((end, clock.watch()))
+
+        Screen._on_timer_update = timed  # type: ignore[method-assign]
+
+    def uninstall(self) -> None:
+        if self._original is not None:
+            from textual.screen import Screen
+
+            Screen._on_timer_update = self._original  # type: ignore[method-assign]
+            self._original = None
+
+
+async def loop_probe(stop: asyncio.Event, lateness: list[float], stamps: list[float] | None = None) -> None:
+    """How late a 10 ms sleep wakes up: any handler, layout or render that blocks the loop shows
+    here, which is exactly what delays a keypress or the next frame. `stamps` gets each
+    sample's wake-up time, so a stall can be placed in a phase of the turn."""
+    while not stop.is_set():
+        start = now()
+        await asyncio.sleep(PROBE_INTERVAL_S)
+        woke = now()
+        lateness.append((woke - start - PROBE_INTERVAL_S) * 1000)
+        if stamps is not None:
+            stamps.append(woke)
+
+
+async def key_latency(app: Any, prompt: Any, frames: FrameClock, char: str) -> tuple[float, float] | None:
+    """Post one key as the terminal driver would; (ms until the prompt's text changed, ms until
+    the next frame after that was rendered). None if it never showed."""
+    from textual import events
+
+    before_text = prompt.text
+    frames.seen.clear()
+    frames.watch = lambda: prompt.text
+    try:
+        start = now()
+        event = events.Key(char, char)
+        event.set_sender(app)
+        app.post_message(event)
+        deadline = start + KEY_TIMEOUT_S
+        while prompt.text == before_text:
+            if now() > deadline:
+                return None
+            await asyncio.sleep(0.0005)
+        changed = now()
+        while True:
+            shown = next((end for end, text in frames.seen if text != before_text), None)
+            if shown is not None:
+                return (changed - start) * 1000, (shown - start) * 1000
+            if now() > deadline:
+                return None
+            await asyncio.sleep(0.0005)
+    finally:
+        frames.watch = None
+
+
+async def scroll_latency(transcript: Any, frames: FrameClock) -> float | None:
+    """Page the transcript up (what PageUp or the wheel does) and time until a frame showed the
+    new offset; None when it cannot scroll (an empty session)."""
+    before = transcript.scroll_y
+    frames.seen.clear()
+    frames.watch = lambda: transcript.scroll_y
+    try:
+        start = now()
+        transcript.scroll_page_up(animate=False)
+        deadline = start + KEY_TIMEOUT_S
+        while now() < deadline:
+            shown = next((end for end, y in frames.seen if y != before), None)
+            if shown is not None:
+                return (shown - start) * 1000
+            await asyncio.sleep(0.0005)
+        return None
+    finally:
+        frames.watch = None
+
+
+async def wait_for(predicate: Callable[[], object], timeout: float, what: str) -> None:
+    deadline = now() + timeout
+    while not predicate():
+        if now() > deadline:
+            raise TimeoutError(f"timed out waiting for {what}")
+        await asyncio.sleep(0.01)
+
+
+async def measure_stream(seconds: float, gc_freeze: bool = False,
+                         idle_s: float = IDLE_BASELINE_S) -> dict[str, Any]:
+    """Stream ~`seconds` of markdown at ~200 tok/s into the real app; watch the loop, the frames
+    and keypresses; the idle loop just before is the baseline.
+
+    `gc_freeze` is a what-if: `gc.freeze()` once the engine is warm moves every object alive
+    then (litellm's millions) out of the collector's reach, so full passes only walk what the
+    session itself allocates."""
+    from myrm_tui.settings import Settings
+    from myrm_tui.store import Store
+    from myrm_tui.tui.app import MyrmApp
+    from myrm_tui.tui.widgets.assistant_message import AssistantMessage
+
+    chars = int(seconds * 1000 / STREAM_DELAY_MS * STREAM_CHUNK_CHARS)
+    reply = markdown_reply(chars)
+    with tempfile.TemporaryDirectory(prefix="tui-stream-") as tmp:
+        root = Path(tmp)
+        os.environ.setdefault("MYRM_CONFIG_DIR", str(root / "config"))
+        model = scripted_model(root, [{"text": reply, "chunk_size": STREAM_CHUNK_CHARS,
+                                       "delay_ms": STREAM_DELAY_MS}])
+        workspace = root / "ws"
+        workspace.mkdir()
+        store = Store.open(workspace)
+        frames = FrameClock()
+        # installed before the app starts: each screen binds its refresh timer at mount
+        frames.install()
+        app = MyrmApp(workspace, Settings().with_values(model=model), store=store, watch_themes=False)
+        try:
+            async with app.run_test(size=HEADLESS_SIZE):
+                screen = app.chat_screen
+                await wait_for(screen.ready.is_set, CHILD_TIMEOUT_S, "engine warm-up")
+                await asyncio.sleep(0.3)
+                if gc_freeze:
+                    import gc
+
+                    gc.freeze()
+                frames.durations.clear()
+                frames.ends.clear()
+                idle: list[float] = []
+                stop = asyncio.Event()
+                task = asyncio.create_task(loop_probe(stop, idle))
+                await asyncio.sleep(idle_s)
+                stop.set()
+                await task
+                idle_frames = list(frames.durations)
+                frames.durations.clear()
+                frames.ends.clear()
+
+                lateness: list[float] = []
+                stamps: list[float] = []
+                keys: list[tuple[float, float]] = []
+                lost = 0
+                stop = asyncio.Event()
+                probe = asyncio.create_task(loop_probe(stop, lateness, stamps))
+                gc_clock = GcClock().__enter__()
+                cpu0 = time.process_time()
+                screen.start_turn("Explain the refactor step by step.")
+                await wait_for(lambda: screen.query(AssistantMessage), 60, "reply widget")
+                t_first = now()
+                letters = "abcdefghijklmnopqrstuvwxyz"
+                index = 0
+                while screen.turn_running:
+                    sample = await key_latency(app, screen.prompt, frames, letters[index % 26])
+                    index += 1
+                    if sample is None:
+                        lost += 1
+                    else:
+                        keys.append(sample)
+                    await asyncio.sleep(STREAM_KEY_PERIOD_S)
+                t_turn_end = now()
+                message = screen.query_one(AssistantMessage)
+                await wait_for(lambda: not message.streaming, 60, "final render")
+                await asyncio.sleep(0.2)  # the final full render's trailing layout
+                cpu1 = time.process_time()
+                gc_clock.__exit__()
+                stop.set()
+                await probe
+                shown = len(message.text)
+        finally:
+            frames.uninstall()
+            store.close()
+            if gc_freeze:
+                import gc
+
+                gc.unfreeze()
+    duration = t_turn_end - t_first
+    over = [d for d in frames.durations if d > FRAME_BUDGET_MS]
+    # place each loop sample in a phase: the turn's start (agent, first litellm call), the
+    # stream itself, and the end (final full Markdown render, store writes)
+    phases: dict[str, list[float]] = {"start": [], "streaming": [], "end": []}
+    for woke, late in zip(stamps, lateness):
+        phase = "start" if woke < t_first else "streaming" if woke <= t_turn_end else "end"
+        phases[phase].append(late)
+    late_stats = summary(phases["streaming"])
+    worst = sorted(zip(frames.durations, frames.ends), reverse=True)[:5]
+    worst_frames = [{"ms": ms, "at_s_after_first_delta": end - t_first} for ms, end in worst]
+    idle_stats = summary(idle)
+    return {
+        "reply_chars": len(reply), "shown_chars": shown, "stream_s": duration,
+        "achieved_tok_per_s": len(reply) / 4 / duration if duration else None,
+        "target_tok_per_s": 1000 / STREAM_DELAY_MS * STREAM_CHUNK_CHARS / 4,
+        "cpu_s": cpu1 - cpu0,
+        "loop_lateness_ms": late_stats, "idle_loop_lateness_ms": idle_stats,
+        "loop_lateness_by_phase_ms": {k: summary(v) for k, v in phases.items()},
+        "frame_ms": summary(frames.durations), "idle_frame_ms": summary(idle_frames),
+        "gc_pause_ms": gc_clock.report(), "worst_frames": worst_frames, "frames_over_budget": len(over), "frames": len(frames.durations),
+        "frame_budget_ms": FRAME_BUDGET_MS,
+        "key_to_text_ms": summary([k[0] for k in keys]), "key_to_frame_ms": summary([k[1] for k in keys]),
+        "keys_lost": lost,
+        "p99_lateness_vs_idle": ratio(late_stats["p99"], idle_stats["p99"]),
+    }
+
+
+# --- T2: long sessions (one child process per size) -----------------------------------------
+
+def seed_session(store: Any, model: str, messages: int) -> str | None:
+    """`messages` stored messages: user questions and markdown answers of ~12 blocks each (the
+    research's transcript shape), in one session."""
+    if messages <= 0:
+        return None
+    session = store.create_session(model, "long session")
+    for i in range(messages):
+        if i % 2 == 0:
+            message = {"role": "user", "content": f"Question {i // 2}: how do I speed up step {i // 2}?"}
+        else:
+            message = {"role": "assistant", "content": markdown_reply(900, seed=i)}
+        store.append_message(session.id, message, len(message["content"]) // 4)
+    return session.id
+
+
+async def session_child(messages: int, samples: int) -> dict[str, Any]:
+    from myrm_tui.settings import Settings
+    from myrm_tui.store import Store
+    from myrm_tui.tui.app import MyrmApp
+    from myrm_tui.tui.screens.chat import ChatScreen
+
+    with tempfile.TemporaryDirectory(prefix="tui-session-") as tmp:
+        root = Path(tmp)
+        os.environ["MYRM_CONFIG_DIR"] = str(root / "config")
+        model = scripted_model(root, [{"text": "ok"}])
+        workspace = root / "ws"
+        workspace.mkdir()
+        store = Store.open(workspace)
+        t_seed = now()
+        sid = seed_session(store, model, messages)
+        seed_s = now() - t_seed
+        rss_before = rss_mb()
+        frames = FrameClock()
+        painted: dict[str, float] = {}
+        from textual.screen import Screen
+
+        original = Screen._compositor_refresh
+
+        def refresh(screen: Any) -> None:
+            original(screen)
+            if isinstance(screen, ChatScreen) and "t" not in painted:
+                painted["t"] = now()
+
+        Screen._compositor_refresh = refresh  # type: ignore[method-assign]
+        frames.install()  # before mount: each screen binds its refresh timer then
+        app = MyrmApp(workspace, Settings().with_values(model=model), session_id=sid, store=store,
+                      watch_themes=False)
+        try:
+            t_start = now()
+            async with app.run_test(size=HEADLESS_SIZE):
+                screen = app.chat_screen
+                await wait_for(lambda: "t" in painted, CHILD_TIMEOUT_S, "first paint")
+                await wait_for(screen.ready.is_set, CHILD_TIMEOUT_S, "engine warm-up")
+                await wait_for(lambda: app.focused is screen.prompt, 30, "prompt focus")
+                await asyncio.sleep(0.3)  # let the mount's trailing layout settle
+                frames.durations.clear()
+                keys: list[tuple[float, float]] = []
+                lost = 0
+                for index in range(samples):
+                    sample = await key_latency(app, screen.prompt, frames, "abcdefghij"[index % 10])
+                    if sample is None:
+                        lost += 1
+                    else:
+                        keys.append(sample)
+                    await asyncio.sleep(KEY_GAP_S)
+                scrolls: list[float] = []
+                if screen.transcript.max_scroll_y > 0:
+                    for _ in range(min(samples, SCROLL_SAMPLES)):
+                        took = await scroll_latency(screen.transcript, frames)
+                        if took is not None:
+                            scrolls.append(took)
+                        await asyncio.sleep(KEY_GAP_S)
+                nodes = len(list(screen.walk_children(with_self=True)))
+                mounted_turns = len(screen.mounted_turns())
+                hidden = screen.hidden_turns
+                rss_after = rss_mb()
+        finally:
+            Screen._compositor_refresh = original  # type: ignore[method-assign]
+            frames.uninstall()
+            store.close()
+    return {"messages": messages, "seed_s": seed_s, "resume_to_paint_ms": (painted["t"] - t_start) * 1000,
+            "key_to_text_ms": summary([k[0] for k in keys]), "key_to_frame_ms": summary([k[1] for k in keys]),
+            "keys_lost": lost, "scroll_to_frame_ms": summary(scrolls), "dom_nodes": nodes, "mounted_turns": mounted_turns, "hidden_turns": hidden,
+            "rss_before_app_mb": rss_before, "rss_mb": rss_after}
+
+
+def measure_sessions(sizes: Sequence[int], samples: int, log: Callable[[str], None]) -> list[dict[str, Any]]:
+    rows = []
+    for size in sizes:
+        with tempfile.TemporaryDirectory(prefix="tui-child-") as tmp:
+            out = Path(tmp) / "row.json"
+            env = child_env(Path(tmp))
+            proc = subprocess.run([sys.executable, "-m", "bench.tui_bench", "--child-session", str(size),
+                                   "--samples", str(samples), "--out", str(out)], env=env, cwd=str(REPO_ROOT),
+                                  capture_output=True, text=True, timeout=CHILD_TIMEOUT_S * 2,
+                                  stdin=subprocess.DEVNULL, check=False)
+            if proc.returncode != 0 or not out.is_file():
+                tail = (proc.stderr or "").strip().splitlines()[-3:]
+                rows.append({"messages": size, "status": f"failed: {' / '.join(tail)[:300]}"})
+            else:
+                row = json.loads(out.read_text())
+                row["status"] = "ok"
+                rows.append(row)
+        log(f"  T2 session with {size} messages done")
+    base = next((r for r in rows if r.get("messages") == 0 and r["status"] == "ok"), None)
+    for row in rows:
+        if row["status"] == "ok" and base is not None:
+            row["key_to_frame_vs_empty"] = ratio(row["key_to_frame_ms"]["median"], base["key_to_frame_ms"]["median"])
+            row["rss_vs_empty"] = ratio(row["rss_mb"], base["rss_mb"])
+    return rows
+
+
+# --- report -----------------------------------------------------------------------------------
+
+def print_report(result: dict[str, Any]) -> None:
+    imports = result.get("imports")
+    if imports:
+        base = imports["python -c pass"]["median"]
+        print_table("T1 imports (wall ms of `python -c STMT`, includes interpreter start)",
+                    ["statement", "median", "p95", "× python -c pass"],
+                    [[k, fmt(v["median"]), fmt(v["p95"]), fmt(ratio(v["median"], base), 1)]
+                     for k, v in imports.items() if isinstance(v, dict)])
+        print(f"heavy modules after `import myrm_tui.tui.app`: {imports['heavy_modules_after_import'] or 'none'}")
+    start = result.get("start")
+    if start:
+        myrm = next((r for r in start if r["app"] == "myrm" and r["status"] == "ok"), None)
+        rows = []
+        for row in start:
+            ms = row.get("ms", {})
+            if row["status"] != "ok":
+                rows.append([row["app"], row["status"], "", "", "", "", "", ""])
+                continue
+            paint = ms["t_first_frame"]
+            rows.append([row["app"], f"ok (n={paint['n']})", fmt(ms["t_imported"]["median"]),
+                         f"{fmt(paint['median'])} / {fmt(paint['p95'])}",
+                         f"{fmt(ms['t_input']['median'])} / {fmt(ms['t_input']['p95'])}",
+                         f"{fmt(ms['t_warm']['median'])} / {fmt(ms['t_warm']['p95'])}",
+                         fmt(ratio(paint["median"], myrm["ms"]["t_first_frame"]["median"]) if myrm else None, 2),
+                         ",".join(row.get("heavy_at_first_frame") or []) or "none"])
+        print_table("T1 start (ms from spawn, median / p95; headless 120×40)",
+                    ["app", "runs", "imported", "first frame", "input focused", "engine warm",
+                     "first frame × myrm", "heavy modules at first frame"], rows)
+    for key, label in (("stream", "T2 streaming"), ("stream_gc_freeze", "T2 streaming, what-if gc.freeze()")):
+        if result.get(key):
+            print_stream(label, result[key])
+    sessions = result.get("sessions")
+    if sessions:
+        print_sessions(sessions)
+
+
+def print_stream(label: str, stream: dict[str, Any]) -> None:
+    late, idle, frame = stream["loop_lateness_ms"], stream["idle_loop_lateness_ms"], stream["frame_ms"]
+    print_table(f"{label} ({fmt(stream['achieved_tok_per_s'])} tok/s achieved of "
+                f"{fmt(stream['target_tok_per_s'])}; {stream['reply_chars']:,} chars in "
+                f"{fmt(stream['stream_s'], 1)} s; CPU {fmt(stream['cpu_s'], 1)} s)",
+                ["figure", "median", "p95", "p99", "max", "baseline (idle)"],
+                [["loop lateness ms (10 ms probe)", fmt(late["median"], 1), fmt(late["p95"], 1),
+                  fmt(late["p99"], 1), fmt(late["max"], 1), f"p99 {fmt(idle['p99'], 1)} / max {fmt(idle['max'], 1)}"],
+                 ["frame work ms (layout+render)", fmt(frame["median"], 1), fmt(frame["p95"], 1),
+                  fmt(frame["p99"], 1), fmt(frame["max"], 1), f"max {fmt(stream['idle_frame_ms']['max'], 1)}"],
+                 ["key → text ms", fmt(stream["key_to_text_ms"]["median"], 1), fmt(stream["key_to_text_ms"]["p95"], 1),
+                  fmt(stream["key_to_text_ms"]["p99"], 1), fmt(stream["key_to_text_ms"]["max"], 1), ""],
+                 ["key → next frame ms", fmt(stream["key_to_frame_ms"]["median"], 1),
+                  fmt(stream["key_to_frame_ms"]["p95"], 1), fmt(stream["key_to_frame_ms"]["p99"], 1),
+                  fmt(stream["key_to_frame_ms"]["max"], 1), ""]])
+    print(f"frames over {FRAME_BUDGET_MS:.0f} ms: {stream['frames_over_budget']} of {stream['frames']}; "
+          f"keys lost: {stream['keys_lost']}; full GC passes: {stream['gc_pause_ms']['gen2']['n']} "
+          f"(max {fmt(stream['gc_pause_ms']['gen2']['max'])} ms)")
+
+
+def print_sessions(sessions: list[dict[str, Any]]) -> None:
+    rows = []
+    for row in sessions:
+        if row["status"] != "ok":
+            rows.append([row["messages"], row["status"], "", "", "", "", "", "", ""])
+            continue
+        rows.append([row["messages"], fmt(row["resume_to_paint_ms"]),
+                     f"{fmt(row['key_to_text_ms']['median'], 1)} / {fmt(row['key_to_text_ms']['p95'], 1)}",
+                     f"{fmt(row['key_to_frame_ms']['median'], 1)} / {fmt(row['key_to_frame_ms']['p95'], 1)}",
+                     fmt(row.get("key_to_frame_vs_empty"), 2),
+                     f"{fmt(row['scroll_to_frame_ms']['median'], 1)} / {fmt(row['scroll_to_frame_ms']['p95'], 1)}",
+                     f"{row['mounted_turns']} (+{row['hidden_turns']} hidden)",
+                     row["dom_nodes"], f"{fmt(row['rss_mb'])} ({fmt(row.get('rss_vs_empty'), 2)}×)"])
+    print_table("T2 long sessions (one process per size; key = a letter typed into the prompt)",
+                ["messages", "resume → paint ms", "key → text ms (med / p95)", "key → frame ms (med / p95)",
+                 "key × empty", "page-up → frame ms (med / p95)", "turns mounted", "DOM nodes", "RSS MB (× empty)"], rows)
+
+
+def environment() -> dict[str, Any]:
+    try:
+        load = os.getloadavg()
+    except OSError:
+        load = None
+    versions = {}
+    for name in ("textual", "rich", "litellm"):
+        try:
+            from importlib.metadata import version
+
+            versions[name] = version(name)
+        except Exception:  # noqa: BLE001 - informational only
+            versions[name] = None
+    return {"python": platform.python_version(), "cpus": os.cpu_count(), "loadavg": load,
+            "versions": versions, "when": time.strftime("%Y-%m-%d %H:%M:%S %Z")}
+
+
+def run(args: argparse.Namespace) -> dict[str, Any]:
+    quick = args.quick
+    parts = set(args.only.split(",")) if args.only else {"imports", "start", "stream", "sessions"}
+    log = (lambda m: print(m, file=sys.stderr, flush=True)) if not args.silent else (lambda m: None)
+    runs = args.runs or (1 if quick else START_RUNS)
+    result: dict[str, Any] = {"command": "python -m bench.tui_bench " + " ".join(args.argv),
+                              "quick": quick, "environment": environment()}
+    if "imports" in parts:
+        log("T1 imports…")
+        result["imports"] = measure_import(runs)
+    if "start" in parts:
+        log("T1 start…")
+        peers = [] if args.no_peers else ["elia", "oterm"]
+        rows = measure_start(runs, peers, log, what_if=not args.no_what_if)
+        result["start"] = []
+        for row in rows:
+            data = {"app": row.app, "status": row.status, "runs": row.runs}
+            if row.runs:
+                data["ms"] = {m: row.ms(m) for m in START_MILESTONES}
+                data["heavy_at_first_frame"] = sorted({m for r in row.runs for m in r.get("heavy_at_first_frame", [])})
+            result["start"].append(data)
+    if "stream" in parts:
+        log("T2 streaming…")
+        seconds = args.stream_seconds or (1.0 if quick else STREAM_SECONDS)
+        idle_s = min(IDLE_BASELINE_S, seconds)
+        result["stream"] = asyncio.run(measure_stream(seconds, idle_s=idle_s))
+        if not args.no_what_if:
+            log("T2 streaming, what-if gc.freeze() after warm-up…")
+            result["stream_gc_freeze"] = asyncio.run(measure_stream(seconds, gc_freeze=True, idle_s=idle_s))
+    if "sessions" in parts:
+        log("T2 long sessions…")
+        sizes = tuple(int(s) for s in args.sizes.split(",")) if args.sizes else ((0, 100) if quick else SESSION_SIZES)
+        samples = args.samples or (5 if quick else KEY_SAMPLES)
+        result["sessions"] = measure_sessions(sizes, samples, log)
+    return result
+
+
+def parse_args(argv: Sequence[str]) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="python -m bench.tui_bench", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--quick", action="store_true", help="1 start run, 1 s stream, sizes 0 and 100")
+    parser.add_argument("--only", default="", help="comma list of: imports,start,stream,sessions")
+    parser.add_argument("--runs", type=int, default=0, help=f"start-up runs (default {START_RUNS})")
+    parser.add_argument("--stream-seconds", type=float, default=0.0)
+    parser.add_argument("--sizes", default="", help="comma list of stored-message counts")
+    parser.add_argument("--samples", type=int, default=0, help=f"keypresses per size (default {KEY_SAMPLES})")
+    parser.add_argument("--no-peers", action="store_true", help="skip elia/oterm")
+    parser.add_argument("--no-what-if", action="store_true",
+                        help="skip the what-if rows (warm-up after paint, gc.freeze while streaming)")
+    parser.add_argument("--out", default="", help="JSON path (default bench/results/tui_bench[_quick].json)")
+    parser.add_argument("--silent", action="store_true", help="no progress lines on stderr")
+    parser.add_argument("--child-session", type=int, default=None, help=argparse.SUPPRESS)
+    args = parser.parse_args(list(argv))
+    args.argv = list(argv)
+    return args
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = parse_args(sys.argv[1:] if argv is None else argv)
+    if args.child_session is not None:
+        row = asyncio.run(session_child(args.child_session, args.samples or KEY_SAMPLES))
+        Path(args.out).write_text(json.dumps(row), encoding="utf-8")
+        return 0
+    result = run(args)
+    out = Path(args.out) if args.out else RESULTS_DIR / ("tui_bench_quick.json" if args.quick else "tui_bench.json")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(result, indent=2, default=lambda o: asdict(o)), encoding="utf-8")
+    print_report(result)
+    print(f"\nwrote {out}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
