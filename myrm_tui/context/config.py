@@ -38,8 +38,10 @@ class EngineConfig:
     # model does not fall into read → truncate → re-read loops.
     ingest_filter_ratio: float = 0.04
     file_read_filter_ratio: float = 0.30
-    # During the light tier, old outputs above this share of B are filtered too.
-    light_filter_ratio: float = 0.03
+    # During the light tier, old outputs above this share of B are filtered too. Equal to the
+    # ingest allowance: everything else above it was filtered on arrival, so this only catches
+    # old file reads (exempt on arrival) and costs no work at events on other outputs (B1 p95).
+    light_filter_ratio: float = 0.04
     # Anything larger than this many characters goes to the vault before anything else looks
     # at it (a 1 MB log must never be tokenised per turn).
     hard_cap_chars: int = 100_000
