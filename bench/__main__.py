@@ -1,13 +1,15 @@
 """`python -m bench <command> ...`: one entry point for the bench tools.
 
-Commands: workload (bench.workload), real-sessions (bench.real_sessions), score (bench.score).
+Commands: workload (bench.workload), real-sessions (bench.real_sessions), score (bench.score),
+all / quick (bench.grid: every contender, tables and bench/results/<mode>.json).
 """
 
 from __future__ import annotations
 
 import sys
 
-COMMANDS = {"workload": "bench.workload", "real-sessions": "bench.real_sessions", "score": "bench.score"}
+COMMANDS = {"workload": "bench.workload", "real-sessions": "bench.real_sessions", "score": "bench.score",
+            "all": "bench.grid", "quick": "bench.grid"}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -18,7 +20,10 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     import importlib
 
-    return importlib.import_module(COMMANDS[args[0]]).main(args[1:])
+    module = importlib.import_module(COMMANDS[args[0]])
+    if args[0] in ("all", "quick"):
+        return module.main(args[1:], mode=args[0])
+    return module.main(args[1:])
 
 
 if __name__ == "__main__":

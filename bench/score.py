@@ -160,14 +160,15 @@ def _ratio(numerator: float, denominator: float) -> float | None:
 
 class _Scorer:
     def __init__(self, session_path: Path, answers: dict[str, Any], *, window: int, output_reserve: int,
-                 count: MessageCounter, count_tools: Callable[[list[dict[str, Any]]], int], refetch_penalty: int) -> None:
+                 count: MessageCounter, count_tools: Callable[[list[dict[str, Any]]], int], refetch_penalty: int,
+                 session: Any = None) -> None:
         self.window = window
         self.reserve = output_reserve
         self.count = count
         self.count_tools = count_tools
         self.refetch_penalty = refetch_penalty
         self._token_cache: dict[str, int] = {}
-        session = read_session(session_path)
+        session = session if session is not None else read_session(session_path)
         self.session_turns = sorted(session.turns)
         # Latest user message and raw history size (messages) as of each turn.
         self.latest_user: dict[int, list[str]] = {}
@@ -224,14 +225,20 @@ class _Scorer:
             cached = self._token_cache[key] = int(self.count(normalized))
         return cached
 
+    def measure(self, prompt: list[Any]) -> tuple[list[dict[str, Any]], list[str], list[int]]:
+        """Normalized messages, their canonical strings and token counts (a hook: the in-process
+        harness memoizes it per message object, since most messages repeat turn after turn)."""
+        normalized = [normalize_message(m) if isinstance(m, dict) else {"role": None, "content": m} for m in prompt]
+        keys = [canonical(m) for m in normalized]
+        tokens = [self.tokens_of(m, k) for m, k in zip(normalized, keys)]
+        return normalized, keys, tokens
+
     def add_turn(self, line: dict[str, Any], where: str) -> None:
         turn = int(line["turn"])
         prompt = line["prompt"]
         if not isinstance(prompt, list):
             raise SessionFormatError(f"{where}: 'prompt' must be a list of messages.")
-        normalized = [normalize_message(m) if isinstance(m, dict) else {"role": None, "content": m} for m in prompt]
-        keys = [canonical(m) for m in normalized]
-        tokens = [self.tokens_of(m, k) for m, k in zip(normalized, keys)]
+        normalized, keys, tokens = self.measure(prompt)
         total = sum(tokens) + (self.count_tools(line["tools"]) if line.get("tools") else 0)
         self.turns_seen.append(turn)
         self.prompt_tokens.append(total)

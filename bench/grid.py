@@ -1,0 +1,224 @@
+"""`python -m bench all` / `python -m bench quick`: every contender on the same workloads, in one
+process, scored with one counter; prints markdown tables and writes bench/results/<mode>.json.
+
+- quick: one coding session of 100 turns (seed 1), window 32k, `null` summarizer; myrm, the
+  baselines, the policies and whichever peers are installed. It proves the harness works (CI).
+- all: coding / chatty / tool-storm at 400 turns x windows 32k and 64k x summarizers null and
+  oracle; coding at 800 turns (64k, null) for B1; the three real-output sessions (60 turns) at
+  32k with `null`; and a check that `myrm replay` (the CLI, in a subprocess) sends the
+  same prompts as the in-process engine. Contenders whose prompts cannot depend on the
+  summarizer run once per window and are reported under both summarizers.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import re
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+RESULTS_DIR = Path(__file__).resolve().parent / "results"
+WINDOWS = (32_000, 64_000)
+SUMMARIZERS = ("null", "oracle")
+LONG_TURNS = 400
+B1_TURNS = 800
+QUICK_TURNS = 100
+QUICK_WINDOW = 32_000
+SEED = 1
+REAL_TURNS = 60
+REAL_WINDOW = 32_000  # 60-turn sessions barely fill 64k: only the smaller window tells contenders apart
+# Per-run wall caps (s): litellm's own tokenizer is quadratic (research: DNF past ~150 turns), so
+# its defaults row gets a short cap; its shared-counter row is still O(n^2) in messages and gets
+# 25 s (a DNF row says at which turn); everything else finishes far below the general cap.
+CAP_S = 60.0
+CAP_OVERRIDES = {"litellm": 8.0, "litellm@budget": 25.0}
+# Grid cuts that keep `all` near 10 minutes on 2 cores (said in docs/benchmarks.md): litellm's
+# defaults row DNFs within seconds everywhere, so it runs on the coding-400 cells only; raw is
+# left out of the 800-turn B1 cell (no management, nothing to time; scoring its 5 MB prompts
+# costs half a minute).
+ONLY_IN = {"litellm": ("coding-400",)}
+SKIP_IN = {"raw": ("coding-800",)}
+CLI_CHECK = ("coding", 100, 32_000, "null")
+TIMESTAMP = re.compile(r"\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\dZ?")
+PEER_PACKAGES = ("hermes-agent", "aider-chat", "langchain-core", "litellm", "tiktoken")
+
+
+@dataclass(frozen=True)
+class Cell:
+    workload: str
+    window: int
+    summarizer: str
+
+
+def _versions() -> dict[str, str]:
+    found = {}
+    for name in ("myrm-tui", *PEER_PACKAGES):
+        try:
+            found[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            found[name] = "not installed"
+    return found
+
+
+def _make_workloads(folder: Path, specs: list[tuple[str, str, int]], real: bool) -> dict[str, Any]:
+    from bench.harness import Workload
+    from bench.sessionio import write_session
+    from bench.workload import generate
+
+    loaded: dict[str, Any] = {}
+    for name, kind, turns in specs:
+        path = folder / f"{name}.jsonl"
+        lines, answers = generate(kind, turns, SEED)
+        write_session(path, lines, answers)
+        loaded[name] = Workload.load(name, path)
+    if real:
+        from bench.real_sessions import capture_all, write_sessions
+
+        for path in write_sessions(folder / "real", capture_all(collect=False), turns=REAL_TURNS, seed=0):
+            loaded[path.stem] = Workload.load(path.stem, path)
+    return loaded
+
+
+def _contenders(names: list[str] | None) -> list[Any]:
+    from bench.contenders import ALL, BY_NAME
+
+    if names:
+        unknown = [n for n in names if n not in BY_NAME]
+        if unknown:
+            raise SystemExit(f"error: unknown contender(s) {', '.join(unknown)}; choose from {', '.join(BY_NAME)}.")
+        return [BY_NAME[n] for n in names]
+    return list(ALL)
+
+
+def run_grid(cells: list[Cell], workloads: dict[str, Any], contenders: list[Any], *, progress: bool = True,
+             only_in: dict[str, tuple[str, ...]] | None = None,
+             skip_in: dict[str, tuple[str, ...]] | None = None) -> list[dict[str, Any]]:
+    only_in, skip_in = only_in or {}, skip_in or {}
+    from bench.contenders.base import OUTPUT_RESERVE, RunConfig
+    from bench.harness import run_one
+
+    results: list[dict[str, Any]] = []
+    reuse: dict[tuple[str, str, int], dict[str, Any]] = {}
+    for cell in cells:
+        for cls in contenders:
+            contender = cls()
+            if (contender.name in only_in and cell.workload not in only_in[contender.name]) or \
+                    cell.workload in skip_in.get(contender.name, ()):
+                continue
+            key = (contender.name, cell.workload, cell.window)
+            if not contender.uses_summarizer and key in reuse:
+                row = dict(reuse[key], summarizer=cell.summarizer, detail=(reuse[key]["detail"] + " (summarizer-independent: "
+                                                                          "same run as " + reuse[key]["summarizer"] + ")").strip())
+                results.append(row)
+                continue
+            cap = CAP_OVERRIDES.get(contender.name, CAP_S)
+            result = run_one(contender, workloads[cell.workload], RunConfig(cell.window, cell.summarizer, OUTPUT_RESERVE),
+                             cap_s=cap)
+            row = result.as_dict()
+            results.append(row)
+            if not contender.uses_summarizer:
+                reuse[key] = row
+            if progress:
+                print(f"  {cell.workload:>16} {cell.window // 1000:>3}k {cell.summarizer:<6} {contender.name:<22} "
+                      f"{row['status']:<13} {row['wall_s']:6.1f} s", file=sys.stderr, flush=True)
+    return results
+
+
+def cli_check(folder: Path) -> dict[str, Any]:
+    """`myrm replay` in a subprocess vs `myrm_tui.replay.replay` in process: the same prompts."""
+    from bench.contenders.base import OUTPUT_RESERVE, RunConfig
+    from bench.contenders.myrm import Myrm, cli_replay
+    from bench.sessionio import write_session
+    from bench.workload import generate
+
+    kind, turns, window, summarizer = CLI_CHECK
+    path = folder / f"cli-check-{kind}-{turns}.jsonl"
+    lines, answers = generate(kind, turns, SEED)
+    write_session(path, lines, answers)
+    config = RunConfig(window, summarizer, OUTPUT_RESERVE)
+    started = time.perf_counter()
+    try:
+        via_cli = cli_replay(path, config)
+    except Exception as exc:  # noqa: BLE001
+        return {"session": path.name, "window": window, "summarizer": summarizer, "identical": False,
+                "detail": f"{type(exc).__name__}: {exc}"[:400]}
+    in_process = list(Myrm().run(lines, config))
+
+    def split(records: list[dict[str, Any]]) -> tuple[list[Any], list[Any]]:
+        prompts = [(r["turn"], r["prompt"]) for r in records if "prompt" in r]
+        # Recall results quote each hit's stored time, which is wall-clock (not the replay's virtual
+        # clock): timestamps are masked before comparing.
+        probes = [(r["turn"], r["query"], TIMESTAMP.sub("<time>", r["result"])) for r in records if "prompt" not in r]
+        return prompts, probes
+
+    (cli_prompts, cli_probes), (own_prompts, own_probes) = split(via_cli), split(in_process)
+    prompt_diffs = [a[0] for a, b in zip(cli_prompts, own_prompts) if a != b]
+    probe_diffs = [a[:2] for a, b in zip(cli_probes, own_probes) if a != b]
+    prompts_identical = len(cli_prompts) == len(own_prompts) and not prompt_diffs
+    return {"session": path.name, "window": window, "summarizer": summarizer, "identical": prompts_identical,
+            "turns": len(cli_prompts), "prompt_differences": prompt_diffs[:10],
+            "probes": len(cli_probes), "probe_results_identical": len(cli_probes) == len(own_probes) and not probe_diffs,
+            "probe_differences": probe_diffs[:10], "seconds": round(time.perf_counter() - started, 1)}
+
+
+def main(argv: list[str] | None = None, *, mode: str = "all") -> int:
+    parser = argparse.ArgumentParser(prog=f"python -m bench {mode}", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--contenders", help="comma-separated names (default: all; peers not installed are listed as such)")
+    parser.add_argument("--out", help=f"results JSON (default: {RESULTS_DIR}/<mode>.json)")
+    parser.add_argument("--markdown", help="also write the tables to this file")
+    parser.add_argument("--no-real", action="store_true", help="(all) skip the real-output sessions")
+    parser.add_argument("--no-cli-check", action="store_true", help="(all) skip the myrm replay CLI check")
+    parser.add_argument("--quiet", action="store_true", help="no per-run progress on stderr")
+    args = parser.parse_args(argv)
+    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    import myrm_tui  # noqa: F401  (offline litellm/tiktoken environment before any peer import)
+    from bench.tables import render
+
+    contenders = _contenders(args.contenders.split(",") if args.contenders else None)
+    started = time.perf_counter()
+    with tempfile.TemporaryDirectory(prefix="bench-grid-") as tmp:
+        folder = Path(tmp)
+        if mode == "quick":
+            workloads = _make_workloads(folder, [(f"coding-{QUICK_TURNS}", "coding", QUICK_TURNS)], real=False)
+            cells = [Cell(f"coding-{QUICK_TURNS}", QUICK_WINDOW, "null")]
+            b1_cell = cells[0]
+        else:
+            specs = [(f"{kind}-{LONG_TURNS}", kind, LONG_TURNS) for kind in ("coding", "chatty", "tool-storm")]
+            specs.append((f"coding-{B1_TURNS}", "coding", B1_TURNS))
+            workloads = _make_workloads(folder, specs, real=not args.no_real)
+            cells = [Cell(f"{kind}-{LONG_TURNS}", w, s) for kind in ("coding", "chatty", "tool-storm")
+                     for w in WINDOWS for s in SUMMARIZERS]
+            b1_cell = Cell(f"coding-{B1_TURNS}", 64_000, "null")
+            cells.append(b1_cell)
+            cells += [Cell(name, REAL_WINDOW, "null") for name in sorted(workloads) if name.startswith("real-")]
+        cuts = {} if mode == "quick" else {"only_in": ONLY_IN, "skip_in": SKIP_IN}
+        results = run_grid(cells, workloads, contenders, progress=not args.quiet, **cuts)
+        check = cli_check(folder) if mode == "all" and not args.no_cli_check and any(
+            c.name == "myrm" for c in contenders) else None
+        sessions = {name: {"sha256": w.answers.get("session_sha256"), "turns": w.turns,
+                           "needles": len(w.answers.get("needles", []))} for name, w in workloads.items()}
+    elapsed = time.perf_counter() - started
+    document = {
+        "mode": mode, "command": f"python -m bench {mode}" + (" " + " ".join(argv) if argv else ""),
+        "generated_utc": time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime()), "elapsed_s": round(elapsed, 1),
+        "machine": {"python": platform.python_version(), "platform": platform.platform(), "cpus": os.cpu_count()},
+        "versions": _versions(), "seed": SEED, "sessions": sessions,
+        "cells": [c.__dict__ for c in cells], "b1_cell": b1_cell.__dict__, "cli_check": check, "results": results,
+    }
+    out = Path(args.out) if args.out else RESULTS_DIR / f"{mode}.json"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(document, indent=1, default=str) + "\n", encoding="utf-8")
+    text = render(document)
+    if args.markdown:
+        Path(args.markdown).write_text(text + "\n", encoding="utf-8")
+    print(text)
+    print(f"\nwrote {out} in {elapsed:.0f} s", file=sys.stderr)
+    return 0
