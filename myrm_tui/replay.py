@@ -29,6 +29,9 @@ from myrm_tui.store import Store
 # A user turn every minute: inside every provider's cache lifetime, so between events the
 # engine behaves as it does for an active user (the hot-cache bypass applies).
 TURN_SECONDS = 60.0
+# The virtual clock's origin (2026-01-01 UTC): stored times, and so the time ranges shown in
+# summaries and recall results, are the same on every replay of a session.
+REPLAY_EPOCH = 1_767_225_600.0
 REPLAY_MODEL = "replay/engine"
 REPLAY_SYSTEM_PROMPT = (
     "You are a coding agent working in a repository. Use the tools to read, edit and run things. "
@@ -100,8 +103,9 @@ def replay(lines: Iterable[dict[str, Any]], options: ReplayOptions) -> Iterator[
                     calls[call.get("id", "")] = (function.get("name", ""), parse_arguments(function.get("arguments")))
                 row = ingest_message(message, store.vault, cap_chars=options.config.hard_cap_chars, calls=calls)
                 if row is not message and isinstance(message.get("content"), str) and row.get("content") != message["content"]:
-                    _index_spill(store, session_id, row)
-                store.append_message(session_id, row, count_message_tokens(row, REPLAY_MODEL))
+                    _index_spill(store, session_id, row, REPLAY_EPOCH + clock["now"])
+                store.append_message(session_id, row, count_message_tokens(row, REPLAY_MODEL),
+                                     created_at=REPLAY_EPOCH + clock["now"])
             started = time.perf_counter()
             prompt = engine.assemble(TurnInput(REPLAY_SYSTEM_PROMPT, tools, model, options.max_output_tokens,
                                                now=clock["now"]))
@@ -111,7 +115,7 @@ def replay(lines: Iterable[dict[str, Any]], options: ReplayOptions) -> Iterator[
                    "events": [prompt.report]}
 
 
-def _index_spill(store: Store, session_id: str, row: dict[str, Any]) -> None:
+def _index_spill(store: Store, session_id: str, row: dict[str, Any], at: float) -> None:
     """A spilled output's full text is searchable (needles in the middle of a 1 MB log)."""
     content = row.get("content")
     if not isinstance(content, str):
@@ -121,7 +125,7 @@ def _index_spill(store: Store, session_id: str, row: dict[str, Any]) -> None:
         return
     handle = content[start:].split()[0].rstrip("·,)]\"'")
     try:
-        store.index_artifact(session_id, handle)
+        store.index_artifact(session_id, handle, at=at)
     except Exception:  # noqa: BLE001 - search is a convenience; the artifact itself is stored
         pass
 

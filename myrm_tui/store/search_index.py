@@ -206,11 +206,12 @@ class ArtifactText:
     truncated: bool
 
 
-def link_artifact(conn: sqlite3.Connection, session_id: str, artifact: ArtifactText) -> int:
+def link_artifact(conn: sqlite3.Connection, session_id: str, artifact: ArtifactText,
+                  now: float | None = None) -> int:
     """Catalogue (and index, once per digest) an artifact and link it to a session; returns
     the artifact row id. Idempotent: re-linking keeps the first link (earliest visibility)."""
     row = conn.execute("SELECT id FROM artifacts WHERE digest = ?", (artifact.digest,)).fetchone()
-    now = time.time()
+    now = time.time() if now is None else now
     if row is None:
         text = storable(artifact.text) if artifact.text is not None else None
         cursor = conn.execute(

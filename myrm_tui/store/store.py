@@ -489,12 +489,15 @@ class Store:
 
     # messages (append-only)
 
-    def append_message(self, session_id: str, message: dict[str, Any], tokens: int) -> MessageRecord:
-        """Insert one message and commit before returning (the row survives a kill -9)."""
+    def append_message(self, session_id: str, message: dict[str, Any], tokens: int, *,
+                       created_at: float | None = None) -> MessageRecord:
+        """Insert one message and commit before returning (the row survives a kill -9).
+        `created_at` is for replays of recorded sessions (a virtual clock); default: now."""
         if not isinstance(message, dict):
             raise StoreError(f"a message must be a dict, got {type(message).__name__}; nothing was stored.")
         with self._lock, self._write() as conn:
-            return self._insert_message(conn, session_id, message, tokens, time.time())
+            return self._insert_message(conn, session_id, message, tokens,
+                                        time.time() if created_at is None else float(created_at))
 
     def messages(self, session_id: str) -> list[MessageRecord]:
         """The full history of a session, fork ancestry included, oldest first."""
@@ -618,13 +621,15 @@ class Store:
             "from this session (ctx_search lists them)."
         )
 
-    def index_artifact(self, session_id: str, handle: str, text: str | None = None) -> ArtifactRecord:
+    def index_artifact(self, session_id: str, handle: str, text: str | None = None, *,
+                       at: float | None = None) -> ArtifactRecord:
         """Make a vault artifact searchable from `session_id` (and forks taken after this point).
 
         `text` is the artifact's text if the caller has it (saves re-reading the file); None
         reads the vault file. Binary artifacts are catalogued but not indexed. Only the first
         ARTIFACT_INDEX_MAX_CHARS characters are indexed. Idempotent. Raises VaultError for a
-        bad or unknown handle, StoreError for an unknown session.
+        bad or unknown handle, StoreError for an unknown session. `at`: the link time (replays
+        pass their virtual clock); default now.
         """
         path = self.vault.path_of(handle)
         digest = path.name[:64]
@@ -642,7 +647,7 @@ class Store:
         artifact = search_index.ArtifactText(digest, canonical, size, body, truncated)
         with self._lock, self._write() as conn:
             self._session_row(conn, session_id)
-            search_index.link_artifact(conn, session_id, artifact)
+            search_index.link_artifact(conn, session_id, artifact, at)
         return self.session_artifact(session_id, canonical)
 
     def session_artifact(self, session_id: str, handle: str) -> ArtifactRecord:
