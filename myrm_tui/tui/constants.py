@@ -68,3 +68,14 @@ MODEL_PICKER_LIMIT = 60
 
 # Sparkline of prompt tokens per call on the health screen: the newest calls that fit one row.
 SPARKLINE_WIDTH = 48
+
+# A streamed reply starts a new Markdown widget after about this many characters (at a paragraph
+# break outside code fences): Markdown's per-flush layout cost grows with the text it holds,
+# so bounding each widget keeps frame time flat however long the reply gets.
+STREAM_SEGMENT_CHARS = 1_500
+
+# During a streamed turn a full (oldest-generation) garbage collection waits until this many
+# middle-generation passes have run (CPython's default is 10): in practice it waits for the end
+# of the turn, when one is run IDLE_COLLECT_DELAY_S after it, while the user reads the reply.
+STREAMING_GEN2_THRESHOLD = 10_000
+IDLE_COLLECT_DELAY_S = 0.5

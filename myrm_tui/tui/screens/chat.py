@@ -35,9 +35,11 @@ from myrm_tui.tui import completion as completing
 from myrm_tui.tui.chat_session import ONBOARDING, ChatSession
 from myrm_tui.tui.constants import (
     CTRL_C_QUIT_WINDOW_S,
+    IDLE_COLLECT_DELAY_S,
     LOAD_EARLIER_TURNS,
     POPUP_MAX_ROWS,
     SHUTDOWN_TURN_WAIT_S,
+    STREAMING_GEN2_THRESHOLD,
     TURN_WINDOW,
     TURN_WINDOW_HIGH,
 )
@@ -116,6 +118,20 @@ def session_notes(records: list[Any]) -> list[str]:
             if isinstance(parsed, dict) and isinstance(parsed.get("text"), str):
                 notes.append(parsed["text"])
     return notes
+
+
+_DEFAULT_GC_THRESHOLDS = gc.get_threshold()
+
+
+def _defer_full_collections() -> None:
+    """While a reply streams, keep the collector to its cheap young generations: a full pass over
+    litellm's heap stalls the UI for hundreds of ms (bench/tui_bench.py). It runs after the turn."""
+    young, middle, _ = _DEFAULT_GC_THRESHOLDS
+    gc.set_threshold(young, middle, STREAMING_GEN2_THRESHOLD)
+
+
+def _restore_collections() -> None:
+    gc.set_threshold(*_DEFAULT_GC_THRESHOLDS)
 
 
 class ChatScreen(Screen[None]):
@@ -451,6 +467,7 @@ class ChatScreen(Screen[None]):
         self.turn_view = TurnView(self.transcript, self.status, user)
         self.status.set(state="starting" if self.ready.is_set() else "loading the model library")
         self.workers.cancel_group(self, "maintain")  # background summary work yields to the user
+        _defer_full_collections()
         self.turn_worker = self.run_worker(self._run_turn(text, self.turn_view), group="turn",
                                            exclusive=True, exit_on_error=False)
 
@@ -494,6 +511,8 @@ class ChatScreen(Screen[None]):
         self.refresh_context()
         self._prune()
         self._focus_next_approval()
+        _restore_collections()
+        self.set_timer(IDLE_COLLECT_DELAY_S, lambda: gc.collect())  # the full pass, while the user reads
         if worker.state == WorkerState.SUCCESS and not view.failed:
             self.run_worker(self._maintain(), group="maintain", exclusive=True, exit_on_error=False)
 

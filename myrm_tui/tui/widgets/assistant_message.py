@@ -15,8 +15,25 @@ from textual.timer import Timer
 from textual.widgets import Collapsible, Markdown, Static
 from textual.widgets.markdown import MarkdownStream
 
-from myrm_tui.tui.constants import STREAM_FLUSH_INTERVAL_S
+from myrm_tui.tui.constants import STREAM_FLUSH_INTERVAL_S, STREAM_SEGMENT_CHARS
 from myrm_tui.tui.css import sibling_css
+
+
+def _segment_cut(written: str, chunk: str) -> int | None:
+    """Where in `chunk` to start a new Markdown segment: after the last blank line once the
+    current segment is long enough, and only outside a code fence (a fence split across two
+    widgets would render as two broken blocks). None: keep writing to the current one."""
+    if len(written) + len(chunk) < STREAM_SEGMENT_CHARS:
+        return None
+    combined = written + chunk
+    position = combined.rfind("\n\n")
+    while position >= len(written):
+        head = combined[: position + 2]
+        fences = sum(1 for line in head.splitlines() if line.lstrip().startswith(("```", "~~~")))
+        if fences % 2 == 0:
+            return position + 2 - len(written)
+        position = combined.rfind("\n\n", 0, position)
+    return None
 
 
 class AssistantMessage(Vertical):
@@ -32,6 +49,10 @@ class AssistantMessage(Vertical):
         self._stream: MarkdownStream | None = None
         self._timer: Timer | None = None
         self._markdown = Markdown(text if not streaming else "", classes="reply")
+        # A long streamed reply is split into several Markdown widgets at paragraph breaks
+        # outside code fences, so each flush lays out only the live tail, not the whole reply.
+        self._segments: list[Markdown] = [self._markdown]
+        self._segment_texts: list[str] = [""]
         self._reasoning_view = Static(Content(reasoning), classes="reasoning-text")
         self._reasoning_box = Collapsible(
             self._reasoning_view, title="thinking", collapsed=True, classes="reasoning"
@@ -81,9 +102,28 @@ class AssistantMessage(Vertical):
         if self._pending:
             chunk = "".join(self._pending)
             self._pending.clear()
-            if self._stream is None:
-                self._stream = Markdown.get_stream(self._markdown)
-            await self._stream.write(chunk)
+            cut = _segment_cut(self._segment_texts[-1], chunk)
+            if cut is not None:
+                await self._write(chunk[:cut])
+                await self._new_segment()
+                chunk = chunk[cut:]
+            if chunk:
+                await self._write(chunk)
+
+    async def _write(self, chunk: str) -> None:
+        if self._stream is None:
+            self._stream = Markdown.get_stream(self._segments[-1])
+        self._segment_texts[-1] += chunk
+        await self._stream.write(chunk)
+
+    async def _new_segment(self) -> None:
+        if self._stream is not None:
+            await self._stream.stop()
+            self._stream = None
+        segment = Markdown("", classes="reply")
+        await self.mount(segment, after=self._segments[-1])
+        self._segments.append(segment)
+        self._segment_texts.append("")
 
     async def finish(self, final_text: str | None = None) -> None:
         """End streaming: stop the timer, drain the stream, render the whole reply once.
@@ -104,7 +144,14 @@ class AssistantMessage(Vertical):
             self._reasoning_dirty = False
             self._reasoning_box.display = bool(self.reasoning)
             self._reasoning_view.update(Content(self.reasoning))
-        await self._markdown.update(self.text)
+        if len(self._segments) > 1 and "".join(self._segment_texts) == self.text:
+            for segment, text in zip(self._segments, self._segment_texts):
+                await segment.update(text)
+        else:
+            for segment in self._segments[1:]:
+                await segment.remove()
+            self._segments, self._segment_texts = [self._markdown], [self.text]
+            await self._markdown.update(self.text)
         self.streaming = False  # only now is the final render in place
 
     def mark_interrupted(self) -> None:
