@@ -103,15 +103,11 @@ class _TokenView:
     def __len__(self) -> int:
         return len(self._engine.rows)
 
-    def __iter__(self):
-        return (self._engine._row_tokens(i) for i in range(len(self._engine.rows)))
-
 
 @dataclass
 class EngineStats:
     assembles: int = 0
     events: int = 0
-    last_event_turn: int = -1
     tier_savings: dict[str, list[int]] = field(default_factory=dict)
 
 
@@ -568,8 +564,8 @@ class ContextEngine:
                     None) or self._bare_marker([self.rows[i] for i in run], self.rows[after].id, event_id, model))
         for _ in range(8):  # fold until nothing qualifies (a deep tree folds level by level)
             pressure = sum(v.tokens for v in summaries) > budget.prompt_limit * self.config.marker_cap_ratio
-            folded = self.breakers.run("summarize", lambda: self.dag.fold(
-                summaries, self._index_of_id, pressure=pressure, event_id=event_id, count=count), summaries)
+            folded = self.breakers.run("summarize", lambda views=summaries, squeeze=pressure: self.dag.fold(
+                views, self._index_of_id, pressure=squeeze, event_id=event_id, count=count), summaries)
             if len(folded) == len(summaries):
                 break
             summaries = folded

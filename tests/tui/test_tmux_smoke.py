@@ -54,19 +54,34 @@ def wait_gone(name: str, text: str, timeout: float = SCREEN_TIMEOUT_S) -> str:
     return screen
 
 
-def test_real_terminal_session(tmp_path: Path):
+def start_myrm(tmp_path: Path, model: str) -> tuple[str, Path, Path]:
+    """Run `myrm --model MODEL` in a fresh workspace inside a detached 120x40 tmux session;
+    returns (session name, workspace, file that receives the exit code)."""
     workspace = tmp_path / "ws"
     workspace.mkdir()
-    script = tmp_path / "script.json"
-    script.write_text(json.dumps({"turns": [{"text": "Hello from the **scripted** model."}]}))
     exit_file = tmp_path / "exit-code"
     env = {**os.environ, "MYRM_CONFIG_DIR": str(tmp_path / "config"), "TERM": "xterm-256color",
            "TEXTUAL_ANIMATIONS": "none"}
-    command = (f"cd {workspace} && {sys.executable} -m myrm_tui --model scripted/{script}; "
+    command = (f"cd {workspace} && {sys.executable} -m myrm_tui --model {model}; "
                f"echo $? > {exit_file}; sleep 30")
     name = f"myrm-smoke-{uuid.uuid4().hex[:8]}"
     subprocess.run(["tmux", "new-session", "-d", "-s", name, "-x", "120", "-y", "40", command],
                    check=True, env=env)
+    return name, workspace, exit_file
+
+
+def quit_and_exit_code(name: str, exit_file: Path) -> str:
+    tmux("send-keys", "-t", name, "C-q")
+    deadline = time.monotonic() + SCREEN_TIMEOUT_S
+    while not exit_file.exists() and time.monotonic() < deadline:
+        time.sleep(0.2)
+    return exit_file.read_text().strip()
+
+
+def test_real_terminal_session(tmp_path: Path):
+    script = tmp_path / "script.json"
+    script.write_text(json.dumps({"turns": [{"text": "Hello from the **scripted** model."}]}))
+    name, _, exit_file = start_myrm(tmp_path, f"scripted/{script}")
     try:
         wait_for(name, "Message myrm")
         tmux("send-keys", "-t", name, "-l", "hello there")
@@ -94,11 +109,7 @@ def test_real_terminal_session(tmp_path: Path):
         assert "no summaries yet" in screen
         tmux("send-keys", "-t", name, "C-b")
         wait_gone(name, "Compactions")
-        tmux("send-keys", "-t", name, "C-q")
-        deadline = time.monotonic() + SCREEN_TIMEOUT_S
-        while not exit_file.exists() and time.monotonic() < deadline:
-            time.sleep(0.2)
-        assert exit_file.read_text().strip() == "0"
+        assert quit_and_exit_code(name, exit_file) == "0"
         assert "Message myrm" not in capture(name)  # the alt screen is gone
     finally:
         subprocess.run(["tmux", "kill-session", "-t", name], check=False, capture_output=True)
@@ -107,16 +118,7 @@ def test_real_terminal_session(tmp_path: Path):
 @pytest.mark.llama
 def test_real_terminal_on_the_embedded_local_model(tmp_path: Path):
     """`myrm --model local/smollm2` end to end: llama.cpp in-process, plain chat, a real reply."""
-    workspace = tmp_path / "ws"
-    workspace.mkdir()
-    exit_file = tmp_path / "exit-code"
-    env = {**os.environ, "MYRM_CONFIG_DIR": str(tmp_path / "config"), "TERM": "xterm-256color",
-           "TEXTUAL_ANIMATIONS": "none"}
-    command = (f"cd {workspace} && {sys.executable} -m myrm_tui --model local/smollm2; "
-               f"echo $? > {exit_file}; sleep 30")
-    name = f"myrm-local-{uuid.uuid4().hex[:8]}"
-    subprocess.run(["tmux", "new-session", "-d", "-s", name, "-x", "120", "-y", "40", command],
-                   check=True, env=env)
+    name, workspace, exit_file = start_myrm(tmp_path, "local/smollm2")
     try:
         wait_for(name, "Message myrm")
         tmux("send-keys", "-t", name, "-l", "What is the capital of France?")
@@ -134,10 +136,6 @@ def test_real_terminal_on_the_embedded_local_model(tmp_path: Path):
                 reply = next((r.message.get("content") for r in rows if r.role == "assistant"), None)
             time.sleep(0.5)
         assert reply and reply.strip(), "the local model answered something"
-        tmux("send-keys", "-t", name, "C-q")
-        deadline = time.monotonic() + SCREEN_TIMEOUT_S
-        while not exit_file.exists() and time.monotonic() < deadline:
-            time.sleep(0.2)
-        assert exit_file.read_text().strip() == "0"
+        assert quit_and_exit_code(name, exit_file) == "0"
     finally:
         subprocess.run(["tmux", "kill-session", "-t", name], check=False, capture_output=True)
