@@ -26,9 +26,17 @@ class EngineConfig:
     # When the head of the prompt must change anyway (the fenced pass was not enough, or whole
     # units must be left out: a full cache break), go further down so such events are rare.
     removal_target_ratio: float = 0.35
+    # An emergency (90%: growth outran the cheaper tiers, or they were deferred while the cache
+    # was warm) goes as far down as a removal would, so the next emergency is many turns away.
+    # Measured on the bench's 400-turn sessions: 3-5% lower cost, R_verbatim unchanged at 64k.
+    emergency_target_ratio: float = 0.35
     # Omission markers are kept one per removal (the older ones stay byte-identical); when they
     # add up to more than this share of B they are merged into one.
-    marker_cap_ratio: float = 0.06
+    marker_cap_ratio: float = 0.08
+    # Each summary node keeps the newest user/assistant messages verbatim up to this share of B
+    # (`summary.quotes`): typed facts and decisions stay readable without a recall call. Folds
+    # re-select under the same cap, so summaries stay near `marker_cap_ratio` in total.
+    quote_ratio: float = 0.04
     # The fresh tail (newest turns, verbatim) may use up to this share of the window.
     tail_ratio: float = 0.20
     # New tool outputs above this share of B are filtered when they arrive (a real excerpt
@@ -61,6 +69,11 @@ class EngineConfig:
 
 
 DEFAULT_CONFIG = EngineConfig()
+
+# Quote caps are set in characters (selection must not tokenise each candidate): English chat
+# text averages about four characters per token with o200k/cl100k; the node's real token count
+# is measured afterwards, so a denser text only makes a node somewhat larger, never unbounded.
+QUOTE_CHARS_PER_TOKEN = 4
 
 # Prompt-cache lifetimes by provider family, seconds. Anthropic's default ephemeral cache is
 # 5 minutes; OpenAI keeps prefixes ~5–10 minutes; DeepSeek and Gemini's implicit caches last

@@ -19,8 +19,10 @@ from myrm_tui.context.summarizers import Summarizer
 from myrm_tui.context.summary.condense import SummaryNode, find_fold_run, mark_superseded
 from myrm_tui.context.summary.extractive import extractive_summary
 from myrm_tui.context.summary.footer import footer_from_records
+from myrm_tui.context.summary.quotes import merge_quotes, quotes_for, strip_quotes
 from myrm_tui.context.summary.redact import redact_summary
 from myrm_tui.context.summary.schema import StructuredSummary, enforce_caps, from_json, render
+from myrm_tui.context.summary.source import summarizer_messages
 from myrm_tui.context.view_log import SyntheticView
 from myrm_tui.store.records import MessageRecord
 
@@ -31,7 +33,7 @@ def _leaf_content(rows: Sequence[MessageRecord], fake: Summarizer | None, source
                   count_text: Callable[[str], int]) -> StructuredSummary:
     messages = [r.message for r in rows]
     if fake is not None:
-        return StructuredSummary(narrative=fake(messages))
+        return StructuredSummary(narrative=fake(summarizer_messages(messages, [r.id for r in rows])))
     return extractive_summary(messages, ids=[r.id for r in rows], source_tokens=source_tokens, count=count_text)
 
 
@@ -59,25 +61,28 @@ NOTES_PREFIX = "Session notes: "
 MAX_NOTES_CHARS = 1_500  # notes are meant to stay; still, a runaway note list must not crowd the prompt
 
 
-def _footer(rows: Sequence[MessageRecord]) -> str:
-    """The deterministic footer, plus the session notes written in these rows (notes stay in
-    context at no model cost, whatever happens to the messages that carried them)."""
+def _footer(rows: Sequence[MessageRecord], quote_chars: int = 0) -> str:
+    """The deterministic footer, the session notes written in these rows (notes stay in
+    context at no model cost, whatever happens to the messages that carried them), and the
+    newest things the user and the assistant said, verbatim (`summary.quotes`)."""
     from myrm_tui.context.markers import session_notes
 
-    footer = footer_from_records(rows).render()
+    parts = [footer_from_records(rows).render()]
     notes = session_notes(rows)
     if notes:
-        footer += ("\n" if footer else "") + (NOTES_PREFIX + " | ".join(notes))[:MAX_NOTES_CHARS]
-    return footer
+        parts.append((NOTES_PREFIX + " | ".join(notes))[:MAX_NOTES_CHARS])
+    parts.append(quotes_for([r.message for r in rows], [r.id for r in rows], quote_chars))
+    return "\n".join(p for p in parts if p)
 
 
-def _fold_footer(children: Sequence[dict[str, Any]]) -> str:
+def _fold_footer(children: Sequence[dict[str, Any]], quote_chars: int = 0) -> str:
     notes = [line[len(NOTES_PREFIX):] for c in children for line in c["rendered"].splitlines()
              if line.startswith(NOTES_PREFIX)]
-    footer = f"Folds: {', '.join(c['handle'] for c in children)}"
+    parts = [f"Folds: {', '.join(c['handle'] for c in children)}"]
     if notes:
-        footer += "\n" + (NOTES_PREFIX + " | ".join(notes))[-MAX_NOTES_CHARS:]
-    return footer
+        parts.append((NOTES_PREFIX + " | ".join(notes))[-MAX_NOTES_CHARS:])
+    parts.append(merge_quotes([c["rendered"] for c in children], quote_chars))
+    return "\n".join(p for p in parts if p)
 
 
 class SummaryDag:
@@ -99,10 +104,11 @@ class SummaryDag:
         return None
 
     def leaf(self, rows: Sequence[MessageRecord], before_id: int, event_id: int,
-             count: Callable[[dict[str, Any]], int], count_text: Callable[[str], int]) -> SyntheticView:
+             count: Callable[[dict[str, Any]], int], count_text: Callable[[str], int], *,
+             quote_chars: int = 0) -> SyntheticView:
         """The node (and its prompt view) standing for `rows`, which were just left out."""
         source_tokens = sum(r.tokens for r in rows)
-        footer = _footer(rows)
+        footer = _footer(rows, quote_chars)
         time_range = (rows[0].created_at, rows[-1].created_at)
         prepared = self.prepared_for(rows[0].id, rows[-1].id)
         if prepared is not None:
@@ -117,15 +123,15 @@ class SummaryDag:
         return self._view(node, before_id, event_id)
 
     def prepare(self, rows: Sequence[MessageRecord], content: StructuredSummary,
-                count: Callable[[dict[str, Any]], int], *, model: str = "") -> dict[str, Any]:
+                count: Callable[[dict[str, Any]], int], *, model: str = "", quote_chars: int = 0) -> dict[str, Any]:
         """Store a model-written leaf for `rows` (not yet in the prompt: status prepared)."""
         return self._store_node(content, depth=0, first_id=rows[0].id, last_id=rows[-1].id,
                                 covered_count=len(rows), time_range=(rows[0].created_at, rows[-1].created_at),
-                                footer=_footer(rows), children=[], count=count,
+                                footer=_footer(rows, quote_chars), children=[], count=count,
                                 status="prepared", model=model)
 
     def fold(self, views: Sequence[SyntheticView], row_index: Callable[[int], int], *, pressure: bool,
-             event_id: int, count: Callable[[dict[str, Any]], int]) -> list[SyntheticView]:
+             event_id: int, count: Callable[[dict[str, Any]], int], quote_chars: int = 0) -> list[SyntheticView]:
         """Fold the deepest qualifying run of same-depth summary views into one deeper node;
         returns the new list of summary views (unchanged when nothing qualifies)."""
         if not self._usable():
@@ -146,13 +152,13 @@ class SummaryDag:
         child_content = [from_json_dict(c["content"]) for c in children]
         fake_text = None
         if self.fake is not None:
-            fake_text = self.fake([{"role": "user", "content": c["rendered"]} for c in children])
+            fake_text = self.fake([{"role": "user", "content": strip_quotes(c["rendered"])} for c in children])
         content, _ = redact_summary(_merged_content(child_content, fake_text))
         node = self._store_node(
             content, depth=run.depth, first_id=children[0]["first_id"], last_id=children[-1]["last_id"],
             covered_count=sum(c["covered_count"] for c in children),
             time_range=(children[0]["time_start"], children[-1]["time_end"]),
-            footer=_fold_footer(children), children=[c["handle"] for c in children],
+            footer=_fold_footer(children, quote_chars), children=[c["handle"] for c in children],
             count=count)
         for child in children:
             self.store.set_summary_status(self.session_id, child["handle"], "folded")

@@ -23,7 +23,7 @@ from typing import Any
 from myrm_tui.context import ladder
 from myrm_tui.context.breaker import StageBreakers
 from myrm_tui.context.budget import Budget, budget_for
-from myrm_tui.context.config import CACHE_TTL_S, DEFAULT_CONFIG, EngineConfig
+from myrm_tui.context.config import CACHE_TTL_S, DEFAULT_CONFIG, QUOTE_CHARS_PER_TOKEN, EngineConfig
 from myrm_tui.context.dag import SUMMARY_KIND, SummaryDag
 from myrm_tui.context.family import family_of, provider_of
 from myrm_tui.context.filters import filter_output
@@ -477,7 +477,9 @@ class ContextEngine:
         tail_start = len(self.rows) if no_tail else self._tail_start(units, budget.window)
         protected = frozenset(i for i in (self._first_user, self._last_user) if i is not None)
         protected |= frozenset(self._system_rows)
-        target = int(budget.prompt_limit * (self.config.target_ratio if target_ratio is None else target_ratio))
+        if target_ratio is None:
+            target_ratio = self.config.emergency_target_ratio if tier == EMERGENCY else self.config.target_ratio
+        target = int(budget.prompt_limit * target_ratio)
         if self.pre_compact is not None:
             self.breakers.run("pre_compact", lambda: self.pre_compact({"tier": tier, "tokens": before}), None)
         event_record = self.store.append_event(self.session_id, "compaction", {
@@ -560,12 +562,14 @@ class ContextEngine:
             after = run[-1] + 1
             if after < len(self.rows):
                 summaries.append(self.breakers.run("summarize", lambda run=run, after=after: self.dag.leaf(
-                    [self.rows[i] for i in run], self.rows[after].id, event_id, count, count_text),
+                    [self.rows[i] for i in run], self.rows[after].id, event_id, count, count_text,
+                    quote_chars=self._quote_chars(budget)),
                     None) or self._bare_marker([self.rows[i] for i in run], self.rows[after].id, event_id, model))
         for _ in range(8):  # fold until nothing qualifies (a deep tree folds level by level)
             pressure = sum(v.tokens for v in summaries) > budget.prompt_limit * self.config.marker_cap_ratio
             folded = self.breakers.run("summarize", lambda views=summaries, squeeze=pressure: self.dag.fold(
-                views, self._index_of_id, pressure=squeeze, event_id=event_id, count=count), summaries)
+                views, self._index_of_id, pressure=squeeze, event_id=event_id, count=count,
+                quote_chars=self._quote_chars(budget)), summaries)
             if len(folded) == len(summaries):
                 break
             summaries = folded
@@ -577,6 +581,10 @@ class ContextEngine:
         if reread is not None and tail_start < len(self.rows):
             out.append(SyntheticView(self.rows[tail_start].id, "reread", reread[0], reread[1], event_id))
         return out
+
+    def _quote_chars(self, budget: Budget) -> int:
+        """Characters of verbatim quotes one summary node may keep (`summary.quotes`)."""
+        return int(budget.prompt_limit * self.config.quote_ratio * QUOTE_CHARS_PER_TOKEN)
 
     def _prepared_blocks(self) -> dict[int, int]:
         """Row ranges with a summary prepared in the background: start index → end (exclusive)."""
@@ -620,6 +628,7 @@ class ContextEngine:
         summary is ready and nothing waits for a model. Never raises for model failures."""
         from myrm_tui.context.summary.chunking import choose_chunk
         from myrm_tui.context.summary.client import summarize
+        from myrm_tui.context.summary.source import summarizer_messages
 
         budget = budget_for(inp.model.context_window, inp.max_output_tokens)
         self._sync_rows()
@@ -640,7 +649,7 @@ class ContextEngine:
         if chunk is None:
             return None
         rows = self.rows[chunk.start:chunk.end]
-        outcome = await summarize([r.message for r in rows], model=model, window=window,
+        outcome = await summarize(summarizer_messages([r.message for r in rows], [r.id for r in rows]), model=model, window=window,
                                   ids=[r.id for r in rows], call=call, settings=settings, breaker=breaker,
                                   session_id=self.session_id, source_tokens=sum(r.tokens for r in rows))
         record = {"kind": "prepare", "model": model, "first_id": rows[0].id, "last_id": rows[-1].id,
@@ -649,7 +658,7 @@ class ContextEngine:
                   "errors": outcome.errors[-3:], "warning": outcome.warning}
         if not outcome.fallback:
             node = self.dag.prepare(rows, outcome.summary, lambda m: count_message_tokens(m, inp.model.name),
-                                    model=model)
+                                    model=model, quote_chars=self._quote_chars(budget))
             record["handle"] = node["handle"]
         self.store.append_event(self.session_id, "summary", record)
         return record

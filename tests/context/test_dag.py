@@ -131,3 +131,18 @@ def test_session_notes_survive_removal_and_folding(store):
         blob = json.dumps(prompt.messages)
         assert "deploy target is staging-3" in blob, f"note lost after block {block}"
     assert any(n["depth"] >= 1 for n in store.summaries(session))
+
+
+def test_what_the_user_said_stays_verbatim_in_the_summary_after_removal(store):
+    session = store.create_session(MODEL).id
+    feed(store, session, 2)
+    fact = {"role": "user", "content": "For the record: NEEDLE-77aa88bb99 port=4821 (from the runbook)."}
+    store.append_message(session, fact, count_message_tokens(fact, MODEL))
+    store.append_message(session, {"role": "assistant", "content": "Noted: port 4821."}, 8)
+    feed(store, session, 60, start=3)
+    engine = ContextEngine(store, session, clock=lambda: 0.0)
+    prompt = engine.assemble(TurnInput("sys", [], info(32_000), 1024, now=0.0))
+    assert fact not in prompt.messages, "the turn itself was removed"
+    holders = [s for s in summaries_in(prompt) if fact["content"] in s]
+    assert holders, "the user's sentence is quoted word for word in a summary node"
+    assert prompt.tokens <= 32_000 - 1024
