@@ -1,7 +1,8 @@
 """`python -m bench <command> ...`: one entry point for the bench tools.
 
 Commands: workload (bench.workload), real-sessions (bench.real_sessions), score (bench.score),
-all / quick (bench.grid: every contender, tables and bench/results/<mode>.json).
+all / quick (bench.grid: every contender, tables and bench/results/<mode>.json), adversarial
+(bench.adversarial: B4's 12 hostile cases, bench/results/adversarial.json; also part of `all`).
 """
 
 from __future__ import annotations
@@ -9,7 +10,7 @@ from __future__ import annotations
 import sys
 
 COMMANDS = {"workload": "bench.workload", "real-sessions": "bench.real_sessions", "score": "bench.score",
-            "all": "bench.grid", "quick": "bench.grid"}
+            "all": "bench.grid", "quick": "bench.grid", "adversarial": "bench.adversarial"}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -5,9 +5,10 @@ process, scored with one counter; prints markdown tables and writes bench/result
   baselines, the policies and whichever peers are installed. It proves the harness works (CI).
 - all: coding / chatty / tool-storm at 400 turns x windows 32k and 64k x summarizers null and
   oracle; coding at 800 turns (64k, null) for B1; the three real-output sessions (60 turns) at
-  32k with `null`; and a check that `myrm replay` (the CLI, in a subprocess) sends the
-  same prompts as the in-process engine. Contenders whose prompts cannot depend on the
-  summarizer run once per window and are reported under both summarizers.
+  32k with `null`; a check that `myrm replay` (the CLI, in a subprocess) sends the same prompts
+  as the in-process engine; and B4's 12 adversarial cases (bench.adversarial, window 32k).
+  Contenders whose prompts cannot depend on the summarizer run once per window and are reported
+  under both summarizers.
 """
 
 from __future__ import annotations
@@ -176,6 +177,7 @@ def main(argv: list[str] | None = None, *, mode: str = "all") -> int:
     parser.add_argument("--markdown", help="also write the tables to this file")
     parser.add_argument("--no-real", action="store_true", help="(all) skip the real-output sessions")
     parser.add_argument("--no-cli-check", action="store_true", help="(all) skip the myrm replay CLI check")
+    parser.add_argument("--no-adversarial", action="store_true", help="(all) skip B4's 12 adversarial cases")
     parser.add_argument("--quiet", action="store_true", help="no per-run progress on stderr")
     args = parser.parse_args(argv)
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
@@ -203,6 +205,11 @@ def main(argv: list[str] | None = None, *, mode: str = "all") -> int:
         results = run_grid(cells, workloads, contenders, progress=not args.quiet, **cuts)
         check = cli_check(folder) if mode == "all" and not args.no_cli_check and any(
             c.name == "myrm" for c in contenders) else None
+        adversarial = None
+        if mode == "all" and not args.no_adversarial:
+            from bench.adversarial import section
+
+            adversarial = section(contenders, folder / "adversarial", progress=not args.quiet)
         sessions = {name: {"sha256": w.answers.get("session_sha256"), "turns": w.turns,
                            "needles": len(w.answers.get("needles", []))} for name, w in workloads.items()}
     elapsed = time.perf_counter() - started
@@ -212,13 +219,18 @@ def main(argv: list[str] | None = None, *, mode: str = "all") -> int:
         "machine": {"python": platform.python_version(), "platform": platform.platform(), "cpus": os.cpu_count()},
         "versions": _versions(), "seed": SEED, "sessions": sessions,
         "cells": [c.__dict__ for c in cells], "b1_cell": b1_cell.__dict__, "cli_check": check, "results": results,
+        "adversarial": adversarial,
     }
-    out = Path(args.out) if args.out else RESULTS_DIR / f"{mode}.json"
+    publish(document, Path(args.out) if args.out else RESULTS_DIR / f"{mode}.json", render(document), args.markdown,
+            elapsed)
+    return 0
+
+
+def publish(document: dict[str, Any], out: Path, text: str, markdown: str | None, elapsed: float) -> None:
+    """Write the results JSON (and the tables, if asked), print the tables."""
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(document, indent=1, default=str) + "\n", encoding="utf-8")
-    text = render(document)
-    if args.markdown:
-        Path(args.markdown).write_text(text + "\n", encoding="utf-8")
+    if markdown:
+        Path(markdown).write_text(text + "\n", encoding="utf-8")
     print(text)
     print(f"\nwrote {out} in {elapsed:.0f} s", file=sys.stderr)
-    return 0

@@ -165,4 +165,100 @@ def render(document: dict[str, Any]) -> str:
             continue
         out += [render_cell(document, cell), ""]
     out.append(render_b1(document))
+    if document.get("adversarial"):
+        out += ["", render_adversarial(document)]
+    return "\n".join(out)
+
+
+# --------------------------------------------------------------------------- B4 adversarial cases
+
+def _adversarial_cell(result: dict[str, Any]) -> str:
+    """"over-budget turns / structure-error turns / exceptions", "0" when all are zero, plus status."""
+    if result["status"] == "not installed":
+        return "n/i"
+    r = result.get("report") or {}
+    if not r:
+        return "ERR" if result["status"] == "error" else result["status"]
+    over = r.get("budget", {}).get("over_budget_turns", 0)
+    struct = r.get("structure", {}).get("turns_with_errors", 0)
+    exc = r.get("exceptions", 0)
+    text = "0" if not (over or struct or exc) else f"{over}/{struct}/{exc}"
+    if r.get("silent_noops"):
+        text += f" ({r['silent_noops']} no-op)"
+    if r.get("missing_turn_count"):
+        text += f" ({r['missing_turn_count']} turns missing)"
+    if result["status"] == "dnf":
+        text += " DNF" + result["detail"].split("DNF")[-1].split(" (")[0]
+    elif result["status"] == "error":
+        text += " ERR"
+    return text
+
+
+def _adversarial_grid(section: dict[str, Any], cell: Any) -> list[str]:
+    cases = list(section["cases"])
+    contenders = list(dict.fromkeys(r["contender"] for r in section["results"]))
+    by_key = {(r["contender"], r["case"]): r for r in section["results"]}
+    lines = ["| contender | " + " | ".join(cases) + " |", "|---|" + "---|" * len(cases)]
+    for name in contenders:
+        cells = [cell(by_key[(name, case)]) if (name, case) in by_key else "skipped" for case in cases]
+        lines.append(f"| {name} | " + " | ".join(cells) + " |")
+    return lines
+
+
+def _r1(result: dict[str, Any]) -> str:
+    retention = (result.get("report") or {}).get("retention") or {}
+    if result["status"] == "not installed" or retention.get("r_1") is None:
+        return "n/i" if result["status"] == "not installed" else "n/a"
+    value = f"{retention['r_1']:.2f}"
+    share = retention.get("constraint_share")
+    return value + (f" (c {share:.2f})" if share is not None else "")
+
+
+def _myrm_findings(section: dict[str, Any]) -> list[str]:
+    """Every nonzero B4 figure of myrm, with the turns and problem kinds, for whoever fixes the engine."""
+    out = []
+    for r in section["results"]:
+        if r["contender"] != "myrm":
+            continue
+        rep = r.get("report") or {}
+        b, s = rep.get("budget", {}), rep.get("structure", {})
+        notes = []
+        if r["status"] != "ok":
+            notes.append(f"{r['status']}: {r['detail'][:200]}")
+        if b.get("over_budget_turns"):
+            notes.append(f"over budget on {b['over_budget_turns']} turns {b.get('over_budget_list', [])[:10]} "
+                         f"(max overshoot {b.get('max_overshoot_tokens'):,} tokens)")
+        kinds = {k: v for k, v in s.items() if k in ("orphan_results", "dangling_calls", "role_order_errors",
+                                                     "duplicate_call_ids") and v}
+        if s.get("turns_with_errors"):
+            notes.append(f"structure errors on {s['turns_with_errors']} turns {kinds}")
+        if rep.get("exceptions"):
+            notes.append(f"exceptions {rep['exceptions']}: {rep.get('exception_samples')}")
+        if rep.get("silent_noops"):
+            notes.append(f"silent no-ops {rep['silent_noops']}")
+        if notes:
+            out.append(f"- {r['case']}: " + "; ".join(notes))
+    return out
+
+
+def render_adversarial(document: dict[str, Any]) -> str:
+    section = document["adversarial"]
+    out = [(f"### B4 adversarial cases (window {section['window'] // 1000}k, {len(section['cases'])} cases, "
+            f"{section['elapsed_s']:.0f} s)"), ""]
+    if document.get("mode") == "adversarial":
+        versions = ", ".join(f"{k} {v}" for k, v in document["versions"].items())
+        out += [f"Command: `{document['command']}` ({document['generated_utc']} UTC). Versions: {versions}.", ""]
+    out += [("Cell: over-budget turns / structure-error turns / exceptions, `0` when all three are zero; DNF = "
+             "stopped at the wall cap at that turn; ERR = the contender raised out of its run (figures up to that "
+             "turn); n/i = not installed; skipped = not run on this case (litellm defaults: four cases only). "
+             "Summarizer `null` except summarizer-raises (`raises`) and summarizer-inflates (`inflate`)."), ""]
+    out += _adversarial_grid(section, _adversarial_cell)
+    out += ["", ("R_1 on the needles planted before each hostile event and probed after it (c = share of turns "
+                 "with the first-message constraint):"), ""]
+    out += _adversarial_grid(section, _r1)
+    out += ["", "Cases: " + "; ".join(f"**{name}**: {case['doc'].rstrip('.')}"
+                                      for name, case in section["cases"].items())]
+    findings = _myrm_findings(section)
+    if findings:
+        out += ["", "myrm's nonzero B4 figures:", *findings]
     return "\n".join(out)

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
+from myrm_tui.context.call_ids import CallIdMap
 from myrm_tui.context.config import DEFAULT_CONFIG, EngineConfig
 from myrm_tui.context.engine import ContextEngine, TurnInput
 from myrm_tui.context.ingest import ingest_message
@@ -89,6 +90,7 @@ def replay(lines: Iterable[dict[str, Any]], options: ReplayOptions) -> Iterator[
         engine = ContextEngine(store, session_id, config=options.config, summarizer=summarizer,
                                clock=lambda: clock["now"])
         calls: dict[str, tuple[str, dict[str, Any]]] = {}
+        call_ids = CallIdMap()  # reused or empty call ids get session-unique names before storing
         for line in lines:
             if "probe" in line:
                 probe = line["probe"]
@@ -98,6 +100,7 @@ def replay(lines: Iterable[dict[str, Any]], options: ReplayOptions) -> Iterator[
             turn = line.get("turn")
             clock["now"] = float(turn or 0) * TURN_SECONDS
             for message in line.get("messages", []):
+                message = call_ids.message(message)
                 for call in message.get("tool_calls") or ():
                     function = call.get("function", {})
                     calls[call.get("id", "")] = (function.get("name", ""), parse_arguments(function.get("arguments")))

@@ -39,6 +39,7 @@ from myrm_tui.agent.limits import KILL_GRACE_S
 from myrm_tui.agent.tools.base import Tool, ToolContext, ToolError, ToolResult, validate_arguments
 from myrm_tui.agent.tools.processes import kill_group_now
 from myrm_tui.agent.tools.spill import spill_if_large
+from myrm_tui.context.call_ids import unique_call_ids
 from myrm_tui.context.engine import TurnInput
 from myrm_tui.context.engines import engine_for
 from myrm_tui.context.prompt import ContextExhausted
@@ -223,10 +224,10 @@ class Agent:
                 yield TurnFinished("error", state.steps)
                 return
 
-            message = self._assistant_message(state)
+            message, renamed = unique_call_ids(self._assistant_message(state), set(self.engine.call_ids()))
             record = self._append(message)
             state.partial_text = ""
-            calls = self._calls_of(state, message)
+            calls = self._calls_of(state, message, renamed)
             state.open_calls = [(c.id, c.name) for c in calls]
             yield AssistantMessageStored(record.id, message.get("content") or "",
                                          tuple(message.get("tool_calls") or ()))
@@ -339,14 +340,19 @@ class Agent:
         return message
 
     @staticmethod
-    def _calls_of(state: _TurnState, message: dict[str, Any]) -> list[ToolCallEvent]:
-        """The calls to run, in the stored message's order (the parsed events carry the args)."""
-        by_id = {c.id: c for c in state.calls}
+    def _calls_of(state: _TurnState, message: dict[str, Any],
+                  renamed: Sequence[tuple[str, str]] = ()) -> list[ToolCallEvent]:
+        """The calls to run, in the stored message's order (the parsed events carry the args),
+        under their session-unique ids (`renamed`: (id the model sent, id stored) per call)."""
+        by_id: dict[str, list[ToolCallEvent]] = {}
+        for c in state.calls:
+            by_id.setdefault(c.id, []).append(c)
+        sent = [old for old, _ in renamed] if renamed else [raw.get("id", "") for raw in message.get("tool_calls") or ()]
         ordered = []
-        for raw in message.get("tool_calls") or ():
+        for raw, sent_id in zip(message.get("tool_calls") or (), sent):
             call_id = raw.get("id", "")
-            if call_id in by_id:
-                ordered.append(by_id.pop(call_id))
+            if by_id.get(sent_id):
+                ordered.append(dataclasses.replace(by_id[sent_id].pop(0), id=call_id))
             else:
                 function = raw.get("function", {})
                 ordered.append(ToolCallEvent(call_id, function.get("name", ""), {},

@@ -37,8 +37,11 @@ class EngineConfig:
     # (`summary.quotes`): typed facts and decisions stay readable without a recall call. Folds
     # re-select under the same cap, so summaries stay near `marker_cap_ratio` in total.
     quote_ratio: float = 0.04
+    # One summary body (model or fake) may use at most this share of B, and must be smaller than
+    # what it covers; otherwise the node falls back to the extractive summary (bounded).
+    max_node_ratio: float = 0.10
     # The fresh tail (newest turns, verbatim) may use up to this share of the window.
-    tail_ratio: float = 0.20
+    tail_ratio: float = 0.10
     # New tool outputs above this share of B are filtered when they arrive (a real excerpt
     # keeping failures, errors and summaries, plus the handle to the rest); a 64k window →
     # ~2.3k tokens. New content per turn is what the provider cannot have cached, so this is

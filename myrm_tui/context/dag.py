@@ -27,13 +27,25 @@ from myrm_tui.context.view_log import SyntheticView
 from myrm_tui.store.records import MessageRecord
 
 SUMMARY_KIND = "summary"
+# Used when the caller gives no budget share (tests, tools): a node body above this is refused.
+DEFAULT_MAX_NODE_TOKENS = 4_000
+
+
+def _fits(text: str, source_tokens: int, max_tokens: int, count_text: Callable[[str], int]) -> bool:
+    """A summary must be smaller than what it stands for and than its share of the budget: a
+    summarizer that echoes its input (or worse) would otherwise fill the prompt with nodes
+    that no later event can shrink."""
+    tokens = count_text(text)
+    return tokens < source_tokens and tokens <= max_tokens
 
 
 def _leaf_content(rows: Sequence[MessageRecord], fake: Summarizer | None, source_tokens: int,
-                  count_text: Callable[[str], int]) -> StructuredSummary:
+                  count_text: Callable[[str], int], max_tokens: int) -> StructuredSummary:
     messages = [r.message for r in rows]
     if fake is not None:
-        return StructuredSummary(narrative=fake(summarizer_messages(messages, [r.id for r in rows])))
+        text = fake(summarizer_messages(messages, [r.id for r in rows]))
+        if _fits(text, source_tokens, max_tokens, count_text):
+            return StructuredSummary(narrative=text)
     return extractive_summary(messages, ids=[r.id for r in rows], source_tokens=source_tokens, count=count_text)
 
 
@@ -105,7 +117,7 @@ class SummaryDag:
 
     def leaf(self, rows: Sequence[MessageRecord], before_id: int, event_id: int,
              count: Callable[[dict[str, Any]], int], count_text: Callable[[str], int], *,
-             quote_chars: int = 0) -> SyntheticView:
+             quote_chars: int = 0, max_tokens: int = DEFAULT_MAX_NODE_TOKENS) -> SyntheticView:
         """The node (and its prompt view) standing for `rows`, which were just left out."""
         source_tokens = sum(r.tokens for r in rows)
         footer = _footer(rows, quote_chars)
@@ -115,7 +127,7 @@ class SummaryDag:
             self.store.set_summary_status(self.session_id, prepared["handle"], "active")
             node = {**prepared, "status": "active"}
         else:
-            content = _leaf_content(rows, self.fake, source_tokens, count_text)
+            content = _leaf_content(rows, self.fake, source_tokens, count_text, max_tokens)
             content, _ = redact_summary(content)
             node = self._store_node(content, depth=0, first_id=rows[0].id, last_id=rows[-1].id,
                                     covered_count=len(rows), time_range=time_range, footer=footer,
@@ -131,7 +143,8 @@ class SummaryDag:
                                 status="prepared", model=model)
 
     def fold(self, views: Sequence[SyntheticView], row_index: Callable[[int], int], *, pressure: bool,
-             event_id: int, count: Callable[[dict[str, Any]], int], quote_chars: int = 0) -> list[SyntheticView]:
+             event_id: int, count: Callable[[dict[str, Any]], int], quote_chars: int = 0,
+             max_tokens: int = DEFAULT_MAX_NODE_TOKENS) -> list[SyntheticView]:
         """Fold the deepest qualifying run of same-depth summary views into one deeper node;
         returns the new list of summary views (unchanged when nothing qualifies)."""
         if not self._usable():
@@ -153,6 +166,9 @@ class SummaryDag:
         fake_text = None
         if self.fake is not None:
             fake_text = self.fake([{"role": "user", "content": strip_quotes(c["rendered"])} for c in children])
+            child_tokens = sum(c["tokens"] for c in children)
+            if not _fits(fake_text, child_tokens, max_tokens, lambda t: count({"role": "user", "content": t})):
+                fake_text = None  # an oversized fold summary: merge the children's fields instead
         content, _ = redact_summary(_merged_content(child_content, fake_text))
         node = self._store_node(
             content, depth=run.depth, first_id=children[0]["first_id"], last_id=children[-1]["last_id"],

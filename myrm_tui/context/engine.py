@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -271,6 +271,10 @@ class ContextEngine:
         return self._compaction_event(tier, budget, inp, self.clock() if inp.now is None else inp.now,
                                       trigger=inp.trigger if inp.trigger != "auto" else "manual",
                                       target_ratio=0.0, focus=(focus,) if focus else ())
+
+    def call_ids(self) -> Iterable[str]:
+        """Tool-call ids already used in this session (as of the last assemble)."""
+        return self._calls.keys()
 
     def replacements(self) -> dict[str, str]:
         """handle → why it is not verbatim in the prompt (for ctx_inspect)."""
@@ -563,13 +567,13 @@ class ContextEngine:
             if after < len(self.rows):
                 summaries.append(self.breakers.run("summarize", lambda run=run, after=after: self.dag.leaf(
                     [self.rows[i] for i in run], self.rows[after].id, event_id, count, count_text,
-                    quote_chars=self._quote_chars(budget)),
+                    quote_chars=self._quote_chars(budget), max_tokens=self._max_node_tokens(budget)),
                     None) or self._bare_marker([self.rows[i] for i in run], self.rows[after].id, event_id, model))
         for _ in range(8):  # fold until nothing qualifies (a deep tree folds level by level)
             pressure = sum(v.tokens for v in summaries) > budget.prompt_limit * self.config.marker_cap_ratio
             folded = self.breakers.run("summarize", lambda views=summaries, squeeze=pressure: self.dag.fold(
                 views, self._index_of_id, pressure=squeeze, event_id=event_id, count=count,
-                quote_chars=self._quote_chars(budget)), summaries)
+                quote_chars=self._quote_chars(budget), max_tokens=self._max_node_tokens(budget)), summaries)
             if len(folded) == len(summaries):
                 break
             summaries = folded
@@ -585,6 +589,10 @@ class ContextEngine:
     def _quote_chars(self, budget: Budget) -> int:
         """Characters of verbatim quotes one summary node may keep (`summary.quotes`)."""
         return int(budget.prompt_limit * self.config.quote_ratio * QUOTE_CHARS_PER_TOKEN)
+
+    def _max_node_tokens(self, budget: Budget) -> int:
+        """The largest summary body one node may carry (a bigger one falls back to extractive)."""
+        return int(budget.prompt_limit * self.config.max_node_ratio)
 
     def _prepared_blocks(self) -> dict[int, int]:
         """Row ranges with a summary prepared in the background: start index → end (exclusive)."""

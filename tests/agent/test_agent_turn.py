@@ -434,3 +434,22 @@ async def test_one_turn_at_a_time(store, workspace, script):
         pass
     log = await drive(agent, "three")
     assert log.events[-1].reason == "stop"
+
+
+async def test_reused_call_ids_get_session_unique_names_and_results_pair_with_their_call(store, workspace, script):
+    # Some local servers number calls per response ("c1" every time), even twice in one message.
+    model = script({"tool_calls": [call("bash", "c1", command="echo first"), call("bash", "c1", command="echo second")]},
+                   {"tool_calls": [call("bash", "c1", command="echo third")]},
+                   {"text": "done"})
+    agent = make_agent(store, workspace, model, approval="yolo")
+    log = await drive(agent, "run three things")
+    assert log.of(TurnFinished)[-1].reason == "stop"
+    messages = stored(store, agent.session_id)
+    ids = [c["id"] for m in messages if m["role"] == "assistant" for c in m.get("tool_calls") or ()]
+    assert len(ids) == 3 and len(set(ids)) == 3, ids
+    commands = {c["id"]: c["function"]["arguments"] for m in messages if m["role"] == "assistant"
+                for c in m.get("tool_calls") or ()}
+    for call_id, output in tool_results(store, agent.session_id).items():
+        word = output.strip().splitlines()[0]
+        assert word in commands[call_id], (call_id, output, commands[call_id])
+    assert_no_dangling(store, agent.session_id)

@@ -139,10 +139,28 @@ def test_what_the_user_said_stays_verbatim_in_the_summary_after_removal(store):
     fact = {"role": "user", "content": "For the record: NEEDLE-77aa88bb99 port=4821 (from the runbook)."}
     store.append_message(session, fact, count_message_tokens(fact, MODEL))
     store.append_message(session, {"role": "assistant", "content": "Noted: port 4821."}, 8)
-    feed(store, session, 60, start=3)
+    feed(store, session, 150, start=3)
     engine = ContextEngine(store, session, clock=lambda: 0.0)
     prompt = engine.assemble(TurnInput("sys", [], info(32_000), 1024, now=0.0))
     assert fact not in prompt.messages, "the turn itself was removed"
     holders = [s for s in summaries_in(prompt) if fact["content"] in s]
     assert holders, "the user's sentence is quoted word for word in a summary node"
     assert prompt.tokens <= 32_000 - 1024
+
+
+def test_a_summarizer_that_returns_more_than_it_got_is_refused_and_the_prompt_stays_in_budget(store):
+    from myrm_tui.context.intent import _text_of
+
+    session = store.create_session(MODEL).id
+    feed(store, session, 60)
+
+    def echo_twice(messages):
+        text = "\n".join(_text_of(m) for m in messages)
+        return text + "\n" + text
+
+    engine = ContextEngine(store, session, clock=lambda: 0.0, summarizer=echo_twice)
+    prompt = engine.assemble(TurnInput("sys", [], info(16_000), 1024, now=0.0))
+    assert prompt.tokens <= 16_000 - 1024
+    nodes = [store.get_summary(session, s.split("[summary ", 1)[1].split(" ", 1)[0]) for s in summaries_in(prompt)]
+    assert nodes and all(n["fallback"] for n in nodes), "oversized summaries fell back to the extractive one"
+    assert all(n["tokens"] < 16_000 * 0.2 for n in nodes)

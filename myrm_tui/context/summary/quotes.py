@@ -26,6 +26,9 @@ QUOTE_PREFIX = "> "
 # One message is quoted up to this many characters (a typed request or decision fits; a pasted
 # file does not, and is cut on a word boundary with an ellipsis; the whole stays expandable).
 MAX_QUOTE_CHARS = 600
+# Assistant text sent along with tool calls is quoted only from this length on: shorter is
+# narration ("Gathering context in parallel."); longer usually states a plan or a decision.
+MIN_REMARK_CHARS = 100
 # Priority of a quote when the cap forces a choice (lower is kept first).
 USER, CLOSING, REMARK = 0, 1, 2
 _ROLE_PRIORITY = {"user": USER, "assistant": REMARK}
@@ -68,6 +71,8 @@ def _candidates(messages: Sequence[dict[str, Any]], ids: Sequence[int]) -> list[
         priority = _ROLE_PRIORITY[role]
         if role == "assistant" and not message.get("tool_calls"):
             priority = CLOSING  # the turn's answer: what was decided or found
+        elif role == "assistant" and len(text) < MIN_REMARK_CHARS:
+            continue  # narration next to tool calls ("Let me check.") says nothing the footer doesn't
         out.append((priority, position, quote_line(role, message_id, text)))
     return out
 
