@@ -118,6 +118,35 @@ def render_cell(document: dict[str, Any], cell: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def render_summary(document: dict[str, Any]) -> str:
+    """One line per cell: myrm against the best peer/policy on the headline figures (B2-B5)."""
+    lines = ["### Summary: myrm vs the best peer/policy per cell", "",
+             "| cell | R_verbatim: myrm / best | R_1: myrm / best | prefix (tw): myrm / best | cost: myrm / best valid "
+             "(ratio) | myrm B4 over budget / struct. errors / exceptions |", "|---|---|---|---|---|---|"]
+
+    def both(v: dict[str, Any], fmt: Any) -> str:
+        if v["best"] is None:
+            return f"{fmt(v['myrm'])} / n/a"
+        mark = "" if v["myrm_wins"] else " **loss**"
+        return f"{fmt(v['myrm'])} / {fmt(v['best'])} {v['peer']}{mark}"
+
+    for cell in document["cells"]:
+        results = cell_results(document, cell)
+        vs = versus(results)
+        myrm = next((r for r in results if r["contender"] == "myrm" and r["report"]), None)
+        if vs is None or myrm is None:
+            continue
+        r = myrm["report"]
+        cost = vs["cost_kU (valid peers)"]
+        ratio = f" ({cost['myrm'] / cost['best']:.2f}x)" if cost["best"] else ""
+        name = f"{cell['workload']} {cell['window'] // 1000}k `{cell['summarizer']}`"
+        b4 = (f"{r['budget']['over_budget_turns']} / {r['structure']['turns_with_errors']} / "
+              f"{r.get('exceptions', 0)}")
+        lines.append(f"| {name} | {both(vs['R_verbatim'], _f)} | {both(vs['R_1'], _f)} | {both(vs['prefix_tw'], _f)} | "
+                     f"{both(cost, lambda x: f'{x / 1e3:,.0f}')}{ratio} | {b4} |")
+    return "\n".join(lines)
+
+
 def render_b1(document: dict[str, Any]) -> str:
     cell = document["b1_cell"]
     lines = [(f"### B1: engine time per turn vs session length ({cell['workload']}, window {cell['window'] // 1000}k, "
@@ -159,6 +188,7 @@ def render(document: dict[str, Any]) -> str:
             out += [(f"CLI check: `myrm replay` (subprocess) vs in-process engine on {check['session']} at "
                      f"{check['window'] // 1000}k/`{check['summarizer']}`: prompts {prompts} ({check['turns']} turns); "
                      f"recall results (timestamps masked) {probes} ({check['probes']} probes)."), ""]
+    out += [render_summary(document), ""]
     b1 = document["b1_cell"]
     for cell in document["cells"]:
         if document["mode"] == "all" and cell == b1:
