@@ -11,7 +11,6 @@ takes the id of the nearest preceding call that had its original id.
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -54,10 +53,6 @@ class CallIdMap:
 
     taken: set[str] = field(default_factory=set)
     _pending: dict[str, deque[str]] = field(default_factory=dict)
-
-    @classmethod
-    def from_ids(cls, ids: Iterable[str]) -> CallIdMap:
-        return cls(set(ids))
 
     def message(self, message: dict[str, Any]) -> dict[str, Any]:
         role = message.get("role")

@@ -15,18 +15,28 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any
 
+from myrm_tui.context.config import QUOTE_CHARS_PER_TOKEN
 from myrm_tui.context.summarizers import Summarizer
 from myrm_tui.context.summary.condense import SummaryNode, find_fold_run, mark_superseded
 from myrm_tui.context.summary.extractive import extractive_summary
 from myrm_tui.context.summary.footer import footer_from_records
 from myrm_tui.context.summary.quotes import merge_quotes, quotes_for, strip_quotes
 from myrm_tui.context.summary.redact import redact_summary
-from myrm_tui.context.summary.schema import StructuredSummary, enforce_caps, from_json, render
+from myrm_tui.context.summary.schema import (
+    LIST_FIELDS,
+    TEXT_FIELDS,
+    StructuredSummary,
+    body_text,
+    enforce_caps,
+    from_json,
+    render,
+)
 from myrm_tui.context.summary.source import summarizer_messages
 from myrm_tui.context.view_log import SyntheticView
 from myrm_tui.store.records import MessageRecord
 
 SUMMARY_KIND = "summary"
+SHRINK_ROUNDS = 6  # halvings: 1/64 of the lists is left after the last one
 # Used when the caller gives no budget share (tests, tools): a node body above this is refused.
 DEFAULT_MAX_NODE_TOKENS = 4_000
 
@@ -43,10 +53,25 @@ def _leaf_content(rows: Sequence[MessageRecord], fake: Summarizer | None, source
                   count_text: Callable[[str], int], max_tokens: int) -> StructuredSummary:
     messages = [r.message for r in rows]
     if fake is not None:
-        text = fake(summarizer_messages(messages, [r.id for r in rows]))
+        text = fake(summarizer_messages(messages))
         if _fits(text, source_tokens, max_tokens, count_text):
             return StructuredSummary(narrative=text)
-    return extractive_summary(messages, ids=[r.id for r in rows], source_tokens=source_tokens, count=count_text)
+    # Extractive items are capped in characters; dense text (CJK) would make them huge in tokens.
+    return extractive_summary(messages, ids=[r.id for r in rows], source_tokens=min(source_tokens, max_tokens),
+                              count=count_text)
+
+
+def shrink_to(content: StructuredSummary, max_tokens: int, count_text: Callable[[str], int]) -> StructuredSummary:
+    """`content` with its lists halved (newest kept) and texts cut until its body fits
+    `max_tokens`: item caps are in characters, and dense text (CJK) makes them costly in tokens."""
+    for _ in range(SHRINK_ROUNDS):
+        if count_text(body_text(content)) <= max_tokens:
+            return content
+        changes: dict[str, Any] = {name: getattr(content, name)[len(getattr(content, name)) // 2:]
+                                   for name in LIST_FIELDS}
+        changes.update({name: getattr(content, name)[:len(getattr(content, name)) // 2] for name in TEXT_FIELDS})
+        content = replace(content, **changes)
+    return content
 
 
 def _merged_content(children: Sequence[StructuredSummary], fake_text: str | None) -> StructuredSummary:
@@ -73,7 +98,12 @@ NOTES_PREFIX = "Session notes: "
 MAX_NOTES_CHARS = 1_500  # notes are meant to stay; still, a runaway note list must not crowd the prompt
 
 
-def _footer(rows: Sequence[MessageRecord], quote_chars: int = 0) -> str:
+def _message_counter(count: Callable[[dict[str, Any]], int]) -> Callable[[str], int]:
+    return lambda text: count({"role": "user", "content": text})
+
+
+def _footer(rows: Sequence[MessageRecord], quote_tokens: int = 0,
+            count_text: Callable[[str], int] | None = None) -> str:
     """The deterministic footer, the session notes written in these rows (notes stay in
     context at no model cost, whatever happens to the messages that carried them), and the
     newest things the user and the assistant said, verbatim (`summary.quotes`)."""
@@ -83,17 +113,20 @@ def _footer(rows: Sequence[MessageRecord], quote_chars: int = 0) -> str:
     notes = session_notes(rows)
     if notes:
         parts.append((NOTES_PREFIX + " | ".join(notes))[:MAX_NOTES_CHARS])
-    parts.append(quotes_for([r.message for r in rows], [r.id for r in rows], quote_chars))
+    parts.append(quotes_for([r.message for r in rows], [r.id for r in rows], quote_tokens * QUOTE_CHARS_PER_TOKEN,
+                            cap_tokens=quote_tokens, count=count_text))
     return "\n".join(p for p in parts if p)
 
 
-def _fold_footer(children: Sequence[dict[str, Any]], quote_chars: int = 0) -> str:
+def _fold_footer(children: Sequence[dict[str, Any]], quote_tokens: int = 0,
+                 count_text: Callable[[str], int] | None = None) -> str:
     notes = [line[len(NOTES_PREFIX):] for c in children for line in c["rendered"].splitlines()
              if line.startswith(NOTES_PREFIX)]
     parts = [f"Folds: {', '.join(c['handle'] for c in children)}"]
     if notes:
         parts.append((NOTES_PREFIX + " | ".join(notes))[-MAX_NOTES_CHARS:])
-    parts.append(merge_quotes([c["rendered"] for c in children], quote_chars))
+    parts.append(merge_quotes([c["rendered"] for c in children], quote_tokens * QUOTE_CHARS_PER_TOKEN,
+                              cap_tokens=quote_tokens, count=count_text))
     return "\n".join(p for p in parts if p)
 
 
@@ -117,10 +150,10 @@ class SummaryDag:
 
     def leaf(self, rows: Sequence[MessageRecord], before_id: int, event_id: int,
              count: Callable[[dict[str, Any]], int], count_text: Callable[[str], int], *,
-             quote_chars: int = 0, max_tokens: int = DEFAULT_MAX_NODE_TOKENS) -> SyntheticView:
+             quote_tokens: int = 0, max_tokens: int = DEFAULT_MAX_NODE_TOKENS) -> SyntheticView:
         """The node (and its prompt view) standing for `rows`, which were just left out."""
         source_tokens = sum(r.tokens for r in rows)
-        footer = _footer(rows, quote_chars)
+        footer = _footer(rows, quote_tokens, count_text)
         time_range = (rows[0].created_at, rows[-1].created_at)
         prepared = self.prepared_for(rows[0].id, rows[-1].id)
         if prepared is not None:
@@ -135,15 +168,15 @@ class SummaryDag:
         return self._view(node, before_id, event_id)
 
     def prepare(self, rows: Sequence[MessageRecord], content: StructuredSummary,
-                count: Callable[[dict[str, Any]], int], *, model: str = "", quote_chars: int = 0) -> dict[str, Any]:
+                count: Callable[[dict[str, Any]], int], *, model: str = "", quote_tokens: int = 0) -> dict[str, Any]:
         """Store a model-written leaf for `rows` (not yet in the prompt: status prepared)."""
         return self._store_node(content, depth=0, first_id=rows[0].id, last_id=rows[-1].id,
                                 covered_count=len(rows), time_range=(rows[0].created_at, rows[-1].created_at),
-                                footer=_footer(rows, quote_chars), children=[], count=count,
+                                footer=_footer(rows, quote_tokens, _message_counter(count)), children=[], count=count,
                                 status="prepared", model=model)
 
     def fold(self, views: Sequence[SyntheticView], row_index: Callable[[int], int], *, pressure: bool,
-             event_id: int, count: Callable[[dict[str, Any]], int], quote_chars: int = 0,
+             event_id: int, count: Callable[[dict[str, Any]], int], quote_tokens: int = 0,
              max_tokens: int = DEFAULT_MAX_NODE_TOKENS) -> list[SyntheticView]:
         """Fold the deepest qualifying run of same-depth summary views into one deeper node;
         returns the new list of summary views (unchanged when nothing qualifies)."""
@@ -167,14 +200,15 @@ class SummaryDag:
         if self.fake is not None:
             fake_text = self.fake([{"role": "user", "content": strip_quotes(c["rendered"])} for c in children])
             child_tokens = sum(c["tokens"] for c in children)
-            if not _fits(fake_text, child_tokens, max_tokens, lambda t: count({"role": "user", "content": t})):
+            if not _fits(fake_text, child_tokens, max_tokens, _message_counter(count)):
                 fake_text = None  # an oversized fold summary: merge the children's fields instead
-        content, _ = redact_summary(_merged_content(child_content, fake_text))
+        content, _ = redact_summary(shrink_to(_merged_content(child_content, fake_text), max_tokens,
+                                              _message_counter(count)))
         node = self._store_node(
             content, depth=run.depth, first_id=children[0]["first_id"], last_id=children[-1]["last_id"],
             covered_count=sum(c["covered_count"] for c in children),
             time_range=(children[0]["time_start"], children[-1]["time_end"]),
-            footer=_fold_footer(children, quote_chars), children=[c["handle"] for c in children],
+            footer=_fold_footer(children, quote_tokens, _message_counter(count)), children=[c["handle"] for c in children],
             count=count)
         for child in children:
             self.store.set_summary_status(self.session_id, child["handle"], "folded")

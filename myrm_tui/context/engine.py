@@ -23,7 +23,7 @@ from typing import Any
 from myrm_tui.context import ladder
 from myrm_tui.context.breaker import StageBreakers
 from myrm_tui.context.budget import Budget, budget_for
-from myrm_tui.context.config import CACHE_TTL_S, DEFAULT_CONFIG, QUOTE_CHARS_PER_TOKEN, EngineConfig
+from myrm_tui.context.config import CACHE_TTL_S, DEFAULT_CONFIG, EngineConfig
 from myrm_tui.context.dag import SUMMARY_KIND, SummaryDag
 from myrm_tui.context.family import family_of, provider_of
 from myrm_tui.context.filters import filter_output
@@ -481,8 +481,9 @@ class ContextEngine:
         tail_start = len(self.rows) if no_tail else self._tail_start(units, budget.window)
         protected = frozenset(i for i in (self._first_user, self._last_user) if i is not None)
         protected |= frozenset(self._system_rows)
-        if target_ratio is None:
-            target_ratio = self.config.emergency_target_ratio if tier == EMERGENCY else self.config.target_ratio
+        if target_ratio is None:  # the last resort inside the fresh tail cuts as little as it can
+            deep = tier == EMERGENCY and not no_tail
+            target_ratio = self.config.emergency_target_ratio if deep else self.config.target_ratio
         target = int(budget.prompt_limit * target_ratio)
         if self.pre_compact is not None:
             self.breakers.run("pre_compact", lambda: self.pre_compact({"tier": tier, "tokens": before}), None)
@@ -567,13 +568,13 @@ class ContextEngine:
             if after < len(self.rows):
                 summaries.append(self.breakers.run("summarize", lambda run=run, after=after: self.dag.leaf(
                     [self.rows[i] for i in run], self.rows[after].id, event_id, count, count_text,
-                    quote_chars=self._quote_chars(budget), max_tokens=self._max_node_tokens(budget)),
+                    quote_tokens=self._quote_tokens(budget), max_tokens=self._max_node_tokens(budget)),
                     None) or self._bare_marker([self.rows[i] for i in run], self.rows[after].id, event_id, model))
         for _ in range(8):  # fold until nothing qualifies (a deep tree folds level by level)
             pressure = sum(v.tokens for v in summaries) > budget.prompt_limit * self.config.marker_cap_ratio
             folded = self.breakers.run("summarize", lambda views=summaries, squeeze=pressure: self.dag.fold(
                 views, self._index_of_id, pressure=squeeze, event_id=event_id, count=count,
-                quote_chars=self._quote_chars(budget), max_tokens=self._max_node_tokens(budget)), summaries)
+                quote_tokens=self._quote_tokens(budget), max_tokens=self._max_node_tokens(budget)), summaries)
             if len(folded) == len(summaries):
                 break
             summaries = folded
@@ -586,9 +587,9 @@ class ContextEngine:
             out.append(SyntheticView(self.rows[tail_start].id, "reread", reread[0], reread[1], event_id))
         return out
 
-    def _quote_chars(self, budget: Budget) -> int:
-        """Characters of verbatim quotes one summary node may keep (`summary.quotes`)."""
-        return int(budget.prompt_limit * self.config.quote_ratio * QUOTE_CHARS_PER_TOKEN)
+    def _quote_tokens(self, budget: Budget) -> int:
+        """Tokens of verbatim quotes one summary node may keep (`summary.quotes`)."""
+        return int(budget.prompt_limit * self.config.quote_ratio)
 
     def _max_node_tokens(self, budget: Budget) -> int:
         """The largest summary body one node may carry (a bigger one falls back to extractive)."""
@@ -657,16 +658,16 @@ class ContextEngine:
         if chunk is None:
             return None
         rows = self.rows[chunk.start:chunk.end]
-        outcome = await summarize(summarizer_messages([r.message for r in rows], [r.id for r in rows]), model=model, window=window,
+        outcome = await summarize(summarizer_messages([r.message for r in rows]), model=model, window=window,
                                   ids=[r.id for r in rows], call=call, settings=settings, breaker=breaker,
-                                  session_id=self.session_id, source_tokens=sum(r.tokens for r in rows))
+                                  session_id=self.session_id)  # source size: what the summarizer reads
         record = {"kind": "prepare", "model": model, "first_id": rows[0].id, "last_id": rows[-1].id,
                   "level": outcome.level, "attempts": outcome.attempts, "fallback": outcome.fallback,
                   "tokens_in": outcome.tokens_in, "tokens_out": outcome.tokens_out, "cost": outcome.cost,
                   "errors": outcome.errors[-3:], "warning": outcome.warning}
         if not outcome.fallback:
             node = self.dag.prepare(rows, outcome.summary, lambda m: count_message_tokens(m, inp.model.name),
-                                    model=model, quote_chars=self._quote_chars(budget))
+                                    model=model, quote_tokens=self._quote_tokens(budget))
             record["handle"] = node["handle"]
         self.store.append_event(self.session_id, "summary", record)
         return record

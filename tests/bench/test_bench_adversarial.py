@@ -218,9 +218,13 @@ def test_myrm_rows_are_recorded(runs) -> None:
 
     for case in CASES:
         row = runs[("myrm", case)]
-        assert row["status"] in ("ok", "error", "dnf") and row["report"]["turns"] > 0
-        if row["status"] == "error":
-            assert "Traceback" in row["traceback"]
+        # B4's target, as a regression guard: every hostile case ends with a valid prompt in budget.
+        assert row["status"] == "ok", (case, row.get("traceback", row["detail"]))
+        report = row["report"]
+        assert report["turns"] == runs[("raw", case)]["report"]["turns"], case
+        assert report["budget"]["over_budget_turns"] == 0, case
+        assert report["structure"]["turns_with_errors"] == 0, (case, report["structure"])
+        assert report["exceptions"] == 0 and report["silent_noops"] == 0, case
     section = {"window": WINDOW, "elapsed_s": 1.0, "cases": {c: {"doc": CASES[c].doc} for c in CASES},
                "results": [dict(r, case=k[1]) for k, r in runs.items()]}
     text = render_adversarial({"mode": "all", "adversarial": section})

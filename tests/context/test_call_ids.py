@@ -43,6 +43,6 @@ def test_every_call_id_is_unique_and_every_result_pairs_with_a_call_of_its_messa
         message = ids.message(assistant(*batch))
         new = [c["id"] for c in message["tool_calls"]]
         results = [ids.message(result(old, "x"))["tool_call_id"] for old in batch]
-        assert sorted(results) == sorted(new)
+        assert results == new, "each result takes the id of its own call, in order"
         seen += new
     assert len(seen) == len(set(seen))

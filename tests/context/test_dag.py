@@ -8,6 +8,7 @@ import pytest
 
 from myrm_tui.context.engine import ContextEngine, TurnInput
 from myrm_tui.context.recall import ctx_expand, ctx_inspect
+from myrm_tui.context.summarizers import null_summarizer
 from myrm_tui.context.summary.client import CallResult
 from myrm_tui.context.tokens import count_message_tokens
 from myrm_tui.llm.model_info import ModelInfo
@@ -134,18 +135,34 @@ def test_session_notes_survive_removal_and_folding(store):
 
 
 def test_what_the_user_said_stays_verbatim_in_the_summary_after_removal(store):
+    # One request, then a long agentic run of tool steps (no other user message): when the
+    # fact's turn leaves the prompt, the user's sentence is quoted word for word.
     session = store.create_session(MODEL).id
     feed(store, session, 2)
     fact = {"role": "user", "content": "For the record: NEEDLE-77aa88bb99 port=4821 (from the runbook)."}
     store.append_message(session, fact, count_message_tokens(fact, MODEL))
-    store.append_message(session, {"role": "assistant", "content": "Noted: port 4821."}, 8)
-    feed(store, session, 150, start=3)
-    engine = ContextEngine(store, session, clock=lambda: 0.0)
-    prompt = engine.assemble(TurnInput("sys", [], info(32_000), 1024, now=0.0))
-    assert fact not in prompt.messages, "the turn itself was removed"
+    store.append_message(session, {"role": "assistant", "content": "Noted."}, 4)
+    go = {"role": "user", "content": "Now run every build step."}  # the latest user message stays
+    store.append_message(session, go, count_message_tokens(go, MODEL))
+    # The constant-line summarizer: only the quotes can carry the user's words.
+    engine = ContextEngine(store, session, clock=lambda: 0.0, summarizer=null_summarizer)
+    for n in range(3, 400):
+        cid = f"s{n}"
+        for message in (
+            {"role": "assistant", "content": None, "tool_calls": [{"id": cid, "type": "function", "function": {
+                "name": "bash", "arguments": json.dumps({"command": f"make step{n}"})}}]},
+            {"role": "tool", "tool_call_id": cid, "name": "bash",
+             "content": "\n".join(f"step {n} output line {i}" for i in range(80))},
+        ):
+            store.append_message(session, message, count_message_tokens(message, MODEL))
+        prompt = engine.assemble(TurnInput("sys", [], info(16_000), 1024, now=0.0))
+        assert prompt.tokens <= 16_000 - 1024
+        if fact not in prompt.messages:
+            break
+    else:
+        raise AssertionError("the fact's turn was never removed")
     holders = [s for s in summaries_in(prompt) if fact["content"] in s]
     assert holders, "the user's sentence is quoted word for word in a summary node"
-    assert prompt.tokens <= 32_000 - 1024
 
 
 def test_a_summarizer_that_returns_more_than_it_got_is_refused_and_the_prompt_stays_in_budget(store):
@@ -164,3 +181,18 @@ def test_a_summarizer_that_returns_more_than_it_got_is_refused_and_the_prompt_st
     nodes = [store.get_summary(session, s.split("[summary ", 1)[1].split(" ", 1)[0]) for s in summaries_in(prompt)]
     assert nodes and all(n["fallback"] for n in nodes), "oversized summaries fell back to the extractive one"
     assert all(n["tokens"] < 16_000 * 0.2 for n in nodes)
+
+
+def test_a_long_session_of_dense_text_stays_in_a_small_window(store):
+    # CJK text costs about one token per character: quotes capped by characters alone once
+    # filled the summary area past the budget (ContextExhausted at turn ~100 of 200 at 16k).
+    session = store.create_session(MODEL).id
+    engine = ContextEngine(store, session, clock=lambda: 0.0)
+    for n in range(200):
+        for message in ({"role": "user", "content": f"第{n}步：请把缓存的过期时间改成三十分钟，并且检查所有调用者。" * 6},
+                        {"role": "assistant", "content": f"完成第{n}步。决定：保留接口不变，因为迁移脚本依赖它。" * 6}):
+            store.append_message(session, message, count_message_tokens(message, MODEL))
+        prompt = engine.assemble(TurnInput("sys", [], info(16_000), 1024, now=float(n)))
+        assert prompt.tokens <= 16_000 - 1024
+    summary_tokens = sum(count_message_tokens({"role": "user", "content": s}, MODEL) for s in summaries_in(prompt))
+    assert summary_tokens <= 0.4 * (16_000 - 1024), summary_tokens

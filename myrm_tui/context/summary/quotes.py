@@ -14,7 +14,8 @@ Quote lines look like `> user (msg:12): text` so folds can re-select them withou
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from myrm_tui.context.summary.redact import redact
@@ -57,16 +58,30 @@ def _head(role: str, message_id: int) -> str:
     return f"{QUOTE_PREFIX}{role} ({msg_handle(message_id)}): "
 
 
-def _finish(line: str) -> str:
-    """Secrets redacted and headers neutralised, on a selected line only (redaction runs a dozen
-    patterns: doing it for every candidate made a removal of 500 messages cost 50 ms)."""
-    head, _, text = line.partition("): ")
-    return f"{head}): {neutralize(redact(text).text)}"
+@dataclass(frozen=True)
+class _Candidate:
+    priority: int
+    position: int
+    head: str
+    raw: str  # the message text, whole: redaction must see a secret's end before anything is cut
+    finished: bool = False
+
+    @property
+    def line(self) -> str:
+        return self.head + (self.raw if self.finished else _clip(self.raw, MAX_QUOTE_CHARS))
+
+    def finish(self) -> _Candidate:
+        """Secrets redacted (on the whole text, then clipped) and headers neutralised. Done on
+        selected lines only: redaction runs a dozen patterns, and doing it for every candidate
+        made a removal of 500 messages cost 50 ms."""
+        if self.finished:
+            return self
+        text = neutralize(_clip(redact(self.raw).text, MAX_QUOTE_CHARS))
+        return _Candidate(self.priority, self.position, self.head, text, True)
 
 
-def _candidates(messages: Sequence[dict[str, Any]], ids: Sequence[int]) -> list[tuple[int, int, str]]:
-    """(priority, position, raw line) for every quotable message (clipped, not yet redacted)."""
-    out: list[tuple[int, int, str]] = []
+def _candidates(messages: Sequence[dict[str, Any]], ids: Sequence[int]) -> list[_Candidate]:
+    out: list[_Candidate] = []
     for position, (message, message_id) in enumerate(zip(messages, ids)):
         role = message.get("role")
         if role not in _ROLE_PRIORITY:
@@ -79,54 +94,90 @@ def _candidates(messages: Sequence[dict[str, Any]], ids: Sequence[int]) -> list[
             priority = CLOSING  # the turn's answer: what was decided or found
         elif role == "assistant" and len(text) < MIN_REMARK_CHARS:
             continue  # narration next to tool calls ("Let me check.") says nothing the footer doesn't
-        out.append((priority, position, _head(role, message_id) + _clip(text, MAX_QUOTE_CHARS)))
+        out.append(_Candidate(priority, position, _head(role, message_id), text))
     return out
 
 
-def _select(candidates: list[tuple[int, int, str]], cap_chars: int, *, finish: bool = True) -> list[str]:
-    """Highest priority first, newest first within a priority, until the cap; then in order."""
-    kept: list[tuple[int, int, str]] = []
-    used = 0
-    for priority, position, line in sorted(candidates, key=lambda c: (c[0], -c[1])):
-        if used + len(line) + 1 > cap_chars:
+def _block_chars(kept: Sequence[_Candidate]) -> int:
+    return len(QUOTES_HEADER) + sum(len(c.line) + 1 for c in kept) if kept else 0
+
+
+def _select(candidates: list[_Candidate], cap_chars: int, cap_tokens: int | None,
+            count: Callable[[str], int] | None) -> list[str]:
+    """Highest priority first, newest first within a priority, until the caps; then in order.
+
+    Selection runs on characters (cheap); the finished block is then measured once in tokens
+    and trimmed, least valued first, so dense text (CJK, emoji: 1-3 tokens per character)
+    cannot take more than its share of the budget.
+    """
+    ranked = sorted(candidates, key=lambda c: (c.priority, -c.position))
+    kept: list[_Candidate] = []
+    used = len(QUOTES_HEADER)
+    for candidate in ranked:
+        size = len(candidate.line) + 1
+        if used + size > cap_chars:
             continue  # a shorter, older one may still fit
-        kept.append((priority, position, line))
-        used += len(line) + 1
-    if finish:
-        kept = [(priority, position, _finish(line)) for priority, position, line in kept]
-        # A redaction placeholder can be longer than what it hides: drop the least valued until it fits.
-        kept.sort(key=lambda c: (c[0], -c[1]))
-        while kept and sum(len(line) + 1 for _, _, line in kept) > cap_chars:
-            kept.pop()
-    return [line for _, _, line in sorted(kept, key=lambda c: c[1])]
+        kept.append(candidate)
+        used += size
+    kept = [c.finish() for c in kept]
+    # A redaction placeholder can be longer than what it hides: drop the least valued until it fits.
+    while kept and _block_chars(kept) > cap_chars:
+        kept.pop()
+    if count is not None and cap_tokens is not None:
+        while kept:
+            tokens = count(render_quotes([c.line for c in sorted(kept, key=lambda c: c.position)]))
+            if tokens <= cap_tokens:
+                break
+            # Drop the excess share at once (one recount per round, not one per line).
+            drop = max(1, int(len(kept) * (tokens - cap_tokens) / tokens))
+            kept = kept[:-drop]
+    return [c.line for c in sorted(kept, key=lambda c: c.position)]
 
 
 def render_quotes(lines: Sequence[str]) -> str:
     return "\n".join([QUOTES_HEADER, *lines]) if lines else ""
 
 
-def quotes_for(messages: Sequence[dict[str, Any]], ids: Sequence[int], cap_chars: int) -> str:
-    """The quote block of a leaf covering `messages` (store ids `ids`), at most `cap_chars`."""
+def quotes_for(messages: Sequence[dict[str, Any]], ids: Sequence[int], cap_chars: int, *,
+               cap_tokens: int | None = None, count: Callable[[str], int] | None = None) -> str:
+    """The quote block of a leaf covering `messages` (store ids `ids`): at most `cap_chars`
+    characters and, when `count` is given, at most `cap_tokens` tokens."""
     if cap_chars <= 0:
         return ""
-    return render_quotes(_select(_candidates(messages, ids), cap_chars))
+    return render_quotes(_select(_candidates(messages, ids), cap_chars, cap_tokens, count))
 
 
 def parse_quotes(rendered: str) -> list[str]:
-    return [line for line in rendered.splitlines() if _LINE.match(line)]
+    """The quote lines of a node: only the block after its last quotes header (field text is
+    neutralised so it cannot start a line that looks like a quote, and the real block is last)."""
+    lines = rendered.splitlines()
+    try:
+        start = len(lines) - 1 - lines[::-1].index(QUOTES_HEADER)
+    except ValueError:
+        return []
+    out = []
+    for line in lines[start + 1:]:
+        if not _LINE.match(line):
+            break
+        out.append(line)
+    return out
 
 
-def merge_quotes(children_rendered: Sequence[str], cap_chars: int) -> str:
-    """The quote block of a fold: its children's quotes re-selected under the fold's cap."""
+def merge_quotes(children_rendered: Sequence[str], cap_chars: int, *, cap_tokens: int | None = None,
+                 count: Callable[[str], int] | None = None) -> str:
+    """The quote block of a fold: its children's quotes re-selected under the fold's caps."""
     if cap_chars <= 0:
         return ""
-    candidates: list[tuple[int, int, str]] = []
+    candidates: list[_Candidate] = []
     for line in (line for rendered in children_rendered for line in parse_quotes(rendered)):
-        role = _LINE.match(line).group(1)  # type: ignore[union-attr]
-        candidates.append((USER if role == "user" else CLOSING, len(candidates), line))
-    return render_quotes(_select(candidates, cap_chars, finish=False))  # children's lines are finished
+        match = _LINE.match(line)
+        assert match is not None  # parse_quotes returns matching lines only
+        priority = USER if match.group(1) == "user" else CLOSING
+        candidates.append(_Candidate(priority, len(candidates), line[:match.end()], line[match.end():], True))
+    return render_quotes(_select(candidates, cap_chars, cap_tokens, count))
 
 
 def strip_quotes(rendered: str) -> str:
     """A node's text without its quote block (what a summarizer of folds needs to read)."""
-    return "\n".join(line for line in rendered.splitlines() if line != QUOTES_HEADER and not _LINE.match(line))
+    quoted = set(parse_quotes(rendered))
+    return "\n".join(line for line in rendered.splitlines() if line != QUOTES_HEADER and line not in quoted)

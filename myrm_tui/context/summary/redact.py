@@ -56,7 +56,7 @@ class RedactedObject:
 
 _B64 = r"A-Za-z0-9+/"
 # Data URLs (inline images, files) are never scanned: their base64 may contain any short pattern.
-_DATA_URL = re.compile(r"data:[\w.+/-]+(?:;[\w=.-]+)*;base64,[A-Za-z0-9+/=\s]+")
+_DATA_URL = re.compile(r"data:[\w.+/-]+(?:;[\w=.-]+)*;base64,[A-Za-z0-9+/=]+")  # no \s: a span must not swallow the next word
 
 # (kind, pattern, group to replace or 0 for the whole match). Order matters: the most specific
 # first (sk-ant before sk-, PEM blocks before anything that could match inside them).

@@ -266,10 +266,15 @@ _END = (("blocked_items", "Blocked"), ("next_steps", "Next steps"))
 RENDER_ORDER = tuple(name for name, _ in _TOP + _MIDDLE + _END)
 
 
+_QUOTE_LIKE = re.compile(r"(?m)^>")
+
+
 def neutralize(text: str) -> str:
-    """Stop a summary body from closing its untrusted wrapper or forging a header."""
-    return (text.replace(UNTRUSTED_CLOSE, "</context-note\u200b>").replace(UNTRUSTED_OPEN, "<context-note\u200b>")
-            .replace("trust=trusted", "trust\u200b=trusted").replace("[summary S", "[summary\u200b S"))
+    """Stop a summary body from closing its untrusted wrapper, forging a header, or starting a
+    line that reads like a verbatim quote (`> user (msg:1): …`, see `summary.quotes`)."""
+    return _QUOTE_LIKE.sub(">\u200b", text.replace(UNTRUSTED_CLOSE, "</context-note\u200b>")
+                           .replace(UNTRUSTED_OPEN, "<context-note\u200b>")
+                           .replace("trust=trusted", "trust\u200b=trusted").replace("[summary S", "[summary\u200b S"))
 
 
 def _field_lines(summary: StructuredSummary, spec: tuple[tuple[str, str], ...]) -> list[str]:

@@ -14,7 +14,6 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from myrm_tui.context.views import msg_handle
 
 # A tool result is summarized from this many characters at most (about 100 tokens: a
 # command's first lines and its verdict at the end), and the results of one batch of parallel
@@ -31,22 +30,28 @@ ARGUMENT_CHARS = 300
 TEXT_CHARS = 8_000
 
 
-def _cut(text: str, cap: int, handle: str) -> str:
-    if len(text) <= cap:
+# Texts at most this much over their cap pass whole: the cut marker would cost about as much.
+CUT_SLACK = 80
+
+
+def _cut(text: str, cap: int) -> str:
+    """Head and tail of `text`. The marker names no handle: the summarizer's auditor would take
+    it for an identifier the summary must keep (the node's footer says how to expand)."""
+    if len(text) <= cap + CUT_SLACK:
         return text
     head = int(cap * HEAD_SHARE)
     tail = cap - head
-    return f"{text[:head]}\n[… {len(text) - cap:,} chars not shown to the summarizer; {handle}]\n{text[-tail:]}"
+    return f"{text[:head]}\n[… {len(text) - cap:,} chars not shown here]\n{text[-tail:]}"
 
 
-def _content(content: Any, cap: int, handle: str) -> Any:
+def _content(content: Any, cap: int) -> Any:
     if isinstance(content, str):
-        return _cut(content, cap, handle)
+        return _cut(content, cap)
     if isinstance(content, list):
         parts = []
         for part in content:
             if isinstance(part, dict) and part.get("type") == "text":
-                parts.append({"type": "text", "text": _cut(str(part.get("text", "")), cap, handle)})
+                parts.append({"type": "text", "text": _cut(str(part.get("text", "")), cap)})
             elif isinstance(part, dict):
                 parts.append({"type": "text", "text": f"[{part.get('type', 'part')} omitted]"})
         return parts
@@ -73,17 +78,16 @@ def _calls(calls: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
-def summarizer_messages(messages: Sequence[dict[str, Any]], ids: Sequence[int] | None = None) -> list[dict[str, Any]]:
+def summarizer_messages(messages: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
     """`messages` as the summarizer should read them (same roles, order and pairing)."""
     out = []
     result_cap = TOOL_RESULT_CHARS
-    for index, message in enumerate(messages):
-        handle = f'ctx_expand("{msg_handle(ids[index])}")' if ids is not None else "kept in the store"
+    for message in messages:
         role = message.get("role")
         if role == "tool":
-            new = {**message, "content": _content(message.get("content"), result_cap, handle)}
+            new = {**message, "content": _content(message.get("content"), result_cap)}
         else:
-            new = {**message, "content": _content(message.get("content"), TEXT_CHARS, handle)}
+            new = {**message, "content": _content(message.get("content"), TEXT_CHARS)}
             batch = len(message.get("tool_calls") or ())
             result_cap = max(MIN_RESULT_CHARS, min(TOOL_RESULT_CHARS, BATCH_CHARS // batch)) if batch else TOOL_RESULT_CHARS
             if message.get("tool_calls"):

@@ -17,15 +17,15 @@ def call(cid: str, name: str = "bash", **args) -> dict:
     return {"id": cid, "type": "function", "function": {"name": name, "arguments": json.dumps(args)}}
 
 
-def test_tool_results_keep_head_and_tail_and_point_at_the_original():
+def test_tool_results_keep_head_and_tail_and_name_no_identifier_the_auditor_would_demand():
     log = "START " + "line of output\n" * 5000 + " VERDICT: 3 failed"
     messages = [{"role": "user", "content": "run the tests"},
                 {"role": "assistant", "content": None, "tool_calls": [call("a", command="pytest")]},
                 {"role": "tool", "tool_call_id": "a", "content": log}]
-    out = summarizer_messages(messages, [1, 2, 3])
+    out = summarizer_messages(messages)
     text = out[2]["content"]
     assert text.startswith("START") and text.endswith("VERDICT: 3 failed")
-    assert 'ctx_expand("msg:3")' in text and len(text) < TOOL_RESULT_CHARS + 200
+    assert "chars not shown here" in text and "ctx_expand" not in text and len(text) < TOOL_RESULT_CHARS + 100
     assert out[0] == messages[0], "the user's words are passed whole"
     assert [m["role"] for m in out] == ["user", "assistant", "tool"] and out[2]["tool_call_id"] == "a"
     assert messages[2]["content"] == log, "the input is not mutated"
@@ -47,7 +47,13 @@ def test_long_arguments_and_images_shrink_to_a_line():
                                              {"type": "image_url", "image_url": {"url": "data:image/png;base64," + "Q" * 9000}}]},
                 {"role": "assistant", "content": None, "tool_calls": [call("w", "file_write", path="a.py", content=body)]},
                 {"role": "tool", "tool_call_id": "w", "content": "wrote a.py"}]
-    out = summarizer_messages(messages, [1, 2, 3])
+    out = summarizer_messages(messages)
     assert "QQQQ" not in json.dumps(out[0]) and "see screenshot" in json.dumps(out[0])
     args = json.loads(out[1]["tool_calls"][0]["function"]["arguments"])
     assert args["path"] == "a.py" and len(args["content"]) <= ARGUMENT_CHARS + 1
+
+
+def test_a_result_just_over_the_cap_passes_whole():
+    text = "r" * (TOOL_RESULT_CHARS + 50)
+    out = summarizer_messages([{"role": "tool", "tool_call_id": "a", "content": text}])
+    assert out[0]["content"] == text
