@@ -44,6 +44,10 @@ class EngineConfig:
     # summaries are checked by the auditor (strictly smaller than their source) and the schema's
     # field caps instead.
     max_node_ratio: float = 0.10
+    # All summary nodes together may use at most this share of B; above it the oldest touching
+    # nodes fold pairwise, whatever their depths (a 32k session with fragmented removal once
+    # grew 50 small nodes, 94 % of B, and ran out of room).
+    summary_cap_ratio: float = 0.25
     # The fresh tail (newest turns, verbatim) may use up to this share of the window.
     tail_ratio: float = 0.10
     # New tool outputs above this share of B are filtered when they arrive (a real excerpt

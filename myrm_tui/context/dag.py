@@ -17,7 +17,7 @@ from typing import Any
 
 from myrm_tui.context.config import QUOTE_CHARS_PER_TOKEN
 from myrm_tui.context.summarizers import Summarizer
-from myrm_tui.context.summary.condense import SummaryNode, find_fold_run, mark_superseded
+from myrm_tui.context.summary.condense import SummaryNode, find_fold_run, mark_superseded, oldest_touching_pair
 from myrm_tui.context.summary.extractive import extractive_summary
 from myrm_tui.context.summary.footer import footer_from_records
 from myrm_tui.context.summary.quotes import merge_quotes, quotes_for, strip_quotes
@@ -177,9 +177,10 @@ class SummaryDag:
 
     def fold(self, views: Sequence[SyntheticView], row_index: Callable[[int], int], *, pressure: bool,
              event_id: int, count: Callable[[dict[str, Any]], int], quote_tokens: int = 0,
-             max_tokens: int = DEFAULT_MAX_NODE_TOKENS) -> list[SyntheticView]:
-        """Fold the deepest qualifying run of same-depth summary views into one deeper node;
-        returns the new list of summary views (unchanged when nothing qualifies)."""
+             max_tokens: int = DEFAULT_MAX_NODE_TOKENS, squeeze: bool = False) -> list[SyntheticView]:
+        """Fold the deepest qualifying run of same-depth summary views into one deeper node (or,
+        with `squeeze`, the oldest two touching nodes of any depth); returns the new list of
+        summary views (unchanged when nothing qualifies)."""
         if not self._usable():
             return list(views)
         nodes = []
@@ -191,7 +192,7 @@ class SummaryDag:
             by_handle[view.handle] = (view, node)
             nodes.append(SummaryNode(view.handle, node["depth"], row_index(node["first_id"]),
                                      row_index(node["last_id"]) + 1, view.tokens))
-        run = find_fold_run(nodes, pressure=pressure)
+        run = oldest_touching_pair(nodes) if squeeze else find_fold_run(nodes, pressure=pressure)
         if run is None:
             return list(views)
         children = [by_handle[n.id][1] for n in run.nodes]

@@ -578,6 +578,19 @@ class ContextEngine:
             if len(folded) == len(summaries):
                 break
             summaries = folded
+        # Hard cap: summaries must never crowd out the conversation (fragmented removal can leave
+        # many small nodes of mixed depths that no same-depth fold ever joins).
+        cap = budget.prompt_limit * self.config.summary_cap_ratio
+        for _ in range(MAX_SQUEEZE_FOLDS):
+            if len(summaries) < 2 or sum(v.tokens for v in summaries) <= cap:
+                break
+            folded = self.breakers.run("summarize", lambda views=summaries: self.dag.fold(
+                views, self._index_of_id, pressure=True, event_id=event_id, count=count,
+                quote_tokens=self._quote_tokens(budget), max_tokens=self._max_node_tokens(budget), squeeze=True),
+                summaries)
+            if len(folded) == len(summaries):
+                break
+            summaries = folded
         out = list(summaries)
         reread = self.breakers.run("post_compaction_reread", lambda: build_reread(
             self.rows, self.file_reader, max_files=self.config.reread_max_files,
@@ -717,6 +730,10 @@ class ContextEngine:
 
 
 # ---------------------------------------------------------------------- helpers
+
+# Squeeze folds per event at most (each joins two nodes; a runaway tree shrinks over events).
+MAX_SQUEEZE_FOLDS = 32
+
 
 def _default_view_log(store: Any) -> ViewLog:
     return StoreViewLog(store) if hasattr(store, "load_context_views") else MemoryViewLog()

@@ -89,6 +89,16 @@ def find_fold_run(nodes: Sequence[SummaryNode], *, pressure: bool = False,
     return FoldRun(tuple(best), best[0].depth + 1)
 
 
+def oldest_touching_pair(nodes: Sequence[SummaryNode]) -> FoldRun | None:
+    """The first two adjacent nodes whose ranges touch, whatever their depths: the squeeze fold
+    used when summaries outgrow their share of the budget (same-depth runs may never form when
+    removal is fragmented, e.g. around a protected message)."""
+    for left, right in zip(nodes, nodes[1:]):
+        if left.end == right.start:
+            return FoldRun((left, right), max(left.depth, right.depth) + 1)
+    return None
+
+
 # ---------------------------------------------------------------- superseded decisions
 
 # Words that say a decision replaced an earlier one. Kept explicit and small on purpose: this
