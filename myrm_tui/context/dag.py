@@ -17,7 +17,12 @@ from typing import Any
 
 from myrm_tui.context.config import QUOTE_CHARS_PER_TOKEN
 from myrm_tui.context.summarizers import Summarizer
-from myrm_tui.context.summary.condense import SummaryNode, find_fold_run, mark_superseded, oldest_touching_pair
+from myrm_tui.context.summary.condense import (
+    SummaryNode,
+    find_fold_run,
+    mark_superseded,
+    oldest_touching_pair,
+)
 from myrm_tui.context.summary.extractive import extractive_summary
 from myrm_tui.context.summary.footer import footer_from_records
 from myrm_tui.context.summary.quotes import merge_quotes, quotes_for, strip_quotes
@@ -61,7 +66,7 @@ def _leaf_content(rows: Sequence[MessageRecord], fake: Summarizer | None, source
                               count=count_text)
 
 
-def shrink_to(content: StructuredSummary, max_tokens: int, count_text: Callable[[str], int]) -> StructuredSummary:
+def _shrink_to(content: StructuredSummary, max_tokens: int, count_text: Callable[[str], int]) -> StructuredSummary:
     """`content` with its lists halved (newest kept) and texts cut until its body fits
     `max_tokens`: item caps are in characters, and dense text (CJK) makes them costly in tokens."""
     for _ in range(SHRINK_ROUNDS):
@@ -203,7 +208,7 @@ class SummaryDag:
             child_tokens = sum(c["tokens"] for c in children)
             if not _fits(fake_text, child_tokens, max_tokens, _message_counter(count)):
                 fake_text = None  # an oversized fold summary: merge the children's fields instead
-        content, _ = redact_summary(shrink_to(_merged_content(child_content, fake_text), max_tokens,
+        content, _ = redact_summary(_shrink_to(_merged_content(child_content, fake_text), max_tokens,
                                               _message_counter(count)))
         node = self._store_node(
             content, depth=run.depth, first_id=children[0]["first_id"], last_id=children[-1]["last_id"],

@@ -25,11 +25,11 @@ from myrm_tui.context.breaker import StageBreakers
 from myrm_tui.context.budget import Budget, budget_for
 from myrm_tui.context.config import CACHE_TTL_S, DEFAULT_CONFIG, EngineConfig
 from myrm_tui.context.dag import SUMMARY_KIND, SummaryDag
+from myrm_tui.context.engine_summaries import SummaryEvents
 from myrm_tui.context.family import family_of, provider_of
 from myrm_tui.context.filters import filter_output
 from myrm_tui.context.integrity import repair_pairs
 from myrm_tui.context.intent import _text_of, build_intent
-from myrm_tui.context.markers import omission_marker
 from myrm_tui.context.media import has_media
 from myrm_tui.context.prompt import AssembledPrompt, ContextExhausted
 from myrm_tui.context.report import StageTimer
@@ -44,10 +44,9 @@ from myrm_tui.context.stages.compress import EMERGENCY, PlanInput, plan_compacti
 from myrm_tui.context.stages.media_filter import strip_media
 from myrm_tui.context.stages.media_resolve import MediaResolver
 from myrm_tui.context.stages.normalize import normalize
-from myrm_tui.context.stages.post_compaction_reread import build_reread
 from myrm_tui.context.stages.thinking_cleanup import clean_thinking
 from myrm_tui.context.summarizers import Summarizer
-from myrm_tui.context.tokens import count_message_tokens, count_text_tokens
+from myrm_tui.context.tokens import count_message_tokens
 from myrm_tui.context.units import Unit, last_user_index, split_units
 from myrm_tui.context.view_log import MemoryViewLog, StoreViewLog, SyntheticView, ViewLog
 from myrm_tui.context.views import (
@@ -111,7 +110,7 @@ class EngineStats:
     tier_savings: dict[str, list[int]] = field(default_factory=dict)
 
 
-class ContextEngine:
+class ContextEngine(SummaryEvents):
     def __init__(self, store: Any, session_id: str, *, config: EngineConfig = DEFAULT_CONFIG,
                  view_log: ViewLog | None = None, summarizer: Summarizer | None = None,
                  file_reader: FileReader | None = None, pre_compact: PreCompactHook | None = None,
@@ -547,101 +546,6 @@ class ContextEngine:
                 hi = mid
         return lo
 
-    def _rebuild_synthetic(self, event_id: int, model: str, tail_start: int, budget: Budget,
-                           changed: Sequence[int]) -> list[SyntheticView]:
-        """Existing summary views stay byte-identical; each run of newly removed rows becomes a
-        leaf summary node; same-depth runs of nodes fold into deeper ones (four at a time, two
-        when summaries take more than their share of B). Then the post-compaction reread."""
-        summaries = [s for s in self.synthetic if s.kind == SUMMARY_KIND]
-        newly_removed = [i for i in changed if self.views[self.rows[i].id].kind == REMOVED]
-        runs: list[list[int]] = []
-        for i in newly_removed:
-            if runs and i == runs[-1][-1] + 1:
-                runs[-1].append(i)
-            else:
-                runs.append([i])
-        count = lambda m: count_message_tokens(m, model)
-        count_text = lambda t: count_text_tokens(t, model)
-        runs = [segment for run in runs for segment in self._split_by_prepared(run)]
-        for run in runs:
-            after = run[-1] + 1
-            if after < len(self.rows):
-                summaries.append(self.breakers.run("summarize", lambda run=run, after=after: self.dag.leaf(
-                    [self.rows[i] for i in run], self.rows[after].id, event_id, count, count_text,
-                    quote_tokens=self._quote_tokens(budget), max_tokens=self._max_node_tokens(budget)),
-                    None) or self._bare_marker([self.rows[i] for i in run], self.rows[after].id, event_id, model))
-        for _ in range(8):  # fold until nothing qualifies (a deep tree folds level by level)
-            pressure = sum(v.tokens for v in summaries) > budget.prompt_limit * self.config.marker_cap_ratio
-            folded = self.breakers.run("summarize", lambda views=summaries, squeeze=pressure: self.dag.fold(
-                views, self._index_of_id, pressure=squeeze, event_id=event_id, count=count,
-                quote_tokens=self._quote_tokens(budget), max_tokens=self._max_node_tokens(budget)), summaries)
-            if len(folded) == len(summaries):
-                break
-            summaries = folded
-        # Hard cap: summaries must never crowd out the conversation (fragmented removal can leave
-        # many small nodes of mixed depths that no same-depth fold ever joins).
-        cap = budget.prompt_limit * self.config.summary_cap_ratio
-        for _ in range(MAX_SQUEEZE_FOLDS):
-            if len(summaries) < 2 or sum(v.tokens for v in summaries) <= cap:
-                break
-            folded = self.breakers.run("summarize", lambda views=summaries: self.dag.fold(
-                views, self._index_of_id, pressure=True, event_id=event_id, count=count,
-                quote_tokens=self._quote_tokens(budget), max_tokens=self._max_node_tokens(budget), squeeze=True),
-                summaries)
-            if len(folded) == len(summaries):
-                break
-            summaries = folded
-        out = list(summaries)
-        reread = self.breakers.run("post_compaction_reread", lambda: build_reread(
-            self.rows, self.file_reader, max_files=self.config.reread_max_files,
-            max_tokens=min(self.config.reread_max_tokens, int(budget.prompt_limit * self.config.reread_max_ratio)),
-            count=count), None)
-        if reread is not None and tail_start < len(self.rows):
-            out.append(SyntheticView(self.rows[tail_start].id, "reread", reread[0], reread[1], event_id))
-        return out
-
-    def _quote_tokens(self, budget: Budget) -> int:
-        """Tokens of verbatim quotes one summary node may keep (`summary.quotes`)."""
-        return int(budget.prompt_limit * self.config.quote_ratio)
-
-    def _max_node_tokens(self, budget: Budget) -> int:
-        """The largest summary body one node may carry (a bigger one falls back to extractive)."""
-        return int(budget.prompt_limit * self.config.max_node_ratio)
-
-    def _prepared_blocks(self) -> dict[int, int]:
-        """Row ranges with a summary prepared in the background: start index → end (exclusive)."""
-        getter = getattr(self.store, "summaries", None)
-        if getter is None:
-            return {}
-        blocks = {}
-        for node in getter(self.session_id, status="prepared"):
-            start, end = self._index_of_id(node["first_id"]), self._index_of_id(node["last_id"]) + 1
-            if start < len(self.rows) and self.rows[start].id == node["first_id"]:
-                blocks[start] = end
-        return blocks
-
-    def _split_by_prepared(self, run: list[int]) -> list[list[int]]:
-        """A removed run (consecutive row indices) cut at the edges of prepared summaries, so
-        each prepared range gets its own node and the rest gets the extractive one."""
-        blocks = self._prepared_blocks()
-        out: list[list[int]] = []
-        plain: list[int] = []
-        i, last = run[0], run[-1]
-        while i <= last:
-            end = blocks.get(i)
-            if end is not None and end - 1 <= last:
-                if plain:
-                    out.append(plain)
-                    plain = []
-                out.append(list(range(i, end)))
-                i = end
-            else:
-                plain.append(i)
-                i += 1
-        if plain:
-            out.append(plain)
-        return out
-
     # ------------------------------------------------------------------ background summaries
     async def maintain(self, inp: TurnInput, *, model: str | None, window: int, call: Any = None,
                        settings: Any = None, breaker: Any = None) -> dict[str, Any] | None:
@@ -685,13 +589,6 @@ class ContextEngine:
         self.store.append_event(self.session_id, "summary", record)
         return record
 
-    def _bare_marker(self, covered: Sequence[MessageRecord], before_id: int, event_id: int,
-                     model: str) -> SyntheticView:
-        """When the summary stage is disabled (its breaker is open): the deterministic marker."""
-        message = {"role": "user", "content": omission_marker(covered)}
-        return SyntheticView(before_id, SUMMARY_KIND, message, count_message_tokens(message, model), event_id,
-                             (covered[0].id, covered[-1].id))
-
     # ------------------------------------------------------------------ cache-break detection
     def _system_digest(self, system_prompt: str) -> str:
         if self._system_key != system_prompt:
@@ -730,10 +627,6 @@ class ContextEngine:
 
 
 # ---------------------------------------------------------------------- helpers
-
-# Squeeze folds per event at most (each joins two nodes; a runaway tree shrinks over events).
-MAX_SQUEEZE_FOLDS = 32
-
 
 def _default_view_log(store: Any) -> ViewLog:
     return StoreViewLog(store) if hasattr(store, "load_context_views") else MemoryViewLog()

@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from itertools import pairwise
 
 from myrm_tui.context.summary.schema import SUPERSEDED_TAG, StructuredSummary
 
@@ -93,7 +94,7 @@ def oldest_touching_pair(nodes: Sequence[SummaryNode]) -> FoldRun | None:
     """The first two adjacent nodes whose ranges touch, whatever their depths: the squeeze fold
     used when summaries outgrow their share of the budget (same-depth runs may never form when
     removal is fragmented, e.g. around a protected message)."""
-    for left, right in zip(nodes, nodes[1:]):
+    for left, right in pairwise(nodes):
         if left.end == right.start:
             return FoldRun((left, right), max(left.depth, right.depth) + 1)
     return None

@@ -18,6 +18,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from myrm_tui.context.intent import _text_of
 from myrm_tui.context.summary.redact import redact
 from myrm_tui.context.summary.schema import neutralize
 from myrm_tui.context.views import msg_handle
@@ -35,15 +36,6 @@ USER, CLOSING, REMARK = 0, 1, 2
 _ROLE_PRIORITY = {"user": USER, "assistant": REMARK}
 _LINE = re.compile(r"^> (user|assistant) \(msg:\d+\): ")
 _SPACE = re.compile(r"\s+")
-
-
-def _text(content: Any) -> str:
-    """The typed text of a message (list parts joined; images and other parts skipped)."""
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        return " ".join(str(p.get("text", "")) for p in content if isinstance(p, dict) and p.get("type") == "text")
-    return ""
 
 
 def _clip(text: str, cap: int) -> str:
@@ -86,7 +78,7 @@ def _candidates(messages: Sequence[dict[str, Any]], ids: Sequence[int]) -> list[
         role = message.get("role")
         if role not in _ROLE_PRIORITY:
             continue
-        text = _text(message.get("content"))
+        text = _text_of(message)  # list parts joined; images have no text
         if not text.strip():
             continue
         priority = _ROLE_PRIORITY[role]

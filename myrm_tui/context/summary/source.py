@@ -14,7 +14,6 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-
 # A tool result is summarized from this many characters at most (about 100 tokens: a
 # command's first lines and its verdict at the end), and the results of one batch of parallel
 # calls share `BATCH_CHARS` (a storm of 8 reads is one step of the story, not eight), never

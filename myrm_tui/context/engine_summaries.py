@@ -1,0 +1,149 @@
+"""The summary side of a compaction event: removed rows become summary nodes, nodes fold.
+
+Why apart from `engine.py`: the engine decides *what* leaves the prompt; this part decides what
+stands in for it (leaf nodes with their quotes, same-depth folds, the squeeze fold that caps the
+summary area, the post-compaction reread). It reads the engine's rows and views and writes only
+through the summary DAG, so it is a mixin of `ContextEngine`, not a separate object.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from myrm_tui.context.breaker import StageBreakers
+from myrm_tui.context.budget import Budget
+from myrm_tui.context.config import EngineConfig
+from myrm_tui.context.dag import SUMMARY_KIND, SummaryDag
+from myrm_tui.context.markers import omission_marker
+from myrm_tui.context.stages.post_compaction_reread import build_reread
+from myrm_tui.context.tokens import count_message_tokens, count_text_tokens
+from myrm_tui.context.view_log import SyntheticView
+from myrm_tui.context.views import REMOVED, View
+from myrm_tui.store.records import MessageRecord
+
+# Same-depth fold rounds per event: a deep tree folds level by level.
+MAX_FOLD_ROUNDS = 8
+# Squeeze folds per event at most (each joins two nodes; a runaway tree shrinks over events).
+MAX_SQUEEZE_FOLDS = 32
+
+
+class SummaryEvents:
+    # Provided by ContextEngine.
+    store: Any
+    session_id: str
+    config: EngineConfig
+    dag: SummaryDag
+    breakers: StageBreakers
+    rows: list[MessageRecord]
+    views: dict[int, View]
+    synthetic: list[SyntheticView]
+    file_reader: Any
+    _index_of_id: Callable[[int], int]
+
+    def _rebuild_synthetic(self, event_id: int, model: str, tail_start: int, budget: Budget,
+                           changed: Sequence[int]) -> list[SyntheticView]:
+        """Existing summary views stay byte-identical; each run of newly removed rows becomes a
+        leaf summary node; same-depth runs of nodes fold into deeper ones (four at a time, two
+        when summaries take more than their share of B), then the oldest touching nodes fold
+        while all summaries exceed their cap. Then the post-compaction reread."""
+        summaries = [s for s in self.synthetic if s.kind == SUMMARY_KIND]
+        newly_removed = [i for i in changed if self.views[self.rows[i].id].kind == REMOVED]
+        runs: list[list[int]] = []
+        for i in newly_removed:
+            if runs and i == runs[-1][-1] + 1:
+                runs[-1].append(i)
+            else:
+                runs.append([i])
+        count = lambda m: count_message_tokens(m, model)
+        count_text = lambda t: count_text_tokens(t, model)
+        runs = [segment for run in runs for segment in self._split_by_prepared(run)]
+        for run in runs:
+            after = run[-1] + 1
+            if after < len(self.rows):
+                summaries.append(self.breakers.run("summarize", lambda run=run, after=after: self.dag.leaf(
+                    [self.rows[i] for i in run], self.rows[after].id, event_id, count, count_text,
+                    quote_tokens=self._quote_tokens(budget), max_tokens=self._max_node_tokens(budget)),
+                    None) or self._bare_marker([self.rows[i] for i in run], self.rows[after].id, event_id, model))
+        pressure_at = budget.prompt_limit * self.config.marker_cap_ratio
+        summaries = self._fold_while(summaries, budget, event_id, count, MAX_FOLD_ROUNDS, squeeze=False,
+                                     pressure_at=pressure_at)
+        # Hard cap: summaries must never crowd out the conversation (fragmented removal can leave
+        # many small nodes of mixed depths that no same-depth fold ever joins).
+        summaries = self._fold_while(summaries, budget, event_id, count, MAX_SQUEEZE_FOLDS, squeeze=True,
+                                     pressure_at=budget.prompt_limit * self.config.summary_cap_ratio)
+        out = list(summaries)
+        reread = self.breakers.run("post_compaction_reread", lambda: build_reread(
+            self.rows, self.file_reader, max_files=self.config.reread_max_files,
+            max_tokens=min(self.config.reread_max_tokens, int(budget.prompt_limit * self.config.reread_max_ratio)),
+            count=count), None)
+        if reread is not None and tail_start < len(self.rows):
+            out.append(SyntheticView(self.rows[tail_start].id, "reread", reread[0], reread[1], event_id))
+        return out
+
+    def _fold_while(self, summaries: list[SyntheticView], budget: Budget, event_id: int,
+                    count: Callable[[dict[str, Any]], int], rounds: int, *, squeeze: bool,
+                    pressure_at: float) -> list[SyntheticView]:
+        """Fold up to `rounds` times. Same-depth folds run while anything qualifies (with
+        pressure above `pressure_at` tokens); squeeze folds run only while above it."""
+        for _ in range(rounds):
+            over = sum(v.tokens for v in summaries) > pressure_at
+            if squeeze and (len(summaries) < 2 or not over):
+                break
+            folded = self.breakers.run("summarize", lambda views=summaries, pressure=over: self.dag.fold(
+                views, self._index_of_id, pressure=pressure, event_id=event_id, count=count,
+                quote_tokens=self._quote_tokens(budget), max_tokens=self._max_node_tokens(budget), squeeze=squeeze),
+                summaries)
+            if len(folded) == len(summaries):
+                break
+            summaries = folded
+        return summaries
+
+    def _quote_tokens(self, budget: Budget) -> int:
+        """Tokens of verbatim quotes one summary node may keep (`summary.quotes`)."""
+        return int(budget.prompt_limit * self.config.quote_ratio)
+
+    def _max_node_tokens(self, budget: Budget) -> int:
+        """The largest summary body one node may carry (a bigger one falls back to extractive)."""
+        return int(budget.prompt_limit * self.config.max_node_ratio)
+
+    def _prepared_blocks(self) -> dict[int, int]:
+        """Row ranges with a summary prepared in the background: start index → end (exclusive)."""
+        getter = getattr(self.store, "summaries", None)
+        if getter is None:
+            return {}
+        blocks = {}
+        for node in getter(self.session_id, status="prepared"):
+            start, end = self._index_of_id(node["first_id"]), self._index_of_id(node["last_id"]) + 1
+            if start < len(self.rows) and self.rows[start].id == node["first_id"]:
+                blocks[start] = end
+        return blocks
+
+    def _split_by_prepared(self, run: list[int]) -> list[list[int]]:
+        """A removed run (consecutive row indices) cut at the edges of prepared summaries, so
+        each prepared range gets its own node and the rest gets the extractive one."""
+        blocks = self._prepared_blocks()
+        out: list[list[int]] = []
+        plain: list[int] = []
+        i, last = run[0], run[-1]
+        while i <= last:
+            end = blocks.get(i)
+            if end is not None and end - 1 <= last:
+                if plain:
+                    out.append(plain)
+                    plain = []
+                out.append(list(range(i, end)))
+                i = end
+            else:
+                plain.append(i)
+                i += 1
+        if plain:
+            out.append(plain)
+        return out
+
+    def _bare_marker(self, covered: Sequence[MessageRecord], before_id: int, event_id: int,
+                     model: str) -> SyntheticView:
+        """When the summary stage is disabled (its breaker is open): the deterministic marker."""
+        message = {"role": "user", "content": omission_marker(covered)}
+        return SyntheticView(before_id, SUMMARY_KIND, message, count_message_tokens(message, model), event_id,
+                             (covered[0].id, covered[-1].id))
