@@ -3,5 +3,6 @@ a scorer that recomputes every figure from the prompts an engine sent (it trusts
 
 Not part of the installed package: run from the repository root, e.g.
 `python -m bench workload --kind coding --turns 400 --seed 1 --out /tmp/coding.jsonl`.
-The spec is /work/shared/BENCHMARKS.md (copied in docs/benchmarks.md when results are published).
+The session and output formats are in docs/replay-format.md; results and their reading in
+docs/benchmarks.md.
 """

@@ -9,9 +9,10 @@ event and probed after it, so "the engine survived but lost everything" shows up
 
 Every case is a pure function of (turns, seed): same arguments, same bytes. Two cases swap the
 fake summarizer for a hostile one ("raises", "inflate"), registered at run time in
-`myrm_tui.context.summarizers.SUMMARIZERS`, where both myrm (through `replay`) and the peers'
-`SharedSummarizer` look summarizers up; neither catches what the fake raises, so a contender that
-does not handle it shows as an exception (peers) or an error row (myrm).
+`myrm_tui.llm.replay_summarizers.SUMMARIZERS`. The peers' `SharedSummarizer` calls them directly
+and does not catch what they raise, so a peer that does not handle it shows exceptions; myrm
+reaches them as its summarizer model (`replay-summarizer/<name>`, through the summary client),
+where a raise is a failed model call.
 """
 
 from __future__ import annotations
@@ -49,7 +50,8 @@ RESULTS_DIR = Path(__file__).resolve().parent / "results"
 # own tokenizer is O(n^2) (see bench.grid) and its defaults row gets a short cap so the whole
 # adversarial grid stays under two minutes.
 CAP_S = 6.0
-CAP_OVERRIDES = {"litellm": 2.0, "litellm@budget": 10.0}
+# myrm drives its real agent per turn (a litellm call per request, background summaries).
+CAP_OVERRIDES = {"litellm": 2.0, "litellm@budget": 10.0, "myrm": 120.0}
 # litellm's defaults row DNFs within its cap on every case (its tokenizer, not the case, stops it):
 # it runs on four cases only, which keeps `python -m bench adversarial` with peers under two minutes.
 ONLY_IN = {"litellm": ("mb-output", "images", "duplicate-ids", "broken-history")}
@@ -99,8 +101,9 @@ HOSTILE_SUMMARIZERS = {"raises": raising_summarizer, "inflate": inflating_summar
 
 
 def register_summarizers() -> None:
-    """Add the hostile fakes to myrm's summarizer table (idempotent; bench-side only)."""
-    from myrm_tui.context.summarizers import SUMMARIZERS
+    """Add the hostile fakes to the fake summarizers' table (idempotent): the peers' shared
+    summarizer finds them there, and myrm reaches them as the model `replay-summarizer/<name>`."""
+    from myrm_tui.llm.replay_summarizers import SUMMARIZERS
 
     SUMMARIZERS.update(HOSTILE_SUMMARIZERS)
 

@@ -1,14 +1,14 @@
-"""L1 of /work/shared/BENCHMARKS.md: time to first token of the embedded model, cold vs warm.
+"""L1 (docs/benchmarks.md): time to first token of the embedded model, cold vs warm.
 
 The claim being measured: myrm keeps prompts append-mostly so llama.cpp, which keeps the KV
-cache of the previous prompt in its process-wide instance, only evaluates the new suffix. If that
-holds, a repeated prefix shows up as latency: a warm call (same prefix) must be far faster than a
-call whose first message changed (everything re-evaluated), and the cold call (model load + full
-prefill) is the ceiling.
+cache of the previous prompt in the model worker's instance, only evaluates the new suffix. If
+that holds, a repeated prefix shows up as latency: a warm call (same prefix) must be far faster
+than a call whose first message changed (everything re-evaluated), and the cold call (worker
+start + model load + full prefill) is the ceiling.
 
 Every call goes through the real entry point, `myrm_tui.llm.stream.stream("local/smollm2", …)`,
-in this process, so litellm routing, the provider's worker thread and the chunk assembly are all
-in the figure. Run from the repository root: `python -m bench.local_latency [--quick]`.
+so litellm routing, the worker process and its pipe protocol, and the chunk assembly are all in
+the figure. Run from the repository root: `python -m bench.local_latency [--quick]`.
 """
 
 from __future__ import annotations
@@ -100,11 +100,11 @@ async def first_token(messages: list[dict[str, str]]) -> dict[str, Any]:
 
 
 def drop_instances() -> None:
-    """Forget the loaded model so the next call is cold (load + full prefill). The file stays in
-    the OS page cache: "cold" here is a cold process, not a cold disk."""
-    from myrm_tui.llm import local_provider
+    """Stop the model worker so the next call is cold (worker start, load, full prefill). The file
+    stays in the OS page cache: "cold" here is a cold process, not a cold disk."""
+    from myrm_tui.llm import local_client
 
-    local_provider._close_all()
+    local_client.close_all()
 
 
 async def run_cases(tokens: int, repeats: int, log: Any) -> dict[str, Any]:
@@ -133,15 +133,16 @@ async def run_cases(tokens: int, repeats: int, log: Any) -> dict[str, Any]:
 
 
 def measure_load(repeats: int) -> dict[str, Any]:
-    """The model load alone (no prompt), to split the cold figure into load and prefill."""
-    from myrm_tui.llm import local_provider
+    """Worker start to model loaded (no prompt), to split the cold figure into load and prefill."""
+    from myrm_tui.llm import local_client, local_provider
 
-    path = local_provider.smollm2_path()
+    key = local_client.key_for(local_provider.smollm2_path(), local_provider.LOCAL_CONTEXT_WINDOW, None)
     times = []
     for _ in range(repeats):
         drop_instances()
         start = now()
-        local_provider.get_llama(path, local_provider.LOCAL_CONTEXT_WINDOW)
+        worker = local_client.get_worker(key, MODEL)
+        worker.ready.wait(local_client.LOAD_TIMEOUT_S)
         times.append((now() - start) * 1000)
     drop_instances()
     return summary(times)
@@ -159,7 +160,7 @@ def print_report(result: dict[str, Any]) -> None:
     print_table(f"L1 time to first token, {MODEL}, n={result['repeats']} (ms, median / p95)",
                 ["case", "prompt tokens", "TTFT ms", "× cold", "× first_changed", "what"], rows)
     load = result["load_ms"]
-    print(f"model load alone: {fmt(load['median'])} ms median; litellm import before timing: "
+    print(f"worker start + model load: {fmt(load['median'])} ms median; litellm import before timing: "
           f"{fmt(result['litellm_import_ms'])} ms")
 
 

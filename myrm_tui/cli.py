@@ -34,7 +34,7 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
-sessions_app = typer.Typer(help="List, read and export the sessions stored in this workspace.",
+sessions_app = typer.Typer(help="List, read, export and recover the sessions stored in this workspace.",
                            no_args_is_help=True)
 app.add_typer(sessions_app, name="sessions")
 
@@ -47,6 +47,9 @@ ApproveOpt = Annotated[Approval | None, typer.Option("--approve", help=APPROVE_H
 ContinueOpt = Annotated[bool, typer.Option("--continue", "-c", help="Use the most recent session.")]
 SessionOpt = Annotated[str | None, typer.Option("--session", "-s", help="Use this session (id or prefix).")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of text.")]
+TrustOpt = Annotated[bool, typer.Option("--trust", help="Accept this workspace's .myrm/config.toml for "
+                                        "this run only, settings that need trust included "
+                                        "(`myrm trust` remembers it).")]
 
 
 def _version(value: bool) -> None:
@@ -62,6 +65,7 @@ def main_callback(
     session: SessionOpt = None,
     continue_last: ContinueOpt = False,
     approve: ApproveOpt = None,
+    trust: TrustOpt = False,
     version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True,
                                           help="Print the version and exit.")] = False,
 ) -> None:
@@ -71,7 +75,7 @@ def main_callback(
     from myrm_tui.cli_commands.tui import tui_command
 
     raise typer.Exit(tui_command(model=model, session=session, continue_last=continue_last,
-                                 approve=approve.value if approve else None))
+                                 approve=approve.value if approve else None, trust=trust))
 
 
 @app.command("run")
@@ -86,6 +90,12 @@ def run(
     max_steps: Annotated[int | None, typer.Option("--max-steps", min=1, help="Most model calls in this turn.")] = None,
     compact: Annotated[bool, typer.Option("--compact", help="After the turn, compact everything outside the "
                                           "fresh tail (reversible: originals stay one ctx_expand away).")] = False,
+    trust: TrustOpt = False,
+    fork: Annotated[bool, typer.Option("--fork", help="Continue in a new fork of the --session/--continue "
+                                       "session (e.g. while another myrm is writing it).")] = False,
+    image: Annotated[list[str] | None, typer.Option("--image", help="Attach an image (PNG, JPEG, GIF, WebP; "
+                                                    "at most 5 MB); repeatable. `@shot.png` in the prompt "
+                                                    "attaches too.")] = None,
 ) -> None:
     """Run one turn headless: the answer streams to stdout, tool activity to stderr.
 
@@ -96,7 +106,7 @@ def run(
 
         code = run_command(prompt, model=model, session=session, continue_last=continue_last,
                            json_out=json_out, approve=approve.value if approve else None, max_steps=max_steps,
-                           compact=compact)
+                           compact=compact, trust=trust, fork=fork, images=image or [])
     except KeyboardInterrupt:  # Ctrl+C before the turn started (imports, opening the store)
         code = 130
     raise typer.Exit(code)
@@ -116,6 +126,17 @@ def sessions_show(session: Annotated[str, typer.Argument(help="Session id or uni
     from myrm_tui.cli_commands.sessions import show_command
 
     raise typer.Exit(show_command(session))
+
+
+@sessions_app.command("recover")
+def sessions_recover(
+    force: Annotated[bool, typer.Option("--force", help="Rebuild even when PRAGMA quick_check finds "
+                                        "no damage.")] = False,
+) -> None:
+    """Copy what a damaged sessions.db still holds into a new one; the old file is kept."""
+    from myrm_tui.cli_commands.recover import recover_command
+
+    raise typer.Exit(recover_command(force))
 
 
 @sessions_app.command("export")
@@ -143,27 +164,33 @@ def models(
     raise typer.Exit(models_command(search, limit, json_out))
 
 
-class Summarizer(str, Enum):
-    null = "null"
-    head = "head"
-    oracle = "oracle"
-
-
 @app.command("replay")
 def replay(
     session_file: Annotated[Path, typer.Argument(help="Recorded session (JSON lines: turns and probes).",
                                                  exists=True, dir_okay=False, readable=True)],
     window: Annotated[int, typer.Option("--window", min=1024, help="Model window in tokens.")],
-    summarizer: Annotated[Summarizer, typer.Option("--summarizer", help="Fake summarizer for removed "
-                                                   "history (see BENCHMARKS.md).")] = Summarizer.null,
+    summarizer: Annotated[str, typer.Option("--summarizer", help="Summarizer model: a benchmark fake "
+                                            "(null, head, oracle) or a model name; docs/replay-format.md.")] = "null",
     out: Annotated[Path | None, typer.Option("--out", "-o", help="Write the output lines here instead of "
                                              "stdout.")] = None,
     max_output: Annotated[int, typer.Option("--max-output", min=1, help="Output tokens reserved per call.")] = 4096,
 ) -> None:
-    """Run the real context engine on a recorded session; print each turn's exact prompt."""
+    """Run a recorded session through the real agent; print each turn's exact prompt
+    (formats: docs/replay-format.md)."""
     from myrm_tui.cli_commands.replay import replay_command
 
-    raise typer.Exit(replay_command(session_file, window, summarizer.value, out, max_output))
+    raise typer.Exit(replay_command(session_file, window, summarizer, out, max_output))
+
+
+@app.command("trust")
+def trust_workspace(
+    revoke: Annotated[bool, typer.Option("--revoke", help="Forget every trusted version of this "
+                                         "workspace's config file.")] = False,
+) -> None:
+    """Trust this workspace's .myrm/config.toml as it is now (an edited file asks again)."""
+    from myrm_tui.cli_commands.trust import trust_command
+
+    raise typer.Exit(trust_command(revoke=revoke))
 
 
 @app.command("doctor")
@@ -175,6 +202,9 @@ def doctor() -> None:
 
 
 def main() -> None:
+    from myrm_tui import log_redaction
+
+    log_redaction.install()  # before anything logs: no log line carries a credential
     try:
         app(prog_name="myrm")
     except KeyboardInterrupt:  # Ctrl+C before a turn started (e.g. while imports load)

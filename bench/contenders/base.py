@@ -4,7 +4,7 @@ Why one base: the figures are only comparable if every contender sees the same m
 tokens the same way and gets the same summaries. A contender differs only in `step`: what it does
 with one turn's new messages and what prompt it would send.
 
-OUT lines follow `myrm replay`'s format (BENCHMARKS.md): per turn `{"turn", "prompt", "tokens",
+OUT lines follow `myrm replay`'s format (docs/replay-format.md): per turn `{"turn", "prompt", "tokens",
 "engine_ms", "compaction", "summarizer_tokens"}`; per probe `{"turn", "query", "result"}`. Peers
 have no recall tool, so their probe result is "" and their R_1 equals their R_verbatim.
 """
@@ -109,7 +109,7 @@ class SharedCounter:
 
 
 class SharedSummarizer:
-    """The fake summarizer (null/head/oracle from myrm_tui.context.summarizers), metered.
+    """The fake summarizer (null/head/oracle from myrm_tui.llm.replay_summarizers), metered.
 
     Peers hand their summarizer a prompt; adapters pass only the transcript part of it, so the
     peer's instruction wording never leaks into the summary. An empty fake output (oracle with no
@@ -118,7 +118,7 @@ class SharedSummarizer:
     """
 
     def __init__(self, mode: str, counter: SharedCounter, *, fill_empty: bool = True) -> None:
-        from myrm_tui.context.summarizers import NULL_TEXT, SUMMARIZERS
+        from myrm_tui.llm.replay_summarizers import NULL_TEXT, SUMMARIZERS
 
         if mode not in SUMMARIZERS:
             raise ValueError(f"unknown summarizer {mode!r}; use one of {', '.join(SUMMARIZERS)}.")

@@ -1,4 +1,5 @@
-"""myrm through its real per-turn entry point, `myrm_tui.replay.replay` (what `myrm replay` runs).
+"""myrm through `myrm_tui.replay.replay` (what `myrm replay` runs): the recorded session fed
+to the real agent turn by turn.
 
 `MyrmCli` runs the same replay through the `myrm replay` command in a subprocess; the harness
 checks both give identical prompts on one session, so the in-process figures are the CLI's.
@@ -11,12 +12,11 @@ import json
 import subprocess
 import sys
 import tempfile
-import time
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-from bench.contenders.base import Contender, RunConfig, SharedCounter, tool_schemas
+from bench.contenders.base import Contender, RunConfig, tool_schemas
 
 CLI_TIMEOUT_S = 600
 
@@ -25,7 +25,7 @@ class Myrm(Contender):
     name = "myrm"
     family = "myrm"
     uses_summarizer = True
-    note = "myrm context engine (myrm_tui.replay.replay, in process)"
+    note = "myrm agent on the recorded session (myrm_tui.replay.replay, in process)"
 
     def missing(self) -> str | None:
         try:
@@ -35,42 +35,20 @@ class Myrm(Contender):
         return None
 
     def run(self, lines: Iterable[dict[str, Any]], config: RunConfig) -> Iterator[dict[str, Any]]:
-        from myrm_tui.context.summarizers import SUMMARIZERS
+        """The replay's own lines. It reports `engine_ms` (the engine's assemble time, summed
+        over the turn's requests) and `summarizer_tokens` (what its summary client sent to and
+        got from the fake summarizer model); the fake runs behind litellm in the background
+        step after each turn, so its time is in neither figure."""
         from myrm_tui.replay import ReplayOptions, replay
 
         tools = tool_schemas()
-        # Copies per line: the engine may keep or rewrite what it ingests; other contenders reuse the lines.
+        # Copies per line: the agent may keep or rewrite what it is fed; other contenders reuse the lines.
         fresh = (copy.deepcopy(line) for line in lines)
-        # The same fake, metered like every peer's: its tokens go to B5 and its time out of B1.
-        # Registered under a private name for this run only (replay looks summarizers up by name).
-        # Only the fake itself runs inside the engine's call; its tokens are counted after the
-        # turn, so metering adds no time the engine could notice.
-        fake = SUMMARIZERS[config.summarizer]
-        counter = SharedCounter()
-        pending: list[tuple[list[dict[str, Any]], str]] = []
-        spent = [0.0]
-
-        def metered(messages: Any) -> str:
-            started = time.perf_counter()
-            out = fake(messages)
-            spent[0] += time.perf_counter() - started
-            pending.append((list(messages), out))
-            return out
-
-        private = f"bench-metered-{config.summarizer}-{id(pending)}"
-        SUMMARIZERS[private] = metered
-        options = ReplayOptions(window=config.window, summarizer=private, max_output_tokens=config.reserve)
-        try:
-            for record in replay(fresh, options):
-                if "prompt" in record:
-                    record["tools"] = tools  # the request carries them; count them like every contender's
-                    record["engine_ms"] = round(max(0.0, record["engine_ms"] - spent[0] * 1000), 3)
-                    record["summarizer_tokens"] = sum(counter.messages(m) + counter.text(o) for m, o in pending)
-                    pending.clear()
-                    spent[0] = 0.0
-                yield record
-        finally:
-            SUMMARIZERS.pop(private, None)
+        options = ReplayOptions(window=config.window, summarizer=config.summarizer, max_output_tokens=config.reserve)
+        for record in replay(fresh, options):
+            if "prompt" in record:
+                record["tools"] = tools  # the request carries them; count them like every contender's
+            yield record
 
 
 def cli_replay(session: Path, config: RunConfig) -> list[dict[str, Any]]:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import logging
 import time
 from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import aclosing, asynccontextmanager
@@ -20,7 +21,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from myrm_tui.agent.approvals import Verdict, decide
+from myrm_tui.agent.approvals import (
+    Decision,
+    Verdict,
+    decide,
+    denial_result,
+    headless_refusal,
+    rule_refusal,
+    sandbox_note,
+)
+from myrm_tui.agent.attachments import no_vision_notice
 from myrm_tui.agent.build import AgentBuild, build_agent
 from myrm_tui.agent.events import (
     AgentEvent,
@@ -34,17 +44,30 @@ from myrm_tui.agent.events import (
     TurnError,
     TurnFinished,
     UserMessageStored,
+    as_answer,
 )
 from myrm_tui.agent.limits import KILL_GRACE_S
+from myrm_tui.agent.permission_rules import (
+    RuleError,
+    RulesStoreError,
+    call_for,
+    effective_rules,
+    remember_allow,
+    suggest_rules,
+)
+from myrm_tui.agent.resend import reusable_user_message
+from myrm_tui.agent.sandbox import headless_network_refusal, sandbox_status
 from myrm_tui.agent.tools.base import Tool, ToolContext, ToolError, ToolResult, validate_arguments
 from myrm_tui.agent.tools.processes import kill_group_now
 from myrm_tui.agent.tools.spill import spill_if_large
+from myrm_tui.agent.user_content import text_of_parts, user_content
 from myrm_tui.context.call_ids import unique_call_ids
 from myrm_tui.context.engine import TurnInput
 from myrm_tui.context.engines import engine_for
+from myrm_tui.context.media import image_parts, image_url_of
 from myrm_tui.context.prompt import ContextExhausted
 from myrm_tui.context.tokens import count_message_tokens
-from myrm_tui.llm.call_settings import CallSettings
+from myrm_tui.llm.call_settings import CallSettings, local_model_extra
 from myrm_tui.llm.errors import ContextWindowExceededError, LLMError
 from myrm_tui.llm.events import (
     FinishEvent,
@@ -56,12 +79,28 @@ from myrm_tui.llm.events import (
 )
 from myrm_tui.settings.settings import Settings
 from myrm_tui.store import event_kinds
+from myrm_tui.store.disk_full import disk_full
+from myrm_tui.store.errors import VaultError
+from myrm_tui.store.tool_status import INTERRUPTED, with_status
 
 StreamFn = Callable[..., AsyncIterator[Any]]
+_log = logging.getLogger(__name__)
 
 INTERRUPTED_RESULT = "interrupted by user: the call was stopped before it finished; run it again if still needed"
 # Appended to assistant text that was cut off, so the model (and a reader) knows it is partial.
 CUT_OFF_NOTE = "\n\n[answer cut off: {why}]"
+
+
+def _short_tokens(count: int) -> str:
+    return f"{count / 1000:.1f}k" if 1000 <= count < 10_000 else (f"{count // 1000:,}k" if count >= 10_000 else str(count))
+
+
+def excerpt_notice(message_tokens: int, shown_tokens: int, handle: str) -> str:
+    """What the user is told when their message was larger than the model can take: it is never
+    cut silently."""
+    return (f"your message is {_short_tokens(message_tokens)} tokens, too large to send whole; "
+            f"the model saw a {_short_tokens(shown_tokens)}-token excerpt and can read the rest from the store "
+            f"({handle}, with ctx_expand).")
 
 
 def _default_stream() -> StreamFn:
@@ -96,16 +135,25 @@ class _TurnState:
     finish: FinishEvent | None = None
     # filled by the tool phase
     result: ToolResult | None = None
+    user_record: Any = None  # the stored user message of this turn
 
 
 class Agent:
     def __init__(self, *, store: Any, session_id: str, settings: Settings, workspace: Path,
                  stream_fn: StreamFn | None = None, build: AgentBuild | None = None,
-                 extra_tools: Sequence[Tool] = ()):
+                 extra_tools: Sequence[Tool] = (), headless: bool = False, mcp: Any = None):
         self.store = store
+        # The app's McpManager (mcp/manager.py), or None: it outlives this agent (rebuilds keep the
+        # servers running); each turn starts by syncing its tools into the build (mcp/agent_sync.py).
+        self.mcp = mcp
+        self.extra_tools = tuple(extra_tools)  # kept for the MCP tool sync's rebuilds
+        # Headless (`myrm run`): nobody can answer an approval, so a call that would ask is
+        # refused here with the real reason instead of being sent to a consumer that can only say no.
+        self.headless = headless
         self.session_id = session_id
         self.workspace = Path(workspace).resolve()
-        self.build = build or build_agent(settings, self.workspace, extra_tools)
+        self.build = build or build_agent(settings, self.workspace, extra_tools, mcp_tools=(
+            mcp.tools(trust_read_only_hints=bool(settings.mcp_trust_read_only)) if mcp is not None else ()))
         self.settings = self.build.settings
         self._stream_fn = stream_fn
         self._process_groups: set[int] = set()
@@ -113,6 +161,8 @@ class Agent:
                                 vault=getattr(store, "vault", None), process_groups=self._process_groups,
                                 store=store, session_id=session_id)
         self._plain_chat_noticed = False
+        self._sandbox_noticed = False
+        self._rules_problem_noticed = False
         self._busy = False
         self.engine = engine_for(store, session_id, workspace=self.workspace)
         self._ctx.replacements = self.engine.replacements
@@ -142,23 +192,41 @@ class Agent:
             max_output_tokens=max_out,
             api_base=self.settings.api_base or model.api_base or None,
             timeout_s=float(self.settings.llm_timeout),
+            first_token_timeout_s=float(self.settings.llm_first_token_timeout),
             max_attempts=int(self.settings.llm_max_attempts),
             prompt_cache_key=self.session_id,
+            extra=local_model_extra(self.model_name, self.settings.local_threads),
         )
 
     # -- store helpers --------------------------------------------------------------------
-    def _append(self, message: dict[str, Any]):
-        return self.store.append_message(self.session_id, message,
-                                         count_message_tokens(message, self.model_name))
+    def _append(self, message: dict[str, Any], artifacts: dict[str, str | None] | None = None):
+        """Store `message`; `artifacts` (vault handle → its text, or None to read the vault)
+        are indexed in the same transaction, so what left the prompt stays searchable."""
+        tokens = count_message_tokens(message, self.model_name)
+        try:
+            return self.store.append_message(self.session_id, message, tokens, artifacts=artifacts)
+        except (VaultError, OSError):
+            if not artifacts:
+                raise
+            # The vault lost or changed the file under us: the message itself must still be
+            # stored (search is a convenience; the handle says where the text should be).
+            _log.warning("could not index %s for search", ", ".join(artifacts), exc_info=True)
+            return self.store.append_message(self.session_id, message, tokens)
 
     def _event(self, kind: str, data: dict[str, Any]) -> None:
         self.store.append_event(self.session_id, kind, data)
 
-    def _store_tool_result(self, call_id: str, name: str, content: str):
-        return self._append({"role": "tool", "tool_call_id": call_id, "name": name, "content": content})
+    def _store_tool_result(self, call_id: str, name: str, content: str, status: str,
+                           artifacts: dict[str, str | None] | None = None):
+        # The outcome is stored beside the content (store/tool_status.py): the fork summary, the
+        # transcript and the health screen read it instead of guessing from untrusted output.
+        return self._append(with_status({"role": "tool", "tool_call_id": call_id, "name": name,
+                                         "content": content}, status), artifacts)
 
     # -- the turn -------------------------------------------------------------------------
-    async def turn(self, text: str) -> AsyncIterator[AgentEvent]:
+    async def turn(self, text: str | list[dict[str, Any]]) -> AsyncIterator[AgentEvent]:
+        """One user turn. `text` may also be OpenAI list content (text and `image_url` parts,
+        as `myrm replay` feeds recorded user messages): its images go to the vault first."""
         if self._busy:
             raise RuntimeError("a turn is already running on this agent; wait for it or interrupt it")
         self._busy = True
@@ -168,18 +236,43 @@ class Agent:
             if repaired:
                 yield Notice(f"answered {len(repaired)} unfinished tool call(s) from an earlier turn "
                              "as interrupted", level="warning")
-            record = self._append({"role": "user", "content": text})
-            yield UserMessageStored(record.id, text)
+            # A resend after a failed turn reuses the stored ask (agent/resend.py).
+            content, artifacts = user_content(text, self._ctx.vault)
+            reused = reusable_user_message(self.engine.last_row(), content)
+            record = reused if reused is not None else self._append({"role": "user", "content": content}, artifacts)
+            state.user_record = record
+            yield UserMessageStored(record.id, text if isinstance(text, str) else text_of_parts(content),
+                                    reused=reused is not None)
+            images = [image_url_of(p) for p in image_parts({"content": content})]
+            if images and not self.build.model.supports_vision:
+                # The engine sends a placeholder naming each handle (context/stages/media_filter.py).
+                yield Notice(no_vision_notice(self.model_name, images), level="warning")
             if not self.build.model.supports_tools and not self._plain_chat_noticed:
                 self._plain_chat_noticed = True
                 note = f"{self.model_name} has no tool calling; running as plain chat"
                 self._event(event_kinds.NOTE, {"text": note})
                 yield Notice(note, level="warning")
+            if not self._sandbox_noticed and "bash" in self.build.tools.names:
+                self._sandbox_noticed = True
+                note = sandbox_status(self.settings.sandbox).start_notice()
+                if note:
+                    yield Notice(note, level="warning")
+            if self.mcp is not None and self.build.model.supports_tools:
+                from myrm_tui.mcp.agent_sync import sync_mcp_tools
+
+                async for notice in sync_mcp_tools(self):
+                    yield notice
             async with aclosing(self._loop(state)) as events:
                 async for event in events:
                     yield event
         except (asyncio.CancelledError, GeneratorExit):
             await self._on_interrupt(state)
+            raise
+        except Exception as exc:
+            # A full disk is not a bug: say which disk, and that resending works.
+            full = disk_full(exc, getattr(self.store, "root", None))
+            if full is not None and full is not exc:
+                raise full from exc
             raise
         finally:
             self._busy = False
@@ -191,6 +284,11 @@ class Agent:
             try:
                 prompt = self.engine.assemble(self.turn_input())
                 self._event(event_kinds.ASSEMBLE, dict(prompt.report))
+                if state.steps == 1 and state.user_record is not None:
+                    excerpt = self.engine.excerpt_of(state.user_record.id)
+                    if excerpt is not None:
+                        yield Notice(excerpt_notice(state.user_record.tokens, excerpt.tokens, excerpt.handle),
+                                     level="warning")
                 yield StepStarted(state.steps, self.model_name, prompt.tokens)
                 try:
                     async with aclosing(self._stream_once(prompt, state)) as events:
@@ -217,7 +315,9 @@ class Agent:
                 yield self._turn_error(type(exc).__name__, exc.message, exc.hint, state)
                 yield TurnFinished("error", state.steps)
                 return
-            except Exception as exc:  # noqa: BLE001 - a bug must end the turn readably, not kill the app
+            except Exception as exc:  # a bug must end the turn readably, not kill the app
+                if disk_full(exc, getattr(self.store, "root", None)) is not None:
+                    raise  # turn() names the disk; nothing more can be stored anyway
                 self._keep_partial_text(state, "an internal error")
                 yield self._turn_error(type(exc).__name__, f"Internal error: {exc}",
                                        "This is a bug in myrm; your message is kept. Please report it.", state)
@@ -280,7 +380,8 @@ class Agent:
             return None
         settings = CallSettings(max_output_tokens=2048, temperature=0.0,
                                 api_base=(self.settings.api_base or None) if model == self.model_name else None,
-                                timeout_s=float(self.settings.llm_timeout), max_attempts=2)
+                                timeout_s=float(self.settings.llm_timeout),
+                                first_token_timeout_s=float(self.settings.llm_first_token_timeout), max_attempts=2)
         return await self.engine.maintain(self.turn_input(), model=model, window=window, settings=settings,
                                           breaker=self.engine.summary_breaker)
 
@@ -381,11 +482,16 @@ class Agent:
                 yield event
         result = state.result or ToolResult("error: the tool produced no result", "error")
         content, handle = result.content, result.vault_handle
+        # Whatever tool put the output in the vault (bash spills itself), the text is indexed
+        # with the result that names it (None: read back from the vault).
+        artifacts: dict[str, str | None] = {handle: None} if handle else {}
         if handle is None and len(content) > self.settings.tool_output_cap:
-            content, handle = spill_if_large(content, self.settings.tool_output_cap, self._ctx.vault,
-                                             store=self.store, session_id=self.session_id,
+            full = content
+            content, handle = spill_if_large(full, self.settings.tool_output_cap, self._ctx.vault,
                                              tool=call.name, arguments=call.arguments)
-        record = self._store_tool_result(call.id, call.name, content)
+            if handle:
+                artifacts[handle] = full
+        record = self._store_tool_result(call.id, call.name, content, result.status, artifacts)
         state.open_calls = [c for c in state.open_calls if c[0] != call.id]
         yield ToolFinished(call.id, call.name, result.status == "ok", content,
                            round(time.monotonic() - started, 3), record.id, handle, result.status)
@@ -406,36 +512,95 @@ class Agent:
         try:
             validate_arguments(tool, args)
             command = str(args.get("command", "")) if tool.kind == "exec" else None
-            decision = decide(self.settings.approval, tool.kind, command)
+            rule_call = call_for(tool.name, args, self.workspace)
+            rules = self._permission_rules() if tool.kind != "read" else None
+            if rules is not None and rules.problems and not self._rules_problem_noticed:
+                self._rules_problem_noticed = True
+                yield Notice("; ".join(rules.problems), level="warning")
+            decision = decide(self.settings.approval, tool.kind, command, rules=rules, call=rule_call)
+            forced = tool.required_approval(args, self._ctx)  # e.g. bash asking for the network
+            if forced and decision.verdict is Verdict.ALLOW:
+                decision = Decision(Verdict.ASK, reason=forced)
+            network_granted = False
             if decision.verdict is not Verdict.ALLOW:
                 preview = tool.preview(args, self._ctx)
+                if decision.verdict is Verdict.REFUSE and decision.rules:
+                    refusal = rule_refusal(preview.summary, decision)
+                    yield Notice(refusal.for_user, level="warning")
+                    state.result = ToolResult(refusal.for_model, "denied")
+                    return
                 if decision.verdict is Verdict.REFUSE:
                     state.result = ToolResult(
                         f"refused: {preview.summary} ({decision.reason}; the user must change the "
                         "`approval` setting to allow it). Do not retry; tell the user what you wanted to do.",
                         "denied")
                     return
+                if self.headless:
+                    refusal = (headless_network_refusal(preview.summary) if preview.network_requested else
+                               headless_refusal(decision, tool.kind, preview.summary, self.settings.approval,
+                                                command))
+                    yield Notice(refusal.for_user, level="warning")
+                    state.result = ToolResult(refusal.for_model, "denied")
+                    return
+                # "Always allow" is offered only when the stored rule would really let this call
+                # run next time: never for a destructive command or a network request.
+                offered = () if (decision.destructive or preview.network_requested) else suggest_rules(rule_call)
                 request = ApprovalRequest(call.id, call.name, args, preview.summary, preview.diff,
-                                          decision.destructive, asyncio.get_running_loop().create_future())
+                                          decision.destructive, asyncio.get_running_loop().create_future(),
+                                          network_requested=preview.network_requested,
+                                          cwd=str(self.workspace), sandbox=self._sandbox_note(tool, preview),
+                                          offered_rules=offered, why=decision.reason)
                 yield request
                 assert request.decision is not None
-                if not await request.decision:
-                    state.result = ToolResult(f"denied by user: {preview.summary}", "denied")
+                answer = as_answer(await request.decision)
+                if not answer.allow:
+                    state.result = ToolResult(denial_result(preview.summary, answer.reason), "denied")
                     return
+                remember = tuple(r for r in answer.remember if r in offered)
+                if remember:
+                    yield self._remember_rules(remember)
+                network_granted = preview.network_requested
         except ToolError as exc:
             state.result = ToolResult(f"error: {exc}", "error")
             return
         except Exception as exc:  # noqa: BLE001 - e.g. an unreadable file while previewing
             state.result = ToolResult(f"error: {call.name} failed: {type(exc).__name__}: {exc}", "error")
             return
-        async with aclosing(self._run_tool(tool, call, args, state)) as events:
+        async with aclosing(self._run_tool(tool, call, args, state, network_granted)) as events:
             async for event in events:
                 yield event
 
+    def _permission_rules(self):
+        """Read fresh for each call that may ask: "Always allow" in another myrm, or the user
+        editing the store, applies at once."""
+        from myrm_tui.settings.paths import user_config_dir
+
+        return effective_rules(getattr(self.settings, "permissions", None), self.workspace, user_config_dir())
+
+    def _remember_rules(self, rules: tuple[str, ...]) -> Notice:
+        from myrm_tui.settings.paths import user_config_dir
+
+        listed = ", ".join(rules)
+        try:
+            path = remember_allow(user_config_dir(), self.workspace, rules)
+        except (RulesStoreError, RuleError, OSError) as exc:
+            return Notice(f"allowed once; could not store {listed}: {exc}", level="warning")
+        return Notice(f"always allowed in this workspace: {listed} (stored in {path})")
+
+    def _sandbox_note(self, tool: Tool, preview: Any) -> str:
+        if tool.kind != "exec":
+            return ""
+        runs_elsewhere = getattr(tool, "runs_outside_sandbox", None)  # MCP tools: in their server's process
+        if runs_elsewhere:
+            return str(runs_elsewhere)
+        status = sandbox_status(self.settings.sandbox)
+        return sandbox_note(status.mode, status.active, bool(self.settings.sandbox_network),
+                            preview.network_requested)
+
     async def _run_tool(self, tool: Tool, call: ToolCallEvent, args: dict[str, Any],
-                        state: _TurnState) -> AsyncIterator[AgentEvent]:
+                        state: _TurnState, network_granted: bool = False) -> AsyncIterator[AgentEvent]:
         queue: asyncio.Queue[str] = asyncio.Queue()
-        ctx = dataclasses.replace(self._ctx, emit=queue.put_nowait)
+        ctx = dataclasses.replace(self._ctx, emit=queue.put_nowait, network_granted=network_granted)
         state.tool_output = []
         task = asyncio.create_task(tool.run(args, ctx), name=f"tool:{call.name}:{call.id}")
         state.tool_task = task
@@ -474,11 +639,14 @@ class Agent:
         output = "".join(state.tool_output)
         for call_id, name in state.open_calls:
             content = INTERRUPTED_RESULT
+            artifacts: dict[str, str | None] = {}
             running = state.tool_task is not None and not state.tool_task.done()
             if running and output and call_id == state.open_calls[0][0]:
-                preview, _ = spill_if_large(output, self.settings.tool_output_cap, self._ctx.vault)
+                preview, handle = spill_if_large(output, self.settings.tool_output_cap, self._ctx.vault)
                 content = f"{INTERRUPTED_RESULT}\n[output before the interrupt]\n{preview}"
-            self._store_tool_result(call_id, name, content)
+                if handle:
+                    artifacts[handle] = output
+            self._store_tool_result(call_id, name, content, INTERRUPTED, artifacts)
             repaired.append(call_id)
         state.open_calls = []
         self._event(event_kinds.INTERRUPTED, {"reason": "user", "repaired_call_ids": repaired,

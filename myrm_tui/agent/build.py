@@ -41,9 +41,11 @@ class AgentBuild:
 
 
 def build_agent(settings: Settings, workspace: Path, extra_tools: Sequence[Tool] = (),
-                model: ModelInfo | None = None) -> AgentBuild:
+                model: ModelInfo | None = None, mcp_tools: Sequence[Tool] = ()) -> AgentBuild:
+    """`mcp_tools`: the MCP servers' tools at this moment (McpManager.tools); they are part of the
+    tool schemas, so the fingerprint changes exactly when that sorted list does."""
     model = model or resolve_model_info(settings)
-    tools = default_tools(extra_tools) if model.supports_tools else ToolRegistry(())
+    tools = default_tools(extra_tools, mcp_tools) if model.supports_tools else ToolRegistry(())
     prompt = build_system_prompt(settings.prompt_mode, workspace, tools_enabled=model.supports_tools)
     fingerprint = execution_fingerprint(settings, tools.schemas(), prompt.text)
     return AgentBuild(settings, model, tools, prompt, fingerprint)

@@ -17,6 +17,7 @@ from myrm_tui.llm.events import ReasoningDelta, RetryEvent, TextDelta, UsageEven
 class UserMessageStored:
     message_id: int
     text: str
+    reused: bool = False  # a resend after a failed turn: the stored ask is reused (agent/resend.py)
 
 
 @dataclass(frozen=True)
@@ -62,9 +63,27 @@ class ToolFinished:
     status: str = "ok"  # ok, error, denied, timeout, interrupted
 
 
+@dataclass(frozen=True)
+class ApprovalAnswer:
+    """A person's answer to an ApprovalRequest, richer than yes/no.
+
+    `remember`: rules to store as "always allow in this workspace" (only rules the request
+    offered are honoured). `reason`: why a no, sent to the model with the denial."""
+
+    allow: bool
+    remember: tuple[str, ...] = ()
+    reason: str = ""
+
+
+def as_answer(value: bool | ApprovalAnswer) -> ApprovalAnswer:
+    """A consumer may resolve the future with a plain bool (headless, tests) or an ApprovalAnswer."""
+    return value if isinstance(value, ApprovalAnswer) else ApprovalAnswer(bool(value))
+
+
 @dataclass
 class ApprovalRequest:
-    """A tool call waiting for a yes/no. The consumer resolves `decision` (True = allow)."""
+    """A tool call waiting for a person. The consumer resolves `decision` with True / False or an
+    ApprovalAnswer (always allow, deny with a reason)."""
 
     call_id: str
     tool: str
@@ -72,7 +91,12 @@ class ApprovalRequest:
     summary: str  # one line: the command, or "write path (N lines)"
     diff: str | None = None  # unified diff for edits and writes
     destructive: bool = False
-    decision: asyncio.Future[bool] | None = field(default=None, repr=False)
+    decision: asyncio.Future[bool | ApprovalAnswer] | None = field(default=None, repr=False)
+    network_requested: bool = False  # a yes also lets the command reach the network
+    cwd: str = ""  # where it runs (bash) or what paths are relative to
+    sandbox: str = ""  # bash: what the sandbox lets the command do, in a few words
+    offered_rules: tuple[str, ...] = ()  # what "Always allow" would store; () = not offered
+    why: str = ""  # why it asks (the policy, "destructive: …", "asks for network access")
 
 
 @dataclass(frozen=True)

@@ -2,24 +2,48 @@
 
 Why: past ~75% of the window the cheapest way forward is often a fresh session that keeps what
 matters: the human anchor (shared with the parent by reference), a summary of the middle, and
-the last turns verbatim. The parent is untouched; the child's summary names where the
-originals are.
+the last turns verbatim. The parent is untouched.
+
+The summary must tell the truth, because the next model acts on it: it is built from what the
+stored rows say happened (`context/summary/outcomes.py`): a denied or interrupted call is not
+"done", a file is "modified" only after a successful write, and an ask is "pending" only when no
+reply followed it. Its message is marked `SYNTHETIC_KEY: FORK_SUMMARY` so the transcript shows it
+as a summary block, never as something the user typed; the provider never sees the mark (the
+engine's normalize stage keeps only provider fields).
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from myrm_tui.context.summary.extractive import extractive_summary
-from myrm_tui.context.summary.footer import footer_from_records
+from myrm_tui.context.summary.footer import build_footer
 from myrm_tui.context.summary.redact import redact_summary
 from myrm_tui.context.summary.schema import render
 from myrm_tui.context.tokens import count_message_tokens, count_text_tokens
+from myrm_tui.store import event_kinds
+
+# The stored message's bookkeeping key (read by the TUI history and the health screen) and
+# its value on a fork's summary.
+SYNTHETIC_KEY = "myrm_synthetic"
+FORK_SUMMARY = "fork_summary"
+
+
+def is_fork_summary(message: dict[str, Any]) -> bool:
+    return message.get(SYNTHETIC_KEY) == FORK_SUMMARY
+
+
+def _originals(session_id: str, first_id: int, last_id: int) -> str:
+    """Where the summarized messages are. They belong to the parent, after the fork point, so
+    `ctx_expand` in the fork cannot reach them: the summary names no handle it would fail on."""
+    return (f"messages {first_id}–{last_id} of session {session_id}, not part of this fork "
+            f"(`myrm sessions show {session_id}` prints them)")
 
 
 def fork_with_summary(store: Any, session_id: str, *, model: str, keep_user_turns: int = 2) -> Any:
     rows = store.messages(session_id)
-    users = [i for i, r in enumerate(rows) if r.role == "user"]
+    users = [i for i, r in enumerate(rows) if r.role == "user" and not is_fork_summary(r.message)]
     if not users:
         raise ValueError("this session has no user message yet; there is nothing to fork")
     anchor = users[0]
@@ -31,22 +55,27 @@ def fork_with_summary(store: Any, session_id: str, *, model: str, keep_user_turn
     if not middle:
         return store.fork(session_id, title=title)
     child = store.fork(session_id, at_message=rows[anchor].id, title=title)
-    summary = extractive_summary([r.message for r in middle], ids=[r.id for r in middle],
-                                 source_tokens=sum(r.tokens for r in middle),
-                                 count=lambda t: count_text_tokens(t, model))
+    messages = [r.message for r in middle]
+    # A kept turn follows the middle: an ask in it without a reply was never answered.
+    anchor_text = rows[anchor].message.get("content")
+    summary = extractive_summary(messages, source_tokens=sum(r.tokens for r in middle),
+                                 previous_goal=anchor_text if isinstance(anchor_text, str) else "",
+                                 count=lambda t: count_text_tokens(t, model), ends_turn=keep_from < len(rows))
     summary, _ = redact_summary(summary)
+    # Files and tools of the middle; no handles (they name the parent's rows, see _originals).
+    footer = replace(build_footer(messages), errors=(), handles=(), first_handle="", last_handle="")
     text = render(summary, handle=f"parent {session_id}", depth=0, covered_count=len(middle),
-                  time_range=(middle[0].created_at, middle[-1].created_at),
-                  footer=footer_from_records(middle).render()
-                  + f"\nOriginals: session {session_id} (`myrm sessions show {session_id}`).")
-    message = {"role": "user", "content": text}
-    store.append_message(child.id, message, count_message_tokens(message, model))
+                  time_range=(middle[0].created_at, middle[-1].created_at), footer=footer.render(),
+                  originals=_originals(session_id, middle[0].id, middle[-1].id))
+    message = {"role": "user", "content": text, SYNTHETIC_KEY: FORK_SUMMARY}
+    record = store.append_message(child.id, message, count_message_tokens(message, model))
     for row in rows[keep_from:]:
         store.append_message(child.id, row.message, row.tokens)
     store.repair_dangling_tool_calls(child.id)
-    store.append_event(session_id, "fork", {"child": child.id, "with_summary": True,
+    store.append_event(session_id, event_kinds.FORK, {"child": child.id, "with_summary": True,
                                             "summarized_messages": len(middle)})
-    store.append_event(child.id, "fork", {"parent": session_id, "with_summary": True,
+    store.append_event(child.id, event_kinds.FORK, {"parent": session_id, "with_summary": True,
                                           "summarized_messages": len(middle),
+                                          "summary_message_id": record.id,
                                           "copied_messages": len(rows) - keep_from})
     return store.get_session(child.id)

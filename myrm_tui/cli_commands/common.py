@@ -16,6 +16,7 @@ from typing import Any
 
 from myrm_tui.settings.loader import LoadedSettings, load_settings
 from myrm_tui.settings.settings import Settings
+from myrm_tui.terminal_text import for_terminal
 
 # Exit codes shared by the commands (documented in the README).
 EXIT_OK = 0
@@ -43,20 +44,26 @@ class CommandContext:
 
 
 def err(text: str) -> None:
-    """One line for the user on stderr (stdout is reserved for the command's output)."""
-    print(text, file=sys.stderr, flush=True)
+    """One line for the user on stderr (stdout is reserved for the command's output).
+
+    Every stderr line goes through here, and many quote untrusted text (tool names, arguments,
+    outputs, provider errors): control characters are shown as escapes, never obeyed.
+    """
+    print(for_terminal(text), file=sys.stderr, flush=True)
 
 
-def bootstrap(flags: Mapping[str, Any] | None = None, *, quiet: bool = False) -> CommandContext | None:
+def bootstrap(flags: Mapping[str, Any] | None = None, *, quiet: bool = False,
+              accept_workspace: str | None = None) -> CommandContext | None:
     """Load settings for the current workspace and print their problems to stderr.
 
     Returns None when a flag itself is invalid (the caller exits with EXIT_USAGE); problems in
     files or the environment are warnings and the command goes on with the other layers.
+    `accept_workspace` is `--trust` (see settings.loader.load_settings).
     """
     from myrm_tui.store.workspace import find_workspace_root
 
     root = find_workspace_root()
-    loaded = load_settings(root, flags)
+    loaded = load_settings(root, flags, accept_workspace=accept_workspace)
     fatal = False
     for problem in loaded.problems:
         if problem.level == "error":
@@ -65,6 +72,14 @@ def bootstrap(flags: Mapping[str, Any] | None = None, *, quiet: bool = False) ->
         elif not quiet:
             err(f"warning: {problem}")
     return None if fatal else CommandContext(root, loaded)
+
+
+def config_notices(context: CommandContext) -> list[str]:
+    """The warnings `bootstrap` printed, for the TUI to show again once its screen hides stderr;
+    the untrusted-workspace warning is left out when the trust dialog will ask instead."""
+    trust = context.loaded.workspace_trust
+    asked = trust.notice() if trust is not None and trust.needs_decision else None
+    return [str(p) for p in context.loaded.problems if p.level == "warning" and p.message != asked]
 
 
 def resolve_model(settings: Settings) -> tuple[Settings, str] | None:
@@ -80,6 +95,18 @@ def resolve_model(settings: Settings) -> tuple[Settings, str] | None:
     if not chosen:
         return None
     return with_value(settings, "model", chosen, "automatic (default_model)"), "automatic (default_model)"
+
+
+def refuse_unknown_model(settings: Settings) -> bool:
+    """Print why the chosen model cannot be used and return True (the caller exits 2 before any
+    session is created); False when the name is usable."""
+    from myrm_tui.llm.registry import unknown_model_problem
+
+    problem = unknown_model_problem(str(settings.model), settings.models, settings.api_base or None)
+    if problem is None:
+        return False
+    err(f"error: {problem}")
+    return True
 
 
 def with_value(settings: Settings, key: str, value: Any, source: str) -> Settings:
@@ -98,6 +125,12 @@ def open_store(workspace: Path):
     try:
         return Store.open(workspace)
     except (StoreError, OSError) as exc:
+        from myrm_tui.store.disk_full import disk_full
+
+        full = disk_full(exc, workspace / ".myrm")
+        if full is not None:  # SQLite says "disk I/O error" when it cannot even open on a full disk
+            err(f"error: {full}")
+            return None
         err(f"error: cannot open the session store in {workspace / '.myrm'}: {exc}. "
             "Check that the folder is writable (`myrm doctor`).")
         return None

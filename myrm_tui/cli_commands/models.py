@@ -8,6 +8,8 @@ import json
 from myrm_tui.cli_commands.common import EXIT_OK, EXIT_USAGE, bootstrap, err, format_table
 
 PER_MILLION = 1_000_000  # prices are stored per token and shown per 1M tokens, as providers quote them
+# Every match is ranked before the first `limit` are shown, so the count of the rest is exact.
+ALL_MATCHES = 1_000_000
 
 
 def models_command(search: str, limit: int, json_out: bool) -> int:
@@ -19,21 +21,28 @@ def models_command(search: str, limit: int, json_out: bool) -> int:
         return EXIT_USAGE
     from myrm_tui.llm import registry
 
-    found = registry.search(search, limit)
+    overrides = context.settings.models
+    everything = registry.search(search, limit=ALL_MATCHES, overrides=overrides)
+    found = everything[:limit]
     if json_out:
-        print(json.dumps([dataclasses.asdict(m) for m in found], ensure_ascii=False, indent=2))
+        print(json.dumps([{**dataclasses.asdict(m), "ready": registry.is_ready(m, overrides)} for m in found],
+                         ensure_ascii=False, indent=2))
         return EXIT_OK
     if not found:
         err(f"no model matches {search!r}; try a shorter search such as a provider name.")
         return EXIT_OK
     rows = [
-        [m.name, f"{m.context_window:,}", f"{m.max_output_tokens:,}", _flag(m.supports_tools),
-         _flag(m.supports_vision), _flag(m.supports_prompt_caching), _flag(m.supports_reasoning),
-         _price(m.input_cost_per_token), _price(m.output_cost_per_token)]
+        [m.name, _flag(registry.is_ready(m, overrides)), f"{m.context_window:,}", f"{m.max_output_tokens:,}",
+         _flag(m.supports_tools), _flag(m.supports_vision), _flag(m.supports_prompt_caching),
+         _flag(m.supports_reasoning), _price(m.input_cost_per_token), _price(m.output_cost_per_token)]
         for m in found
     ]
-    headers = ["MODEL", "WINDOW", "MAX OUT", "TOOLS", "VISION", "CACHE", "REASON", "IN $/1M", "OUT $/1M"]
-    print(format_table(headers, rows, right={1, 2, 7, 8}))
+    headers = ["MODEL", "READY", "WINDOW", "MAX OUT", "TOOLS", "VISION", "CACHE", "REASON", "IN $/1M", "OUT $/1M"]
+    print(format_table(headers, rows, right={2, 3, 8, 9}))
+    more = len(everything) - len(found)
+    if more > 0:
+        err(f"{more:,} more — use --limit N or --search TEXT. READY: runs now (embedded, declared in config, "
+            "or its provider's key is set).")
     return EXIT_OK
 
 

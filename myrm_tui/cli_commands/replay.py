@@ -1,4 +1,4 @@
-"""`myrm replay`: the engine on a recorded session (format in BENCHMARKS.md)."""
+"""`myrm replay`: a recorded session through the real agent (formats: docs/replay-format.md)."""
 
 from __future__ import annotations
 

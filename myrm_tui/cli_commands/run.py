@@ -1,8 +1,8 @@
 """`myrm run`: one turn without the TUI, for scripts and CI.
 
-Headless never blocks on a question: the agent applies the approval policy itself, and an
-approval request that still arrives (policy `ask`) is denied with a note saying which flag
-allows it. Ctrl+C cancels the turn task, so the agent gets to store a synthetic result for
+Headless never blocks on a question: the agent (built with `headless=True`) refuses every call
+that would need a yes, with the policy and reason that applied and a flag only when one would
+help. Ctrl+C cancels the turn task, so the agent gets to store a synthetic result for
 every unanswered tool call before the process exits with 130.
 """
 
@@ -12,9 +12,10 @@ import asyncio
 import json
 import signal
 import sys
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from pathlib import Path
+from typing import Any, Self
 
 from myrm_tui.cli_commands.common import (
     EXIT_INTERRUPTED,
@@ -26,14 +27,72 @@ from myrm_tui.cli_commands.common import (
     onboarding_message,
     one_line,
     open_store,
+    refuse_unknown_model,
     resolve_model,
+    with_value,
 )
+from myrm_tui.terminal_text import for_terminal, json_for_terminal
 
 TITLE_CHARS = 60  # a session title is the prompt's start; 60 chars fit a list row
 ARG_PREVIEW_CHARS = 100  # a tool line on stderr shows this much of the call
 
 
-def run_command(
+def run_command(prompt: str, *, json_out: bool, model: str | None, **options: Any) -> int:
+    """With --json, stdout is always exactly one JSON object: the turn's, or an error object when
+    the run stopped before a turn could run (usage errors, an unknown model, a busy session)."""
+    if not json_out:
+        return _run_command(prompt, json_out=False, model=model, **options)
+    with _StreamWatch(sys.stdout) as stdout, _StreamWatch(sys.stderr) as stderr:
+        code = _run_command(prompt, json_out=True, model=model, **options)
+    if not stdout.written:
+        lines = [line for line in "".join(stderr.text).splitlines() if line.strip()]
+        message = next((line.removeprefix("error: ") for line in lines if line.startswith("error: ")),
+                       lines[-1] if lines else "the run stopped before a turn could start")
+        print(json_for_terminal(json.dumps(_error_json(model, message, code), ensure_ascii=False)))
+    return code
+
+
+class _StreamWatch:
+    """Passes writes through to a stream and remembers them (to know whether stdout got the JSON,
+    and what stderr said when it did not)."""
+
+    def __init__(self, stream: Any) -> None:
+        self.stream = stream
+        self.text: list[str] = []
+        self.written = False
+
+    def __enter__(self) -> Self:
+        self._saved = (sys.stdout, sys.stderr)
+        if self.stream is sys.stdout:
+            sys.stdout = self  # type: ignore[assignment]
+        else:
+            sys.stderr = self  # type: ignore[assignment]
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        sys.stdout, sys.stderr = self._saved
+
+    def write(self, text: str) -> int:
+        if text:
+            self.written = True
+            self.text.append(text)
+        return self.stream.write(text)
+
+    def flush(self) -> None:
+        self.stream.flush()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.stream, name)
+
+
+def _error_json(model: str | None, message: str, code: int) -> dict[str, Any]:
+    return {"session_id": None, "model": model, "text": "", "tool_calls": [], "usage": None,
+            "finish_reason": "error", "exit_code": code,
+            "error": {"error_class": "UsageError" if code == EXIT_USAGE else "Error", "message": message,
+                      "hint": ""}}
+
+
+def _run_command(
     prompt: str,
     *,
     model: str | None,
@@ -43,23 +102,47 @@ def run_command(
     approve: str | None,
     max_steps: int | None,
     compact: bool = False,
+    trust: bool = False,
+    fork: bool = False,
+    images: Sequence[str] = (),
 ) -> int:
     if session and continue_last:
         err("error: use either --session ID or --continue, not both.")
+        return EXIT_USAGE
+    if fork and not (session or continue_last):
+        err("error: --fork needs the session to fork: add --session ID or --continue.")
         return EXIT_USAGE
     if prompt == "-":
         prompt = sys.stdin.read()
     if not prompt.strip():
         err("error: the prompt is empty; pass it as an argument or use `-` to read stdin.")
         return EXIT_USAGE
-    context = bootstrap({"model": model, "approval": approve, "max_steps": max_steps})
+    from myrm_tui.agent.attachments import AttachmentError, image_refs, load_images, message_content
+
+    try:  # --image files and @name.png in the prompt, checked before anything is stored
+        attached = load_images(list(dict.fromkeys([*images, *image_refs(prompt, Path.cwd())])), Path.cwd())
+    except AttachmentError as exc:
+        err(f"error: {exc}")
+        return EXIT_USAGE
+    from myrm_tui.settings.trust import ACCEPT_ANY
+
+    context = bootstrap({"model": model, "approval": approve, "max_steps": max_steps},
+                        accept_workspace=ACCEPT_ANY if trust else None)
     if context is None:
+        return EXIT_USAGE
+    workspace_trust = context.loaded.workspace_trust
+    if workspace_trust is not None and workspace_trust.needs_decision:
+        # Headless cannot ask, and running with part of the repository's config silently
+        # ignored would surprise whoever wrote it: stop and say how to decide.
+        err(f"error: {workspace_trust.run_refusal()}")
         return EXIT_USAGE
     resolved = resolve_model(context.settings)
     if resolved is None:
         err(onboarding_message())
         return EXIT_USAGE
     settings, _source = resolved
+    if refuse_unknown_model(settings):
+        return EXIT_USAGE
     from myrm_tui.store.store import StoreError
 
     store = open_store(context.workspace)
@@ -67,23 +150,63 @@ def run_command(
         return EXIT_USAGE
     try:
         try:
-            session_id = _choose_session(store, session, continue_last, settings.model, prompt)
+            existing = {s.id for s in store.list_sessions()}
+            session_id = _choose_session(store, session, continue_last, settings.model, prompt, fork)
         except StoreError as exc:
             err(f"error: {exc}")
             return EXIT_USAGE
+        settings = _with_session_model(context.settings, settings, store.get_session(session_id).model)
+        from myrm_tui.agent.window_check import window_problem
+
+        too_small = window_problem(settings, context.workspace)  # before anything is stored
+        if too_small is not None:
+            err(f"error: {too_small}")
+            if session_id not in existing:
+                store.delete_session(session_id)
+            return EXIT_USAGE
         from myrm_tui.agent.agent import Agent
 
-        agent = Agent(store=store, session_id=session_id, settings=settings, workspace=context.workspace)
+        mcp = _mcp_servers(settings, context.workspace)
+        agent = Agent(store=store, session_id=session_id, settings=settings, workspace=context.workspace,
+                      headless=True, mcp=mcp)
         report = RunReport(session_id=session_id, model=settings.model, stream_text=not json_out)
-        asyncio.run(_drive(agent.turn(prompt), report))
+        content = message_content(prompt, attached) if attached else prompt
+        asyncio.run(_drive_with_servers(agent.turn(content), report, mcp))
         report.finish_stdout()
         if compact and report.exit_code() == 0:
             _compact(agent)
+        if session_id not in existing and report.exit_code() == EXIT_TURN_ERROR:
+            _drop_if_nothing_to_resume(store, session_id, report)
         if json_out:
-            print(json.dumps(report.as_json(), ensure_ascii=False))
+            print(json_for_terminal(json.dumps(report.as_json(), ensure_ascii=False)))
         return report.exit_code()
     finally:
         store.close()
+
+
+def _with_session_model(loaded, settings, session_model: str | None):
+    """`--continue` / `--session`: the session keeps its own model unless this run names one
+    (settings.model_for_session, the same rule as the TUI)."""
+    from myrm_tui.settings.settings import model_for_session
+
+    chosen = model_for_session(loaded, session_model)
+    if chosen is None or chosen[0] == settings.model:
+        return settings
+    return with_value(settings, "model", chosen[0], chosen[1])
+
+
+def _drop_if_nothing_to_resume(store, session_id: str, report: RunReport) -> None:
+    """A new session whose only content is the prompt of a failed run is not worth resuming
+    (the prompt is still in the user's shell): remove it, so `sessions list` stays honest."""
+    rows = store.messages(session_id)
+    if any(row.role != "user" for row in rows) or len(rows) > 1:
+        return
+    try:
+        store.delete_session(session_id)
+    except Exception:  # noqa: BLE001 - keeping an extra session is harmless; say nothing
+        return
+    report.session_id = ""
+    err("note: nothing was stored (the failed run's new session was removed); fix the error and run again.")
 
 
 def _compact(agent) -> None:
@@ -100,15 +223,54 @@ def _compact(agent) -> None:
             f"({event['items']} messages, {event['tier']})")
 
 
-def _choose_session(store, session: str | None, continue_last: bool, model: str, prompt: str) -> str:
+def _choose_session(store, session: str | None, continue_last: bool, model: str, prompt: str,
+                    fork: bool = False) -> str:
+    """The session this run writes, claimed for this process (one writer per session).
+
+    `--session ID` that another process is writing is refused (SessionBusyError) unless
+    `--fork`; `--continue` forks a busy latest session by itself (store/busy_fork.py).
+    """
+    from myrm_tui.store.busy_fork import open_for_writing
+
+    chosen = None
     if session:
-        return store.get_session(session).id
-    if continue_last:
-        latest = store.latest_session()
-        if latest is not None:
-            return latest.id
-        err("note: no earlier session in this workspace; starting a new one.")
-    return store.create_session(model=model, title=" ".join(prompt.split())[:TITLE_CHARS]).id
+        chosen = store.get_session(session)
+    elif continue_last:
+        chosen = store.latest_session()
+        if chosen is None:
+            err("note: no earlier session in this workspace; starting a new one.")
+    if chosen is not None:
+        writable = open_for_writing(store, chosen, fork=fork, fork_if_busy=continue_last)
+        notice = writable.notice()
+        if notice:
+            err(f"note: {notice}")
+        elif writable.forked_from:
+            err(f"note: forked session {writable.forked_from} into {writable.session_id}.")
+        if writable.session_id is not None:
+            return writable.session_id
+    from myrm_tui.sinks import session_title
+
+    return store.create_session(model=model, title=session_title(prompt, TITLE_CHARS)).id
+
+
+def _mcp_servers(settings, workspace):
+    """The run's MCP servers (None without any configured: the SDK is then never imported)."""
+    if not settings.mcp_servers:
+        return None
+    from myrm_tui.mcp.manager import McpManager
+
+    return McpManager.from_settings(settings, workspace)
+
+
+async def _drive_with_servers(events: AsyncIterator[Any], report: RunReport, mcp: Any) -> None:
+    """MCP servers live as long as the turn's event loop: the turn starts them (and waits for them
+    before its first model call); they are stopped here however the turn ended, so no server
+    process outlives `myrm run`."""
+    try:
+        await _drive(events, report)
+    finally:
+        if mcp is not None:
+            await mcp.aclose()
 
 
 async def _drive(events: AsyncIterator[Any], report: RunReport) -> None:
@@ -179,9 +341,10 @@ class RunReport:
     # -- streamed text
     def _on_TextDelta(self, event) -> None:
         if self.stream_text and event.text:
-            sys.stdout.write(event.text)
+            shown = for_terminal(event.text)  # model text is data: escapes shown, not obeyed
+            sys.stdout.write(shown)
             sys.stdout.flush()
-            self._last_char = event.text[-1]
+            self._last_char = shown[-1]
 
     def _on_StepStarted(self, event) -> None:
         if event.step > 1 and self._last_char != "\n" and self.stream_text:
@@ -206,14 +369,15 @@ class RunReport:
         entry.update(status=event.status, ok=event.ok, content=event.content,
                      duration_s=round(event.duration_s, 3), vault_handle=event.vault_handle)
         mark = "✓" if event.ok else "✗"
-        detail = "" if event.ok else ": " + one_line(event.content, ARG_PREVIEW_CHARS)
+        detail = "" if event.ok else ": " + _echo(event.content)
         err(f"{mark} {event.name} {event.status} ({event.duration_s:.1f}s){detail}")
 
     def _on_ApprovalRequest(self, event) -> None:
+        """Unreachable with a headless agent (it refuses such calls itself, with the true reason);
+        kept so a future request type can never leave the turn waiting for an answer."""
         if event.decision is not None and not event.decision.done():
             event.decision.set_result(False)
-        err(f"denied (headless, policy ask): {event.summary} — rerun with --approve auto-edit|yolo "
-            "to allow")
+        err(f"not run: {event.summary} — nobody can be asked in a headless run.")
 
     # -- notes, usage, end
     def _on_Notice(self, event) -> None:
@@ -240,10 +404,16 @@ class RunReport:
                 f"`myrm run --session {self.session_id[:12]} ...` or raise --max-steps.")
 
     def crash(self, exc: Exception) -> None:
-        self.error = {"error_class": type(exc).__name__, "message": str(exc) or type(exc).__name__,
-                      "hint": "This is a bug in myrm; the session is kept. Please report it."}
+        from myrm_tui.store.disk_full import disk_full
+
+        full = disk_full(exc)
+        if full is not None:  # not a bug: the sentence says which disk and what to do
+            self.error = {"error_class": type(full).__name__, "message": str(full), "hint": ""}
+        else:
+            self.error = {"error_class": type(exc).__name__, "message": str(exc) or type(exc).__name__,
+                          "hint": "This is a bug in myrm; the session is kept. Please report it."}
         self.finish_stdout()
-        err(f"error: {self.error['message']} {self.error['hint']}")
+        err(f"error: {self.error['message']} {self.error['hint']}".rstrip())
 
     def finish_stdout(self) -> None:
         """End streamed text with a newline so the shell prompt starts on its own line."""
@@ -262,7 +432,7 @@ class RunReport:
     def as_json(self) -> dict[str, Any]:
         reason = "interrupted" if self.interrupted else self.finish_reason
         return {
-            "session_id": self.session_id,
+            "session_id": self.session_id or None,
             "model": self.model,
             "text": "\n\n".join(self.texts),
             "tool_calls": self.tool_calls,
@@ -272,9 +442,22 @@ class RunReport:
         }
 
 
+def _echo(text: str) -> str:
+    """One stderr line of model- or tool-made text: redacted while whole, then clipped (stderr
+    ends up in CI logs and terminal scrollback)."""
+    from myrm_tui.sinks import RUN_ECHO, SCAN_CHARS, scrub
+
+    return one_line(scrub(RUN_ECHO, text[:SCAN_CHARS]), ARG_PREVIEW_CHARS)
+
+
 def _argument_preview(arguments: dict[str, Any]) -> str:
     for key in ("command", "path", "file_path", "pattern", "query", "handle"):
         value = arguments.get(key)
         if isinstance(value, str) and value:
-            return one_line(value, ARG_PREVIEW_CHARS)
-    return one_line(json.dumps(arguments, ensure_ascii=False), ARG_PREVIEW_CHARS) if arguments else ""
+            return _echo(value)
+    if not arguments:
+        return ""
+    from myrm_tui.sinks import RUN_ECHO, scrub_obj
+
+    # Values redacted as decoded strings first: JSON escapes would hide a YAML or .env line.
+    return _echo(json.dumps(scrub_obj(RUN_ECHO, arguments), ensure_ascii=False))

@@ -3,51 +3,71 @@
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from pathlib import Path
 
 from myrm_tui.cli_commands.common import (
     EXIT_OK,
+    EXIT_TURN_ERROR,
     EXIT_USAGE,
     bootstrap,
     err,
     format_table,
     one_line,
-    open_store,
 )
-from myrm_tui.cli_commands.transcript import export_json, render_markdown, render_text, stamp
+from myrm_tui.cli_commands.transcript import render_text, stamp
+from myrm_tui.terminal_text import for_terminal, json_for_terminal
 
 TITLE_COLUMN_CHARS = 50
 ID_COLUMN_CHARS = 12  # ids are long; a 12-char prefix is unique in practice and accepted back
 
 
+def open_read_only(workspace: Path):
+    """The workspace's store opened read-only (these commands never write, and must work on a
+    read-only or damaged `.myrm/`); None after printing why it cannot be read."""
+    from myrm_tui.store.store import Store, StoreError
+
+    try:
+        return Store.open(workspace, read_only=True)
+    except (StoreError, OSError) as exc:
+        err(f"error: cannot read the session store in {workspace / '.myrm'}: {exc}")
+        return None
+
+
 def list_command(json_out: bool) -> int:
+    from myrm_tui.store.constants import DB_NAME, DIR_NAME
+    from myrm_tui.store.store import StoreError
+
     context = bootstrap()
     if context is None:
         return EXIT_USAGE
-    store = open_store(context.workspace)
-    if store is None:
-        return EXIT_USAGE
-    try:
-        sessions = store.list_sessions()
-        counts = {s.id: len(store.messages(s.id)) for s in sessions}
-    finally:
-        store.close()
+    if not (context.workspace / DIR_NAME / DB_NAME).exists():
+        sessions, counts = [], {}
+    else:
+        store = open_read_only(context.workspace)
+        if store is None:
+            return EXIT_TURN_ERROR
+        try:
+            sessions = store.list_sessions()
+            counts = {s.id: len(store.messages(s.id)) for s in sessions}
+        except StoreError as exc:
+            err(f"error: the session store cannot be read: {exc}")
+            return EXIT_TURN_ERROR
+        finally:
+            store.close()
     if json_out:
         rows = [
             {"id": s.id, "title": s.title, "model": s.model, "created_at": s.created_at,
              "updated_at": s.updated_at, "messages": counts[s.id], "parent_id": s.parent_id}
             for s in sessions
         ]
-        print(json.dumps(rows, ensure_ascii=False, indent=2))
+        print(json_for_terminal(json.dumps(rows, ensure_ascii=False, indent=2)))
         return EXIT_OK
     if not sessions:
         err("no sessions in this workspace yet; start one with `myrm` or `myrm run PROMPT`.")
         return EXIT_OK
     table = [
-        [s.id[:ID_COLUMN_CHARS], stamp(s.updated_at), s.model, str(counts[s.id]),
-         one_line(s.title, TITLE_COLUMN_CHARS)]
+        [s.id[:ID_COLUMN_CHARS], stamp(s.updated_at), for_terminal(s.model), str(counts[s.id]),
+         one_line(for_terminal(s.title), TITLE_COLUMN_CHARS)]  # titles come from prompts: data
         for s in sessions
     ]
     print(format_table(["ID", "UPDATED", "MODEL", "MSGS", "TITLE"], table, right={3}))
@@ -61,7 +81,7 @@ def _load(session_ref: str):
     context = bootstrap()
     if context is None:
         return None
-    store = open_store(context.workspace)
+    store = open_read_only(context.workspace)
     if store is None:
         return None
     try:
@@ -86,42 +106,20 @@ def export_command(session_ref: str, fmt: str, out: Path | None) -> int:
     loaded = _load(session_ref)
     if loaded is None:
         return EXIT_USAGE
-    from myrm_tui.context.summary.redact import redact, redact_obj
+    from myrm_tui.cli_commands.export import export_session, write_atomic
 
     # Exports leave the private .myrm folder: credentials and PII are replaced by typed
     # placeholders (the stored session keeps the originals).
-    if fmt == "json":
-        redacted = redact_obj(export_json(*loaded))
-        text = json.dumps(redacted.value, ensure_ascii=False, indent=2) + "\n"
-        counts = redacted.counts
-    else:
-        result = redact(render_markdown(*loaded))
-        text, counts = result.text, result.counts
-    if counts:
-        err("redacted: " + ", ".join(f"{n} {kind}" for kind, n in sorted(counts.items())))
+    exported = export_session(*loaded, fmt=fmt)
+    if exported.counts:
+        err(exported.summary())
     if out is None:
-        print(text, end="")
+        print(exported.text, end="")
         return EXIT_OK
     try:
-        _write_atomic(out, text)
+        write_atomic(out, exported.text)
     except OSError as exc:
         err(f"error: cannot write {out}: {exc}. Pick another --out path.")
         return EXIT_USAGE
     err(f"wrote {out}")
     return EXIT_OK
-
-
-def _write_atomic(path: Path, text: str) -> None:
-    """Temp file + rename, so an existing export is never left half-written."""
-    folder = path.parent if str(path.parent) else Path(".")
-    fd, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-        os.replace(temp, path)
-    except BaseException:
-        try:
-            os.unlink(temp)
-        except FileNotFoundError:
-            pass
-        raise

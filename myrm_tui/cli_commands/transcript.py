@@ -1,5 +1,8 @@
 """Render a stored session for people (plain text, Markdown) or programs (JSON).
 
+The texts for people end on a terminal (`sessions show`, an export someone `cat`s), so their
+control characters are shown as escapes (terminal_text); the JSON keeps every byte.
+
 Stored messages are provider dicts (OpenAI shape, as litellm sends them): `content` may be a
 string, None, or a list of parts; assistant tool calls carry their arguments as a JSON string.
 """
@@ -14,6 +17,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from myrm_tui.store.records import MessageRecord, SessionRecord
+from myrm_tui.terminal_text import for_terminal
 
 
 def content_text(content: Any) -> str:
@@ -75,7 +79,7 @@ def render_text(session: SessionRecord, messages: Iterable[MessageRecord]) -> st
             names[call_id] = name
             out.append(f"→ tool call {name} [{call_id}]")
             out.append(arguments)
-    return "\n".join(out) + "\n"
+    return for_terminal("\n".join(out) + "\n")
 
 
 def _fence(text: str, lang: str = "") -> str:
@@ -116,7 +120,7 @@ def render_markdown(session: SessionRecord, messages: Iterable[MessageRecord]) -
             out.append(f"**Tool call:** `{name}` (`{call_id}`)")
             out.append("")
             out.append(_fence(arguments, "json"))
-    return "\n".join(out) + "\n"
+    return for_terminal("\n".join(out) + "\n")
 
 
 def export_json(session: SessionRecord, messages: Iterable[MessageRecord]) -> dict[str, Any]:

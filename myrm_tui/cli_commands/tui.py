@@ -6,18 +6,24 @@ from myrm_tui.cli_commands.common import (
     EXIT_OK,
     EXIT_USAGE,
     bootstrap,
+    config_notices,
     err,
     onboarding_message,
     open_store,
+    refuse_unknown_model,
     resolve_model,
 )
 
 
-def tui_command(*, model: str | None, session: str | None, continue_last: bool, approve: str | None) -> int:
+def tui_command(*, model: str | None, session: str | None, continue_last: bool, approve: str | None,
+                trust: bool = False) -> int:
     if session and continue_last:
         err("error: use either --session ID or --continue, not both.")
         return EXIT_USAGE
-    context = bootstrap({"model": model, "approval": approve})
+    from myrm_tui.settings.trust import ACCEPT_ANY
+
+    flags = {"model": model, "approval": approve}
+    context = bootstrap(flags, accept_workspace=ACCEPT_ANY if trust else None)
     if context is None:
         return EXIT_USAGE
     resolved = resolve_model(context.settings)
@@ -25,6 +31,8 @@ def tui_command(*, model: str | None, session: str | None, continue_last: bool, 
         err(onboarding_message())
         return EXIT_USAGE
     settings, _source = resolved
+    if refuse_unknown_model(settings):
+        return EXIT_USAGE
     session_id = None
     if session:
         from myrm_tui.store.store import StoreError
@@ -39,7 +47,15 @@ def tui_command(*, model: str | None, session: str | None, continue_last: bool, 
             return EXIT_USAGE
         finally:
             store.close()
-    from myrm_tui.tui.app import run_app
+    from myrm_tui.cli_commands.terminal_guard import run_supervised
 
-    run_app(workspace=context.workspace, settings=settings, session_id=session_id, continue_last=continue_last)
-    return EXIT_OK
+    def app_main() -> int:
+        from myrm_tui.cli_commands.trust import trust_prompt_for
+        from myrm_tui.tui.app import run_app
+
+        run_app(workspace=context.workspace, settings=settings, session_id=session_id,
+                continue_last=continue_last, trust_prompt=trust_prompt_for(context, flags),
+                config_notices=config_notices(context))
+        return EXIT_OK
+
+    return run_supervised(app_main)

@@ -41,6 +41,9 @@ from myrm_tui.context.view_log import SyntheticView
 from myrm_tui.store.records import MessageRecord
 
 SUMMARY_KIND = "summary"
+# The one-line form of a node (`SummaryDag.brief`): same handle, same coverage, no body.
+SUMMARY_BRIEF_KIND = "summary_brief"
+SUMMARY_KINDS = frozenset({SUMMARY_KIND, SUMMARY_BRIEF_KIND})
 SHRINK_ROUNDS = 6  # halvings: 1/64 of the lists is left after the last one
 # Used when the caller gives no budget share (tests, tools): a node body above this is refused.
 DEFAULT_MAX_NODE_TOKENS = 4_000
@@ -249,11 +252,38 @@ class SummaryDag:
             node = {**node, "rendered": rendered}
         return node
 
+    def brief(self, view: SyntheticView, count: Callable[[dict[str, Any]], int]) -> SyntheticView:
+        """The one-line form of a summary view: its handle and the ids it covers, nothing
+        else. The last resort of the summary area (see `SummaryEvents._fit_summaries`): a
+        node's body, footer and quotes can outgrow the room a tight window leaves, its handle
+        cannot, and `ctx_expand` still walks back from it to every original."""
+        if view.kind == SUMMARY_BRIEF_KIND:
+            return view
+        node = self.store.get_summary(self.session_id, view.handle) if self._usable() and view.handle else None
+        if node is not None:
+            first, last, covered, depth = node["first_id"], node["last_id"], node["covered_count"], node["depth"]
+        elif view.covers is not None:
+            first, last, covered, depth = view.covers[0], view.covers[1], 0, 0
+        else:
+            return view
+        message = {"role": "user", "content": brief_text(view.handle, first, last, covered, depth)}
+        return replace(view, kind=SUMMARY_BRIEF_KIND, message=message, tokens=count(message))
+
     @staticmethod
     def _view(node: dict[str, Any], before_id: int, event_id: int) -> SyntheticView:
         message = {"role": "user", "content": node["rendered"]}
         return SyntheticView(before_id, SUMMARY_KIND, message, node["tokens"], event_id,
                              (node["first_id"], node["last_id"]), node["handle"])
+
+
+def brief_text(handle: str, first_id: int, last_id: int, covered: int, depth: int) -> str:
+    """One line, built only from stored numbers (no model or user text, so nothing to wrap or
+    redact); it keeps the `[summary S12` opening so readers of the prompt (and the tests'
+    reachability check) treat it as the node it stands for."""
+    what = f"{covered} messages" if covered else "messages"
+    name = f"[summary {handle} · depth={depth} · brief" if handle else "[omitted"
+    tail = f'ctx_expand("{handle}")' if handle else f'ctx_expand("msg:{first_id}")'
+    return f"{name} · {what} msg:{first_id} … msg:{last_id} left out to fit the window · full text: {tail}]"
 
 
 def from_json_dict(data: dict[str, Any]) -> StructuredSummary:

@@ -24,13 +24,14 @@ from myrm_tui.context import ladder
 from myrm_tui.context.breaker import StageBreakers
 from myrm_tui.context.budget import Budget, budget_for
 from myrm_tui.context.config import CACHE_TTL_S, DEFAULT_CONFIG, EngineConfig
-from myrm_tui.context.dag import SUMMARY_KIND, SummaryDag
+from myrm_tui.context.dag import SUMMARY_BRIEF_KIND, SUMMARY_KIND, SummaryDag
 from myrm_tui.context.engine_summaries import SummaryEvents
 from myrm_tui.context.family import family_of, provider_of
 from myrm_tui.context.filters import filter_output
 from myrm_tui.context.integrity import repair_pairs
 from myrm_tui.context.intent import _text_of, build_intent
 from myrm_tui.context.media import has_media
+from myrm_tui.context.pointers import anchor_pointer
 from myrm_tui.context.prompt import AssembledPrompt, ContextExhausted
 from myrm_tui.context.report import StageTimer
 from myrm_tui.context.stages.cache_optimize import (
@@ -63,6 +64,9 @@ from myrm_tui.llm.model_info import ModelInfo
 from myrm_tui.store.records import MessageRecord
 
 FileReader = Callable[[str], "str | None"]
+
+# Preflight passes, in order: (trigger, no_tail, floor); see `assemble`.
+PREFLIGHT_PASSES = (("preflight", False, False), ("preflight-tail", True, False), ("preflight-floor", True, True))
 PreCompactHook = Callable[[dict[str, Any]], None]
 
 
@@ -138,6 +142,7 @@ class ContextEngine(SummaryEvents):
         self.views, self.synthetic = self.view_log.load_views(session_id)
 
         self._entries: list[_Entry] = []
+        self._unfiltered: list[MessageRecord] = []  # synced, not yet seen by the smart filter
         self._history_tokens = 0
         self._rendered_upto = 0  # rows[: _rendered_upto] are in _entries
         self._entry_of_row: dict[int, int] = {}
@@ -180,7 +185,8 @@ class ContextEngine(SummaryEvents):
         fixed = _fixed_tokens(inp.system_prompt, tuple(inp.tools) and _tools_key(inp.tools), inp.model.name)
 
         with timer.stage("sync") as st:
-            new_rows = self._sync_rows()
+            self._sync_rows()
+            new_rows = self._take_unfiltered()
             st.items = len(new_rows)
         with timer.stage("smart_filter") as st:
             decided = self.breakers.run("smart_filter", lambda: self._ingest_views(new_rows, budget, inp.model.name), {})
@@ -210,20 +216,28 @@ class ContextEngine(SummaryEvents):
             history, integrity, repair_delta = self._valid_history(inp.model.name)
             st.items = len(integrity.dangling_repaired) + integrity.orphans_dropped
         with timer.stage("preflight") as st:
-            over = fixed + self._history_tokens + repair_delta > budget.prompt_limit
-            if over and (event is None or event["tier"] != EMERGENCY):
-                event = self.breakers.run("compress", lambda: self._compaction_event(
-                    EMERGENCY, budget, inp, now, trigger="preflight"), event)
-            if fixed + self._history_tokens + repair_delta > budget.prompt_limit:
-                # Last resort: the fresh tail itself is too big (one turn with many large
-                # outputs). Mask inside it too, oldest first, rather than fail the turn.
-                event = self.breakers.run("compress", lambda: self._compaction_event(
-                    EMERGENCY, budget, inp, now, trigger="preflight-tail", no_tail=True), event)
-            if event is not None:
+            # Each pass runs only while the prompt is still over: an emergency event outside the
+            # fresh tail; then inside it too (one turn with many large outputs), oldest first;
+            # then the floor (docs/context-engine.md, "Progress"): the anchors shrink to pointers
+            # and the summary area to one line per node, so only the fixed prefix and the latest
+            # user message can still make a turn fail.
+            for trigger, no_tail, floor in PREFLIGHT_PASSES:
+                if fixed + self._history_tokens + repair_delta <= budget.prompt_limit:
+                    break
+                if trigger == "preflight" and event is not None and event["tier"] == EMERGENCY:
+                    continue
+                overhead = max(0, repair_delta)
+                event = self.breakers.run("compress", lambda trigger=trigger, no_tail=no_tail, floor=floor,
+                                          overhead=overhead: self._compaction_event(
+                    EMERGENCY, budget, inp, now, trigger=trigger, no_tail=no_tail, floor=floor,
+                    overhead=overhead), event)
                 history, integrity, repair_delta = self._valid_history(inp.model.name)
             st.tokens_out = fixed + self._history_tokens + repair_delta
             if fixed + self._history_tokens + repair_delta > budget.prompt_limit:
-                raise ContextExhausted(fixed + self._history_tokens + repair_delta, budget, inp.model.name)
+                latest = self._entry_of_row.get(self._last_user) if self._last_user is not None else None
+                raise ContextExhausted(fixed + self._history_tokens + repair_delta, budget, inp.model.name,
+                                       fixed_tokens=fixed,
+                                       message_tokens=self._entries[latest].tokens if latest is not None else 0)
         messages = [{"role": "system", "content": inp.system_prompt}, *history]
         tokens = fixed + self._history_tokens + repair_delta
 
@@ -264,12 +278,18 @@ class ContextEngine(SummaryEvents):
         outside the fresh tail (no target to stop at); `focus` (a path or topic) is spared by
         the masking. Returns the event, or None when nothing could change."""
         budget = budget_for(inp.model.context_window, inp.max_output_tokens)
-        new_rows = self._sync_rows()
-        self._ingest_views(new_rows, budget, inp.model.name)
+        self._sync_rows()
+        self._ingest_views(self._take_unfiltered(), budget, inp.model.name)
         self._render((family_of(inp.model.name), inp.model.supports_vision, inp.model.name))
         return self._compaction_event(tier, budget, inp, self.clock() if inp.now is None else inp.now,
                                       trigger=inp.trigger if inp.trigger != "auto" else "manual",
                                       target_ratio=0.0, focus=(focus,) if focus else ())
+
+    def excerpt_of(self, message_id: int) -> View | None:
+        """The excerpt the prompt shows instead of message `message_id`, when it was too large to
+        send whole (None when the prompt carries it verbatim)."""
+        view = self.views.get(message_id)
+        return view if view is not None and view.kind == SHRUNK else None
 
     def call_ids(self) -> Iterable[str]:
         """Tool-call ids already used in this session (as of the last assemble)."""
@@ -279,10 +299,23 @@ class ContextEngine(SummaryEvents):
         """handle → why it is not verbatim in the prompt (for ctx_inspect)."""
         return {msg_handle(mid): f"{v.kind}: {v.reason}" for mid, v in self.views.items()}
 
+    def last_row(self) -> MessageRecord | None:
+        """The newest stored message of the session (the agent's resend check reads it). Rows
+        read here are filtered at the next assemble like any other new row."""
+        self._sync_rows()
+        return self.rows[-1] if self.rows else None
+
     # ------------------------------------------------------------------ rows and rendering
+    def _take_unfiltered(self) -> list[MessageRecord]:
+        """Rows synced since the smart filter last ran (by `maintain` or `last_row` too, which
+        sync without filtering)."""
+        rows, self._unfiltered = self._unfiltered, []
+        return rows
+
     def _sync_rows(self) -> list[MessageRecord]:
         after = self.rows[-1].id if self.rows else 0
         new = self.store.messages_after(self.session_id, after) if self.rows else self.store.messages(self.session_id)
+        self._unfiltered.extend(new)
         for row in new:
             index = len(self.rows)
             self.rows.append(row)
@@ -400,6 +433,8 @@ class ContextEngine(SummaryEvents):
         if decided:
             self.views.update(decided)
             self.view_log.save_views(self.session_id, 0, decided, None)
+            # Rows synced (and rendered) by `maintain` before this filter saw them.
+            self._invalidate_from(min(self._index_of_id(mid) for mid in decided))
         return decided
 
     # ------------------------------------------------------------------ compaction events
@@ -471,7 +506,10 @@ class ContextEngine(SummaryEvents):
 
     def _compaction_event_in_batch(self, tier: str, budget: Budget, inp: TurnInput, now: float, *, trigger: str,
                                    target_ratio: float | None = None, focus: Sequence[str] = (),
-                                   no_tail: bool = False) -> dict[str, Any] | None:
+                                   no_tail: bool = False, floor: bool = False,
+                                   overhead: int = 0) -> dict[str, Any] | None:
+        """`floor`: the last preflight pass (anchors may shrink to pointers); `overhead`: tokens
+        the integrity repair adds to the prompt, kept free when sizing the summary area."""
         started = time.perf_counter()
         fixed = _fixed_tokens(inp.system_prompt, tuple(inp.tools) and _tools_key(inp.tools), inp.model.name)
         before = fixed + self._history_tokens
@@ -497,20 +535,31 @@ class ContextEngine(SummaryEvents):
             count=lambda m: count_message_tokens(m, inp.model.name), calls=self._calls, start=live,
             fence=self._fence_index(),
             removal_target=int(budget.prompt_limit * self.config.removal_target_ratio), event_id=event_record.id,
-            blocks=self._prepared_blocks(),
+            blocks=self._prepared_blocks(), removal_end=units[-1].start if no_tail and units else None,
         ))
-        if not plan.views:
+        if floor:
+            self._point_anchors(plan, protected - {self._last_user}, inp.model.name, event_record.id)
+        # The room left for synthetic messages (summaries, reread) once the plan is applied: the
+        # summary area gets its share of B, but never more than fits (a tight window, a large
+        # fixed prefix), else removal would only trade messages for summaries that do not fit.
+        synthetic_now = sum(s.tokens for s in self.synthetic)
+        room = budget.prompt_limit - (plan.total - synthetic_now) - overhead
+        if not plan.views and synthetic_now <= room:
             self.stats.tier_savings.setdefault(tier, []).append(0)
             return None
         self.views.update(plan.views)
         changed = sorted(self._index_of_id(mid) for mid in plan.views)
-        synthetic = self._rebuild_synthetic(event_record.id, inp.model.name, tail_start, budget, changed)
+        synthetic = self._rebuild_synthetic(event_record.id, inp.model.name, tail_start, budget, changed,
+                                            room=room)
+        if not changed and synthetic == self.synthetic:
+            self.stats.tier_savings.setdefault(tier, []).append(0)
+            return None
         self.view_log.save_views(self.session_id, event_record.id, plan.views, synthetic)
         # Only synthetic messages that appear or disappear move the prompt; kept ones are the
         # same objects, byte-identical.
         moved = [s for s in synthetic if s not in self.synthetic] + [s for s in self.synthetic if s not in synthetic]
         self.synthetic = synthetic
-        first = min([changed[0], *[self._index_of_id(s.before_id) for s in moved]])
+        first = min([*changed[:1], *[self._index_of_id(s.before_id) for s in moved]])
         self._invalidate_from(first)
         self._render(self._render_key or (family_of(inp.model.name), inp.model.supports_vision, inp.model.name))
         after = fixed + self._history_tokens
@@ -525,8 +574,9 @@ class ContextEngine(SummaryEvents):
                 if node is not None:
                     created[str(node["depth"])] = created.get(str(node["depth"]), 0) + 1
                     fallbacks += int(node["fallback"])
+        briefs = sum(1 for view in synthetic if view.kind == SUMMARY_BRIEF_KIND)  # shown in one line
         event = {"id": event_record.id, "tier": tier, "trigger": trigger, "tokens_before": before,
-                 "summaries": {"created_by_depth": created, "fallback": fallbacks},
+                 "summaries": {"created_by_depth": created, "fallback": fallbacks, "brief": briefs},
                  "tokens_after": after, "saved": before - after, "items": len(plan.views), "ops": plan.ops,
                  "tail_start_id": self.rows[tail_start].id if tail_start < len(self.rows) else None,
                  "first_changed_id": self.rows[first].id if first < len(self.rows) else None,
@@ -534,6 +584,24 @@ class ContextEngine(SummaryEvents):
         self.store.append_event(self.session_id, "compaction", {**event, "state": "done"})
         self._unreported_event = event
         return event
+
+    def _point_anchors(self, plan: Any, rows: Iterable[int], model: str, event_id: int) -> None:
+        """The floor's last reduction: the human anchor (and stored system rows) shrink to a
+        one-line pointer with their handle, when that is smaller. Only the latest user message
+        is never reduced further: it is what the turn answers."""
+        for index in sorted(rows):
+            row = self.rows[index]
+            current = self._row_tokens(index)
+            # A system row stays a system row (its place in the prompt means something).
+            message = {"role": row.role, "content": anchor_pointer(row.id, row.tokens, row.role)}
+            tokens = count_message_tokens(message, model)
+            if tokens >= current:
+                continue
+            plan.views[row.id] = View(SHRUNK, message, tokens, "left out to fit the window", msg_handle(row.id),
+                                      event_id)
+            plan.total -= current - tokens
+            plan.saved += current - tokens
+            plan.ops["anchor_pointer"] = plan.ops.get("anchor_pointer", 0) + 1
 
     def _index_of_id(self, message_id: int) -> int:
         # Rows are ordered by id; bisect keeps this O(log n).
@@ -582,9 +650,14 @@ class ContextEngine(SummaryEvents):
                   "level": outcome.level, "attempts": outcome.attempts, "fallback": outcome.fallback,
                   "tokens_in": outcome.tokens_in, "tokens_out": outcome.tokens_out, "cost": outcome.cost,
                   "errors": outcome.errors[-3:], "warning": outcome.warning}
-        if not outcome.fallback:
+        # A chunk the model was asked about is settled either way: its answer, or (rejected or
+        # failed) the extractive summary. Leaving a failed chunk unprepared made the next idle
+        # step pay for the same rejected chunk again, after every turn (4 calls each time).
+        # A breaker-open skip (no call made) stays unprepared so a later probe can still try.
+        if not outcome.fallback or outcome.attempts:
             node = self.dag.prepare(rows, outcome.summary, lambda m: count_message_tokens(m, inp.model.name),
-                                    model=model, quote_tokens=self._quote_tokens(budget))
+                                    model=model if not outcome.fallback else "extractive",
+                                    quote_tokens=self._quote_tokens(budget))
             record["handle"] = node["handle"]
         self.store.append_event(self.session_id, "summary", record)
         return record

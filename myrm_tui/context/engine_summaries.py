@@ -14,7 +14,7 @@ from typing import Any
 from myrm_tui.context.breaker import StageBreakers
 from myrm_tui.context.budget import Budget
 from myrm_tui.context.config import EngineConfig
-from myrm_tui.context.dag import SUMMARY_KIND, SummaryDag
+from myrm_tui.context.dag import SUMMARY_KIND, SUMMARY_KINDS, SummaryDag
 from myrm_tui.context.markers import omission_marker
 from myrm_tui.context.stages.post_compaction_reread import build_reread
 from myrm_tui.context.tokens import count_message_tokens, count_text_tokens
@@ -42,12 +42,18 @@ class SummaryEvents:
     _index_of_id: Callable[[int], int]
 
     def _rebuild_synthetic(self, event_id: int, model: str, tail_start: int, budget: Budget,
-                           changed: Sequence[int]) -> list[SyntheticView]:
+                           changed: Sequence[int], *, room: int | None = None) -> list[SyntheticView]:
         """Existing summary views stay byte-identical; each run of newly removed rows becomes a
         leaf summary node; same-depth runs of nodes fold into deeper ones (four at a time, two
         when summaries take more than their share of B), then the oldest touching nodes fold
-        while all summaries exceed their cap. Then the post-compaction reread."""
-        summaries = [s for s in self.synthetic if s.kind == SUMMARY_KIND]
+        while all summaries exceed their cap. Then the post-compaction reread. `room`: the
+        tokens left for all synthetic messages once the event's views apply; when the summary
+        area needs more, the reread is dropped and the area shrinks (`_fit_summaries`)."""
+        # In session order, not creation order: a message protected at one event (the latest
+        # user message) is removed at a later one, so its leaf is created after nodes that come
+        # after it; folds look for neighbours that touch, and only session order shows them.
+        # (Rendering places each view by `before_id`, so the order here changes no prompt byte.)
+        summaries = sorted((s for s in self.synthetic if s.kind in SUMMARY_KINDS), key=self._summary_position)
         newly_removed = [i for i in changed if self.views[self.rows[i].id].kind == REMOVED]
         runs: list[list[int]] = []
         for i in newly_removed:
@@ -65,6 +71,7 @@ class SummaryEvents:
                     [self.rows[i] for i in run], self.rows[after].id, event_id, count, count_text,
                     quote_tokens=self._quote_tokens(budget), max_tokens=self._max_node_tokens(budget)),
                     None) or self._bare_marker([self.rows[i] for i in run], self.rows[after].id, event_id, model))
+        summaries.sort(key=self._summary_position)
         pressure_at = budget.prompt_limit * self.config.marker_cap_ratio
         summaries = self._fold_while(summaries, budget, event_id, count, MAX_FOLD_ROUNDS, squeeze=False,
                                      pressure_at=pressure_at)
@@ -72,13 +79,45 @@ class SummaryEvents:
         # many small nodes of mixed depths that no same-depth fold ever joins).
         summaries = self._fold_while(summaries, budget, event_id, count, MAX_SQUEEZE_FOLDS, squeeze=True,
                                      pressure_at=budget.prompt_limit * self.config.summary_cap_ratio)
-        out = list(summaries)
         reread = self.breakers.run("post_compaction_reread", lambda: build_reread(
             self.rows, self.file_reader, max_files=self.config.reread_max_files,
             max_tokens=min(self.config.reread_max_tokens, int(budget.prompt_limit * self.config.reread_max_ratio)),
-            count=count), None)
-        if reread is not None and tail_start < len(self.rows):
+            count=count), None) if tail_start < len(self.rows) else None
+        if room is not None and sum(v.tokens for v in summaries) + (reread[1] if reread else 0) > room:
+            reread = None  # the model can read its files again; the summaries' handles are unique
+            summaries = self._fit_summaries(summaries, max(0, room), budget, event_id, count)
+        out = list(summaries)
+        if reread is not None:
             out.append(SyntheticView(self.rows[tail_start].id, "reread", reread[0], reread[1], event_id))
+        return out
+
+    def _summary_position(self, view: SyntheticView) -> int:
+        return self._index_of_id(view.covers[0] if view.covers else view.before_id)
+
+    def _fit_summaries(self, summaries: list[SyntheticView], room: int, budget: Budget, event_id: int,
+                       count: Callable[[dict[str, Any]], int]) -> list[SyntheticView]:
+        """Shrink the summary area to `room` tokens, or as far as it goes: the oldest nodes
+        first become one line each (handle and covered ids, `SummaryDag.brief`); if the lines
+        alone are still too many, touching nodes fold (no round limit: each fold removes a
+        line) and the result becomes one line too. What is left is one line per group of
+        touching nodes, and groups are only split by messages that stay in the prompt."""
+        summaries = self._brief_oldest(summaries, room, count)
+        if sum(v.tokens for v in summaries) > room and len(summaries) > 1:
+            summaries = self._fold_while(summaries, budget, event_id, count, len(summaries), squeeze=True,
+                                         pressure_at=room)
+            summaries = self._brief_oldest(summaries, room, count)
+        return summaries
+
+    def _brief_oldest(self, summaries: list[SyntheticView], room: int,
+                      count: Callable[[dict[str, Any]], int]) -> list[SyntheticView]:
+        out = list(summaries)
+        total = sum(v.tokens for v in out)
+        for i, view in enumerate(out):
+            if total <= room:
+                break
+            brief = self.dag.brief(view, count)
+            total += brief.tokens - view.tokens
+            out[i] = brief
         return out
 
     def _fold_while(self, summaries: list[SyntheticView], budget: Budget, event_id: int,

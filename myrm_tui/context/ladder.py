@@ -57,4 +57,17 @@ def decide(*, tokens: int, budget: Budget, config: EngineConfig, cache_warm: boo
         return Decision(tier, None, "deferred: provider cache is warm", deferred=tier)
     if tier != EMERGENCY and _thrashing(recent_savings.get(tier, ()), budget, config):
         return Decision(tier, None, f"skipped: last {tier} runs saved too little", deferred=tier)
-    return Decision(tier, tier, "cache cold" if not cache_warm else "over budget")
+    return Decision(tier, tier, run_reason(tier, tokens, limit, config, cache_warm))
+
+
+def run_reason(tier: str, tokens: int, limit: int, config: EngineConfig, cache_warm: bool) -> str:
+    """Why `tier` runs, in the numbers that decided it. An automatic run below the limit used to
+    say "over budget" whenever the cache was warm; the panel then labelled every compaction of
+    an active session `emergency · over budget` at 91 %."""
+    share = tokens / max(1, limit)
+    if tokens > limit:
+        return f"over budget: {share:.0%} of the prompt limit"
+    threshold = {LIGHT: config.light_ratio, FULL: config.full_ratio, EMERGENCY: config.emergency_ratio}.get(tier)
+    reached = f"{share:.0%} ≥ {threshold:.0%}" if threshold is not None else f"{share:.0%}"
+    # Below emergency a warm cache defers the run, so a warm run is always the emergency tier.
+    return f"{reached}, cache {'warm' if cache_warm else 'cold'}"

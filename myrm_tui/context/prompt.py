@@ -11,18 +11,28 @@ from myrm_tui.context.budget import Budget
 class ContextExhausted(Exception):
     """The prompt cannot fit the model window; carries the numbers for the user."""
 
-    def __init__(self, tokens: int, budget: Budget, model: str):
+    def __init__(self, tokens: int, budget: Budget, model: str, *, fixed_tokens: int = 0, message_tokens: int = 0):
         self.tokens = tokens
         self.budget = budget
         self.model = model
+        self.fixed_tokens = fixed_tokens  # system prompt + tool schemas
+        self.message_tokens = message_tokens  # the latest user message as the prompt shows it
         super().__init__(self.user_text())
 
     def user_text(self) -> str:
+        # Everything else shrinks to a pointer (the engine's floor), so when the prompt still
+        # does not fit, the fixed prefix and the latest message are the whole story: say so.
+        parts = []
+        if self.fixed_tokens:
+            parts.append(f"the system prompt and tool schemas take {self.fixed_tokens:,}")
+        if self.message_tokens:
+            parts.append(f"your latest message {self.message_tokens:,}")
+        detail = f" ({', '.join(parts)})" if parts else ""
         return (
-            f"The conversation needs {self.tokens:,} prompt tokens but {self.model} allows "
+            f"The conversation needs {self.tokens:,} prompt tokens{detail} but {self.model} allows "
             f"{self.budget.prompt_limit:,} (window {self.budget.window:,} minus "
             f"{self.budget.output_reserve:,} reserved for the answer), even after compaction. "
-            "Fork a fresh session, shorten the last message, or switch to a model with a larger window."
+            "Shorten the last message, lower max_output_tokens, or switch to a model with a larger window."
         )
 
 

@@ -45,9 +45,18 @@ def tool_identity(name: str, arguments: dict[str, Any]) -> str:
     for key in ("path", "command", "pattern", "query", "url", "handle"):
         value = arguments.get(key)
         if value:
-            text = str(value).replace("\n", " ")
+            text = _scrubbed(str(value)).replace("\n", " ")
             return f"{key}={text[:120]}{'…' if len(text) > 120 else ''}"
     return ""
+
+
+def _scrubbed(text: str) -> str:
+    """`text` redacted while whole, before a placeholder clips it (a clipped key is no longer
+    recognised, yet its start would ride in every later prompt). Imported late: the redactor's
+    package imports this module."""
+    from myrm_tui.sinks import SCAN_CHARS, VIEW_PLACEHOLDER, scrub
+
+    return scrub(VIEW_PLACEHOLDER, text[:SCAN_CHARS])
 
 
 def parse_arguments(raw: Any) -> dict[str, Any]:
@@ -66,7 +75,7 @@ def filtered_header(original_tokens: int, shown_tokens: int, handle: str, kind: 
 
 
 def masked_text(tool: str, identity: str, tokens: int, handle: str, first_line: str, why: str) -> str:
-    preview = first_line.strip()[:160]
+    preview = _scrubbed(first_line).strip()[:160]
     about = f" {identity}" if identity else ""
     return (f"[{why}: {tool}{about} → {tokens:,} tokens hidden; first line: {preview!r} · "
             f'ctx_expand("{handle}")]')

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import secrets
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -35,14 +36,19 @@ def _int(value: Any) -> int:
     return value if isinstance(value, int) and not isinstance(value, bool) else 0
 
 
-def generated_call_id(salt: str, index: int, name: str, arguments: str) -> str:
-    """A stable id for a call the provider sent without one.
+# Random per process, mixed into every generated call id. The caller's salt (model and
+# conversation length) is the same in two processes that answer the same session state, and
+# identical ids from two writers made results pair with the wrong call (issue 12); 64 random
+# bits make a cross-process clash practically impossible, while ids stay reproducible within
+# one process (the same stream assembled twice gives the same id).
+_PROCESS_NONCE = secrets.token_hex(8)
 
-    Deterministic so that replaying the same stream gives the same stored bytes (prompt cache),
-    salted with the conversation length so equal calls in different turns still differ.
-    """
-    digest = hashlib.sha256(f"{salt}\x00{index}\x00{name}\x00{arguments}".encode()).hexdigest()
-    return f"call_{digest[:24]}"
+
+def generated_call_id(salt: str, index: int, name: str, arguments: str) -> str:
+    """An id for a call the provider sent without one: unique across processes (the process
+    nonce), and across turns (the caller salts with the conversation length)."""
+    text = f"{_PROCESS_NONCE}\x00{salt}\x00{index}\x00{name}\x00{arguments}"
+    return f"call_{hashlib.sha256(text.encode()).hexdigest()[:24]}"
 
 
 def parse_arguments(raw: str) -> tuple[dict[str, Any], str | None]:

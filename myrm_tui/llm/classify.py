@@ -14,6 +14,7 @@ that looks like an API key before they are quoted.
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import re
 from collections.abc import Mapping
@@ -35,6 +36,9 @@ CONTEXT_OVERFLOW_MARKERS = (
     "too many tokens",
     "exceeds the available context",
 )
+
+# litellm's words when it stops a stream whose last chunks were all identical (a model in a loop).
+REPETITION_MARKER = "repeating the same chunk"
 
 # How much of a provider's own error text we quote: enough to be useful, short enough to be one line.
 DETAIL_MAX_CHARS = 200
@@ -90,7 +94,48 @@ def scrub(text: str, env: Mapping[str, str] | None = None) -> str:
 def _detail(exc: BaseException) -> str:
     raw = getattr(exc, "message", None) or str(exc) or type(exc).__name__
     raw = re.sub(r"^(litellm\.\w+:\s*)+", "", str(raw))
-    return scrub(raw)
+    return scrub(_redacted(raw))
+
+
+def _redacted(text: str) -> str:
+    """`text` through the provider-error sink (URLs with passwords, query-string keys, …)."""
+    from myrm_tui.sinks import PROVIDER_ERROR
+    from myrm_tui.sinks import scrub as scrub_for
+
+    return scrub_for(PROVIDER_ERROR, text)
+
+
+def endpoint_label(api_base: str | None) -> str:
+    """" at <api_base>" for messages, with any password or key in the URL redacted; "" without."""
+    return f" at {_redacted(api_base)}" if api_base else ""
+
+
+def _has_userinfo(api_base: str) -> bool:
+    from urllib.parse import urlsplit
+
+    try:
+        parts = urlsplit(api_base)
+    except ValueError:
+        return False
+    return parts.username is not None or parts.password is not None
+
+
+def _malformed_data(exc: BaseException) -> str | None:
+    """What the JSON decoder said when the stream's data was not JSON (a JSONDecodeError under
+    litellm's APIConnectionError, which would otherwise read as a network failure)."""
+    for link in _chain(exc):
+        if isinstance(link, json.JSONDecodeError):
+            return link.msg
+    return None
+
+
+def _refused_userinfo(exc: BaseException, api_base: str | None) -> bool:
+    """httpx refuses, before sending anything, to combine an Authorization header with a
+    user:password in the URL; litellm reports that as an HTTP 500."""
+    if not api_base or not _has_userinfo(api_base):
+        return False
+    return any(isinstance(link, ValueError) and not isinstance(link, json.JSONDecodeError)
+               for link in _chain(exc))
 
 
 def _status(exc: BaseException) -> int | None:
@@ -184,12 +229,28 @@ def classify(exc: BaseException, model: str, *, api_base: str | None = None) -> 
     if isinstance(exc, E.LLMError):
         return exc
     exc = unwrap(exc)
-    if isinstance(exc, E.LLMError):
-        return exc
+    # Our own providers (the local model's worker) raise typed errors that litellm wraps on the
+    # way out; the typed one already says what is true.
+    typed_cause = next((link for link in _chain(exc) if isinstance(link, E.LLMError)), None)
+    if typed_cause is not None:
+        return typed_cause
     provider = provider_of(model)
-    where = f" at {api_base}" if api_base else ""
+    endpoint = _redacted(api_base) if api_base else ""
+    where = endpoint_label(api_base)
+    if _refused_userinfo(exc, api_base):
+        return E.EndpointConfigError(
+            f"api_base for {model} has a user name and password in it ({endpoint}); the client sends "
+            "the API key as the Authorization header and refuses to send both, so nothing was sent.",
+            hint="Remove user:password from api_base and put the endpoint's key in the provider's key "
+                 "variable (e.g. OPENAI_API_KEY), which is sent as a Bearer token.")
+    malformed = _malformed_data(exc)
+    if malformed is not None:
+        return E.MalformedResponseError(f"{model}{where} sent stream data that is not valid JSON "
+                                        f"({malformed}); the connection itself worked.")
     detail = _detail(exc)
     status = _status(exc)
+    if REPETITION_MARKER in detail:
+        return E.RepetitionError(f"{model} got stuck repeating the same text, so its answer was stopped.")
     names = [cls.__name__ for cls in type(exc).__mro__]
     explicit = {"ContextWindowExceededError", "ContentPolicyViolationError", "AuthenticationError",
                 "PermissionDeniedError", "NotFoundError", "RateLimitError", "BadRequestError",
@@ -245,6 +306,11 @@ def classify(exc: BaseException, model: str, *, api_base: str | None = None) -> 
         return E.RateLimitError(f"{model} is rate limiting requests.", retry_after=retry_after_of(exc))
     if status in (401, 403):
         return E.AuthenticationError(f"{model} rejected the API key.", status=status)
+    if status == 407:
+        return E.AuthenticationError(
+            f"A proxy between myrm and {endpoint or provider} asks for credentials (HTTP 407).", status=status,
+            hint="Give the proxy its credentials in HTTPS_PROXY (http://user:pass@proxy:port) or bypass it "
+                 "for this endpoint with NO_PROXY.")
     if status == 404:
         return E.ModelNotFoundError(f"{provider} does not know the model {model}{where}.", status=status)
     if status == 408:

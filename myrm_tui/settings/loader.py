@@ -6,6 +6,10 @@ one sentence with the fix) and skipped, so the earlier layers' value stays in fo
 
 API keys are deliberately not settings: keys in a config file end up in dotfile repos and
 backups, so a key that looks like one is refused with a pointer to the environment.
+
+The workspace file comes with the repository, so it passes a gate (settings/trust.py): values
+that decide what runs or where data goes wait for the user's trust, and the tool permissions
+can only be tightened by it.
 """
 
 from __future__ import annotations
@@ -13,7 +17,6 @@ from __future__ import annotations
 import dataclasses
 import os
 import re
-import tempfile
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -23,14 +26,25 @@ from typing import Any
 
 from myrm_tui.llm.model_info import ModelInfo
 from myrm_tui.llm.registry import OVERRIDABLE_FIELDS
-from myrm_tui.settings import paths
-from myrm_tui.settings.schema import SETTINGS, SPECS_BY_KEY, SettingSpec
-from myrm_tui.settings.settings import Settings
+from myrm_tui.settings import mcp_entries, paths
+from myrm_tui.settings import trust as T
+from myrm_tui.settings.atomic_file import atomic_write_text as _atomic_write
+from myrm_tui.settings.schema import (
+    MODEL_FIELD_MINIMUMS,
+    NEEDS_TRUST,
+    SETTINGS,
+    SPECS_BY_KEY,
+    TIGHTEN_ONLY,
+    SettingSpec,
+)
+from myrm_tui.settings.settings import PermissionLists, RuleEntry, Settings
 from myrm_tui.settings.toml_write import dumps
 
 ENV_PREFIX = "MYRM_"
 MODELS_TABLE = "models"
 KEYMAP_TABLE = "keymap"
+PERMISSIONS_TABLE = "permissions"
+PERMISSION_LISTS = ("allow", "deny")
 
 # Names that look like secrets. Matching is on the key name only; the value is never echoed.
 _SECRET_KEY = re.compile(r"(api_?key|secret|password|passwd|(^|_)(access|auth|bearer)_?token)$", re.IGNORECASE)
@@ -68,6 +82,7 @@ class LoadedSettings:
     problems: list[ConfigProblem] = field(default_factory=list)
     files_found: list[Path] = field(default_factory=list)  # config files that exist, in layer order
     files_checked: list[Path] = field(default_factory=list)  # every file looked for, in layer order
+    workspace_trust: T.WorkspaceTrust | None = None  # what the workspace file needs trust for
 
 
 class ConfigWriteError(Exception):
@@ -80,20 +95,47 @@ def load_settings(
     *,
     user_config_dir: Path | None = None,
     env: Mapping[str, str] | None = None,
+    accept_workspace: str | None = None,
 ) -> LoadedSettings:
-    """Resolve the settings for a workspace; never raises for bad user input."""
+    """Resolve the settings for a workspace; never raises for bad user input.
+
+    `accept_workspace` is the user's word for this run only: trust.ACCEPT_ANY (`--trust`)
+    accepts the workspace file whatever it says, a sha256 accepts it only while its content
+    still has that digest (the trust dialog: what was shown is what is accepted).
+    """
     env = os.environ if env is None else env
     user_dir = user_config_dir if user_config_dir is not None else paths.user_config_dir(env)
     layers = _Layers()
-    checked = [user_dir / paths.CONFIG_FILE_NAME, paths.workspace_config_file(workspace_root)]
+    user_file = user_dir / paths.CONFIG_FILE_NAME
+    workspace_file = paths.workspace_config_file(workspace_root)
+    user_mcp = mcp_entries.user_mcp_json(user_dir)
+    workspace_mcp = mcp_entries.workspace_mcp_json(workspace_root)
+    checked = [user_file, user_mcp, workspace_file, workspace_mcp]
     found = []
-    for config_file in checked:
-        if config_file.is_file():
-            found.append(config_file)
-            layers.apply_file(config_file)
+    trust = T.WorkspaceTrust(workspace_root.resolve(), workspace_file)
+    if user_file.is_file():
+        found.append(user_file)
+        layers.apply_file(user_file)
+    if user_mcp.is_file():
+        found.append(user_mcp)
+        layers.apply_mcp_json(user_mcp)
+    own_file = workspace_file if workspace_file.is_file() and not _same_file(workspace_file, user_file) else None
+    if own_file is not None or workspace_mcp.is_file():
+        found += [path for path in (own_file, workspace_mcp) if path is not None and path.is_file()]
+        trust = layers.apply_workspace_file(own_file, workspace_root, user_dir, accept_workspace,
+                                            mcp_json=workspace_mcp)
     layers.apply_env(env)
     layers.apply_flags(flags or {})
-    return LoadedSettings(layers.build(), layers.problems, found, checked)
+    trust = layers.settle_trust(trust)
+    return LoadedSettings(layers.build(), layers.problems, found, checked, trust)
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    """MYRM_CONFIG_DIR pointed at the workspace's own .myrm: the file is the user's, read once."""
+    try:
+        return b.is_file() and a.samefile(b)
+    except OSError:
+        return False
 
 
 def save_user_settings(changes: Mapping[str, Any], path: Path | None = None) -> Path:
@@ -143,6 +185,8 @@ class _Layers:
         self.sources: dict[str, str] = {s.key: "default" for s in SETTINGS}
         self.models: dict[str, dict[str, Any]] = {}
         self.keymap: dict[str, str] = {}
+        self.mcp_servers: dict[str, Any] = {}  # name -> mcp.config.McpServerConfig
+        self.permissions: dict[str, list[RuleEntry]] = {kind: [] for kind in PERMISSION_LISTS}
         self.problems: list[ConfigProblem] = []
 
     def build(self) -> Settings:
@@ -152,31 +196,116 @@ class _Layers:
             models={k: dict(v) for k, v in self.models.items()},
             keymap=dict(self.keymap),
             sources=MappingProxyType(dict(self.sources)),
+            permissions=PermissionLists(tuple(self.permissions["allow"]), tuple(self.permissions["deny"])),
+            mcp_servers=dict(self.mcp_servers),
         )
 
     def _problem(self, file: str, line: int | None, message: str, level: str = "warning") -> None:
         self.problems.append(ConfigProblem(file, line, message, level))
 
     def apply_file(self, path: Path) -> None:
-        name = str(path)
+        """A file of the user's own: every valid value applies."""
+        parsed = self._read_toml(path)
+        if parsed is not None:
+            self._apply_data(str(path), *parsed, _Gate())
+
+    def apply_mcp_json(self, path: Path) -> None:
+        """The user's own `mcp.json` (Claude Code's shape): every valid server applies."""
+        raw = self._read_bytes(path)
+        if raw is not None:
+            mcp_entries.apply_json_file(self, str(path), raw, _Gate())
+
+    def _read_bytes(self, path: Path | None) -> bytes | None:
+        if path is None or not path.is_file():
+            return None
         try:
-            text = path.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
+            return path.read_bytes()
+        except OSError as exc:
+            self._problem(str(path), None, f"cannot read the file ({exc}); it is ignored.")
+            return None
+
+    def apply_workspace_file(self, path: Path | None, workspace: Path, user_dir: Path,
+                             accept: str | None, mcp_json: Path | None = None) -> T.WorkspaceTrust:
+        """The repository's files (`.myrm/config.toml` and `.mcp.json`): values pass the
+        workspace gate; returns the trust state, keyed by both files' bytes together."""
+        data = self._read_bytes(path)
+        mcp_data = self._read_bytes(mcp_json)
+        shown = path if path is not None and (data is not None or mcp_data is None) else mcp_json
+        assert shown is not None  # the caller passes at least one existing file
+        name = str(shown)
+        state = T.WorkspaceTrust(workspace.resolve(), shown)
+        if data is None and mcp_data is None:
+            return state
+        digest = T.workspace_digest(data, mcp_data)
+        trusted_at = None
+        if accept in (T.ACCEPT_ANY, digest):
+            decided = T.ACCEPTED
+        else:
+            try:
+                trusted_at = T.stored_decision(user_dir, workspace, digest)
+            except T.TrustStoreError as exc:
+                self._problem(str(T.trust_file(user_dir)), None, f"{exc} Workspace files count as not "
+                              "trusted until it is fixed or deleted.")
+            decided = T.TRUSTED if trusted_at else T.UNTRUSTED
+        gate = _WorkspaceGate(self, name, trusted=decided != T.UNTRUSTED)
+        parsed = self._parse(name, data) if data is not None else None
+        if parsed is not None:
+            self._apply_data(name, *parsed, gate)
+        if mcp_data is not None:
+            mcp_entries.apply_json_file(self, str(mcp_json), mcp_data, gate)
+        if not gate.entries:
+            return dataclasses.replace(state, state=T.NOTHING_TO_TRUST, digest=digest)
+        return dataclasses.replace(state, state=decided, digest=digest, entries=tuple(gate.entries),
+                                   trusted_at=trusted_at)
+
+    def settle_trust(self, state: T.WorkspaceTrust) -> T.WorkspaceTrust:
+        """After env and flags: a held-back value the user overrode anyway (`--model`,
+        MYRM_MODEL) needs no decision; what is left is reported once."""
+        if not state.needs_decision:
+            return state
+        user_set = ("env ", "flag ")
+        moot = tuple(e for e in state.entries
+                     if e.setting is not None and self.sources[e.setting].startswith(user_set))
+        entries = tuple(e for e in state.entries if e not in moot)
+        if not entries:
+            return dataclasses.replace(state, state=T.NOTHING_TO_TRUST, entries=(), overridden=moot)
+        state = dataclasses.replace(state, entries=entries, overridden=moot)
+        self._problem(str(state.config_file), None, state.notice())
+        return state
+
+    def _read_toml(self, path: Path) -> tuple[str, dict[str, Any]] | None:
+        try:
+            data = path.read_bytes()
+        except OSError as exc:
+            self._problem(str(path), None, f"cannot read the file ({exc}); it is ignored.")
+            return None
+        return self._parse(str(path), data)
+
+    def _parse(self, name: str, raw: bytes) -> tuple[str, dict[str, Any]] | None:
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
             self._problem(name, None, f"cannot read the file ({exc}); it is ignored.")
-            return
+            return None
         try:
-            data = tomllib.loads(text)
+            return text, tomllib.loads(text)
         except tomllib.TOMLDecodeError as exc:
             line = _error_line(str(exc))
             self._problem(name, line, f"not valid TOML: {exc}. The whole file is ignored until it is fixed.")
-            return
+            return None
+
+    def _apply_data(self, name: str, text: str, data: dict[str, Any], gate: _Gate) -> None:
         locate = _Locator(text)
         for key, value in data.items():
             line = locate.key(key)
             if key == MODELS_TABLE:
-                self._apply_models(name, locate, value)
+                self._apply_models(name, locate, value, gate)
             elif key == KEYMAP_TABLE:
-                self._apply_keymap(name, locate, value)
+                self._apply_keymap(name, locate, value, gate)
+            elif key == PERMISSIONS_TABLE:
+                self._apply_permissions(name, locate, value, gate)
+            elif key == mcp_entries.MCP_TABLE:
+                mcp_entries.apply_toml_table(self, name, locate, value, gate)
             elif _SECRET_KEY.search(key):
                 self._secret_problem(name, line, key)
             elif key not in SPECS_BY_KEY:
@@ -186,10 +315,10 @@ class _Layers:
                 error = _type_error(spec, value)
                 if error:
                     self._problem(name, line, error + " It is ignored.")
-                else:
+                elif gate.setting(spec, value, line):
                     self._set(spec, value, name)
 
-    def _apply_models(self, name: str, locate: _Locator, table: Any) -> None:
+    def _apply_models(self, name: str, locate: _Locator, table: Any, gate: _Gate) -> None:
         if not isinstance(table, dict):
             self._problem(name, locate.key(MODELS_TABLE),
                           'write model overrides as tables: [models."provider/name"].')
@@ -213,21 +342,54 @@ class _Layers:
                 elif not _is_type(value, expected):
                     self._problem(name, key_line, f"`{key}` of `{model}` must be "
                                   f"{_TYPE_WORDS[expected]}, not {value!r}; it is ignored.")
-                else:
+                elif (range_error := _model_field_error(model, key, value)) is not None:
+                    self._problem(name, key_line, f"{range_error} It is ignored.")
+                elif gate.model_field(model, key, value, key_line):
                     accepted[key] = float(value) if expected is float else value
             if not accepted:
                 del self.models[model]
 
-    def _apply_keymap(self, name: str, locate: _Locator, table: Any) -> None:
+    def _apply_keymap(self, name: str, locate: _Locator, table: Any, gate: _Gate) -> None:
         if not isinstance(table, dict):
             self._problem(name, locate.key(KEYMAP_TABLE), "write key bindings as a [keymap] table.")
             return
         for binding, keys in table.items():
             if isinstance(keys, str) and keys.strip():
-                self.keymap[binding] = keys.strip()
+                if gate.keymap(binding, locate.key(binding)):
+                    self.keymap[binding] = keys.strip()
             else:
                 self._problem(name, locate.key(binding), f"keymap `{binding}` must be a key string "
                               f'such as "ctrl+k"; it is ignored.')
+
+    def _apply_permissions(self, name: str, locate: _Locator, table: Any, gate: _Gate) -> None:
+        """`[permissions] allow = [...]`, `deny = [...]`: rule strings, each checked on its own (a
+        bad rule is skipped with its line; the others apply)."""
+        from myrm_tui.agent.permission_rules import RuleError, parse_rule
+
+        if not isinstance(table, dict):
+            self._problem(name, locate.key(PERMISSIONS_TABLE), 'write rules as a [permissions] table: '
+                          'allow = ["Bash(git status:*)"], deny = ["Bash(git push:*)"].')
+            return
+        start = locate.table(PERMISSIONS_TABLE)
+        for kind, rules in table.items():
+            line = locate.key(kind, after=start)
+            if kind not in PERMISSION_LISTS:
+                self._problem(name, line, f"unknown key `{kind}` in [permissions] is ignored; use allow or deny.")
+                continue
+            if not isinstance(rules, list):
+                self._problem(name, line, f"`{kind}` in [permissions] must be a list of rules such as "
+                              '["Bash(git status:*)"]; it is ignored.')
+                continue
+            if not gate.permission_list(kind, line):
+                continue
+            for text in rules:
+                try:
+                    rule = parse_rule(text)
+                except RuleError as exc:
+                    self._problem(name, line, f"[permissions] {kind}: {exc}; the rule is ignored.")
+                    continue
+                where = f"{name}:{line}" if line else name
+                self.permissions[kind].append(RuleEntry(rule.text, where))
 
     def _secret_problem(self, name: str, line: int | None, key: str) -> None:
         self._problem(name, line, f"`{key}` looks like an API key; myrm never reads keys from config "
@@ -264,6 +426,85 @@ class _Layers:
         self.sources[spec.key] = source
 
 
+class _Gate:
+    """Says whether a valid value from a config file may apply (the user's files: always)."""
+
+    scope = "user"  # what an MCP server from this file counts as (mcp.config.USER)
+
+    def mcp_server(self, config: Any, label: str, line: int | None) -> bool:
+        return True
+
+    def setting(self, spec: SettingSpec, value: Any, line: int | None) -> bool:
+        return True
+
+    def model_field(self, model: str, key: str, value: Any, line: int | None) -> bool:
+        return True
+
+    def keymap(self, binding: str, line: int | None) -> bool:
+        return True
+
+    def permission_list(self, kind: str, line: int | None) -> bool:
+        return True
+
+
+class _WorkspaceGate(_Gate):
+    """The repository's file: needs-trust values wait for trust (and are listed), tighten-only
+    values may only make things stricter, the approval keys cannot be remapped."""
+
+    scope = "workspace"
+
+    def __init__(self, layers: _Layers, name: str, *, trusted: bool) -> None:
+        self.layers = layers
+        self.name = name
+        self.trusted = trusted
+        self.entries: list[T.WorkspaceEntry] = []  # every value that needs trust, applied or not
+
+    def mcp_server(self, config: Any, label: str, line: int | None) -> bool:
+        """A server is a command that runs (or an endpoint that gets the tool calls): it needs trust."""
+        self.entries.append(T.mcp_server_entry(label, config.name, config.as_written(), line))
+        return self.trusted
+
+    def setting(self, spec: SettingSpec, value: Any, line: int | None) -> bool:
+        rule = T.setting_rule(spec)
+        if rule == TIGHTEN_ONLY:
+            current = self.layers.values[spec.key]
+            if not T.loosens(spec, value, current):
+                return True
+            self.layers._problem(self.name, line, (
+                f"`{spec.key} = {T.toml_text(value)}` is ignored: it would loosen {T.toml_text(current)}, and "
+                f"a workspace file may only make `{spec.key}` stricter, trusted or not. If you want it, "
+                f"set it yourself (your user config, MYRM_{spec.key.upper()} or a flag)."))
+            return False
+        if rule == NEEDS_TRUST:
+            self.entries.append(T.setting_entry(spec.key, value, line))
+            return self.trusted
+        return True
+
+    def model_field(self, model: str, key: str, value: Any, line: int | None) -> bool:
+        if not T.model_field_needs_trust(key):
+            return True
+        self.entries.append(T.model_entry(model, key, value, line))
+        return self.trusted
+
+    def keymap(self, binding: str, line: int | None) -> bool:
+        if not T.keymap_user_only(binding):
+            return True
+        self.layers._problem(self.name, line, (
+            f"`[keymap] {T.toml_key(binding)}` is ignored: a workspace file cannot remap the keys "
+            "that answer an approval, trusted or not; set it in your user config if you want it."))
+        return False
+
+    def permission_list(self, kind: str, line: int | None) -> bool:
+        """Deny rules only make things stricter, so they apply; allow rules would let the
+        repository's author approve calls for the user, so they never do, trusted or not."""
+        if kind == "deny":
+            return True
+        self.layers._problem(self.name, line, (
+            "`[permissions] allow` is ignored: a workspace file may only add deny rules, trusted or not; "
+            "allow rules come from your user config or your own \"Always allow\" answers."))
+        return False
+
+
 # ---------------------------------------------------------------- validation
 
 
@@ -283,9 +524,36 @@ def _type_error(spec: SettingSpec, value: Any) -> str | None:
         return f"`{spec.key}` must be {_TYPE_WORDS[spec.type]}, not {value!r}."
     if spec.choices and value not in spec.choices:
         return f"`{spec.key}` must be one of {', '.join(spec.choices)}, not {value!r}."
-    if spec.type in (int, float) and value < 0:
-        return f"`{spec.key}` cannot be negative ({value!r})."
+    if spec.type in (int, float):
+        return _range_error(f"`{spec.key}`", value, minimum=spec.minimum, above=spec.above,
+                            maximum=spec.maximum)
     return None
+
+
+def _range_error(what: str, value: float, *, minimum: float | None = None, above: float | None = None,
+                 maximum: float | None = None) -> str | None:
+    """One sentence when `value` is out of the declared range (no bound declared: not negative)."""
+    if above is not None and not value > above:
+        return f"{what} must be more than {_number(above)}, not {value!r}."
+    low = 0 if minimum is None and above is None else minimum
+    if low is not None and value < low:
+        if value < 0 <= low:
+            return f"{what} cannot be negative ({value!r}); use at least {_number(low)}."
+        return f"{what} must be at least {_number(low)}, not {value!r}."
+    if maximum is not None and value > maximum:
+        return f"{what} must be at most {_number(maximum)}, not {value!r}."
+    return None
+
+
+def _number(bound: float) -> str:
+    return str(int(bound)) if float(bound).is_integer() else str(bound)
+
+
+def _model_field_error(model: str, key: str, value: Any) -> str | None:
+    minimum = MODEL_FIELD_MINIMUMS.get(key)
+    if minimum is None or isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    return _range_error(f"`{key}` of `{model}`", value, minimum=minimum)
 
 
 def _parse_text(spec: SettingSpec, text: str) -> tuple[Any, str | None]:
@@ -385,28 +653,11 @@ def _check_model_table(model: str, overrides: Any) -> None:
             raise ValueError(f"unknown model override `{key}`")
         if value is not None and not _is_type(value, expected):
             raise ValueError(f"`{key}` must be {_TYPE_WORDS[expected]}, not {value!r}")
+        range_error = _model_field_error(model, key, value) if value is not None else None
+        if range_error is not None:
+            raise ValueError(range_error)
 
 
 def _check_keymap_entry(binding: str, keys: Any) -> None:
     if not isinstance(keys, str) or not keys.strip():
         raise ValueError(f"keymap `{binding}` must be a non-empty key string")
-
-
-def _atomic_write(path: Path, text: str) -> None:
-    """Temp file in the same folder + os.replace: a crash leaves the old or the new file, whole."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, temp = tempfile.mkstemp(prefix=".config-", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        # Keep the mode the user gave the file; a new file is private to the user.
-        os.chmod(temp, path.stat().st_mode & 0o777 if path.exists() else 0o600)
-        os.replace(temp, path)
-    except BaseException:
-        try:
-            os.unlink(temp)
-        except FileNotFoundError:
-            pass
-        raise

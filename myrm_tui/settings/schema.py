@@ -9,6 +9,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+# How far a value in a workspace file (`.myrm/config.toml`, written by whoever wrote the repository)
+# is believed; user files, `MYRM_*` variables and flags are the user's own and always apply.
+# Why a field on each spec rather than a list elsewhere: whoever adds a setting decides, right
+# where it is declared, whether a cloned repository may set it; the default is the careful one.
+FREE = "free"  # applies from any workspace file: looks, limits, prompt density
+NEEDS_TRUST = "needs-trust"  # decides what runs or where data goes: only once the user trusts the file
+TIGHTEN_ONLY = "tighten-only"  # what tools may touch: a workspace file may only make it stricter
+WORKSPACE_RULES = (FREE, NEEDS_TRUST, TIGHTEN_ONLY)
+
 
 @dataclass(frozen=True)
 class SettingSpec:
@@ -20,36 +29,112 @@ class SettingSpec:
     section: str = "general"  # groups the settings screen; "advanced" is collapsed
     # Whether changing it changes the agent (part of the execution fingerprint).
     shapes_agent: bool = True
+    from_workspace: str = NEEDS_TRUST  # one of WORKSPACE_RULES (see above)
+    # TIGHTEN_ONLY settings: every value, strictest first (for a bool, False is the strict one).
+    strictness: tuple[Any, ...] = ()
+    # Numbers: the range a value must be in (inclusive); `above` is an exclusive lower bound for
+    # values that only make sense positive (a timeout of 0 s would fail every call at once).
+    # Every int/float setting declares a lower bound (tests/faults/test_config_ranges.py checks).
+    minimum: float | None = None
+    above: float | None = None
+    maximum: float | None = None
 
 
 SETTINGS: tuple[SettingSpec, ...] = (
+    # model, lite_model and api_base keep the NEEDS_TRUST default: they pick who receives the
+    # prompt, the code in it and the user's key (and who bills for it).
     SettingSpec("model", str, "", "Main model, a litellm name (e.g. anthropic/claude-sonnet-4-5) or "
                 "local/smollm2. Empty: the first provider with an API key, else the local model."),
     SettingSpec("lite_model", str, "", "Cheaper model for summaries; empty: the main model."),
     SettingSpec("api_base", str, "", "Custom OpenAI-compatible endpoint for the main model "
                 "(Ollama, vLLM, LM Studio…)."),
-    SettingSpec("prompt_mode", str, "full", "System prompt density.", choices=("full", "lean", "naked")),
+    SettingSpec("prompt_mode", str, "full", "System prompt density.", choices=("full", "lean", "naked"),
+                from_workspace=FREE),
     SettingSpec("approval", str, "ask", "Which tool calls need a yes: ask (bash and writes), "
                 "auto-edit (bash only), yolo (none but destructive commands), deny (refuse all).",
-                choices=("ask", "auto-edit", "yolo", "deny")),
-    SettingSpec("max_steps", int, 50, "Most model calls in one turn before the agent stops."),
-    SettingSpec("max_output_tokens", int, 4096, "Output tokens reserved and requested per call."),
+                choices=("ask", "auto-edit", "yolo", "deny"),
+                from_workspace=TIGHTEN_ONLY, strictness=("deny", "ask", "auto-edit", "yolo")),
+    SettingSpec("max_steps", int, 50, "Most model calls in one turn before the agent stops.",
+                from_workspace=FREE, minimum=1),
+    SettingSpec("max_output_tokens", int, 4096, "Output tokens reserved and requested per call.",
+                from_workspace=FREE, minimum=1),
     # 120 s: long enough for a test suite or a build, short enough that a hung command is noticed.
     SettingSpec("bash_timeout", float, 120.0, "Seconds before a bash command's process group is killed.",
-                section="tools"),
+                section="tools", from_workspace=FREE, above=0),
     # 30k chars (~8k tokens): above this a tool output goes to the vault with a head+tail preview.
     SettingSpec("tool_output_cap", int, 30_000, "Characters of a tool output kept inline; the rest "
-                "is stored in the vault and previewed.", section="tools"),
+                "is stored in the vault and previewed.", section="tools", from_workspace=FREE, minimum=1),
     SettingSpec("allow_outside_workspace", bool, False, "Let file tools touch paths outside the "
-                "workspace root.", section="tools"),
-    SettingSpec("llm_timeout", float, 600.0, "Seconds before a model call is abandoned.", section="advanced"),
+                "workspace root.", section="tools",
+                from_workspace=TIGHTEN_ONLY, strictness=(False, True)),
+    # workspace-write: builds, tests and installs into the workspace keep working while nothing
+    # outside it (and not .git/.myrm or the shell's startup files) can be changed by a command.
+    SettingSpec("sandbox", str, "workspace-write", "Where bash commands may write (bubblewrap on Linux): "
+                "workspace-write (the workspace and a private /tmp), read-only (only the private /tmp), "
+                "off (no sandbox; approvals are the only guard). Without bwrap, commands run unsandboxed "
+                "and myrm says so.", choices=("workspace-write", "read-only", "off"), section="tools",
+                from_workspace=TIGHTEN_ONLY, strictness=("read-only", "workspace-write", "off")),
+    SettingSpec("sandbox_network", bool, False, "Let sandboxed bash commands use the network. When false, "
+                "a command that asks for the network (network: true) needs a yes, even in yolo.",
+                section="tools", from_workspace=TIGHTEN_ONLY, strictness=(False, True)),
+    SettingSpec("shell_env_passthrough", str, "", "Environment variables passed to bash commands although "
+                "they look like secrets (names with KEY, TOKEN, SECRET, PASSWORD…, provider keys), "
+                "separated by commas or spaces, e.g. \"GITHUB_TOKEN, NPM_TOKEN\".", section="tools"),
+    # 20 s: a Python or Node server already installed starts in under 2 s here (bench/mcp_overhead.py);
+    # `uvx`/`npx` fetching a package on first use needs more, and a server that has not answered
+    # in 20 s is more likely hung than slow (Codex's default is 10 s, users raise it for uvx).
+    SettingSpec("mcp_startup_timeout", float, 20.0, "Seconds an MCP server may take to start and list its "
+                "tools; then it is stopped and /mcp shows why (per server: startup_timeout_sec).",
+                section="tools", from_workspace=FREE, above=0),
+    # 120 s, like bash_timeout: a tool doing real work (a search, a build) fits; a hung one is noticed.
+    SettingSpec("mcp_tool_timeout", float, 120.0, "Seconds an MCP tool call may take before it is "
+                "abandoned with an error (per server: tool_timeout_sec).", section="tools",
+                from_workspace=FREE, above=0),
+    SettingSpec("mcp_trust_read_only", bool, False, "Let MCP tools that the server marks read-only "
+                "(readOnlyHint) run without asking. The hint comes from the server, so it is off by default.",
+                section="tools", from_workspace=TIGHTEN_ONLY, strictness=(False, True)),
+    # 600 s: a long answer from a slow hosted model or the CPU model fits; a server trickling
+    # tokens cannot hold a turn longer than this (the deadline is for the whole call, not a chunk).
+    SettingSpec("llm_timeout", float, 600.0, "Seconds a model call may take in all, first token to "
+                "last, retries included; then it is abandoned and what arrived is kept.", section="advanced",
+                from_workspace=FREE, above=0),
+    # 300 s: a reasoning model thinking before it streams, or the CPU model reading a full window,
+    # answers well within it; a server that accepted the request and went silent is given up on
+    # (and retried while llm_timeout allows) in half the time llm_timeout would take.
+    SettingSpec("llm_first_token_timeout", float, 300.0, "Seconds to wait for the first streamed "
+                "token of an answer before that attempt is abandoned.", section="advanced",
+                from_workspace=FREE, above=0),
     # 4 tries: enough to ride out a short rate-limit burst without hanging the user for minutes.
-    SettingSpec("llm_max_attempts", int, 4, "Tries for a transient provider failure.", section="advanced"),
+    # At most 20: a typo such as 400 would otherwise keep a failing provider busy for hours.
+    SettingSpec("llm_max_attempts", int, 4, "Tries for a transient provider failure.", section="advanced",
+                from_workspace=FREE, minimum=1, maximum=20),
     SettingSpec("local_threads", int, 0, "CPU threads for the embedded model; 0 = all cores.",
-                section="advanced"),
-    SettingSpec("theme", str, "myrm-dark", "TUI theme name.", section="appearance", shapes_agent=False),
+                section="advanced", from_workspace=FREE, minimum=0),
+    SettingSpec("theme", str, "myrm-dark", "TUI theme name.", section="appearance", shapes_agent=False,
+                from_workspace=FREE),
     SettingSpec("animations", bool, True, "Spinners and smooth scrolling in the TUI.",
-                section="appearance", shapes_agent=False),
+                section="appearance", shapes_agent=False, from_workspace=FREE),
 )
 
 SPECS_BY_KEY: dict[str, SettingSpec] = {s.key: s for s in SETTINGS}
+
+# `[models."NAME"]` fields a workspace file may set untrusted: they describe the model (window,
+# features, prices). Any other field (api_base, and whatever endpoint, header or key-variable
+# field is added later) decides where the prompt and the key go, so it needs trust.
+MODEL_FIELDS_FREE_IN_WORKSPACE = frozenset({
+    "context_window", "max_output_tokens", "supports_tools", "supports_vision", "supports_prompt_caching",
+    "supports_reasoning", "input_cost_per_token", "output_cost_per_token", "cache_read_cost_per_token",
+    "cache_write_cost_per_token",
+})
+# `[models."NAME"]` numeric fields: the least each may be (a window or an output of 0 tokens
+# leaves no room for anything; a negative price would report a gain). Whether the window also
+# holds myrm's fixed prefix is checked when a model is used (context/room.py), where the prefix
+# is known.
+MODEL_FIELD_MINIMUMS: dict[str, int] = {
+    "context_window": 1, "max_output_tokens": 1, "input_cost_per_token": 0, "output_cost_per_token": 0,
+    "cache_read_cost_per_token": 0, "cache_write_cost_per_token": 0,
+}
+# `[keymap]` binds a binding id to keys; bindings only trigger built-in actions, so a workspace may
+# remap them, except the approval answers: a repo that swaps "allow" onto `n` turns the user's
+# no into a yes. Those ids are honoured from user files only, trusted workspace or not.
+KEYMAP_USER_ONLY_PREFIXES = ("approval.",)

@@ -9,6 +9,8 @@ DB_NAME = "sessions.db"
 ARTIFACTS_DIR = "artifacts"
 GITIGNORE_NAME = ".gitignore"
 GITIGNORE_TEXT = "*\n"
+# Per-session writer locks (`<session id>.lock`) and the store lock (session_lock.py).
+LOCKS_DIR = "locks"
 
 # Owner-only: transcripts and tool output can hold credentials. Applied with chmod after
 # creation so the user's umask can neither widen nor narrow them.

@@ -15,48 +15,102 @@ from pathlib import Path
 from urllib.parse import quote
 
 from myrm_tui.store.constants import BUSY_TIMEOUT_MS, JOURNAL_SIZE_LIMIT_BYTES, SYNCHRONOUS
-from myrm_tui.store.errors import StoreError
+from myrm_tui.store.errors import StoreDamagedError, StoreError
+
+
+def _open(path: Path, *, read_only: bool, immutable: bool = False) -> sqlite3.Connection:
+    try:
+        if read_only:
+            flags = "mode=ro&immutable=1" if immutable else "mode=ro"
+            uri = f"file:{quote(str(path))}?{flags}"
+            return sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False)
+        return sqlite3.connect(str(path), isolation_level=None, check_same_thread=False)
+    except sqlite3.Error as exc:
+        raise StoreError(f"cannot open the session database {path}: {exc}.") from exc
+
+
+def _cannot_share_wal(exc: sqlite3.Error) -> bool:
+    """A read-only connection that cannot create or write the -shm/-wal files (a read-only
+    folder) fails its first read with one of these."""
+    text = str(exc).lower()
+    return "readonly" in text or "read-only" in text or "unable to open" in text
 
 
 def connect(path: Path, *, read_only: bool = False) -> sqlite3.Connection:
     """Open `path`. Read-write connections switch the file to WAL; read-only ones never write.
 
+    A read-only open first uses `mode=ro`, which still takes SQLite's shared-memory read locks
+    (so a concurrent writer is seen consistently). In a folder this process cannot write, that
+    index cannot be created; then, if no write-ahead log holds data, the file is read as
+    `immutable` (no locks: nobody can be writing a database whose folder is read-only).
+
     `check_same_thread=False` because tools may run in worker threads; the store serialises
     access to the connection with its own lock.
     """
+    conn = _open(path, read_only=read_only)
     try:
-        if read_only:
-            uri = f"file:{quote(str(path))}?mode=ro"
-            conn = sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False)
-        else:
-            conn = sqlite3.connect(str(path), isolation_level=None, check_same_thread=False)
-    except sqlite3.Error as exc:
-        raise StoreError(f"cannot open the session database {path}: {exc}.") from exc
-    try:
-        conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-        conn.execute("PRAGMA foreign_keys = ON")
-        if read_only:
-            conn.execute("PRAGMA query_only = ON")
-        else:
-            mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
-            if str(mode).lower() != "wal":
-                raise StoreError(
-                    f"the session database {path} cannot use WAL journaling (got {mode!r}); "
-                    "keep the workspace on a local filesystem."
-                )
-            conn.execute(f"PRAGMA synchronous = {SYNCHRONOUS}")
-            conn.execute(f"PRAGMA journal_size_limit = {JOURNAL_SIZE_LIMIT_BYTES}")
-        # Touch the schema so "file is not a database" surfaces here, with the path.
-        conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+        _configure(conn, path, read_only=read_only)
+    except sqlite3.OperationalError as exc:
+        conn.close()
+        if not (read_only and _cannot_share_wal(exc)):
+            raise _unreadable(path, exc) from exc
+        wal = path.with_name(path.name + "-wal")
+        if wal.exists() and wal.stat().st_size > 0:
+            raise StoreError(
+                f"{path} cannot be read from this read-only folder: its write-ahead log {wal.name} "
+                "holds changes that only a process allowed to write the folder can apply. Run myrm "
+                "once where the folder is writable, or as its owner."
+            ) from exc
+        conn = _open(path, read_only=True, immutable=True)
+        try:
+            _configure(conn, path, read_only=True)
+        except sqlite3.DatabaseError as again:
+            conn.close()
+            raise _unreadable(path, again) from again
+        except BaseException:
+            conn.close()
+            raise
     except sqlite3.DatabaseError as exc:
         conn.close()
-        raise StoreError(
-            f"{path} is not a readable myrm session database ({exc}); move it aside and retry."
-        ) from exc
+        raise _unreadable(path, exc) from exc
     except BaseException:
         conn.close()
         raise
     return conn
+
+
+def _unreadable(path: Path, exc: sqlite3.Error) -> StoreError:
+    return StoreError(
+        f"{path} is not a readable myrm session database ({exc}); `myrm doctor` says what is "
+        "wrong and `myrm sessions recover` copies what is readable into a new store."
+    )
+
+
+def _configure(conn: sqlite3.Connection, path: Path, *, read_only: bool) -> None:
+    conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+    conn.execute("PRAGMA foreign_keys = ON")
+    if read_only:
+        conn.execute("PRAGMA query_only = ON")
+    else:
+        mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+        if str(mode).lower() != "wal":
+            raise StoreError(
+                f"the session database {path} cannot use WAL journaling (got {mode!r}); "
+                "keep the workspace on a local filesystem."
+            )
+        conn.execute(f"PRAGMA synchronous = {SYNCHRONOUS}")
+        conn.execute(f"PRAGMA journal_size_limit = {JOURNAL_SIZE_LIMIT_BYTES}")
+    # Touch the schema so "file is not a database" surfaces here, with the path.
+    conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+
+
+# SQLite's primary result codes for a damaged file: SQLITE_CORRUPT and SQLITE_NOTADB.
+_CORRUPTION_CODES = (11, 26)
+
+
+def is_corruption(exc: BaseException) -> bool:
+    code = getattr(exc, "sqlite_errorcode", None)
+    return isinstance(exc, sqlite3.DatabaseError) and code is not None and code & 0xFF in _CORRUPTION_CODES
 
 
 @contextmanager
@@ -83,6 +137,11 @@ def transaction(conn: sqlite3.Connection, *, write: bool) -> Iterator[sqlite3.Co
     except BaseException as exc:
         if conn.in_transaction:
             conn.execute("ROLLBACK")
+        if is_corruption(exc):
+            raise StoreDamagedError(
+                f"the session database is damaged ({exc}); `myrm doctor` says what is wrong and "
+                "`myrm sessions recover` copies what is readable into a new store."
+            ) from exc
         if isinstance(exc, sqlite3.Error):
             raise StoreError(f"session database operation failed: {exc}.") from exc
         raise

@@ -8,3 +8,5 @@ COMPACTION = "compaction"  # data: trigger, tokens_before, tokens_after, …
 INTERRUPTED = "interrupted"  # data: reason, repaired_call_ids
 REPAIR = "repair"  # data: repaired_call_ids (dangling calls answered on resume)
 NOTE = "note"  # data: text (a user-visible note, e.g. "model has no tool calling")
+FORK = "fork"  # data: child / parent, with_summary, summarized_messages (agent/fork.py)
+MCP_TOOLS = "mcp_tools"  # data: tools (the MCP tool names offered), digest (of their schemas)

@@ -17,6 +17,7 @@ from myrm_tui.store.constants import (
     FILE_MODE,
     GITIGNORE_NAME,
     GITIGNORE_TEXT,
+    LOCKS_DIR,
 )
 
 
@@ -50,11 +51,16 @@ def restrict_if_present(path: Path) -> None:
 
 
 def ensure_layout(workspace_root: Path) -> Path:
-    """Create `<root>/.myrm/{sessions.db, artifacts/, .gitignore}`; return the `.myrm` path."""
+    """Create `<root>/.myrm/{artifacts/, locks/, .gitignore}`; return the `.myrm` path.
+
+    The database itself is created by `fresh.create_database` (atomically), not here: an
+    existing `sessions.db` only gets its mode tightened.
+    """
     if not workspace_root.is_dir():
         raise FileNotFoundError(f"workspace folder {workspace_root} does not exist")
     folder = private_dir(workspace_root / DIR_NAME)
     private_dir(folder / ARTIFACTS_DIR)
+    private_dir(folder / LOCKS_DIR)
     gitignore = folder / GITIGNORE_NAME
     if not gitignore.exists() or gitignore.stat().st_size == 0:
         # Written once (temp + rename, so a kill cannot leave it empty); a user who edits it
@@ -64,5 +70,5 @@ def ensure_layout(workspace_root: Path) -> Path:
         os.chmod(temp, FILE_MODE)
         os.replace(temp, gitignore)
     os.chmod(gitignore, FILE_MODE)
-    private_file(folder / DB_NAME)
+    restrict_if_present(folder / DB_NAME)
     return folder

@@ -20,12 +20,12 @@ import secrets
 import sqlite3
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 from typing import Any, Self
 
-from myrm_tui.store import context_views, event_kinds, search_index, summaries
+from myrm_tui.store import context_views, event_kinds, search_index, session_lock, summaries
 from myrm_tui.store.constants import (
     ARTIFACT_INDEX_MAX_CHARS,
     ARTIFACTS_DIR,
@@ -37,16 +37,19 @@ from myrm_tui.store.constants import (
     SESSION_ID_BYTES,
 )
 from myrm_tui.store.db import connect, transaction
-from myrm_tui.store.errors import StoreError
+from myrm_tui.store.errors import StoreDamagedError, StoreError
+from myrm_tui.store.file_checks import refuse_foreign_file, refuse_foreign_schema, refuse_unusable_file
+from myrm_tui.store.fresh import create_database
 from myrm_tui.store.layout import ensure_layout, restrict_if_present
 from myrm_tui.store.records import ArtifactRecord, EventRecord, MessageRecord, SearchHit, SessionRecord
 from myrm_tui.store.repair import find_dangling_calls, tool_calls_of
 from myrm_tui.store.schema import check_version_read_only, migrate
 from myrm_tui.store.search import mentions, visible_artifact_ids_sql
 from myrm_tui.store.search import search as search_history
+from myrm_tui.store.session_lock import SessionBusyError, StoreLock
 from myrm_tui.store.vault import Vault
 
-__all__ = ["Store", "StoreError"]
+__all__ = ["SessionBusyError", "Store", "StoreError"]
 
 _SESSION_COLUMNS = "id, title, created_at, updated_at, model, parent_id, fork_message_id"
 _MESSAGE_COLUMNS = "id, session_id, seq, role, message_json, tool_call_id, tool_names, tokens, created_at"
@@ -85,22 +88,34 @@ def _session(row: tuple) -> SessionRecord:
     )
 
 
+def _decoded(text: Any, what: str) -> Any:
+    """A stored JSON column; text that no longer decodes is damage, reported as such."""
+    try:
+        return json.loads(text)
+    except (TypeError, ValueError) as exc:
+        raise StoreDamagedError(
+            f"{what} does not decode ({exc}); the database is damaged: `myrm sessions recover` "
+            "copies what is readable into a new store."
+        ) from exc
+
+
 def _message(row: tuple) -> MessageRecord:
     return MessageRecord(
         id=row[0],
         session_id=row[1],
         seq=row[2],
         role=row[3],
-        message=json.loads(row[4]),
+        message=_decoded(row[4], f"message msg:{row[0]}"),
         tool_call_id=row[5],
-        tool_names=tuple(json.loads(row[6])),
+        tool_names=tuple(_decoded(row[6], f"message msg:{row[0]}")),
         tokens=row[7],
         created_at=row[8],
     )
 
 
 def _event(row: tuple) -> EventRecord:
-    return EventRecord(id=row[0], session_id=row[1], kind=row[2], data=json.loads(row[3]), created_at=row[4])
+    return EventRecord(id=row[0], session_id=row[1], kind=row[2], data=_decoded(row[3], f"event {row[0]}"),
+                       created_at=row[4])
 
 
 def _message_index_fields(message: dict[str, Any]) -> tuple[str, str | None, tuple[str, ...]]:
@@ -129,12 +144,18 @@ class Store:
     with every operation (reads too, so a read never sees another thread's open transaction)
     serialised by a lock. Another process may open the same folder concurrently (WAL), either
     read-write or with `read_only=True`.
+
+    One writer per session: the first write to a session (or `claim_session`) makes this
+    process its writer until `release_sessions` or `close`; another process's writes to it
+    raise SessionBusyError (session_lock.py). Forking a session another process is writing
+    is allowed: the fork is a new session.
     """
 
     vault: Vault
     root: Path  # the `.myrm` directory
 
-    def __init__(self, root: Path, conn: sqlite3.Connection, *, read_only: bool):
+    def __init__(self, root: Path, conn: sqlite3.Connection, *, read_only: bool,
+                 store_lock: StoreLock | None = None):
         """Use `Store.open`; this only wires an already prepared connection."""
         self.root = root
         self.db_path = root / DB_NAME
@@ -142,6 +163,11 @@ class Store:
         self.read_only = read_only
         self._conn: sqlite3.Connection | None = conn
         self._lock = threading.RLock()
+        self._store_lock = store_lock
+        self._claims: set[str] = set()
+        # Where stored times come from. `myrm replay` sets a virtual clock so that the times a
+        # prompt shows (summary ranges, recall results) are the same on every replay.
+        self.clock: Callable[[], float] = time.time
 
     @classmethod
     def open(cls, workspace_root: Path, *, read_only: bool = False) -> Store:
@@ -156,8 +182,10 @@ class Store:
             db_path = root / DB_NAME
             if not db_path.is_file():
                 raise StoreError(f"no session database at {db_path}; run myrm in {workspace_root} first.")
+            refuse_unusable_file(db_path)
             conn = connect(db_path, read_only=True)
             try:
+                refuse_foreign_schema(conn, db_path)
                 check_version_read_only(conn, db_path)
             except BaseException:
                 conn.close()
@@ -171,23 +199,70 @@ class Store:
                 "folder exists and is writable."
             ) from exc
         db_path = root / DB_NAME
-        conn = connect(db_path)
+        store_lock = StoreLock(root)
+        store_lock.acquire_shared()  # `sessions recover` must not swap the file under us
+        try:
+            if db_path.exists():
+                refuse_unusable_file(db_path)
+                refuse_foreign_file(db_path)
+            else:
+                create_database(db_path)
+            conn = connect(db_path)
+        except BaseException:
+            store_lock.release()
+            raise
         try:
             migrate(conn, db_path)
         except BaseException:
             conn.close()
+            store_lock.release()
             raise
         # SQLite creates -wal/-shm with the database file's mode already; chmod anyway so a
         # file left by an older run with a wider mode is tightened too.
         restrict_if_present(db_path.with_name(DB_NAME + "-wal"))
         restrict_if_present(db_path.with_name(DB_NAME + "-shm"))
-        return cls(root, conn, read_only=False)
+        return cls(root, conn, read_only=False, store_lock=store_lock)
+
+    def skip_fsync(self) -> None:
+        """For a throwaway store (`myrm replay`'s temporary one): commits stop waiting for the
+        disk. Never for a workspace: a power loss could then take committed messages with it."""
+        with self._lock:
+            self._db().execute("PRAGMA synchronous = OFF")
 
     def close(self) -> None:
         with self._lock:
             if self._conn is not None:
                 self._conn.close()
                 self._conn = None
+            self.release_sessions()
+            if self._store_lock is not None:
+                self._store_lock.release()
+                self._store_lock = None
+
+    # one writer per session
+
+    def claim_session(self, session_id: str) -> None:
+        """Become the session's writer now (SessionBusyError if another process is), so a
+        caller can fork or refuse before the first write rather than fail at it."""
+        if self.read_only:
+            raise StoreError("this session store was opened read-only; it writes no session.")
+        with self._lock:
+            if session_id in self._claims:
+                return
+            session_lock.claim(self.root, session_id)
+            self._claims.add(session_id)
+
+    def release_sessions(self, keep: str | None = None) -> None:
+        """Let other processes write the sessions this store wrote, except `keep` (e.g. the
+        TUI switching to another session). A later write claims again."""
+        with self._lock:
+            for session_id in sorted(self._claims - {keep}):
+                session_lock.release(self.root, session_id)
+                self._claims.discard(session_id)
+
+    def session_writer(self, session_id: str) -> int | None:
+        """pid of another process writing the session (0 if not yet known), else None."""
+        return session_lock.holder(self.root, session_id)
 
     def __enter__(self) -> Self:
         return self
@@ -202,11 +277,14 @@ class Store:
             raise StoreError("the session store is closed; open it again with Store.open().")
         return self._conn
 
-    def _write(self) -> AbstractContextManager[sqlite3.Connection]:
+    def _write(self, session_id: str | None = None) -> AbstractContextManager[sqlite3.Connection]:
+        """A write transaction; naming `session_id` first makes this process its writer."""
         if self.read_only:
             raise StoreError(
                 "this session store was opened read-only; open it without read_only to change it."
             )
+        if session_id is not None:
+            self.claim_session(session_id)
         return transaction(self._db(), write=True)
 
     @contextmanager
@@ -222,7 +300,7 @@ class Store:
     def _session_row(self, conn: sqlite3.Connection, session_id: str) -> SessionRecord:
         row = conn.execute(f"SELECT {_SESSION_COLUMNS} FROM sessions WHERE id = ?", (session_id,)).fetchone()
         if row is None:
-            raise StoreError(f"no session {session_id!r} in this workspace; list them with `myrm sessions`.")
+            raise StoreError(f"no session {session_id!r} in this workspace; list them with `myrm sessions list`.")
         return _session(row)
 
     def _segments(self, conn: sqlite3.Connection, session_id: str) -> list[tuple[str, int | None]]:
@@ -316,12 +394,14 @@ class Store:
         parent_id: str | None = None,
         fork_message_id: int | None = None,
     ) -> SessionRecord:
-        now = time.time()
+        now = self.clock()
         while True:
             new_id = secrets.token_hex(SESSION_ID_BYTES)
             clash = conn.execute("SELECT 1 FROM sessions WHERE id = ?", (new_id,)).fetchone()
             if clash is None:
                 break
+        # Claimed before the row is visible, so no other process can start writing it first.
+        self.claim_session(new_id)
         conn.execute(
             f"INSERT INTO sessions ({_SESSION_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?)",
             (new_id, title, now, now, model, parent_id, fork_message_id),
@@ -346,7 +426,7 @@ class Store:
         """Raises StoreError for an unknown id; accepts a unique id prefix."""
         prefix = (session_id or "").strip().lower()
         if not prefix:
-            raise StoreError("no session id given; pass an id or a prefix from `myrm sessions`.")
+            raise StoreError("no session id given; pass an id or a prefix from `myrm sessions list`.")
         with self._lock, self._read() as conn:
             exact = conn.execute(
                 f"SELECT {_SESSION_COLUMNS} FROM sessions WHERE id = ?", (prefix,)
@@ -358,7 +438,7 @@ class Store:
                 (len(prefix), prefix),
             ).fetchall()
         if not rows:
-            raise StoreError(f"no session {session_id!r} in this workspace; list them with `myrm sessions`.")
+            raise StoreError(f"no session {session_id!r} in this workspace; list them with `myrm sessions list`.")
         if len(rows) > 1:
             shown = ", ".join(row[0] for row in rows[:5])
             raise StoreError(
@@ -398,7 +478,7 @@ class Store:
             conn.execute("UPDATE sessions SET title = ? WHERE id = ?", (title, session_id))
 
     def set_session_model(self, session_id: str, model: str) -> None:
-        with self._lock, self._write() as conn:
+        with self._lock, self._write(session_id) as conn:
             self._session_row(conn, session_id)
             conn.execute("UPDATE sessions SET model = ? WHERE id = ?", (model, session_id))
 
@@ -408,7 +488,7 @@ class Store:
         Removes the session's own messages and events. Vault artifacts stay: they are shared
         by content hash and other sessions may hold their handles.
         """
-        with self._lock, self._write() as conn:
+        with self._lock, self._write(session_id) as conn:
             self._session_row(conn, session_id)
             children = [
                 row[0]
@@ -427,6 +507,10 @@ class Store:
             search_index.forget_session(conn, session_id)
             conn.execute("DELETE FROM messages WHERE session_id = ?", (session_id,))
             conn.execute("DELETE FROM sessions WHERE id = ?", (session_id,))
+        with self._lock:  # nothing left to write: let go of the session's lock
+            if session_id in self._claims:
+                self._claims.discard(session_id)
+                session_lock.release(self.root, session_id)
 
     # context engine views (derived rendering; the messages themselves never change)
 
@@ -456,7 +540,7 @@ class Store:
         syn_rows = None if synthetic is None else [
             (s["before_id"], s["kind"], context_views.dumps(s["message"]), s["tokens"], s.get("covers_first"),
              s.get("covers_last"), s.get("handle", "")) for s in synthetic]
-        with self._lock, self._write() as conn:
+        with self._lock, self._write(session_id) as conn:
             self._session_row(conn, session_id)
             context_views.save(conn, session_id, event_id, view_rows, syn_rows)
 
@@ -466,9 +550,9 @@ class Store:
         """Store a summary node (depth, first_id, last_id, covered_count, children, time_start,
         time_end, tokens, fallback, status, content, rendered, model); returns it with its
         handle `S<n>` (numbered per session)."""
-        with self._lock, self._write() as conn:
+        with self._lock, self._write(session_id) as conn:
             self._session_row(conn, session_id)
-            return summaries.insert(conn, session_id, node, time.time())
+            return summaries.insert(conn, session_id, node, self.clock())
 
     def next_summary_handle(self, session_id: str) -> str:
         """The handle the next `add_summary` of this session will get (to render it with)."""
@@ -484,20 +568,37 @@ class Store:
             return summaries.get(conn, session_id, handle)
 
     def set_summary_status(self, session_id: str, handle: str, status: str) -> None:
-        with self._lock, self._write() as conn:
+        with self._lock, self._write(session_id) as conn:
             summaries.set_status(conn, session_id, handle, status)
 
     # messages (append-only)
 
     def append_message(self, session_id: str, message: dict[str, Any], tokens: int, *,
-                       created_at: float | None = None) -> MessageRecord:
+                       created_at: float | None = None,
+                       artifacts: Mapping[str, str | None] | None = None) -> MessageRecord:
         """Insert one message and commit before returning (the row survives a kill -9).
-        `created_at` is for replays of recorded sessions (a virtual clock); default: now."""
+        `created_at` is for replays of recorded sessions (a virtual clock); default: the clock.
+
+        `artifacts` maps each vault handle the message names because its text was put there
+        (a spilled tool output, an offloaded image) to that text, or None to read the vault
+        file. They are catalogued and indexed in the message's own transaction, so whatever
+        leaves the prompt for the vault is searchable the moment its handle is stored, and a
+        kill never leaves one without the other. Raises VaultError (nothing stored) for a handle
+        the vault does not hold."""
         if not isinstance(message, dict):
             raise StoreError(f"a message must be a dict, got {type(message).__name__}; nothing was stored.")
-        with self._lock, self._write() as conn:
-            return self._insert_message(conn, session_id, message, tokens,
-                                        time.time() if created_at is None else float(created_at))
+        now = self.clock() if created_at is None else float(created_at)
+        # Read (and hash-check) the vault files before the write lock: indexing a 5 MB log must
+        # not hold the database.
+        texts = [self._artifact_text(handle, text) for handle, text in (artifacts or {}).items()]
+        with self._lock, self._write(session_id) as conn:
+            if texts:
+                self._session_row(conn, session_id)
+            # Linked before the insert: the link's high-water mark is then below the message,
+            # so a fork taken at the message sees the artifact its content names.
+            for artifact in texts:
+                search_index.link_artifact(conn, session_id, artifact, now)
+            return self._insert_message(conn, session_id, message, tokens, now)
 
     def messages(self, session_id: str) -> list[MessageRecord]:
         """The full history of a session, fork ancestry included, oldest first."""
@@ -521,19 +622,24 @@ class Store:
     # events
 
     def append_event(self, session_id: str, kind: str, data: dict[str, Any]) -> EventRecord:
-        with self._lock, self._write() as conn:
-            return self._insert_event(conn, session_id, kind, data, time.time())
+        with self._lock, self._write(session_id) as conn:
+            return self._insert_event(conn, session_id, kind, data, self.clock())
 
-    def events(self, session_id: str, kind: str | None = None, limit: int | None = None) -> list[EventRecord]:
+    def events(self, session_id: str, kind: str | None = None, limit: int | None = None, *,
+               after_id: int | None = None) -> list[EventRecord]:
         """The session's own events (not its fork ancestors'), oldest first.
 
-        `limit` keeps the most recent `limit` events (still returned oldest first).
+        `limit` keeps the most recent `limit` events (still returned oldest first); `after_id`
+        only those newer than that event (a reader following the log).
         """
         sql = f"SELECT {_EVENT_COLUMNS} FROM events WHERE session_id = ?"
         params: list[Any] = [session_id]
         if kind is not None:
             sql += " AND kind = ?"
             params.append(kind)
+        if after_id is not None:
+            sql += " AND id > ?"
+            params.append(int(after_id))
         sql += " ORDER BY id DESC"
         if limit is not None:
             sql += " LIMIT ?"
@@ -572,12 +678,12 @@ class Store:
         The scan and all repairs are one transaction: two processes resuming the same session
         cannot both answer a call, and a kill leaves either all repairs or none.
         """
-        with self._lock, self._write() as conn:
+        with self._lock, self._write(session_id) as conn:
             history = self._history(conn, session_id)
             dangling = find_dangling_calls(record.message for record in history)
             if not dangling:
                 return []
-            now = time.time()
+            now = self.clock()
             for call in dangling:
                 synthetic = {
                     "role": "tool",
@@ -631,6 +737,15 @@ class Store:
         bad or unknown handle, StoreError for an unknown session. `at`: the link time (replays
         pass their virtual clock); default now.
         """
+        artifact = self._artifact_text(handle, text)
+        with self._lock, self._write(session_id) as conn:
+            self._session_row(conn, session_id)
+            search_index.link_artifact(conn, session_id, artifact, self.clock() if at is None else at)
+        return self.session_artifact(session_id, artifact.handle)
+
+    def _artifact_text(self, handle: str, text: str | None) -> search_index.ArtifactText:
+        """What indexing `handle` records: its text (given, or read from the vault and checked
+        against its hash) unless the catalogue already has this content."""
         path = self.vault.path_of(handle)
         digest = path.name[:64]
         canonical = Vault.HANDLE_PREFIX + digest[:HANDLE_HEX_CHARS]
@@ -643,12 +758,9 @@ class Store:
             if text is not None:
                 body, truncated = text[:ARTIFACT_INDEX_MAX_CHARS], len(text) > ARTIFACT_INDEX_MAX_CHARS
             else:
+                self.vault.verify(path)  # never index changed bytes as the artifact's text
                 body, truncated = _read_artifact_text(path, size)
-        artifact = search_index.ArtifactText(digest, canonical, size, body, truncated)
-        with self._lock, self._write() as conn:
-            self._session_row(conn, session_id)
-            search_index.link_artifact(conn, session_id, artifact, at)
-        return self.session_artifact(session_id, canonical)
+        return search_index.ArtifactText(digest, canonical, size, body, truncated)
 
     def session_artifact(self, session_id: str, handle: str) -> ArtifactRecord:
         """A vault artifact the session may read: indexed for its history, or named by one of

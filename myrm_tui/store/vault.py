@@ -5,6 +5,10 @@ keeps a handle `vault://<first 12 hex>` to get it back (invariant "lossless"). F
 by the hash of their bytes, so the same content is stored once and a handle can never come to
 mean different bytes. Handles come from the model, so resolving one is defensive: only hex
 digits are accepted and only regular files directly inside the vault are ever returned.
+
+Reads check that promise: bytes whose sha256 differs from the file's name were changed after
+they were stored (tampering or disk damage) and are refused with VaultTamperedError, never
+served as the original. Storing the same content again repairs such a file.
 """
 
 from __future__ import annotations
@@ -17,9 +21,9 @@ import tempfile
 from pathlib import Path
 
 from myrm_tui.store.constants import DIR_MODE, FILE_MODE, HANDLE_HEX_CHARS
-from myrm_tui.store.errors import UnknownArtifactError, VaultError
+from myrm_tui.store.errors import UnknownArtifactError, VaultError, VaultTamperedError
 
-__all__ = ["UnknownArtifactError", "Vault", "VaultError"]
+__all__ = ["UnknownArtifactError", "Vault", "VaultError", "VaultTamperedError"]
 
 _HEX = re.compile(r"[0-9a-f]{1,64}")
 # A suffix is a short extension chain such as ".txt" or ".tar.gz": it can never add a path
@@ -27,6 +31,9 @@ _HEX = re.compile(r"[0-9a-f]{1,64}")
 _SUFFIX = re.compile(r"(\.[A-Za-z0-9_-]{1,16}){0,3}")
 _ARTIFACT_NAME = re.compile(r"([0-9a-f]{64})((?:\.[A-Za-z0-9_-]{1,16}){0,3})")
 _TEMP_PREFIX = ".put-"
+# Hashing reads files in chunks of this size: large artifacts are verified without holding a
+# second copy in memory.
+_HASH_CHUNK_BYTES = 1 << 20
 
 
 def _to_bytes(content: str | bytes) -> bytes:
@@ -40,6 +47,22 @@ def _to_bytes(content: str | bytes) -> bytes:
         except UnicodeEncodeError:
             continue
     raise AssertionError("unreachable: surrogatepass encodes every str")
+
+
+def _file_digest(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as file:
+        while chunk := file.read(_HASH_CHUNK_BYTES):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def _tampered(handle: str, path: Path) -> VaultTamperedError:
+    return VaultTamperedError(
+        f"{handle} was changed on disk after it was stored: its bytes no longer match their "
+        f"sha256, so they are not served as the original. Restore {path} from a backup; storing "
+        "the same content again (re-running what produced it) also repairs it."
+    )
 
 
 class Vault:
@@ -61,8 +84,15 @@ class Vault:
         digest = hashlib.sha256(data).hexdigest()
         handle = self.HANDLE_PREFIX + digest[:HANDLE_HEX_CHARS]
         self._ensure_directory()
-        if self._files_for_digest(digest):
+        existing = self._files_for_digest(digest)
+        intact = [path for path in existing if _file_digest(path) == digest]
+        if intact:
             return handle
+        # Absent, or present only with changed bytes: (re)write it under its first name.
+        self._write(data, self.directory / (existing[0].name if existing else digest + suffix))
+        return handle
+
+    def _write(self, data: bytes, target: Path) -> None:
         fd, temp_name = tempfile.mkstemp(prefix=_TEMP_PREFIX, suffix=".part", dir=self.directory)
         try:
             os.fchmod(fd, FILE_MODE)
@@ -70,7 +100,7 @@ class Vault:
                 temp.write(data)
                 temp.flush()
                 os.fsync(temp.fileno())
-            os.replace(temp_name, self.directory / (digest + suffix))
+            os.replace(temp_name, target)
         except BaseException:
             try:
                 os.unlink(temp_name)
@@ -78,12 +108,31 @@ class Vault:
                 pass
             raise
         self._fsync_directory()
-        return handle
 
     # reading
 
     def read_bytes(self, handle: str) -> bytes:
-        return self.path_of(handle).read_bytes()
+        """The artifact's bytes, after checking them against the hash in its name."""
+        path = self.path_of(handle)
+        data = path.read_bytes()
+        if hashlib.sha256(data).hexdigest() != path.name[:64]:
+            raise _tampered(handle, path)
+        return data
+
+    def verify(self, path: Path) -> None:
+        """VaultTamperedError unless the file at `path` (from `path_of`) hashes to its name."""
+        if _file_digest(path) != path.name[:64]:
+            raise _tampered(self.HANDLE_PREFIX + path.name[:HANDLE_HEX_CHARS], path)
+
+    def tampered(self) -> tuple[int, list[str]]:
+        """(artifacts checked, handles whose bytes no longer match their hash): every file."""
+        checked = 0
+        bad: list[str] = []
+        for path in sorted(self._files_for_prefix("")):
+            checked += 1
+            if _file_digest(path) != path.name[:64]:
+                bad.append(self.HANDLE_PREFIX + path.name[:HANDLE_HEX_CHARS])
+        return checked, bad
 
     def read_text(self, handle: str, lines: tuple[int, int] | None = None) -> str:
         """Whole text, or 1-based inclusive line range (start, end).

@@ -9,7 +9,7 @@ imported here: litellm and the agent load in a worker after the first paint.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -18,11 +18,26 @@ from textual.app import App
 from textual.binding import Binding, BindingType
 
 from myrm_tui.settings import Settings
+from myrm_tui.settings.schema import SPECS_BY_KEY
+from myrm_tui.settings.trust import IGNORE
 from myrm_tui.store import Store
+from myrm_tui.terminal_text import for_terminal
 from myrm_tui.tui.chat_session import ChatSession
 from myrm_tui.tui.palette import MyrmCommands
 from myrm_tui.tui.screens.chat import ChatScreen
-from myrm_tui.tui.themes import THEME_SUFFIX, ThemeFileError, load_theme_file, load_themes, theme_dirs
+from myrm_tui.tui.screens.trust import TrustPrompt, TrustScreen
+from myrm_tui.tui.terminal_keys import install_extra_sequences
+from myrm_tui.tui.themes import (
+    THEME_SUFFIX,
+    ThemeFileError,
+    css_problem,
+    load_theme_file,
+    load_themes,
+    shipped_theme_dir,
+    theme_dirs,
+)
+
+DEFAULT_THEME = SPECS_BY_KEY["theme"].default
 
 
 class MyrmApp(App[None]):
@@ -35,8 +50,14 @@ class MyrmApp(App[None]):
     def __init__(self, workspace: Path, settings: Settings, session_id: str | None = None,
                  continue_last: bool = False, store: Store | None = None, *,
                  config_path: Path | None = None, theme_dirs: list[Path] | None = None,
-                 watch_themes: bool = True) -> None:
+                 watch_themes: bool = True, trust_prompt: TrustPrompt | None = None,
+                 config_notices: Sequence[str] = ()) -> None:
         super().__init__()
+        # Config warnings the command printed on stderr before the screen took over: shown
+        # again inside the app, where the user looks (stderr is hidden behind the screen).
+        self.config_notices = list(config_notices)
+        install_extra_sequences()
+        self.trust_prompt = trust_prompt  # asked over the chat before the first message
         self.workspace = Path(workspace)
         self.settings = settings
         self._config_path = config_path
@@ -47,9 +68,22 @@ class MyrmApp(App[None]):
         self._owns_store = store is None
         self.store = store if store is not None else Store.open(self.workspace)
         self.chat = ChatSession.open(self.store, settings, self.workspace, session_id, continue_last)
+        # MCP servers belong to the app: sessions come and go, the servers stay up. Started after
+        # the first paint (on_mount), stopped in on_unmount; the SDK is imported off the UI thread.
+        from myrm_tui.mcp.manager import McpManager
+
+        self.mcp = McpManager.from_settings(settings, self.workspace)
+        self.chat.mcp = self.mcp
         self._theme_stop = asyncio.Event()
         self._saving_theme = False
         self._apply_animations(settings)
+
+    def notify(self, message: str, *, title: str = "", **options: Any) -> None:
+        """Every toast goes through here (screens and widgets call the app's); many quote a
+        path, an exception or a title, so control characters are drawn as escapes, and markup is
+        off: a `[@click=…]` in a file name or a model's text must stay text, not become an action."""
+        options.setdefault("markup", False)
+        super().notify(for_terminal(message), title=for_terminal(title), **options)
 
     @property
     def config_path(self) -> Path:
@@ -67,9 +101,18 @@ class MyrmApp(App[None]):
         if self.settings.keymap:
             self.set_keymap(dict(self.settings.keymap))
         self.load_theme_files()
+        for notice in self.config_notices:
+            self.notify(notice, title="Configuration", severity="warning", timeout=15)
         theme = self.settings.theme
+        if DEFAULT_THEME in self.available_themes:
+            self.theme = DEFAULT_THEME  # what a broken or missing theme falls back to
         if theme and theme in self.available_themes:
-            self.theme = theme
+            problem = self.theme_problem(theme)
+            if problem is None:
+                self.theme = theme
+            else:
+                self.notify(f"{problem} Using {self.theme}.", title="Theme not applied", severity="warning",
+                            timeout=15)
         elif theme:
             self.notify(f"Theme {theme!r} is not installed; using {self.theme}. /theme lists the themes.",
                         severity="warning")
@@ -77,6 +120,10 @@ class MyrmApp(App[None]):
             self.notify(problem, title="Theme file skipped", severity="warning", timeout=10)
         self.theme_changed_signal.subscribe(self, self._theme_changed)
         self.push_screen(ChatScreen(self.chat))
+        if self.mcp.configured:
+            self.call_after_refresh(self._start_mcp)
+        if self.trust_prompt is not None:
+            self.push_screen(TrustScreen(self.trust_prompt.trust), self._trust_decided)
         if self.watch_themes:
             self._watch_theme_dirs()
 
@@ -86,21 +133,37 @@ class MyrmApp(App[None]):
         assert isinstance(screen, ChatScreen)
         return screen
 
-    def on_unmount(self) -> None:
+    async def on_unmount(self) -> None:
         self._theme_stop.set()
+        await self.mcp.aclose()  # no server process outlives the app
         if self._owns_store:
             self.store.close()
+
+    def _start_mcp(self) -> None:
+        self.run_worker(self.mcp.start(), group="mcp", exit_on_error=False)
 
     # sessions -------------------------------------------------------------------------------
 
     def open_session(self, session_id: str | None, notice: str = "") -> None:
         """Show another session (resume, fork) or a fresh one (None) in a new chat screen."""
+        self.store.release_sessions(keep=session_id)  # others may now continue the one we leave
         self.chat = ChatSession.open(self.store, self.settings, self.workspace, session_id)
+        self.chat.mcp = self.mcp
         self.switch_screen(ChatScreen(self.chat))
         if notice:
             self.notify(notice, timeout=5)
 
     # settings -------------------------------------------------------------------------------
+
+    def _trust_decided(self, choice: str | None) -> None:
+        """Apply the workspace settings the user just trusted (or keep going without them)."""
+        assert self.trust_prompt is not None
+        settings, note = self.trust_prompt.settle(choice or IGNORE)
+        self.trust_prompt = None
+        if settings is not None:
+            self.apply_settings(settings)
+        if note:
+            self.notify(note, title="Workspace settings", timeout=8)
 
     def _apply_animations(self, settings: Settings) -> None:
         self.animation_level = "full" if settings.animations else "none"
@@ -109,12 +172,23 @@ class MyrmApp(App[None]):
         """Use new settings now: the chat rebuilds its agent on the next message if needed."""
         old, self.settings = self.settings, settings
         self.chat.apply_settings(settings)
+        if settings.mcp_servers != old.mcp_servers:  # e.g. the workspace's servers, just trusted
+            self.run_worker(self._reconfigure_mcp(settings), group="mcp", exit_on_error=False)
         if settings.animations != old.animations:
             self._apply_animations(settings)
         if settings.theme != old.theme and settings.theme in self.available_themes:
+            problem = self.theme_problem(settings.theme)
+            if problem is not None:
+                self.notify(f"{problem} Still using {self.theme}.", title="Theme not applied",
+                            severity="error", timeout=10)
+                return
             self._saving_theme = True  # already saved with the other changes
             self.theme = settings.theme
             self.call_later(setattr, self, "_saving_theme", False)
+
+    async def _reconfigure_mcp(self, settings: Settings) -> None:
+        await self.mcp.configure(settings.mcp_servers)
+        await self.mcp.start()
 
     async def save_settings(self, changes: Mapping[str, Any]) -> bool:
         """Save to the user config atomically (in a thread); a failure is shown, not raised:
@@ -138,10 +212,23 @@ class MyrmApp(App[None]):
         self.theme_files = loaded.files
         self.theme_problems = loaded.problems
 
+    def theme_problem(self, name: str) -> str | None:
+        """Why the registered theme `name` cannot be applied (its CSS variables do not parse),
+        or None. Shipped themes are tested, so only the user's own files are parsed here."""
+        path = self.theme_files.get(name)
+        if path is None or path.parent == shipped_theme_dir():
+            return None
+        return css_problem(self.available_themes[name], path)
+
     def choose_theme(self, name: str) -> None:
         if name not in self.available_themes:
             mine = ", ".join(sorted(n for n in self.available_themes if n.startswith("myrm")))
             self.notify(f"No theme named {name!r}; try one of {mine} (or Ctrl+P → theme).", severity="warning")
+            return
+        problem = self.theme_problem(name)
+        if problem is not None:
+            self.notify(f"{problem} Still using {self.theme}.", title="Theme not applied", severity="error",
+                        timeout=10)
             return
         self.theme = name
 
@@ -162,6 +249,10 @@ class MyrmApp(App[None]):
             theme = load_theme_file(path)
         except ThemeFileError as exc:
             self.notify(str(exc), title="Theme not reloaded", severity="error", timeout=10)
+            return None
+        problem = css_problem(theme, path) if path.parent != shipped_theme_dir() else None
+        if problem is not None:  # the previous version stays registered (and applied)
+            self.notify(problem, title="Theme not reloaded", severity="error", timeout=10)
             return None
         self.register_theme(theme)
         self.theme_files[theme.name] = path
@@ -185,6 +276,8 @@ class MyrmApp(App[None]):
 
 
 def run_app(*, workspace: Path, settings: Settings, session_id: str | None = None,
-            continue_last: bool = False) -> None:
+            continue_last: bool = False, trust_prompt: TrustPrompt | None = None,
+            config_notices: Sequence[str] = ()) -> None:
     """Run the full-screen app until the user quits."""
-    MyrmApp(workspace, settings, session_id=session_id, continue_last=continue_last).run()
+    MyrmApp(workspace, settings, session_id=session_id, continue_last=continue_last,
+            trust_prompt=trust_prompt, config_notices=config_notices).run()

@@ -12,9 +12,10 @@ from pathlib import Path
 from typing import Any
 
 from myrm_tui.settings import Settings
+from myrm_tui.settings.settings import model_for_session
 from myrm_tui.store import Store, StoreError
 from myrm_tui.store.records import MessageRecord, SessionRecord
-from myrm_tui.tui.formatting import format_tokens, one_line
+from myrm_tui.tui.formatting import format_tokens
 
 # Session titles: the start of the first message, short enough for a session list row.
 _TITLE_CHARS = 60
@@ -42,6 +43,22 @@ class ModelSwitch:
         return text
 
 
+def _writable(store: Store, session: SessionRecord, error: str | None) -> tuple[SessionRecord | None, str | None]:
+    """This window becomes the session's only writer; a session another myrm is writing
+    continues in a fork of it instead (store/busy_fork.py), said in the transcript."""
+    from myrm_tui.store.busy_fork import open_for_writing
+
+    try:
+        writable = open_for_writing(store, session, fork=False, fork_if_busy=True)
+    except StoreError as exc:
+        return None, f"{exc} A new session starts with your next message."
+    notice = writable.notice()
+    if notice is None:
+        return session, error
+    child = store.get_session(writable.session_id) if writable.session_id else None
+    return child, notice[0].upper() + notice[1:]
+
+
 def _window(tokens: int) -> str:
     """Windows are usually round thousands: 200k, 128k (else the usual 8.2k form)."""
     if tokens % 1000 == 0 and tokens < 1_000_000:
@@ -58,6 +75,7 @@ class ChatSession:
     model: str | None = None
     open_error: str | None = None  # why the requested session could not be opened
     _cache: Any = field(default=None, repr=False)  # AgentCache, built with the first turn
+    mcp: Any = field(default=None, repr=False)  # the app's McpManager (mcp/manager.py), or None
     _switch: ModelSwitch | None = field(default=None, repr=False)
 
     @classmethod
@@ -69,9 +87,11 @@ class ChatSession:
             try:
                 session = store.get_session(session_id)
             except StoreError as exc:
-                error = f"{exc} A new session starts with your next message (`myrm sessions` lists them)."
+                error = f"{exc} A new session starts with your next message (`myrm sessions list` shows them)."
         elif continue_last:
             session = store.latest_session()
+        if session is not None:
+            session, error = _writable(store, session, error)
         return cls(store, settings, workspace, session, open_error=error)
 
     @property
@@ -83,12 +103,16 @@ class ChatSession:
 
     # slow, thread-safe (no store access) ----------------------------------------------------
 
+    def resolve_session_model(self) -> str | None:
+        """The resumed session's own model, if any (no lookup, safe at first paint)."""
+        return self.session.model if self.session is not None and self.session.model else None
+
     def resolve_model(self) -> str | None:
-        """Settings first, then the resumed session's model, then the llm layer's default."""
-        if self.settings.model:
-            return str(self.settings.model)
-        if self.session is not None and self.session.model:
-            return self.session.model
+        """A model named for this launch, else the resumed session's own, else the configured
+        one, else the llm layer's default (settings.model_for_session: the rule `myrm run` uses)."""
+        chosen = model_for_session(self.settings, self.resolve_session_model())
+        if chosen is not None:
+            return chosen[0]
         try:
             from myrm_tui.llm.defaults import default_model
         except ImportError:
@@ -109,7 +133,9 @@ class ChatSession:
     def ensure_session(self, first_message: str) -> SessionRecord:
         if self.session is None:
             assert self.model is not None
-            self.session = self.store.create_session(self.model, one_line(first_message, _TITLE_CHARS))
+            from myrm_tui.sinks import session_title  # a title is shown and exported: redacted
+
+            self.session = self.store.create_session(self.model, session_title(first_message, _TITLE_CHARS))
         return self.session
 
     def shutdown(self) -> None:
@@ -143,7 +169,8 @@ class ChatSession:
         if self._cache is None:
             from myrm_tui.agent.cache import AgentCache
 
-            self._cache = AgentCache(store=self.store, session_id=session.id, workspace=self.workspace)
+            self._cache = AgentCache(store=self.store, session_id=session.id, workspace=self.workspace,
+                                     mcp=self.mcp)
         before = self._cache.current
         agent = self._cache.get(self.effective_settings())
         if before is not None and agent is not before and before.model_name != agent.model_name:

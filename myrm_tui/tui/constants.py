@@ -21,6 +21,10 @@ ARG_SUMMARY_CHARS = 100
 
 # Diff lines shown inside an approval prompt before "… N more lines".
 APPROVAL_DIFF_LINES = 200
+# A key (or click) this soon after an approval appears never answers it: nobody reads a command
+# and decides in 0.3 s, so such a key was meant for something else (typing, a reflex). About the
+# fastest human reaction to something new on screen, so a deliberate answer is never held up.
+APPROVAL_ANSWER_GUARD_S = 0.3
 
 # Resumed transcripts mount only their tail: every mounted Markdown reply costs ~30 DOM nodes and
 # a few hundred replies make keypresses and resizes visibly slow (see research, section 5).

@@ -8,7 +8,7 @@ of reports on every model call.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from myrm_tui.store import event_kinds
@@ -56,17 +56,38 @@ def recent_context_events(store: Any, session_id: str) -> list[EventRecord]:
 
 
 def read_context(store: Any, session_id: str | None) -> ContextState:
-    """The ring's state. A fork that has not made a request yet shows its parent's last
-    reading (its prompt is the parent's history), while its spend starts from zero."""
+    """The one reading of how full the context is: the ring, the status bar and the health
+    screen all show this (the compaction panel reads the same events and summary nodes).
+
+    A fork that has not made a request yet has no reading of its own. A full-history fork's
+    prompt is its parent's history, so it shows the parent's last reading (source "parent"); a
+    fork with summary starts far smaller, so it shows the parent's fixed prefix plus its own
+    stored messages (source "estimate") rather than a figure that was never true of it. Spend
+    always starts from zero."""
     if session_id is None:
         return ContextState(thresholds=engine_thresholds())
     events = recent_context_events(store, session_id)
     reading = context_reading(events)
     if reading.used is None:
-        parent = getattr(store.get_session(session_id), "parent_id", None)
-        if parent:
-            reading = context_reading(recent_context_events(store, parent))
+        reading = _fresh_fork_reading(store, session_id)
     return ContextState(reading, session_spend(events), engine_thresholds(), session_id)
+
+
+def _fresh_fork_reading(store: Any, session_id: str) -> ContextReading:
+    parent = getattr(store.get_session(session_id), "parent_id", None)
+    if not parent:
+        return ContextReading()
+    reading = context_reading(recent_context_events(store, parent))
+    if reading.used is None:
+        return ContextReading()
+    forks = store.events(session_id, event_kinds.FORK, limit=1)
+    if not (forks and forks[-1].data.get("with_summary")):
+        return replace(reading, source="parent")
+    if reading.fixed_tokens is None:
+        return ContextReading(limit=reading.limit, window=reading.window)
+    history = sum(r.tokens for r in store.messages(session_id))
+    return replace(reading, used=reading.fixed_tokens + history, history_tokens=history, tier=None,
+                   deferred=None, source="estimate")
 
 
 def expected_compaction(used: int | None, window: int, max_output_tokens: int) -> tuple[int, int] | None:

@@ -90,3 +90,16 @@ def format_tokens(count: int) -> str:
     if count < 1_000_000:
         return f"{count / 1000:.1f}k"
     return f"{count / 1_000_000:.2f}M"
+
+
+# Names shown to people for keys whose binding names are terse.
+_KEY_WORDS = {"escape": "Esc", "pageup": "PgUp", "pagedown": "PgDn", "enter": "Enter", "tab": "Tab",
+              "space": "Space", "backspace": "Backspace", "delete": "Del"}
+
+
+def pretty_key(key: str) -> str:
+    """"ctrl+o" → "Ctrl+O", "f1" → "F1": the notation the README and the welcome use."""
+    parts = key.split(",")[0].strip().split("+")
+    *mods, last = parts
+    label = _KEY_WORDS.get(last, last.upper() if len(last) <= 3 else last.title())
+    return "+".join([*(m.title() for m in mods), label])

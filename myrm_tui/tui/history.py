@@ -7,11 +7,15 @@ never see raw provider dicts.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from myrm_tui.agent.fork import is_fork_summary
+from myrm_tui.context.views import UNTRUSTED_CLOSE, UNTRUSTED_OPEN
 from myrm_tui.store.records import MessageRecord
+from myrm_tui.store.tool_status import stored_status
 from myrm_tui.tui.formatting import message_text
 
 
@@ -35,7 +39,22 @@ class ToolItem:
     status: str = "pending"
 
 
-HistoryItem = UserItem | AssistantItem | ToolItem
+@dataclass
+class ContextNoteItem:
+    """A summary or context note stored as a user-role message: shown as its own block, never as
+    something the user typed (its wrapper tags and header are unwrapped into `title`)."""
+
+    title: str
+    body: str
+    covered: int | None = None  # messages the summary stands for, when its header says
+
+
+HistoryItem = UserItem | AssistantItem | ToolItem | ContextNoteItem
+
+# The header a summary's renderer writes (context/summary/schema.header_text).
+_SUMMARY_HEADER = re.compile(r"^\[summary (?P<handle>.+?) · depth=\d+ · covers (?P<count>\d+) messages(?P<rest>.*)\]$")
+# A fork summary from before summaries were marked: the exact shape agent/fork.py wrote.
+_LEGACY_FORK_SUMMARY = UNTRUSTED_OPEN + "\n[summary parent "
 
 
 @dataclass
@@ -51,20 +70,30 @@ def _tool_calls(message: dict[str, Any]) -> Iterable[tuple[str, str, Any]]:
 
 
 def result_status(message: dict[str, Any]) -> str:
-    """Status of a stored tool result: an explicit field when one was stored, else read from the
-    agent's result prefixes (`error:`, `denied by user:`, `refused:`, `interrupted by user:`)."""
-    for key in ("status", "myrm_status"):
-        value = message.get(key)
-        if isinstance(value, str) and value:
-            return value
-    text = message_text(message.get("content")).lstrip().lower()
-    if text.startswith("interrupted"):
-        return "interrupted"
-    if text.startswith(("denied", "refused")):
-        return "denied"
-    if text.startswith("error"):
-        return "error"
-    return "ok"
+    """Status of a stored tool result (the stored outcome; old rows: the agent's wording)."""
+    return stored_status(message)
+
+
+def context_note(message: dict[str, Any]) -> ContextNoteItem | None:
+    """The block for a user-role message that is really a summary, else None."""
+    text = message_text(message.get("content"))
+    if not (is_fork_summary(message) or text.startswith(_LEGACY_FORK_SUMMARY)):
+        return None
+    lines = text.strip().splitlines()
+    if lines and lines[0] == UNTRUSTED_OPEN:
+        lines = lines[1:]
+    if lines and lines[-1] == UNTRUSTED_CLOSE:
+        lines = lines[:-1]
+    covered = None
+    title = "Summary of earlier messages"
+    if lines:
+        header = _SUMMARY_HEADER.match(lines[0])
+        if header is not None:
+            covered = int(header["count"])
+            written = "written without a model" if "fallback=extractive" in header["rest"] else "written by a model"
+            title = f"Summary of {covered} earlier messages · {written} · what the model reads instead of them"
+            lines = lines[1:]
+    return ContextNoteItem(title, "\n".join(lines), covered)
 
 
 def build_history(records: Iterable[MessageRecord], tail: int | None = None) -> History:
@@ -74,6 +103,10 @@ def build_history(records: Iterable[MessageRecord], tail: int | None = None) -> 
         message = record.message
         role = message.get("role", record.role)
         if role == "user":
+            note = context_note(message)
+            if note is not None:
+                items.append(note)
+                continue
             if message.get("myrm_synthetic") or message.get("synthetic"):
                 continue
             items.append(UserItem(message_text(message.get("content"))))
@@ -115,7 +148,8 @@ def user_times(records: Iterable[MessageRecord]) -> list[float]:
     """Creation time of each user message the transcript shows, in order (turn starts)."""
     return [r.created_at for r in records
             if r.message.get("role", r.role) == "user"
-            and not (r.message.get("myrm_synthetic") or r.message.get("synthetic"))]
+            and not (r.message.get("myrm_synthetic") or r.message.get("synthetic"))
+            and context_note(r.message) is None]
 
 
 def turn_after(starts: list[float], at: float) -> int:

@@ -8,7 +8,6 @@ missing value is None and the widget hides that row rather than showing a made-u
 
 from __future__ import annotations
 
-import json
 import math
 import os
 import statistics
@@ -20,6 +19,7 @@ from typing import Any
 
 from myrm_tui.store import event_kinds
 from myrm_tui.store.records import EventRecord, MessageRecord
+from myrm_tui.store.tool_status import stored_status
 from myrm_tui.tui.constants import RING_CRIT_RATIO, RING_WARN_RATIO, SPARKLINE_WIDTH
 from myrm_tui.tui.glyphs import sparkline
 
@@ -64,7 +64,7 @@ class ContextReading:
     history_tokens: int | None = None
     tier: str | None = None  # the engine's ladder tier for that request
     deferred: str | None = None
-    source: str = "none"  # assemble, usage, compaction, live, none
+    source: str = "none"  # assemble, usage, compaction, live, parent, estimate (a fresh fork), none
 
     @property
     def ratio(self) -> float | None:
@@ -372,10 +372,7 @@ def _tool_errors(messages: Iterable[MessageRecord]) -> int:
     for record in messages:
         if record.role != "tool":
             continue
-        status = record.message.get("status") or record.message.get("myrm_status")
-        content = record.message.get("content")
-        text = content if isinstance(content, str) else json.dumps(content) if content else ""
-        if status in ("error", "timeout") or text.lstrip().lower().startswith("error"):
+        if stored_status(record.message) in ("error", "timeout"):
             count += 1
     return count
 
@@ -395,11 +392,28 @@ class HealthReport:
         raise KeyError(name)
 
 
+def summary_counts(nodes: Sequence[Mapping[str, Any]]) -> tuple[int, str, float | None]:
+    """(nodes, detail, fallback share) of the session's summary nodes as the store holds them:
+    the compaction panel lists the same nodes, so both say S1–S3 is three."""
+    kept = [n for n in nodes if n.get("status") != "discarded"]
+    if not kept:
+        return 0, "", None
+    by_status = Counter(str(n.get("status", "?")) for n in kept)
+    by_depth = Counter(_int(n.get("depth")) or 0 for n in kept)
+    detail = " · ".join([*(f"{s} {by_status[s]}" for s in ("active", "prepared", "folded") if by_status[s]),
+                         *(f"depth {d}: {by_depth[d]}" for d in sorted(by_depth))])
+    return len(kept), detail, sum(1 for n in kept if n.get("fallback")) / len(kept)
+
+
 def health_report(messages: Sequence[MessageRecord], events: Sequence[EventRecord],
-                  vault: VaultSize | None = None) -> HealthReport:
-    """Every figure of the context health screen."""
+                  vault: VaultSize | None = None, *, reading: ContextReading | None = None,
+                  summaries: Sequence[Mapping[str, Any]] | None = None) -> HealthReport:
+    """Every figure of the context health screen. `reading` is the ring's (context_source's
+    `read_context`, so a fresh fork shows the same figure in both) and `summaries` the store's
+    summary nodes (what the compaction panel lists); without them both are derived from events."""
     events = sorted(events, key=lambda e: e.id)
-    reading = context_reading(events)
+    if reading is None:
+        reading = context_reading(events)
     spend = session_spend(events)
     reports = [e.data for e in events if e.kind == event_kinds.ASSEMBLE]
     usage_series = [_int(e.data.get("prompt_tokens")) or 0 for e in events if e.kind == event_kinds.USAGE]
@@ -414,8 +428,10 @@ def health_report(messages: Sequence[MessageRecord], events: Sequence[EventRecor
         out.append(Metric(card, name, value, detail))
 
     # context
+    source = {"parent": " · the parent's last request (no request in this fork yet)",
+              "estimate": " · estimated: no request in this fork yet"}.get(reading.source, "")
     add("context", "window used (last request)", _pct(reading.ratio),
-        f"{_tokens(reading.used)} / {_tokens(reading.limit)} tokens")
+        f"{_tokens(reading.used)} / {_tokens(reading.limit)} tokens{source}")
     add("context", "model window", _tokens(reading.window))
     add("context", "fixed prefix (system + tools)", _tokens(reading.fixed_tokens))
     add("context", "history in prompt", _tokens(reading.history_tokens))
@@ -443,10 +459,16 @@ def health_report(messages: Sequence[MessageRecord], events: Sequence[EventRecor
             by_depth.update({str(k): _int(v) or 0 for k, v in created.items()})
             fallbacks += _int(_dict(event.data.get("summaries")).get("fallback")) or 0
     total = sum(by_depth.values())
-    add("compaction", "summaries created", str(total),
-        " · ".join(f"depth {d}: {n}" for d, n in sorted(by_depth.items())))
-    add("compaction", "summary fallback rate", _pct(fallbacks / total) if total else "—",
-        "extractive (no model) share of new summaries")
+    if summaries is not None:
+        count, detail, fallback_share = summary_counts(summaries)
+        add("compaction", "summaries", str(count), detail)
+        add("compaction", "summary fallback rate", _pct(fallback_share),
+            "extractive (no model) share of the summaries")
+    else:
+        add("compaction", "summaries", str(total),
+            " · ".join(f"depth {d}: {n}" for d, n in sorted(by_depth.items())))
+        add("compaction", "summary fallback rate", _pct(fallbacks / total) if total else "—",
+            "extractive (no model) share of new summaries")
     prepared = [e.data for e in events if e.kind == "summary"]
     add("compaction", "summarizer calls", str(sum(_int(d.get("attempts")) or 0 for d in prepared)),
         f"in {_tokens(sum(_int(d.get('tokens_in')) or 0 for d in prepared))} · out "

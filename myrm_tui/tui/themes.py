@@ -19,13 +19,17 @@ Format (one theme per file; the file stem is only a fallback name)::
     [variables]                 # any Textual CSS variable, e.g. "footer-key-foreground"
     "block-cursor-text-style" = "none"
 
-A broken file never stops the app: it is reported (file + reason) and skipped.
+A broken file never stops the app: it is reported (file + reason) and skipped. A [variables]
+value is only known to be wrong once the stylesheet uses it (`text-style: $block-cursor-text-style`
+with "wobbly"), so a user theme is parsed against every loaded widget's CSS before it is applied
+(`css_problem`); a theme that fails is not applied, the default stays, and the app says why.
 """
 
 from __future__ import annotations
 
 import tomllib
 from dataclasses import dataclass
+from importlib import resources
 from pathlib import Path
 
 from textual.color import Color, ColorParseError
@@ -50,7 +54,11 @@ class LoadedThemes:
 
 
 def shipped_theme_dir() -> Path:
-    """The repository's top-level `themes/` folder (next to the package)."""
+    """The themes that ship with myrm: inside the package in an installed wheel (the build maps
+    the repository's top-level `themes/` there), else that top-level folder (editable install)."""
+    packaged = resources.files("myrm_tui") / "themes"
+    if packaged.is_dir():
+        return Path(str(packaged))
     return Path(myrm_tui.__file__).resolve().parent.parent / "themes"
 
 
@@ -118,3 +126,53 @@ def load_themes(dirs: list[Path]) -> LoadedThemes:
             themes[theme.name] = theme
             files[theme.name] = path
     return LoadedThemes(themes, files, problems)
+
+
+def css_problem(theme: Theme, path: Path | None = None) -> str | None:
+    """Why applying `theme` would break the app's stylesheet, or None.
+
+    Textual substitutes theme variables into every widget's CSS when the widget is mounted, and a
+    value that does not parse there raises, which ends the app. Checked here against the CSS of
+    every widget class loaded (the app imports all its screens and widgets up front), about
+    0.1 s, so only for themes that are not shipped (those are tested)."""
+    from textual.css.stylesheet import Stylesheet, StylesheetParseError
+    from textual.widget import Widget
+
+    sheet = Stylesheet(variables={**theme.to_color_system().generate(), **theme.variables})
+    for cls in _loaded_widget_classes(Widget):
+        css = cls.__dict__.get("DEFAULT_CSS")
+        if css:
+            sheet.add_source(css, read_from=(cls.__module__, cls.__qualname__), is_default_css=True,
+                             scope=cls.__name__ if cls.__dict__.get("SCOPED_CSS", True) else "")
+    try:
+        sheet.parse()
+    except StylesheetParseError as exc:
+        where = f"{path}: " if path is not None else f"theme {theme.name!r}: "
+        return where + _first_css_error(exc, theme) + " The theme is not applied."
+    return None
+
+
+def _loaded_widget_classes(base: type) -> list[type]:
+    out, stack, seen = [], [base], set()
+    while stack:
+        for cls in stack.pop().__subclasses__():
+            if cls not in seen:
+                seen.add(cls)
+                out.append(cls)
+                stack.append(cls)
+    return out
+
+
+def _first_css_error(exc: Exception, theme: Theme) -> str:
+    """The variable and value at fault, in one sentence (Textual's own report is a panel)."""
+    import re
+
+    for rule in getattr(getattr(exc, "errors", None), "rules", ()):
+        for token, help_text in getattr(rule, "errors", ()):
+            variable = getattr(getattr(token, "referenced_by", None), "name", "")
+            summary = re.sub(r"\[/?i?\]", "", str(getattr(help_text, "summary", help_text)))
+            if variable in theme.variables:
+                return (f"[variables] `{variable}` = {theme.variables[variable]!r} is not valid CSS where it "
+                        f"is used ({summary}).")
+            return f"{summary}."
+    return "its variables do not parse as CSS."

@@ -109,7 +109,7 @@ class TurnView:
             prompt = ApprovalPrompt(event)
             self.approvals.append(prompt)
             self.mount(prompt, after=block)
-            self.status.set(state="waiting for approval (y/n)")
+            self.status.set(state="waiting for approval")  # the chat screen adds the key
         elif isinstance(event, ToolStarted):
             self.produced = True
             self.block(event.call_id, event.name, event.arguments).start(event.arguments)

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 from agent_helpers import drive, make_agent, pid_gone, settings_for
+from process_helpers import all_gone, token_seconds
 
 from myrm_tui.agent.agent import Agent
 from myrm_tui.agent.events import (
@@ -76,7 +77,8 @@ async def test_file_edit_approved_end_to_end(store, workspace, script):
     assert "".join(e.text for e in log.of(TextDelta)).endswith("Done: app.py now says bye.")
     messages = stored(store, agent.session_id)
     assert [m["role"] for m in messages] == ["user", "assistant", "tool", "assistant"]
-    assert messages[2] == {"role": "tool", "tool_call_id": "c1", "name": "file_edit", "content": finished.content}
+    assert messages[2] == {"role": "tool", "tool_call_id": "c1", "name": "file_edit", "content": finished.content,
+                           "myrm_status": "ok"}
     assert messages[3]["content"] == "Done: app.py now says bye."
     # order of the event stream: stored facts are announced after they are committed
     kinds = [type(e).__name__ for e in log.events if not isinstance(e, (TextDelta, UsageEvent))]
@@ -100,7 +102,8 @@ async def test_denied_call_leaves_file_and_model_continues(store, workspace, scr
 
 
 async def test_bash_timeout_kills_group_and_stores_result(store, workspace, script):
-    model = script({"tool_calls": [call("bash", command="sleep 30 & echo $! > child.pid; echo up; wait", timeout=1)]},
+    token = token_seconds()  # finds the child from the host side (the sandbox has its own pids)
+    model = script({"tool_calls": [call("bash", command=f"sleep {token} & echo up; wait", timeout=1)]},
                    {"text": "It timed out."})
     agent = make_agent(store, workspace, model, approval="yolo")
     started = time.monotonic()
@@ -109,13 +112,14 @@ async def test_bash_timeout_kills_group_and_stores_result(store, workspace, scri
     [finished] = log.of(ToolFinished)
     assert finished.status == "timeout"
     assert tool_results(store, agent.session_id)["c1"] == "up\n[timed out after 1s: process group killed]"
-    assert await gone_soon(int((workspace / "child.pid").read_text()))
+    assert await all_gone(token)
     assert "up\n" in "".join(e.text for e in log.of(ToolOutputChunk))
 
 
 async def test_interrupt_mid_bash(store, workspace, script):
+    token = token_seconds()  # finds the child from the host side (the sandbox has its own pids)
     model = script({"text": "running two things", "tool_calls": [
-        call("bash", "c1", command="sleep 60 & echo $! > child.pid; echo partial-output; wait"),
+        call("bash", "c1", command=f"sleep {token} & echo started > child.pid; echo partial-output; wait"),
         call("bash", "c2", command="echo never"),
     ]}, {"text": "after the interrupt"})
     agent = make_agent(store, workspace, model, approval="yolo")
@@ -126,7 +130,7 @@ async def test_interrupt_mid_bash(store, workspace, script):
             seen.append(event)
 
     task = asyncio.create_task(consume())
-    child = int(await wait_for_file(workspace / "child.pid"))
+    await wait_for_file(workspace / "child.pid")
     # let the partial output reach the agent
     for _ in range(100):
         if any(isinstance(e, ToolOutputChunk) for e in seen):
@@ -136,7 +140,7 @@ async def test_interrupt_mid_bash(store, workspace, script):
     with pytest.raises(asyncio.CancelledError):
         await task
 
-    assert await gone_soon(child)
+    assert await all_gone(token)
     results = tool_results(store, agent.session_id)
     assert results["c1"].startswith("interrupted by user")
     assert "partial-output" in results["c1"]  # output seen before the interrupt is kept
@@ -411,15 +415,16 @@ async def test_call_settings_passed_to_the_provider(store, workspace, script):
 
 
 async def test_consumer_closing_the_generator_counts_as_interrupt(store, workspace, script):
-    model = script({"tool_calls": [call("bash", command="sleep 60 & echo $! > child.pid; echo tick; wait")]})
+    token = token_seconds()  # finds the child from the host side (the sandbox has its own pids)
+    model = script({"tool_calls": [call("bash", command=f"sleep {token} & echo started > child.pid; echo tick; wait")]})
     agent = make_agent(store, workspace, model, approval="yolo")
     events = agent.turn("go")
     async for event in events:
         if isinstance(event, ToolOutputChunk):
             break
-    child = int(await wait_for_file(workspace / "child.pid"))
+    await wait_for_file(workspace / "child.pid")
     await events.aclose()
-    assert await gone_soon(child)
+    assert await all_gone(token)
     assert tool_results(store, agent.session_id)["c1"].startswith("interrupted by user")
     assert_no_dangling(store, agent.session_id)
 

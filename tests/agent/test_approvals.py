@@ -44,7 +44,14 @@ def test_ordinary_commands_are_not_destructive(command):
     assert decide("yolo", "exec", command).verdict is A
 
 
-def test_seatbelt_errs_on_the_side_of_asking():
-    # The patterns do not parse shell quoting: a quoted "rm -rf" asks too (a false alarm is a
-    # click; a missed one is a lost directory).
-    assert decide("yolo", "exec", "grep -r 'rm -rf' docs").verdict is Q
+def test_quoted_text_and_patterns_do_not_ask():
+    # The seatbelt judges the programs a line runs: grep runs here, not rm (the old substring
+    # list asked for this; see test_command_danger.py for the full corpus).
+    assert decide("yolo", "exec", "grep -r 'rm -rf' docs").verdict is A
+    assert decide("yolo", "exec", "pytest -k reboot").verdict is A
+
+
+def test_evasions_of_a_substring_list_still_ask():
+    for command in ("r''m -rf build", "$(echo rm) -r build", "find . -delete", "git push --mirror"):
+        decision = decide("yolo", "exec", command)
+        assert decision.verdict is Q and decision.destructive, command

@@ -25,7 +25,6 @@ from myrm_tui.agent.tools.recall_tools import (
     recall_tools,
 )
 from myrm_tui.agent.tools.registry import default_tools
-from myrm_tui.agent.tools.spill import spill_if_large
 from myrm_tui.context.recall import EXPAND_MAX_CHARS, RECALL_CLOSE, RECALL_NOTE, RECALL_OPEN
 
 RECALL_NAMES = ["ctx_search", "ctx_inspect", "ctx_expand", "session_note"]
@@ -288,27 +287,7 @@ async def test_session_note_validates_and_confirms(rctx):
     assert note.preview({"text": "keep me"}, rctx).summary == "note: keep me"
 
 
-# --- spilled outputs are searchable ----------------------------------------------------------
-
-
-def test_spill_indexes_the_artifact_for_search(store, session):
-    text = "".join(f"build step {i}\n" for i in range(3000)) + "FATAL: linker lost SPRUCE-81\n"
-    middle = "".join(f"build step {i}\n" for i in range(3000)).replace("build step 1500\n",
-                                                                        "odd step HERON-77\n")
-    inline, handle = spill_if_large(middle + text, 2_000, store.vault, store=store, session_id=session)
-    assert handle and "HERON-77" not in inline  # only in the part the prompt does not show
-    hits = store.search(session, "HERON-77")
-    assert [h.handle for h in hits] == [handle]
-
-
-def test_spill_without_store_or_with_a_failing_index_keeps_the_output(store):
-    text = "x" * 5_000 + "\nend LARCH-3\n"
-    inline, handle = spill_if_large(text, 1_000, store.vault)
-    assert handle and store.vault.read_text(handle) == text
-    # an unknown session makes index_artifact raise; the spill must still succeed
-    inline2, handle2 = spill_if_large(text, 1_000, store.vault, store=store, session_id="no-such-session")
-    assert (inline2, handle2) == (inline, handle)
-    assert store.vault.read_text(handle2) == text
+# (spilled outputs are searchable: tests/agent/test_spill_index.py)
 
 
 # --- end to end through Agent.turn -----------------------------------------------------------

@@ -124,7 +124,7 @@ def test_duplicate_ids_are_reused_across_turns(sessions) -> None:
 
 def test_hostile_summarizers_reach_peers_and_myrm() -> None:
     from bench.contenders.base import SharedCounter, SharedSummarizer
-    from myrm_tui.context.summarizers import SUMMARIZERS
+    from myrm_tui.llm.replay_summarizers import SUMMARIZERS
 
     register_summarizers()
     assert SUMMARIZERS["raises"] is raising_summarizer and SUMMARIZERS["inflate"] is inflating_summarizer

@@ -29,14 +29,24 @@ def test_models_search_table(myrm):
     result = myrm("models", "--search", "gpt-4o", "--limit", "5")
     assert result.returncode == 0, result.stderr
     lines = result.stdout.splitlines()
-    assert lines[0].split() == ["MODEL", "WINDOW", "MAX", "OUT", "TOOLS", "VISION", "CACHE", "REASON",
+    assert lines[0].split() == ["MODEL", "READY", "WINDOW", "MAX", "OUT", "TOOLS", "VISION", "CACHE", "REASON",
                                 "IN", "$/1M", "OUT", "$/1M"]
     assert 1 <= len(lines) - 1 <= 5
     assert all("gpt-4o" in line.split()[0] for line in lines[1:])
     row = next(line.split() for line in lines[1:] if line.split()[0] == "gpt-4o")
-    assert row[1] == "128,000" and row[3] == "yes"  # window and tool support
+    assert row[1] == "-", "no OpenAI key in the test environment: not ready"
+    assert row[2] == "128,000" and row[4] == "yes"  # window and tool support
     assert float(row[-2]) > 0 and float(row[-1]) > float(row[-2])  # output costs more than input
     assert "\x1b" not in result.stdout
+    assert "more — use --limit" in result.stderr, "a cut list says how many were left out"
+
+
+def test_models_lists_what_can_run_now_first(myrm):
+    plain = myrm("models", "--limit", "3").stdout.splitlines()
+    assert plain[1].split()[:2] == ["local/smollm2", "yes"], "the embedded model needs no key"
+    keyed = myrm("models", "--search", "claude", "--limit", "3", env={"ANTHROPIC_API_KEY": "sk-ant-test"})
+    rows = [line.split() for line in keyed.stdout.splitlines()[1:]]
+    assert rows and all(row[1] == "yes" for row in rows), "models of a provider whose key is set come first"
 
 
 def test_models_json_and_no_match(myrm):
@@ -59,7 +69,9 @@ def test_doctor_ready_with_a_configured_model(myrm, script, workspace):
     assert f"model                   = '{model}'  ({myrm.config_dir / 'config.toml'})" in out
     assert "✓ API key set: OPENAI_API_KEY" in out and "sk-secret-value" not in out
     assert f"✓ model: {model}" in out
-    assert f"✓ {workspace / '.myrm'} writable; sessions.db opens (0 sessions)" in out
+    # doctor only reads: a workspace without a store is reported, not created
+    assert f"· {workspace / '.myrm'} does not exist yet; myrm creates it on first use" in out
+    assert not (workspace / ".myrm").exists()
     assert "✓ tokenizer files offline:" in out
     assert out.rstrip().endswith("✓ myrm is ready.")
 

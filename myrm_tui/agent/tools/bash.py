@@ -1,5 +1,10 @@
 """bash: run a shell command in the workspace, streaming its output, with a hard timeout.
 
+The command runs inside the bwrap sandbox (agent/sandbox.py) unless the `sandbox` setting is off
+or bwrap cannot run here; its environment has secrets removed (agent/shell_env.py). Nothing it
+starts outlives the call: when the shell exits, times out or is interrupted, its group, its
+descendants and anything still carrying the call's marker are ended (tools/processes.py).
+
 Output is decoded leniently (invalid UTF-8 becomes U+FFFD, NUL bytes are dropped and noted) so
 a stray binary never breaks the transcript; above `tool_output_cap` characters the full output
 goes to the vault and the result keeps a head, a tail and the handle.
@@ -10,19 +15,29 @@ from __future__ import annotations
 import asyncio
 import codecs
 import os
+import re
+import secrets
 import shutil
 from typing import Any, ClassVar
 
 from myrm_tui.agent.limits import BASH_MAX_CAPTURE_CHARS, BASH_MAX_TIMEOUT_S, KILL_GRACE_S
+from myrm_tui.agent.sandbox import SandboxPlan, SandboxStatus, plan_for, sandbox_status
+from myrm_tui.agent.shell_env import command_env, mentioned, passthrough_names
 from myrm_tui.agent.tools.base import ApprovalPreview, Tool, ToolContext, ToolError, ToolResult
-from myrm_tui.agent.tools.processes import kill_group
+from myrm_tui.agent.tools.processes import CALL_MARKER_VAR, end_call
 from myrm_tui.agent.tools.spill import spill_if_large
 
 # After the shell exits, background children may still hold the pipe open (`server &`);
 # read what is already there for this long, then stop listening instead of hanging.
 POST_EXIT_DRAIN_S = 0.5
-# Commands must not wait for a pager or a password prompt that nobody will ever answer.
-NON_INTERACTIVE_ENV = {"PAGER": "cat", "GIT_PAGER": "cat", "GIT_TERMINAL_PROMPT": "0"}
+# Output shapes that mean "the sandbox said no", to tell the model why instead of letting it
+# retry blindly.
+_READ_ONLY_ERROR = re.compile(r"Read-only file system|EROFS")
+_NETWORK_ERROR = re.compile(r"Network is unreachable|Temporary failure in name resolution|Could not resolve host|"
+                            r"Name or service not known|getaddrinfo|EAI_AGAIN|ENETUNREACH|No route to host|"
+                            r"Connection refused|ECONNREFUSED")
+# bwrap's own failures (a mount it could not make) start with this and exit with code 1.
+_BWRAP_ERROR = "bwrap: "
 
 
 class _Capture:
@@ -95,40 +110,107 @@ def _format_seconds(value: float) -> str:
     return f"{value:g}s"
 
 
+def _network_needs_yes(args: dict[str, Any], ctx: ToolContext) -> bool:
+    """The model asked for the network, the sandbox would otherwise cut it, and the user has not
+    allowed it for every command."""
+    return (bool(args.get("network")) and not ctx.settings.sandbox_network
+            and sandbox_status(ctx.settings.sandbox).active)
+
+
+def _sandbox_notes(status: SandboxStatus, plan: SandboxPlan | None, output: str, code: int) -> list[str]:
+    if plan is None:
+        return []
+    first = output.lstrip().splitlines()[0] if output.strip() else ""
+    if code == 1 and first.startswith(_BWRAP_ERROR):
+        return [(f"[the sandbox could not start ({first}); the user can set sandbox = \"off\" to run "
+                 "commands without it]")]
+    notes = []
+    if _READ_ONLY_ERROR.search(output):
+        where = "the workspace and /tmp are" if plan.writable else "only /tmp is"
+        notes.append(f"[sandbox ({status.mode}): {where} writable; .git, .myrm and files outside are "
+                     "read-only]")
+    if not plan.network and _NETWORK_ERROR.search(output):
+        notes.append("[sandbox: no network, not even the host's localhost; call bash again with "
+                     "network: true to ask the user for it]")
+    return notes
+
+
 class Bash(Tool):
     name = "bash"
     kind = "exec"
     description = (
         "Run a shell command (bash -c) in the workspace root; stdout and stderr are combined. "
         "No stdin. Killed with its whole process group on timeout. Big outputs are saved to the "
-        "vault and shown as head+tail with a vault:// handle."
+        "vault and shown as head+tail with a vault:// handle. Usually sandboxed: only the workspace "
+        "and /tmp are writable, .git and .myrm are read-only, there is no network unless you set "
+        "network: true (the user is asked), and secrets are not in the environment. Background "
+        "processes end with the call: start a server and its client in the same command."
     )
     parameters: ClassVar[dict[str, Any]] = {
         "type": "object",
         "properties": {
             "command": {"type": "string", "description": "The command line."},
             "timeout": {"type": "number", "description": "Seconds before the command is killed."},
+            "network": {"type": "boolean", "description": "The command needs the network "
+                        "(downloads, installs, git fetch); asks the user."},
         },
         "required": ["command"],
     }
 
     def preview(self, args: dict[str, Any], ctx: ToolContext) -> ApprovalPreview:
         _timeout_for(args, ctx)
-        return ApprovalPreview(summary=str(args["command"]))
+        summary = str(args["command"])
+        if _network_needs_yes(args, ctx):
+            return ApprovalPreview(summary=f"{summary}   [asks for network access]", network_requested=True)
+        return ApprovalPreview(summary=summary)
+
+    def required_approval(self, args: dict[str, Any], ctx: ToolContext) -> str | None:
+        return "the command asks for network access" if _network_needs_yes(args, ctx) else None
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         command = str(args["command"])
         if not command.strip():
             raise ToolError("The command is empty.")
         timeout = _timeout_for(args, ctx)
+        status = sandbox_status(ctx.settings.sandbox)
+        marker = secrets.token_hex(12)
+        built = command_env(os.environ, passthrough_names(ctx.settings.shell_env_passthrough),
+                            {CALL_MARKER_VAR: marker})
         shell = shutil.which("bash") or "/bin/sh"
+        argv = [shell, "-c", command]
+        plan: SandboxPlan | None = None
+        if status.active and status.probe is not None and status.probe.path:
+            plan = plan_for(ctx.workspace, status.mode, bool(ctx.settings.sandbox_network or ctx.network_granted))
+            argv = plan.bwrap_argv(status.probe.path, argv)
+            _sandbox_env(built.env, plan)
+        try:
+            # Inside the sandbox its PID namespace already ends every process; the marker scan is
+            # only needed without it.
+            result, code = await self._spawn(argv, built.env, marker if plan is None else None, timeout, ctx)
+        finally:
+            if plan is not None:
+                plan.cleanup()
+        notes = _sandbox_notes(status, plan, result.content, code) if code is not None else []
+        hidden = mentioned(command, built.withheld)
+        if hidden:
+            one = len(hidden) == 1
+            notes.append(f"[{', '.join(hidden)} {'is' if one else 'are'} not passed to commands "
+                         f"({'it looks like a secret' if one else 'they look like secrets'}); the user can "
+                         "name variables to pass in shell_env_passthrough]")
+        if not notes:
+            return result
+        lines = result.content.split("\n")
+        return ToolResult("\n".join([*lines[:-1], *notes, lines[-1]]), result.status, result.vault_handle)
+
+    async def _spawn(self, argv: list[str], env: dict[str, str], marker: str | None, timeout: float,
+                     ctx: ToolContext) -> tuple[ToolResult, int | None]:
         loop = asyncio.get_running_loop()
         capture = _Capture(ctx.emit)
         read_fd, write_fd = os.pipe()
         try:
             proc = await asyncio.create_subprocess_exec(
-                shell, "-c", command, stdin=asyncio.subprocess.DEVNULL, stdout=write_fd, stderr=write_fd,
-                cwd=str(ctx.workspace), env={**os.environ, **NON_INTERACTIVE_ENV}, start_new_session=True,
+                *argv, stdin=asyncio.subprocess.DEVNULL, stdout=write_fd, stderr=write_fd,
+                cwd=str(ctx.workspace), env=env, start_new_session=True,
             )
         except BaseException:
             os.close(read_fd)
@@ -146,14 +228,20 @@ class Bash(Tool):
             done, _ = await asyncio.wait({waiter}, timeout=timeout)
             timed_out = waiter not in done
             if timed_out:
-                await kill_group(pgid)
+                await end_call(pgid, marker, tree=True)
                 # Let the SIGKILL land and the shell be reaped before reporting.
                 await asyncio.wait({waiter}, timeout=KILL_GRACE_S)
+            else:
+                # Nothing a call starts outlives it: `server &`, nohup and setsid children end here.
+                stopped = await end_call(pgid, marker, tree=False)
+                if stopped:
+                    notes.append(f"[{stopped} background process{'es' if stopped > 1 else ''} still running "
+                                 "when the command ended: stopped (nothing outlives a bash call)]")
             done, _ = await asyncio.wait({protocol.closed}, timeout=POST_EXIT_DRAIN_S)
             if not done and not timed_out:
                 notes.append("[background processes still hold the output open; stopped reading]")
         except asyncio.CancelledError:
-            await kill_group(pgid)
+            await end_call(pgid, marker, tree=not waiter.done())
             await asyncio.wait({waiter}, timeout=KILL_GRACE_S)
             raise
         finally:
@@ -171,7 +259,18 @@ class Bash(Tool):
         body = inline.rstrip("\n") if inline.strip() else "(no output)"
         if timed_out:
             notes.append(f"[timed out after {_format_seconds(timeout)}: process group killed]")
-            return ToolResult("\n".join([body, *notes]), status="timeout", vault_handle=handle)
+            return ToolResult("\n".join([body, *notes]), status="timeout", vault_handle=handle), None
         code = waiter.result()
         notes.append(f"[exit code {code}]")
-        return ToolResult("\n".join([body, *notes]), status="ok" if code == 0 else "error", vault_handle=handle)
+        status = "ok" if code == 0 else "error"
+        return ToolResult("\n".join([body, *notes]), status=status, vault_handle=handle), code
+
+
+def _sandbox_env(env: dict[str, str], plan: SandboxPlan) -> None:
+    """Point temp files and caches at the private /tmp: $HOME is read-only in the sandbox, and a
+    TMPDIR outside the workspace would not be writable."""
+    tmpdir = env.get("TMPDIR", "")
+    if not (tmpdir and plan.writable and os.path.abspath(tmpdir).startswith(str(plan.workspace) + os.sep)):
+        env["TMPDIR"] = "/tmp"
+    env["XDG_CACHE_HOME"] = "/tmp/.cache"
+    env["npm_config_cache"] = "/tmp/.npm"

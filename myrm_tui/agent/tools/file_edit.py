@@ -12,7 +12,7 @@ from typing import Any, ClassVar
 from myrm_tui.agent.tools.base import ApprovalPreview, Tool, ToolContext, ToolError, ToolResult
 from myrm_tui.agent.tools.diffs import unified_diff
 from myrm_tui.agent.tools.file_write import current_text, write_atomically
-from myrm_tui.agent.tools.paths import display_path, resolve_path
+from myrm_tui.agent.tools.paths import display_path, resolve_writable_path
 
 # Similarity (difflib ratio) a line needs to be offered as "did you mean"; below it the hint
 # would mislead more than help.
@@ -89,7 +89,7 @@ class FileEdit(Tool):
     }
 
     def _plan(self, args: dict[str, Any], ctx: ToolContext):
-        path = resolve_path(str(args["path"]), ctx)
+        path = resolve_writable_path(str(args["path"]), ctx)
         label = display_path(path, ctx)
         text = current_text(path, label)
         if text is None:

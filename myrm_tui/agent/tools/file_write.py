@@ -11,7 +11,7 @@ from myrm_tui.agent.limits import EDIT_MAX_BYTES
 from myrm_tui.agent.tools.base import ApprovalPreview, Tool, ToolContext, ToolError, ToolResult
 from myrm_tui.agent.tools.diffs import unified_diff
 from myrm_tui.agent.tools.file_read import read_text_file
-from myrm_tui.agent.tools.paths import display_path, resolve_path
+from myrm_tui.agent.tools.paths import display_path, resolve_writable_path
 
 
 def current_text(path: Path, label: str) -> str | None:
@@ -59,7 +59,7 @@ class FileWrite(Tool):
     }
 
     def preview(self, args: dict[str, Any], ctx: ToolContext) -> ApprovalPreview:
-        path = resolve_path(str(args["path"]), ctx)
+        path = resolve_writable_path(str(args["path"]), ctx)
         label = display_path(path, ctx)
         old = current_text(path, label)
         content = str(args["content"])
@@ -70,7 +70,7 @@ class FileWrite(Tool):
         )
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
-        path = resolve_path(str(args["path"]), ctx)
+        path = resolve_writable_path(str(args["path"]), ctx)
         label = display_path(path, ctx)
         old = current_text(path, label)
         content = str(args["content"])

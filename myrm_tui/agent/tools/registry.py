@@ -46,12 +46,16 @@ class ToolRegistry:
         return len(self._tools)
 
 
-def default_tools(extra: Sequence[Tool] = ()) -> ToolRegistry:
-    """Built-in tools, then the recall tools, then extras, each group in a fixed order.
+def default_tools(extra: Sequence[Tool] = (), mcp_tools: Sequence[Tool] = ()) -> ToolRegistry:
+    """Built-in tools, then the recall tools, then extras, then MCP servers' tools, each group
+    in a fixed order.
 
     An extra named like a recall tool takes that tool's place (same position, so the cached
-    tool list keeps its order) instead of being offered twice."""
+    tool list keeps its order) instead of being offered twice. MCP tools come last and sorted
+    by name (mcp/tool.py): a server starting, stopping or changing its tools changes the end of
+    the list only, and the same tools always give the same bytes."""
     by_name = {tool.name: tool for tool in extra}
     recall = tuple(by_name.get(tool.name, tool) for tool in recall_tools())
     rest = tuple(tool for tool in extra if not any(tool is chosen for chosen in recall))
-    return ToolRegistry((FileRead(), FileWrite(), FileEdit(), Bash(), Grep(), Glob(), *recall, *rest))
+    return ToolRegistry((FileRead(), FileWrite(), FileEdit(), Bash(), Grep(), Glob(), *recall, *rest,
+                         *sorted(mcp_tools, key=lambda tool: tool.name)))

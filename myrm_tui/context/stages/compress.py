@@ -73,6 +73,10 @@ class PlanInput:
     # removal takes such a range whole, so its prepared summary can stand for it.
     blocks: Mapping[int, int] = dataclasses.field(default_factory=dict)
     event_id: int = 0
+    # Units ending after this index are never removed (None: the tail start). The passes inside
+    # the fresh tail keep the newest unit: a removed run needs a later message to carry its
+    # summary, and the model needs the result it is answering.
+    removal_end: int | None = None
 
 
 @dataclass
@@ -277,7 +281,9 @@ class _Planner:
                 return
             if unit.start < self.inp.start:
                 continue
-            if unit.end > self.inp.tail_start:
+            end = self.inp.tail_start if self.inp.removal_end is None else min(self.inp.tail_start,
+                                                                                 self.inp.removal_end)
+            if unit.end > end:
                 return
             indices = range(unit.start, unit.end)
             if any(i in self.inp.protected for i in indices):

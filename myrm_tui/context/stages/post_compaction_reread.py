@@ -11,6 +11,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from myrm_tui.context.views import UNTRUSTED_CLOSE, UNTRUSTED_OPEN, parse_arguments
+from myrm_tui.sinks import SYNTHETIC_ROW, scrub
 from myrm_tui.store.records import MessageRecord
 
 WRITE_TOOLS = ("file_write", "file_edit")
@@ -37,19 +38,25 @@ def build_reread(rows: Sequence[MessageRecord], reader: Callable[[str], str | No
         return None
     parts: list[str] = []
     used = 0
+    redacted = False
     for path in modified_files(rows, max_files):
         text = reader(path)
         if text is None:
             continue
-        block = f"--- {path} (current content) ---\n{text}"
+        # Stored as a synthetic row and sent on every call until the next compaction: secrets
+        # are redacted like in summaries (the header then says so; file_read shows the real lines).
+        raw = f"--- {path} (current content) ---\n{text}"
+        block = scrub(SYNTHETIC_ROW, raw)
         tokens = count({"role": "user", "content": block})
         if used + tokens > max_tokens:
             continue
+        redacted = redacted or block != raw
         parts.append(block)
         used += tokens
     if not parts:
         return None
     body = "\n\n".join(parts)
-    message = {"role": "user", "content": f"{UNTRUSTED_OPEN}\n[files you modified, re-read after compaction]\n"
+    note = "; credentials show as [REDACTED:kind], file_read gives the real lines" if redacted else ""
+    message = {"role": "user", "content": f"{UNTRUSTED_OPEN}\n[files you modified, re-read after compaction{note}]\n"
                                           f"{body}\n{UNTRUSTED_CLOSE}"}
     return message, count(message)

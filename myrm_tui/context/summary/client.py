@@ -27,13 +27,15 @@ from myrm_tui.context.summary.breaker import PERMANENT, TRANSIENT, SummarizerBre
 from myrm_tui.context.summary.chunking import DEFAULT_OVERHEAD_TOKENS, DEFAULT_TARGET_TOKENS
 from myrm_tui.context.summary.extractive import extractive_summary
 from myrm_tui.context.summary.prompts import build_prompt, retry_turns, transcript
-from myrm_tui.context.summary.redact import DEFAULT_POLICY, RedactionPolicy, redact_summary
+from myrm_tui.context.summary.redact import DEFAULT_POLICY, RedactionPolicy, redact_obj, redact_summary
 from myrm_tui.context.summary.schema import (
     StructuredSummary,
     SummaryParseError,
     body_text,
     enforce_caps,
+    extract_json_object,
     parse_summary,
+    summary_from_dict,
 )
 
 _log = logging.getLogger(__name__)
@@ -213,6 +215,19 @@ class _Run:
         return result.text
 
 
+def _redacted_answer(answer: str, accepted: StructuredSummary,
+                     policy: RedactionPolicy) -> tuple[StructuredSummary, dict[str, int]]:
+    """The accepted summary read again from the answer with its values redacted whole (and the
+    counts): parsing clips each item, and a clipped key (or a key body split over a clipped
+    list item) would no longer be recognised by the redaction that follows."""
+    try:
+        data = extract_json_object(answer)
+    except SummaryParseError:
+        return accepted, {}
+    redacted = redact_obj(data, policy)
+    return summary_from_dict(redacted.value), redacted.counts
+
+
 def _judge(answer: str, *, source_text: str, source_tokens: int, depth: int, min_retention: float,
            count: Callable[[str], int]) -> tuple[StructuredSummary | None, AuditResult | None, str]:
     """(summary if accepted, audit, feedback if rejected)."""
@@ -249,8 +264,11 @@ async def summarize(messages: Sequence[dict[str, Any]], *, model: str | None, wi
     previous_goal = previous.user_goal if previous is not None else ""
 
     def finish(summary: StructuredSummary, level: str, run: _Run | None, result: AuditResult | None,
-               failure: str | None, warning: str = "", extra_errors: Sequence[str] = ()) -> SummaryOutcome:
+               failure: str | None, warning: str = "", extra_errors: Sequence[str] = (),
+               redacted_before: dict[str, int] | None = None) -> SummaryOutcome:
         final, redactions = redact_summary(enforce_caps(summary), policy)
+        for kind, n in (redacted_before or {}).items():
+            redactions[kind] = redactions.get(kind, 0) + n
         errors = list(extra_errors) + (run.errors if run else [])
         if breaker is not None and model and run is not None and run.attempts:
             if failure is None:
@@ -300,7 +318,8 @@ async def summarize(messages: Sequence[dict[str, Any]], *, model: str | None, wi
                                            depth=depth, min_retention=min_retention, count=count)
         last_audit = result or last_audit
         if summary is not None:
-            return finish(summary, LEVEL_LLM, run, result, None)
+            clean, counts = _redacted_answer(answer, summary, policy)
+            return finish(clean, LEVEL_LLM, run, result, None, redacted_before=counts)
         run.errors.append("answer rejected: " + feedback.replace("\n", " "))
         longer = conversation + retry_turns(answer, feedback)
         conversation = longer if run.budget(longer) else list(base) + retry_turns(answer, feedback)
@@ -324,7 +343,8 @@ async def summarize(messages: Sequence[dict[str, Any]], *, model: str | None, wi
                 min_retention=min_retention * TERSE_RETENTION_FACTOR, count=count)
             last_audit = result or last_audit
             if summary is not None:
-                return finish(summary, LEVEL_TERSE, run, result, None)
+                clean, counts = _redacted_answer(answer, summary, policy)
+                return finish(clean, LEVEL_TERSE, run, result, None, redacted_before=counts)
             run.errors.append("terse answer rejected: " + feedback.replace("\n", " "))
 
     failure = PERMANENT if permanent or PERMANENT in run.failure_kinds else TRANSIENT

@@ -3,7 +3,9 @@
 Why it exists: the session must never lose history or stall because a summarizer is down,
 rate-limited, too small or keeps writing garbage. Everything here is copied from the messages
 (user asks verbatim, files, commands, errors, last actions), so it cannot hallucinate; it is
-marked `fallback=True` and its header says so.
+marked `fallback=True` and its header says so. Only what happened is called done: a denied,
+interrupted or unanswered call is "Blocked", a file is "modified" after a successful write, and
+an ask is "pending" only when no reply followed it (`outcomes.py`).
 
 Invariant (tested): its body is strictly smaller than the messages it replaces, measured with
 the auditor's token count; when even a minimal one is not, the minimal one is returned and the
@@ -13,13 +15,15 @@ caller keeps the messages (a summary that saves nothing is not applied).
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from myrm_tui.context.intent import _text_of, looks_failed
-from myrm_tui.context.summary.footer import build_footer
+from myrm_tui.context.summary.outcomes import ANSWERED, UNANSWERED, span_facts
 from myrm_tui.context.summary.schema import FileChange, StructuredSummary, body_text
-from myrm_tui.context.views import msg_handle, parse_arguments, tool_identity
+from myrm_tui.context.views import msg_handle, tool_identity
+from myrm_tui.sinks import SCAN_CHARS, SUMMARY_BODY, scrub
+from myrm_tui.store.tool_status import DENIED, INTERRUPTED, OK, UNKNOWN
 
 # Caps of the full extract; each shrink step below halves the lists and the text lengths.
 GOAL_CHARS = 300
@@ -29,6 +33,8 @@ MAX_ASKS = 5
 MAX_ACTIONS = 10
 MAX_ERRORS = 5
 MAX_FILES = 15
+MAX_BLOCKED = 5  # denied/interrupted calls: few per span, and each one matters
+MAX_COMMAND_CHARS = 60  # a command's first line, as the footer shows it
 SHRINK_STEPS = 4
 NO_ASK = "(no user request in this span)"
 
@@ -44,65 +50,125 @@ def _verbatim(text: str, n: int) -> str:
     return text if len(text) <= n else text[:n - 1] + "…"
 
 
-def _facts(messages: Sequence[dict[str, Any]], ids: Sequence[int] | None):
-    asks: list[str] = []
-    actions: list[str] = []
-    errors: list[str] = []
-    for i, message in enumerate(messages):
-        handle = f" ({msg_handle(ids[i])})" if ids is not None else ""
-        role = message.get("role")
-        text = _text_of(message).strip()
-        if role == "user" and text:
-            asks.append(text)
-        for call in message.get("tool_calls") or ():
-            function = call.get("function", {})
-            name = str(function.get("name", ""))
-            identity = tool_identity(name, parse_arguments(function.get("arguments")))
-            actions.append(f"{name} {identity}".strip() + handle)
-        if role == "tool" and looks_failed(text):
-            errors.append(text.split("\n", 1)[0].strip() + handle)
-        if role == "assistant" and text and not message.get("tool_calls"):
-            actions.append("answered: " + text.split("\n", 1)[0].strip() + handle)
-    return asks, actions, errors
+Item = tuple[str, str]
 
 
-def _build(messages, ids, previous_goal: str, scale: int) -> StructuredSummary:
-    asks, actions, errors = _facts(messages, ids)
-    footer = build_footer(messages, ids)
+def _item(item: Item, n: int) -> str:
+    text, suffix = item
+    return _cap(text, max(20, n - len(suffix))) + suffix
+
+
+@dataclass
+class _Facts:
+    goal: str = ""  # the first ask of the span
+    active: str = ""  # the newest ask, when no reply answered it (it may still be in progress)
+    # List items are (text, suffix): the text is cut to fit, the suffix (a handle) is kept whole.
+    pending: list[Item] = field(default_factory=list)  # asks that never got a reply
+    answered: list[Item] = field(default_factory=list)  # asks a reply followed
+    actions: list[Item] = field(default_factory=list)  # calls that ran to the end, and replies
+    errors: list[Item] = field(default_factory=list)  # calls that ran and failed
+    blocked: list[Item] = field(default_factory=list)  # denied, interrupted, or without a result
+    files: dict[str, str] = field(default_factory=dict)  # path → op of a successful write
+    commands: list[str] = field(default_factory=list)  # bash commands that ran
+
+
+def _clean(text: str) -> str:
+    # Redacted while whole: the caps below flatten lines and clip, and a flattened YAML line or
+    # a clipped key would no longer be recognised as a secret.
+    return scrub(SUMMARY_BODY, text[:SCAN_CHARS]).strip()
+
+
+def _first_line(text: str) -> str:
+    return _clean(text).split("\n", 1)[0].strip()
+
+
+_NOT_RUN = {DENIED: "denied, not run", INTERRUPTED: "interrupted, did not finish",
+            UNKNOWN: "no result stored, outcome unknown"}
+
+
+def _facts(messages: Sequence[dict[str, Any]], ids: Sequence[int] | None, ends_turn: bool = False) -> _Facts:
+    def handle(index: int | None) -> str:
+        return f" ({msg_handle(ids[index])})" if ids is not None and index is not None else ""
+
+    span = span_facts(messages, ends_turn=ends_turn)
+    out = _Facts(files=span.files_modified())
+    asks = [(a, _clean(a.text)) for a in span.asks]
+    asks = [(a, text) for a, text in asks if text]
+    if asks:
+        out.goal = asks[0][1]
+        newest, newest_text = asks[-1]
+        if newest.fate != ANSWERED:
+            out.active = newest_text
+    for ask, text in asks:
+        if ask.fate == ANSWERED:
+            out.answered.append((text, f" → answered{handle(ask.answer_index)}"))
+        elif ask.fate == UNANSWERED and text != out.active:
+            out.pending.append((text, f" (no reply followed){handle(ask.index)}"))
+    replies = {i: _first_line(_text_of(messages[i])) for i in span.answers}
+    events: list[tuple[int, Item]] = [(i, ("answered: " + line, handle(i))) for i, line in replies.items()]
+    for call in span.calls:
+        identity = _clean(tool_identity(call.name, call.arguments))
+        what = f"{call.name} {identity}".strip()
+        where = handle(call.result_index if call.result_index is not None else call.index)
+        if call.status in _NOT_RUN:
+            out.blocked.append((f"{_NOT_RUN[call.status]}: {what}", where))
+            continue
+        if call.name == "bash" and isinstance(call.arguments.get("command"), str):
+            out.commands.append(_first_line(call.arguments["command"]))
+        if call.status == OK:
+            events.append((call.index, (what, where)))
+            continue
+        first = _first_line(call.result_text)
+        if looks_failed(first):  # the tool's own first line says what failed
+            out.errors.append((first, where))
+        else:
+            out.errors.append((f"{what} failed ({call.status}): {first}", where))
+    out.actions = [entry for _, entry in sorted(events, key=lambda e: e[0])]
+    return out
+
+
+def _build(messages, ids, previous_goal: str, scale: int, ends_turn: bool = False) -> StructuredSummary:
+    facts = _facts(messages, ids, ends_turn)
     div = 2 ** scale
     item = max(40, LIST_ITEM_CHARS // div)
-    goal_src = previous_goal or (asks[0] if asks else "")
-    files = [FileChange(path, op) for path, op in footer.files.items()][-max(1, MAX_FILES // div):]
+    goal_src = previous_goal or facts.goal
+    files = [FileChange(path, op) for path, op in facts.files.items()][-max(1, MAX_FILES // div):]
+    commands = [_cap(c, MAX_COMMAND_CHARS) for c in dict.fromkeys(facts.commands)]
     return StructuredSummary(
         user_goal=_cap(goal_src, max(60, GOAL_CHARS // div)),
-        active_task=_verbatim(asks[-1], max(80, ASK_CHARS // div)) if asks else NO_ASK,
-        pending_user_asks=[_cap(a, item) for a in asks[:-1]][-max(1, MAX_ASKS // div):] if scale < 2 else [],
-        completed_actions=[_cap(a, item) for a in actions][-max(1, MAX_ACTIONS // div):],
-        errors_and_fixes=[_cap(e, item) for e in errors][-max(1, MAX_ERRORS // div):],
+        active_task=(_verbatim(facts.active, max(80, ASK_CHARS // div)) if facts.active
+                     else "" if facts.goal else NO_ASK),
+        pending_user_asks=[_item(a, item) for a in facts.pending][-max(1, MAX_ASKS // div):] if scale < 2 else [],
+        resolved_questions=[_item(a, item) for a in facts.answered][-max(1, MAX_ASKS // div):] if scale < 2 else [],
+        completed_actions=[_item(a, item) for a in facts.actions][-max(1, MAX_ACTIONS // div):],
+        errors_and_fixes=[_item(e, item) for e in facts.errors][-max(1, MAX_ERRORS // div):],
+        blocked_items=[_item(b, item) for b in facts.blocked][-max(1, MAX_BLOCKED // div):],
         files_modified=files,
-        artifacts=[_cap(c, item) for c in footer.commands][: max(1, 8 // div)] if scale < 2 else [],
+        artifacts=commands[: max(1, 8 // div)] if scale < 2 else [],
         fallback=True,
     )
 
 
-def minimal_summary(messages: Sequence[dict[str, Any]], previous_goal: str = "") -> StructuredSummary:
-    """The smallest honest summary: the goal and the last ask, cut short."""
-    asks, _, _ = _facts(messages, None)
-    return StructuredSummary(user_goal=_cap(previous_goal or (asks[0] if asks else ""), 60),
-                             active_task=_verbatim(asks[-1], 60) if asks else "", fallback=True)
+def minimal_summary(messages: Sequence[dict[str, Any]], previous_goal: str = "",
+                    ends_turn: bool = False) -> StructuredSummary:
+    """The smallest honest summary: the goal and the open ask, cut short."""
+    facts = _facts(messages, None, ends_turn)
+    return StructuredSummary(user_goal=_cap(previous_goal or facts.goal, 60),
+                             active_task=_verbatim(facts.active, 60) if facts.active else "", fallback=True)
 
 
 def extractive_summary(messages: Sequence[dict[str, Any]], *, ids: Sequence[int] | None = None,
                        source_tokens: int, previous_goal: str = "",
-                       count: Callable[[str], int] | None = None) -> StructuredSummary:
-    """A fallback summary strictly smaller than `source_tokens` when at all possible."""
+                       count: Callable[[str], int] | None = None, ends_turn: bool = False) -> StructuredSummary:
+    """A fallback summary strictly smaller than `source_tokens` when at all possible.
+    `ends_turn`: a user message follows the span (an ask without a reply in it was never answered)."""
     if count is None:
         from myrm_tui.context.tokens import count_text_tokens as count
     for scale in range(SHRINK_STEPS):
-        summary = _build(messages, ids, previous_goal, scale)
+        summary = _build(messages, ids, previous_goal, scale, ends_turn)
         if count(body_text(summary)) < source_tokens:
             return summary
-    summary = minimal_summary(messages, previous_goal)
+    summary = minimal_summary(messages, previous_goal, ends_turn)
     if count(body_text(summary)) < source_tokens:
         return summary
     return replace(summary, user_goal="", active_task="")

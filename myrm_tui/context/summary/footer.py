@@ -14,8 +14,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from myrm_tui.context.intent import _text_of, looks_failed
+from myrm_tui.context.summary.outcomes import span_facts
 from myrm_tui.context.summary.schema import neutralize
 from myrm_tui.context.views import msg_handle, parse_arguments
+from myrm_tui.sinks import SCAN_CHARS, SUMMARY_FOOTER, scrub
+from myrm_tui.store.tool_status import OK, UNKNOWN
 
 # Caps keep the footer small whatever it covers: it must save far more than it costs.
 MAX_FILES = 12
@@ -39,7 +42,8 @@ class ErrorSeen:
 
 @dataclass(frozen=True)
 class Footer:
-    files: dict[str, str] = field(default_factory=dict)  # path → strongest op (write/edit beat read)
+    # path → strongest op (a successful write/edit beats read; "edit denied" names one that did not run)
+    files: dict[str, str] = field(default_factory=dict)
     tools: dict[str, int] = field(default_factory=dict)  # tool name → calls, most used first
     commands: dict[str, int] = field(default_factory=dict)  # bash first line → runs
     errors: tuple[ErrorSeen, ...] = ()
@@ -65,11 +69,13 @@ class Footer:
                 f"{self.first_handle} … {self.last_handle}"
             extra = f"; notable: {', '.join(self.handles)}" if self.handles else ""
             lines.append(f"Expand: {span}{extra}")
-        return neutralize("\n".join(lines))
+        # Paths are arguments too: the rendered footer leaves its messages as a whole.
+        return neutralize(scrub(SUMMARY_FOOTER, "\n".join(lines)))
 
 
 def _one_line(text: str, cap: int) -> str:
-    first = text.strip().split("\n", 1)[0].strip()
+    """The first line, redacted while whole, then clipped to `cap`."""
+    first = scrub(SUMMARY_FOOTER, text.strip().split("\n", 1)[0][:SCAN_CHARS]).strip()
     return first if len(first) <= cap else first[:cap - 1] + "…"
 
 
@@ -82,6 +88,7 @@ def build_footer(messages: Sequence[dict[str, Any]], ids: Sequence[int] | None =
     commands: Counter[str] = Counter()
     errors: list[ErrorSeen] = []
     notable: list[str] = []
+    status = span_facts(messages).call_status()
     for i, message in enumerate(messages):
         handle = msg_handle(ids[i]) if ids is not None else f"#{i}"
         role = message.get("role")
@@ -93,6 +100,9 @@ def build_footer(messages: Sequence[dict[str, Any]], ids: Sequence[int] | None =
             path = args.get("path")
             if isinstance(path, str) and path:
                 op = FILE_OPS.get(name, "read")
+                outcome = status.get(str(call.get("id") or ""), UNKNOWN)
+                if op in WRITE_OPS and outcome != OK:
+                    op = f"{op} {outcome}"  # "edit denied": named, but the file was not changed
                 if files.get(path) not in WRITE_OPS:
                     files.pop(path, None)  # re-insert so the order is "last touched"
                     files[path] = op

@@ -16,6 +16,7 @@ import contextlib
 import gc
 import json
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -28,6 +29,7 @@ from textual.widget import Widget
 from textual.widgets import TextArea
 from textual.worker import Worker, WorkerState
 
+from myrm_tui.agent.attachments import AttachmentError, ImageAttachment, message_content
 from myrm_tui.agent.events import StepStarted
 from myrm_tui.llm.events import UsageEvent
 from myrm_tui.store import StoreError, event_kinds
@@ -45,10 +47,11 @@ from myrm_tui.tui.constants import (
 )
 from myrm_tui.tui.context_source import ContextState, expected_compaction, read_context
 from myrm_tui.tui.css import sibling_css
-from myrm_tui.tui.formatting import format_tokens, one_line, short_id
+from myrm_tui.tui.formatting import format_tokens, one_line, pretty_key, short_id
 from myrm_tui.tui.fuzzy import fuzzy_filter
 from myrm_tui.tui.history import (
     AssistantItem,
+    ContextNoteItem,
     HistoryItem,
     ToolItem,
     UserItem,
@@ -57,6 +60,7 @@ from myrm_tui.tui.history import (
     turns_of,
     user_times,
 )
+from myrm_tui.tui.image_input import PendingImages, describe
 from myrm_tui.tui.metrics import compactions
 from myrm_tui.tui.screens.dialogs import ConfirmScreen, TextScreen
 from myrm_tui.tui.screens.fork import FULL, SUMMARY, ForkScreen
@@ -66,11 +70,12 @@ from myrm_tui.tui.screens.sessions import SessionsScreen, default_export_path, e
 from myrm_tui.tui.screens.settings import SettingsScreen
 from myrm_tui.tui.slash_commands import SLASH_COMMANDS, parse_command
 from myrm_tui.tui.turn_view import TurnView
-from myrm_tui.tui.widgets.approval import ApprovalPrompt
+from myrm_tui.tui.widgets.approval import FOCUS_BINDING_ID, FOCUS_KEY, ApprovalPrompt
 from myrm_tui.tui.widgets.assistant_message import AssistantMessage
 from myrm_tui.tui.widgets.compaction_divider import CompactionDivider
 from myrm_tui.tui.widgets.compaction_panel import CompactionPanel
 from myrm_tui.tui.widgets.completion_popup import Choice, CompletionPopup
+from myrm_tui.tui.widgets.context_note_block import ContextNoteBlock
 from myrm_tui.tui.widgets.context_ring import ContextRing, ForkHint
 from myrm_tui.tui.widgets.note import Note
 from myrm_tui.tui.widgets.prompt import PromptArea
@@ -78,6 +83,7 @@ from myrm_tui.tui.widgets.status_bar import StatusBar, StatusInfo
 from myrm_tui.tui.widgets.tool_block import ToolBlock
 from myrm_tui.tui.widgets.transcript import LoadEarlier, Transcript
 from myrm_tui.tui.widgets.user_message import UserMessage
+from myrm_tui.tui.widgets.welcome import Welcome, WelcomeKeys
 
 if TYPE_CHECKING:
     from myrm_tui.tui.app import MyrmApp
@@ -99,6 +105,8 @@ def history_widgets(items: list[HistoryItem]) -> list[Widget]:
             if item.content is not None:
                 block.finish(item.status, item.content, None)
             widgets.append(block)
+        elif isinstance(item, ContextNoteItem):
+            widgets.append(ContextNoteBlock(item.title, item.body))
     return widgets
 
 
@@ -151,6 +159,10 @@ class ChatScreen(Screen[None]):
         Binding("f3", "health", "Context health", id="chat.health"),
         Binding("f1", "help", "Keys and commands", id="chat.help"),
         Binding("ctrl+g", "external_editor", "Edit draft in $EDITOR", id="chat.editor"),
+        # Priority: the prompt's own Ctrl+Y (redo) would take it otherwise; only while an approval
+        # waits (check_action), so redo works the rest of the time.
+        Binding(FOCUS_KEY, "focus_approval", "Answer the waiting approval (and back)", priority=True,
+                id=FOCUS_BINDING_ID),
     ]
 
     def __init__(self, chat: ChatSession) -> None:
@@ -160,6 +172,7 @@ class ChatScreen(Screen[None]):
         self.turn_worker: Worker[None] | None = None
         self.turn_view: TurnView | None = None
         self.turn_text = ""
+        self.images = PendingImages()  # /image attachments for the next message
         self.context = ContextState()
         self.hidden_turns = 0  # stored turns not mounted (windowing)
         self.compacting = False
@@ -168,6 +181,7 @@ class ChatScreen(Screen[None]):
         self._seen_compactions: set[str] = set()
         self._cta_level = "ok"  # the ring level the fork call to action last fired for
         self._files: list[str] | None = None  # workspace paths for @file, listed once
+        self._window_problem: str | None = None  # the model window cannot hold a conversation
 
     @property
     def myrm(self) -> MyrmApp:
@@ -234,6 +248,9 @@ class ChatScreen(Screen[None]):
         self.prompt.prompt_history = type(self.prompt.prompt_history)(
             item.text for item in build_history(records).items if isinstance(item, UserItem))
         self._render_history(records)
+        if not records and not self.chat.open_error:
+            self.transcript.mount(Welcome(self.chat.settings.model or self.chat.resolve_session_model(),
+                                          self._welcome_keys(), id="welcome"))
         self.ring.compact_key = self.key_for("chat.compact")
         self.refresh_context(announce=False)
         self._prepare()
@@ -347,9 +364,17 @@ class ChatScreen(Screen[None]):
 
     @work(thread=True, group="prepare", exit_on_error=False)
     def _prepare(self) -> str | None:
+        from myrm_tui.agent.sandbox import sandbox_status
+
+        sandbox_status(self.chat.settings.sandbox)  # the one bwrap probe, off the UI thread
         model = self.chat.resolve_model()
         if model:
             self.chat.warm_up()
+            from myrm_tui.agent.window_check import window_problem
+
+            settings = self.chat.settings
+            self._window_problem = window_problem(
+                settings if settings.model == model else settings.with_values(model=model), self.chat.workspace)
         return model
 
     def _prepared(self, worker: Worker) -> None:
@@ -359,14 +384,53 @@ class ChatScreen(Screen[None]):
             self.chat.model = self.chat.settings.model or None
             self.transcript.mount(Note(f"Could not resolve the model: {worker.error}", "error",
                                        "Run `myrm doctor` to check the installation."))
-        self.status.set(model=self.chat.model)
+        from myrm_tui.agent.sandbox import sandbox_status
+
+        self.status.set(model=self.chat.model, sandbox=sandbox_status(self.chat.settings.sandbox).badge())
+        self._refine_welcome()
         if self.chat.model is None:
             self.transcript.mount(Note(ONBOARDING[0], "warning", ONBOARDING[1]))
+        elif self._window_problem:  # before the first turn, not after it fails (context/room.py)
+            self.transcript.mount(Note(self._window_problem, "error"))
         # litellm's import leaves hundreds of thousands of long-lived objects; moving them out of
         # the collector's reach halves the worst full-collection stall while a reply streams
         # (measured: bench/tui_bench.py, docs/tui-benchmarks.md).
         gc.freeze()
         self.ready.set()
+
+    def raw_key_for(self, binding_id: str) -> str:
+        """The key string bound to `binding_id` with the keymap applied ("ctrl+o")."""
+        keymap = getattr(self.app, "_keymap", {}) or {}
+        if binding_id in keymap:
+            return keymap[binding_id].split(",")[0]
+        for binding in self.BINDINGS:
+            if isinstance(binding, Binding) and binding.id == binding_id:
+                return binding.key.split(",")[0]
+        return ""
+
+    def _welcome_keys(self) -> WelcomeKeys:
+        return WelcomeKeys(switch_model=pretty_key(self.raw_key_for("chat.model")),
+                           settings=pretty_key(self.raw_key_for("chat.settings")),
+                           help=pretty_key(self.raw_key_for("chat.help")))
+
+    def _refine_welcome(self) -> None:
+        found = self.transcript.query_children(Welcome)
+        if not found:
+            return
+        window = tools = None
+        if self.chat.model:
+            try:
+                from myrm_tui.llm import registry
+
+                info = registry.info(self.chat.model, self.chat.settings.models)
+                window, tools = info.context_window, info.supports_tools
+            except Exception:  # noqa: BLE001 - the welcome is a courtesy; the first turn reports real errors
+                pass
+        found.first().refine(self.chat.model, window, tools)
+
+    def _drop_welcome(self) -> None:
+        for welcome in self.transcript.query_children(Welcome):
+            welcome.remove()
 
     # context: ring, fork hint, panel, dividers ----------------------------------------------
 
@@ -377,8 +441,8 @@ class ChatScreen(Screen[None]):
         self.ring.show(state)
         level = state.reading.level
         self.query_one("#fork-hint", ForkHint).display = level in ("warn", "crit")
-        if state.reading.used is not None:
-            self.status.set(prompt_tokens=state.reading.used)
+        # The ring's reading, also when there is none (a fresh session clears the last one's).
+        self.status.set(prompt_tokens=state.reading.used)
         if announce and level in ("warn", "crit") and self._cta_level not in ("warn", "crit"):
             self.notify(f"Context {state.reading.percent}% full. Fork into a fresh session "
                         f"({self.key_for('chat.fork')}) or compact now ({self.key_for('chat.compact')}).",
@@ -443,7 +507,7 @@ class ChatScreen(Screen[None]):
                 self.notify(f"Unknown command {parsed.name}; /help lists them.", severity="warning")
                 return
             self.prompt.prompt_history.add(text)
-            self.prompt.clear()
+            self.prompt.take_submitted(text)
             self.run_command(parsed.command.name, parsed.argument)
             return
         if self.turn_running:
@@ -455,12 +519,19 @@ class ChatScreen(Screen[None]):
         if self.ready.is_set() and self.chat.model is None:
             self.transcript.mount(Note(ONBOARDING[0], "warning", ONBOARDING[1]))
             return
+        try:  # a refused image stops the send; the draft stays in the prompt
+            images = self.images.for_message(text, self.chat.workspace)
+        except AttachmentError as exc:
+            self.notify(str(exc), title="Image not attached", severity="error", timeout=8)
+            return
         self.prompt.prompt_history.add(text)
-        self.prompt.clear()
-        self.start_turn(text)
+        self.prompt.take_submitted(text)
+        self.images.commit()
+        self.start_turn(text, images)
 
-    def start_turn(self, text: str) -> None:
-        user = UserMessage(text, stored=False)
+    def start_turn(self, text: str, images: Sequence[ImageAttachment] = ()) -> None:
+        self._drop_welcome()
+        user = UserMessage(text + "".join(f"\n[image: {image.name}]" for image in images), stored=False)
         self.transcript.mount(user)
         self.transcript.anchor()  # sending is a request to follow the reply
         self.turn_text = text
@@ -468,10 +539,10 @@ class ChatScreen(Screen[None]):
         self.status.set(state="starting" if self.ready.is_set() else "loading the model library")
         self.workers.cancel_group(self, "maintain")  # background summary work yields to the user
         _defer_full_collections()
-        self.turn_worker = self.run_worker(self._run_turn(text, self.turn_view), group="turn",
+        self.turn_worker = self.run_worker(self._run_turn(text, self.turn_view, images), group="turn",
                                            exclusive=True, exit_on_error=False)
 
-    async def _run_turn(self, text: str, view: TurnView) -> None:
+    async def _run_turn(self, text: str, view: TurnView, images: Sequence[ImageAttachment] = ()) -> None:
         await self.ready.wait()
         if self.chat.model is None:
             raise RuntimeError(ONBOARDING[0])
@@ -480,7 +551,7 @@ class ChatScreen(Screen[None]):
         if switch is not None:
             view.mount(Note(switch.describe()), after=None)
         self.status.set(session_id=self.chat.session_id, state="thinking")
-        turn = agent.turn(text)
+        turn = agent.turn(message_content(text, images) if images else text)
         try:
             async for event in turn:
                 view.handle(event)
@@ -501,13 +572,18 @@ class ChatScreen(Screen[None]):
         elif worker.state == WorkerState.ERROR:
             error = worker.error
             view.note(str(error) or type(error).__name__, "error",
-                      "Your message was kept in the input; send it again when fixed."
-                      if not view.produced else "")
+                      "Your message was kept in the input; send it again when fixed.")
             view.close("error")
         else:
             view.close("error" if view.failed else "done")
-        if (worker.state != WorkerState.SUCCESS or view.failed) and not view.produced:
+        # After any failure the draft comes back, even when part of a reply had streamed (a
+        # dropped stream): sending it again is the retry, and the agent reuses the stored ask
+        # when nothing answered it (agent/resend.py). An interrupt is the user's own stop: the
+        # draft comes back only if nothing was produced.
+        failed = worker.state == WorkerState.ERROR or (worker.state == WorkerState.SUCCESS and view.failed)
+        if failed or (worker.state == WorkerState.CANCELLED and not view.produced):
             self.prompt.restore(self.turn_text)
+            self.images.give_back()
         self.refresh_context()
         self._prune()
         self._focus_next_approval()
@@ -597,6 +673,8 @@ class ChatScreen(Screen[None]):
             self.copy_last_reply()
         elif name == "/notes":
             self.show_notes()
+        elif name == "/mcp":
+            self.action_mcp()
         elif name == "/theme":
             if argument:
                 self.myrm.choose_theme(argument)
@@ -606,6 +684,17 @@ class ChatScreen(Screen[None]):
             self.new_session()
         elif name == "/help":
             self.action_help()
+        elif name == "/image":
+            self.attach_image(argument)
+
+    def attach_image(self, path: str) -> None:
+        """`/image PATH`: checked now, sent with the next message."""
+        try:
+            image = self.images.add(path, self.chat.workspace)
+        except AttachmentError as exc:
+            self.notify(str(exc), title="Image not attached", severity="error", timeout=8)
+            return
+        self.transcript.mount(Note(f"{describe(image)} goes with your next message"))
 
     def _busy(self) -> bool:
         if self.turn_running or self.compacting:
@@ -712,7 +801,7 @@ class ChatScreen(Screen[None]):
             if name and name != self.chat.model:
                 self.apply_changes({"model": name})
 
-        self.app.push_screen(ModelPicker(self.chat.model), chosen)
+        self.app.push_screen(ModelPicker(self.chat.model, self.chat.settings.models), chosen)
 
     @work(exclusive=True, group="apply-settings", exit_on_error=False)
     async def apply_changes(self, changes: dict[str, Any]) -> None:
@@ -729,6 +818,10 @@ class ChatScreen(Screen[None]):
                     return
         saved = await self.myrm.save_settings(changes)
         self.myrm.apply_settings(self.myrm.settings.with_values(**changes))
+        if "sandbox" in changes:
+            from myrm_tui.agent.sandbox import sandbox_status
+
+            self.status.set(sandbox=sandbox_status(self.myrm.settings.sandbox).badge())
         if model:
             self.status.set(model=self.chat.model)
             self.transcript.mount(Note(f"model set to {model}; it answers from your next message."))
@@ -751,6 +844,11 @@ class ChatScreen(Screen[None]):
     def action_health(self) -> None:
         self.app.push_screen(HealthScreen(self.chat.store, self.chat.session_id))
 
+    def action_mcp(self) -> None:
+        from myrm_tui.tui.screens.mcp import McpScreen
+
+        self.app.push_screen(McpScreen(self.myrm.mcp))
+
     def action_help(self) -> None:
         self.app.push_screen(TextScreen("Keys and commands", self.help_markdown(), id="help-screen"))
 
@@ -760,7 +858,8 @@ class ChatScreen(Screen[None]):
 
         keymap = {k: v for k, v in self.myrm.settings.keymap.items()}
         rows: dict[str, tuple[list[str], str]] = {}
-        for bindings in (type(self.prompt).BINDINGS, type(self).BINDINGS, type(self.app).BINDINGS):
+        for bindings in (type(self.prompt).BINDINGS, type(self).BINDINGS, ApprovalPrompt.BINDINGS,
+                         type(self.app).BINDINGS):
             mapped = BindingsMap(bindings)
             if keymap:
                 mapped.apply_keymap(keymap)
@@ -812,10 +911,15 @@ class ChatScreen(Screen[None]):
 
     # approvals ------------------------------------------------------------------------------
 
+    # An approval never takes the keyboard by itself (widgets/approval.py says why): the prompt
+    # keeps it, and the user moves to the approval with approval.focus (Ctrl+Y) and back.
+
     @on(ApprovalPrompt.Shown)
     def _approval_shown(self, event: ApprovalPrompt.Shown) -> None:
         event.stop()
-        self._focus_next_approval()
+        key = pretty_key(self.raw_key_for(FOCUS_BINDING_ID) or FOCUS_KEY)
+        self.status.set(state=f"waiting for approval ({key} to answer)")
+        event.prompt.call_after_refresh(event.prompt.scroll_visible)  # once its height is known
 
     @on(ApprovalPrompt.Decided)
     def _decided(self, event: ApprovalPrompt.Decided) -> None:
@@ -824,22 +928,40 @@ class ChatScreen(Screen[None]):
             self.turn_view.approval_decided(event.prompt)
         self._focus_next_approval()
 
+    def pending_approval(self) -> ApprovalPrompt | None:
+        """The oldest approval still waiting for an answer."""
+        return next((p for p in self.transcript.query(ApprovalPrompt) if p.pending), None)
+
+    def action_focus_approval(self) -> None:
+        """Move the keyboard to the waiting approval, or from it back to the message."""
+        waiting = self.pending_approval()
+        if waiting is None:
+            return
+        if waiting.has_focus_within:
+            waiting.disarm()
+            self.prompt.focus()
+            return
+        waiting.arm()
+
     def _focus_next_approval(self) -> None:
-        """Focus the oldest undecided approval, else give the keyboard back to the prompt."""
-        for prompt in self.transcript.query(ApprovalPrompt):
-            if prompt.pending:
-                if self.focused is not prompt:
-                    prompt.focus(scroll_visible=True)
-                return
-        if isinstance(self.focused, ApprovalPrompt) or self.focused is None or not self.focused.can_focus:
+        """Give the keyboard back to the prompt when it was on an approval that closed (never
+        to a waiting approval: moving there is the user's deliberate key)."""
+        focused = self.focused
+        on_approval = focused is not None and any(isinstance(a, ApprovalPrompt)
+                                                  for a in (focused, *focused.ancestors))
+        if on_approval or focused is None or not focused.can_focus:
             self.prompt.focus()
 
     # keys -----------------------------------------------------------------------------------
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "interrupt":
-            # Without a running turn Esc is not ours: let focused widgets use it.
-            return self.turn_running
+            # Without a running turn Esc is not ours: let focused widgets use it. In an approval's
+            # reason box it goes back to the answers.
+            waiting = self.pending_approval() if self.turn_running else None
+            return self.turn_running and not (waiting is not None and waiting.reason_open)
+        if action == "focus_approval":
+            return self.pending_approval() is not None  # otherwise Ctrl+Y is the prompt's redo
         return True
 
     def action_interrupt(self) -> None:
@@ -849,19 +971,23 @@ class ChatScreen(Screen[None]):
             worker.cancel()
 
     def action_clear_or_quit(self) -> None:
-        """Copy a selection if there is one; else clear the input; a second press quits."""
+        """Copy a selection if there is one; else interrupt a running turn (like Esc); when idle,
+        a second press within the window quits. The draft is never cleared: what the user typed
+        is theirs (Ctrl+C in a shell habitually means "stop", not "delete my text")."""
         selected = self.get_selected_text() or self.prompt.selected_text
         if selected:
             self.app.copy_to_clipboard(selected)
             self.notify(f"Copied {len(selected):,} characters.", timeout=2)
+            return
+        if self.turn_running:
+            self._last_ctrl_c = 0.0
+            self.action_interrupt()
             return
         now = time.monotonic()
         if now - self._last_ctrl_c <= CTRL_C_QUIT_WINDOW_S:
             self.app.exit()
             return
         self._last_ctrl_c = now
-        if self.prompt.text:
-            self.prompt.clear()
         self.notify("Press Ctrl+C again to quit.", timeout=CTRL_C_QUIT_WINDOW_S)
 
     def action_jump_to_bottom(self) -> None:

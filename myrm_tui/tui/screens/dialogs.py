@@ -1,4 +1,8 @@
-"""Small modal dialogs shared by the screens: confirm, one-line input, read-only text."""
+"""Small modal dialogs shared by the screens: confirm, one-line input, read-only text.
+
+Titles, messages and texts often quote stored data (a session title, model notes), so
+they are drawn through terminal_text.for_terminal.
+"""
 
 from __future__ import annotations
 
@@ -12,6 +16,7 @@ from textual.content import Content
 from textual.screen import ModalScreen, ScreenResultType
 from textual.widgets import Button, Input, Markdown, Static
 
+from myrm_tui.terminal_text import for_terminal
 from myrm_tui.tui.css import sibling_css
 
 
@@ -39,8 +44,8 @@ class ConfirmScreen(Dialog[bool]):
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="box"):
-            yield Static(Content(self.title_text), classes="title")
-            yield Static(Content(self.message), classes="message")
+            yield Static(Content(for_terminal(self.title_text)), classes="title")
+            yield Static(Content(for_terminal(self.message)), classes="message")
             with Horizontal(classes="buttons"):
                 yield Button(self.yes, variant="error" if self.danger else "primary", id="yes")
                 yield Button("Cancel", id="no")
@@ -71,7 +76,7 @@ class InputScreen(Dialog[str | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="box"):
-            yield Static(Content(self.title_text), classes="title")
+            yield Static(Content(for_terminal(self.title_text)), classes="title")
             yield Input(self.value, placeholder=self.placeholder, id="value")
             yield Static(Content("Enter to accept · Esc to cancel"), classes="hint")
 
@@ -98,9 +103,9 @@ class TextScreen(Dialog[None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="box"):
-            yield Static(Content(self.title_text), classes="title")
+            yield Static(Content(for_terminal(self.title_text)), classes="title")
             with VerticalScroll(classes="scroll"):
-                yield Markdown(self.markdown)
+                yield Markdown(for_terminal(self.markdown))  # session notes are model text
             yield Static(Content("Esc to close"), classes="hint")
 
     def on_mount(self) -> None:

@@ -17,6 +17,7 @@ from textual.content import Content
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
+from myrm_tui.terminal_text import for_terminal
 from myrm_tui.tui.screens.dialogs import Dialog
 
 FULL = "full"
@@ -35,7 +36,7 @@ class ForkScreen(Dialog[str | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="box"):
-            yield Static(Content(f"Fork “{self.session_title}”"), classes="title")
+            yield Static(Content(for_terminal(f"Fork “{self.session_title}”")), classes="title")
             yield OptionList(
                 Option("fork (full history) — the new session shares every message so far", id=FULL),
                 Option("fork with summary" + ("" if self.summary_available else

@@ -16,6 +16,7 @@ from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import Static
 
+from myrm_tui.tui.context_source import read_context
 from myrm_tui.tui.css import sibling_css
 from myrm_tui.tui.metrics import HealthReport, Metric, health_report, vault_size
 
@@ -68,8 +69,11 @@ class HealthScreen(Screen[None]):
     @work(thread=True, exclusive=True, group="health")
     def _compute(self) -> None:
         assert self.session_id is not None
+        # The ring's own reading and the panel's own nodes: one set of numbers on every screen.
         report = health_report(self.store.messages(self.session_id), self.store.events(self.session_id),
-                               vault_size(self.store.vault.directory))
+                               vault_size(self.store.vault.directory),
+                               reading=read_context(self.store, self.session_id).reading,
+                               summaries=self.store.summaries(self.session_id))
         self.app.call_from_thread(self._show, report)
 
     def _show(self, report: HealthReport) -> None:

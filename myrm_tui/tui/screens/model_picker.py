@@ -32,10 +32,10 @@ def model_row(info: Any) -> str:
     return f"{info.name}  ·  {format_tokens(info.context_window)} window{price}  ·  {' '.join(flags) or '—'}"
 
 
-def search_models(query: str) -> list[Any]:
+def search_models(query: str, overrides: Any = None) -> list[Any]:
     from myrm_tui.llm import registry
 
-    return registry.search(query, limit=MODEL_PICKER_LIMIT)
+    return registry.search(query, limit=MODEL_PICKER_LIMIT, overrides=overrides)
 
 
 class ModelPicker(Dialog[str | None]):
@@ -44,9 +44,10 @@ class ModelPicker(Dialog[str | None]):
         Binding("down", "to_list", "List", show=False, id="picker.to_list"),
     ]
 
-    def __init__(self, current: str | None = None) -> None:
+    def __init__(self, current: str | None = None, overrides: Any = None) -> None:
         super().__init__(classes="dialog wide")
         self.current = current or ""
+        self.overrides = overrides  # [models."X"] from config: declared models are listed first
         self.results: list[Any] = []
 
     def compose(self) -> ComposeResult:
@@ -67,7 +68,7 @@ class ModelPicker(Dialog[str | None]):
     @work(thread=True, exclusive=True, group="model-search", exit_on_error=False)
     def _search(self, query: str) -> None:
         try:
-            results = search_models(query)
+            results = search_models(query, self.overrides)
         except Exception as exc:  # noqa: BLE001 - no registry: typing a name still works
             self.app.call_from_thread(self._failed, str(exc))
             return

@@ -22,6 +22,7 @@ from textual.widgets.option_list import Option
 
 from myrm_tui.store import StoreError
 from myrm_tui.store.records import SessionRecord
+from myrm_tui.terminal_text import for_terminal
 from myrm_tui.tui.formatting import one_line, short_id
 from myrm_tui.tui.screens.dialogs import ConfirmScreen, Dialog, InputScreen
 
@@ -70,14 +71,12 @@ def session_tree(sessions: list[SessionRecord]) -> list[tuple[SessionRecord, int
 
 
 def export_markdown(store: Any, session_id: str, path: Path) -> Path:
-    """Write the session as Markdown (the CLI's renderer, so both exports read the same)."""
-    from myrm_tui.cli_commands.transcript import render_markdown
+    """Write the session as Markdown through the CLI's export (redacted, atomic), so both
+    exports are the same file."""
+    from myrm_tui.cli_commands.export import export_to_file
 
-    session = store.get_session(session_id)
-    text = render_markdown(session, store.messages(session.id))
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")
-    return path
+    written, _exported = export_to_file(store, session_id, path, "md")
+    return written
 
 
 def default_export_path(workspace: Path, session_id: str) -> Path:
@@ -128,7 +127,7 @@ class SessionsScreen(Dialog[str | None]):
             indent = "   " * row.depth + ("└ " if row.depth else "")
             text = (f"{marker}{indent}{one_line(s.title or 'untitled', _TITLE_CHARS)}  ·  {s.model or '?'}  ·  "
                     f"{age(now - s.updated_at)}  ·  {row.messages} msgs  ·  {short_id(s.id)}")
-            options.append(Option(Content(text), id=s.id))
+            options.append(Option(Content(for_terminal(text)), id=s.id))  # titles come from prompts: data
         listing = self.query_one(OptionList)
         highlighted = listing.highlighted
         listing.set_options(options)
@@ -169,7 +168,7 @@ class SessionsScreen(Dialog[str | None]):
                 return
             self.reload()
 
-        self.app.push_screen(InputScreen("Rename session", row.session.title), renamed)
+        self.app.push_screen(InputScreen("Rename session", for_terminal(row.session.title)), renamed)
 
     def action_delete(self) -> None:
         row = self.selected()

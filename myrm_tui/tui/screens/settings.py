@@ -158,4 +158,5 @@ class SettingsScreen(Dialog[dict[str, Any] | None]):
             if name:
                 field.value = name
 
-        self.app.push_screen(ModelPicker(field.value), picked)
+        declared = getattr(getattr(self.app, "settings", None), "models", None)
+        self.app.push_screen(ModelPicker(field.value, declared), picked)

@@ -15,6 +15,7 @@ from textual.timer import Timer
 from textual.widgets import Collapsible, Markdown, Static
 from textual.widgets.markdown import MarkdownStream
 
+from myrm_tui.terminal_text import for_terminal
 from myrm_tui.tui.constants import STREAM_FLUSH_INTERVAL_S, STREAM_SEGMENT_CHARS
 from myrm_tui.tui.css import sibling_css
 
@@ -48,12 +49,12 @@ class AssistantMessage(Vertical):
         self._reasoning_dirty = False
         self._stream: MarkdownStream | None = None
         self._timer: Timer | None = None
-        self._markdown = Markdown(text if not streaming else "", classes="reply")
+        self._markdown = Markdown(for_terminal(text) if not streaming else "", classes="reply")
         # A long streamed reply is split into several Markdown widgets at paragraph breaks
         # outside code fences, so each flush lays out only the live tail, not the whole reply.
         self._segments: list[Markdown] = [self._markdown]
         self._segment_texts: list[str] = [""]
-        self._reasoning_view = Static(Content(reasoning), classes="reasoning-text")
+        self._reasoning_view = Static(Content(for_terminal(reasoning)), classes="reasoning-text")
         self._reasoning_box = Collapsible(
             self._reasoning_view, title="thinking", collapsed=True, classes="reasoning"
         )
@@ -98,7 +99,7 @@ class AssistantMessage(Vertical):
         if self._reasoning_dirty:
             self._reasoning_dirty = False
             self._reasoning_box.display = True
-            self._reasoning_view.update(Content(self.reasoning))
+            self._reasoning_view.update(Content(for_terminal(self.reasoning)))
         if self._pending:
             chunk = "".join(self._pending)
             self._pending.clear()
@@ -114,7 +115,9 @@ class AssistantMessage(Vertical):
         if self._stream is None:
             self._stream = Markdown.get_stream(self._segments[-1])
         self._segment_texts[-1] += chunk
-        await self._stream.write(chunk)
+        # Model text is data: control characters are drawn as escapes (terminal_text), chunk
+        # by chunk; the raw text stays in self.text and the store.
+        await self._stream.write(for_terminal(chunk))
 
     async def _new_segment(self) -> None:
         if self._stream is not None:
@@ -143,15 +146,15 @@ class AssistantMessage(Vertical):
         if self._reasoning_dirty or self.reasoning:
             self._reasoning_dirty = False
             self._reasoning_box.display = bool(self.reasoning)
-            self._reasoning_view.update(Content(self.reasoning))
+            self._reasoning_view.update(Content(for_terminal(self.reasoning)))
         if len(self._segments) > 1 and "".join(self._segment_texts) == self.text:
             for segment, text in zip(self._segments, self._segment_texts):
-                await segment.update(text)
+                await segment.update(for_terminal(text))
         else:
             for segment in self._segments[1:]:
                 await segment.remove()
             self._segments, self._segment_texts = [self._markdown], [self.text]
-            await self._markdown.update(self.text)
+            await self._markdown.update(for_terminal(self.text))
         self.streaming = False  # only now is the final render in place
 
     def mark_interrupted(self) -> None:

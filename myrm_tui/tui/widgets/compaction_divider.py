@@ -10,6 +10,7 @@ from textual.content import Content
 from textual.message import Message
 from textual.widgets import Static
 
+from myrm_tui.terminal_text import for_terminal
 from myrm_tui.tui.css import sibling_css
 
 
@@ -23,7 +24,7 @@ class CompactionDivider(Static, can_focus=True):
         """Show the compaction panel."""
 
     def __init__(self, summary: str, key: str = "") -> None:
-        super().__init__(Content(f"── {summary} ──"))
+        super().__init__(Content(for_terminal(f"── {summary} ──")))
         self.summary = summary
         self.key = key
         self.tooltip = "Open the compaction panel"

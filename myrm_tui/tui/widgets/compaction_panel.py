@@ -16,6 +16,7 @@ from textual.content import Content
 from textual.widgets import Static
 
 from myrm_tui.store.records import EventRecord
+from myrm_tui.terminal_text import for_terminal
 from myrm_tui.tui import metrics
 from myrm_tui.tui.css import sibling_css
 from myrm_tui.tui.formatting import format_tokens
@@ -114,13 +115,14 @@ class CompactionPanel(VerticalScroll):
         yield Static("no summaries yet", id="dag", classes="body")
 
     def show_summaries(self, nodes: Sequence[dict]) -> None:
-        self.query_one("#dag", Static).update(Content("\n".join(dag_lines(nodes)) or "no summaries yet"))
+        self.query_one("#dag", Static).update(Content(for_terminal("\n".join(dag_lines(nodes)) or "no summaries yet")))
 
     def show_events(self, events: Sequence[EventRecord]) -> None:
         events = sorted(events, key=lambda e: e.id)
-        self.query_one("#timeline", Static).update(Content("\n".join(timeline_lines(events))))
-        self.query_one("#cache", Static).update(Content("\n".join(cache_lines(events))))
-        self.query_one("#breakers", Static).update(Content("\n".join(breaker_lines(events))))
+        # Stored events and nodes quote model names and reasons: shown as data.
+        self.query_one("#timeline", Static).update(Content(for_terminal("\n".join(timeline_lines(events)))))
+        self.query_one("#cache", Static).update(Content(for_terminal("\n".join(cache_lines(events)))))
+        self.query_one("#breakers", Static).update(Content(for_terminal("\n".join(breaker_lines(events)))))
 
     def section_text(self, section: str) -> str:
         return str(self.query_one(f"#{section}", Static).content)

@@ -8,6 +8,7 @@ from textual.content import Content
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
+from myrm_tui.terminal_text import for_terminal
 from myrm_tui.tui.completion import CompletionRequest
 from myrm_tui.tui.css import sibling_css
 
@@ -36,7 +37,8 @@ class CompletionPopup(OptionList, can_focus=False):
     def offer(self, request: CompletionRequest, choices: list[Choice]) -> None:
         self.request = request
         self.choices = choices
-        self.set_options([Option(Content(c.label), id=str(i)) for i, c in enumerate(choices)])
+        # Labels are workspace file names, which a cloned repository chooses: shown as data.
+        self.set_options([Option(Content(for_terminal(c.label)), id=str(i)) for i, c in enumerate(choices)])
         self.display = bool(choices)
         if choices:
             self.highlighted = 0

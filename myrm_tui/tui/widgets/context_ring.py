@@ -34,7 +34,9 @@ def tooltip_text(state: ContextState, compact_key: str = "") -> str:
         lines.append("Context: no request yet in this session")
     else:
         percent = f" ({reading.percent}%)" if reading.percent is not None else ""
-        lines.append(f"Context: {_n(reading.used)} / {_n(reading.limit)} tokens{percent}, last request")
+        what = {"parent": "the parent's last request (none in this fork yet)",
+                "estimate": "estimated (no request in this fork yet)"}.get(reading.source, "last request")
+        lines.append(f"Context: {_n(reading.used)} / {_n(reading.limit)} tokens{percent}, {what}")
         budget = []
         if reading.window is not None:
             budget.append(f"window {_n(reading.window)}")

@@ -5,6 +5,7 @@ from __future__ import annotations
 from textual.content import Content
 from textual.widgets import Static
 
+from myrm_tui.terminal_text import for_terminal
 from myrm_tui.tui.css import sibling_css
 
 _PREFIX = {"info": "ℹ ", "warning": "⚠ ", "error": "✗ "}
@@ -20,7 +21,7 @@ class Note(Static):
         body = _PREFIX[level] + text
         if hint:
             body += f"\n  {hint}"
-        super().__init__(Content(body), classes=f"-{level}")
+        super().__init__(Content(for_terminal(body)), classes=f"-{level}")  # notes quote tools, providers
         self.text = text
         self.hint = hint
         self.level = level

@@ -13,10 +13,12 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+from textual import events
 from textual.binding import Binding, BindingType
 from textual.message import Message
 from textual.widgets import TextArea
 
+from myrm_tui.terminal_text import for_terminal
 from myrm_tui.tui.completion import apply_completion
 from myrm_tui.tui.css import sibling_css
 from myrm_tui.tui.prompt_history import PromptHistory
@@ -83,6 +85,33 @@ class PromptArea(TextArea):
         if self.popup_open and self._accept_completion(only_if_changes=True):
             return
         self.post_message(self.Submitted(self, self.text))
+
+    # Text that enters the editor from outside the keyboard (a paste, a recalled prompt, a
+    # completion, $EDITOR) may carry terminal control sequences; the TextArea draws its document
+    # raw, so they are made visible escapes on the way in (the same rule as every other sink).
+
+    def load_text(self, text: str) -> None:
+        super().load_text(for_terminal(text))
+
+    async def _on_paste(self, event: events.Paste) -> None:
+        if self.read_only:
+            return
+        event.prevent_default()
+        event.stop()
+        if result := self._replace_via_keyboard(for_terminal(event.text), *self.selection):
+            self.move_cursor(result.end_location)
+            self.focus()
+
+    def take_submitted(self, text: str) -> None:
+        """Remove `text` (what was just sent) from the editor, keeping whatever the user typed
+        after pressing Enter: those keys were queued behind the submit and are already in."""
+        current = self.text
+        if current.startswith(text):
+            rest = current[len(text):]
+            self.load_text(rest)
+            self.move_cursor(self.document.end)
+        else:
+            self.clear()
 
     def action_newline(self) -> None:
         self.call_later(self.insert, "\n")

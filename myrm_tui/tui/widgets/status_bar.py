@@ -8,6 +8,7 @@ from pathlib import Path
 from textual.content import Content
 from textual.widgets import Static
 
+from myrm_tui.terminal_text import for_terminal
 from myrm_tui.tui.css import sibling_css
 from myrm_tui.tui.formatting import format_tokens, short_id
 
@@ -18,7 +19,8 @@ class StatusInfo:
     workspace: Path | None = None
     session_id: str | None = None
     state: str = ""  # "", "thinking", "running bash", "waiting for approval", …
-    prompt_tokens: int | None = None
+    prompt_tokens: int | None = None  # the last request's prompt, as the ring reads it (context_source)
+    sandbox: str | None = None  # "sandbox off", "no sandbox", …: only when bash is not in the default sandbox
 
 
 def _home_relative(path: Path) -> str:
@@ -50,15 +52,17 @@ class StatusBar(Static):
     def _content(self) -> Content:
         info = self.info
         parts: list[str | tuple[str, str]] = [
-            (info.model or "no model", "bold" if info.model else "$text-warning"),
+            (for_terminal(info.model or "no model"), "bold" if info.model else "$text-warning"),
         ]
         if info.workspace is not None:
             parts += ["  ", (_home_relative(info.workspace), "$text-muted")]
         parts += ["  ", (f"session {short_id(info.session_id)}", "$text-muted")]
         if info.prompt_tokens is not None:
             parts += ["  ", (f"ctx {format_tokens(info.prompt_tokens)} tok", "$text-muted")]
+        if info.sandbox:
+            parts += ["  ", (info.sandbox, "$text-warning")]
         if info.state:
-            parts += ["  ", (f"● {info.state}", "$text-accent")]
+            parts += ["  ", (f"● {for_terminal(info.state)}", "$text-accent")]  # names a tool the model chose
         return Content.assemble(*parts)
 
     def _render_info(self) -> None:

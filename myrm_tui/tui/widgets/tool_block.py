@@ -17,6 +17,7 @@ from textual.content import Content
 from textual.reactive import reactive
 from textual.widgets import Static
 
+from myrm_tui.terminal_text import for_terminal
 from myrm_tui.tui.constants import (
     LIVE_OUTPUT_BUFFER_CHARS,
     LIVE_OUTPUT_TAIL_LINES,
@@ -98,17 +99,17 @@ class ToolBlock(Vertical):
             parts.append(f"({format_duration(self.duration_s)})")
         if self.status not in ("ok", "running", "pending"):
             parts.append(self.status)
-        return " ".join(parts)
+        return for_terminal(" ".join(parts))
 
     def _render_header(self) -> None:
         glyph = TOOL_STATUS_GLYPHS.get(self.status, "?")
         pieces: list[str | tuple[str, str]] = [
             (glyph, _GLYPH_STYLE.get(self.status, "")),
             " ",
-            (self.tool_name, "bold"),
+            (for_terminal(self.tool_name), "bold"),  # the model names the tool: data
         ]
         if self.summary:
-            pieces += ["  ", (self.summary, "$text-muted")]
+            pieces += ["  ", (for_terminal(self.summary), "$text-muted")]
         if self.duration_s is not None:
             pieces += ["  ", (format_duration(self.duration_s), "$text-muted")]
         if self.status not in ("ok", "running", "pending"):
@@ -125,7 +126,7 @@ class ToolBlock(Vertical):
 
     def append_live(self, text: str) -> None:
         self.live_text = (self.live_text + text)[-LIVE_OUTPUT_BUFFER_CHARS:]
-        self._live.update(Content(tail_lines(self.live_text, LIVE_OUTPUT_TAIL_LINES)))
+        self._live.update(Content(for_terminal(tail_lines(self.live_text, LIVE_OUTPUT_TAIL_LINES))))
         self._live.display = True
 
     def finish(self, status: str, content: str, duration_s: float | None,
@@ -136,7 +137,7 @@ class ToolBlock(Vertical):
         shown = cap_text(content, TOOL_OUTPUT_DISPLAY_CHARS)
         if vault_handle:
             shown += f"\nfull output: {vault_handle}"
-        self._output.update(Content(shown))
+        self._output.update(Content(for_terminal(shown)))  # tool output is data
         self._live.display = False
         self.status = status
         if self.is_mounted:

@@ -181,3 +181,37 @@ def test_redact_summary_scrubs_every_field_and_keeps_paths():
     assert key not in redacted.to_json()
     assert redacted.files_modified[0].path == "config/password_policy.py"
     assert counts == {"openai_key": 2, "email": 1}
+
+
+@pytest.mark.parametrize("text,expected", [
+    ("postgres://app:p@ss:w@rd@db.internal:5432/app",
+     "postgres://app:[REDACTED:url_password]@db.internal:5432/app"),
+    ("redis://:s3cretpass@cache:6379/0", "redis://:[REDACTED:url_password]@cache:6379/0"),
+    ("http://127.0.0.1:8080/v1?api_key=abcdef0123456789&x=1",
+     "http://127.0.0.1:8080/v1?api_key=[REDACTED:url_query_secret]&x=1"),
+    ('db_password = "Hunter2!x"', 'db_password = "[REDACTED:assigned_secret]"'),
+    ("mysql -uroot -pS3cr3tPw -h db app", "mysql -uroot -p[REDACTED:cli_password] -h db app"),
+    ("mysqldump -p'my pass' shop", "mysqldump -p[REDACTED:cli_password] shop"),
+    ("github:\n  token: abcdefghijklmnop\n", "github:\n  token: [REDACTED:yaml_secret]\n"),
+    ("https://hooks.slack.com/services/T0123ABCD/B0123ABCDE/abcdefghijklmnopqrstuvwx",
+     "https://hooks.slack.com/services/[REDACTED:slack_webhook]"),
+    ("AccountName=acme;AccountKey=" + "A" * 86 + "==;EndpointSuffix=core.windows.net",
+     "AccountName=acme;AccountKey=[REDACTED:azure_key];EndpointSuffix=core.windows.net"),
+    ("-----BEGIN RSA PRIVATE KEY-----\n" + "A" * 64 + "\n" + "B" * 64 + "\nend of paste",
+     "[REDACTED:private_key]\nend of paste"),
+])
+def test_issue_formats_are_replaced_and_their_context_kept(text, expected):
+    assert redact(text).text == expected
+
+
+@pytest.mark.parametrize("text", [
+    "mysql -u root -p app",  # -p alone prompts for the password
+    "docker login --password-stdin ghcr.io",
+    "token = self.tokens[0]",
+    'if password == "":',
+    "password: null",
+    "https://ada@git.example.com/acme/app.git",  # a URL's user is not an email address
+    "-----BEGIN CERTIFICATE-----",
+])
+def test_issue_format_near_misses_survive(text):
+    assert redact(text).text == text

@@ -1,0 +1,103 @@
+"""The start of every turn, for an agent with MCP servers: wait for servers still starting, put
+their current tools into the build, and say so when the list changed.
+
+Why per turn and not per model call: the tool list is part of the prompt prefix that providers
+cache; within a turn it must not move. A server that changes its tools mid-turn (or crashes, or
+is restarted) changes the list at the next turn, once: the session gets an `mcp_tools` event and
+a note naming what was added and removed, so a cache miss is visible and explained, never a
+silent per-turn churn (the same tools give the same bytes: mcp/tool.py sorts them).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import AsyncIterator
+from typing import Any
+
+from myrm_tui.agent.build import build_agent
+from myrm_tui.agent.events import Notice
+from myrm_tui.mcp.connection import CRASHED, FAILED
+from myrm_tui.mcp.names import PREFIX
+from myrm_tui.store import event_kinds
+
+# Names listed in a change note before "and N more" (a server with 80 tools would flood it).
+NOTE_NAMES = 8
+
+
+def _mcp_schemas(build: Any) -> list[dict[str, Any]]:
+    return [s for s in build.tools.schemas() if _is_mcp(s["function"]["name"])]
+
+
+def _is_mcp(name: str) -> bool:
+    return name.startswith(PREFIX) or name == "mcp_read_resource"
+
+
+def _digest(schemas: list[dict[str, Any]]) -> str:
+    text = json.dumps(schemas, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def _names(items: list[str]) -> str:
+    shown = ", ".join(items[:NOTE_NAMES])
+    return shown + (f" and {len(items) - NOTE_NAMES} more" if len(items) > NOTE_NAMES else "")
+
+
+def change_note(old: list[str], new: list[str], changed: list[str]) -> str:
+    parts = []
+    added = [n for n in new if n not in old]
+    removed = [n for n in old if n not in new]
+    if added:
+        parts.append(f"added {_names(added)}")
+    if removed:
+        parts.append(f"removed {_names(removed)}")
+    if changed:
+        parts.append(f"schema changed for {_names(changed)}")
+    return ("MCP tools changed: " + "; ".join(parts) +
+            ". The tool list in the prompt changes once, from this turn on.")
+
+
+async def sync_mcp_tools(agent: Any) -> AsyncIterator[Notice]:
+    manager = agent.mcp
+    waiting = manager.starting()
+    if waiting:
+        yield Notice(f"waiting for MCP server(s) {', '.join(waiting)} to start", level="info")
+    await manager.wait_started()
+    for connection in manager.connections():
+        if connection.state in (FAILED, CRASHED) and manager.announce_failure(connection):
+            what = "did not start" if connection.state == FAILED else "crashed"
+            yield Notice(f"MCP server {connection.name} {what}: {connection.last_error}. Its tools are not "
+                         "offered; /mcp shows it and can restart it.", level="warning")
+    tools = manager.tools(trust_read_only_hints=bool(agent.settings.mcp_trust_read_only))
+    current = {tool.name for tool in agent.build.tools if _is_mcp(tool.name)}
+    if {tool.name for tool in tools} != current or _digest([t.schema() for t in tools]) != _digest(
+            _mcp_schemas(agent.build)):
+        agent.build = build_agent(agent.settings, agent.workspace, agent.extra_tools, model=agent.build.model,
+                                  mcp_tools=tools)
+    note = _record(agent)
+    if note:
+        yield Notice(note, level="info")
+
+
+def _record(agent: Any) -> str | None:
+    """Store the offered MCP tools when they differ from what this session last offered; the
+    note for the transcript, or None (unchanged, or the first turn of a new session)."""
+    schemas = _mcp_schemas(agent.build)
+    per_tool = {s["function"]["name"]: _digest([s]) for s in schemas}
+    names = list(per_tool)
+    digest = _digest(schemas)
+    last = agent.store.events(agent.session_id, event_kinds.MCP_TOOLS, limit=1)
+    if last and last[-1].data.get("digest") == digest:
+        return None
+    if not last and not names:
+        return None
+    agent.store.append_event(agent.session_id, event_kinds.MCP_TOOLS,
+                             {"tools": names, "digest": digest, "schemas": per_tool})
+    if not last and len(agent.store.messages(agent.session_id)) <= 1:
+        return None  # a new session's first tools are its baseline, not a change
+    old = list(last[-1].data.get("tools") or []) if last else []
+    old_per_tool = dict(last[-1].data.get("schemas") or {}) if last else {}
+    changed = [n for n in names if n in old_per_tool and old_per_tool[n] != per_tool[n]]
+    note = change_note(old, names, changed)
+    agent.store.append_event(agent.session_id, event_kinds.NOTE, {"text": note})
+    return note

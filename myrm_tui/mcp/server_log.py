@@ -1,0 +1,58 @@
+"""Each MCP server's stderr, in its own file under myrm's log folder.
+
+Why a file per server: a server's stderr is the only place it explains a crash, and it must never
+reach the terminal (it would be drawn over the TUI, and mixed into `myrm run`'s stderr lines).
+The SDK hands the file descriptor to the child process, so the bytes are the server's own,
+unredacted: the file is created owner-only, and the /mcp screen and doctor quote only its last line.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+from typing import IO
+
+from myrm_tui.log_files import MAX_LOG_BYTES, log_dir
+from myrm_tui.mcp.names import clean
+
+# How much of the log's end is read for the "last error" line (a traceback's last line is short).
+_TAIL_BYTES = 4096
+LOG_MODE = 0o600
+
+
+def log_path(server: str) -> Path:
+    return log_dir() / f"mcp-{clean(server)}.log"
+
+
+def open_log(server: str) -> tuple[IO[str], Path]:
+    """An append handle for the server's stderr (rotated once past MAX_LOG_BYTES, like every myrm
+    log); /dev/null when the log folder is not writable (a log is never worth a failed start)."""
+    path = log_path(server)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        if path.exists() and path.stat().st_size > MAX_LOG_BYTES:
+            path.replace(path.with_name(path.name + ".1"))
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, LOG_MODE)
+        handle = os.fdopen(fd, "a", encoding="utf-8")
+        handle.write(f"--- {time.strftime('%Y-%m-%d %H:%M:%S')} myrm pid {os.getpid()} starts {server}\n")
+        handle.flush()
+        return handle, path
+    except OSError:
+        return open(os.devnull, "w", encoding="utf-8"), path
+
+
+def last_line(path: Path | None) -> str:
+    """The last non-empty line the server wrote since its latest start ("" if none)."""
+    if path is None:
+        return ""
+    try:
+        with open(path, "rb") as handle:
+            handle.seek(max(0, path.stat().st_size - _TAIL_BYTES))
+            tail = handle.read().decode("utf-8", "replace")
+    except OSError:
+        return ""
+    lines = [line.strip() for line in tail.splitlines() if line.strip()]
+    if lines and lines[-1].startswith("--- ") and " myrm pid " in lines[-1]:
+        return ""
+    return lines[-1] if lines else ""

@@ -1,0 +1,64 @@
+"""Create a new session database atomically: built aside, then linked into place.
+
+Why: a `sessions.db` that myrm creates must never be seen half-made. Built under a temporary
+name and published with `link` (which refuses to overwrite), a new store is either absent or
+complete, so a 0-byte `sessions.db` is never myrm's own doing and can be reported as damage
+(file_checks.py) instead of being silently treated as a new store.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+from pathlib import Path
+
+from myrm_tui.store.db import connect
+from myrm_tui.store.errors import StoreError
+from myrm_tui.store.file_checks import wal_path
+from myrm_tui.store.layout import private_file
+from myrm_tui.store.schema import migrate
+
+# Random suffix bytes of the temporary file: two processes creating a store at once must not
+# build into the same file.
+_TEMP_TOKEN_BYTES = 4
+
+
+def _fsync_path(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass  # some filesystems refuse fsync on directories; the link is still made
+    finally:
+        os.close(fd)
+
+
+def create_database(db_path: Path) -> None:
+    """Publish a fully migrated, empty database at `db_path` unless one appears there first."""
+    wal = wal_path(db_path)
+    if wal.exists() and wal.stat().st_size > 0:
+        raise StoreError(
+            f"{wal} exists without {db_path.name}: the database was deleted or moved without its "
+            "write-ahead log, which may hold its newest messages. Put the database back, or move "
+            f"{wal.name} aside to start a new store."
+        )
+    temp = db_path.with_name(f".{db_path.name}.{os.getpid()}.{secrets.token_hex(_TEMP_TOKEN_BYTES)}.new")
+    private_file(temp)
+    try:
+        conn = connect(temp)
+        try:
+            migrate(conn, temp)
+        finally:
+            conn.close()  # the last connection checkpoints and removes the temp WAL
+        _fsync_path(temp)
+        try:
+            os.link(temp, db_path)
+        except FileExistsError:
+            pass  # another process published its store first; both now open that one
+        _fsync_path(db_path.parent)
+    finally:
+        for leftover in (temp, wal_path(temp), temp.with_name(temp.name + "-shm")):
+            try:
+                os.unlink(leftover)
+            except FileNotFoundError:
+                pass

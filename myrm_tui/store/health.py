@@ -1,0 +1,104 @@
+"""What state a workspace's store is in, read without writing anything (`myrm doctor`,
+`myrm sessions recover`).
+
+Why a separate, read-only inspection: the commands that diagnose a store must work on exactly
+the stores that are broken, read-only, or not myrm's, and must never make them worse.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from myrm_tui.store.constants import DB_NAME, DIR_NAME
+from myrm_tui.store.db import connect
+from myrm_tui.store.errors import StoreError
+from myrm_tui.store.file_checks import file_problem, refuse_foreign_schema
+from myrm_tui.store.schema import latest_version, read_version
+
+# quick_check lines kept for the report: the first few say where the damage is; a badly
+# damaged file can produce thousands.
+QUICK_CHECK_MAX_LINES = 8
+
+
+@dataclass(frozen=True)
+class StoreHealth:
+    folder: Path  # `.myrm`
+    db_path: Path
+    folder_exists: bool
+    writable: bool  # this process may create or change files in the folder
+    problem: str | None = None  # why the database cannot be opened at all
+    damage: tuple[str, ...] = ()  # PRAGMA quick_check findings (empty: healthy)
+    version: int | None = None
+    sessions: int | None = None
+    size_bytes: int = 0
+    notes: tuple[str, ...] = field(default=())
+
+    @property
+    def exists(self) -> bool:
+        return self.db_path.exists()
+
+    @property
+    def healthy(self) -> bool:
+        return self.problem is None and not self.damage
+
+
+def _writable(folder: Path) -> bool:
+    target = folder if folder.exists() else folder.parent
+    return os.access(target, os.W_OK)
+
+
+def quick_check(conn: sqlite3.Connection) -> tuple[str, ...]:
+    """PRAGMA quick_check's findings, () when it says "ok". A check that cannot even run
+    (the damage stops it) is itself a finding."""
+    lines: list[str] = []
+    try:
+        for row in conn.execute(f"PRAGMA quick_check({QUICK_CHECK_MAX_LINES})"):
+            lines.append(str(row[0]))
+    except sqlite3.DatabaseError as exc:
+        lines.append(f"quick_check stopped: {exc}")
+    return () if lines == ["ok"] else tuple(lines)
+
+
+def inspect(workspace: Path) -> StoreHealth:
+    """Open read-only, check, count; never creates, migrates or writes anything."""
+    folder = Path(workspace) / DIR_NAME
+    db_path = folder / DB_NAME
+    base = {"folder": folder, "db_path": db_path, "folder_exists": folder.is_dir(),
+            "writable": _writable(folder)}
+    if folder.exists() and not folder.is_dir():
+        return StoreHealth(**base, problem=f"{folder} is a file, not a folder; move it aside.")
+    if not db_path.exists():
+        return StoreHealth(**base)
+    size = db_path.stat().st_size
+    problem = file_problem(db_path)
+    if problem is not None:
+        return StoreHealth(**base, problem=problem, size_bytes=size)
+    try:
+        conn = connect(db_path, read_only=True)
+    except StoreError as exc:
+        return StoreHealth(**base, problem=str(exc), size_bytes=size)
+    try:
+        try:
+            refuse_foreign_schema(conn, db_path)
+        except StoreError as exc:
+            return StoreHealth(**base, problem=str(exc), size_bytes=size)
+        damage = quick_check(conn)
+        version = read_version(conn)
+        notes: list[str] = []
+        if version > latest_version():
+            notes.append(f"schema version {version} is newer than this myrm ({latest_version()}); upgrade myrm")
+        elif version < latest_version():
+            notes.append(f"schema version {version}; the next read-write open migrates it to {latest_version()}")
+        sessions = None
+        try:
+            sessions = int(conn.execute("SELECT count(*) FROM sessions").fetchone()[0])
+        except sqlite3.DatabaseError as exc:
+            if not damage:
+                damage = (f"the sessions table cannot be read: {exc}",)
+        return StoreHealth(**base, damage=damage, version=version, sessions=sessions, size_bytes=size,
+                           notes=tuple(notes))
+    finally:
+        conn.close()
