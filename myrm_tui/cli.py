@@ -88,8 +88,8 @@ def run(
                                            "streaming the answer.")] = False,
     approve: ApproveOpt = None,
     max_steps: Annotated[int | None, typer.Option("--max-steps", min=1, help="Most model calls in this turn.")] = None,
-    compact: Annotated[bool, typer.Option("--compact", help="After the turn, compact everything outside the "
-                                          "fresh tail (reversible: originals stay one ctx_expand away).")] = False,
+    compact: Annotated[bool, typer.Option("--compact", help="After the turn, summarize everything outside the "
+                                          "latest exchange (originals stay one ctx_expand away).")] = False,
     trust: TrustOpt = False,
     fork: Annotated[bool, typer.Option("--fork", help="Continue in a new fork of the --session/--continue "
                                        "session (e.g. while another myrm is writing it).")] = False,

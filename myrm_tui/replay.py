@@ -9,8 +9,9 @@ is a `Agent.turn`; the recorded assistant messages come from a model at the lite
 (`llm/recorded.py`, like `scripted/`); the recorded tool results come from stand-in tools
 (`replay_tools.py`), so every output takes the agent's spill / filter / vault / index path; and
 summaries come from the agent's background `maintain` through the summary client, with the
-benchmark's fake summarizers as a model (`llm/replay_summarizers.py`). After each turn the
-replay runs `maintain` as the TUI does once a turn has ended.
+benchmark's fake summarizers as a model (`llm/replay_summarizers.py`). The agent prepares them
+between the steps of a turn; after each turn the replay runs `maintain` as the TUI does once a
+turn has ended.
 
 Reproducible: a temporary store (a replay never touches a workspace), a virtual clock (a fixed
 step per turn, for the engine, the store's times and the summarizer breaker), recorded call ids
@@ -216,6 +217,7 @@ class ReplaySession:
                            workspace=self.workspace, stream_fn=self._stream, build=build, headless=True)
         self._sent: list[dict[str, Any]] | None = None
         self._last_event = 0
+        self._last_summary = 0
 
     def close(self) -> None:
         from myrm_tui.context.engines import forget
@@ -293,9 +295,12 @@ class ReplaySession:
                 self._store_recorded(message)
                 report.imported += 1
         if ok:
-            summary = await self.agent.maintain()
-            if summary is not None:
-                report.summaries.append({k: summary.get(k) for k in _SUMMARY_FIELDS})
+            await self.agent.maintain()
+        # Every summary the agent prepared in this turn: between its steps and after it.
+        done = self.store.events(self.session_id, kind="summary", after_id=self._last_summary)
+        if done:
+            self._last_summary = done[-1].id
+        report.summaries += [{k: e.data.get(k) for k in _SUMMARY_FIELDS} for e in done if e.data.get("attempts")]
 
     async def _drive(self, content: Any, report: _LineReport) -> bool:
         """Run one agent turn; True when it ended normally (the TUI then runs `maintain`)."""

@@ -47,6 +47,7 @@ from myrm_tui.agent.events import (
     as_answer,
 )
 from myrm_tui.agent.limits import KILL_GRACE_S
+from myrm_tui.agent.model_calls import SummaryRoute, call_settings_for, summary_routes
 from myrm_tui.agent.permission_rules import (
     RuleError,
     RulesStoreError,
@@ -63,11 +64,12 @@ from myrm_tui.agent.tools.spill import spill_if_large
 from myrm_tui.agent.user_content import text_of_parts, user_content
 from myrm_tui.context.call_ids import unique_call_ids
 from myrm_tui.context.engine import TurnInput
+from myrm_tui.context.engine_prepare import PrepareProgress
 from myrm_tui.context.engines import engine_for
 from myrm_tui.context.media import image_parts, image_url_of
 from myrm_tui.context.prompt import ContextExhausted
 from myrm_tui.context.tokens import count_message_tokens
-from myrm_tui.llm.call_settings import CallSettings, local_model_extra
+from myrm_tui.llm.call_settings import CallSettings, reasoning_effort_for
 from myrm_tui.llm.errors import ContextWindowExceededError, LLMError
 from myrm_tui.llm.events import (
     FinishEvent,
@@ -184,19 +186,15 @@ class Agent:
         return self.build.tools.schemas()
 
     def call_settings(self) -> CallSettings:
+        """The main model's call settings (`model_calls.call_settings_for`, the one function the
+        summarizer's calls use too)."""
         model = self.build.model
-        max_out = self.settings.max_output_tokens
-        if model.known and model.max_output_tokens:
-            max_out = min(max_out, model.max_output_tokens)
-        return CallSettings(
-            max_output_tokens=max_out,
-            api_base=self.settings.api_base or model.api_base or None,
-            timeout_s=float(self.settings.llm_timeout),
-            first_token_timeout_s=float(self.settings.llm_first_token_timeout),
-            max_attempts=int(self.settings.llm_max_attempts),
-            prompt_cache_key=self.session_id,
-            extra=local_model_extra(self.model_name, self.settings.local_threads),
-        )
+        if self.settings.api_base and model.api_base != self.settings.api_base:
+            model = dataclasses.replace(model, api_base=self.settings.api_base)
+        # Reasoning is asked for on the conversation's calls only: summaries run at temperature 0,
+        # which Anthropic refuses together with thinking.
+        return dataclasses.replace(call_settings_for(self.settings, model, session_id=self.session_id),
+                                   reasoning_effort=reasoning_effort_for(str(self.settings.reasoning_effort), model))
 
     # -- store helpers --------------------------------------------------------------------
     def _append(self, message: dict[str, Any], artifacts: dict[str, str | None] | None = None):
@@ -237,7 +235,7 @@ class Agent:
                 yield Notice(f"answered {len(repaired)} unfinished tool call(s) from an earlier turn "
                              "as interrupted", level="warning")
             # A resend after a failed turn reuses the stored ask (agent/resend.py).
-            content, artifacts = user_content(text, self._ctx.vault)
+            content, artifacts = user_content(text, self._ctx.vault, self.settings.tool_output_cap)
             reused = reusable_user_message(self.engine.last_row(), content)
             record = reused if reused is not None else self._append({"role": "user", "content": content}, artifacts)
             state.user_record = record
@@ -281,6 +279,9 @@ class Agent:
         max_steps = max(1, int(self.settings.max_steps))
         while True:
             state.steps += 1
+            async with aclosing(self._summaries_between_steps(state)) as notices:
+                async for notice in notices:
+                    yield notice
             try:
                 prompt = self.engine.assemble(self.turn_input())
                 self._event(event_kinds.ASSEMBLE, dict(prompt.report))
@@ -352,38 +353,81 @@ class Agent:
         return TurnInput(self.system_prompt, self.tool_schemas(), self.build.model,
                          self.call_settings().max_output_tokens, force_tier=force_tier, trigger=trigger)
 
-    def compact_now(self, focus: str | None = None) -> dict[str, Any] | None:
-        """The user's compact command: compact everything outside the fresh tail now."""
+    async def compact_now(self, focus: str | None = None,
+                          progress: Callable[[PrepareProgress], None] | None = None) -> dict[str, Any] | None:
+        """The user's compact command: everything outside the latest exchange becomes summary
+        nodes, written by the summarizer chain (lite → main model, `focus` in its prompt) when
+        one is available, extractive otherwise. `progress` is told before each model summary.
+        Cancelling (the awaiting task) changes nothing in the prompt; the summaries already
+        written are kept for the next removal. Returns the event, or None when nothing is
+        outside the latest exchange."""
         if self._busy:
             raise RuntimeError("a turn is running; compact after it ends or interrupt it")
-        return self.engine.compact(self.turn_input(trigger="manual"), focus=focus)
+        self._busy = True
+        try:
+            await self.engine.prepare_for_compact(self.turn_input(trigger="manual"), models=self.summary_models(),
+                                                  breaker=self.engine.summary_breaker, focus=focus, progress=progress)
+            return self.engine.summarize_now(self.turn_input(trigger="manual"))
+        finally:
+            self._busy = False
+
+    def summary_routes(self) -> list[SummaryRoute]:
+        """The summarizer chain with each model's own call settings (endpoint included)."""
+        model = self.build.model
+        if self.settings.api_base and model.api_base != self.settings.api_base:
+            model = dataclasses.replace(model, api_base=self.settings.api_base)
+        return summary_routes(self.settings, model)
+
+    def summary_models(self) -> list[Any]:
+        from myrm_tui.context.summary.client import SummaryModel
+
+        return [SummaryModel(r.model, r.window, r.settings) for r in self.summary_routes()]
 
     def summarizer(self) -> tuple[str | None, int, str]:
-        """(model, window, why): the lite model if configured and able, else the main model;
-        None for a tiny main model without a usable lite one (extractive summaries only)."""
-        from myrm_tui.agent.build import resolve_model_info
-        from myrm_tui.context.summary.client import pick_summarizer_model
-
-        lite = self.settings.lite_model or None
-        lite_info = resolve_model_info(self.settings.with_values(model=lite, api_base="")) if lite else None
-        model, why = pick_summarizer_model(self.model_name, lite, self.build.model, lite_info)
-        window = (lite_info.context_window if model == lite and lite_info else self.build.model.context_window)
-        return model, window, why
+        """(model, window, why) of the first model of the summarizer chain: the lite model if
+        configured and able, else the main model; None for a tiny main model without a usable
+        lite one (extractive summaries only)."""
+        routes = self.summary_routes()
+        if not routes:
+            return None, self.build.model.context_window, "extractive summaries only"
+        return routes[0].model, routes[0].window, routes[0].why
 
     async def maintain(self) -> dict[str, Any] | None:
         """Idle-time compaction work after a turn: prepare the next summary with a model (in the
         background; the prompt only changes at the next compaction event)."""
         if self._busy:
             return None
-        model, window, _ = self.summarizer()
-        if model is None:
+        return await self._maintain()
+
+    async def _maintain(self) -> dict[str, Any] | None:
+        models = self.summary_models()
+        if not models:
             return None
-        settings = CallSettings(max_output_tokens=2048, temperature=0.0,
-                                api_base=(self.settings.api_base or None) if model == self.model_name else None,
-                                timeout_s=float(self.settings.llm_timeout),
-                                first_token_timeout_s=float(self.settings.llm_first_token_timeout), max_attempts=2)
-        return await self.engine.maintain(self.turn_input(), model=model, window=window, settings=settings,
-                                          breaker=self.engine.summary_breaker)
+        return await self.engine.maintain(self.turn_input(), models=models, breaker=self.engine.summary_breaker)
+
+    async def _summaries_between_steps(self, state: _TurnState) -> AsyncIterator[AgentEvent]:
+        """Summary work inside a turn, before the next request: a long tool-using turn can pass
+        from the full threshold to a removal without an idle moment, and `myrm run` has none.
+        After a step's tools, the next chunk (or fold) is prepared as after a turn; with
+        `summary_wait`, the chunks an emergency is about to remove are written first (the user
+        waits). Failures never end the turn: the extractive body stands in."""
+        try:
+            if state.steps > 1:
+                await self._maintain()
+            if self.settings.summary_wait:
+                models = self.summary_models()
+                chunks = self.engine.chunks_before_removal(self.turn_input(), models) if models else []
+                if chunks:
+                    yield Notice(f"writing {len(chunks)} summar{'y' if len(chunks) == 1 else 'ies'} with "
+                                 f"{models[0].model} before old turns are removed (summary_wait)")
+                    await self.engine.prepare_chunks(self.turn_input(), chunks, models=models,
+                                                     breaker=self.engine.summary_breaker, kind="before_removal")
+                    await self.engine.prepare_folds(self.turn_input(), models=models,
+                                                    breaker=self.engine.summary_breaker)
+        except (asyncio.CancelledError, GeneratorExit):
+            raise
+        except Exception:  # noqa: BLE001 - background work: the event records model failures
+            _log.warning("summary preparation failed between steps", exc_info=True)
 
     def fork_with_summary(self, keep_user_turns: int = 2) -> Any:
         """A new session that starts small: it shares the human anchor with this one, then a
@@ -520,7 +564,7 @@ class Agent:
             decision = decide(self.settings.approval, tool.kind, command, rules=rules, call=rule_call)
             forced = tool.required_approval(args, self._ctx)  # e.g. bash asking for the network
             if forced and decision.verdict is Verdict.ALLOW:
-                decision = Decision(Verdict.ASK, reason=forced)
+                decision = Decision(Verdict.ASK, reason=forced, forced=True)
             network_granted = False
             if decision.verdict is not Verdict.ALLOW:
                 preview = tool.preview(args, self._ctx)

@@ -36,6 +36,9 @@ class Decision:
     destructive: bool = False
     reason: str = ""  # why it asks or is refused, shown to the user
     rules: tuple[str, ...] = ()  # the permission rule(s) that decided, with where they came from
+    # The tool itself asked for a person whatever the policy (Tool.required_approval: bash asking
+    # for the network, web_fetch): no --approve flag lets such a call run headless.
+    forced: bool = False
 
 
 def decide(policy: str, tool_kind: str, command: str | None = None, *,
@@ -91,7 +94,8 @@ def headless_refusal(decision: Decision, tool_kind: str, summary: str, policy: s
     """Why a headless run did not run a call, naming the real policy and reason, and a flag only
     when that flag would really let the call run."""
     flag = _FLAG_THAT_ALLOWS.get(tool_kind)
-    if flag is not None and (decision.destructive or decide(flag, tool_kind, command).verdict is not Verdict.ALLOW):
+    if flag is not None and (decision.destructive or decision.forced
+                             or decide(flag, tool_kind, command).verdict is not Verdict.ALLOW):
         flag = None
     if decision.destructive:
         why = (f"{decision.reason.removeprefix('destructive: ')} is destructive, and headless runs never run "

@@ -13,6 +13,7 @@ tells the user so).
 from __future__ import annotations
 
 import base64
+import json
 import re
 import shlex
 from collections.abc import Sequence
@@ -98,12 +99,15 @@ def load_images(paths: Sequence[str | Path], base: Path | None = None) -> list[I
     return [load_image(p, base) for p in paths]
 
 
-def message_content(text: str, images: Sequence[ImageAttachment]) -> str | list[dict[str, Any]]:
+def message_content(text: str, images: Sequence[ImageAttachment],
+                    files: Sequence[FileAttachment] = ()) -> str | list[dict[str, Any]]:
     """What to pass to `Agent.turn`: the text alone, or OpenAI content parts (text first, then
-    one part per image; the turn moves the images to the vault before storing)."""
-    if not images:
+    one part per attached file or folder, then one per image; the turn moves the images to the
+    vault and spills big attachments before storing)."""
+    if not images and not files:
         return text
     parts: list[dict[str, Any]] = [{"type": "text", "text": text}] if text else []
+    parts += [attached.part() for attached in files]
     parts += [{"type": "image_url", "image_url": {"url": image.data_url()}} for image in images]
     return parts
 
@@ -145,3 +149,197 @@ def image_refs(text: str, base: Path) -> list[str]:
             dropped.append(ref)
     # An `@name.png` is always meant as an attachment: a missing one is reported, not ignored.
     return list(dict.fromkeys([*named, *dropped]))
+
+
+# ---------------------------------------------------------------- text files and folders
+#
+# `@src/app.py` attaches the file as the model would get it from file_read (its header, its
+# lines), and `@src/` a listing as glob gives it; both go in the user message as their own text
+# part, after what the user typed. Past `tool_output_cap` the message keeps a real excerpt and a
+# vault handle to the whole (the agent stores it with the message, indexed in the same
+# transaction: `spill_attachments`, called from agent/user_content.py). Paths are fenced like
+# file_read's: outside the workspace only with allow_outside_workspace. An `@word` that names
+# no existing file or folder is left as text (a mention, a decorator, an @handle).
+
+# 10 MB: a text file bigger than this is a log or a dump; it would be read whole into memory
+# only to keep an excerpt of it; file_read with a range, or grep, is the way in.
+TEXT_ATTACH_MAX_BYTES = 10 * 1024 * 1024
+# More files than this in one message is a mistaken paste; each one can cost thousands of tokens.
+MAX_FILES_PER_MESSAGE = 20
+# The opening line of an attachment part: what the transcript shows as a one-line chip and what
+# the spill step recognises (the path is JSON-quoted, so no path can end the line early).
+_ATTACHED_OPEN = re.compile(r'\A<attached_(?P<kind>file|folder) path=(?P<path>"(?:[^"\\\n]|\\.)*")>\n')
+
+
+@dataclass(frozen=True)
+class FileAttachment:
+    name: str  # workspace-relative path (as the model and the user see it)
+    kind: str  # "file" or "folder"
+    body: str  # what file_read (or glob for a folder) returns for it, whole
+
+    @property
+    def text(self) -> str:
+        """The message part's text: the body between an opening and a closing tag."""
+        return f"<attached_{self.kind} path={json.dumps(self.name)}>\n{self.body}\n</attached_{self.kind}>"
+
+    def part(self) -> dict[str, Any]:
+        return {"type": "text", "text": self.text}
+
+
+def file_refs(text: str, base: Path) -> list[str]:
+    """`@path` references to existing files and folders (images excluded: `image_refs` takes them),
+    relative to `base`, in order, each once. The text is left as the user wrote it."""
+    found = []
+    for match in _AT_REF.finditer(text):
+        ref = match["path"].rstrip(_TRAILING.replace("/", ""))
+        if not ref or ref.lower().endswith(IMAGE_SUFFIXES):
+            continue
+        target = Path(ref).expanduser()
+        target = target if target.is_absolute() else base / target
+        try:
+            exists = target.exists()
+        except OSError:
+            exists = False
+        if exists:
+            found.append(ref)
+    return list(dict.fromkeys(found))
+
+
+def _run_to_end(coroutine: Any) -> Any:
+    """A file tool's result without an event loop: file_read and glob never wait on anything,
+    so their coroutine finishes on the first step (the TUI's key handler and `myrm run` both
+    call this outside any running turn)."""
+    try:
+        coroutine.send(None)
+    except StopIteration as done:
+        return done.value
+    coroutine.close()
+    raise RuntimeError("a file tool waited on I/O; attachments expect it not to")
+
+
+def load_attachment(ref: str, base: Path, workspace: Path, settings: Any) -> FileAttachment:
+    """One `@path`: a text file as file_read shows it, or a folder's listing as glob shows it.
+    AttachmentError when it is outside the workspace (unless allowed), binary, or too big."""
+    from myrm_tui.agent.tools.base import ToolContext, ToolError
+    from myrm_tui.agent.tools.paths import display_path, resolve_path
+    from myrm_tui.agent.tools.search import Glob
+
+    ctx = ToolContext(workspace=Path(workspace).resolve(), settings=settings, vault=None)
+    candidate = Path(ref).expanduser()
+    raw = str(candidate if candidate.is_absolute() else (Path(base) / candidate))
+    try:
+        path = resolve_path(raw, ctx)
+    except ToolError as exc:
+        raise AttachmentError(f"cannot attach @{ref}: {exc}") from None
+    label = display_path(path, ctx)
+    if path.is_dir():
+        try:
+            relative = path.relative_to(ctx.workspace)
+        except ValueError:
+            raise AttachmentError(f"cannot attach @{ref}: only folders inside the workspace are listed.") from None
+        pattern = "**/*" if relative == Path(".") else f"{relative.as_posix()}/**/*"
+        try:
+            listing = _run_to_end(Glob().run({"pattern": pattern}, ctx)).content
+        except ToolError as exc:
+            raise AttachmentError(f"cannot attach @{ref}: {exc}") from None
+        # Folders end with "/" so the model can tell them from files (glob's lines do not say).
+        listing = "\n".join(f"{line}/" if not line.startswith(("[", "no files")) and (ctx.workspace / line).is_dir()
+                             else line for line in listing.splitlines())
+        name = "." if relative == Path(".") else f"{relative.as_posix()}/"
+        return FileAttachment(name, "folder", f"[{name} · listing]\n{listing}")
+    try:
+        size = path.stat().st_size
+        if not path.is_file():
+            raise AttachmentError(f"cannot attach @{ref}: it is not a regular file.")
+        if size > TEXT_ATTACH_MAX_BYTES:
+            raise AttachmentError(f"cannot attach @{ref}: it is {_size(size)}, over the "
+                                  f"{_size(TEXT_ATTACH_MAX_BYTES)} attachment limit; ask the model to read "
+                                  "the part you need (file_read with a line range, or grep).")
+        data = path.read_bytes()
+    except OSError as exc:
+        raise AttachmentError(f"cannot attach @{ref}: {exc.strerror or exc}.") from None
+    from myrm_tui.agent.tools.file_read import looks_binary
+    from myrm_tui.context.recall_select import split_lines
+
+    if looks_binary(data):
+        raise AttachmentError(f"cannot attach @{ref}: it is a binary file ({len(data):,} bytes); only text "
+                              "files, folders and PNG/JPEG/GIF/WebP images can be attached.")
+    text = data.decode("utf-8", errors="replace")
+    if not text:
+        return FileAttachment(label, "file", f"[{label}: empty file]")
+    lines = split_lines(text)
+    body = "\n".join(lines)
+    return FileAttachment(label, "file", f"[{label} · lines 1-{len(lines)} of {len(lines):,}]\n{body}")
+
+
+def load_attachments(refs: Sequence[str], base: Path, workspace: Path, settings: Any) -> list[FileAttachment]:
+    if len(refs) > MAX_FILES_PER_MESSAGE:
+        raise AttachmentError(f"{len(refs)} files in one message; at most {MAX_FILES_PER_MESSAGE} can be attached.")
+    return [load_attachment(ref, base, workspace, settings) for ref in refs]
+
+
+def attachment_of(text: str) -> tuple[str, str] | None:
+    """(kind, path) when a message part's text is an attachment, else None."""
+    match = _ATTACHED_OPEN.match(text)
+    if match is None:
+        return None
+    try:
+        return match["kind"], str(json.loads(match["path"]))
+    except ValueError:
+        return None
+
+
+def spill_attachments(content: str | list[dict[str, Any]], vault: Any,
+                      cap_chars: int) -> tuple[str | list[dict[str, Any]], dict[str, str | None]]:
+    """Content whose attachment parts fit `cap_chars`: a bigger one keeps a real excerpt (the
+    smart filter's, like a big tool output) and the vault handle of the whole, returned with its
+    text so the caller indexes it with the message. Without a vault: the excerpt alone."""
+    if isinstance(content, str):
+        return content, {}
+    parts: list[dict[str, Any]] = []
+    artifacts: dict[str, str | None] = {}
+    for part in content:
+        text = part.get("text") if isinstance(part, dict) and part.get("type") == "text" else None
+        found = attachment_of(text) if isinstance(text, str) else None
+        if found is None or len(text) <= cap_chars:
+            parts.append(part)
+            continue
+        kind, path = found
+        opening, _, rest = text.partition("\n")
+        body = rest.removesuffix(f"\n</attached_{kind}>")
+        from myrm_tui.context.ingest import spill_text
+
+        shown, handle = spill_text(body, tool="file_read" if kind == "file" else "glob",
+                                   arguments={"path": path}, cap_chars=cap_chars, vault=vault)
+        if handle:
+            artifacts[handle] = body
+        parts.append({"type": "text", "text": f"{opening}\n{shown}\n</attached_{kind}>"})
+    return parts, artifacts
+
+
+def _short_tokens(count: int) -> str:
+    return f"{count / 1000:.1f}k" if count >= 1000 else str(count)
+
+
+def attachment_label(text: str, model: str = "") -> str | None:
+    """The one line the transcript shows for an attachment part ("attached src/app.py, 1.2k
+    tokens"), or None when the part is ordinary text."""
+    found = attachment_of(text)
+    if found is None:
+        return None
+    kind, path = found
+    from myrm_tui.context.tokens import count_text_tokens
+
+    tokens = _short_tokens(count_text_tokens(text, model))
+    head = text.split("\n", 2)[1] if text.count("\n") >= 1 else ""
+    # After a spill the part's second line is the spill marker, not the file_read header.
+    excerpt = " (an excerpt; the whole is in the vault)" if head.startswith("[output ") else ""
+    what = "the listing of " if kind == "folder" else ""
+    return f"attached {what}{path}, {tokens} tokens{excerpt}"
+
+
+def attachment_chips(files: Sequence[FileAttachment], cap_chars: int, model: str = "") -> list[str]:
+    """What the user is shown when the message goes: one line per attachment, counting the
+    tokens of what the model will really get (the excerpt when it is spilled)."""
+    shown, _ = spill_attachments([f.part() for f in files], None, cap_chars)
+    return [attachment_label(str(part.get("text", "")), model) or "" for part in shown if isinstance(part, dict)]

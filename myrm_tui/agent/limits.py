@@ -35,5 +35,6 @@ KILL_GRACE_S = 1.0
 BASH_MAX_TIMEOUT_S = 3600.0
 
 
-# Workspace rules files larger than this are cut (with a note): rules are sent on every call.
+# Instruction files (AGENTS.md, CLAUDE.md: config folder, workspace, folders down to the cwd) share
+# this many characters, ~10k tokens; past it they are cut (with a note): they are sent on every call.
 WORKSPACE_RULES_MAX_CHARS = 40_000

@@ -18,6 +18,9 @@ Grammar (one rule per string):
   path. GLOB is relative to the workspace (`*` inside one folder, `**` across folders, `?` one
   character); one starting with `/` or `~/` is an absolute path. Paths are compared resolved
   (symlinks, `..`), so a link cannot dress a path up as another.
+- `WebFetch(domain:docs.python.org)` web_fetch of that host exactly; `WebFetch(domain:*.python.org)`
+  its subdomains (not the bare domain); bare `WebFetch` any host. Hosts compare lowercased,
+  without a trailing dot; the port and path do not matter.
 
 How a command line is judged (shell_lex splits it into simple commands):
 
@@ -54,9 +57,10 @@ RULE_TOOLS: dict[str, tuple[str, ...]] = {
     "Bash": ("bash",),
     "Edit": ("file_edit", "file_write"),
     "Write": ("file_write",),
+    "WebFetch": ("web_fetch",),
 }
 # The rule word used when "Always allow" is offered for a tool call.
-SUGGESTED_RULE_TOOL = {"bash": "Bash", "file_edit": "Edit", "file_write": "Write"}
+SUGGESTED_RULE_TOOL = {"bash": "Bash", "file_edit": "Edit", "file_write": "Write", "web_fetch": "WebFetch"}
 
 RULES_FILE_NAME = "permission-rules.json"
 RULES_FILE_VERSION = 1
@@ -69,6 +73,10 @@ MAX_DENY_DEPTH = 8
 MAX_SUGGESTED_WORDS = 3
 
 _RULE = re.compile(r"^([A-Za-z]+)(?:\((.*)\))?$", re.DOTALL)
+# MCP tools are named `mcp__<server>__<tool>` to the model (mcp/names.py); a rule is written the
+# same way (as Claude Code writes it), for a whole server or one tool. Bare words, no pattern.
+MCP_PREFIX = "mcp__"
+_MCP_RULE = re.compile(r"^mcp__[A-Za-z0-9_-]+$")
 _SUBCOMMAND = re.compile(r"^[a-z][a-z0-9_:-]*$")
 _WRITE_REDIRECTS = frozenset({">", ">>", ">|", "&>", "&>>", "<>"})
 _HARMLESS_TARGETS = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr"})
@@ -86,6 +94,8 @@ _WRAPPERS = frozenset({"sudo", "doas", "env", "nohup", "timeout", "nice", "ionic
                        "builtin", "exec", "time", "xargs", "setsid", "chroot", "flock", "unbuffer"})
 _SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "ash", "mksh", "yash", "rbash", "fish"})
 _DURATION = re.compile(r"^\d+(?:\.\d+)?[smhd]?$")
+# A WebFetch rule's host: DNS labels (letters, digits, hyphens), an optional leading `*.`.
+_DOMAIN_RULE = re.compile(r"^domain:(\*\.)?([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*)$")
 
 
 class RuleError(ValueError):
@@ -122,6 +132,10 @@ class Rule:
         return bool(self.pattern and self.pattern.endswith(":*"))
 
     def covers(self, tool_name: str) -> bool:
+        if self.tool.startswith(MCP_PREFIX):
+            # `mcp__git` covers every tool of the server git; `mcp__git__log` that one tool. The
+            # `__` boundary keeps `mcp__git` from covering a server named `git2`.
+            return tool_name == self.tool or tool_name.startswith(self.tool + "__")
         return tool_name in RULE_TOOLS[self.tool]
 
 
@@ -134,6 +148,11 @@ def parse_rule(text: str, source: str = "") -> Rule:
         raise RuleError("a rule cannot be empty")
     if len(raw) > MAX_RULE_CHARS:
         raise RuleError(f"a rule is at most {MAX_RULE_CHARS} characters")
+    if raw.startswith(MCP_PREFIX):
+        if not _MCP_RULE.match(raw):
+            raise RuleError(f"{raw!r}: an MCP rule is mcp__<server> (every tool of that server) or "
+                            "mcp__<server>__<tool>, as the tools are named to the model")
+        return Rule(raw, None, source)
     match = _RULE.match(raw)
     if match is None:
         raise RuleError(f"{raw!r} is not a rule; write Tool or Tool(pattern), e.g. \"Bash(git status:*)\" "
@@ -150,6 +169,11 @@ def parse_rule(text: str, source: str = "") -> Rule:
         raise RuleError(f"{raw!r} has an empty pattern; write {tool} alone to cover every call")
     if tool == "Bash":
         _check_bash_pattern(raw, pattern)
+    elif tool == "WebFetch":
+        pattern = pattern.lower().rstrip(".")
+        if not _DOMAIN_RULE.match(pattern):
+            raise RuleError(f"{raw!r}: a WebFetch rule names a host, e.g. WebFetch(domain:docs.python.org) "
+                            "or WebFetch(domain:*.python.org) for its subdomains")
     else:
         _check_path_pattern(raw, pattern)
     return Rule(tool, pattern, source)
@@ -196,6 +220,7 @@ class RuleCall:
     command: str | None = None  # bash
     path: Path | None = None  # file tools: resolved
     workspace: Path | None = None  # resolved
+    host: str | None = None  # web_fetch: the URL's host, lowercased
 
 
 def call_for(tool: str, args: dict, workspace: Path) -> RuleCall:
@@ -203,6 +228,8 @@ def call_for(tool: str, args: dict, workspace: Path) -> RuleCall:
     root = Path(workspace).resolve()
     if tool == "bash":
         return RuleCall(tool, command=str(args.get("command", "")), workspace=root)
+    if tool == "web_fetch":
+        return RuleCall(tool, workspace=root, host=url_host(str(args.get("url", ""))))
     raw = args.get("path")
     if isinstance(raw, str) and raw.strip():
         candidate = Path(raw).expanduser()
@@ -387,6 +414,31 @@ def _resolved_prefix(base: Path) -> Path:
         return base
 
 
+# ---------------------------------------------------------------- hosts
+
+
+def url_host(url: str) -> str | None:
+    """The host a URL names (lowercased, no trailing dot), or None when it names none."""
+    from urllib.parse import urlsplit
+
+    try:
+        host = urlsplit(url.strip()).hostname
+    except ValueError:
+        return None
+    return host.rstrip(".").lower() if host else None
+
+
+def host_matches(rule: Rule, host: str | None) -> bool:
+    if rule.pattern is None:
+        return True
+    if not host:
+        return False
+    name = rule.pattern.removeprefix("domain:")
+    if name.startswith("*."):
+        return host.endswith(name[1:])
+    return host == name
+
+
 # ---------------------------------------------------------------- rule sets
 
 
@@ -431,6 +483,8 @@ class RuleSet:
                     if _deny_matches(rule, argv):
                         return rule
             return None
+        if call.tool == "web_fetch":
+            return next((r for r in rules if host_matches(r, call.host)), None)
         if call.path is None or call.workspace is None:
             return None
         return next((r for r in rules if path_matches(r, call.path, call.workspace)), None)
@@ -454,6 +508,9 @@ class RuleSet:
                 if rule not in used:
                     used.append(rule)
             return tuple(used)
+        if call.tool == "web_fetch":
+            rule = next((r for r in rules if host_matches(r, call.host)), None)
+            return (rule,) if rule is not None else ()
         if call.path is None or call.workspace is None:
             return ()
         rule = next((r for r in rules if path_matches(r, call.path, call.workspace)), None)
@@ -487,11 +544,15 @@ def combine(*sets: RuleSet) -> RuleSet:
 def suggest_rules(call: RuleCall) -> tuple[str, ...]:
     """The rules "Always allow" would store for this call, or () when none would be honest: the
     stored rules must allow this very call next time and nothing as broad as a whole interpreter."""
+    if call.tool.startswith(MCP_PREFIX) and _MCP_RULE.match(call.tool):
+        return (call.tool,)  # one tool of one server: the narrowest honest rule
     tool_word = SUGGESTED_RULE_TOOL.get(call.tool)
     if tool_word is None:
         return ()
     if call.tool == "bash":
         texts = _bash_suggestions(call.command or "")
+    elif call.tool == "web_fetch":
+        texts = (f"WebFetch(domain:{call.host})",) if call.host else ()
     else:
         texts = _path_suggestion(tool_word, call)
     if not texts:

@@ -1,10 +1,19 @@
-"""The system prompt: a static text per mode, then the workspace's own rules.
+"""The system prompt: a static text per mode, then the instruction files (AGENTS.md, CLAUDE.md).
 
 Why static: the system prompt opens every request, so any byte that changes between calls
 (a date, a token count, a cwd listing) turns the provider's prompt cache into a miss for the
-whole conversation. Modes are fixed strings; workspace rules are read once per agent build and
-appended in a fixed order (AGENTS.md, then CLAUDE.md), normalised so the same file always gives
-the same bytes.
+whole conversation. Modes are fixed strings; instruction files are read once per agent build
+and appended in a fixed order, normalised so the same file always gives the same bytes.
+
+Instruction files are read the way the peers (Codex, Claude Code) read them: `AGENTS.md` then
+`CLAUDE.md` from the user's config folder (rules for every workspace), from the workspace root,
+then from each folder between the root and the current directory, outer first, so the most
+specific rules come last. A file reached twice (CLAUDE.md linked to AGENTS.md, a config folder
+inside the workspace) is read once. Together they are capped at WORKSPACE_RULES_MAX_CHARS: the
+file that crosses the cap is cut and the ones after it are left out, each with a note naming
+it, in the prompt and in `myrm doctor` and the health screen. They are prompt text, not
+configuration: they are read without the workspace trust that settings need (as the peers read
+them), and nothing in them changes a setting, a tool or an approval.
 """
 
 from __future__ import annotations
@@ -16,8 +25,10 @@ from pathlib import Path
 from myrm_tui.agent.limits import WORKSPACE_RULES_MAX_CHARS
 
 PROMPT_MODES = ("full", "lean", "naked")
-# Rules files, in the order they are appended.
+# Rules files, in the order they are appended within one folder.
 WORKSPACE_RULE_FILES = ("AGENTS.md", "CLAUDE.md")
+# Where an instruction file was found.
+USER_SCOPE, WORKSPACE_SCOPE = "user", "workspace"
 
 _IDENTITY = (
     "You are myrm, a coding agent working in the user's project from a terminal. You act through "
@@ -90,24 +101,115 @@ def _normalise(text: str) -> str:
     return "\n".join(line.rstrip() for line in lines).strip("\n")
 
 
-def read_workspace_rules(workspace: Path) -> str:
-    """The rules block from AGENTS.md / CLAUDE.md at the workspace root ('' when none)."""
-    blocks = []
-    for name in WORKSPACE_RULE_FILES:
-        path = workspace / name
+@dataclass(frozen=True)
+class InstructionFile:
+    """One instruction file and what of it the prompt carries."""
+
+    path: Path
+    scope: str  # USER_SCOPE or WORKSPACE_SCOPE
+    label: str  # how the prompt names it: "AGENTS.md", "pkg/api/AGENTS.md", "config folder: AGENTS.md"
+    chars: int  # its text, normalised
+    included: int  # characters that reach the prompt (0: left out by the cap)
+
+    @property
+    def state(self) -> str:
+        if self.included >= self.chars:
+            return "whole"
+        return "cut" if self.included else "left out"
+
+
+@dataclass(frozen=True)
+class Instructions:
+    text: str  # the block appended to the system prompt ('' when none)
+    files: tuple[InstructionFile, ...]
+    capped: bool  # some file was cut or left out by WORKSPACE_RULES_MAX_CHARS
+
+
+def _folders(workspace: Path, cwd: Path | None) -> list[Path]:
+    """The workspace root, then each folder down to `cwd` when it lies inside the workspace."""
+    root = workspace.resolve()
+    out = [root]
+    if cwd is None:
+        return out
+    try:
+        relative = cwd.resolve().relative_to(root)
+    except (ValueError, OSError):
+        return out
+    here = root
+    for part in relative.parts:
+        here = here / part
+        out.append(here)
+    return out
+
+
+def _candidates(workspace: Path, cwd: Path | None, user_dir: Path | None) -> list[tuple[Path, str, str]]:
+    """(path, scope, label) of every instruction file that may apply, in prompt order."""
+    found: list[tuple[Path, str, str]] = []
+    if user_dir is not None:
+        found += [(user_dir / name, USER_SCOPE, f"config folder: {name}") for name in WORKSPACE_RULE_FILES]
+    root = workspace.resolve()
+    for folder in _folders(workspace, cwd):
+        prefix = folder.relative_to(root).as_posix()
+        for name in WORKSPACE_RULE_FILES:
+            found.append((folder / name, WORKSPACE_SCOPE, name if prefix == "." else f"{prefix}/{name}"))
+    return found
+
+
+def read_instructions(workspace: Path, cwd: Path | None = None, user_dir: Path | None = None,
+                      cap: int = WORKSPACE_RULES_MAX_CHARS) -> Instructions:
+    """The instruction files for a workspace (see the module doc), and the prompt block they make."""
+    seen: set[Path] = set()
+    files: list[InstructionFile] = []
+    blocks: list[str] = []
+    left = cap
+    capped = False
+    for path, scope, label in _candidates(workspace, cwd, user_dir):
         try:
             if not path.is_file():
                 continue
+            real = path.resolve()
+            if real in seen:
+                continue
+            seen.add(real)
             text = _normalise(path.read_bytes().decode("utf-8", errors="replace"))
         except OSError:
             continue
         if not text:
             continue
-        if len(text) > WORKSPACE_RULES_MAX_CHARS:
-            text = (text[:WORKSPACE_RULES_MAX_CHARS]
-                    + f"\n[{name} cut at {WORKSPACE_RULES_MAX_CHARS:,} chars; read the file for the rest]")
-        blocks.append(f'<workspace_rules source="{name}">\n{text}\n</workspace_rules>')
-    return "\n\n".join(blocks)
+        shown = text[:max(0, left)]
+        files.append(InstructionFile(path, scope, label, len(text), len(shown)))
+        if len(shown) < len(text):
+            capped = True
+        if not shown:
+            continue
+        left -= len(shown)
+        if len(shown) < len(text):
+            shown += (f"\n[{label} cut at {len(shown):,} of {len(text):,} chars: instruction files share a "
+                      f"{cap:,}-char cap; read the file for the rest]")
+        tag = "user_rules" if scope == USER_SCOPE else "workspace_rules"
+        blocks.append(f'<{tag} source="{label}">\n{shown}\n</{tag}>')
+    omitted = [f.label for f in files if not f.included]
+    if omitted:
+        blocks.append(f"[instruction files left out by the {cap:,}-char cap: {', '.join(omitted)}; read them "
+                      "with file_read if they matter]")
+    return Instructions("\n\n".join(blocks), tuple(files), capped)
+
+
+def current_instructions(workspace: Path) -> Instructions:
+    """What an agent built now would read: the user's config folder, the workspace, and the folders
+    down to the process's current directory."""
+    from myrm_tui.settings.paths import user_config_dir
+
+    try:
+        cwd: Path | None = Path.cwd()
+    except OSError:  # the current directory was deleted under us
+        cwd = None
+    return read_instructions(workspace, cwd, user_config_dir())
+
+
+def read_workspace_rules(workspace: Path) -> str:
+    """The rules block of every instruction file in force ('' when none)."""
+    return current_instructions(workspace).text
 
 
 @dataclass(frozen=True)

@@ -14,18 +14,31 @@ from myrm_tui.context.media import image_parts, image_url_of, offload_images
 from myrm_tui.store.vault import Vault
 
 
-def user_content(content: str | list[dict[str, Any]],
-                 vault: Vault | None) -> tuple[str | list[dict[str, Any]], dict[str, str | None]]:
-    """(content to store, vault handles it names → None). Text passes through unchanged."""
+def user_content(content: str | list[dict[str, Any]], vault: Vault | None,
+                 cap_chars: int | None = None) -> tuple[str | list[dict[str, Any]], dict[str, str | None]]:
+    """(content to store, vault handles it names → their text, or None to read the vault). Text
+    passes through unchanged; an attached file above `cap_chars` keeps an excerpt and the handle
+    of the whole (agent/attachments.py: `@file`)."""
     if isinstance(content, str) or vault is None:
         return content, {}
     stored = offload_images({"role": "user", "content": list(content)}, vault)
-    handles = {url: None for url in map(image_url_of, image_parts(stored)) if url.startswith(vault.HANDLE_PREFIX)}
-    return stored["content"], handles
+    handles: dict[str, str | None] = {url: None for url in map(image_url_of, image_parts(stored))
+                                      if url.startswith(vault.HANDLE_PREFIX)}
+    parts = stored["content"]
+    if cap_chars is not None:
+        from myrm_tui.agent.attachments import spill_attachments
+
+        parts, spilled = spill_attachments(parts, vault, cap_chars)
+        handles.update(spilled)
+    return parts, handles
 
 
 def text_of_parts(content: str | list[dict[str, Any]]) -> str:
-    """The text a person typed: the text parts of list content, joined."""
+    """The text a person typed: the text parts of list content, joined (attached files are not
+    typed text: they are left out)."""
     if isinstance(content, str):
         return content
-    return "\n".join(str(p.get("text", "")) for p in content if isinstance(p, dict) and p.get("type") == "text")
+    from myrm_tui.agent.attachments import attachment_of
+
+    return "\n".join(str(p.get("text", "")) for p in content if isinstance(p, dict) and p.get("type") == "text"
+                     and attachment_of(str(p.get("text", ""))) is None)

@@ -57,6 +57,9 @@ def doctor_command() -> int:
     lines += ["", "MCP servers"]
     lines += _mcp_lines(settings, context.workspace, loaded.workspace_trust)
 
+    lines += ["", "Instruction files"]
+    lines += _instruction_lines(context.workspace)
+
     usable = model_ok and store_ok and local_ok
     lines += ["", f"{OK} myrm is ready." if usable else f"{BAD} myrm cannot run yet; fix the ✗ lines above."]
     print("\n".join(lines))
@@ -204,6 +207,29 @@ def _mcp_lines(settings, workspace: Path, trust) -> list[str]:
     from myrm_tui.cli_commands.doctor_mcp import mcp_lines
 
     return mcp_lines(settings, workspace, trust)
+
+
+def _instruction_lines(workspace: Path) -> list[str]:
+    """AGENTS.md / CLAUDE.md in the order the system prompt carries them, and what the cap did."""
+    from myrm_tui.agent.prompts import current_instructions
+    from myrm_tui.terminal_text import for_terminal
+
+    found = current_instructions(workspace)
+    if not found.files:
+        return [(f"  {INFO} none (AGENTS.md or CLAUDE.md in your config folder, the workspace root, or a "
+                 "folder down to the current one are read into the system prompt)")]
+    lines = []
+    for item in found.files:
+        mark = OK if item.state == "whole" else BAD
+        what = f"{item.chars:,} chars" if item.state == "whole" else \
+            f"{item.included:,} of {item.chars:,} chars ({item.state} by the cap)"
+        lines.append(f"  {mark} {for_terminal(str(item.path))}: {what}")
+    if found.capped:
+        from myrm_tui.agent.limits import WORKSPACE_RULES_MAX_CHARS
+
+        lines.append(f"  {INFO} instruction files share a {WORKSPACE_RULES_MAX_CHARS:,}-char cap; shorten them or "
+                     "move detail into files the model can read on demand")
+    return lines
 
 
 def _tokenizer_lines() -> list[str]:

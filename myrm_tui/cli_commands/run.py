@@ -117,6 +117,7 @@ def _run_command(
     if not prompt.strip():
         err("error: the prompt is empty; pass it as an argument or use `-` to read stdin.")
         return EXIT_USAGE
+    prompt, model = _custom_command(prompt, model, trust)
     from myrm_tui.agent.attachments import AttachmentError, image_refs, load_images, message_content
 
     try:  # --image files and @name.png in the prompt, checked before anything is stored
@@ -143,6 +144,15 @@ def _run_command(
     settings, _source = resolved
     if refuse_unknown_model(settings):
         return EXIT_USAGE
+    from myrm_tui.agent.attachments import attachment_chips, file_refs, load_attachments
+
+    try:  # @file and @folder in the prompt, read now (fenced like file_read), before anything is stored
+        files = load_attachments(file_refs(prompt, Path.cwd()), Path.cwd(), context.workspace, settings)
+    except AttachmentError as exc:
+        err(f"error: {exc}")
+        return EXIT_USAGE
+    for chip in attachment_chips(files, int(settings.tool_output_cap), settings.model):
+        err(for_terminal(chip))
     from myrm_tui.store.store import StoreError
 
     store = open_store(context.workspace)
@@ -170,11 +180,11 @@ def _run_command(
         agent = Agent(store=store, session_id=session_id, settings=settings, workspace=context.workspace,
                       headless=True, mcp=mcp)
         report = RunReport(session_id=session_id, model=settings.model, stream_text=not json_out)
-        content = message_content(prompt, attached) if attached else prompt
+        content = message_content(prompt, attached, files) if (attached or files) else prompt
         asyncio.run(_drive_with_servers(agent.turn(content), report, mcp))
         report.finish_stdout()
-        if compact and report.exit_code() == 0:
-            _compact(agent)
+        if compact and report.exit_code() == 0 and not _compact(agent):
+            report.interrupted = True
         if session_id not in existing and report.exit_code() == EXIT_TURN_ERROR:
             _drop_if_nothing_to_resume(store, session_id, report)
         if json_out:
@@ -182,6 +192,32 @@ def _run_command(
         return report.exit_code()
     finally:
         store.close()
+
+
+def _custom_command(prompt: str, model: str | None, trust: bool) -> tuple[str, str | None]:
+    """`myrm run "/NAME args"` runs a custom command (tui/custom_commands.py) like the chat does:
+    its text is the prompt and its `model` applies unless --model names one (a workspace command's
+    model only in a trusted workspace, or with --trust). Anything else starting with "/" is an
+    ordinary prompt, as before."""
+    if not prompt.lstrip().startswith("/"):
+        return prompt, model
+    from myrm_tui.settings.paths import user_config_dir
+    from myrm_tui.store.workspace import find_workspace_root
+    from myrm_tui.tui.custom_commands import command_model, load_custom_commands, workspace_trusted
+    from myrm_tui.tui.slash_commands import SLASH_COMMANDS, SlashCommand, parse_command
+
+    root = find_workspace_root()
+    custom = load_custom_commands(root, user_config_dir(), [c.name for c in SLASH_COMMANDS])
+    parsed = parse_command(prompt, [SlashCommand(c.name, c.argument_hint, c.help, str(c.path))
+                                    for c in custom.commands])
+    command = custom.get(parsed.name) if parsed is not None and parsed.command is not None else None
+    if command is None or parsed is None:
+        return prompt, model
+    chosen, refused = command_model(command, trust or (bool(command.model) and workspace_trusted(root, user_config_dir())))
+    err(for_terminal(f"note: {command.name} from {command.path}" + (f", model {chosen}" if chosen and not model else "")))
+    if refused:
+        err(for_terminal(f"note: {refused}"))
+    return command.expand(parsed.argument), model or chosen or None
 
 
 def _with_session_model(loaded, settings, session_model: str | None):
@@ -209,18 +245,34 @@ def _drop_if_nothing_to_resume(store, session_id: str, report: RunReport) -> Non
     err("note: nothing was stored (the failed run's new session was removed); fix the error and run again.")
 
 
-def _compact(agent) -> None:
-    """`--compact`: after the turn, compact everything outside the fresh tail now."""
+def _compact(agent) -> bool:
+    """`--compact`: after the turn, everything outside the latest exchange becomes summary nodes
+    (written by the summarizer model when there is one; a line per summary on stderr while it
+    writes). False when Ctrl+C cancelled it (the prompt is then unchanged)."""
+
+    def progress(step) -> None:
+        if step.what != "done":
+            what = "summary" if step.what == "leaf" else "fold"
+            err(f"compacting: writing {what} {step.done + 1} of {max(step.total, step.done + 1)}…")
+
     try:
-        event = agent.compact_now()
+        event = asyncio.run(agent.compact_now(progress=progress))
+    except KeyboardInterrupt:
+        err("note: compaction cancelled; the prompt is unchanged (summaries already written are kept).")
+        return False
     except Exception as exc:  # noqa: BLE001 - the turn is stored; say what failed
         err(f"note: compaction failed: {exc}")
-        return
+        return True
     if event is None:
-        err("compacted: nothing outside the fresh tail to reduce")
-    else:
-        err(f"compacted: {event['tokens_before']:,} → {event['tokens_after']:,} tokens "
-            f"({event['items']} messages, {event['tier']})")
+        err("compacted: nothing outside the latest exchange to summarize")
+        return True
+    summaries = event.get("summaries") or {}
+    made = sum(int(n) for n in (summaries.get("created_by_depth") or {}).values())
+    extractive = int(summaries.get("fallback") or 0)
+    err(f"compacted: {event['tokens_before']:,} → {event['tokens_after']:,} tokens "
+        f"({event['items']} messages into {made} summar{'y' if made == 1 else 'ies'}: "
+        f"{made - extractive} written by the model, {extractive} extractive)")
+    return True
 
 
 def _choose_session(store, session: str | None, continue_last: bool, model: str, prompt: str,

@@ -4,9 +4,11 @@ same-depth nodes fold into deeper ones.
 Why nodes instead of plain markers: a node has a short stable handle (`S12`), a header built
 from stored columns (depth, coverage, time range, trust), a deterministic footer (files, tools,
 errors, handles) and links to what it covers, so `ctx_expand("S12")` walks back to the
-originals in one call. The body comes from, in order of preference: a summary prepared in the
-background by a model (`maintain`), the benchmark's fake summarizer, or the extractive fallback
-(no model, always available), so removing history never waits for, or depends on, a model.
+originals in one call. The body comes from, in order of preference: a summary a model prepared
+ahead of the event (`engine_prepare.py`: after turns, between steps, the compact command), the
+test-only fake summarizer, or the extractive fallback (no model, always available), so removing
+history never waits for, or depends on, a model. Condensed nodes the same way: prepared by a
+model from their children (`prepare_fold`), else the children's fields merged.
 """
 
 from __future__ import annotations
@@ -18,10 +20,12 @@ from typing import Any
 from myrm_tui.context.config import QUOTE_CHARS_PER_TOKEN
 from myrm_tui.context.summarizers import Summarizer
 from myrm_tui.context.summary.condense import (
+    FoldRun,
     SummaryNode,
     find_fold_run,
     mark_superseded,
     oldest_touching_pair,
+    open_items,
 )
 from myrm_tui.context.summary.extractive import extractive_summary
 from myrm_tui.context.summary.footer import footer_from_records
@@ -84,10 +88,12 @@ def _shrink_to(content: StructuredSummary, max_tokens: int, count_text: Callable
 
 def _merged_content(children: Sequence[StructuredSummary], fake_text: str | None) -> StructuredSummary:
     """A condensed node without a model: the children's fields in order (reversed decisions
-    marked SUPERSEDED), capped; the newest active task and state win."""
+    marked SUPERSEDED), capped; the newest active task and state win; blockers and next steps
+    of every child stay unless a later child settled them (`condense.open_items`)."""
     if fake_text is not None:
         return StructuredSummary(narrative=fake_text)
     marked = mark_superseded(children)
+    blocked, steps = open_items(marked)
     merged = StructuredSummary(
         user_goal=next((c.user_goal for c in marked if c.user_goal), ""),
         active_task=next((c.active_task for c in reversed(marked) if c.active_task), ""),
@@ -96,8 +102,8 @@ def _merged_content(children: Sequence[StructuredSummary], fake_text: str | None
         **{name: [item for c in marked for item in getattr(c, name)]
            for name in ("completed_actions", "key_findings", "errors_and_fixes", "files_modified", "decisions",
                         "constraints_and_preferences", "resolved_questions", "pending_user_asks", "artifacts")},
-        blocked_items=list(marked[-1].blocked_items),
-        next_steps=list(marked[-1].next_steps),
+        blocked_items=blocked,
+        next_steps=steps,
     )
     return enforce_caps(merged)
 
@@ -152,9 +158,22 @@ class SummaryDag:
         if not self._usable():
             return None
         for node in self.store.summaries(self.session_id, status="prepared"):
-            if node["first_id"] == first_id and node["last_id"] == last_id:
+            if node["first_id"] == first_id and node["last_id"] == last_id and not node["children"]:
                 return node
         return None
+
+    def prepared_fold(self, handles: Sequence[str]) -> dict[str, Any] | None:
+        """A condensed node a model prepared for the first two or more of `handles` (in order),
+        the longest such, if any: a fold run may have grown by a node since it was predicted."""
+        if not self._usable() or len(handles) < 2:
+            return None
+        best = None
+        for node in self.store.summaries(self.session_id, status="prepared"):
+            children = node["children"]
+            fits = len(children) >= 2 and list(handles[:len(children)]) == children
+            if fits and (best is None or len(children) > len(best["children"])):
+                best = node
+        return best
 
     def leaf(self, rows: Sequence[MessageRecord], before_id: int, event_id: int,
              count: Callable[[dict[str, Any]], int], count_text: Callable[[str], int], *,
@@ -183,6 +202,20 @@ class SummaryDag:
                                 footer=_footer(rows, quote_tokens, _message_counter(count)), children=[], count=count,
                                 status="prepared", model=model)
 
+    def prepare_fold(self, children: Sequence[dict[str, Any]], depth: int, content: StructuredSummary,
+                     count: Callable[[dict[str, Any]], int], *, model: str = "", quote_tokens: int = 0,
+                     max_tokens: int = DEFAULT_MAX_NODE_TOKENS) -> dict[str, Any]:
+        """Store a model-written condensed node for `children` (stored nodes, in session order),
+        not yet in the prompt (status prepared): the next event that folds exactly these
+        children (or a run they begin) activates it instead of merging their fields."""
+        content, _ = redact_summary(_shrink_to(content, max_tokens, _message_counter(count)))
+        return self._store_node(
+            content, depth=depth, first_id=children[0]["first_id"], last_id=children[-1]["last_id"],
+            covered_count=sum(c["covered_count"] for c in children),
+            time_range=(children[0]["time_start"], children[-1]["time_end"]),
+            footer=_fold_footer(children, quote_tokens, _message_counter(count)),
+            children=[c["handle"] for c in children], count=count, status="prepared", model=model)
+
     def fold(self, views: Sequence[SyntheticView], row_index: Callable[[int], int], *, pressure: bool,
              event_id: int, count: Callable[[dict[str, Any]], int], quote_tokens: int = 0,
              max_tokens: int = DEFAULT_MAX_NODE_TOKENS, squeeze: bool = False) -> list[SyntheticView]:
@@ -203,22 +236,16 @@ class SummaryDag:
         run = oldest_touching_pair(nodes) if squeeze else find_fold_run(nodes, pressure=pressure)
         if run is None:
             return list(views)
+        prepared = self.prepared_fold([n.id for n in run.nodes])
+        if prepared is not None:
+            # Written by a model in the background from exactly these children.
+            run = FoldRun(run.nodes[:len(prepared["children"])], prepared["depth"])
         children = [by_handle[n.id][1] for n in run.nodes]
-        child_content = [from_json_dict(c["content"]) for c in children]
-        fake_text = None
-        if self.fake is not None:
-            fake_text = self.fake([{"role": "user", "content": strip_quotes(c["rendered"])} for c in children])
-            child_tokens = sum(c["tokens"] for c in children)
-            if not _fits(fake_text, child_tokens, max_tokens, _message_counter(count)):
-                fake_text = None  # an oversized fold summary: merge the children's fields instead
-        content, _ = redact_summary(_shrink_to(_merged_content(child_content, fake_text), max_tokens,
-                                              _message_counter(count)))
-        node = self._store_node(
-            content, depth=run.depth, first_id=children[0]["first_id"], last_id=children[-1]["last_id"],
-            covered_count=sum(c["covered_count"] for c in children),
-            time_range=(children[0]["time_start"], children[-1]["time_end"]),
-            footer=_fold_footer(children, quote_tokens, _message_counter(count)), children=[c["handle"] for c in children],
-            count=count)
+        if prepared is not None:
+            self.store.set_summary_status(self.session_id, prepared["handle"], "active")
+            node = {**prepared, "status": "active"}
+        else:
+            node = self._merged_node(children, run.depth, count, quote_tokens, max_tokens)
         for child in children:
             self.store.set_summary_status(self.session_id, child["handle"], "folded")
         last_view = by_handle[run.nodes[-1].id][0]
@@ -231,6 +258,25 @@ class SummaryDag:
                 continue
             out.append(view)
         return out
+
+    def _merged_node(self, children: Sequence[dict[str, Any]], depth: int, count: Callable[[dict[str, Any]], int],
+                     quote_tokens: int, max_tokens: int) -> dict[str, Any]:
+        """A condensed node without a model (the fake summarizer's text, or the merged fields)."""
+        child_content = [from_json_dict(c["content"]) for c in children]
+        fake_text = None
+        if self.fake is not None:
+            fake_text = self.fake([{"role": "user", "content": strip_quotes(c["rendered"])} for c in children])
+            child_tokens = sum(c["tokens"] for c in children)
+            if not _fits(fake_text, child_tokens, max_tokens, _message_counter(count)):
+                fake_text = None  # an oversized fold summary: merge the children's fields instead
+        content, _ = redact_summary(_shrink_to(_merged_content(child_content, fake_text), max_tokens,
+                                              _message_counter(count)))
+        return self._store_node(
+            content, depth=depth, first_id=children[0]["first_id"], last_id=children[-1]["last_id"],
+            covered_count=sum(c["covered_count"] for c in children),
+            time_range=(children[0]["time_start"], children[-1]["time_end"]),
+            footer=_fold_footer(children, quote_tokens, _message_counter(count)),
+            children=[c["handle"] for c in children], count=count)
 
     def _store_node(self, content: StructuredSummary, *, depth: int, first_id: int, last_id: int,
                     covered_count: int, time_range: tuple[float, float], footer: str, children: list[str],

@@ -25,6 +25,7 @@ from myrm_tui.context.breaker import StageBreakers
 from myrm_tui.context.budget import Budget, budget_for
 from myrm_tui.context.config import CACHE_TTL_S, DEFAULT_CONFIG, EngineConfig
 from myrm_tui.context.dag import SUMMARY_BRIEF_KIND, SUMMARY_KIND, SummaryDag
+from myrm_tui.context.engine_prepare import SummaryPreparation
 from myrm_tui.context.engine_summaries import SummaryEvents
 from myrm_tui.context.family import family_of, provider_of
 from myrm_tui.context.filters import filter_output
@@ -41,7 +42,13 @@ from myrm_tui.context.stages.cache_optimize import (
     first_difference,
     message_digest,
 )
-from myrm_tui.context.stages.compress import EMERGENCY, PlanInput, plan_compaction
+from myrm_tui.context.stages.compress import (
+    EMERGENCY,
+    SUMMARIZE,
+    PlanInput,
+    plan_compaction,
+    shrunk_call_arguments,
+)
 from myrm_tui.context.stages.media_filter import strip_media
 from myrm_tui.context.stages.media_resolve import MediaResolver
 from myrm_tui.context.stages.normalize import normalize
@@ -114,7 +121,7 @@ class EngineStats:
     tier_savings: dict[str, list[int]] = field(default_factory=dict)
 
 
-class ContextEngine(SummaryEvents):
+class ContextEngine(SummaryEvents, SummaryPreparation):
     def __init__(self, store: Any, session_id: str, *, config: EngineConfig = DEFAULT_CONFIG,
                  view_log: ViewLog | None = None, summarizer: Summarizer | None = None,
                  file_reader: FileReader | None = None, pre_compact: PreCompactHook | None = None,
@@ -129,6 +136,7 @@ class ContextEngine(SummaryEvents):
 
         # Per session (not process-global): one session's failing summarizer must not stop another's.
         self.summary_breaker = SummarizerBreaker()
+        self._failed_folds: set[tuple[str, ...]] = set()  # children a model could not fold (not asked again)
         self.file_reader = file_reader
         self.pre_compact = pre_compact
         self.clock = clock
@@ -273,10 +281,24 @@ class ContextEngine(SummaryEvents):
         }
         return AssembledPrompt(wire, list(inp.tools), tokens, budget, points, report)
 
+    def summarize_now(self, inp: TurnInput) -> dict[str, Any] | None:
+        """The user's compact command, its synchronous half: every unit outside the kept tail
+        (`_manual_tail_start`) leaves the prompt and becomes summary nodes: the ones a model
+        prepared (`prepare_for_compact`, awaited before this by the agent), extractive ones for
+        the rest. Anchors stay. Returns the event, or None when there was nothing to summarize."""
+        budget = budget_for(inp.model.context_window, inp.max_output_tokens)
+        self._sync_rows()
+        self._ingest_views(self._take_unfiltered(), budget, inp.model.name)
+        self._render((family_of(inp.model.name), inp.model.supports_vision, inp.model.name))
+        return self._compaction_event(SUMMARIZE, budget, inp, self.clock() if inp.now is None else inp.now,
+                                      trigger=inp.trigger if inp.trigger != "auto" else "manual",
+                                      target_ratio=0.0, manual=True)
+
     def compact(self, inp: TurnInput, tier: str = "full", focus: str | None = None) -> dict[str, Any] | None:
-        """Compact now (the user's command): every reduction of `tier` is applied to everything
-        outside the fresh tail (no target to stop at); `focus` (a path or topic) is spared by
-        the masking. Returns the event, or None when nothing could change."""
+        """Run one ladder tier now over everything outside the fresh tail (no target to stop at);
+        `focus` (a path or topic) is spared by the masking. Not the user's compact command
+        (`summarize_now`): tests and tools that need a given tier. Returns the event, or None
+        when nothing could change."""
         budget = budget_for(inp.model.context_window, inp.max_output_tokens)
         self._sync_rows()
         self._ingest_views(self._take_unfiltered(), budget, inp.model.name)
@@ -412,6 +434,11 @@ class ContextEngine(SummaryEvents):
                 allowance = int(limit * self.config.max_item_ratio)
             if row.tokens <= allowance:
                 continue
+            if row.message.get("tool_calls"):
+                shrunk = self._shrunk_arguments(row, model)
+                if shrunk is not None:
+                    decided[row.id] = shrunk
+                    continue
             content = _text_of(row.message)
             if not content:
                 continue
@@ -437,6 +464,18 @@ class ContextEngine(SummaryEvents):
             self._invalidate_from(min(self._index_of_id(mid) for mid in decided))
         return decided
 
+    @staticmethod
+    def _shrunk_arguments(row: MessageRecord, model: str) -> View | None:
+        """An assistant message over the per-item allowance because of its tool-call arguments
+        (a 500 KB `file_write`): the arguments are cut on arrival, decided once like any
+        oversized item. Left to compaction, it sat in the fresh tail, and the emergency removed
+        every older turn before the in-tail pass cut it."""
+        message = shrunk_call_arguments(row.message, msg_handle(row.id))
+        if message is None:
+            return None
+        return View(SHRUNK, message, count_message_tokens(message, model), "long tool-call arguments cut",
+                    msg_handle(row.id), 0)
+
     # ------------------------------------------------------------------ compaction events
     def _cache_warm(self, now: float, model: ModelInfo) -> bool:
         if self.last_call_at is None:
@@ -456,6 +495,17 @@ class ContextEngine(SummaryEvents):
                 break
             used += tokens
             start = unit.start
+        return start
+
+    def _manual_tail_start(self, units: Sequence[Unit], window: int) -> int:
+        """What the compact command keeps verbatim: the latest exchange (the latest user message
+        and everything after it), never more than the fresh tail. Keeping the whole fresh tail
+        (10 % of the window) made the command a no-op on short sessions in large windows: a
+        40-turn chat in a 200k window is all tail, and "Nothing to compact" is not what someone
+        who pressed compact asked for."""
+        start = self._tail_start(units, window)
+        if self._last_user is not None:
+            start = max(start, self._last_user)
         return start
 
     def _row_tokens(self, index: int) -> int:
@@ -507,36 +557,21 @@ class ContextEngine(SummaryEvents):
     def _compaction_event_in_batch(self, tier: str, budget: Budget, inp: TurnInput, now: float, *, trigger: str,
                                    target_ratio: float | None = None, focus: Sequence[str] = (),
                                    no_tail: bool = False, floor: bool = False,
-                                   overhead: int = 0) -> dict[str, Any] | None:
+                                   overhead: int = 0, manual: bool = False) -> dict[str, Any] | None:
         """`floor`: the last preflight pass (anchors may shrink to pointers); `overhead`: tokens
-        the integrity repair adds to the prompt, kept free when sizing the summary area."""
+        the integrity repair adds to the prompt, kept free when sizing the summary area;
+        `manual`: the compact command's smaller kept tail."""
         started = time.perf_counter()
         fixed = _fixed_tokens(inp.system_prompt, tuple(inp.tools) and _tools_key(inp.tools), inp.model.name)
         before = fixed + self._history_tokens
-        live = self._live_from()
-        units = split_units(self.rows, live)
-        tail_start = len(self.rows) if no_tail else self._tail_start(units, budget.window)
-        protected = frozenset(i for i in (self._first_user, self._last_user) if i is not None)
-        protected |= frozenset(self._system_rows)
-        if target_ratio is None:  # the last resort inside the fresh tail cuts as little as it can
-            deep = tier == EMERGENCY and not no_tail
-            target_ratio = self.config.emergency_target_ratio if deep else self.config.target_ratio
-        target = int(budget.prompt_limit * target_ratio)
         if self.pre_compact is not None:
             self.breakers.run("pre_compact", lambda: self.pre_compact({"tier": tier, "tokens": before}), None)
         event_record = self.store.append_event(self.session_id, "compaction", {
             "tier": tier, "trigger": trigger, "tokens_before": before, "state": "started"})
-        plan = plan_compaction(PlanInput(
-            rows=self.rows, units=units, views=self.views,
-            row_tokens=_TokenView(self), total=before, target=target, tier=tier, protected=protected,
-            tail_start=tail_start, last_user=self._last_user if self._last_user is not None else -1,
-            intent=build_intent(self.rows, self._last_user, pinned=focus), budget=budget.prompt_limit,
-            light_filter_tokens=max(200, int(budget.prompt_limit * self.config.light_filter_ratio)),
-            count=lambda m: count_message_tokens(m, inp.model.name), calls=self._calls, start=live,
-            fence=self._fence_index(),
-            removal_target=int(budget.prompt_limit * self.config.removal_target_ratio), event_id=event_record.id,
-            blocks=self._prepared_blocks(), removal_end=units[-1].start if no_tail and units else None,
-        ))
+        plan_input = self._plan_input(tier, budget, inp, before, event_id=event_record.id, target_ratio=target_ratio,
+                                      focus=focus, no_tail=no_tail, manual=manual)
+        tail_start, protected = plan_input.tail_start, plan_input.protected
+        plan = plan_compaction(plan_input)
         if floor:
             self._point_anchors(plan, protected - {self._last_user}, inp.model.name, event_record.id)
         # The room left for synthetic messages (summaries, reread) once the plan is applied: the
@@ -585,6 +620,57 @@ class ContextEngine(SummaryEvents):
         self._unreported_event = event
         return event
 
+    def _plan_input(self, tier: str, budget: Budget, inp: TurnInput, total: int, *, event_id: int,
+                    target_ratio: float | None = None, focus: Sequence[str] = (), no_tail: bool = False,
+                    manual: bool = False) -> PlanInput:
+        """What the planner is given for one event (also for the dry run of `rows_removed_next`)."""
+        live = self._live_from()
+        units = split_units(self.rows, live)
+        if no_tail:
+            tail_start = len(self.rows)
+        else:
+            tail_start = self._manual_tail_start(units, budget.window) if manual else self._tail_start(units,
+                                                                                                     budget.window)
+        protected = frozenset(i for i in (self._first_user, self._last_user) if i is not None)
+        protected |= frozenset(self._system_rows)
+        if target_ratio is None:  # the last resort inside the fresh tail cuts as little as it can
+            deep = tier == EMERGENCY and not no_tail
+            target_ratio = self.config.emergency_target_ratio if deep else self.config.target_ratio
+        return PlanInput(
+            rows=self.rows, units=units, views=self.views,
+            row_tokens=_TokenView(self), total=total, target=int(budget.prompt_limit * target_ratio), tier=tier,
+            protected=protected, tail_start=tail_start,
+            last_user=self._last_user if self._last_user is not None else -1,
+            intent=build_intent(self.rows, self._last_user, pinned=focus), budget=budget.prompt_limit,
+            light_filter_tokens=max(200, int(budget.prompt_limit * self.config.light_filter_ratio)),
+            count=lambda m: count_message_tokens(m, inp.model.name), calls=self._calls, start=live,
+            fence=self._fence_index(),
+            removal_target=int(budget.prompt_limit * self.config.removal_target_ratio), event_id=event_id,
+            blocks=self._prepared_blocks(), removal_end=units[-1].start if no_tail and units else None,
+        )
+
+    def rows_removed_next(self, inp: TurnInput, *, if_emergency_now: bool = False) -> list[int]:
+        """Row indices the next `assemble` would remove, by a dry run of its ladder decision and
+        the emergency plan (nothing is stored or changed but the arrival filter, which the next
+        assemble would run the same way). Empty when it would remove nothing: an emergency that
+        masking alone satisfies removes no turn, and a summary written for it would wait unused.
+        `if_emergency_now`: what an emergency would remove now, whatever the ladder says (the
+        oldest of these rows are what the next removal takes, whenever it comes)."""
+        budget = budget_for(inp.model.context_window, inp.max_output_tokens)
+        self._sync_rows()
+        self._ingest_views(self._take_unfiltered(), budget, inp.model.name)
+        self._render((family_of(inp.model.name), inp.model.supports_vision, inp.model.name))
+        now = self.clock() if inp.now is None else inp.now
+        total = _fixed_tokens(inp.system_prompt, tuple(inp.tools) and _tools_key(inp.tools), inp.model.name) \
+            + self._history_tokens
+        decision = ladder.decide(tokens=int(total * self.usage_ratio), budget=budget, config=self.config,
+                                 cache_warm=self._cache_warm(now, inp.model), force_tier=None,
+                                 recent_savings=self.stats.tier_savings)
+        if decision.run != EMERGENCY and not if_emergency_now:
+            return []
+        plan = plan_compaction(self._plan_input(EMERGENCY, budget, inp, total, event_id=0))
+        return sorted(self._index_of_id(mid) for mid, view in plan.views.items() if view.kind == REMOVED)
+
     def _point_anchors(self, plan: Any, rows: Iterable[int], model: str, event_id: int) -> None:
         """The floor's last reduction: the human anchor (and stored system rows) shrink to a
         one-line pointer with their handle, when that is smaller. Only the latest user message
@@ -613,54 +699,6 @@ class ContextEngine(SummaryEvents):
             else:
                 hi = mid
         return lo
-
-    # ------------------------------------------------------------------ background summaries
-    async def maintain(self, inp: TurnInput, *, model: str | None, window: int, call: Any = None,
-                       settings: Any = None, breaker: Any = None) -> dict[str, Any] | None:
-        """Idle-time work (after a turn): once the prompt passes the full threshold, have a
-        model summarize the next chunk that will be left out, so that when removal comes the
-        summary is ready and nothing waits for a model. Never raises for model failures."""
-        from myrm_tui.context.summary.chunking import choose_chunk
-        from myrm_tui.context.summary.client import summarize
-        from myrm_tui.context.summary.source import summarizer_messages
-
-        budget = budget_for(inp.model.context_window, inp.max_output_tokens)
-        self._sync_rows()
-        self._render((family_of(inp.model.name), inp.model.supports_vision, inp.model.name))
-        fixed = _fixed_tokens(inp.system_prompt, tuple(inp.tools) and _tools_key(inp.tools), inp.model.name)
-        # Prepare only once the full tier is reached: removal is then near, so the paid summary
-        # is very likely to be used (below it, sessions often end before anything is removed).
-        if model is None or (fixed + self._history_tokens) < budget.prompt_limit * self.config.full_ratio:
-            return None
-        start = self._live_from()
-        blocks = self._prepared_blocks()
-        while start in blocks:
-            start = blocks[start]
-        units = split_units(self.rows, self._live_from())
-        tail_start = self._tail_start(units, budget.window)
-        chunk = choose_chunk(self.rows, start=start, tail_start=tail_start, anchor=self._first_user,
-                             summarizer_window=window)
-        if chunk is None:
-            return None
-        rows = self.rows[chunk.start:chunk.end]
-        outcome = await summarize(summarizer_messages([r.message for r in rows]), model=model, window=window,
-                                  ids=[r.id for r in rows], call=call, settings=settings, breaker=breaker,
-                                  session_id=self.session_id)  # source size: what the summarizer reads
-        record = {"kind": "prepare", "model": model, "first_id": rows[0].id, "last_id": rows[-1].id,
-                  "level": outcome.level, "attempts": outcome.attempts, "fallback": outcome.fallback,
-                  "tokens_in": outcome.tokens_in, "tokens_out": outcome.tokens_out, "cost": outcome.cost,
-                  "errors": outcome.errors[-3:], "warning": outcome.warning}
-        # A chunk the model was asked about is settled either way: its answer, or (rejected or
-        # failed) the extractive summary. Leaving a failed chunk unprepared made the next idle
-        # step pay for the same rejected chunk again, after every turn (4 calls each time).
-        # A breaker-open skip (no call made) stays unprepared so a later probe can still try.
-        if not outcome.fallback or outcome.attempts:
-            node = self.dag.prepare(rows, outcome.summary, lambda m: count_message_tokens(m, inp.model.name),
-                                    model=model if not outcome.fallback else "extractive",
-                                    quote_tokens=self._quote_tokens(budget))
-            record["handle"] = node["handle"]
-        self.store.append_event(self.session_id, "summary", record)
-        return record
 
     # ------------------------------------------------------------------ cache-break detection
     def _system_digest(self, system_prompt: str) -> str:

@@ -153,6 +153,8 @@ class SummaryEvents:
             return {}
         blocks = {}
         for node in getter(self.session_id, status="prepared"):
+            if node["children"]:
+                continue  # a prepared fold: it stands for nodes, not for rows
             start, end = self._index_of_id(node["first_id"]), self._index_of_id(node["last_id"]) + 1
             if start < len(self.rows) and self.rows[start].id == node["first_id"]:
                 blocks[start] = end

@@ -3,6 +3,13 @@
 Why a separate object: tool calls arrive as fragments keyed by `index` (id and name in the first
 fragment, the JSON arguments spread over many), text and reasoning arrive as deltas, usage comes
 last. Keeping that bookkeeping out of the retry loop lets one attempt be thrown away whole.
+
+Anthropic's extended thinking arrives as `thinking_blocks` fragments on the deltas (litellm's
+anthropic handler): the thinking text of a block in pieces, then its signature, each tagged with
+the block's index; a redacted block arrives whole. They are put back together here and stored on
+the assistant message as `thinking_blocks` (type, thinking, signature / type, data), exactly what
+litellm sends back to Anthropic, which requires the signed blocks on the assistant turn that made
+the tool calls it is answering (context/stages/thinking_cleanup.py keeps them there).
 """
 
 from __future__ import annotations
@@ -87,6 +94,7 @@ class StreamAssembler:
         self._text: list[str] = []
         self._reasoning: list[str] = []
         self._calls: dict[int, _PartialCall] = {}
+        self._thinking: dict[int, dict[str, Any]] = {}  # block index -> the block so far
         self._finish_reason: str | None = None
         self._usage: UsageEvent | None = None
 
@@ -97,7 +105,7 @@ class StreamAssembler:
     def is_empty(self) -> bool:
         """Nothing at all arrived: not even usage. A real (even empty) answer carries usage;
         a server that died after sending its headers does not."""
-        return not (self._text or self._reasoning or self._calls or self._usage)
+        return not (self._text or self._reasoning or self._calls or self._usage or self._thinking)
 
     def feed(self, chunk: Any) -> list[LLMEvent]:
         out: list[LLMEvent] = []
@@ -106,6 +114,7 @@ class StreamAssembler:
             self._usage = usage
         for choice in _get(chunk, "choices") or []:
             delta = _get(choice, "delta")
+            self._add_thinking(delta)
             reasoning = self._reasoning_of(delta)
             if reasoning:
                 self._reasoning.append(reasoning)
@@ -130,6 +139,34 @@ class StreamAssembler:
         extra = _get(delta, "provider_specific_fields") or {}
         value = extra.get("reasoning_content") if isinstance(extra, dict) else None
         return value if isinstance(value, str) else ""
+
+    def _add_thinking(self, delta: Any) -> None:
+        """Anthropic thinking-block fragments: text pieces and the signature of one block share
+        its index; a fragment without an index continues the last block (a new block starts after
+        a signed one)."""
+        blocks = _get(delta, "thinking_blocks")
+        if not blocks:
+            extra = _get(delta, "provider_specific_fields") or {}
+            blocks = extra.get("thinking_blocks") if isinstance(extra, dict) else None
+        for fragment in blocks or ():
+            kind = _get(fragment, "type")
+            index = _get(fragment, "index")
+            if not isinstance(index, int):
+                last = max(self._thinking) if self._thinking else -1
+                signed = last >= 0 and bool(self._thinking[last].get("signature"))
+                index = last + 1 if (last < 0 or signed or kind == "redacted_thinking") else last
+            if kind == "redacted_thinking":
+                self._thinking[index] = {"type": "redacted_thinking", "data": str(_get(fragment, "data") or "")}
+                continue
+            if kind != "thinking":
+                continue
+            block = self._thinking.setdefault(index, {"type": "thinking", "thinking": "", "signature": ""})
+            text = _get(fragment, "thinking")
+            if isinstance(text, str):
+                block["thinking"] += text
+            signature = _get(fragment, "signature")
+            if isinstance(signature, str) and signature:
+                block["signature"] = signature
 
     def _add_fragment(self, fragment: Any) -> None:
         index = _get(fragment, "index")
@@ -172,6 +209,8 @@ class StreamAssembler:
             message["tool_calls"] = stored_calls
         if self._reasoning:
             message["reasoning_content"] = "".join(self._reasoning)
+        if self._thinking:
+            message["thinking_blocks"] = [self._thinking[index] for index in sorted(self._thinking)]
         reason = self._finish_reason or "stop"
         if stored_calls and reason == "stop":
             reason = "tool_calls"

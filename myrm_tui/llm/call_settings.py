@@ -16,6 +16,8 @@ class CallSettings:
     max_attempts: int = 4
     # OpenAI session-affinity routing hint; the session id.
     prompt_cache_key: str | None = None
+    # low / medium / high, passed to litellm as `reasoning_effort` (None: not sent at all).
+    reasoning_effort: str | None = None
     extra: dict[str, Any] = field(default_factory=dict)
 
 
@@ -25,3 +27,17 @@ def local_model_extra(model: str, threads: int) -> dict[str, Any]:
     if model.startswith("local/") and threads and threads > 0:
         return {"n_threads": int(threads)}
     return {}
+
+
+REASONING_EFFORTS = ("low", "medium", "high")
+
+
+def reasoning_effort_for(setting: str, model: Any) -> str | None:
+    """The `reasoning_effort` to send, or None. The model's own override (`[models."NAME"]
+    reasoning_effort`, carried on ModelInfo) beats the setting; "off" sends nothing; and nothing is
+    sent to a model the registry does not mark `supports_reasoning` (litellm would pass it on, and
+    a provider that does not know the parameter refuses the whole call)."""
+    chosen = getattr(model, "reasoning_effort", None) or setting
+    if chosen not in REASONING_EFFORTS or not getattr(model, "supports_reasoning", False):
+        return None
+    return chosen

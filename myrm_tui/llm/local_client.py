@@ -214,6 +214,9 @@ class LocalWorker:
             self._routes.pop(rid, None)
 
     def kill(self) -> None:
+        # Retire it before the signal lands: the reader thread notices the death a moment later,
+        # and a request made in between must start a fresh worker, not inherit this one's end.
+        _forget(self)
         try:
             self.process.kill()
         except OSError:
@@ -251,7 +254,7 @@ def get_worker(key: WorkerKey, model: str) -> LocalWorker:
     stale: list[LocalWorker] = []
     with _WORKERS_LOCK:
         worker = _WORKERS.get(key)
-        if worker is None or worker.dead is not None:
+        if worker is None or worker.dead is not None or worker.process.poll() is not None:
             stale = [w for k, w in _WORKERS.items() if k != key]
             for other in stale:
                 del _WORKERS[other.key]

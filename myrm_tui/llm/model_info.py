@@ -26,3 +26,5 @@ class ModelInfo:
     known: bool = True  # False: not in any registry, conservative defaults applied
     api_base: str | None = None
     warning: str | None = None
+    # `[models."NAME"] reasoning_effort`: this model's effort, over the `reasoning_effort` setting.
+    reasoning_effort: str | None = None

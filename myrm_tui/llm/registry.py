@@ -20,7 +20,7 @@ from myrm_tui.llm.model_info import CONSERVATIVE_MAX_OUTPUT, CONSERVATIVE_WINDOW
 OVERRIDABLE_FIELDS = (
     "context_window", "max_output_tokens", "supports_tools", "supports_vision", "supports_prompt_caching",
     "supports_reasoning", "input_cost_per_token", "output_cost_per_token", "cache_read_cost_per_token",
-    "cache_write_cost_per_token", "api_base",
+    "cache_write_cost_per_token", "api_base", "reasoning_effort",
 )
 
 # Providers whose model names embed another vendor's name ("openrouter/anthropic/claude-x"):

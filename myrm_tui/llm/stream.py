@@ -75,6 +75,8 @@ def completion_kwargs(model: str, messages: list[dict], tools: list[dict] | None
         kwargs["api_base"] = settings.api_base
     if settings.prompt_cache_key and is_openai_native(model, settings.api_base):
         kwargs["prompt_cache_key"] = settings.prompt_cache_key
+    if settings.reasoning_effort:  # only set for models the registry says can reason (call_settings)
+        kwargs["reasoning_effort"] = settings.reasoning_effort
     kwargs.update(settings.extra)
     return kwargs
 
@@ -105,7 +107,8 @@ def _carries_output(chunk: Any) -> bool:
     opening chunk or a keep-alive does not."""
     for choice in _field(chunk, "choices") or ():
         delta = _field(choice, "delta")
-        if delta is not None and any(_field(delta, k) for k in ("content", "reasoning_content", "tool_calls")):
+        if delta is not None and any(_field(delta, k) for k in ("content", "reasoning_content", "tool_calls",
+                                                                 "thinking_blocks")):
             return True
         if _field(choice, "finish_reason"):
             return True

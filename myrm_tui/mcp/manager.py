@@ -135,6 +135,14 @@ class McpManager:
         for connection in self.connections():
             await connection.wait_started()
 
+    def set_timeouts(self, startup_timeout: float, tool_timeout: float) -> None:
+        """New `mcp_startup_timeout` / `mcp_tool_timeout` settings: the next start and the next
+        call use them (a server's own `*_timeout_sec` still wins)."""
+        self.startup_timeout, self.tool_timeout = startup_timeout, tool_timeout
+        for connection in self._connections.values():
+            connection.startup_timeout = connection.config.startup_timeout or startup_timeout
+            connection.tool_timeout = connection.config.tool_timeout or tool_timeout
+
     async def restart(self, name: str) -> ServerStatus:
         connection = self._connections[name]
         await self._sdk_imported()

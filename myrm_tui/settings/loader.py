@@ -550,6 +550,10 @@ def _number(bound: float) -> str:
 
 
 def _model_field_error(model: str, key: str, value: Any) -> str | None:
+    if key == "reasoning_effort":
+        choices = SPECS_BY_KEY["reasoning_effort"].choices
+        return None if value in choices else \
+            f"`reasoning_effort` of `{model}` must be one of {', '.join(choices)}, not {value!r}."
     minimum = MODEL_FIELD_MINIMUMS.get(key)
     if minimum is None or isinstance(value, bool) or not isinstance(value, (int, float)):
         return None

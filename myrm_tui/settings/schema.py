@@ -46,6 +46,12 @@ SETTINGS: tuple[SettingSpec, ...] = (
     SettingSpec("model", str, "", "Main model, a litellm name (e.g. anthropic/claude-sonnet-4-5) or "
                 "local/smollm2. Empty: the first provider with an API key, else the local model."),
     SettingSpec("lite_model", str, "", "Cheaper model for summaries; empty: the main model."),
+    # Off by default: measured in docs/context-engine.md ("When summaries are written"), the wait
+    # before a removal is several summarizer calls in a row, while summaries prepared between
+    # steps and after turns cover most removals without a pause.
+    SettingSpec("summary_wait", bool, False, "Before old turns are removed, wait for the summarizer "
+                "model to write the summaries still missing (else they are extracted without a model).",
+                section="advanced", from_workspace=FREE),
     SettingSpec("api_base", str, "", "Custom OpenAI-compatible endpoint for the main model "
                 "(Ollama, vLLM, LM Studio…)."),
     SettingSpec("prompt_mode", str, "full", "System prompt density.", choices=("full", "lean", "naked"),
@@ -85,14 +91,30 @@ SETTINGS: tuple[SettingSpec, ...] = (
     # in 20 s is more likely hung than slow (Codex's default is 10 s, users raise it for uvx).
     SettingSpec("mcp_startup_timeout", float, 20.0, "Seconds an MCP server may take to start and list its "
                 "tools; then it is stopped and /mcp shows why (per server: startup_timeout_sec).",
-                section="tools", from_workspace=FREE, above=0),
+                section="tools", shapes_agent=False, from_workspace=FREE, above=0),
     # 120 s, like bash_timeout: a tool doing real work (a search, a build) fits; a hung one is noticed.
     SettingSpec("mcp_tool_timeout", float, 120.0, "Seconds an MCP tool call may take before it is "
-                "abandoned with an error (per server: tool_timeout_sec).", section="tools",
+                "abandoned with an error (per server: tool_timeout_sec).", section="tools", shapes_agent=False,
                 from_workspace=FREE, above=0),
     SettingSpec("mcp_trust_read_only", bool, False, "Let MCP tools that the server marks read-only "
                 "(readOnlyHint) run without asking. The hint comes from the server, so it is off by default.",
                 section="tools", from_workspace=TIGHTEN_ONLY, strictness=(False, True)),
+    # 30 s: a docs page or a README arrives in well under a second; a server that trickles a page
+    # for longer is stalling the turn (the whole fetch, redirects included, must end by then).
+    SettingSpec("web_fetch_timeout", float, 30.0, "Seconds a web_fetch call may take in all, redirects "
+                "included; then it stops with what arrived so far.", section="tools", from_workspace=FREE,
+                above=0),
+    SettingSpec("web_fetch_allow_private", bool, False, "Let web_fetch reach loopback, private-network and "
+                "link-local addresses (localhost, 10.x, 192.168.x, cloud metadata at 169.254.169.254). Off: a "
+                "page or a model cannot make myrm probe your machine or network.", section="tools",
+                from_workspace=TIGHTEN_ONLY, strictness=(False, True)),
+    # off by default: thinking costs output tokens and time, and a provider's own default is the
+    # behaviour users already know; the setting names the effort the user asks for.
+    SettingSpec("reasoning_effort", str, "off", "Reasoning (thinking) effort for models that support it "
+                "(the model registry says which): off sends nothing (the provider's default), low, medium, "
+                "high are passed through litellm (Anthropic: a thinking budget; OpenAI: reasoning_effort). "
+                "Per model: reasoning_effort under [models.\"NAME\"].", choices=("off", "low", "medium", "high"),
+                from_workspace=FREE),
     # 600 s: a long answer from a slow hosted model or the CPU model fits; a server trickling
     # tokens cannot hold a turn longer than this (the deadline is for the whole call, not a chunk).
     SettingSpec("llm_timeout", float, 600.0, "Seconds a model call may take in all, first token to "
@@ -124,7 +146,7 @@ SPECS_BY_KEY: dict[str, SettingSpec] = {s.key: s for s in SETTINGS}
 MODEL_FIELDS_FREE_IN_WORKSPACE = frozenset({
     "context_window", "max_output_tokens", "supports_tools", "supports_vision", "supports_prompt_caching",
     "supports_reasoning", "input_cost_per_token", "output_cost_per_token", "cache_read_cost_per_token",
-    "cache_write_cost_per_token",
+    "cache_write_cost_per_token", "reasoning_effort",
 })
 # `[models."NAME"]` numeric fields: the least each may be (a window or an output of 0 tokens
 # leaves no room for anything; a negative price would report a gain). Whether the window also

@@ -174,6 +174,7 @@ class MyrmApp(App[None]):
         self.chat.apply_settings(settings)
         if settings.mcp_servers != old.mcp_servers:  # e.g. the workspace's servers, just trusted
             self.run_worker(self._reconfigure_mcp(settings), group="mcp", exit_on_error=False)
+        self.mcp.set_timeouts(float(settings.mcp_startup_timeout), float(settings.mcp_tool_timeout))
         if settings.animations != old.animations:
             self._apply_animations(settings)
         if settings.theme != old.theme and settings.theme in self.available_themes:

@@ -163,8 +163,9 @@ class ChatSession:
         if settings.model:
             self.model = str(settings.model)
 
-    def agent(self, first_message: str) -> Any:
-        """The agent for the next turn, rebuilt by the cache when the settings changed."""
+    def agent(self, first_message: str, model: str | None = None) -> Any:
+        """The agent for the next turn, rebuilt by the cache when the settings changed. `model`:
+        this turn only goes to another model (a custom command's); the next turn comes back."""
         session = self.ensure_session(first_message)
         if self._cache is None:
             from myrm_tui.agent.cache import AgentCache
@@ -172,7 +173,8 @@ class ChatSession:
             self._cache = AgentCache(store=self.store, session_id=session.id, workspace=self.workspace,
                                      mcp=self.mcp)
         before = self._cache.current
-        agent = self._cache.get(self.effective_settings())
+        settings = self.effective_settings()
+        agent = self._cache.get(settings.with_values(model=model) if model else settings)
         if before is not None and agent is not before and before.model_name != agent.model_name:
             self._switch = ModelSwitch(before.model_name, agent.model_name,
                                        before.build.model.context_window, agent.build.model.context_window)

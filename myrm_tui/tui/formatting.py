@@ -71,7 +71,12 @@ def message_text(content: Any) -> str:
         for part in content:
             if isinstance(part, dict):
                 if part.get("type") == "text":
-                    parts.append(str(part.get("text", "")))
+                    text = str(part.get("text", ""))
+                    # An attached file or folder (`@path`) shows as one line, not its content.
+                    from myrm_tui.agent.attachments import attachment_label
+
+                    label = attachment_label(text)
+                    parts.append(f"[{label}]" if label else text)
                 elif part.get("type") in ("image_url", "image"):
                     parts.append("[image]")
             elif isinstance(part, str):

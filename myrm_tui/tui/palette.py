@@ -12,6 +12,8 @@ from functools import partial
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
+from myrm_tui.terminal_text import for_terminal
+
 
 class MyrmCommands(Provider):
     def _commands(self) -> list[tuple[str, Callable[[], object], str]]:
@@ -36,6 +38,12 @@ class MyrmCommands(Provider):
             ("Settings", screen.action_settings, "Edit and save the settings"),
             ("New session", screen.new_session, "Start fresh; this session stays in Sessions"),
         ]
+        # Custom commands (Markdown files): run without arguments from here; type /NAME args for more.
+        screen.reload_custom_commands()
+        for custom in screen.custom.commands:
+            title = f"{custom.name}{' — ' + custom.description if custom.description else ''}"
+            commands.append((for_terminal(title), partial(screen.run_command, custom.name, ""),
+                             for_terminal(custom.help)))  # a workspace file wrote these
         app = self.app
         for name in sorted(app.available_themes):
             if name.startswith("myrm"):

@@ -1,8 +1,14 @@
-"""The slash commands the prompt understands (pure: the popup, /help and tests read this)."""
+"""The slash commands the prompt understands (pure: the popup, /help and tests read this).
+
+Built-in commands are the table below; custom commands (Markdown files, tui/custom_commands.py)
+join them as `SlashCommand`s with their file as `source`, after the built-ins, so the popup, the
+palette, F1 and the parser read one list.
+"""
 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 
@@ -11,6 +17,7 @@ class SlashCommand:
     name: str  # with the slash
     args: str  # argument hint shown in the popup ("" for none)
     help: str
+    source: str = ""  # a custom command's file ("" for a built-in)
 
 
 SLASH_COMMANDS: tuple[SlashCommand, ...] = (
@@ -41,7 +48,12 @@ class ParsedCommand:
     argument: str
 
 
-def parse_command(text: str) -> ParsedCommand | None:
+def with_custom(custom: Sequence[SlashCommand] = ()) -> tuple[SlashCommand, ...]:
+    """The built-in commands, then the custom ones whose names no built-in has."""
+    return SLASH_COMMANDS + tuple(c for c in custom if c.name.lower() not in BY_NAME)
+
+
+def parse_command(text: str, custom: Sequence[SlashCommand] = ()) -> ParsedCommand | None:
     """A slash command and its argument, or None when the text is an ordinary message."""
     stripped = text.strip()
     if not stripped.startswith("/"):
@@ -52,4 +64,5 @@ def parse_command(text: str) -> ParsedCommand | None:
         rest = f"{more} {rest}".strip()
     if not _COMMAND_LIKE.fullmatch(head):
         return None
-    return ParsedCommand(BY_NAME.get(head.lower()), head, rest.strip())
+    known = BY_NAME.get(head.lower()) or next((c for c in custom if c.name.lower() == head.lower()), None)
+    return ParsedCommand(known, head, rest.strip())

@@ -98,7 +98,12 @@ class TurnView:
             if event.text:
                 self._reply().append_reasoning(event.text)
         elif isinstance(event, UserMessageStored):
-            self.user.mark_stored()
+            if event.reused:
+                # A resend after a failed turn: the store reuses the earlier copy (its bubble is
+                # still above, before the error), so showing a second one would say it was sent twice.
+                self.user.remove()
+            else:
+                self.user.mark_stored()
         elif isinstance(event, StepStarted):
             self.status.set(state="thinking" if event.step <= 1 else f"thinking (step {event.step})")
         elif isinstance(event, AssistantMessageStored):

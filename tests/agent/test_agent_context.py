@@ -5,6 +5,7 @@ from __future__ import annotations
 from agent_helpers import drive, make_agent
 
 from myrm_tui.agent.events import Notice, TurnError, TurnFinished
+from myrm_tui.context.recall import ctx_expand
 from myrm_tui.store import event_kinds
 
 
@@ -42,19 +43,26 @@ async def test_every_model_call_stores_the_engine_report(store, workspace, scrip
     assert reports[1]["cache_break"] is None
 
 
-async def test_compact_now_masks_old_outputs_and_keeps_them_recoverable(store, workspace, script):
+async def test_compact_now_summarizes_old_turns_and_keeps_them_recoverable(store, workspace, script):
     (workspace / "big.txt").write_text("\n".join(f"row {i} of the big file" for i in range(3000)))
     turns = [{"tool_calls": [{"id": f"r{i}", "name": "bash", "arguments": {"command": f"cat big.txt # {i}"}}]}
              for i in range(6)] + [{"text": "read them all"}]
     model = script(*turns, context_window=32_000)
     agent = make_agent(store, workspace, model, approval="yolo")
     await drive(agent, "read the file six times")
-    event = agent.compact_now()
+    await drive(agent, "thanks; now what?")
+    event = await agent.compact_now()
     assert event is not None and event["saved"] > 0 and event["trigger"] == "manual"
+    assert event["tier"] == "summarize" and event["ops"]["remove"] > 0
     prompt = agent.engine.assemble(agent.turn_input())
-    masked = [m for m in prompt.messages if m["role"] == "tool" and str(m["content"]).startswith("[")]
-    assert masked, "old outputs outside the fresh tail are replaced by placeholders with handles"
-    assert all("msg:" in m["content"] for m in masked)
+    summaries = [m["content"] for m in prompt.messages if "[summary S" in str(m.get("content"))]
+    assert summaries, "the old turns stand as summary nodes"
+    assert not [m for m in prompt.messages if m["role"] == "tool"], "every old tool output left with its turn"
+    handle = summaries[0].split("[summary ", 1)[1].split(" ", 1)[0]
+    node = store.get_summary(agent.session_id, handle)
+    while node["children"]:  # a condensed node expands to its children, a leaf to the messages
+        node = store.get_summary(agent.session_id, node["children"][0])
+    assert "row 1 of the big file" in ctx_expand(store, agent.session_id, node["handle"], query="row 1 of")
 
 
 async def test_fork_with_summary_starts_small_and_keeps_anchor_and_last_turns(store, workspace, script):

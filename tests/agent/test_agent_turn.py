@@ -408,7 +408,7 @@ async def test_call_settings_passed_to_the_provider(store, workspace, script):
     await drive(agent, "hi")
     [(system, tool_names, call_settings)] = seen
     assert system == {"role": "system", "content": agent.system_prompt}
-    assert tool_names == ["file_read", "file_write", "file_edit", "bash", "grep", "glob",
+    assert tool_names == ["file_read", "file_write", "file_edit", "bash", "grep", "glob", "web_fetch",
                           "ctx_search", "ctx_inspect", "ctx_expand", "session_note"]
     assert (call_settings.timeout_s, call_settings.max_attempts) == (12.0, 2)
     assert call_settings.prompt_cache_key == session.id and call_settings.max_output_tokens <= 1000

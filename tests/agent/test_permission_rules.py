@@ -333,3 +333,15 @@ def test_remember_refuses_a_bad_rule(tmp_path):
     with pytest.raises(RuleError):
         remember_allow(tmp_path, tmp_path, ("Bash(ls && rm x)",))
     assert not rules_file(tmp_path).exists()
+
+
+def test_mcp_rules_name_a_server_or_one_tool_and_never_a_lookalike_server():
+    from myrm_tui.agent.permission_rules import call_for, parse_rule, rule_set
+
+    rules = rule_set(allow=[("mcp__git", "user"), ("mcp__time__now", "user")])
+    allowed = {name: rules.judge(call_for(name, {}, Path("."))).allowed
+               for name in ("mcp__git__log", "mcp__git2__log", "mcp__time__now", "mcp__time__convert")}
+    assert allowed == {"mcp__git__log": True, "mcp__git2__log": False, "mcp__time__now": True,
+                       "mcp__time__convert": False}
+    with pytest.raises(RuleError):
+        parse_rule("mcp__git(log)")

@@ -18,7 +18,7 @@ from myrm_tui.settings.settings import Settings
 from myrm_tui.store import event_kinds
 
 # Built-ins, then the recall tools: part of the cached prompt prefix, so the order is fixed.
-EXPECTED_TOOL_ORDER = ["file_read", "file_write", "file_edit", "bash", "grep", "glob",
+EXPECTED_TOOL_ORDER = ["file_read", "file_write", "file_edit", "bash", "grep", "glob", "web_fetch",
                        "ctx_search", "ctx_inspect", "ctx_expand", "session_note"]
 
 

@@ -28,7 +28,7 @@ from myrm_tui.agent.tools.registry import default_tools
 from myrm_tui.context.recall import EXPAND_MAX_CHARS, RECALL_CLOSE, RECALL_NOTE, RECALL_OPEN
 
 RECALL_NAMES = ["ctx_search", "ctx_inspect", "ctx_expand", "session_note"]
-BUILTIN_NAMES = ["file_read", "file_write", "file_edit", "bash", "grep", "glob"]
+BUILTIN_NAMES = ["file_read", "file_write", "file_edit", "bash", "grep", "glob", "web_fetch"]
 
 
 @pytest.fixture

@@ -95,7 +95,9 @@ async def test_a_summary_prepared_in_the_background_replaces_the_extractive_one(
         calls.append(messages)
         return CallResult(answer, 1000, 100, 0.0)
 
-    turn = TurnInput("sys", [], info(10_000), 1024, now=0.0)
+    # 5k: an emergency now would remove the oldest turns (at 10k masking alone would do, and
+    # nothing is prepared for a removal that is not coming).
+    turn = TurnInput("sys", [], info(5_000), 1024, now=0.0)
     record = await engine.maintain(turn, model="openai/gpt-4o-mini", window=128_000, call=call)
     assert calls and record is not None and record.get("handle"), record
     prepared = store.get_summary(session, record["handle"])
@@ -120,7 +122,7 @@ async def test_a_chunk_the_model_failed_on_is_settled_once_not_retried_after_eve
         calls.append(messages)
         return CallResult("not a summary at all", 1000, 5, 0.0)
 
-    turn = TurnInput("sys", [], info(10_000), 1024, now=0.0)
+    turn = TurnInput("sys", [], info(5_000), 1024, now=0.0)  # a removal is ahead (see above)
     first = await engine.maintain(turn, model="openai/gpt-4o-mini", window=128_000, call=call)
     assert first is not None and first["fallback"] and first["attempts"] > 0 and first.get("handle")
     asked = len(calls)
@@ -129,6 +131,33 @@ async def test_a_chunk_the_model_failed_on_is_settled_once_not_retried_after_eve
     second = await engine.maintain(turn, model="openai/gpt-4o-mini", window=128_000, call=call)
     assert second is None or second["first_id"] > first["last_id"], "the settled chunk is not asked again"
     assert second is not None or len(calls) == asked
+
+
+async def test_maintain_pays_only_for_what_the_next_removal_takes(store):
+    """Past the full threshold, but masking alone would make room: no call. Once an emergency
+    would remove turns, the oldest of them are summarized, and that emergency uses it."""
+    session = store.create_session(MODEL).id
+    feed(store, session, 14)
+    engine = ContextEngine(store, session, clock=lambda: 0.0)
+    calls = []
+
+    async def call(messages, max_output_tokens):
+        calls.append(messages)
+        return CallResult("not a summary at all", 1000, 5, 0.0)
+
+    roomy = TurnInput("sys", [], info(10_000), 1024, now=0.0)
+    budget = engine._ready(roomy)
+    assert engine._prompt_tokens(roomy) >= budget.prompt_limit * engine.config.full_ratio
+    assert await engine.maintain(roomy, model="openai/gpt-4o-mini", window=128_000, call=call) is None
+    assert not calls and not engine.rows_removed_next(roomy, if_emergency_now=True)
+    tight = TurnInput("sys", [], info(5_000), 1024, now=0.0)
+    ahead = engine.rows_removed_next(tight, if_emergency_now=True)
+    record = await engine.maintain(tight, model="openai/gpt-4o-mini", window=128_000, call=call)
+    assert record is not None and calls
+    assert engine._index_of_id(record["first_id"]) == ahead[0] and engine._index_of_id(record["last_id"]) <= ahead[-1]
+    prompt = engine.assemble(TurnInput("sys", [], info(5_000), 1024, now=0.0, force_tier="emergency"))
+    assert prompt.report["event"]["ops"].get("remove")
+    assert store.get_summary(session, record["handle"])["status"] in ("active", "folded")
 
 
 async def test_maintain_without_a_usable_model_does_nothing(store):

@@ -159,3 +159,26 @@ async def test_a_crashed_server_is_said_once_and_its_tools_leave_the_prompt(stor
     assert not [n for n in agent.build.tools.names if n.startswith("mcp__")]
     third = await drive(agent, "more")
     assert not [e for e in third if isinstance(e, Notice) and "MCP" in e.text]
+
+
+async def test_server_and_tool_rules_allow_and_deny_mcp_calls_and_always_allow_offers_the_tool(
+        store, workspace, manager, script):
+    from myrm_tui.settings.settings import PermissionLists, RuleEntry
+
+    calls = [{"name": "mcp__t__echo", "arguments": {"text": "hi"}},
+             {"name": "mcp__t__weather", "arguments": {"city": "Oslo"}}]
+    model = script({"tool_calls": calls}, {"text": "ok"})
+    session = store.create_session(model=model)
+    rules = PermissionLists(allow=(RuleEntry("mcp__t", "user config.toml:2"),),
+                            deny=(RuleEntry("mcp__t__weather", "user config.toml:3"),))
+    settings = Settings(permissions=rules).with_values(model=model, approval="ask")
+    agent = Agent(store=store, session_id=session.id, settings=settings, workspace=workspace, mcp=manager)
+    events = await drive(agent, "go", approve=False)
+    assert not [e for e in events if isinstance(e, ApprovalRequest)], "the server rule answers for echo"
+    statuses = {e.name: e.status for e in events if isinstance(e, ToolFinished)}
+    assert statuses == {"mcp__t__echo": "ok", "mcp__t__weather": "denied"}, "deny wins over the server rule"
+
+    plain = script({"tool_calls": [calls[0]]}, {"text": "ok"})
+    asked = await drive(make_agent(store, workspace, manager, plain, approval="ask"), "go", approve=False)
+    (request,) = [e for e in asked if isinstance(e, ApprovalRequest)]
+    assert request.offered_rules == ("mcp__t__echo",), "always-allow offers the one tool, not the whole server"

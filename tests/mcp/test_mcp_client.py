@@ -265,3 +265,16 @@ async def test_closing_during_a_start_that_hangs_leaves_no_process(workspace, lo
     await manager.aclose()  # must not wait out the 600 s start deadline
     assert manager.connection("slow").state == "stopped"
     assert wait_gone(pid)
+
+
+async def test_a_changed_tool_timeout_applies_to_the_next_call(workspace):
+    manager = manager_for(stdio_config("t"), stdio_config("own", tool_timeout=30.0), workspace=workspace, tool=600.0)
+    try:
+        await manager.wait_started()
+        manager.set_timeouts(60.0, 1.0)  # the settings screen changed mcp_tool_timeout
+        hang = next(t for t in manager.tools() if t.name == "mcp__t__hang")
+        with pytest.raises(ToolError, match=r"did not answer hang within 1 s"):
+            await hang.run({}, context(workspace))
+        assert manager.connection("own").tool_timeout == 30.0, "a server's own tool_timeout_sec still wins"
+    finally:
+        await manager.aclose()

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import re
-
 import json
+import re
 
 from tui_pilot_helpers import SIZE, scripted_settings, type_text, wait_until
 
@@ -101,9 +100,9 @@ async def test_compact_key_runs_the_engine_and_marks_the_transcript(workspace, s
         await pilot.click(divider)  # the divider opens the panel
         await wait_until(pilot, lambda: screen.panel.display, what="panel")
         timeline = screen.panel.section_text("timeline")
-        assert f"{done.data['tokens_after']:,}"[:1] in timeline and "full · manual" in timeline
+        assert f"{done.data['tokens_after']:,}"[:1] in timeline and "summarize · manual" in timeline
         assert f"· {done.data['items']} msgs" in timeline
-        assert screen.panel.section_text("dag") == "no summaries yet"
+        assert "S1" in screen.panel.section_text("dag")  # the old turns stand as summary nodes
         assert "#1 " in screen.panel.section_text("cache") and " prompt · " in screen.panel.section_text("cache")
         assert screen.panel.section_text("breakers") == "all stages closed"
         await pilot.press("ctrl+b")
@@ -118,7 +117,7 @@ async def test_ring_click_compacts_and_missing_engine_entry_point_says_so(worksp
         await send(pilot, app, "hi")
         agent = app.chat.current_agent
         calls = []
-        agent.compact_now = lambda focus=None: calls.append(focus)  # observe the real call path
+        agent.compact_now = lambda focus=None, progress=None: calls.append(focus)  # observe the real call path
         await pilot.click("#ring")
         await wait_until(pilot, lambda: calls and not screen.compacting, what="compact")
         assert calls == [None]

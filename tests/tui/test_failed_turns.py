@@ -20,6 +20,7 @@ from myrm_tui.tui.app import DEFAULT_THEME, MyrmApp
 from myrm_tui.tui.themes import shipped_theme_dir
 from myrm_tui.tui.widgets.assistant_message import AssistantMessage
 from myrm_tui.tui.widgets.note import Note
+from myrm_tui.tui.widgets.user_message import UserMessage
 
 BROKEN_THEME = '''name = "broken"
 [colors]
@@ -77,6 +78,8 @@ async def test_after_a_provider_error_the_resent_draft_is_stored_once(workspace,
         await pilot.press("enter")
         await wait_until(pilot, lambda: _idle(app) and screen.turns_ended == 2, what="resent turn")
         assert _stored(store, app.chat.session_id) == [("user", "hello"), ("assistant", "fine now")]
+        await wait_until(pilot, lambda: len(screen.query(UserMessage)) == 1, what="one bubble")
+        assert [u.text for u in screen.query(UserMessage)] == ["hello"], "the screen shows what the store holds"
 
 
 async def test_a_window_too_small_for_myrm_is_said_before_the_first_turn(workspace, store, tmp_path):

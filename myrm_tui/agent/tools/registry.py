@@ -17,6 +17,7 @@ from myrm_tui.agent.tools.file_read import FileRead
 from myrm_tui.agent.tools.file_write import FileWrite
 from myrm_tui.agent.tools.recall_tools import recall_tools
 from myrm_tui.agent.tools.search import Glob, Grep
+from myrm_tui.agent.tools.web_fetch import WebFetch
 
 
 class ToolRegistry:
@@ -57,5 +58,5 @@ def default_tools(extra: Sequence[Tool] = (), mcp_tools: Sequence[Tool] = ()) ->
     by_name = {tool.name: tool for tool in extra}
     recall = tuple(by_name.get(tool.name, tool) for tool in recall_tools())
     rest = tuple(tool for tool in extra if not any(tool is chosen for chosen in recall))
-    return ToolRegistry((FileRead(), FileWrite(), FileEdit(), Bash(), Grep(), Glob(), *recall, *rest,
+    return ToolRegistry((FileRead(), FileWrite(), FileEdit(), Bash(), Grep(), Glob(), WebFetch(), *recall, *rest,
                          *sorted(mcp_tools, key=lambda tool: tool.name)))

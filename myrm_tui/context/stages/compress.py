@@ -39,6 +39,9 @@ from myrm_tui.store.records import MessageRecord
 
 LIGHT, FULL, EMERGENCY = "light", "full", "emergency"
 TIERS = (LIGHT, FULL, EMERGENCY)
+# The user's compact command: every unit outside the kept tail leaves for summary nodes (no
+# masking first, no target to stop at: the user asked for summaries, not for a smaller prompt).
+SUMMARIZE = "summarize"
 # Outputs shorter than this are not worth a pointer (the pointer itself is ~40 tokens).
 MIN_DEDUP_CHARS = 400
 # Tool-call argument strings longer than this are cut in the full tier (file_write bodies).
@@ -243,30 +246,22 @@ class _Planner:
                                first_line, why)
             self.apply(i, MASKED, self.tool_message(i, text), "mask", why)
 
-    def shrink_arguments(self) -> None:
-        for i in self.live():
+    def shrink_arguments(self, in_tail: bool = False) -> None:
+        """Cut long tool-call arguments (file bodies being written) outside the fresh tail; with
+        `in_tail`, inside it (an emergency's step before removing older history: the write is
+        done and on disk, the turns before it are not recoverable from the prompt)."""
+        rows = range(self.inp.tail_start, len(self.inp.rows)) if in_tail else self.live()
+        for i in rows:
             row = self.inp.rows[i]
             if self.done():
                 return
-            if row.role != "assistant" or not self.candidate(i) or self.view_kind(i) != VERBATIM:
+            if row.role != "assistant" or i in self.inp.protected or self.view_kind(i) != VERBATIM:
                 continue
-            calls = row.message.get("tool_calls") or ()
-            if not any(len(c.get("function", {}).get("arguments") or "") > MAX_ARG_CHARS for c in calls):
+            if not in_tail and not self.candidate(i):
                 continue
-            handle = msg_handle(row.id)
-            new_calls = []
-            for call in calls:
-                function = dict(call.get("function", {}))
-                args = parse_arguments(function.get("arguments"))
-                if len(function.get("arguments") or "") > MAX_ARG_CHARS and args:
-                    for key, value in list(args.items()):
-                        if isinstance(value, str) and len(value) > ARG_KEEP_CHARS:
-                            args[key] = (f"{value[:ARG_KEEP_CHARS]}…[{len(value) - ARG_KEEP_CHARS:,} chars omitted; "
-                                         f'ctx_expand("{handle}")]')
-                    function["arguments"] = json.dumps(args, ensure_ascii=False)
-                new_calls.append({**call, "function": function})
-            message = {**row.message, "tool_calls": new_calls}
-            self.apply(i, SHRUNK, message, "shrink_args", "long tool-call arguments cut")
+            message = shrunk_call_arguments(row.message, msg_handle(row.id))
+            if message is not None:
+                self.apply(i, SHRUNK, message, "shrink_args", "long tool-call arguments cut")
 
     # -- emergency --------------------------------------------------------------------------
     def remove_units(self) -> None:
@@ -294,17 +289,43 @@ class _Planner:
                 self.apply(i, REMOVED, None, "remove", "left out; see the omission marker")
 
 
+def shrunk_call_arguments(message: dict[str, Any], handle: str) -> dict[str, Any] | None:
+    """`message` with each tool-call argument string above ARG_KEEP_CHARS cut to its head and a
+    pointer to the original, for the calls whose arguments exceed MAX_ARG_CHARS; None when no
+    call has such arguments."""
+    calls = message.get("tool_calls") or ()
+    if not any(len(c.get("function", {}).get("arguments") or "") > MAX_ARG_CHARS for c in calls):
+        return None
+    new_calls = []
+    for call in calls:
+        function = dict(call.get("function", {}))
+        args = parse_arguments(function.get("arguments"))
+        if len(function.get("arguments") or "") > MAX_ARG_CHARS and args:
+            for key, value in list(args.items()):
+                if isinstance(value, str) and len(value) > ARG_KEEP_CHARS:
+                    args[key] = (f"{value[:ARG_KEEP_CHARS]}…[{len(value) - ARG_KEEP_CHARS:,} chars omitted; "
+                                 f'ctx_expand("{handle}")]')
+            function["arguments"] = json.dumps(args, ensure_ascii=False)
+        new_calls.append({**call, "function": function})
+    return {**message, "tool_calls": new_calls}
+
+
 def plan_compaction(inp: PlanInput) -> Plan:
     """First a fenced pass (only rows after the previous event's boundary change, so the
     prompt prefix the provider cached at that event survives), then, if the target is still
-    not met, the same steps over the whole live history, removal last."""
+    not met, the same steps over the whole live history, removal last. The compact command
+    (`SUMMARIZE`) only removes: every unit outside the kept tail."""
     planner = _Planner(inp)
+    if inp.tier == SUMMARIZE:
+        planner.remove_units()
+        return planner.plan
     tier_rank = TIERS.index(inp.tier)
     steps = [planner.dedup, planner.superseded, planner.filter_big]
     if tier_rank >= 1:
         steps += [lambda: planner.mask(protect_intent=True), planner.shrink_arguments]
     if tier_rank >= 2:
-        steps += [lambda: planner.mask(protect_intent=False)]
+        # Oversized arguments in the tail are cut before any older turn is removed.
+        steps += [lambda: planner.mask(protect_intent=False), lambda: planner.shrink_arguments(in_tail=True)]
     fenced = inp.fence > inp.start
     if fenced:
         planner.inp = dataclasses.replace(inp, start=inp.fence)

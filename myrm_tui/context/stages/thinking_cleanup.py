@@ -24,8 +24,13 @@ def clean_thinking(message: dict[str, Any], family: str, before_last_user: bool)
     out = dict(message)
     if family == ANTHROPIC:
         out.pop("reasoning_content", None)
-        if before_last_user:
+        blocks = [b for b in out.get("thinking_blocks") or () if _replayable(b)]
+        # Anthropic needs the signed blocks back on the turn whose tool calls are being answered
+        # (the current one); from earlier turns it drops them itself, so they are not sent.
+        if before_last_user or not blocks:
             out.pop("thinking_blocks", None)
+        else:
+            out["thinking_blocks"] = blocks
     elif family == REASONING_TOOLS:
         out.pop("thinking_blocks", None)
         if before_last_user and not out.get("tool_calls"):
@@ -39,3 +44,14 @@ def clean_thinking(message: dict[str, Any], family: str, before_last_user: bool)
     if out.get("content") in (None, "") and not out.get("tool_calls") and family != ANTHROPIC:
         out["content"] = "[assistant reasoning omitted]"
     return out
+
+
+def _replayable(block: Any) -> bool:
+    """A block Anthropic accepts back: a thinking block with its signature (one cut off before the
+    signature arrived, by an interrupt or a dropped stream, is refused by the API), or a redacted
+    block with its data."""
+    if not isinstance(block, dict):
+        return False
+    if block.get("type") == "thinking":
+        return bool(block.get("signature"))
+    return block.get("type") == "redacted_thinking" and bool(block.get("data"))

@@ -15,7 +15,7 @@ Rules, and why:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -123,3 +123,35 @@ def first_unit_tokens(rows: Sequence[Row], *, start: int, tail_start: int, ancho
             return None
         return sum(rows[k].tokens for k in range(lo, j))
     return None
+
+
+def chunks_between(rows: Sequence[Row], *, start: int, end: int, barriers: Collection[int],
+                   blocks: Mapping[int, int], summarizer_window: int, overhead: int = DEFAULT_OVERHEAD_TOKENS,
+                   target: int = DEFAULT_TARGET_TOKENS, max_chunk: int = MAX_LEAF_CHUNK_TOKENS) -> list[Chunk]:
+    """Every chunk, oldest first, that summarizer calls would take to cover [start, end) (the
+    compact command, or what an emergency is about to remove). Chunks never cross a barrier (a
+    row that is never removed: the anchors) nor a range already prepared (`blocks`, start →
+    end), so removal cuts the removed run exactly at their edges. A unit too large for one call
+    is skipped: it gets the extractive body."""
+    cap = chunk_cap(summarizer_window, overhead, target, max_chunk)
+    if cap <= 0:
+        return []
+    end = min(end, len(rows))
+    edges = sorted({*(b for b in barriers if start <= b < end), *(b for b in blocks if start <= b < end)})
+    out: list[Chunk] = []
+    i = start
+    while i < end:
+        if i in blocks:
+            i = max(i + 1, blocks[i])
+            continue
+        if i in barriers:
+            i += 1
+            continue
+        hi = next((e for e in edges if e > i), end)
+        chunk = _pick(rows, i, hi, cap)
+        if chunk is None:
+            i = hi if unit_end(rows, i, hi) > hi else max(i + 1, unit_end(rows, i, hi))
+            continue
+        out.append(chunk)
+        i = chunk.end
+    return out

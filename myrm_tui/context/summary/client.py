@@ -89,6 +89,7 @@ class SummaryOutcome:
     redactions: dict[str, int] = field(default_factory=dict)
     failure: str | None = None  # None, "transient" or "permanent": what the breaker recorded
     warning: str = ""
+    model: str = ""  # the model whose answer was accepted ("" for the extractive body)
 
 
 # ---------------------------------------------------------------- routing
@@ -128,6 +129,30 @@ def pick_summarizer_model(main_model: str, lite_model: str | None, main_info: An
     if lite_problem:
         return main_model, f"main model {main_model} ({lite_problem})"
     return main_model, f"main model {main_model} (no lite model configured)"
+
+
+# Providers whose "model" cannot be asked for a summary: a recorded session (`myrm replay`)
+# answers every request with the next recorded assistant turn, so a summary request would take
+# the answer the agent's next step is waiting for.
+NO_SUMMARY_PROVIDERS = frozenset({"replay"})
+
+
+def summarizer_chain(main_model: str, lite_model: str | None, main_info: Any | None,
+                     lite_info: Any | None, *, min_window: int | None = None) -> list[tuple[str, str]]:
+    """[(model, reason)] in the order a chunk is offered to them: the lite model when usable
+    (`pick_summarizer_model`), then the main model, so a failing or rejected lite model does not
+    drop straight to the extractive body. Empty: extractive summaries only."""
+    first, why = pick_summarizer_model(main_model, lite_model, main_info, lite_info, min_window=min_window)
+    chain: list[tuple[str, str]] = []
+    if first is not None and not (first == main_model and _cannot_summarize(main_info)):
+        chain.append((first, why))
+    if first != main_model and not is_tiny(main_model, main_info) and not _cannot_summarize(main_info):
+        chain.append((main_model, f"main model {main_model} (when {first} fails)"))
+    return chain
+
+
+def _cannot_summarize(info: Any | None) -> bool:
+    return info is not None and getattr(info, "provider", "") in NO_SUMMARY_PROVIDERS
 
 
 def guard_summarizer(summarizer: str, summarizer_window: int, main_model: str, main_window: int, *,
@@ -349,3 +374,42 @@ async def summarize(messages: Sequence[dict[str, Any]], *, model: str | None, wi
 
     failure = PERMANENT if permanent or PERMANENT in run.failure_kinds else TRANSIENT
     return fallback(run, last_audit, failure)
+
+
+@dataclass(frozen=True)
+class SummaryModel:
+    """One link of the summarizer chain: a model name (None: extractive only), its window, the
+    call settings its requests need (endpoint included), or an injected call (tests, engines)."""
+
+    model: str | None
+    window: int
+    settings: Any | None = None
+    call: SummarizerCall | None = None
+
+
+async def summarize_with(models: Sequence[SummaryModel], messages: Sequence[dict[str, Any]], **options: Any
+                         ) -> SummaryOutcome:
+    """`summarize` down the chain: each model in turn (its own escalation), the first accepted
+    answer wins; the extractive body only when none is accepted (or the chain is empty). The
+    outcome counts the calls, tokens and cost of every model asked."""
+    tried: list[SummaryOutcome] = []
+    for link in models:
+        if link.model is None and link.call is None:
+            continue
+        outcome = await summarize(messages, model=link.model, window=link.window, settings=link.settings,
+                                  call=link.call, **options)
+        tried.append(outcome)
+        if not outcome.fallback:
+            return _combined(tried, replace(outcome, model=link.model or "injected"))
+    if not tried:
+        return await summarize(messages, model=None, window=0, **options)
+    return _combined(tried, tried[-1])
+
+
+def _combined(tried: Sequence[SummaryOutcome], final: SummaryOutcome) -> SummaryOutcome:
+    if len(tried) < 2:
+        return final
+    errors = [e for o in tried for e in o.errors]
+    return replace(final, attempts=sum(o.attempts for o in tried), tokens_in=sum(o.tokens_in for o in tried),
+                   tokens_out=sum(o.tokens_out for o in tried), cost=sum(o.cost for o in tried), errors=errors,
+                   warning="; ".join(o.warning for o in tried if o.warning))

@@ -165,3 +165,38 @@ def mark_superseded(summaries: Sequence[StructuredSummary]) -> list[StructuredSu
     the model sees the marks; the timeline prompt asks it to keep them)."""
     marked = mark_superseded_decisions([s.decisions for s in summaries])
     return [replace(s, decisions=d) if d != s.decisions else s for s, d in zip(summaries, marked)]
+
+
+# ---------------------------------------------------------------- what a fold keeps open
+
+# Fields of a later summary that can settle an earlier blocker or next step. An "X -> unresolved"
+# fix settles nothing.
+SETTLING_FIELDS = ("completed_actions", "errors_and_fixes", "resolved_questions")
+_UNRESOLVED = re.compile(r"->\s*unresolved\s*$", re.IGNORECASE)
+
+
+def settles(later: str, earlier: str) -> bool:
+    """Does `later` (something done, fixed or answered) settle `earlier` (a blocker or a step)?
+    The same subject test as `reverses`: one shared identifier or two shared content words."""
+    if _UNRESOLVED.search(later):
+        return False
+    lw, li = _terms(later)
+    ew, ei = _terms(earlier)
+    return bool(li & ei) or len(lw & ew) >= MIN_SHARED_WORDS
+
+
+def open_items(summaries: Sequence[StructuredSummary]) -> tuple[list[str], list[str]]:
+    """(blocked_items, next_steps) of a fold without a model: every child's, oldest first, minus
+    those a LATER child settled, duplicates once. (Keeping only the newest child's lists, as
+    folds did, dropped open blockers of older children and kept nothing about what was done.)"""
+    blocked: list[str] = []
+    steps: list[str] = []
+    for i, child in enumerate(summaries):
+        later = [text for c in summaries[i + 1:] for name in SETTLING_FIELDS for text in getattr(c, name)]
+        for item in child.blocked_items:
+            if item not in blocked and not any(settles(t, item) for t in later):
+                blocked.append(item)
+        for item in child.next_steps:
+            if item not in steps and not any(settles(t, item) for t in later):
+                steps.append(item)
+    return blocked, steps

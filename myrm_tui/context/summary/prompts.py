@@ -63,6 +63,12 @@ _STYLE = {
         "factual paragraph: milestones reached, architectural decisions, constraints that will "
         "still matter later. Leave the list fields short."),
 }
+# A fold is where stale state would otherwise pile up: each child lists the blockers and next
+# steps of its own moment, and the newer children say which of those were since settled.
+_FOLD_RULES = ("The summaries are in order, oldest first. blocked_items: keep the open blockers of "
+               "every summary, and drop each one a later summary shows resolved. next_steps: drop each "
+               "step a later summary shows done; keep the rest, newest first. active_task and "
+               "active_state come from the newest summary.")
 _TERSE = "Be as terse as possible while keeping every load-bearing fact and identifier."
 _JSON_ONLY = "Answer with the JSON object only: no prose, no code fence."
 
@@ -81,6 +87,8 @@ def system_prompt(depth: int, *, focus: str | None = None, terse: bool = False,
             "value; move answered asks to resolved_questions; remove blocked_items that are "
             "resolved and next_steps that are done; set active_task from the newest user request. "
             "Respect the list limits by merging or dropping the least important old items.")
+    if depth >= 1 and not merge:
+        parts.append(_FOLD_RULES)
     if focus:
         parts.append(f"FOCUS: spend about {FOCUS_SHARE} of the summary on \"{focus}\"; keep the "
                      "other fields brief but present.")

@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import gc
+import inspect
 import json
 import time
 from collections.abc import Sequence
@@ -29,7 +30,15 @@ from textual.widget import Widget
 from textual.widgets import TextArea
 from textual.worker import Worker, WorkerState
 
-from myrm_tui.agent.attachments import AttachmentError, ImageAttachment, message_content
+from myrm_tui.agent.attachments import (
+    AttachmentError,
+    FileAttachment,
+    ImageAttachment,
+    attachment_chips,
+    file_refs,
+    load_attachments,
+    message_content,
+)
 from myrm_tui.agent.events import StepStarted
 from myrm_tui.llm.events import UsageEvent
 from myrm_tui.store import StoreError, event_kinds
@@ -47,6 +56,12 @@ from myrm_tui.tui.constants import (
 )
 from myrm_tui.tui.context_source import ContextState, expected_compaction, read_context
 from myrm_tui.tui.css import sibling_css
+from myrm_tui.tui.custom_commands import (
+    CustomCommands,
+    command_model,
+    load_custom_commands,
+    workspace_trusted,
+)
 from myrm_tui.tui.formatting import format_tokens, one_line, pretty_key, short_id
 from myrm_tui.tui.fuzzy import fuzzy_filter
 from myrm_tui.tui.history import (
@@ -68,7 +83,7 @@ from myrm_tui.tui.screens.health import HealthScreen
 from myrm_tui.tui.screens.model_picker import ModelPicker
 from myrm_tui.tui.screens.sessions import SessionsScreen, default_export_path, export_markdown
 from myrm_tui.tui.screens.settings import SettingsScreen
-from myrm_tui.tui.slash_commands import SLASH_COMMANDS, parse_command
+from myrm_tui.tui.slash_commands import SLASH_COMMANDS, SlashCommand, parse_command, with_custom
 from myrm_tui.tui.turn_view import TurnView
 from myrm_tui.tui.widgets.approval import FOCUS_BINDING_ID, FOCUS_KEY, ApprovalPrompt
 from myrm_tui.tui.widgets.assistant_message import AssistantMessage
@@ -90,6 +105,8 @@ if TYPE_CHECKING:
 
 BUSY_NOTICE = "A turn is running — Esc to interrupt."
 NO_ENGINE_COMPACT = "Compaction arrives with the context engine."
+COMPACT_CANCELLED = ("Compaction cancelled: the prompt is unchanged; summaries already written are kept "
+                     "for the next compaction.")
 NOTHING_YET = "Nothing to {what} yet: send a message first."
 
 
@@ -176,12 +193,15 @@ class ChatScreen(Screen[None]):
         self.context = ContextState()
         self.hidden_turns = 0  # stored turns not mounted (windowing)
         self.compacting = False
+        self.compact_worker: Worker[None] | None = None
         self.turns_ended = 0  # finished turns this screen ran (tests and the palette wait on it)
         self._last_ctrl_c = 0.0
         self._seen_compactions: set[str] = set()
         self._cta_level = "ok"  # the ring level the fork call to action last fired for
         self._files: list[str] | None = None  # workspace paths for @file, listed once
         self._window_problem: str | None = None  # the model window cannot hold a conversation
+        self.custom = CustomCommands()  # custom slash commands (re-read when a command is typed)
+        self._turn_model: str | None = None  # a custom command's model, for the turn it starts
 
     @property
     def myrm(self) -> MyrmApp:
@@ -253,6 +273,7 @@ class ChatScreen(Screen[None]):
                                           self._welcome_keys(), id="welcome"))
         self.ring.compact_key = self.key_for("chat.compact")
         self.refresh_context(announce=False)
+        self.reload_custom_commands(announce=True)
         self._prepare()
 
     def key_for(self, binding_id: str) -> str:
@@ -424,7 +445,7 @@ class ChatScreen(Screen[None]):
 
                 info = registry.info(self.chat.model, self.chat.settings.models)
                 window, tools = info.context_window, info.supports_tools
-            except Exception:  # noqa: BLE001 - the welcome is a courtesy; the first turn reports real errors
+            except Exception:  # noqa: BLE001, S110 - the welcome is a courtesy; the first turn reports real errors
                 pass
         found.first().refine(self.chat.model, window, tools)
 
@@ -501,15 +522,25 @@ class ChatScreen(Screen[None]):
         if not text.strip():
             return
         self.popup.close()
-        parsed = parse_command(text)
+        self.reload_custom_commands()
+        parsed = parse_command(text, self.custom_slash())
         if parsed is not None:
             if parsed.command is None:
                 self.notify(f"Unknown command {parsed.name}; /help lists them.", severity="warning")
+                return
+            if parsed.command.source:  # a custom command: its text goes as the message
+                self.run_custom_command(parsed.command.name, parsed.argument, draft=text)
                 return
             self.prompt.prompt_history.add(text)
             self.prompt.take_submitted(text)
             self.run_command(parsed.command.name, parsed.argument)
             return
+        self.send_message(text, draft=text)
+
+    def send_message(self, text: str, *, draft: str | None, model: str | None = None, note: str = "") -> None:
+        """Send `text` as the next message (attachments read now). `draft`: what the prompt holds
+        (taken when the message goes, given back if the turn fails); None when the message did
+        not come from the prompt (the palette). `model`: a custom command's model for this turn."""
         if self.turn_running:
             self.notify(BUSY_NOTICE, severity="warning", timeout=3)
             return
@@ -519,39 +550,49 @@ class ChatScreen(Screen[None]):
         if self.ready.is_set() and self.chat.model is None:
             self.transcript.mount(Note(ONBOARDING[0], "warning", ONBOARDING[1]))
             return
-        try:  # a refused image stops the send; the draft stays in the prompt
+        try:  # a refused image or file stops the send; the draft stays in the prompt
             images = self.images.for_message(text, self.chat.workspace)
+            files = load_attachments(file_refs(text, self.chat.workspace), self.chat.workspace,
+                                     self.chat.workspace, self.chat.settings)
         except AttachmentError as exc:
-            self.notify(str(exc), title="Image not attached", severity="error", timeout=8)
+            self.notify(str(exc), title="Not attached", severity="error", timeout=8)
             return
-        self.prompt.prompt_history.add(text)
-        self.prompt.take_submitted(text)
+        if draft is not None:
+            self.prompt.prompt_history.add(draft)
+            self.prompt.take_submitted(draft)
         self.images.commit()
-        self.start_turn(text, images)
+        self._turn_model = model
+        self.start_turn(text, images, files, note=note, draft=draft)
 
-    def start_turn(self, text: str, images: Sequence[ImageAttachment] = ()) -> None:
+    def start_turn(self, text: str, images: Sequence[ImageAttachment] = (),
+                   files: Sequence[FileAttachment] = (), *, note: str = "", draft: str | None = None) -> None:
         self._drop_welcome()
-        user = UserMessage(text + "".join(f"\n[image: {image.name}]" for image in images), stored=False)
+        chips = attachment_chips(files, int(self.chat.settings.tool_output_cap), self.chat.model or "")
+        user = UserMessage(text + "".join(f"\n[{chip}]" for chip in chips)
+                           + "".join(f"\n[image: {image.name}]" for image in images)
+                           + (f"\n[{note}]" if note else ""), stored=False)
         self.transcript.mount(user)
         self.transcript.anchor()  # sending is a request to follow the reply
-        self.turn_text = text
+        self.turn_text = text if draft is None else draft
         self.turn_view = TurnView(self.transcript, self.status, user)
         self.status.set(state="starting" if self.ready.is_set() else "loading the model library")
         self.workers.cancel_group(self, "maintain")  # background summary work yields to the user
         _defer_full_collections()
-        self.turn_worker = self.run_worker(self._run_turn(text, self.turn_view, images), group="turn",
+        self.turn_worker = self.run_worker(self._run_turn(text, self.turn_view, images, files), group="turn",
                                            exclusive=True, exit_on_error=False)
 
-    async def _run_turn(self, text: str, view: TurnView, images: Sequence[ImageAttachment] = ()) -> None:
+    async def _run_turn(self, text: str, view: TurnView, images: Sequence[ImageAttachment] = (),
+                        files: Sequence[FileAttachment] = ()) -> None:
         await self.ready.wait()
         if self.chat.model is None:
             raise RuntimeError(ONBOARDING[0])
-        agent = self.chat.agent(text)
+        model, self._turn_model = self._turn_model, None
+        agent = self.chat.agent(text, model=model)
         switch = self.chat.take_switch()
         if switch is not None:
             view.mount(Note(switch.describe()), after=None)
         self.status.set(session_id=self.chat.session_id, state="thinking")
-        turn = agent.turn(message_content(text, images) if images else text)
+        turn = agent.turn(message_content(text, images, files) if (images or files) else text)
         try:
             async for event in turn:
                 view.handle(event)
@@ -628,7 +669,8 @@ class ChatScreen(Screen[None]):
             self.popup.close()
             return
         if request.kind == "slash":
-            by_name = {c.name: c for c in SLASH_COMMANDS}
+            self.reload_custom_commands()
+            by_name = {c.name: c for c in with_custom(self.custom_slash())}
             names = fuzzy_filter(request.query, list(by_name), POPUP_MAX_ROWS)
             choices = [Choice(n, f"{n} {by_name[n].args}".rstrip() + f"  — {by_name[n].help}") for n in names]
             if len(choices) == 1 and choices[0].value == request.query:
@@ -686,6 +728,41 @@ class ChatScreen(Screen[None]):
             self.action_help()
         elif name == "/image":
             self.attach_image(argument)
+        elif self.custom.get(name) is not None:  # the palette runs custom commands here
+            self.run_custom_command(name, argument, draft=None)
+
+    # custom commands ------------------------------------------------------------------------
+
+    def reload_custom_commands(self, announce: bool = False) -> None:
+        """Re-read the command folders (cheap: two small folders), so a file added or edited while
+        myrm runs is offered at once. `announce`: say what was not loaded (at start)."""
+        from myrm_tui.settings.paths import user_config_dir
+
+        self.custom = load_custom_commands(self.chat.workspace, user_config_dir(),
+                                           [c.name for c in SLASH_COMMANDS])
+        if announce and self.custom.problems:
+            self.transcript.mount(Note("Custom commands: " + "; ".join(self.custom.problems), "warning",
+                                       "F1 lists the commands that were loaded."))
+
+    def custom_slash(self) -> tuple[SlashCommand, ...]:
+        return tuple(SlashCommand(c.name, c.argument_hint, c.help, str(c.path)) for c in self.custom.commands)
+
+    def run_custom_command(self, name: str, argument: str, *, draft: str | None) -> None:
+        """`/NAME args`: the command file's text, arguments substituted, goes as the message; its
+        `model` (when it may apply: custom_commands.command_model) answers this one message."""
+        from myrm_tui.settings.paths import user_config_dir
+
+        command = self.custom.get(name)
+        if command is None:
+            self.notify(f"{name} is gone from the commands folders.", severity="warning")
+            return
+        trusted = workspace_trusted(self.chat.workspace, user_config_dir()) if command.model else False
+        model, refused = command_model(command, trusted)
+        if refused:
+            self.transcript.mount(Note(refused, "warning"))
+        shown = command.path.name if command.scope == "user" else f".myrm/commands/{command.path.name}"
+        note = f"{command.name} from {shown}" + (f" · model {model}" if model else "")
+        self.send_message(command.expand(argument), draft=draft, model=model or None, note=note)
 
     def attach_image(self, path: str) -> None:
         """`/image PATH`: checked now, sent with the next message."""
@@ -716,30 +793,52 @@ class ChatScreen(Screen[None]):
         self.status.set(state="compacting")
         self._compact(focus)
 
-    @work(thread=True, exclusive=True, group="compact", exit_on_error=False)
     def _compact(self, focus: str | None) -> None:
+        self.compact_worker = self.run_worker(self._run_compact(focus), group="compact", exclusive=True,
+                                              exit_on_error=False)
+
+    async def _run_compact(self, focus: str | None) -> None:
+        """The compact command on the app's loop: the summarizer's calls are awaited, the
+        progress line follows them, and Esc cancels the worker (nothing in the prompt changes
+        until every summary is written)."""
         try:
             agent = self.chat.agent("")
             if not hasattr(agent, "compact_now"):
-                self.app.call_from_thread(self._compacted, None, NO_ENGINE_COMPACT)
+                self._compacted(None, NO_ENGINE_COMPACT)
                 return
-            result = agent.compact_now(focus)
+            result = agent.compact_now(focus, progress=self._compact_progress)
+            if inspect.isawaitable(result):
+                result = await result
+        except asyncio.CancelledError:
+            self._compacted(None, COMPACT_CANCELLED)
+            raise
         except Exception as exc:  # noqa: BLE001 - shown to the user; the session is untouched
-            self.app.call_from_thread(self._compacted, None, f"Compaction failed: {exc}")
+            self._compacted(None, f"Compaction failed: {exc}")
             return
-        self.app.call_from_thread(self._compacted, result, None)
+        self._compacted(result, None)
+
+    def _compact_progress(self, progress: Any) -> None:
+        """The progress line while the summarizer writes (status bar), with the cancel key."""
+        if progress.what == "done":
+            state = "compacting"
+        else:
+            what = "summary" if progress.what == "leaf" else "fold"
+            state = f"compacting: {what} {progress.done + 1} of {max(progress.total, progress.done + 1)}"
+        self.status.set(state=f"{state} · {self.key_for('chat.interrupt')} cancels")
 
     def _compacted(self, result: dict[str, Any] | None, problem: str | None) -> None:
         self.compacting = False
+        self.compact_worker = None
         self.status.set(state="")
         if problem is not None:
-            self.notify(problem, severity="warning" if problem == NO_ENGINE_COMPACT else "error")
+            severity = "warning" if problem in (NO_ENGINE_COMPACT, COMPACT_CANCELLED) else "error"
+            self.notify(problem, severity=severity)
+            self.refresh_context()
             return
         if not result:
-            self.notify("Nothing to compact: the history is already as small as it gets.")
+            self.notify("Nothing to compact: only the latest exchange is left.")
         else:
-            saved = result.get("saved")
-            self.notify(f"Compacted{f': −{saved:,} tokens' if isinstance(saved, int) else ''}.")
+            self.notify(compacted_text(result))
         self.refresh_context()
 
     def action_fork(self) -> None:
@@ -877,7 +976,10 @@ class ChatScreen(Screen[None]):
         lines += [f"| `{' / '.join(keys)}` | {desc} | `{bid}` |" for bid, (keys, desc) in ordered]
         lines += ["", "Rebind any key with `[keymap]` in the config: `\"chat.fork\" = \"f5\"`.", "",
                   "| command | what it does |", "|---|---|"]
-        lines += [f"| `{f'{c.name} {c.args}'.rstrip()}` | {c.help} |" for c in SLASH_COMMANDS]
+        lines += [f"| `{f'{c.name} {c.args}'.rstrip()}` | {c.help.replace('|', '/')} |"
+                  for c in with_custom(self.custom_slash())]
+        if self.custom.problems:
+            lines += ["", "Custom commands not loaded:", ""] + [f"- {problem}" for problem in self.custom.problems]
         return "\n".join(lines)
 
     def export(self, argument: str) -> None:
@@ -956,8 +1058,10 @@ class ChatScreen(Screen[None]):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "interrupt":
-            # Without a running turn Esc is not ours: let focused widgets use it. In an approval's
-            # reason box it goes back to the answers.
+            # Without a running turn (or compaction) Esc is not ours: let focused widgets use it.
+            # In an approval's reason box it goes back to the answers.
+            if self.compact_worker is not None:
+                return True
             waiting = self.pending_approval() if self.turn_running else None
             return self.turn_running and not (waiting is not None and waiting.reason_open)
         if action == "focus_approval":
@@ -965,6 +1069,11 @@ class ChatScreen(Screen[None]):
         return True
 
     def action_interrupt(self) -> None:
+        compacting = self.compact_worker
+        if compacting is not None and not compacting.is_cancelled:
+            self.status.set(state="cancelling the compaction")
+            compacting.cancel()
+            return
         worker = self.turn_worker
         if worker is not None and not worker.is_cancelled:
             self.status.set(state="interrupting")
@@ -979,7 +1088,7 @@ class ChatScreen(Screen[None]):
             self.app.copy_to_clipboard(selected)
             self.notify(f"Copied {len(selected):,} characters.", timeout=2)
             return
-        if self.turn_running:
+        if self.turn_running or self.compact_worker is not None:
             self._last_ctrl_c = 0.0
             self.action_interrupt()
             return
@@ -1010,3 +1119,17 @@ class ChatScreen(Screen[None]):
         self.prompt.load_text(edited)
         self.prompt.move_cursor(self.prompt.document.end)
         self.prompt.focus()
+
+
+def compacted_text(event: dict[str, Any]) -> str:
+    """The toast after the compact command: tokens freed and who wrote the summaries."""
+    saved = event.get("saved")
+    summaries = event.get("summaries") or {}
+    made = sum(int(n) for n in (summaries.get("created_by_depth") or {}).values())
+    extractive = int(summaries.get("fallback") or 0)
+    text = f"Compacted{f': −{saved:,} tokens' if isinstance(saved, int) else ''}"
+    if made:
+        written = made - extractive
+        text += f"; {made} summar{'y' if made == 1 else 'ies'}"
+        text += f" ({written} written by the model)" if written else " (extractive: no model wrote them)"
+    return text + "."

@@ -6,6 +6,7 @@ walks the vault folder), then shown; nothing here computes a number itself.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any, ClassVar
 
 from textual import work
@@ -16,12 +17,30 @@ from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import Static
 
+from myrm_tui.terminal_text import for_terminal
 from myrm_tui.tui.context_source import read_context
 from myrm_tui.tui.css import sibling_css
 from myrm_tui.tui.metrics import HealthReport, Metric, health_report, vault_size
 
 CARDS = (("context", "Context"), ("compaction", "Compaction"), ("cache", "Prompt cache"),
          ("engine", "Engine"), ("session", "Session"))
+
+
+def instructions_line(workspace: Path | None) -> str:
+    """The instruction files the system prompt carries (agent/prompts.py), in its order, and what
+    the shared cap did to them; one line under the cards."""
+    if workspace is None:
+        return "Instruction files: no workspace"
+    from myrm_tui.agent.prompts import current_instructions
+
+    found = current_instructions(workspace)
+    if not found.files:
+        return "Instruction files: none (AGENTS.md / CLAUDE.md)"
+    shown = []
+    for item in found.files:
+        size = f"{item.chars:,} chars" if item.state == "whole" else f"{item.state}: {item.included:,} of {item.chars:,}"
+        shown.append(f"{item.label} ({size})")
+    return "Instruction files: " + " · ".join(shown)
 
 
 def card_content(metrics: list[Metric]) -> Content:
@@ -55,12 +74,17 @@ class HealthScreen(Screen[None]):
                 with Vertical(classes="card", id=f"card-{key}"):
                     yield Static(Content(title), classes="card-title")
                     yield Static(Content("…"), classes="card-body")
+        # Read here, not in the report's thread: a few small files, and the line is there on the
+        # first frame (no flicker from "…").
+        yield Static(Content(for_terminal(self._instructions())), id="health-instructions")
         yield Static(Content("Esc close · r refresh"), id="health-hint")
 
     def on_mount(self) -> None:
         self.action_refresh_report()
 
     def action_refresh_report(self) -> None:
+        if self.is_mounted:
+            self.query_one("#health-instructions", Static).update(Content(for_terminal(self._instructions())))
         if self.session_id is None:
             self._show(health_report([], [], None))
             return
@@ -75,6 +99,10 @@ class HealthScreen(Screen[None]):
                                reading=read_context(self.store, self.session_id).reading,
                                summaries=self.store.summaries(self.session_id))
         self.app.call_from_thread(self._show, report)
+
+    def _instructions(self) -> str:
+        root = getattr(self.store, "root", None)
+        return instructions_line(Path(root).parent if root is not None else None)
 
     def _show(self, report: HealthReport) -> None:
         self.report = report

@@ -19,7 +19,7 @@ from textual.message import Message
 from textual.widgets import TextArea
 
 from myrm_tui.terminal_text import for_terminal
-from myrm_tui.tui.completion import apply_completion
+from myrm_tui.tui.completion import apply_completion, completion_at
 from myrm_tui.tui.css import sibling_css
 from myrm_tui.tui.prompt_history import PromptHistory
 from myrm_tui.tui.widgets.completion_popup import CompletionPopup
@@ -126,6 +126,13 @@ class PromptArea(TextArea):
     def _accept_completion(self, only_if_changes: bool = False) -> bool:
         popup = self.popup
         if popup is None or popup.request is None or popup.current is None:
+            return False
+        # The choices were computed for the token as it was when the popup last filtered; keys
+        # typed since (fast typing, a paste, tmux send-keys) may have changed it. Completing a
+        # stale token would splice the old choice into the new text ("/mcp" → "/mcp cp").
+        fresh = completion_at(self.text, *self.cursor_location)
+        if fresh is None or fresh != popup.request:
+            popup.close()
             return False
         new_text, cursor = apply_completion(self.text, popup.request, popup.current.value)
         if only_if_changes and new_text.rstrip() == self.text.rstrip():

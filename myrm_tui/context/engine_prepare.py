@@ -1,0 +1,352 @@
+"""Summaries written by a model before the event that needs them.
+
+Why apart from the event: a compaction event is synchronous and never waits for a model (the
+prompt must be built now). So whatever a model writes is prepared ahead, stored as a node with
+status `prepared`, and activated by the event whose removal (or fold) covers exactly what it
+stands for. Three callers, one mechanism:
+
+- `maintain`: idle time in the TUI, and between steps of a turn (agent), once the prompt passes
+  the full threshold: the next chunk that removal will take, else the next fold.
+- `prepare_for_compact`: the user's compact command, before its event: every chunk outside the
+  kept tail, then the folds those leaves will make, with the user's focus in the prompt.
+- `chunks_before_removal` + `prepare_chunks`: when the user allows the wait (`summary_wait`),
+  right before an emergency removes history: the chunks it is about to take.
+
+Every model call goes down the summarizer chain (`summary.client.summarize_with`: the lite model,
+then the main model, then the extractive body), so a failing lite model does not leave the
+session with extractive summaries while the main model could write them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from myrm_tui.context.budget import Budget, budget_for
+from myrm_tui.context.config import EngineConfig
+from myrm_tui.context.dag import SUMMARY_KINDS, SummaryDag
+from myrm_tui.context.family import family_of
+from myrm_tui.context.tokens import count_message_tokens
+from myrm_tui.context.units import Unit, split_units
+from myrm_tui.context.view_log import SyntheticView
+from myrm_tui.store.records import MessageRecord
+
+# Between steps and after turns, a chunk smaller than this share of a full summarizer chunk
+# waits to grow (unless the very next request removes it): measured in bench/summary_timing.py.
+MIN_CHUNK_FILL = 0.5
+# Same-depth fold rounds a preparation looks ahead (the event folds at most this many rounds).
+FOLD_LOOKAHEAD_ROUNDS = 8
+
+
+@dataclass(frozen=True)
+class PrepareProgress:
+    """Where a multi-call preparation is (the compact command's progress line)."""
+
+    done: int  # summaries written so far
+    total: int  # summaries planned (folds are only known once their leaves exist)
+    what: str  # "leaf" or "fold"
+
+
+ProgressFn = Callable[[PrepareProgress], None]
+
+
+class SummaryPreparation:
+    # Provided by ContextEngine.
+    store: Any
+    session_id: str
+    config: EngineConfig
+    dag: SummaryDag
+    rows: list[MessageRecord]
+    synthetic: list[SyntheticView]
+    usage_ratio: float
+    _first_user: int | None
+    _last_user: int | None
+    _system_rows: list[int]
+    _history_tokens: int
+
+    # ------------------------------------------------------------------ entry points
+    async def maintain(self, inp: Any, *, model: str | None = None, window: int = 0, call: Any = None,
+                       settings: Any = None, breaker: Any = None, models: Sequence[Any] | None = None
+                       ) -> dict[str, Any] | None:
+        """One piece of idle-time work (after a turn, or between two steps of one): once the
+        prompt passes the full threshold, have a model summarize the next chunk that will be left
+        out, else write the next fold. When removal comes, the summary is ready and nothing waits
+        for a model. `models`: the summarizer chain (`model`/`window`/`call`/`settings`: a chain
+        of one). Never raises for model failures."""
+        chain = _chain(models, model, window, call, settings)
+        if not chain:
+            return None
+        budget = self._ready(inp)
+        # Prepare only once the full tier is reached: removal is then near, so the paid summary
+        # is very likely to be used (below it, sessions often end before anything is removed).
+        if self._prompt_tokens(inp) < budget.prompt_limit * self.config.full_ratio:
+            return None
+        # The oldest chunk of what an emergency would remove now: removal takes the oldest units
+        # first, so that is what the next removal takes, whenever it comes. (Summarizing "the
+        # oldest units outside the tail" instead paid, between steps, for a chunk of the one or
+        # two units added since the last step, a call each: 50 calls where 22 cover as much,
+        # bench/summary_timing.py.) Nothing when masking alone would do: no removal is near.
+        chunks = self._removal_chunks(self.rows_removed_next(inp, if_emergency_now=True), chain)
+        chunk = chunks[0] if chunks else None
+        full = min(_full_chunk(chain), budget.prompt_limit)  # a small window's removals are small too
+        if chunk is not None and chunk.tokens < full * MIN_CHUNK_FILL and not self.rows_removed_next(inp):
+            chunk = None  # a small chunk now would cost a call that a later, fuller one saves
+        if chunk is not None:
+            record = await self._prepare_leaf(inp, budget, self.rows[chunk.start:chunk.end], chain, breaker,
+                                              kind="prepare")
+        else:
+            fold = self._next_fold(budget)
+            if fold is None:
+                return None
+            record = await self._prepare_fold(inp, budget, fold[0], fold[1], chain, breaker)
+        # Nothing was asked (every model's breaker open): no work was done, nothing to report.
+        return record if record["attempts"] or not record["fallback"] else None
+
+    async def prepare_for_compact(self, inp: Any, *, models: Sequence[Any], breaker: Any = None,
+                                  focus: str | None = None, progress: ProgressFn | None = None
+                                  ) -> list[dict[str, Any]]:
+        """The compact command's model work, before its event (`summarize_now`): a summary for
+        every chunk outside the kept tail, then the folds these leaves will make. Cancelling
+        (the task) keeps what is written: prepared nodes wait for the next removal."""
+        from myrm_tui.context.summary.chunking import chunks_between
+
+        chain = list(models)
+        if not chain:
+            return []
+        budget = self._ready(inp)
+        live = self._live_from()
+        end = self._manual_tail_start(split_units(self.rows, live), budget.window)
+        chunks = chunks_between(self.rows, start=live, end=end, barriers=self._never_removed(),
+                                blocks=self._prepared_blocks(), summarizer_window=_window(chain))
+        records = []
+        for i, chunk in enumerate(chunks):
+            _report(progress, i, len(chunks), "leaf")
+            records.append(await self._prepare_leaf(inp, budget, self.rows[chunk.start:chunk.end], chain, breaker,
+                                                    kind="compact", focus=focus))
+        records += await self.prepare_folds(inp, models=chain, breaker=breaker, focus=focus, progress=progress,
+                                            done=len(records))
+        _report(progress, len(records), len(records), "done")
+        return records
+
+    async def prepare_folds(self, inp: Any, *, models: Sequence[Any], breaker: Any = None, focus: str | None = None,
+                            progress: ProgressFn | None = None, done: int = 0) -> list[dict[str, Any]]:
+        """The folds the next event will make with the nodes that exist and the leaves prepared
+        for it, written by the model now (after the leaves of the compact command or of
+        `summary_wait`, which the user is waiting for anyway)."""
+        chain = _chain(models, None, 0, None, None)
+        if not chain:
+            return []
+        budget = self._ready(inp)
+        records: list[dict[str, Any]] = []
+        for _ in range(FOLD_LOOKAHEAD_ROUNDS):
+            fold = self._next_fold(budget)
+            if fold is None:
+                break
+            _report(progress, done + len(records), done + len(records) + 1, "fold")
+            record = await self._prepare_fold(inp, budget, fold[0], fold[1], chain, breaker, focus=focus)
+            records.append(record)
+            if record.get("fallback"):
+                break
+        return records
+
+    def chunks_before_removal(self, inp: Any, models: Sequence[Any]) -> list[Any]:
+        """The chunks the next request's emergency is about to remove that no model has
+        summarized yet (a dry run of its plan: `rows_removed_next`), cut at what is already
+        prepared. Empty when no removal is ahead. The caller then waits for `prepare_chunks`
+        (the user allowed it: `summary_wait`)."""
+        chain = _chain(models, None, 0, None, None)
+        if not chain:
+            return []
+        return self._removal_chunks(self.rows_removed_next(inp), chain)
+
+    def _removal_chunks(self, removed: Sequence[int], chain: Sequence[Any]) -> list[Any]:
+        """`removed` (row indices, ascending) as summarizer chunks, cut at prepared ranges."""
+        from myrm_tui.context.summary.chunking import chunks_between
+
+        runs: list[list[int]] = []
+        for i in removed:
+            if runs and i == runs[-1][-1] + 1:
+                runs[-1].append(i)
+            else:
+                runs.append([i])
+        blocks, barriers, window = self._prepared_blocks(), self._never_removed(), _window(chain)
+        return [chunk for run in runs for chunk in chunks_between(
+            self.rows, start=run[0], end=run[-1] + 1, barriers=barriers, blocks=blocks, summarizer_window=window)]
+
+    async def prepare_chunks(self, inp: Any, chunks: Sequence[Any], *, models: Sequence[Any], breaker: Any = None,
+                             kind: str = "prepare", progress: ProgressFn | None = None) -> list[dict[str, Any]]:
+        """A model summary for each of `chunks` (row ranges), stored as prepared nodes."""
+        chain = _chain(models, None, 0, None, None)
+        if not chain:
+            return []
+        budget = self._ready(inp)
+        records = []
+        for i, chunk in enumerate(chunks):
+            _report(progress, i, len(chunks), "leaf")
+            records.append(await self._prepare_leaf(inp, budget, self.rows[chunk.start:chunk.end], chain, breaker,
+                                                    kind=kind))
+        return records
+
+    # ------------------------------------------------------------------ the work
+    async def _prepare_leaf(self, inp: Any, budget: Budget, rows: Sequence[MessageRecord], chain: Sequence[Any],
+                            breaker: Any, *, kind: str, focus: str | None = None) -> dict[str, Any]:
+        from myrm_tui.context.summary.client import summarize_with
+        from myrm_tui.context.summary.source import summarizer_messages
+
+        outcome = await summarize_with(chain, summarizer_messages([r.message for r in rows]), ids=[r.id for r in rows],
+                                       focus=focus, breaker=breaker, session_id=self.session_id)
+        record = _record(kind, outcome, chain)
+        record.update(first_id=rows[0].id, last_id=rows[-1].id)
+        # A chunk the model was asked about is settled either way: its answer, or (rejected or
+        # failed) the extractive summary. Leaving a failed chunk unprepared made the next idle
+        # step pay for the same rejected chunk again, after every turn (4 calls each time).
+        # A breaker-open skip (no call made) stays unprepared so a later probe can still try.
+        if not outcome.fallback or outcome.attempts:
+            node = self.dag.prepare(rows, outcome.summary, lambda m: count_message_tokens(m, inp.model.name),
+                                    model=outcome.model if not outcome.fallback else "extractive",
+                                    quote_tokens=self._quote_tokens(budget))
+            record["handle"] = node["handle"]
+        self.store.append_event(self.session_id, "summary", record)
+        return record
+
+    async def _prepare_fold(self, inp: Any, budget: Budget, children: list[dict[str, Any]], depth: int,
+                            chain: Sequence[Any], breaker: Any, *, focus: str | None = None) -> dict[str, Any]:
+        """A condensed node written by a model from its children's bodies, with the prompt of
+        its depth (timeline, trajectory, durable memory). Only an accepted answer is stored: a
+        fold without one merges the children's fields at the event, as it always could, and the
+        same children are not offered to the model again in this process."""
+        from myrm_tui.context.dag import from_json_dict
+        from myrm_tui.context.summary.client import summarize_with
+        from myrm_tui.context.summary.prompts import condense_messages
+        from myrm_tui.context.summary.schema import body_text
+
+        handles = tuple(c["handle"] for c in children)
+        # The children's fields only: their headers, footers and quotes are stored columns and
+        # verbatim lines the fold carries itself (`dag._fold_footer`); sent to the model they
+        # only cost tokens and look like identifiers to the auditor.
+        bodies = [f"Summary {c['handle']} (msg:{c['first_id']} … msg:{c['last_id']}):\n"
+                  f"{body_text(from_json_dict(c['content']))}" for c in children]
+        outcome = await summarize_with(chain, condense_messages(bodies),
+                                       depth=depth, focus=focus, breaker=breaker, session_id=self.session_id,
+                                       source_tokens=sum(int(c["tokens"]) for c in children))
+        record = _record("fold", outcome, chain)
+        record.update(first_id=children[0]["first_id"], last_id=children[-1]["last_id"], children=list(handles),
+                      depth=depth)
+        if outcome.fallback:
+            if outcome.attempts:  # asked and failed (a breaker-open skip may try again later)
+                self._failed_folds.add(handles)
+        else:
+            node = self.dag.prepare_fold(children, depth, outcome.summary,
+                                         lambda m: count_message_tokens(m, inp.model.name), model=outcome.model,
+                                         quote_tokens=self._quote_tokens(budget),
+                                         max_tokens=self._max_node_tokens(budget))
+            record["handle"] = node["handle"]
+        self.store.append_event(self.session_id, "summary", record)
+        return record
+
+    def _next_fold(self, budget: Budget) -> tuple[list[dict[str, Any]], int] | None:
+        """The next same-depth fold an event will make with the nodes that exist (active, and
+        prepared leaves about to be activated) and that no model has written yet: (children,
+        depth). Runs the event's fold rule (`condense.find_fold_run`, pressure from the summary
+        area's share of B), substituting folds already prepared, so the event finds them."""
+        from myrm_tui.context.summary.condense import SummaryNode, find_fold_run
+
+        if not hasattr(self.store, "summaries"):
+            return None
+        nodes: list[tuple[SummaryNode, dict[str, Any]]] = []
+        live = self._live_from()
+        for view in self.synthetic:
+            if view.kind in SUMMARY_KINDS and view.handle:
+                node = self.store.get_summary(self.session_id, view.handle)
+                if node is not None:
+                    nodes.append((self._summary_node(node, view.tokens), node))
+        for node in self.store.summaries(self.session_id, status="prepared"):
+            if not node["children"] and self._index_of_id(node["first_id"]) >= live:
+                nodes.append((self._summary_node(node, int(node["tokens"])), node))
+        nodes.sort(key=lambda pair: pair[0].start)
+        pressure_at = budget.prompt_limit * self.config.marker_cap_ratio
+        for _ in range(FOLD_LOOKAHEAD_ROUNDS):
+            run = find_fold_run([n for n, _ in nodes], pressure=sum(n.tokens for n, _ in nodes) > pressure_at)
+            if run is None:
+                return None
+            handles = [n.id for n in run.nodes]
+            prepared = self.dag.prepared_fold(handles)
+            if prepared is None:
+                if tuple(handles) in self._failed_folds:
+                    return None
+                by_handle = {n.id: node for n, node in nodes}
+                return [by_handle[h] for h in handles], run.depth
+            taken = set(prepared["children"])
+            at = next(i for i, (n, _) in enumerate(nodes) if n.id in taken)
+            nodes = [pair for pair in nodes if pair[0].id not in taken]
+            nodes.insert(at, (self._summary_node(prepared, int(prepared["tokens"])), prepared))
+        return None
+
+    # ------------------------------------------------------------------ helpers
+    def _ready(self, inp: Any) -> Budget:
+        budget = budget_for(inp.model.context_window, inp.max_output_tokens)
+        self._sync_rows()
+        self._render((family_of(inp.model.name), inp.model.supports_vision, inp.model.name))
+        return budget
+
+    def _prompt_tokens(self, inp: Any) -> int:
+        from myrm_tui.context.engine import _fixed_tokens, _tools_key
+
+        return _fixed_tokens(inp.system_prompt, tuple(inp.tools) and _tools_key(inp.tools), inp.model.name) \
+            + self._history_tokens
+
+    def _never_removed(self) -> set[int]:
+        return {i for i in (self._first_user, self._last_user) if i is not None} | set(self._system_rows)
+
+    def _summary_node(self, node: dict[str, Any], tokens: int) -> Any:
+        from myrm_tui.context.summary.condense import SummaryNode
+
+        return SummaryNode(node["handle"], int(node["depth"]), self._index_of_id(node["first_id"]),
+                           self._index_of_id(node["last_id"]) + 1, tokens)
+
+    # Provided by ContextEngine / SummaryEvents.
+    _failed_folds: set[tuple[str, ...]]
+    _sync_rows: Callable[[], Any]
+    _render: Callable[[tuple[Any, ...]], None]
+    _live_from: Callable[[], int]
+    _tail_start: Callable[[Sequence[Unit], int], int]
+    _manual_tail_start: Callable[[Sequence[Unit], int], int]
+    _row_tokens: Callable[[int], int]
+    _index_of_id: Callable[[int], int]
+    _prepared_blocks: Callable[[], dict[int, int]]
+    _quote_tokens: Callable[[Budget], int]
+    _max_node_tokens: Callable[[Budget], int]
+    rows_removed_next: Callable[..., list[int]]
+
+def _chain(models: Sequence[Any] | None, model: str | None, window: int, call: Any, settings: Any) -> list[Any]:
+    from myrm_tui.context.summary.client import SummaryModel
+
+    if models is not None:
+        return [m for m in models if m.model is not None or m.call is not None]
+    if model is None and call is None:
+        return []
+    return [SummaryModel(model, window, settings, call)]
+
+
+def _full_chunk(chain: Sequence[Any]) -> int:
+    from myrm_tui.context.summary.chunking import chunk_cap
+
+    return chunk_cap(_window(chain))
+
+
+def _window(chain: Sequence[Any]) -> int:
+    """The window every model of the chain can take (a chunk is offered to each in turn)."""
+    return min(int(m.window) for m in chain)
+
+
+def _record(kind: str, outcome: Any, chain: Sequence[Any]) -> dict[str, Any]:
+    return {"kind": kind, "model": outcome.model or (chain[0].model or "injected"),
+            "chain": [m.model or "injected" for m in chain], "level": outcome.level, "attempts": outcome.attempts,
+            "fallback": outcome.fallback, "tokens_in": outcome.tokens_in, "tokens_out": outcome.tokens_out,
+            "cost": outcome.cost, "errors": outcome.errors[-3:], "warning": outcome.warning}
+
+
+def _report(progress: ProgressFn | None, done: int, total: int, what: str) -> None:
+    if progress is not None:
+        progress(PrepareProgress(done, total, what))

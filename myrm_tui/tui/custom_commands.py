@@ -1,0 +1,207 @@
+"""Custom slash commands: Markdown files whose text becomes the message (pure: no Textual).
+
+Where they come from: `<config dir>/commands/NAME.md` (the user's own, every workspace) and the
+workspace's `.myrm/commands/NAME.md` (the repository's). `/NAME args` sends the file's text with
+`$ARGUMENTS` replaced by everything after the name and `$1` … `$9` by its words (shell-style
+quoting groups words); a file with neither gets the arguments appended after a blank line, so
+nothing typed is dropped. Optional front matter between `---` lines: `description` (the popup,
+the palette and F1 show it), `argument-hint` (shown after the name), `model` (the message goes
+to that model; the next one goes back).
+
+Why a workspace command is believed only so far: its text is prompt text the user chooses to
+send by typing its name, like a snippet they could have pasted, so it is read without asking
+(as the peers read AGENTS.md). Its `model`, though, decides where the conversation goes (and
+who bills for it), exactly like the `model` setting of `.myrm/config.toml`: it applies only
+when the user trusts the workspace (`myrm trust`, or `--trust` for one `myrm run`); otherwise
+the message goes to the current model and the user is told why.
+
+Name clashes: a built-in command always wins (the file is not loaded, and F1 and a note say so);
+between a user and a workspace command of the same name the user's own wins (a cloned repository
+cannot replace a command the user wrote), and that is reported too.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+COMMANDS_FOLDER = "commands"
+WORKSPACE, USER = "workspace", "user"
+# The name is the file's stem; the same shape a built-in command has (letters, digits, - and _).
+_NAME = re.compile(r"^[A-Za-z][\w-]*$")
+# 64 KB of prompt text is far beyond any real command; a bigger file is a mistake (or a dump
+# someone dropped in the folder) and would be sent whole on every use.
+MAX_COMMAND_BYTES = 64 * 1024
+# More files than this in one folder are not all meant as commands; the popup stays usable.
+MAX_COMMANDS_PER_FOLDER = 200
+FRONT_MATTER_KEYS = ("description", "argument-hint", "model")
+_PLACEHOLDER = re.compile(r"\$(ARGUMENTS|[1-9])")
+
+
+@dataclass(frozen=True)
+class CustomCommand:
+    name: str  # with the slash, as typed
+    description: str
+    argument_hint: str
+    model: str  # "" : the session's model
+    body: str
+    path: Path
+    scope: str  # WORKSPACE or USER
+
+    def expand(self, arguments: str) -> str:
+        """The message this command sends for `arguments`."""
+        arguments = arguments.strip()
+        if not _PLACEHOLDER.search(self.body):
+            return f"{self.body}\n\n{arguments}" if arguments else self.body
+        try:
+            words = shlex.split(arguments)
+        except ValueError:  # an unbalanced quote: plain words
+            words = arguments.split()
+
+        def value(match: re.Match[str]) -> str:
+            key = match.group(1)
+            if key == "ARGUMENTS":
+                return arguments
+            index = int(key) - 1
+            return words[index] if index < len(words) else ""
+
+        return _PLACEHOLDER.sub(value, self.body)
+
+    @property
+    def help(self) -> str:
+        where = ".myrm/commands" if self.scope == WORKSPACE else "your commands folder"
+        return f"{self.description or 'custom command'} (custom, {where})"
+
+
+@dataclass(frozen=True)
+class CustomCommands:
+    commands: tuple[CustomCommand, ...] = ()
+    problems: tuple[str, ...] = ()  # files not loaded and clashes, one sentence each
+
+    def get(self, name: str) -> CustomCommand | None:
+        lowered = name.lower()
+        return next((c for c in self.commands if c.name.lower() == lowered), None)
+
+
+def _front_matter(text: str, path: Path, problems: list[str]) -> tuple[dict[str, str], str]:
+    """(keys, body) of a command file; the front matter is `key: value` lines between `---`."""
+    if not text.startswith("---\n"):
+        return {}, text
+    end = text.find("\n---", 3)
+    if end == -1 or text[end + 4:end + 5] not in ("", "\n"):
+        problems.append(f"{path}: the front matter opened with --- is never closed; it is read as text")
+        return {}, text
+    keys: dict[str, str] = {}
+    for number, line in enumerate(text[4:end].split("\n"), start=2):
+        stripped = line.strip()
+        if not stripped or stripped.startswith("#"):
+            continue
+        key, colon, value = stripped.partition(":")
+        key = key.strip().lower().replace("_", "-")
+        if not colon:
+            problems.append(f"{path}:{number}: {stripped!r} is not `key: value`; ignored")
+            continue
+        if key not in FRONT_MATTER_KEYS:
+            problems.append(f"{path}:{number}: `{key}` is not a command setting ({', '.join(FRONT_MATTER_KEYS)}); "
+                            "ignored")
+            continue
+        value = value.strip()
+        if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
+            value = value[1:-1]
+        keys[key] = value
+    return keys, text[end + 4:].lstrip("\n")
+
+
+def _read_folder(folder: Path, scope: str, problems: list[str]) -> list[CustomCommand]:
+    try:
+        files = sorted(p for p in folder.iterdir() if p.suffix.lower() == ".md")
+    except (FileNotFoundError, NotADirectoryError):
+        return []
+    except OSError as exc:
+        problems.append(f"{folder}: cannot list it ({exc.strerror or exc})")
+        return []
+    if len(files) > MAX_COMMANDS_PER_FOLDER:
+        problems.append(f"{folder}: {len(files)} files; only the first {MAX_COMMANDS_PER_FOLDER} are loaded")
+        files = files[:MAX_COMMANDS_PER_FOLDER]
+    commands = []
+    for path in files:
+        if not _NAME.match(path.stem):
+            problems.append(f"{path}: `{path.stem}` cannot be a command name (letters, digits, - and _, "
+                            "starting with a letter)")
+            continue
+        try:
+            if not path.is_file():
+                continue
+            if path.stat().st_size > MAX_COMMAND_BYTES:
+                problems.append(f"{path}: over {MAX_COMMAND_BYTES // 1024} KB; not loaded")
+                continue
+            text = path.read_bytes().decode("utf-8", errors="replace").replace("\r\n", "\n")
+        except OSError as exc:
+            problems.append(f"{path}: cannot read it ({exc.strerror or exc})")
+            continue
+        keys, body = _front_matter(text, path, problems)
+        body = body.strip("\n")
+        if not body.strip():
+            problems.append(f"{path}: the command has no text to send; not loaded")
+            continue
+        commands.append(CustomCommand(f"/{path.stem}", " ".join(keys.get("description", "").split()),
+                                      " ".join(keys.get("argument-hint", "").split()),
+                                      keys.get("model", "").strip(), body, path, scope))
+    return commands
+
+
+def load_custom_commands(workspace: Path, user_dir: Path, builtin: Iterable[str]) -> CustomCommands:
+    """Every custom command in force here, sorted by name, and what was left out and why."""
+    problems: list[str] = []
+    taken = {name.lower() for name in builtin}
+    chosen: dict[str, CustomCommand] = {}
+    for command in _read_folder(user_dir / COMMANDS_FOLDER, USER, problems) + \
+            _read_folder(Path(workspace) / ".myrm" / COMMANDS_FOLDER, WORKSPACE, problems):
+        key = command.name.lower()
+        if key in taken:
+            problems.append(f"{command.path}: {command.name} is a built-in command; the built-in one runs, "
+                            "this file is not loaded (rename it)")
+            continue
+        if key in chosen:
+            problems.append(f"{command.path}: {command.name} is also one of your own commands "
+                            f"({chosen[key].path}); yours runs")
+            continue
+        chosen[key] = command
+    return CustomCommands(tuple(sorted(chosen.values(), key=lambda c: c.name.lower())), tuple(problems))
+
+
+def workspace_trusted(workspace: Path, user_dir: Path) -> bool:
+    """Whether the user trusts this workspace as its files are now (a stored `myrm trust`
+    decision for the current `.myrm/config.toml` + `.mcp.json`). A workspace without either file
+    has nothing to trust, so it never is."""
+    from myrm_tui.settings import trust as T
+    from myrm_tui.settings.mcp_entries import workspace_mcp_json
+    from myrm_tui.settings.paths import workspace_config_file
+
+    def read(path: Path) -> bytes | None:
+        try:
+            return path.read_bytes() if path.is_file() else None
+        except OSError:
+            return None
+
+    config, mcp_json = read(workspace_config_file(workspace)), read(workspace_mcp_json(workspace))
+    if config is None and mcp_json is None:
+        return False
+    try:
+        return T.stored_decision(user_dir, workspace, T.workspace_digest(config, mcp_json)) is not None
+    except T.TrustStoreError:
+        return False
+
+
+def command_model(command: CustomCommand, trusted: bool) -> tuple[str, str]:
+    """(model for this message or "", a note for the user or ""). A workspace command's model
+    needs the workspace's trust (see the module doc)."""
+    if not command.model:
+        return "", ""
+    if command.scope == USER or trusted:
+        return command.model, ""
+    return "", (f"{command.name} asks for the model {command.model}, but it comes from this workspace, which "
+                "you have not trusted; the message goes to the current model (`myrm trust` to allow it).")
