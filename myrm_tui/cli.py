@@ -19,6 +19,9 @@ Approval = Enum("Approval", {c.replace("-", "_"): c for c in SPECS_BY_KEY["appro
 
 # A screenful: `myrm models` without --search is a sample, --search narrows it.
 DEFAULT_MODELS_LIMIT = 30
+# Click's plain help, not typer's rich panels: the rich panels print a type for every option,
+# `<bool>` next to flags such as --json and even --help, which take no value.
+HELP_MARKUP = None
 
 
 class ExportFormat(str, Enum):
@@ -33,9 +36,10 @@ app = typer.Typer(
     no_args_is_help=False,
     add_completion=False,
     pretty_exceptions_enable=False,
+    rich_markup_mode=HELP_MARKUP,
 )
 sessions_app = typer.Typer(help="List, read, export and recover the sessions stored in this workspace.",
-                           no_args_is_help=True)
+                           no_args_is_help=True, rich_markup_mode=HELP_MARKUP)
 app.add_typer(sessions_app, name="sessions")
 
 MODEL_HELP = "Model to use (litellm name, e.g. anthropic/claude-sonnet-4-5, or local/smollm2)."
@@ -80,20 +84,20 @@ def main_callback(
 
 @app.command("run")
 def run(
-    prompt: Annotated[str, typer.Argument(help="What to ask; `-` reads it from stdin.")],
+    prompt: Annotated[str, typer.Argument(metavar="PROMPT", help="What to ask; `-` reads it from stdin.")],
     model: ModelOpt = None,
     session: SessionOpt = None,
     continue_last: ContinueOpt = False,
     json_out: Annotated[bool, typer.Option("--json", help="Print one JSON object at the end instead of "
                                            "streaming the answer.")] = False,
     approve: ApproveOpt = None,
-    max_steps: Annotated[int | None, typer.Option("--max-steps", min=1, help="Most model calls in this turn.")] = None,
+    max_steps: Annotated[int | None, typer.Option("--max-steps", min=1, metavar="N", help="Most model calls in this turn.")] = None,
     compact: Annotated[bool, typer.Option("--compact", help="After the turn, summarize everything outside the "
                                           "latest exchange (originals stay one ctx_expand away).")] = False,
     trust: TrustOpt = False,
     fork: Annotated[bool, typer.Option("--fork", help="Continue in a new fork of the --session/--continue "
                                        "session (e.g. while another myrm is writing it).")] = False,
-    image: Annotated[list[str] | None, typer.Option("--image", help="Attach an image (PNG, JPEG, GIF, WebP; "
+    image: Annotated[list[str] | None, typer.Option("--image", metavar="PATH", help="Attach an image (PNG, JPEG, GIF, WebP; "
                                                     "at most 5 MB); repeatable. `@shot.png` in the prompt "
                                                     "attaches too.")] = None,
 ) -> None:
@@ -191,6 +195,19 @@ def trust_workspace(
     from myrm_tui.cli_commands.trust import trust_command
 
     raise typer.Exit(trust_command(revoke=revoke))
+
+
+@app.command("undo")
+def undo(
+    session: SessionOpt = None,
+    yes: Annotated[bool, typer.Option("--yes", "-y", help="Restore without asking.")] = False,
+    force: Annotated[bool, typer.Option("--force", help="Also overwrite files changed since the turn "
+                                        "wrote them.")] = False,
+) -> None:
+    """Restore the files the last turn changed (default: the latest session); a preview first."""
+    from myrm_tui.cli_commands.undo import undo_command
+
+    raise typer.Exit(undo_command(session=session, yes=yes, force=force))
 
 
 @app.command("doctor")

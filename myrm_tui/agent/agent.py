@@ -32,6 +32,7 @@ from myrm_tui.agent.approvals import (
 )
 from myrm_tui.agent.attachments import no_vision_notice
 from myrm_tui.agent.build import AgentBuild, build_agent
+from myrm_tui.agent.checkpoints import Checkpointer
 from myrm_tui.agent.events import (
     AgentEvent,
     ApprovalRequest,
@@ -56,6 +57,7 @@ from myrm_tui.agent.permission_rules import (
     remember_allow,
     suggest_rules,
 )
+from myrm_tui.agent.reply_figures import ReplyFigures, call_cost
 from myrm_tui.agent.resend import reusable_user_message
 from myrm_tui.agent.sandbox import headless_network_refusal, sandbox_status
 from myrm_tui.agent.tools.base import Tool, ToolContext, ToolError, ToolResult, validate_arguments
@@ -135,8 +137,13 @@ class _TurnState:
     # filled by the stream phase
     calls: list[ToolCallEvent] = field(default_factory=list)
     finish: FinishEvent | None = None
+    call_started: float = 0.0  # monotonic: the request of the current model call was sent
+    first_token_at: float | None = None  # monotonic: its first text, thinking or tool call arrived
+    call_ended: float | None = None
+    call_usage: UsageEvent | None = None
     # filled by the tool phase
     result: ToolResult | None = None
+    approval_wait_s: float = 0.0  # time the current call waited for a person (not its duration)
     user_record: Any = None  # the stored user message of this turn
 
 
@@ -152,6 +159,8 @@ class Agent:
         # Headless (`myrm run`): nobody can answer an approval, so a call that would ask is
         # refused here with the real reason instead of being sent to a consumer that can only say no.
         self.headless = headless
+        # Times model calls (reply figures) and tool runs; a test swaps in a clock it steps itself.
+        self.clock: Callable[[], float] = time.monotonic
         self.session_id = session_id
         self.workspace = Path(workspace).resolve()
         self.build = build or build_agent(settings, self.workspace, extra_tools, mcp_tools=(
@@ -167,6 +176,7 @@ class Agent:
         self._rules_problem_noticed = False
         self._busy = False
         self.engine = engine_for(store, session_id, workspace=self.workspace)
+        self._checkpoints = Checkpointer(store, session_id, self.workspace)  # pre-images for /undo
         self._ctx.replacements = self.engine.replacements
 
     # -- identity -------------------------------------------------------------------------
@@ -330,8 +340,9 @@ class Agent:
             state.partial_text = ""
             calls = self._calls_of(state, message, renamed)
             state.open_calls = [(c.id, c.name) for c in calls]
+            figures = self._reply_figures(record.id, state)
             yield AssistantMessageStored(record.id, message.get("content") or "",
-                                         tuple(message.get("tool_calls") or ()))
+                                         tuple(message.get("tool_calls") or ()), figures)
             if not calls:
                 reason = "length" if state.finish and state.finish.reason == "length" else "stop"
                 yield TurnFinished(reason, state.steps)
@@ -454,8 +465,11 @@ class Agent:
         stream_fn = self._stream_fn or _default_stream()
         tools = prompt.tools or None
         stream = stream_fn(self.model_name, prompt.messages, tools, self.call_settings())
+        state.call_started, state.first_token_at, state.call_ended, state.call_usage = self.clock(), None, None, None
         async with _closing(stream) as llm_events:
             async for event in llm_events:
+                if isinstance(event, (TextDelta, ReasoningDelta, ToolCallEvent)) and state.first_token_at is None:
+                    state.first_token_at = self.clock()
                 if isinstance(event, TextDelta):
                     state.partial_text += event.text
                     yield event
@@ -464,12 +478,33 @@ class Agent:
                 elif isinstance(event, ToolCallEvent):
                     state.calls.append(event)
                 elif isinstance(event, UsageEvent):
+                    if event.cost is None:  # the provider sent no price: litellm's map, when it knows one
+                        event = dataclasses.replace(event, cost=call_cost(
+                            event.prompt_tokens, event.completion_tokens, event.cached_read_tokens,
+                            event.cached_write_tokens, self.build.model))
+                    state.call_usage = event
                     self._event(event_kinds.USAGE, {"model": self.model_name, **dataclasses.asdict(event)})
                     yield event
                 elif isinstance(event, RetryEvent):
+                    # the failed attempt's time is not this answer's: time the retry from here
+                    state.call_started, state.first_token_at = self.clock(), None
                     yield event
                 elif isinstance(event, FinishEvent):
                     state.finish = event
+        state.call_ended = self.clock()
+
+    def _reply_figures(self, message_id: int, state: _TurnState) -> ReplyFigures:
+        """The call's figures, stored beside the reply so a reopened session shows the same line."""
+        usage = state.call_usage or UsageEvent()
+        ended = state.call_ended if state.call_ended is not None else self.clock()
+        figures = ReplyFigures(
+            message_id=message_id, model=self.model_name, prompt_tokens=usage.prompt_tokens,
+            completion_tokens=usage.completion_tokens, cached_read_tokens=usage.cached_read_tokens,
+            cached_write_tokens=usage.cached_write_tokens, cost=usage.cost,
+            elapsed_s=round(ended - state.call_started, 3),
+            first_token_s=None if state.first_token_at is None else round(state.first_token_at - state.call_started, 3))
+        self._event(event_kinds.REPLY_FIGURES, figures.as_data())
+        return figures
 
     def _assistant_message(self, state: _TurnState) -> dict[str, Any]:
         if state.finish is not None and state.finish.message:
@@ -518,9 +553,9 @@ class Agent:
 
     # -- tool phase -----------------------------------------------------------------------
     async def _tool_phase(self, call: ToolCallEvent, state: _TurnState) -> AsyncIterator[AgentEvent]:
-        started = time.monotonic()
+        started = self.clock()
         yield ToolStarted(call.id, call.name, dict(call.arguments))
-        state.result = None
+        state.result, state.approval_wait_s = None, 0.0
         async with aclosing(self._execute(call, state)) as events:
             async for event in events:
                 yield event
@@ -537,8 +572,10 @@ class Agent:
                 artifacts[handle] = full
         record = self._store_tool_result(call.id, call.name, content, result.status, artifacts)
         state.open_calls = [c for c in state.open_calls if c[0] != call.id]
+        # The duration is the tool's own: the time a person took to answer the approval is not it.
+        ran = max(0.0, self.clock() - started - state.approval_wait_s)
         yield ToolFinished(call.id, call.name, result.status == "ok", content,
-                           round(time.monotonic() - started, 3), record.id, handle, result.status)
+                           round(ran, 3), record.id, handle, result.status)
 
     async def _execute(self, call: ToolCallEvent, state: _TurnState) -> AsyncIterator[AgentEvent]:
         """Validate, ask, run. Sets state.result; every failure becomes an error result."""
@@ -594,9 +631,13 @@ class Agent:
                                           network_requested=preview.network_requested,
                                           cwd=str(self.workspace), sandbox=self._sandbox_note(tool, preview),
                                           offered_rules=offered, why=decision.reason)
+                asked = self.clock()
                 yield request
                 assert request.decision is not None
-                answer = as_answer(await request.decision)
+                try:
+                    answer = as_answer(await request.decision)
+                finally:
+                    state.approval_wait_s += self.clock() - asked
                 if not answer.allow:
                     state.result = ToolResult(denial_result(preview.summary, answer.reason), "denied")
                     return
@@ -646,6 +687,9 @@ class Agent:
         queue: asyncio.Queue[str] = asyncio.Queue()
         ctx = dataclasses.replace(self._ctx, emit=queue.put_nowait, network_granted=network_granted)
         state.tool_output = []
+        checkpoint, problem = await asyncio.to_thread(self._checkpoints.before, tool, args, ctx)
+        if problem:
+            yield Notice(problem, level="warning")
         task = asyncio.create_task(tool.run(args, ctx), name=f"tool:{call.name}:{call.id}")
         state.tool_task = task
         try:
@@ -668,6 +712,10 @@ class Agent:
         finally:
             if task.done():
                 state.tool_task = None
+        turn = state.user_record.id if state.user_record is not None else 0
+        problem = await asyncio.to_thread(self._checkpoints.after, checkpoint, turn)
+        if problem:
+            yield Notice(problem, level="warning")
         try:
             state.result = task.result()
         except ToolError as exc:

@@ -10,6 +10,7 @@ import asyncio
 from dataclasses import dataclass, field
 from typing import Any, Union
 
+from myrm_tui.agent.reply_figures import ReplyFigures
 from myrm_tui.llm.events import ReasoningDelta, RetryEvent, TextDelta, UsageEvent
 
 
@@ -34,6 +35,7 @@ class AssistantMessageStored:
     message_id: int
     text: str
     tool_calls: tuple[dict[str, Any], ...] = ()
+    figures: ReplyFigures | None = None  # the model call's tokens, cost and time (also stored)
 
 
 @dataclass(frozen=True)

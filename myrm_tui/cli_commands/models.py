@@ -20,9 +20,23 @@ def models_command(search: str, limit: int, json_out: bool) -> int:
     if context is None:
         return EXIT_USAGE
     from myrm_tui.llm import registry
+    from myrm_tui.llm.model_names import prefixed_name
 
     overrides = context.settings.models
-    everything = registry.search(search, limit=ALL_MATCHES, overrides=overrides)
+    # Shown as typed on --model ("openai/gpt-4o"), except models declared in config, which keep
+    # the name they were declared under; a bare map key whose prefixed twin is also in the map
+    # ("deepseek-chat" and "deepseek/deepseek-chat") is listed once. "openai/gpt-4o" must find
+    # the map's bare "gpt-4o": the registry is searched for the last part, and the shown names
+    # are matched against the whole text.
+    own = set(registry.own_models(overrides))
+    needle = search.strip().lower()
+    everything, seen = [], set()
+    for found_model in registry.search(needle.rsplit("/", 1)[-1], limit=ALL_MATCHES, overrides=overrides):
+        shown = found_model.name if found_model.name in own else prefixed_name(found_model.name, found_model.provider)
+        named = dataclasses.replace(found_model, name=shown)
+        if needle in named.name.lower() and named.name not in seen:
+            seen.add(named.name)
+            everything.append(named)
     found = everything[:limit]
     if json_out:
         print(json.dumps([{**dataclasses.asdict(m), "ready": registry.is_ready(m, overrides)} for m in found],

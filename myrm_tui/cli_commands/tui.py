@@ -52,10 +52,14 @@ def tui_command(*, model: str | None, session: str | None, continue_last: bool, 
     def app_main() -> int:
         from myrm_tui.cli_commands.trust import trust_prompt_for
         from myrm_tui.tui.app import run_app
+        from myrm_tui.tui.resume_hint import resume_hint
 
-        run_app(workspace=context.workspace, settings=settings, session_id=session_id,
-                continue_last=continue_last, trust_prompt=trust_prompt_for(context, flags),
-                config_notices=config_notices(context))
+        resumable = run_app(workspace=context.workspace, settings=settings, session_id=session_id,
+                            continue_last=continue_last, trust_prompt=trust_prompt_for(context, flags),
+                            config_notices=config_notices(context))
+        hint = resume_hint(resumable)  # the terminal is back to normal here: the line stays visible
+        if hint:
+            print(hint, flush=True)
         return EXIT_OK
 
     return run_supervised(app_main)

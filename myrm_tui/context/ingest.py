@@ -7,6 +7,7 @@ full content, so the log stays lossless and small. The agent and `myrm replay` s
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -18,6 +19,19 @@ from myrm_tui.store.vault import Vault
 def spill_marker(original_chars: int, original_lines: int, handle: str, kind: str) -> str:
     return (f"[output {original_chars:,} chars, {original_lines:,} lines → {kind} excerpt shown · full: {handle} · "
             f'file_read("{handle}", start_line=1, end_line=200) or ctx_expand("{handle}", query="…")]')
+
+
+# The marker's own shape, read back by whoever shows a stored result (the TUI's tool block):
+# the real size and the handle of the whole, which the excerpt below the marker is not.
+_MARKER = re.compile(r"^\[output (?P<chars>[\d,]+) chars, [\d,]+ lines → .*? · full: (?P<handle>vault://[0-9a-f]+) ·")
+
+
+def spilled_output(text: str) -> tuple[int, str] | None:
+    """(characters of the whole output, its vault handle) when `text` starts with a spill marker."""
+    found = _MARKER.match(text)
+    if found is None:
+        return None
+    return int(found["chars"].replace(",", "")), found["handle"]
 
 
 def spill_text(content: str, *, tool: str, arguments: Mapping[str, Any], cap_chars: int,

@@ -9,12 +9,12 @@ imported here: litellm and the agent load in a worker after the first paint.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, ClassVar
 
 from textual import work
-from textual.app import App
+from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
 
 from myrm_tui.settings import Settings
@@ -23,7 +23,9 @@ from myrm_tui.settings.trust import IGNORE
 from myrm_tui.store import Store
 from myrm_tui.terminal_text import for_terminal
 from myrm_tui.tui.chat_session import ChatSession
-from myrm_tui.tui.palette import MyrmCommands
+from myrm_tui.tui.palette import MyrmCommands, system_commands
+from myrm_tui.tui.resume_hint import resumable_session
+from myrm_tui.tui.scope import ScopedChoice, theme_note
 from myrm_tui.tui.screens.chat import ChatScreen
 from myrm_tui.tui.screens.trust import TrustPrompt, TrustScreen
 from myrm_tui.tui.terminal_keys import install_extra_sequences
@@ -76,6 +78,7 @@ class MyrmApp(App[None]):
         self.chat.mcp = self.mcp
         self._theme_stop = asyncio.Event()
         self._saving_theme = False
+        self.resume_session_id: str | None = None  # set on exit: the command line prints how to resume
         self._apply_animations(settings)
 
     def notify(self, message: str, *, title: str = "", **options: Any) -> None:
@@ -84,6 +87,9 @@ class MyrmApp(App[None]):
         off: a `[@click=…]` in a file name or a model's text must stay text, not become an action."""
         options.setdefault("markup", False)
         super().notify(for_terminal(message), title=for_terminal(title), **options)
+
+    def get_system_commands(self, screen: Any) -> Iterator[SystemCommand]:
+        return system_commands(super().get_system_commands(screen))
 
     @property
     def config_path(self) -> Path:
@@ -134,6 +140,7 @@ class MyrmApp(App[None]):
         return screen
 
     async def on_unmount(self) -> None:
+        self.resume_session_id = resumable_session(self.store, self.chat.session_id)
         self._theme_stop.set()
         await self.mcp.aclose()  # no server process outlives the app
         if self._owns_store:
@@ -221,26 +228,42 @@ class MyrmApp(App[None]):
             return None
         return css_problem(self.available_themes[name], path)
 
-    def choose_theme(self, name: str) -> None:
+    def choose_theme(self, name: str) -> bool:
         if name not in self.available_themes:
             mine = ", ".join(sorted(n for n in self.available_themes if n.startswith("myrm")))
             self.notify(f"No theme named {name!r}; try one of {mine} (or Ctrl+P → theme).", severity="warning")
-            return
+            return False
         problem = self.theme_problem(name)
         if problem is not None:
             self.notify(f"{problem} Still using {self.theme}.", title="Theme not applied", severity="error",
                         timeout=10)
-            return
+            return False
         self.theme = name
+        return True
+
+    def choose_theme_scoped(self, choice: ScopedChoice) -> None:
+        """/theme NAME is for this run; `--default` also writes it to the user config."""
+        if choice.make_default:
+            self._saving_theme = True  # one toast, the one that says it was saved
+            self.call_later(setattr, self, "_saving_theme", False)
+        if choice.name and not self.choose_theme(choice.name):
+            return
+        if choice.make_default:
+            self.run_worker(self._save_theme_default(self.theme), group="save-theme", exit_on_error=False)
+
+    async def _save_theme_default(self, name: str) -> None:
+        if await self.save_settings({"theme": name}):
+            self.notify(theme_note(name, make_default=True))
 
     def _theme_changed(self, theme: Any) -> None:
+        """A theme picked here (/theme, the palette) is for this run only (tui/scope.py)."""
         name = theme.name
         if name == self.settings.theme:
             return
         self.settings = self.settings.with_values(theme=name)
         self.chat.settings = self.chat.settings.with_values(theme=name)
         if not self._saving_theme:
-            self.run_worker(self.save_settings({"theme": name}), group="save-theme", exit_on_error=False)
+            self.notify(theme_note(name, make_default=False), timeout=6)
 
     def reload_theme_file(self, path: Path) -> str | None:
         """Re-read one changed theme file; re-apply it if it is the active theme."""
@@ -278,7 +301,10 @@ class MyrmApp(App[None]):
 
 def run_app(*, workspace: Path, settings: Settings, session_id: str | None = None,
             continue_last: bool = False, trust_prompt: TrustPrompt | None = None,
-            config_notices: Sequence[str] = ()) -> None:
-    """Run the full-screen app until the user quits."""
-    MyrmApp(workspace, settings, session_id=session_id, continue_last=continue_last,
-            trust_prompt=trust_prompt, config_notices=config_notices).run()
+            config_notices: Sequence[str] = ()) -> str | None:
+    """Run the full-screen app until the user quits; returns the session worth resuming (one
+    with messages), or None."""
+    app = MyrmApp(workspace, settings, session_id=session_id, continue_last=continue_last,
+                  trust_prompt=trust_prompt, config_notices=config_notices)
+    app.run()
+    return app.resume_session_id

@@ -77,6 +77,9 @@ class ChatSession:
     _cache: Any = field(default=None, repr=False)  # AgentCache, built with the first turn
     mcp: Any = field(default=None, repr=False)  # the app's McpManager (mcp/manager.py), or None
     _switch: ModelSwitch | None = field(default=None, repr=False)
+    # A model chosen for this session only (/model, Ctrl+O without make-default): it survives
+    # settings applied later (the settings screen, a workspace just trusted) and is never saved.
+    session_model: str | None = None
 
     @classmethod
     def open(cls, store: Store, settings: Settings, workspace: Path,
@@ -159,9 +162,18 @@ class ChatSession:
     def apply_settings(self, settings: Settings) -> None:
         """New settings from the settings screen or /model: the next turn rebuilds the agent
         if its fingerprint changed (AgentCache decides)."""
+        if self.session_model and settings.model != self.session_model:
+            settings = settings.with_values(model=self.session_model)
         self.settings = settings
         if settings.model:
             self.model = str(settings.model)
+
+    def choose_session_model(self, model: str | None) -> None:
+        """Use `model` in this session from the next turn on, without touching the app's
+        settings (a new session starts on the default); None drops the choice."""
+        self.session_model = model
+        if model:
+            self.apply_settings(self.settings)
 
     def agent(self, first_message: str, model: str | None = None) -> Any:
         """The agent for the next turn, rebuilt by the cache when the settings changed. `model`:

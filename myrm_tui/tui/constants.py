@@ -15,6 +15,18 @@ LIVE_OUTPUT_BUFFER_CHARS = 20_000
 # A finished tool's output shown in its expanded block. The full text is in the store (and the
 # vault for big ones); the block is a preview, not the archive.
 TOOL_OUTPUT_DISPLAY_CHARS = 4_000
+# The full-output viewer (screens/tool_output.py) draws at most this much of an output. Reading
+# and sanitising run in a thread (2 MB: ~0.03 s), but TextArea.load_text runs on the UI thread
+# and grows with the text (measured on a 2-core box: 0.5 MB 0.11 s, 1 MB 0.20 s, 2 MB 0.5-0.7 s);
+# 0.5 MB keeps the freeze under a frame-skip a person notices. Past it the viewer names the rest.
+TOOL_VIEWER_MAX_CHARS = 500_000
+
+# While a reply streams, the status line's elapsed time and tokens/s are redrawn this often:
+# often enough to read as a running clock, rare enough to cost nothing next to the stream.
+STATUS_TICK_S = 0.5
+# Live tokens/s is estimated from streamed characters (the provider's count only arrives with
+# usage at the end of the call): ~4 characters per token for English text with BPE tokenizers.
+LIVE_CHARS_PER_TOKEN = 4
 
 # One-line argument summary in a tool block header.
 ARG_SUMMARY_CHARS = 100
@@ -83,3 +95,17 @@ STREAM_SEGMENT_CHARS = 1_500
 # of the turn, when one is run IDLE_COLLECT_DELAY_S after it, while the user reads the reply.
 STREAMING_GEN2_THRESHOLD = 10_000
 IDLE_COLLECT_DELAY_S = 0.5
+
+# Prompt history reaches back over this many of the workspace's most recently updated sessions:
+# enough to find last week's prompts, bounded so opening a workspace with thousands of sessions
+# reads a bounded number of histories (it runs in a thread, but still at every start).
+HISTORY_SESSIONS = 50
+# Entries kept in the prompt history: far more than anyone walks with Up; the search reaches them all.
+HISTORY_ENTRIES = 1_000
+# Matches listed by the prompt-history search: more than anyone scans (refining the query is
+# faster), and the list draws only the visible rows anyway.
+PROMPT_SEARCH_ROWS = 200
+# A paste of more lines than this shows in the prompt as a `[pasted N lines]` chip: the prompt
+# shows at most 10 lines of text (prompt.tcss: max-height 12 minus the border), so a taller paste
+# would push what was typed around it out of view. The full text is what gets sent.
+PASTE_CHIP_LINES = 10

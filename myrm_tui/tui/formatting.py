@@ -99,7 +99,8 @@ def format_tokens(count: int) -> str:
 
 # Names shown to people for keys whose binding names are terse.
 _KEY_WORDS = {"escape": "Esc", "pageup": "PgUp", "pagedown": "PgDn", "enter": "Enter", "tab": "Tab",
-              "space": "Space", "backspace": "Backspace", "delete": "Del"}
+              "space": "Space", "backspace": "Backspace", "delete": "Del", "up": "Up", "down": "Down",
+              "end": "End", "home": "Home", "left": "Left", "right": "Right"}
 
 
 def pretty_key(key: str) -> str:

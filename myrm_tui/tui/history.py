@@ -28,6 +28,8 @@ class UserItem:
 class AssistantItem:
     text: str
     reasoning: str = ""
+    # The stored row (its reply figures are keyed by it); not part of what the item shows.
+    message_id: int | None = field(default=None, compare=False)
 
 
 @dataclass
@@ -114,7 +116,7 @@ def build_history(records: Iterable[MessageRecord], tail: int | None = None) -> 
             text = message_text(message.get("content"))
             reasoning = str(message.get("reasoning_content") or "")
             if text or reasoning:
-                items.append(AssistantItem(text, reasoning))
+                items.append(AssistantItem(text, reasoning, record.id))
             for call_id, name, arguments in _tool_calls(message):
                 item = ToolItem(call_id, name, arguments)
                 calls[call_id] = item

@@ -7,12 +7,24 @@ will show or hide. Each entry calls the same action the key or slash command wou
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from functools import partial
 
+from textual.app import SystemCommand
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
 from myrm_tui.terminal_text import for_terminal
+
+# Textual's own palette entries myrm does not offer. "Screenshot" wrote the whole visible
+# transcript (pasted keys included) to an SVG in the downloads folder, past the redaction sinks
+# every other export goes through (sinks.py), and only a toast said where; the README's
+# screenshots come from the snapshot tests instead.
+REMOVED_SYSTEM_COMMANDS = frozenset({"Screenshot"})
+
+
+def system_commands(commands: Iterable[SystemCommand]) -> Iterator[SystemCommand]:
+    """Textual's system commands minus REMOVED_SYSTEM_COMMANDS."""
+    return (command for command in commands if command.title not in REMOVED_SYSTEM_COMMANDS)
 
 
 class MyrmCommands(Provider):
@@ -28,6 +40,8 @@ class MyrmCommands(Provider):
         if has_session:
             commands.append(("Compact now", screen.action_compact, "Compact the context of this session now"))
             commands.append(("Fork session", screen.action_fork, "Continue in a new session sharing this history"))
+            commands.append(("Retry the last answer", screen.action_retry,
+                             "Ask the last message again in a fork; this session stays as it is"))
             commands.append(("Export session to Markdown", partial(screen.export, ""),
                              "Write this session to a Markdown file in the workspace"))
         commands += [

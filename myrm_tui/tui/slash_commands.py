@@ -23,7 +23,11 @@ class SlashCommand:
 SLASH_COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("/compact", "[focus]", "Compact the context now (optional focus for the summary)"),
     SlashCommand("/fork", "", "Fork this session into a new one"),
-    SlashCommand("/model", "[name]", "Switch the model (no name: open the picker)"),
+    SlashCommand("/undo", "", "Restore the files the last turn changed (preview first)"),
+    SlashCommand("/rewind", "", "Go back to before an earlier message: files, conversation (a fork) or both"),
+    SlashCommand("/retry", "", "Regenerate the last answer in a fork (this session stays as it is)"),
+    SlashCommand("/model", "[name] [--default]",
+                 "Switch the model for this session; --default also saves it (no name: the picker)"),
     SlashCommand("/sessions", "", "Browse, resume, rename, delete and export sessions"),
     SlashCommand("/settings", "", "Open the settings"),
     SlashCommand("/image", "PATH", "Attach an image to your next message (or write @shot.png in it)"),
@@ -31,7 +35,8 @@ SLASH_COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("/copy", "", "Copy the last reply to the clipboard"),
     SlashCommand("/notes", "", "Show the session notes"),
     SlashCommand("/mcp", "", "MCP servers: state, tools, last error; restart"),
-    SlashCommand("/theme", "[name]", "Switch the theme (no name: pick one)"),
+    SlashCommand("/theme", "[name] [--default]",
+                 "Switch the theme for this session; --default also saves it (no name: pick one)"),
     SlashCommand("/clear", "", "Start a new session (the current one stays in /sessions)"),
     SlashCommand("/help", "", "Keys and commands"),
 )
@@ -51,6 +56,24 @@ class ParsedCommand:
 def with_custom(custom: Sequence[SlashCommand] = ()) -> tuple[SlashCommand, ...]:
     """The built-in commands, then the custom ones whose names no built-in has."""
     return SLASH_COMMANDS + tuple(c for c in custom if c.name.lower() not in BY_NAME)
+
+
+def alphabetical(commands: Sequence[SlashCommand]) -> tuple[SlashCommand, ...]:
+    """The order the popup and F1 list commands in: by name, so a command is where you look for it."""
+    return tuple(sorted(commands, key=lambda command: command.name.lower()))
+
+
+def popup_order(query: str, names: Sequence[str]) -> list[str]:
+    """Every command that matches what was typed after "/": those starting with it first, then
+    the looser (fuzzy) matches, each group alphabetically. Not by length: a bare "/" lists every
+    command from A to Z, and "/co" puts /compact before /copy."""
+    from myrm_tui.tui.fuzzy import fuzzy_score
+
+    typed = query.lower()
+    ordered = sorted(names, key=str.lower)
+    prefix = [name for name in ordered if name.lower().startswith(typed)]
+    rest = [name for name in ordered if name not in prefix and fuzzy_score(query, name) is not None]
+    return prefix + rest
 
 
 def parse_command(text: str, custom: Sequence[SlashCommand] = ()) -> ParsedCommand | None:

@@ -9,6 +9,7 @@ final Markdown render of a reply, runs on the reply widget's own message queue.
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 from textual.widget import Widget
@@ -26,6 +27,7 @@ from myrm_tui.agent.events import (
     UserMessageStored,
 )
 from myrm_tui.llm.events import ReasoningDelta, RetryEvent, TextDelta, UsageEvent
+from myrm_tui.tui.reply_figures_text import StreamMeter
 from myrm_tui.tui.widgets.approval import ApprovalPrompt
 from myrm_tui.tui.widgets.assistant_message import AssistantMessage
 from myrm_tui.tui.widgets.note import Note
@@ -54,6 +56,7 @@ class TurnView:
         self.error: TurnError | None = None
         self.finish_reason: str | None = None
         self.closed = False
+        self.meter: StreamMeter | None = None  # the model call streaming now (status line figures)
 
     # helpers --------------------------------------------------------------------------------
 
@@ -94,9 +97,11 @@ class TurnView:
             if event.text:
                 self.produced = True
                 self._reply().append_text(event.text)
+                self._metered(event.text)
         elif isinstance(event, ReasoningDelta):
             if event.text:
                 self._reply().append_reasoning(event.text)
+                self._metered(event.text)
         elif isinstance(event, UserMessageStored):
             if event.reused:
                 # A resend after a failed turn: the store reuses the earlier copy (its bubble is
@@ -105,8 +110,10 @@ class TurnView:
             else:
                 self.user.mark_stored()
         elif isinstance(event, StepStarted):
-            self.status.set(state="thinking" if event.step <= 1 else f"thinking (step {event.step})")
+            self.meter = StreamMeter(time.monotonic())
+            self.status.follow(self.meter, "" if event.step <= 1 else f" (step {event.step})")
         elif isinstance(event, AssistantMessageStored):
+            self._stop_meter()
             self._assistant_stored(event)
         elif isinstance(event, ApprovalRequest):
             block = self.block(event.call_id, event.tool, event.arguments)
@@ -137,6 +144,7 @@ class TurnView:
         elif isinstance(event, Notice):
             self.note(event.text, event.level)
         elif isinstance(event, TurnError):
+            self._stop_meter()
             self.error = event
             self._end_reply()
             self.note(event.message, "error", event.hint)
@@ -146,13 +154,23 @@ class TurnView:
             if stop_note is not None:
                 self.note(stop_note[0].format(steps=event.steps), stop_note[1])
 
+    def _metered(self, text: str) -> None:
+        if self.meter is not None:
+            self.meter.add(text)
+
+    def _stop_meter(self) -> None:
+        self.meter = None
+        self.status.follow(None)
+
     def _assistant_stored(self, event: AssistantMessageStored) -> None:
         if event.text or event.tool_calls:
             self.produced = True
         if self.assistant is not None:
+            if event.figures is not None:
+                self.assistant.set_figures(event.figures)
             self._end_reply(event.text)
         elif event.text:  # the provider did not stream: show the stored reply whole
-            self.mount(AssistantMessage(event.text))
+            self.mount(AssistantMessage(event.text, figures=event.figures))
         for call in event.tool_calls:
             function = call.get("function") or {}
             self.block(str(call.get("id", "")), str(function.get("name", "?")),
@@ -171,6 +189,7 @@ class TurnView:
         if self.closed:
             return
         self.closed = True
+        self._stop_meter()
         if self.assistant is not None and outcome == "interrupted":
             self.assistant.mark_interrupted()
         self._end_reply()

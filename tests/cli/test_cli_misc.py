@@ -33,7 +33,7 @@ def test_models_search_table(myrm):
                                 "IN", "$/1M", "OUT", "$/1M"]
     assert 1 <= len(lines) - 1 <= 5
     assert all("gpt-4o" in line.split()[0] for line in lines[1:])
-    row = next(line.split() for line in lines[1:] if line.split()[0] == "gpt-4o")
+    row = next(line.split() for line in lines[1:] if line.split()[0] == "openai/gpt-4o")
     assert row[1] == "-", "no OpenAI key in the test environment: not ready"
     assert row[2] == "128,000" and row[4] == "yes"  # window and tool support
     assert float(row[-2]) > 0 and float(row[-1]) > float(row[-2])  # output costs more than input

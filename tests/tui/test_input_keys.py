@@ -75,8 +75,8 @@ async def test_slash_popup_filters_completes_and_runs(workspace, store, script):
         screen = app.chat_screen
         await type_text(pilot, "/co")
         await wait_until(pilot, lambda: screen.popup.open, what="popup")
-        assert [c.value for c in screen.popup.choices] == ["/copy", "/compact"]
-        await pilot.press("down", "tab")  # move to /compact and accept
+        assert [c.value for c in screen.popup.choices] == ["/compact", "/copy"]  # alphabetical, not by length
+        await pilot.press("down", "up", "tab")  # to /copy, back to /compact, accept
         assert screen.prompt.text == "/compact " and not screen.popup.open
         screen.prompt.clear()
         await type_text(pilot, "/hel")
@@ -136,7 +136,7 @@ async def test_help_lists_every_binding_and_the_keymap_applies(workspace, store,
                            "chat.panel", "chat.health", "chat.help", "chat.editor", "chat.interrupt",
                            "app.quit", "prompt.submit", "app.command_palette"):
             assert f"`{binding_id}`" in text, binding_id
-        assert "| `f8` | Compaction panel |" in text and "| `f9` | Context health |" in text
+        assert "| `F8` | Compaction panel |" in text and "| `F9` | Context health |" in text
         assert "`/compact [focus]`" in text
 
 
@@ -191,7 +191,7 @@ async def test_user_theme_live_reload_and_choice_persisted(workspace, store, scr
                   theme_dirs=[shipped_theme_dir(), user_themes], watch_themes=True)
     async with app.run_test(size=SIZE) as pilot:
         assert app.theme == "myrm-dark"  # the default setting, from themes/
-        await type_text(pilot, "/theme mine")
+        await type_text(pilot, "/theme mine --default")
         await pilot.press("enter")
         await wait_until(pilot, lambda: config.exists() and "mine" in config.read_text(), what="persisted")
         assert tomllib.loads(config.read_text())["theme"] == "mine" and app.settings.theme == "mine"

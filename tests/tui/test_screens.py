@@ -11,6 +11,7 @@ from tui_pilot_helpers import SIZE, scripted_settings, type_text, wait_until
 
 from myrm_tui.settings import SETTINGS
 from myrm_tui.tui.app import MyrmApp
+from myrm_tui.tui.export_target import default_export_path
 from myrm_tui.tui.screens.dialogs import ConfirmScreen, InputScreen
 from myrm_tui.tui.screens.fork import ForkScreen
 from myrm_tui.tui.screens.model_picker import ModelPicker
@@ -100,7 +101,7 @@ async def test_sessions_screen_resume_rename_delete_export(workspace, store, scr
         await wait_until(pilot, lambda: store.get_session(fork.id).title == "renamed fork", what="renamed")
         # export it to Markdown with the CLI's renderer
         await pilot.press("e")
-        exported = workspace / f"myrm-session-{fork.id[:8]}.md"
+        exported = default_export_path(fork.id)  # the config dir, never the workspace
         await wait_until(pilot, exported.exists, what="export")
         assert "# renamed fork" in exported.read_text() and "old **answer**" in exported.read_text()
         # delete the fork (confirmed)
@@ -173,7 +174,7 @@ async def test_model_switch_rebuilds_the_agent_and_warns_before_shrinking(worksp
         await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen), what="shrink warning 2")
         await pilot.click("#yes")
         await wait_until(pilot, lambda: app.chat.model == f"scripted/{small}", what="switched")
-        assert tomllib.loads(config.read_text())["model"] == f"scripted/{small}"
+        assert not config.exists()  # for this session only (test_model_scope.py)
         await send(pilot, app, "and now?")
         notes = [n.text for n in app.chat_screen.query(Note)]
         assert f"model: scripted/{big} → scripted/{small} (window 64k → 16k)" in notes

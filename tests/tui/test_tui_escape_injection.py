@@ -18,6 +18,7 @@ from textual.widgets import Input, OptionList
 from tui_pilot_helpers import scripted_settings, type_text, wait_until
 
 from myrm_tui.tui.app import MyrmApp
+from myrm_tui.tui.export_target import default_export_path
 from myrm_tui.tui.screens.dialogs import ConfirmScreen, InputScreen, TextScreen
 from myrm_tui.tui.screens.fork import ForkScreen
 from myrm_tui.tui.screens.sessions import SessionsScreen
@@ -141,7 +142,7 @@ async def test_a_poisoned_session_title_is_text_everywhere_it_shows(workspace, s
 
         await wait_until(pilot, lambda: isinstance(app.screen, SessionsScreen), what="back to the list")
         await pilot.press("e")  # export to Markdown: a file someone will `cat`
-        exported = workspace / f"myrm-session-{poisoned.id[:8]}.md"
+        exported = default_export_path(poisoned.id)  # the config dir, never the workspace
         await wait_until(pilot, exported.exists, what="export")
         assert_shown(exported.read_text(encoding="utf-8"), "# " + SHOWN_TITLE, "Done " + OSC52)
         await pilot.press("enter")  # resume: the stored history is drawn from the store

@@ -5,7 +5,6 @@ from __future__ import annotations
 from tui_pilot_helpers import SIZE, scripted_settings, type_text, wait_until
 
 from myrm_tui.tui.app import MyrmApp
-from myrm_tui.tui.screens.chat import BUSY_NOTICE
 from myrm_tui.tui.widgets.approval import ApprovalPrompt
 from myrm_tui.tui.widgets.assistant_message import AssistantMessage
 from myrm_tui.tui.widgets.note import Note
@@ -172,12 +171,11 @@ async def test_interrupt_mid_stream_then_keep_chatting(workspace, store, script)
         await _send(pilot, "talk slowly")
         await wait_until(pilot, lambda: screen.query(AssistantMessage)
                          and screen.query_one(AssistantMessage).text, what="first words")
-        # Enter while the turn runs does not send: the text stays and the user is told why
+        # Enter while the turn runs queues the text (tests/tui/test_queue.py): shown, not sent
         await type_text(pilot, "queued")
         await pilot.press("enter")
-        assert screen.prompt.text == "queued"
+        assert screen.prompt.text == "" and screen.queue.items == ("queued",)
         assert len(screen.query(UserMessage)) == 1
-        assert any(n.message == BUSY_NOTICE for n in app._notifications)
         await pilot.press("escape")
         await wait_until(pilot, lambda: _idle(app), timeout=10, what="interrupt")
         reply = screen.query_one(AssistantMessage)
@@ -186,7 +184,7 @@ async def test_interrupt_mid_stream_then_keep_chatting(workspace, store, script)
         assert reply.has_class("-interrupted")
         notes = [n.text for n in screen.query(Note)]
         assert "interrupted" in notes
-        # something was said, so the draft in the input is left alone (not the old prompt)
+        # something was said, so the old prompt stays out; the queued text comes back, unsent
         assert screen.prompt.text == "queued"
         # what the user saw is kept in the store, marked as cut off
         sid = app.chat.session_id

@@ -18,7 +18,6 @@ import inspect
 import json
 import time
 from collections.abc import Sequence
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual import on, work
@@ -40,6 +39,7 @@ from myrm_tui.agent.attachments import (
     message_content,
 )
 from myrm_tui.agent.events import StepStarted
+from myrm_tui.agent.reply_figures import ReplyFigures, stored_figures
 from myrm_tui.llm.events import UsageEvent
 from myrm_tui.store import StoreError, event_kinds
 from myrm_tui.tui import completion as completing
@@ -62,6 +62,7 @@ from myrm_tui.tui.custom_commands import (
     load_custom_commands,
     workspace_trusted,
 )
+from myrm_tui.tui.export_target import export_target
 from myrm_tui.tui.formatting import format_tokens, one_line, pretty_key, short_id
 from myrm_tui.tui.fuzzy import fuzzy_filter
 from myrm_tui.tui.history import (
@@ -77,13 +78,22 @@ from myrm_tui.tui.history import (
 )
 from myrm_tui.tui.image_input import PendingImages, describe
 from myrm_tui.tui.metrics import compactions
+from myrm_tui.tui.scope import ScopedChoice, model_note, parse_scoped
+from myrm_tui.tui.screens.chat_edit_queue import EditQueueMixin
 from myrm_tui.tui.screens.dialogs import ConfirmScreen, TextScreen
 from myrm_tui.tui.screens.fork import FULL, SUMMARY, ForkScreen
 from myrm_tui.tui.screens.health import HealthScreen
 from myrm_tui.tui.screens.model_picker import ModelPicker
-from myrm_tui.tui.screens.sessions import SessionsScreen, default_export_path, export_markdown
+from myrm_tui.tui.screens.sessions import SessionsScreen, export_markdown
 from myrm_tui.tui.screens.settings import SettingsScreen
-from myrm_tui.tui.slash_commands import SLASH_COMMANDS, SlashCommand, parse_command, with_custom
+from myrm_tui.tui.slash_commands import (
+    SLASH_COMMANDS,
+    SlashCommand,
+    alphabetical,
+    parse_command,
+    popup_order,
+    with_custom,
+)
 from myrm_tui.tui.turn_view import TurnView
 from myrm_tui.tui.widgets.approval import FOCUS_BINDING_ID, FOCUS_KEY, ApprovalPrompt
 from myrm_tui.tui.widgets.assistant_message import AssistantMessage
@@ -92,8 +102,10 @@ from myrm_tui.tui.widgets.compaction_panel import CompactionPanel
 from myrm_tui.tui.widgets.completion_popup import Choice, CompletionPopup
 from myrm_tui.tui.widgets.context_note_block import ContextNoteBlock
 from myrm_tui.tui.widgets.context_ring import ContextRing, ForkHint
+from myrm_tui.tui.widgets.edit_hint import EditHint
 from myrm_tui.tui.widgets.note import Note
 from myrm_tui.tui.widgets.prompt import PromptArea
+from myrm_tui.tui.widgets.queued_messages import QueuedMessages
 from myrm_tui.tui.widgets.status_bar import StatusBar, StatusInfo
 from myrm_tui.tui.widgets.tool_block import ToolBlock
 from myrm_tui.tui.widgets.transcript import LoadEarlier, Transcript
@@ -110,13 +122,14 @@ COMPACT_CANCELLED = ("Compaction cancelled: the prompt is unchanged; summaries a
 NOTHING_YET = "Nothing to {what} yet: send a message first."
 
 
-def history_widgets(items: list[HistoryItem]) -> list[Widget]:
+def history_widgets(items: list[HistoryItem], figures: dict[int, ReplyFigures] | None = None) -> list[Widget]:
     widgets: list[Widget] = []
     for item in items:
         if isinstance(item, UserItem):
             widgets.append(UserMessage(item.text))
         elif isinstance(item, AssistantItem):
-            widgets.append(AssistantMessage(item.text, item.reasoning))
+            found = (figures or {}).get(item.message_id) if item.message_id is not None else None
+            widgets.append(AssistantMessage(item.text, item.reasoning, figures=found))
         elif isinstance(item, ToolItem):
             block = ToolBlock(item.call_id, item.name, item.arguments)
             if item.content is not None:
@@ -159,7 +172,7 @@ def _restore_collections() -> None:
     gc.set_threshold(*_DEFAULT_GC_THRESHOLDS)
 
 
-class ChatScreen(Screen[None]):
+class ChatScreen(EditQueueMixin, Screen[None]):
     DEFAULT_CSS = sibling_css(__file__)
     AUTO_FOCUS = "#prompt"
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -180,6 +193,18 @@ class ChatScreen(Screen[None]):
         # waits (check_action), so redo works the rest of the time.
         Binding(FOCUS_KEY, "focus_approval", "Answer the waiting approval (and back)", priority=True,
                 id=FOCUS_BINDING_ID),
+        # Edit, retry and queue (screens/chat_edit_queue.py): Up/Delete are ours only on an empty
+        # prompt or while editing (check_action); everywhere else they keep their meaning. Esc
+        # (chat.interrupt) also cancels an edit: a second Esc binding would be lost to a keymap.
+        Binding("up", "edit_last", "Edit your last message (empty prompt) / the last queued one",
+                show=False, priority=True, id="chat.edit_last"),
+        Binding("alt+up", "edit_earlier", "While editing: the message before", show=False, priority=True,
+                id="chat.edit_earlier"),
+        Binding("alt+down", "edit_later", "While editing: the message after", show=False, priority=True,
+                id="chat.edit_later"),
+        Binding("delete", "cancel_queued", "Remove the last queued message (empty prompt)", show=False,
+                priority=True, id="chat.cancel_queued"),
+        Binding("f5", "retry", "Retry: regenerate the last answer in a fork", id="chat.retry"),
     ]
 
     def __init__(self, chat: ChatSession) -> None:
@@ -212,6 +237,8 @@ class ChatScreen(Screen[None]):
             with Vertical(id="conversation"):
                 yield Transcript(id="transcript")
                 yield CompletionPopup(id="popup")
+                yield QueuedMessages(id="queued")
+                yield EditHint(id="edit-hint")
                 yield PromptArea(id="prompt")
             yield CompactionPanel(id="panel")
         with Horizontal(id="statusline"):
@@ -267,6 +294,7 @@ class ChatScreen(Screen[None]):
         records = self.chat.history()
         self.prompt.prompt_history = type(self.prompt.prompt_history)(
             item.text for item in build_history(records).items if isinstance(item, UserItem))
+        self.prompt.add_workspace_history(self.chat.store, {r.id for r in records})
         self._render_history(records)
         if not records and not self.chat.open_error:
             self.transcript.mount(Welcome(self.chat.settings.model or self.chat.resolve_session_model(),
@@ -299,12 +327,17 @@ class ChatScreen(Screen[None]):
         if self.hidden_turns:
             widgets.append(LoadEarlier(self.hidden_turns))
         dividers = self._dividers_by_turn(records, history.items)
+        figures = self._reply_figures()
         for index in range(self.hidden_turns, len(turns)):
             widgets += dividers.get(index, [])
-            widgets += history_widgets(turns[index])
+            widgets += history_widgets(turns[index], figures)
         widgets += dividers.get(len(turns), [])
         if widgets:
             self.transcript.mount_all(widgets)
+
+    def _reply_figures(self) -> dict[int, ReplyFigures]:
+        """Each stored reply's figures line, by message id (a fork's shared replies: its parents')."""
+        return stored_figures(self.chat.store, self.chat.session_id)
 
     def _dividers_by_turn(self, records: list[Any], items: list[HistoryItem]) -> dict[int, list[Widget]]:
         """Compaction dividers placed before the first turn that began after each compaction."""
@@ -358,10 +391,11 @@ class ChatScreen(Screen[None]):
         turns = turns_of(history.items)
         first = max(0, self.hidden_turns - LOAD_EARLIER_TURNS)
         dividers = self._dividers_by_turn(records, history.items)
+        figures = self._reply_figures()
         widgets: list[Widget] = []
         for index in range(first, min(self.hidden_turns, len(turns))):
             widgets += dividers.get(index, [])
-            widgets += history_widgets(turns[index])
+            widgets += history_widgets(turns[index], figures)
         loaded = self.hidden_turns - first
         self.hidden_turns = first
         transcript = self.transcript
@@ -523,6 +557,8 @@ class ChatScreen(Screen[None]):
             return
         self.popup.close()
         self.reload_custom_commands()
+        if self.submit_hook(text):  # editing a sent message, or queueing during a turn
+            return
         parsed = parse_command(text, self.custom_slash())
         if parsed is not None:
             if parsed.command is None:
@@ -632,6 +668,7 @@ class ChatScreen(Screen[None]):
         self.set_timer(IDLE_COLLECT_DELAY_S, lambda: gc.collect())  # the full pass, while the user reads
         if worker.state == WorkerState.SUCCESS and not view.failed:
             self.run_worker(self._maintain(), group="maintain", exclusive=True, exit_on_error=False)
+        self.after_turn(worker.state, view.failed)  # queued messages: sent, or back in the prompt
 
     async def _maintain(self) -> None:
         """Idle-time engine work after a turn (a summary prepared in the background); it never
@@ -671,7 +708,7 @@ class ChatScreen(Screen[None]):
         if request.kind == "slash":
             self.reload_custom_commands()
             by_name = {c.name: c for c in with_custom(self.custom_slash())}
-            names = fuzzy_filter(request.query, list(by_name), POPUP_MAX_ROWS)
+            names = popup_order(request.query, list(by_name))  # all of them: the popup scrolls
             choices = [Choice(n, f"{n} {by_name[n].args}".rstrip() + f"  — {by_name[n].help}") for n in names]
             if len(choices) == 1 and choices[0].value == request.query:
                 choices = []  # fully typed: nothing left to offer
@@ -700,9 +737,13 @@ class ChatScreen(Screen[None]):
             self.action_compact(argument or None)
         elif name == "/fork":
             self.action_fork()
+        elif name in ("/undo", "/rewind"):
+            from myrm_tui.tui import undo_flow
+
+            (undo_flow.start_undo if name == "/undo" else undo_flow.start_rewind)(self)
         elif name == "/model":
             if argument:
-                self.apply_changes({"model": argument})
+                self.switch_model(parse_scoped(argument))
             else:
                 self.action_switch_model()
         elif name == "/sessions":
@@ -719,13 +760,15 @@ class ChatScreen(Screen[None]):
             self.action_mcp()
         elif name == "/theme":
             if argument:
-                self.myrm.choose_theme(argument)
+                self.myrm.choose_theme_scoped(parse_scoped(argument))
             else:
                 self.app.search_themes()
         elif name == "/clear":
             self.new_session()
         elif name == "/help":
             self.action_help()
+        elif name == "/retry":
+            self.action_retry()
         elif name == "/image":
             self.attach_image(argument)
         elif self.custom.get(name) is not None:  # the palette runs custom commands here
@@ -896,15 +939,26 @@ class ChatScreen(Screen[None]):
                                             str(self.myrm.config_path)), chosen)
 
     def action_switch_model(self) -> None:
-        def chosen(name: str | None) -> None:
-            if name and name != self.chat.model:
-                self.apply_changes({"model": name})
+        def chosen(choice: ScopedChoice | None) -> None:
+            if choice is not None:
+                self.switch_model(choice)
 
         self.app.push_screen(ModelPicker(self.chat.model, self.chat.settings.models), chosen)
 
+    def switch_model(self, choice: ScopedChoice) -> None:
+        """/model and the picker change this session only unless make-default (tui/scope.py)."""
+        name = choice.name or (self.chat.model or "")
+        if not name:
+            self.notify("No model to make the default: name one (/model NAME --default).", severity="warning")
+        elif choice.make_default:
+            self.apply_changes({"model": name})
+        elif name != self.chat.model:
+            self.apply_changes({"model": name}, session_only=True)
+
     @work(exclusive=True, group="apply-settings", exit_on_error=False)
-    async def apply_changes(self, changes: dict[str, Any]) -> None:
-        """Warn before a smaller window forces a compaction, save atomically, then apply."""
+    async def apply_changes(self, changes: dict[str, Any], session_only: bool = False) -> None:
+        """Warn before a smaller window forces a compaction, save atomically, then apply.
+        `session_only`: a model for this session, applied and never saved."""
         changes = dict(changes)
         model = changes.get("model")
         if model and model != self.chat.model:
@@ -915,17 +969,26 @@ class ChatScreen(Screen[None]):
                 changes.pop("model")
                 if not changes:
                     return
-        saved = await self.myrm.save_settings(changes)
-        self.myrm.apply_settings(self.myrm.settings.with_values(**changes))
+        if session_only:
+            saved = False
+            self.chat.choose_session_model(str(model))
+        else:
+            if model:
+                self.chat.choose_session_model(None)  # the saved default decides again
+            saved = await self.myrm.save_settings(changes)
+            self.myrm.apply_settings(self.myrm.settings.with_values(**changes))
         if "sandbox" in changes:
             from myrm_tui.agent.sandbox import sandbox_status
 
             self.status.set(sandbox=sandbox_status(self.myrm.settings.sandbox).badge())
         if model:
             self.status.set(model=self.chat.model)
-            self.transcript.mount(Note(f"model set to {model}; it answers from your next message."))
+            text, hint = model_note(str(model), session_only)
+            self.transcript.mount(Note(text, hint=hint))
         if saved:
-            self.notify("Settings saved." if set(changes) != {"model"} else f"Model: {model}.")
+            self.notify("Settings saved." if set(changes) != {"model"} else f"Model: {model} (saved as the default).")
+        elif session_only:
+            self.notify(f"Model: {model} (this session).")
 
     def _shrink_warning(self, model: str) -> str | None:
         from myrm_tui.llm import registry
@@ -955,29 +1018,25 @@ class ChatScreen(Screen[None]):
         """Generated from the bindings (the keymap setting applied) and the slash commands."""
         from textual.binding import BindingsMap
 
+        from myrm_tui.tui.key_help import BoundKey, key_rows, key_table
+
         keymap = {k: v for k, v in self.myrm.settings.keymap.items()}
-        rows: dict[str, tuple[list[str], str]] = {}
+        bound: list[BoundKey] = []
         for bindings in (type(self.prompt).BINDINGS, type(self).BINDINGS, ApprovalPrompt.BINDINGS,
                          type(self.app).BINDINGS):
             mapped = BindingsMap(bindings)
             if keymap:
                 mapped.apply_keymap(keymap)
-            for _key, binding in mapped:
-                if not binding.id or not binding.description:
-                    continue
-                keys, _ = rows.setdefault(binding.id, ([], binding.description))
-                shown = self.app.get_key_display(binding)
-                if shown not in keys:
-                    keys.append(shown)
+            bound += [BoundKey(binding.id, binding.description, key) for key, binding in mapped
+                      if binding.id and binding.description]
         palette = getattr(self.app, "COMMAND_PALETTE_BINDING", "ctrl+p")
-        rows.setdefault("app.command_palette", ([palette], "Command palette"))
-        ordered = sorted(rows.items(), key=lambda row: (row[0].split(".")[0], row[1][1]))
-        lines = ["| key | action | id |", "|---|---|---|"]
-        lines += [f"| `{' / '.join(keys)}` | {desc} | `{bid}` |" for bid, (keys, desc) in ordered]
-        lines += ["", "Rebind any key with `[keymap]` in the config: `\"chat.fork\" = \"f5\"`.", "",
+        if not any(item.binding_id == "app.command_palette" for item in bound):
+            bound.append(BoundKey("app.command_palette", "Command palette", palette))
+        lines = key_table(key_rows(bound))
+        lines += ["", "Rebind any key with `[keymap]` in the config: `\"chat.fork\" = \"f6\"`.", "",
                   "| command | what it does |", "|---|---|"]
         lines += [f"| `{f'{c.name} {c.args}'.rstrip()}` | {c.help.replace('|', '/')} |"
-                  for c in with_custom(self.custom_slash())]
+                  for c in alphabetical(with_custom(self.custom_slash()))]
         if self.custom.problems:
             lines += ["", "Custom commands not loaded:", ""] + [f"- {problem}" for problem in self.custom.problems]
         return "\n".join(lines)
@@ -987,9 +1046,7 @@ class ChatScreen(Screen[None]):
         if sid is None:
             self.notify(NOTHING_YET.format(what="export"), severity="warning")
             return
-        path = Path(argument).expanduser() if argument else default_export_path(self.chat.workspace, sid)
-        if not path.is_absolute():
-            path = self.chat.workspace / path
+        path = export_target(argument, sid, self.chat.workspace)
         try:
             written = export_markdown(self.chat.store, sid, path)
         except (OSError, StoreError) as exc:
@@ -1057,6 +1114,9 @@ class ChatScreen(Screen[None]):
     # keys -----------------------------------------------------------------------------------
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        ours = self.check_edit_action(action)
+        if ours is not None:
+            return ours
         if action == "interrupt":
             # Without a running turn (or compaction) Esc is not ours: let focused widgets use it.
             # In an approval's reason box it goes back to the answers.
@@ -1069,6 +1129,9 @@ class ChatScreen(Screen[None]):
         return True
 
     def action_interrupt(self) -> None:
+        if self.editing is not None and not self.turn_running:
+            self.action_cancel_edit()
+            return
         compacting = self.compact_worker
         if compacting is not None and not compacting.is_cancelled:
             self.status.set(state="cancelling the compaction")
@@ -1108,7 +1171,7 @@ class ChatScreen(Screen[None]):
         command = editor_command()
         try:
             with self.app.suspend():
-                edited = edit_text(self.prompt.text, command)
+                edited = edit_text(self.prompt.expanded_text, command)  # paste chips expanded
         except SuspendNotSupported:
             self.notify("This terminal cannot hand over to an editor here.", severity="warning")
             return

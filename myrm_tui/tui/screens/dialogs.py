@@ -49,9 +49,19 @@ class ConfirmScreen(Dialog[bool]):
             with Horizontal(classes="buttons"):
                 yield Button(self.yes, variant="error" if self.danger else "primary", id="yes")
                 yield Button("Cancel", id="no")
+            yield Static("", id="focus-hint", classes="hint")
 
     def on_mount(self) -> None:
         self.query_one("#no" if self.danger else "#yes", Button).focus()
+
+    def on_descendant_focus(self) -> None:
+        # Said in words: the focus style alone is a colour change some themes make hard to see,
+        # and Enter on a dangerous dialog must never surprise.
+        focused = self.focused
+        if isinstance(focused, Button):
+            label = self.yes if focused.id == "yes" else "Cancel"
+            text = f"Enter: {label} (focused) · Tab: the other button · Esc: Cancel"
+            self.query_one("#focus-hint", Static).update(Content(for_terminal(text)))
 
     @on(Button.Pressed)
     def _pressed(self, event: Button.Pressed) -> None:

@@ -12,7 +12,7 @@ from typing import Any, ClassVar
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Grid, Vertical
+from textual.containers import Grid, Vertical, VerticalScroll
 from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import Static
@@ -24,6 +24,9 @@ from myrm_tui.tui.metrics import HealthReport, Metric, health_report, vault_size
 
 CARDS = (("context", "Context"), ("compaction", "Compaction"), ("cache", "Prompt cache"),
          ("engine", "Engine"), ("session", "Session"))
+# Card columns by terminal width (health.tcss): three need about 36 columns each to keep a
+# metric and its value on one line, so 80 columns get two and a narrow split pane one.
+CARD_BREAKPOINTS = [(0, "-one-column"), (60, "-two-columns"), (110, "-three-columns")]
 
 
 def instructions_line(workspace: Path | None) -> str:
@@ -60,6 +63,7 @@ class HealthScreen(Screen[None]):
         Binding("escape,q", "close", "Close", id="health.close"),
         Binding("r", "refresh_report", "Refresh", id="health.refresh"),
     ]
+    HORIZONTAL_BREAKPOINTS: ClassVar[list[tuple[int, str]] | None] = CARD_BREAKPOINTS
 
     def __init__(self, store: Any, session_id: str | None) -> None:
         super().__init__()
@@ -69,7 +73,8 @@ class HealthScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         yield Static(Content("Context health"), id="health-title")
-        with Grid(id="cards"):
+        # Scrolls: at 24 lines the cards are taller than the screen.
+        with VerticalScroll(id="cards-scroll"), Grid(id="cards"):
             for key, title in CARDS:
                 with Vertical(classes="card", id=f"card-{key}"):
                     yield Static(Content(title), classes="card-title")

@@ -1,5 +1,7 @@
 """The sessions screen: every session of the workspace as a fork tree; resume, rename, delete
 (with confirmation; the store refuses a session that still has forks) and export to Markdown.
+A search box filters by title, first message and model (tui/session_search.py); each row is one
+line, cut with an ellipsis (sessions.tcss), so a long title never pushes the list into two-line rows.
 
 Rows are built in a thread (a message count per session is a query each) and rendered by an
 OptionList, which draws only the visible rows however many sessions there are.
@@ -17,14 +19,17 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.content import Content
-from textual.widgets import OptionList, Static
+from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from myrm_tui.store import StoreError
 from myrm_tui.store.records import SessionRecord
 from myrm_tui.terminal_text import for_terminal
+from myrm_tui.tui.css import sibling_css
 from myrm_tui.tui.formatting import one_line, short_id
 from myrm_tui.tui.screens.dialogs import ConfirmScreen, Dialog, InputScreen
+from myrm_tui.tui.session_search import matches, search_fields
+from myrm_tui.tui.user_prompts import first_prompt
 
 _TITLE_CHARS = 40
 
@@ -34,6 +39,12 @@ class SessionRow:
     session: SessionRecord
     depth: int
     messages: int
+    first_message: str = ""
+
+    @property
+    def fields(self) -> str:
+        s = self.session
+        return search_fields(s.title, self.first_message, s.model or "", s.id)
 
 
 def age(seconds: float) -> str:
@@ -80,14 +91,20 @@ def export_markdown(store: Any, session_id: str, path: Path) -> Path:
 
 
 def default_export_path(workspace: Path, session_id: str) -> Path:
-    return Path(workspace) / f"myrm-session-{short_id(session_id)}.md"
+    """The config dir's exports folder, never the workspace (tui/export_target.py says why);
+    `workspace` stays in the signature for callers that pass it."""
+    from myrm_tui.tui.export_target import default_export_path as default_path
+
+    return default_path(session_id)
 
 
 class SessionsScreen(Dialog[str | None]):
     """Dismisses with the id of the session to resume, or None."""
 
+    DEFAULT_CSS = sibling_css(__file__)
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "close", "Close", id="sessions.close"),
+        Binding("slash", "search", "Search", id="sessions.search"),
         Binding("r", "rename", "Rename", id="sessions.rename"),
         Binding("d,delete", "delete", "Delete", id="sessions.delete"),
         Binding("e", "export", "Export Markdown", id="sessions.export"),
@@ -98,13 +115,15 @@ class SessionsScreen(Dialog[str | None]):
         self.store = store
         self.workspace = Path(workspace)
         self.current = current
-        self.rows: list[SessionRow] = []
+        self.all_rows: list[SessionRow] = []
+        self.rows: list[SessionRow] = []  # the rows shown (the search applied), in list order
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="box"):
             yield Static(Content("Sessions"), classes="title")
+            yield Input(placeholder="search title, first message, model", id="session-search")
             yield OptionList(id="session-list")
-            yield Static(Content("Enter resume · r rename · d delete · e export Markdown · Esc close"),
+            yield Static(Content("Enter resume · / search · r rename · d delete · e export Markdown · Esc close"),
                          classes="hint")
 
     def on_mount(self) -> None:
@@ -113,11 +132,26 @@ class SessionsScreen(Dialog[str | None]):
 
     @work(thread=True, exclusive=True, group="sessions-load")
     def reload(self) -> None:
-        rows = [SessionRow(s, depth, len(self.store.messages(s.id)))
-                for s, depth in session_tree(self.store.list_sessions())]
-        self.app.call_from_thread(self._show, rows)
+        rows = []
+        for s, depth in session_tree(self.store.list_sessions()):
+            records = self.store.messages(s.id)
+            rows.append(SessionRow(s, depth, len(records), first_prompt(records)))
+        self.app.call_from_thread(self._loaded, rows)
 
-    def _show(self, rows: list[SessionRow]) -> None:
+    def _loaded(self, rows: list[SessionRow]) -> None:
+        self.all_rows = rows
+        self._filter()
+
+    @on(Input.Changed, "#session-search")
+    def _search_changed(self, event: Input.Changed) -> None:
+        event.stop()
+        self._filter(from_top=True)
+
+    def _filter(self, from_top: bool = False) -> None:
+        query = self.query_one("#session-search", Input).value
+        self._show([row for row in self.all_rows if matches(query, row.fields)], bool(query.strip()), from_top)
+
+    def _show(self, rows: list[SessionRow], searching: bool = False, from_top: bool = False) -> None:
         self.rows = rows
         now = time.time()
         options = []
@@ -132,8 +166,9 @@ class SessionsScreen(Dialog[str | None]):
         highlighted = listing.highlighted
         listing.set_options(options)
         if not options:
-            listing.set_options([Option("no sessions yet in this workspace", disabled=True)])
-        elif highlighted is not None:
+            empty = "no session matches the search" if searching else "no sessions yet in this workspace"
+            listing.set_options([Option(empty, disabled=True)])
+        elif highlighted is not None and not from_top:
             listing.highlighted = min(highlighted, len(options) - 1)
         else:
             listing.highlighted = 0
@@ -151,7 +186,29 @@ class SessionsScreen(Dialog[str | None]):
             self.dismiss(event.option.id)
 
     def action_close(self) -> None:
+        """Esc in a non-empty search clears it first; otherwise it closes."""
+        search = self.query_one("#session-search", Input)
+        if search.has_focus and search.value:
+            search.value = ""
+            return
         self.dismiss(None)
+
+    def action_search(self) -> None:
+        self.query_one("#session-search", Input).focus()
+
+    @on(Input.Submitted, "#session-search")
+    def _search_submitted(self, event: Input.Submitted) -> None:
+        """Enter in the search resumes the highlighted match (the first one, unless moved)."""
+        event.stop()
+        row = self.selected()
+        if row is not None:
+            self.dismiss(row.session.id)
+
+    def on_key(self, event: Any) -> None:
+        """Down (or Up) from the search moves to the list, where r/d/e act on a row."""
+        if event.key in ("down", "up") and self.query_one("#session-search", Input).has_focus and self.rows:
+            event.stop()
+            self.query_one(OptionList).focus()
 
     def action_rename(self) -> None:
         row = self.selected()

@@ -20,12 +20,19 @@ from textual.widget import Widget
 from textual.widgets import Button, Collapsible, Input, Select, Static, Switch
 
 from myrm_tui.settings import SETTINGS, Settings, SettingSpec
+from myrm_tui.terminal_text import for_terminal
+from myrm_tui.tui.css import sibling_css
+from myrm_tui.tui.scope import ScopedChoice
 from myrm_tui.tui.screens.dialogs import Dialog
 from myrm_tui.tui.screens.model_picker import ModelPicker
 
 # Sections in screen order; any other section in the schema follows, "advanced" always last.
 SECTION_ORDER = ("general", "tools", "appearance")
 COLLAPSED_SECTIONS = frozenset({"advanced"})
+# Below this many terminal columns the form is one column: the dialog box is 96 wide at most
+# and 90% below that, so under 100 columns a 40-wide field column would leave the name and help
+# about 20 columns and cut words such as "anthropic/claude-sonnet-4-5" in two.
+TWO_COLUMN_MIN_WIDTH = 100
 
 
 class SettingError(ValueError):
@@ -67,6 +74,10 @@ def changed_values(current: Settings, values: Mapping[str, Any]) -> dict[str, An
 
 
 class SettingsScreen(Dialog[dict[str, Any] | None]):
+    DEFAULT_CSS = sibling_css(__file__)
+    SCOPED_CSS = False  # the rules name the screen itself (#settings-screen.-narrow)
+    HORIZONTAL_BREAKPOINTS: ClassVar[list[tuple[int, str]] | None] = [
+        (0, "-narrow"), (TWO_COLUMN_MIN_WIDTH, "-roomy")]
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "cancel", "Cancel", id="settings.cancel"),
         Binding("ctrl+s", "save", "Save", id="settings.save"),
@@ -93,7 +104,7 @@ class SettingsScreen(Dialog[dict[str, Any] | None]):
         return Input(str(value), type=kind, id=field_id)  # type: ignore[arg-type]
 
     def _row(self, spec: SettingSpec) -> ComposeResult:
-        with Horizontal(classes="setting-row"):
+        with Horizontal(classes="setting-row -model" if spec.key == "model" else "setting-row"):
             with Vertical(classes="setting-label"):
                 yield Static(Content(spec.key), classes="setting-name")
                 yield Static(Content(spec.help), classes="setting-help")
@@ -111,11 +122,17 @@ class SettingsScreen(Dialog[dict[str, Any] | None]):
                         for spec in specs:
                             yield from self._row(spec)
             yield Static("", id="settings-error")
-            with Horizontal(classes="buttons"):
+            # The hint shares the buttons' row: at 24 lines every row given to the form counts.
+            with Horizontal(classes="footer"):
+                where = f"saved to {self.config_path}" if self.config_path else "saved to your user config"
+                yield Static(Content(for_terminal(f"Ctrl+S save ({where}) · Esc cancel")), classes="hint")
                 yield Button("Save", variant="primary", id="save")
                 yield Button("Cancel", id="cancel")
-            where = f"saved to {self.config_path}" if self.config_path else "saved to your user config"
-            yield Static(Content(f"Ctrl+S save ({where}) · Esc cancel"), classes="hint")
+
+    def on_mount(self) -> None:
+        # The first field, not the scroll area: typing should edit a setting straight away.
+        first = sections()[0][1][0]
+        self.widget_for(first.key).focus()
 
     def widget_for(self, key: str) -> Widget:
         return self.query_one(f"#setting-{key}")
@@ -154,9 +171,10 @@ class SettingsScreen(Dialog[dict[str, Any] | None]):
     def _pick(self) -> None:
         field = self.query_one("#setting-model", Input)
 
-        def picked(name: str | None) -> None:
-            if name:
-                field.value = name
+        def picked(choice: ScopedChoice | None) -> None:
+            # Only the name: this screen saves what Save saves, the picker's make-default aside.
+            if choice is not None and choice.name:
+                field.value = choice.name
 
         declared = getattr(getattr(self.app, "settings", None), "models", None)
         self.app.push_screen(ModelPicker(field.value, declared), picked)

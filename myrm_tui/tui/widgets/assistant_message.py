@@ -15,9 +15,11 @@ from textual.timer import Timer
 from textual.widgets import Collapsible, Markdown, Static
 from textual.widgets.markdown import MarkdownStream
 
+from myrm_tui.agent.reply_figures import ReplyFigures
 from myrm_tui.terminal_text import for_terminal
 from myrm_tui.tui.constants import STREAM_FLUSH_INTERVAL_S, STREAM_SEGMENT_CHARS
 from myrm_tui.tui.css import sibling_css
+from myrm_tui.tui.reply_figures_text import figures_line
 
 
 def _segment_cut(written: str, chunk: str) -> int | None:
@@ -40,8 +42,12 @@ def _segment_cut(written: str, chunk: str) -> int | None:
 class AssistantMessage(Vertical):
     DEFAULT_CSS = sibling_css(__file__)
 
-    def __init__(self, text: str = "", reasoning: str = "", *, streaming: bool = False) -> None:
+    def __init__(self, text: str = "", reasoning: str = "", *, streaming: bool = False,
+                 figures: ReplyFigures | None = None) -> None:
         super().__init__()
+        self.figures: ReplyFigures | None = None
+        self._figures_view = Static("", classes="figures")
+        self._figures_view.display = False
         self.text = text
         self.reasoning = reasoning
         self.streaming = streaming
@@ -61,10 +67,24 @@ class AssistantMessage(Vertical):
         self._reasoning_box.display = bool(reasoning)
         if streaming and text:
             self._pending.append(text)
+        if figures is not None:
+            self.set_figures(figures)
 
     def compose(self) -> ComposeResult:
         yield self._reasoning_box
         yield self._markdown
+        yield self._figures_view
+
+    def set_figures(self, figures: ReplyFigures) -> None:
+        """The quiet line under the reply: tokens, cached share, cost, time, speed (what is known)."""
+        self.figures = figures
+        line = figures_line(figures)
+        self._figures_view.update(Content(line))
+        self._figures_view.display = bool(line)
+
+    @property
+    def figures_text(self) -> str:
+        return figures_line(self.figures) if self.figures is not None else ""
 
     @property
     def markdown(self) -> Markdown:
@@ -124,7 +144,7 @@ class AssistantMessage(Vertical):
             await self._stream.stop()
             self._stream = None
         segment = Markdown("", classes="reply")
-        await self.mount(segment, after=self._segments[-1])
+        await self.mount(segment, after=self._segments[-1])  # the figures line stays last
         self._segments.append(segment)
         self._segment_texts.append("")
 

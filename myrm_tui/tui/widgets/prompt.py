@@ -11,17 +11,22 @@ and drive the completion popup while it is open; Tab accepts a completion (else 
 
 from __future__ import annotations
 
-from typing import ClassVar
+from collections.abc import Collection
+from functools import partial
+from typing import Any, ClassVar
 
 from textual import events
 from textual.binding import Binding, BindingType
 from textual.message import Message
 from textual.widgets import TextArea
+from textual.worker import Worker, WorkerState
 
 from myrm_tui.terminal_text import for_terminal
 from myrm_tui.tui.completion import apply_completion, completion_at
 from myrm_tui.tui.css import sibling_css
+from myrm_tui.tui.paste_chips import PasteChips, is_big
 from myrm_tui.tui.prompt_history import PromptHistory
+from myrm_tui.tui.user_prompts import workspace_prompts
 from myrm_tui.tui.widgets.completion_popup import CompletionPopup
 
 PLACEHOLDER = "Message myrm…  (Enter send · Ctrl+J newline · / commands · @ files · F1 keys)"
@@ -35,6 +40,10 @@ class PromptArea(TextArea):
                 show=False, id="prompt.newline"),
         Binding("up", "history_previous", "Previous prompt", show=False, id="prompt.history_previous"),
         Binding("down", "history_next", "Next prompt", show=False, id="prompt.history_next"),
+        # Ctrl+R is the sessions list here (chat.sessions), so the shell's *other* history-search
+        # key: bash's forward-i-search. The terminal's XON/XOFF use of it is off while Textual runs.
+        Binding("ctrl+s", "history_search", "Search earlier prompts", show=False, id="prompt.history_search"),
+        Binding("ctrl+t", "expand_pastes", "Expand pasted text", show=False, id="prompt.expand_pastes"),
         Binding("tab", "complete", "Complete", show=False, priority=True, id="prompt.complete"),
         Binding("escape", "close_popup", "Close popup", show=False, id="prompt.close_popup"),
     ]
@@ -60,6 +69,7 @@ class PromptArea(TextArea):
             placeholder=PLACEHOLDER,
         )
         self.prompt_history = PromptHistory()
+        self.chips = PasteChips()  # big pastes shown as `[pasted N lines]` (tui/paste_chips.py)
         self.popup: CompletionPopup | None = None
 
     @property
@@ -84,7 +94,20 @@ class PromptArea(TextArea):
     def _submit_now(self) -> None:
         if self.popup_open and self._accept_completion(only_if_changes=True):
             return
-        self.post_message(self.Submitted(self, self.text))
+        self.post_message(self.Submitted(self, self.expanded_text))
+
+    @property
+    def expanded_text(self) -> str:
+        """The draft with every paste chip replaced by its text: what is sent or edited."""
+        return self.chips.expand(self.text)
+
+    def action_expand_pastes(self) -> None:
+        if not self.chips:
+            self.notify("No collapsed paste in the message.", timeout=2)
+            return
+        self.load_text(self.expanded_text)
+        self.chips.retain(self.text)
+        self.move_cursor(self.document.end)
 
     # Text that enters the editor from outside the keyboard (a paste, a recalled prompt, a
     # completion, $EDITOR) may carry terminal control sequences; the TextArea draws its document
@@ -98,20 +121,24 @@ class PromptArea(TextArea):
             return
         event.prevent_default()
         event.stop()
-        if result := self._replace_via_keyboard(for_terminal(event.text), *self.selection):
+        text = for_terminal(event.text)
+        if is_big(text):
+            text = self.chips.add(text)
+        if result := self._replace_via_keyboard(text, *self.selection):
             self.move_cursor(result.end_location)
             self.focus()
 
     def take_submitted(self, text: str) -> None:
         """Remove `text` (what was just sent) from the editor, keeping whatever the user typed
         after pressing Enter: those keys were queued behind the submit and are already in."""
-        current = self.text
+        current = self.expanded_text
         if current.startswith(text):
             rest = current[len(text):]
             self.load_text(rest)
             self.move_cursor(self.document.end)
         else:
             self.clear()
+        self.chips.retain(self.text)
 
     def action_newline(self) -> None:
         self.call_later(self.insert, "\n")
@@ -167,6 +194,34 @@ class PromptArea(TextArea):
         if entry is not None:
             self.load_text(entry)
             self.move_cursor(self.document.end)
+
+    def add_workspace_history(self, store: Any, exclude: Collection[int]) -> None:
+        """Read the prompts of the workspace's other sessions off the UI thread and put them
+        before this session's in the history (Up and the search reach them)."""
+        self.run_worker(partial(workspace_prompts, store, exclude), thread=True, group="workspace-history",
+                        exclusive=True, exit_on_error=False)
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        if event.worker.group == "workspace-history" and event.state == WorkerState.SUCCESS:
+            self.prompt_history.add_older(event.worker.result or [])
+
+    def action_history_search(self) -> None:
+        """Search every earlier prompt of the workspace; the pick replaces the draft, which Down
+        brings back (PromptHistory.jump_to). A one-line draft is the starting query."""
+        from myrm_tui.tui.screens.prompt_search import PromptSearchScreen
+
+        draft = self.text
+        query = draft.strip() if "\n" not in draft.strip() else ""
+
+        def chosen(entry: str | None) -> None:
+            if entry is None:
+                return
+            self.prompt_history.jump_to(entry, draft)
+            self.load_text(entry)
+            self.move_cursor(self.document.end)
+            self.focus()
+
+        self.app.push_screen(PromptSearchScreen(self.prompt_history, query), chosen)
 
     def restore(self, text: str) -> None:
         """Put an unsent message back, keeping anything typed since (nothing is lost)."""

@@ -6,11 +6,14 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from textual.content import Content
+from textual.timer import Timer
 from textual.widgets import Static
 
 from myrm_tui.terminal_text import for_terminal
+from myrm_tui.tui.constants import STATUS_TICK_S
 from myrm_tui.tui.css import sibling_css
 from myrm_tui.tui.formatting import format_tokens, short_id
+from myrm_tui.tui.reply_figures_text import StreamMeter
 
 
 @dataclass(frozen=True)
@@ -36,6 +39,9 @@ class StatusBar(Static):
     def __init__(self, info: StatusInfo | None = None, *, id: str | None = None) -> None:
         super().__init__("", id=id)
         self.info = info or StatusInfo()
+        self._meter: StreamMeter | None = None
+        self._meter_suffix = ""
+        self._ticker: Timer | None = None
 
     def on_mount(self) -> None:
         self._render_info()
@@ -45,6 +51,23 @@ class StatusBar(Static):
         self.info = replace(self.info, **changes)  # type: ignore[arg-type]
         if self.is_mounted:
             self._render_info()
+
+    def follow(self, meter: StreamMeter | None, suffix: str = "") -> None:
+        """Show a streaming call's elapsed time and speed as the state, redrawn on a short timer
+        while it runs (None stops it; the next `set(state=…)` says what happens instead)."""
+        self._meter, self._meter_suffix = meter, suffix
+        if meter is None:
+            if self._ticker is not None:
+                self._ticker.stop()
+                self._ticker = None
+            return
+        self._tick()
+        if self._ticker is None and self.is_mounted:
+            self._ticker = self.set_interval(STATUS_TICK_S, self._tick)
+
+    def _tick(self) -> None:
+        if self._meter is not None:
+            self.set(state=self._meter.text() + self._meter_suffix)
 
     def plain(self) -> str:
         return self._content().plain

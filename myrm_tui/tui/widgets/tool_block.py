@@ -25,7 +25,12 @@ from myrm_tui.tui.constants import (
     TOOL_STATUS_GLYPHS,
 )
 from myrm_tui.tui.css import sibling_css
-from myrm_tui.tui.formatting import cap_text, format_duration, summarize_arguments, tail_lines
+from myrm_tui.tui.formatting import format_duration, summarize_arguments, tail_lines
+from myrm_tui.tui.tool_preview import ToolPreview, preview_text, tool_preview
+
+# The key that opens a focused block's whole output in the viewer, and its binding id (keymap).
+OPEN_OUTPUT_KEY = "o"
+OPEN_OUTPUT_BINDING = "tool.open_output"
 
 # Statuses after which the block opens by itself.
 _FAILED = frozenset({"error", "timeout"})
@@ -44,12 +49,20 @@ _GLYPH_STYLE = {
 class ToolHeader(Static, can_focus=True):
     """The clickable, focusable one-line summary; Enter or a click toggles the output."""
 
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("enter,space", "toggle", "Toggle output", show=False, id="tool.toggle")]
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("enter,space", "toggle", "Toggle output", show=False, id="tool.toggle"),
+        Binding(OPEN_OUTPUT_KEY, "open_output", "Open full output", show=False, id=OPEN_OUTPUT_BINDING),
+    ]
 
     def action_toggle(self) -> None:
         block = self.parent
         if isinstance(block, ToolBlock):
             block.expanded = not block.expanded
+
+    def action_open_output(self) -> None:
+        block = self.parent
+        if isinstance(block, ToolBlock):
+            block.open_output()
 
     def on_click(self, event: events.Click) -> None:
         event.stop()
@@ -71,6 +84,7 @@ class ToolBlock(Vertical):
         self.duration_s: float | None = None
         self.content: str | None = None
         self.vault_handle: str | None = None
+        self.preview: ToolPreview | None = None
         self.live_text = ""
         self._header = ToolHeader(classes="header")
         self._live = Static("", classes="live")
@@ -133,10 +147,10 @@ class ToolBlock(Vertical):
                vault_handle: str | None = None) -> None:
         self.duration_s = duration_s
         self.content = content
-        self.vault_handle = vault_handle
-        shown = cap_text(content, TOOL_OUTPUT_DISPLAY_CHARS)
-        if vault_handle:
-            shown += f"\nfull output: {vault_handle}"
+        # A history block has no handle of its own: the stored result's spill marker names it.
+        self.preview = tool_preview(content, TOOL_OUTPUT_DISPLAY_CHARS, vault_handle)
+        self.vault_handle = self.preview.handle
+        shown = preview_text(self.preview, self._open_key())
         self._output.update(Content(for_terminal(shown)))  # tool output is data
         self._live.display = False
         self.status = status
@@ -144,3 +158,24 @@ class ToolBlock(Vertical):
             self._render_header()  # the duration changed even when the status did not
         if status in _FAILED:
             self.expanded = True
+
+    # the full output ---------------------------------------------------------------------------
+
+    def _open_key(self) -> str:
+        """The key shown in the hint: the user's keymap wins over the default."""
+        try:
+            keymap = getattr(self.app, "_keymap", None) or {}
+        except Exception:  # noqa: BLE001 - not mounted in an app yet (history blocks are built first)
+            keymap = {}
+        return str(keymap.get(OPEN_OUTPUT_BINDING, OPEN_OUTPUT_KEY)).split(",")[0]
+
+    def open_output(self) -> None:
+        """Open the viewer on this call's whole output (the vault artifact, else the stored result)."""
+        from myrm_tui.tui.screens.tool_output import ToolOutputScreen
+
+        if self.content is None:
+            self.notify("No output yet: the call has not finished.", severity="warning")
+            return
+        vault = getattr(getattr(self.app, "store", None), "vault", None)
+        title = " ".join(part for part in (self.tool_name, self.summary) if part)
+        self.app.push_screen(ToolOutputScreen(title, vault, self.vault_handle, self.content))

@@ -1,0 +1,126 @@
+"""Git-tree snapshots of a git workspace, so what a bash call changed can be undone.
+
+Why git and not a copy of every file: a bash command may touch any file, so the pre-image of
+every file must exist before it runs. Git's object store already holds the committed ones; a
+private index (`.myrm/checkpoints/<session>.index`) and a private object folder
+(`.myrm/checkpoints/objects`, with the repository's own objects as an alternate) let `git add -A`
+write only what differs from the repository, and its stat cache makes repeated snapshots cheap.
+The user's index, refs and object store are never written.
+
+What is covered is exactly what `git add -A` sees: tracked files and untracked files that are not
+ignored, inside the repository. Ignored files (build output, `.env` when ignored), files outside
+the workspace and submodule contents are not.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+# The folder under `.myrm/` for the private index and objects.
+CHECKPOINTS_DIR = "checkpoints"
+# A snapshot that takes longer than this is abandoned (the bash call runs uncovered and the user
+# is told): a huge untracked tree must not stall every bash call.
+GIT_SNAPSHOT_TIMEOUT_S = 60.0
+# git's name for "no blob" in diff-tree output.
+_NULL_SHA = "0" * 40
+# Submodule entries are commits, not files: their contents are not snapshotted.
+_GITLINK_MODE = "160000"
+
+
+class GitSnapshotError(Exception):
+    """A snapshot could not be taken; the message says why in one sentence."""
+
+
+@dataclass(frozen=True)
+class TreeChange:
+    path: str  # relative to the repository root, "/"-separated
+    before_blob: str | None  # None: the file did not exist before
+    after_exists: bool
+
+
+@dataclass(frozen=True)
+class GitSnapshotter:
+    repo_root: Path
+    private_dir: Path  # .myrm/checkpoints
+    session_id: str
+
+    @classmethod
+    def for_workspace(cls, workspace: Path, myrm_dir: Path, session_id: str) -> GitSnapshotter | None:
+        """A snapshotter when `workspace` is the top of a git work tree and git is installed
+        (a bare `.git` folder that git does not recognise is not a repository)."""
+        if shutil.which("git") is None or not (workspace / ".git").exists():
+            return None
+        try:
+            done = subprocess.run(["git", "rev-parse", "--show-toplevel"], cwd=workspace, capture_output=True,
+                                  timeout=GIT_SNAPSHOT_TIMEOUT_S, check=False)
+        except (subprocess.TimeoutExpired, OSError):
+            return None
+        top = done.stdout.decode(errors="surrogateescape").strip()
+        if done.returncode != 0 or not top or Path(top).resolve() != workspace.resolve():
+            return None
+        return cls(workspace, myrm_dir / CHECKPOINTS_DIR, session_id)
+
+    def _env(self) -> dict[str, str]:
+        objects = self.private_dir / "objects"
+        objects.mkdir(parents=True, exist_ok=True, mode=0o700)
+        env = dict(os.environ)
+        env.update({
+            "GIT_INDEX_FILE": str(self.private_dir / f"{self.session_id}.index"),
+            "GIT_OBJECT_DIRECTORY": str(objects),
+            "GIT_ALTERNATE_OBJECT_DIRECTORIES": str(self._repo_objects()),
+            "GIT_OPTIONAL_LOCKS": "0",
+        })
+        return env
+
+    def _repo_objects(self) -> Path:
+        out = self._git(["rev-parse", "--git-path", "objects"], env=None)
+        path = Path(out.strip())
+        return path if path.is_absolute() else (self.repo_root / path).resolve()
+
+    def _git(self, args: list[str], env: dict[str, str] | None) -> str:
+        try:
+            done = subprocess.run(["git", *args], cwd=self.repo_root, env=env, capture_output=True,
+                                  timeout=GIT_SNAPSHOT_TIMEOUT_S, check=False)
+        except subprocess.TimeoutExpired as exc:
+            raise GitSnapshotError(f"git {args[0]} took over {GIT_SNAPSHOT_TIMEOUT_S:.0f} s") from exc
+        except OSError as exc:
+            raise GitSnapshotError(f"git could not run: {exc}") from exc
+        if done.returncode != 0:
+            raise GitSnapshotError(f"git {args[0]} failed: {done.stderr.decode(errors='replace').strip()[:200]}")
+        return done.stdout.decode("utf-8", errors="surrogateescape")
+
+    def snapshot(self) -> str:
+        """The tree id of the work tree as it is now."""
+        env = self._env()
+        self._git(["add", "-A", "--ignore-errors", "."], env)
+        return self._git(["write-tree"], env).strip()
+
+    def changes(self, before: str, after: str) -> list[TreeChange]:
+        if before == after:
+            return []
+        out = self._git(["diff-tree", "-r", "-z", "--no-renames", before, after], self._env())
+        fields = out.split("\0")
+        changes: list[TreeChange] = []
+        for head, path in zip(fields[0::2], fields[1::2], strict=False):
+            if not head.startswith(":"):
+                continue
+            old_mode, new_mode, old_sha, new_sha, _status = head[1:].split(" ")
+            if _GITLINK_MODE in (old_mode, new_mode):
+                continue
+            changes.append(TreeChange(path, None if old_sha == _NULL_SHA else old_sha, new_sha != _NULL_SHA))
+        return changes
+
+    def blob(self, sha: str) -> bytes:
+        env = self._env()
+        try:
+            done = subprocess.run(["git", "cat-file", "blob", sha], cwd=self.repo_root, env=env,
+                                  capture_output=True, timeout=GIT_SNAPSHOT_TIMEOUT_S, check=False)
+        except (subprocess.TimeoutExpired, OSError) as exc:
+            raise GitSnapshotError(f"git cat-file could not read {sha[:12]}: {exc}") from exc
+        if done.returncode != 0:
+            raise GitSnapshotError(f"git cat-file could not read {sha[:12]}")
+        return done.stdout
