@@ -9,15 +9,23 @@ from __future__ import annotations
 
 import sys
 
-COMMANDS = {"workload": "bench.workload", "real-sessions": "bench.real_sessions", "score": "bench.score",
-            "all": "bench.grid", "quick": "bench.grid", "adversarial": "bench.adversarial"}
+COMMANDS = {
+    "workload": "bench.workload",
+    "real-sessions": "bench.real_sessions",
+    "score": "bench.score",
+    "all": "bench.grid",
+    "quick": "bench.grid",
+    "adversarial": "bench.adversarial",
+}
 
 
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
     if not args or args[0] not in COMMANDS:
-        print(f"usage: python -m bench {{{','.join(COMMANDS)}}} [options]   (--help after a command for its options)",
-              file=sys.stderr)
+        print(
+            f"usage: python -m bench {{{','.join(COMMANDS)}}} [options]   (--help after a command for its options)",
+            file=sys.stderr,
+        )
         return 2
     import importlib
 

@@ -110,6 +110,7 @@ def register_summarizers() -> None:
 
 # --------------------------------------------------------------------------- session builder
 
+
 class _Script:
     """Collects one case's turns; calls get unique ids unless a case supplies its own."""
 
@@ -147,17 +148,38 @@ class _Script:
     def user(text: str, images: Sequence[str] = ()) -> dict[str, Any]:
         if not images:
             return {"role": "user", "content": text}
-        return {"role": "user", "content": [{"type": "text", "text": text},
-                                            *({"type": "image_url", "image_url": {"url": u}} for u in images)]}
+        return {
+            "role": "user",
+            "content": [
+                {"type": "text", "text": text},
+                *({"type": "image_url", "image_url": {"url": u}} for u in images),
+            ],
+        }
 
-    def block(self, calls: list[tuple[str, dict[str, Any], Any]], text: str | None = None,
-              ids: list[str] | None = None, answered: int | None = None) -> list[dict[str, Any]]:
+    def block(
+        self,
+        calls: list[tuple[str, dict[str, Any], Any]],
+        text: str | None = None,
+        ids: list[str] | None = None,
+        answered: int | None = None,
+    ) -> list[dict[str, Any]]:
         """An assistant message with parallel calls, then the results of the first `answered` of them."""
         ids = ids or [self.call_id() for _ in calls]
-        out: list[dict[str, Any]] = [{"role": "assistant", "content": text, "tool_calls": [
-            {"id": i, "type": "function", "function": {"name": name, "arguments": json.dumps(args, ensure_ascii=False)}}
-            for i, (name, args, _) in zip(ids, calls)]}]
-        for i, (name, _, output) in list(zip(ids, calls))[:answered if answered is not None else len(calls)]:
+        out: list[dict[str, Any]] = [
+            {
+                "role": "assistant",
+                "content": text,
+                "tool_calls": [
+                    {
+                        "id": i,
+                        "type": "function",
+                        "function": {"name": name, "arguments": json.dumps(args, ensure_ascii=False)},
+                    }
+                    for i, (name, args, _) in zip(ids, calls)
+                ],
+            }
+        ]
+        for i, (name, _, output) in list(zip(ids, calls))[: answered if answered is not None else len(calls)]:
             out.append({"role": "tool", "tool_call_id": i, "name": name, "content": output})
         return out
 
@@ -177,7 +199,11 @@ class _Script:
             path = rng.choice(sorted(project.files))
             return "file_read", {"path": path}, C.file_read_output(path, project.files[path])
         if roll < 0.6:
-            return "bash", {"command": "python -m pytest -v tests"}, C.pytest_log(rng, project, failing=rng.random() < 0.5)
+            return (
+                "bash",
+                {"command": "python -m pytest -v tests"},
+                C.pytest_log(rng, project, failing=rng.random() < 0.5),
+            )
         if roll < 0.8:
             return "bash", {"command": "git diff"}, C.git_diff(rng, project)
         if roll < 0.9:
@@ -188,8 +214,13 @@ class _Script:
     def request(self) -> str:
         return self.fill(self.rng.choice(REQUESTS))
 
-    def normal_turn(self, user_text: str | None = None, *, actions: tuple[int, int] = (1, 3),
-                    ids: Callable[[int], list[str]] | None = None) -> int:
+    def normal_turn(
+        self,
+        user_text: str | None = None,
+        *,
+        actions: tuple[int, int] = (1, 3),
+        ids: Callable[[int], list[str]] | None = None,
+    ) -> int:
         rng = self.rng
         calls = [self.action() for _ in range(rng.randrange(*actions))]
         messages = [self.user(user_text or self.request())]
@@ -227,9 +258,17 @@ class _Script:
         for turn, messages in enumerate(self.turns, 1):
             lines.append({"turn": turn, "messages": messages})
             lines += probes.get(turn, [])
-        answers: dict[str, Any] = {"generator": "bench.adversarial", "version": GENERATOR_VERSION, "case": self.case,
-                                   "models": doc, "turns": last, "seed": self.seed, "lags": list(LAGS),
-                                   "hostile": self.hostile, "needles": [n.as_answer() for n in self.factory.needles]}
+        answers: dict[str, Any] = {
+            "generator": "bench.adversarial",
+            "version": GENERATOR_VERSION,
+            "case": self.case,
+            "models": doc,
+            "turns": last,
+            "seed": self.seed,
+            "lags": list(LAGS),
+            "hostile": self.hostile,
+            "needles": [n.as_answer() for n in self.factory.needles],
+        }
         if self.constraint:
             answers["constraint"] = self.constraint
         return lines, answers
@@ -240,6 +279,7 @@ def _doc(function: Callable[..., Any]) -> str:
 
 
 # --------------------------------------------------------------------------- content helpers
+
 
 def _minified_json(rng: random.Random, target: int, note: str) -> str:
     records, size = [], 0
@@ -285,17 +325,45 @@ def _replaced_surrogates(rng: random.Random, chars: int) -> str:
     while size < chars:
         name = f"{rng.choice(C.NOUNS)}_{rng.randrange(1000)}"
         raw = name + "".join(chr(rng.randrange(0xD800, 0xE000)) for _ in range(rng.randrange(1, 4))) + ".txt"
-        line = f"C:\\Users\\{rng.choice(C.NAMES)}\\Documents\\" + raw.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
+        line = f"C:\\Users\\{rng.choice(C.NAMES)}\\Documents\\" + raw.encode("utf-8", "surrogatepass").decode(
+            "utf-8", "replace"
+        )
         out.append(line)
         size += len(line) + 1
     return "\n".join(out)
 
 
-COMMON_CJK = ("的一是不了人我在有他这中大来上个国到说们为子和你地出道也时年得就那要下以生会自着去之过家学对可里后小么心多天而能好都然没"
-              "日于起还发成事只作当想看文无开手十用主行方又如前所本见经头面公同三已老从动两长知民样现分将外但身些与高意进把法此实回二理美点月明"
-              "配置错误测试运行文件函数返回调用数据库连接超时重试缓存日志版本部署服务器请求响应参数变量模块类型")
-EMOJI = ("😀", "😂", "🥲", "🤔", "🚀", "🔥", "✅", "❌", "⚠️", "📦", "🐛", "🧪", "👩‍💻", "👨‍👩‍👧‍👦", "🏳️‍🌈", "🇯🇵", "🇫🇷", "💾",
-         "🧵", "🎉", "👍🏽", "🤷‍♀️", "🛠️", "📈")
+COMMON_CJK = (
+    "的一是不了人我在有他这中大来上个国到说们为子和你地出道也时年得就那要下以生会自着去之过家学对可里后小么心多天而能好都然没"
+    "日于起还发成事只作当想看文无开手十用主行方又如前所本见经头面公同三已老从动两长知民样现分将外但身些与高意进把法此实回二理美点月明"
+    "配置错误测试运行文件函数返回调用数据库连接超时重试缓存日志版本部署服务器请求响应参数变量模块类型"
+)
+EMOJI = (
+    "😀",
+    "😂",
+    "🥲",
+    "🤔",
+    "🚀",
+    "🔥",
+    "✅",
+    "❌",
+    "⚠️",
+    "📦",
+    "🐛",
+    "🧪",
+    "👩‍💻",
+    "👨‍👩‍👧‍👦",
+    "🏳️‍🌈",
+    "🇯🇵",
+    "🇫🇷",
+    "💾",
+    "🧵",
+    "🎉",
+    "👍🏽",
+    "🤷‍♀️",
+    "🛠️",
+    "📈",
+)
 
 
 def _cjk(rng: random.Random, chars: int) -> str:
@@ -320,14 +388,17 @@ def _dense_output(rng: random.Random) -> tuple[str, dict[str, Any], str]:
         return "file_read", {"path": path}, f"[{path}]\n" + _cjk(rng, rng.randrange(3000, 6000))
     if kind == 1:
         blob = base64.b64encode(rng.randbytes(rng.randrange(4000, 8000))).decode("ascii")
-        wrapped = "\n".join(blob[i:i + 76] for i in range(0, len(blob), 76))
+        wrapped = "\n".join(blob[i : i + 76] for i in range(0, len(blob), 76))
         return "bash", {"command": "base64 build/artifact.bin"}, wrapped
-    lines = [f"{rng.choice(EMOJI)} {_cjk(rng, rng.randrange(20, 60))} {rng.getrandbits(64):016x}{rng.choice(EMOJI)}"
-             for _ in range(rng.randrange(60, 120))]
+    lines = [
+        f"{rng.choice(EMOJI)} {_cjk(rng, rng.randrange(20, 60))} {rng.getrandbits(64):016x}{rng.choice(EMOJI)}"
+        for _ in range(rng.randrange(60, 120))
+    ]
     return "grep", {"pattern": "错误", "glob": "*.log"}, "\n".join(lines)
 
 
 # --------------------------------------------------------------------------- the 12 cases
+
 
 def mb_output(turns: int = 30, seed: int = SEED) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """A 1 MB multi-line server log read in one tool call (`cat` of a crash log)."""
@@ -335,11 +406,17 @@ def mb_output(turns: int = 30, seed: int = SEED) -> tuple[list[dict[str, Any]], 
     s.opening(0.25)
     needle = s.factory.new(2, s.turn)
     lines = C.log_text(s.rng, min_chars=MB).split("\n")
-    lines.insert(len(lines) // 2, f"2025-03-14T11:02:07.412Z WARN  [config.loader] override applied {needle.text} (source=env)")
+    lines.insert(
+        len(lines) // 2, f"2025-03-14T11:02:07.412Z WARN  [config.loader] override applied {needle.text} (source=env)"
+    )
     log = "\n".join(lines)
-    turn = s.add([s.user("The server crashed overnight; read the whole log and tell me why."),
-                  *s.block([("bash", {"command": "cat logs/server-2025-03-14.log"}, log)], "Reading the full log."),
-                  s.say("The crash follows a burst of retries in the job runner; details below.")])
+    turn = s.add(
+        [
+            s.user("The server crashed overnight; read the whole log and tell me why."),
+            *s.block([("bash", {"command": "cat logs/server-2025-03-14.log"}, log)], "Reading the full log."),
+            s.say("The crash follows a burst of retries in the job runner; details below."),
+        ]
+    )
     s.hostile = {"turn": turn, "chars": len(log), "lines": len(lines)}
     s.fill_to_end()
     return s.finish(_doc(mb_output))
@@ -351,9 +428,13 @@ def mb_one_line(turns: int = 30, seed: int = SEED) -> tuple[list[dict[str, Any]]
     s.opening(0.25)
     needle = s.factory.new(2, s.turn)
     body = _minified_json(s.rng, MB, needle.text)
-    turn = s.add([s.user("Fetch the full orders export and check the totals."),
-                  *s.block([("bash", {"command": "curl -s http://localhost:8000/api/v1/orders/export"}, body)]),
-                  s.say("The export has the expected record count; totals match.")])
+    turn = s.add(
+        [
+            s.user("Fetch the full orders export and check the totals."),
+            *s.block([("bash", {"command": "curl -s http://localhost:8000/api/v1/orders/export"}, body)]),
+            s.say("The export has the expected record count; totals match."),
+        ]
+    )
     s.hostile = {"turn": turn, "chars": len(body), "newlines": body.count("\n")}
     s.fill_to_end()
     return s.finish(_doc(mb_one_line))
@@ -384,12 +465,22 @@ def parallel_across_cut(turns: int = 30, seed: int = SEED) -> tuple[list[dict[st
         for _ in range(rng.randrange(8, 13)):
             if rng.random() < 0.5:
                 path = rng.choice(s.project.source_paths())
-                body = s.project.files[path].splitlines()[:rng.randrange(60, 160)]
-                calls.append(("file_read", {"path": path, "start_line": 1, "end_line": len(body)},
-                              f"[{path} · lines 1-{len(body)}]\n" + "\n".join(body)))
+                body = s.project.files[path].splitlines()[: rng.randrange(60, 160)]
+                calls.append(
+                    (
+                        "file_read",
+                        {"path": path, "start_line": 1, "end_line": len(body)},
+                        f"[{path} · lines 1-{len(body)}]\n" + "\n".join(body),
+                    )
+                )
             else:
-                calls.append(("bash", {"command": f"tail -n 80 logs/worker-{rng.randrange(9)}.log"},
-                              C.log_text(rng, lines=rng.randrange(30, 80))))
+                calls.append(
+                    (
+                        "bash",
+                        {"command": f"tail -n 80 logs/worker-{rng.randrange(9)}.log"},
+                        C.log_text(rng, lines=rng.randrange(30, 80)),
+                    )
+                )
         widths.append(len(calls))
         user = s.request()
         if s.turn == 2:
@@ -399,8 +490,13 @@ def parallel_across_cut(turns: int = 30, seed: int = SEED) -> tuple[list[dict[st
         if s.turn == 3:
             needle = s.factory.new(5, s.turn)
             decision = f"\n\nDecision: keep {needle.text} because the worker pool depends on it."
-        s.add([s.user(user), *s.block(calls, "Reading everything relevant in parallel."),
-               s.say(s.fill(rng.choice(SUMMARIES)) + decision)])
+        s.add(
+            [
+                s.user(user),
+                *s.block(calls, "Reading everything relevant in parallel."),
+                s.say(s.fill(rng.choice(SUMMARIES)) + decision),
+            ]
+        )
     s.hostile = {"parallel_widths": widths}
     return s.finish(_doc(parallel_across_cut))
 
@@ -416,11 +512,18 @@ def images(turns: int = 30, seed: int = SEED) -> tuple[list[dict[str, Any]], dic
         if s.turn == 2:
             user_text += " " + s.needle_sentence()[1]
         shot = f"screenshots/step_{s.turn}.png"
-        tool_image = [{"type": "text", "text": f"[{shot} · PNG image]"},
-                      {"type": "image_url", "image_url": {"url": data_url(screenshot_png(rng))}}]
+        tool_image = [
+            {"type": "text", "text": f"[{shot} · PNG image]"},
+            {"type": "image_url", "image_url": {"url": data_url(screenshot_png(rng))}},
+        ]
         count += 3
-        s.add([s.user(user_text, pasted), *s.block([("file_read", {"path": shot}, tool_image), s.action()]),
-               s.say(s.fill(rng.choice(SUMMARIES)))])
+        s.add(
+            [
+                s.user(user_text, pasted),
+                *s.block([("file_read", {"path": shot}, tool_image), s.action()]),
+                s.say(s.fill(rng.choice(SUMMARIES))),
+            ]
+        )
     s.hostile = {"images": count}
     return s.finish(_doc(images))
 
@@ -437,8 +540,14 @@ def duplicate_ids(turns: int = 30, seed: int = SEED) -> tuple[list[dict[str, Any
     while s.turn <= s.total:
         if s.turn % 3 == 0:  # two assistant messages in one turn, both numbering from call_0
             calls1, calls2 = [s.action()], [s.action(), s.action()]
-            s.add([s.user(s.request()), *s.block(calls1, ids=restart(1)), *s.block(calls2, ids=restart(2)),
-                   s.say(s.fill(s.rng.choice(SUMMARIES)))])
+            s.add(
+                [
+                    s.user(s.request()),
+                    *s.block(calls1, ids=restart(1)),
+                    *s.block(calls2, ids=restart(2)),
+                    s.say(s.fill(s.rng.choice(SUMMARIES))),
+                ]
+            )
         else:
             s.normal_turn(ids=restart)
     s.hostile = {"ids": "call_0.. restarted in every assistant message"}
@@ -457,11 +566,21 @@ def _coding(case: str, turns: int, seed: int, doc: str) -> tuple[list[dict[str, 
     while s.turn <= s.total:
         if s.turn == 5:
             needle = s.factory.new(5, s.turn)
-            s.add([s.user(s.request()), *s.block([s.action(), s.action()]),
-                   s.say(f"Decision: use {needle.text} because the rollout script reads it.")])
+            s.add(
+                [
+                    s.user(s.request()),
+                    *s.block([s.action(), s.action()]),
+                    s.say(f"Decision: use {needle.text} because the rollout script reads it."),
+                ]
+            )
         else:
-            s.add([s.user(s.request()), *s.block([s.action() for _ in range(s.rng.randrange(2, 4))]),
-                   s.say(_explanation(s))])
+            s.add(
+                [
+                    s.user(s.request()),
+                    *s.block([s.action() for _ in range(s.rng.randrange(2, 4))]),
+                    s.say(_explanation(s)),
+                ]
+            )
     return s.finish(doc)
 
 
@@ -495,8 +614,11 @@ def binary_output(turns: int = 30, seed: int = SEED) -> tuple[list[dict[str, Any
             call = ("bash", {"command": "cat build/app.bin"}, _binary_garbage(rng, BINARY_CHUNK))
         elif kind == "ansi":
             needle = s.factory.new(2, s.turn) if "ansi" not in kinds[:-1] else None
-            call = ("bash", {"command": "npm test --color=always"},
-                    _ansi_test_output(rng, s.project, needle.text if needle else None))
+            call = (
+                "bash",
+                {"command": "npm test --color=always"},
+                _ansi_test_output(rng, s.project, needle.text if needle else None),
+            )
         elif kind == "surrogates":
             call = ("bash", {"command": "dir /s C:\\Users"}, _replaced_surrogates(rng, BINARY_CHUNK))
         else:
@@ -519,10 +641,16 @@ def huge_tool_args(turns: int = 30, seed: int = SEED) -> tuple[list[dict[str, An
         path = f"src/generated/tables_{s.turn}.py"
         body = _pasted_source(s.rng, HUGE_ARGS_CHARS)
         written.append(s.turn)
-        s.add([s.user("Regenerate the lookup tables module from the spec."),
-               *s.block([("file_write", {"path": path, "content": body},
-                          f"Wrote {path} ({body.count(chr(10))} lines).")], "Writing the regenerated module."),
-               s.say(f"Regenerated {path}.")])
+        s.add(
+            [
+                s.user("Regenerate the lookup tables module from the spec."),
+                *s.block(
+                    [("file_write", {"path": path, "content": body}, f"Wrote {path} ({body.count(chr(10))} lines).")],
+                    "Writing the regenerated module.",
+                ),
+                s.say(f"Regenerated {path}."),
+            ]
+        )
     s.hostile = {"write_turns": written, "chars": HUGE_ARGS_CHARS}
     return s.finish(_doc(huge_tool_args))
 
@@ -531,26 +659,47 @@ def broken_history(turns: int = 30, seed: int = SEED) -> tuple[list[dict[str, An
     """A history damaged by a killed process: unanswered calls, orphan results, user-user, empty assistant."""
     s = _Script("broken-history", turns, seed)
     s.opening()
-    damage: dict[str, list[int]] = {"dangling_call": [], "orphan_result": [], "user_user": [], "empty_assistant": [],
-                                    "partial_parallel": []}
+    damage: dict[str, list[int]] = {
+        "dangling_call": [],
+        "orphan_result": [],
+        "user_user": [],
+        "empty_assistant": [],
+        "partial_parallel": [],
+    }
     while s.turn <= s.total:
         step = s.turn % 8
         if step == 5:  # killed while the tool ran: the call has no result, the next turn starts with the user
             damage["dangling_call"].append(s.add([s.user(s.request()), *s.block([s.action()], answered=0)]))
         elif step == 1 and s.turn > 8:  # killed mid-parallel: 2 of 3 results recorded
             damage["partial_parallel"].append(
-                s.add([s.user(s.request()), *s.block([s.action(), s.action(), s.action()], answered=2)]))
+                s.add([s.user(s.request()), *s.block([s.action(), s.action(), s.action()], answered=2)])
+            )
         elif step == 7:  # the assistant message was lost, its tool result was not
             name, _, output = s.action()
-            damage["orphan_result"].append(s.add([s.user(s.request()), {"role": "tool", "tool_call_id": f"call_lost_{s.turn}",
-                                                                          "name": name, "content": output},
-                                                  s.say(s.fill(s.rng.choice(SUMMARIES)))]))
+            damage["orphan_result"].append(
+                s.add(
+                    [
+                        s.user(s.request()),
+                        {"role": "tool", "tool_call_id": f"call_lost_{s.turn}", "name": name, "content": output},
+                        s.say(s.fill(s.rng.choice(SUMMARIES))),
+                    ]
+                )
+            )
         elif step == 3:  # the user sent twice before the answer
-            damage["user_user"].append(s.add([s.user(s.request()), s.user("also: " + s.request()),
-                                               *s.block([s.action()]), s.say(s.fill(s.rng.choice(SUMMARIES)))]))
+            damage["user_user"].append(
+                s.add(
+                    [
+                        s.user(s.request()),
+                        s.user("also: " + s.request()),
+                        *s.block([s.action()]),
+                        s.say(s.fill(s.rng.choice(SUMMARIES))),
+                    ]
+                )
+            )
         elif step == 0:  # an interrupted stream: empty assistant text, no calls
-            damage["empty_assistant"].append(s.add([s.user(s.request()), *s.block([s.action()]),
-                                                    {"role": "assistant", "content": ""}]))
+            damage["empty_assistant"].append(
+                s.add([s.user(s.request()), *s.block([s.action()]), {"role": "assistant", "content": ""}])
+            )
         else:
             s.normal_turn()
     s.hostile = damage
@@ -583,13 +732,23 @@ class Case:
         return _doc(self.build)
 
 
-CASES: dict[str, Case] = {c.name: c for c in (
-    Case("mb-output", mb_output), Case("mb-one-line", mb_one_line), Case("first-message-150k", first_message_150k),
-    Case("parallel-across-cut", parallel_across_cut), Case("images", images), Case("duplicate-ids", duplicate_ids),
-    Case("summarizer-raises", summarizer_raises, "raises"), Case("summarizer-inflates", summarizer_inflates, "inflate"),
-    Case("binary-output", binary_output), Case("huge-tool-args", huge_tool_args), Case("broken-history", broken_history),
-    Case("token-dense", token_dense),
-)}
+CASES: dict[str, Case] = {
+    c.name: c
+    for c in (
+        Case("mb-output", mb_output),
+        Case("mb-one-line", mb_one_line),
+        Case("first-message-150k", first_message_150k),
+        Case("parallel-across-cut", parallel_across_cut),
+        Case("images", images),
+        Case("duplicate-ids", duplicate_ids),
+        Case("summarizer-raises", summarizer_raises, "raises"),
+        Case("summarizer-inflates", summarizer_inflates, "inflate"),
+        Case("binary-output", binary_output),
+        Case("huge-tool-args", huge_tool_args),
+        Case("broken-history", broken_history),
+        Case("token-dense", token_dense),
+    )
+}
 
 
 def generate(name: str, turns: int | None = None, seed: int = SEED) -> tuple[list[dict[str, Any]], dict[str, Any]]:
@@ -601,6 +760,7 @@ def generate(name: str, turns: int | None = None, seed: int = SEED) -> tuple[lis
 
 
 # --------------------------------------------------------------------------- running
+
 
 def write_cases(folder: Path, names: Sequence[str] | None = None, turns: int | None = None) -> dict[str, Any]:
     from bench.harness import Workload
@@ -633,8 +793,14 @@ def _traced(cls: type) -> type:
     return Traced
 
 
-def run_cases(contenders: Sequence[type], workloads: dict[str, Any], *, window: int = WINDOW,
-              progress: bool = True, caps: dict[str, float] | None = None) -> list[dict[str, Any]]:
+def run_cases(
+    contenders: Sequence[type],
+    workloads: dict[str, Any],
+    *,
+    window: int = WINDOW,
+    progress: bool = True,
+    caps: dict[str, float] | None = None,
+) -> list[dict[str, Any]]:
     """Every contender on every case (the case's own summarizer); one row per run, never raises."""
     from bench.contenders.base import OUTPUT_RESERVE, RunConfig
     from bench.harness import run_one
@@ -652,8 +818,12 @@ def run_cases(contenders: Sequence[type], workloads: dict[str, Any], *, window: 
             calls_before = sum(SUMMARIZER_CALLS.values())
             # Peers print their summarizer failures (aider: to stdout); keep stdout for the tables.
             with contextlib.redirect_stdout(sys.stderr):
-                result = run_one(contender, workload, RunConfig(window, summarizer, OUTPUT_RESERVE),
-                                 cap_s=caps.get(contender.name, CAP_S))
+                result = run_one(
+                    contender,
+                    workload,
+                    RunConfig(window, summarizer, OUTPUT_RESERVE),
+                    cap_s=caps.get(contender.name, CAP_S),
+                )
             row = result.as_dict()
             row["case"] = name
             if summarizer in HOSTILE_SUMMARIZERS:
@@ -662,22 +832,43 @@ def run_cases(contenders: Sequence[type], workloads: dict[str, Any], *, window: 
                 row["traceback"] = _TRACEBACKS.pop("last")[-4000:]
             rows.append(row)
             if progress:
-                print(f"  {name:>20} {contender.name:<22} {row['status']:<13} {row['wall_s']:6.1f} s",
-                      file=sys.stderr, flush=True)
+                print(
+                    f"  {name:>20} {contender.name:<22} {row['status']:<13} {row['wall_s']:6.1f} s",
+                    file=sys.stderr,
+                    flush=True,
+                )
     return rows
 
 
-def section(contenders: Sequence[type], folder: Path, *, turns: int | None = None, progress: bool = True,
-            names: Sequence[str] | None = None) -> dict[str, Any]:
+def section(
+    contenders: Sequence[type],
+    folder: Path,
+    *,
+    turns: int | None = None,
+    progress: bool = True,
+    names: Sequence[str] | None = None,
+) -> dict[str, Any]:
     """The adversarial part of a results document (also embedded by `python -m bench all`)."""
     started = time.perf_counter()
     workloads = write_cases(folder, names, turns)
     rows = run_cases(contenders, workloads, progress=progress)
-    return {"window": WINDOW, "turns": turns, "elapsed_s": round(time.perf_counter() - started, 1),
-            "cases": {name: {"doc": CASES[name].doc, "summarizer": CASES[name].summarizer, "turns": w.turns,
-                             "sha256": w.answers.get("session_sha256"), "hostile": _short(w.answers.get("hostile")),
-                             "needles": len(w.answers.get("needles", []))} for name, w in workloads.items()},
-            "results": rows}
+    return {
+        "window": WINDOW,
+        "turns": turns,
+        "elapsed_s": round(time.perf_counter() - started, 1),
+        "cases": {
+            name: {
+                "doc": CASES[name].doc,
+                "summarizer": CASES[name].summarizer,
+                "turns": w.turns,
+                "sha256": w.answers.get("session_sha256"),
+                "hostile": _short(w.answers.get("hostile")),
+                "needles": len(w.answers.get("needles", [])),
+            }
+            for name, w in workloads.items()
+        },
+        "results": rows,
+    }
 
 
 def _short(value: Any) -> Any:
@@ -709,13 +900,22 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="bench-adversarial-") as tmp:
         adversarial = section(contenders, Path(tmp), turns=args.turns, progress=not args.quiet, names=names)
     document = {
-        "mode": "adversarial", "command": "python -m bench adversarial" + (" " + " ".join(argv) if argv else ""),
-        "generated_utc": time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime()), "elapsed_s": adversarial["elapsed_s"],
+        "mode": "adversarial",
+        "command": "python -m bench adversarial" + (" " + " ".join(argv) if argv else ""),
+        "generated_utc": time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime()),
+        "elapsed_s": adversarial["elapsed_s"],
         "machine": {"python": platform.python_version(), "platform": platform.platform(), "cpus": os.cpu_count()},
-        "versions": _versions(), "seed": SEED, "adversarial": adversarial,
+        "versions": _versions(),
+        "seed": SEED,
+        "adversarial": adversarial,
     }
-    publish(document, Path(args.out) if args.out else RESULTS_DIR / "adversarial.json", render_adversarial(document),
-            args.markdown, adversarial["elapsed_s"])
+    publish(
+        document,
+        Path(args.out) if args.out else RESULTS_DIR / "adversarial.json",
+        render_adversarial(document),
+        args.markdown,
+        adversarial["elapsed_s"],
+    )
     return 0
 
 

@@ -14,19 +14,91 @@ from dataclasses import dataclass, field
 
 PACKAGES = ("ledgerline", "orbitq", "pipewright", "tidepool", "quillstack", "harborlight", "cobaltkit")
 MODULES = (
-    "api", "auth", "billing", "cache", "cli", "config", "db", "events", "http", "jobs", "metrics",
-    "models", "parser", "queue", "retry", "router", "scheduler", "schema", "session", "storage",
-    "sync", "tasks", "utils", "validators", "worker",
+    "api",
+    "auth",
+    "billing",
+    "cache",
+    "cli",
+    "config",
+    "db",
+    "events",
+    "http",
+    "jobs",
+    "metrics",
+    "models",
+    "parser",
+    "queue",
+    "retry",
+    "router",
+    "scheduler",
+    "schema",
+    "session",
+    "storage",
+    "sync",
+    "tasks",
+    "utils",
+    "validators",
+    "worker",
 )
-VERBS = ("load", "parse", "build", "fetch", "resolve", "flush", "merge", "render", "apply", "compute",
-         "validate", "sync", "retry", "close", "open", "emit", "collect", "index", "normalize", "split")
-NOUNS = ("config", "batch", "record", "token", "session", "job", "invoice", "payload", "window", "cursor",
-         "manifest", "schema", "row", "entry", "request", "snapshot", "ledger", "policy", "route", "queue")
+VERBS = (
+    "load",
+    "parse",
+    "build",
+    "fetch",
+    "resolve",
+    "flush",
+    "merge",
+    "render",
+    "apply",
+    "compute",
+    "validate",
+    "sync",
+    "retry",
+    "close",
+    "open",
+    "emit",
+    "collect",
+    "index",
+    "normalize",
+    "split",
+)
+NOUNS = (
+    "config",
+    "batch",
+    "record",
+    "token",
+    "session",
+    "job",
+    "invoice",
+    "payload",
+    "window",
+    "cursor",
+    "manifest",
+    "schema",
+    "row",
+    "entry",
+    "request",
+    "snapshot",
+    "ledger",
+    "policy",
+    "route",
+    "queue",
+)
 ATTRS = ("id", "name", "size", "created_at", "status", "owner", "retries", "timeout", "offset", "limit")
 EXCEPTIONS = ("ValueError", "KeyError", "TimeoutError", "RuntimeError", "AssertionError", "TypeError")
 LOG_LEVELS = ("INFO", "INFO", "INFO", "DEBUG", "DEBUG", "WARN", "ERROR")
-LOGGERS = ("api.request", "jobs.runner", "db.pool", "cache.redis", "auth.token", "sync.worker",
-           "http.client", "scheduler.tick", "billing.invoice", "queue.consumer")
+LOGGERS = (
+    "api.request",
+    "jobs.runner",
+    "db.pool",
+    "cache.redis",
+    "auth.token",
+    "sync.worker",
+    "http.client",
+    "scheduler.tick",
+    "billing.invoice",
+    "queue.consumer",
+)
 NAMES = ("alice", "bob", "carol", "dmitri", "esther", "farid", "gwen", "hiro", "ines", "jonas", "kemal", "lena")
 
 
@@ -40,11 +112,15 @@ def sentence_case(text: str) -> str:
 
 # --------------------------------------------------------------------------- source files
 
+
 def _statement(rng: random.Random, indent: str, names: list[str]) -> list[str]:
     var = rng.choice(names)
     kind = rng.randrange(10)
     if kind == 0:
-        return [f"{indent}if not {var}:", f'{indent}    raise {rng.choice(EXCEPTIONS)}("{rng.choice(NOUNS)} must not be empty")']
+        return [
+            f"{indent}if not {var}:",
+            f'{indent}    raise {rng.choice(EXCEPTIONS)}("{rng.choice(NOUNS)} must not be empty")',
+        ]
     if kind == 1:
         other = rng.choice(NOUNS)
         names.append(other)
@@ -54,26 +130,35 @@ def _statement(rng: random.Random, indent: str, names: list[str]) -> list[str]:
     if kind == 3:
         return [f'{indent}logger.debug("%s {rng.choice(VERBS)} %s", {var}, {rng.randrange(1000)})']
     if kind == 4:
-        return [f"{indent}try:", f"{indent}    {var} = {ident(rng)}({var})",
-                f"{indent}except {rng.choice(EXCEPTIONS)} as exc:",
-                f'{indent}    logger.warning("{rng.choice(VERBS)} failed: %s", exc)']
+        return [
+            f"{indent}try:",
+            f"{indent}    {var} = {ident(rng)}({var})",
+            f"{indent}except {rng.choice(EXCEPTIONS)} as exc:",
+            f'{indent}    logger.warning("{rng.choice(VERBS)} failed: %s", exc)',
+        ]
     if kind == 5:
         return [f"{indent}{var}.{rng.choice(ATTRS)} = {rng.choice(['None', 'True', 'False', str(rng.randrange(100))])}"]
     if kind == 6:
         return [f"{indent}with self._lock:", f"{indent}    self._{rng.choice(NOUNS)}s.append({var})"]
     if kind == 7:
-        return [f"{indent}# {sentence_case(rng.choice(VERBS))} before {rng.choice(VERBS)}ing: the {rng.choice(NOUNS)} may be stale."]
+        return [
+            f"{indent}# {sentence_case(rng.choice(VERBS))} before {rng.choice(VERBS)}ing: the {rng.choice(NOUNS)} may be stale."
+        ]
     if kind == 8:
-        return [f"{indent}assert {var} is not None, \"{rng.choice(NOUNS)} missing\""]
-    return [f"{indent}{var} = [{rng.choice(NOUNS)} for {rng.choice(NOUNS)} in {var} if {rng.choice(NOUNS)}.{rng.choice(ATTRS)}]"]
+        return [f'{indent}assert {var} is not None, "{rng.choice(NOUNS)} missing"']
+    return [
+        f"{indent}{var} = [{rng.choice(NOUNS)} for {rng.choice(NOUNS)} in {var} if {rng.choice(NOUNS)}.{rng.choice(ATTRS)}]"
+    ]
 
 
 def _function(rng: random.Random, indent: str = "") -> list[str]:
     name = ident(rng)
     args = rng.sample(NOUNS, rng.randrange(1, 4))
-    lines = [f"{indent}def {name}({', '.join(args)}) -> {rng.choice(['dict', 'list', 'int', 'bool', 'None', 'str'])}:",
-             f'{indent}    """{sentence_case(rng.choice(VERBS))} the {rng.choice(NOUNS)} so the {rng.choice(NOUNS)} stays consistent."""',
-             f"{indent}    total = 0"]
+    lines = [
+        f"{indent}def {name}({', '.join(args)}) -> {rng.choice(['dict', 'list', 'int', 'bool', 'None', 'str'])}:",
+        f'{indent}    """{sentence_case(rng.choice(VERBS))} the {rng.choice(NOUNS)} so the {rng.choice(NOUNS)} stays consistent."""',
+        f"{indent}    total = 0",
+    ]
     names = list(args)
     for _ in range(rng.randrange(2, 9)):
         lines += _statement(rng, indent + "    ", names)
@@ -84,17 +169,31 @@ def _function(rng: random.Random, indent: str = "") -> list[str]:
 def python_source(rng: random.Random, module: str) -> str:
     """A 40-300 line module body: docstring, imports, a class or two, functions."""
     target = rng.randrange(40, 300)
-    lines = [f'"""{sentence_case(module)} helpers: {rng.choice(VERBS)} and {rng.choice(VERBS)} {rng.choice(NOUNS)}s."""',
-             "", "from __future__ import annotations", "", "import logging", "import threading",
-             f"from . import {', '.join(sorted(rng.sample(MODULES, 2)))}", "",
-             "logger = logging.getLogger(__name__)",
-             f"DEFAULT_{rng.choice(NOUNS).upper()}_TIMEOUT = {rng.randrange(5, 300)}", ""]
+    lines = [
+        f'"""{sentence_case(module)} helpers: {rng.choice(VERBS)} and {rng.choice(VERBS)} {rng.choice(NOUNS)}s."""',
+        "",
+        "from __future__ import annotations",
+        "",
+        "import logging",
+        "import threading",
+        f"from . import {', '.join(sorted(rng.sample(MODULES, 2)))}",
+        "",
+        "logger = logging.getLogger(__name__)",
+        f"DEFAULT_{rng.choice(NOUNS).upper()}_TIMEOUT = {rng.randrange(5, 300)}",
+        "",
+    ]
     while len(lines) < target:
         lines.append("")
         if rng.random() < 0.3:
             cls = sentence_case(rng.choice(NOUNS)) + rng.choice(("Store", "Client", "Runner", "Builder", "Cache"))
-            lines += [f"class {cls}:", f'    """Owns the {rng.choice(NOUNS)}s of one {rng.choice(NOUNS)}."""', "",
-                      "    def __init__(self) -> None:", "        self._lock = threading.Lock()", ""]
+            lines += [
+                f"class {cls}:",
+                f'    """Owns the {rng.choice(NOUNS)}s of one {rng.choice(NOUNS)}."""',
+                "",
+                "    def __init__(self) -> None:",
+                "        self._lock = threading.Lock()",
+                "",
+            ]
             for _ in range(rng.randrange(1, 4)):
                 lines += _function(rng, "    ") + [""]
         else:
@@ -115,7 +214,9 @@ class FakeProject:
         project = cls(rng.choice(PACKAGES))
         for module in MODULES:
             # Per-path seeds: a file's body does not depend on the order files were first read.
-            project.files[f"src/{project.package}/{module}.py"] = python_source(random.Random(f"{seed}:{module}"), module)
+            project.files[f"src/{project.package}/{module}.py"] = python_source(
+                random.Random(f"{seed}:{module}"), module
+            )
         for module in rng.sample(MODULES, 12):
             project.files[f"tests/test_{module}.py"] = unit_test_source(random.Random(f"{seed}:test:{module}"), module)
         return project
@@ -128,8 +229,13 @@ def unit_test_source(rng: random.Random, module: str) -> str:
     lines = ["import pytest", "", f"from {module} import {ident(rng)}", ""]
     for _ in range(rng.randrange(4, 14)):
         name = f"test_{ident(rng)}_{rng.choice(('works', 'rejects_empty', 'retries', 'round_trips', 'is_idempotent'))}"
-        lines += ["", f"def {name}(tmp_path):", f"    result = {ident(rng)}(tmp_path / \"{rng.choice(NOUNS)}.json\")",
-                  f"    assert result.{rng.choice(ATTRS)} == {rng.randrange(100)}", ""]
+        lines += [
+            "",
+            f"def {name}(tmp_path):",
+            f'    result = {ident(rng)}(tmp_path / "{rng.choice(NOUNS)}.json")',
+            f"    assert result.{rng.choice(ATTRS)} == {rng.randrange(100)}",
+            "",
+        ]
     return "\n".join(lines) + "\n"
 
 
@@ -141,6 +247,7 @@ def file_read_output(path: str, body: str) -> str:
 
 # --------------------------------------------------------------------------- git diff
 
+
 def git_diff(rng: random.Random, project: FakeProject) -> str:
     """A `git diff` over 1-4 files, each one hunk of 20-80 lines with some -/+ pairs."""
     out: list[str] = []
@@ -150,27 +257,38 @@ def git_diff(rng: random.Random, project: FakeProject) -> str:
         start = rng.randrange(0, max(1, len(lines) - span))
         hunk: list[str] = []
         removed = added = 0
-        for line in lines[start:start + span]:
+        for line in lines[start : start + span]:
             if line.strip() and rng.random() < 0.15:
                 hunk.append("-" + line)
-                new = line.replace(rng.choice(NOUNS), rng.choice(NOUNS)) if rng.random() < 0.5 else line + f"  # {rng.choice(VERBS)}"
+                new = (
+                    line.replace(rng.choice(NOUNS), rng.choice(NOUNS))
+                    if rng.random() < 0.5
+                    else line + f"  # {rng.choice(VERBS)}"
+                )
                 hunk.append("+" + new)
                 removed += 1
                 added += 1
             elif rng.random() < 0.04:
-                hunk.append("+" + " " * 4 + f"logger.info(\"{rng.choice(VERBS)} {rng.choice(NOUNS)}\")")
+                hunk.append("+" + " " * 4 + f'logger.info("{rng.choice(VERBS)} {rng.choice(NOUNS)}")')
                 added += 1
             else:
                 hunk.append(" " + line)
         old_len = span
         new_len = span + added - removed
         blob_a, blob_b = f"{rng.getrandbits(28):07x}", f"{rng.getrandbits(28):07x}"
-        out += [f"diff --git a/{path} b/{path}", f"index {blob_a}..{blob_b} 100644", f"--- a/{path}", f"+++ b/{path}",
-                f"@@ -{start + 1},{old_len} +{start + 1},{new_len} @@ def {ident(rng)}(", *hunk]
+        out += [
+            f"diff --git a/{path} b/{path}",
+            f"index {blob_a}..{blob_b} 100644",
+            f"--- a/{path}",
+            f"+++ b/{path}",
+            f"@@ -{start + 1},{old_len} +{start + 1},{new_len} @@ def {ident(rng)}(",
+            *hunk,
+        ]
     return "\n".join(out)
 
 
 # --------------------------------------------------------------------------- pytest
+
 
 def pytest_log(rng: random.Random, project: FakeProject, *, failing: bool, verbose: bool = True) -> str:
     """A pytest -v run: 100-400 result lines, and failures with tracebacks when `failing`."""
@@ -189,10 +307,16 @@ def pytest_log(rng: random.Random, project: FakeProject, *, failing: bool, verbo
     for index in rng.sample(range(count), n_skipped):
         if results[index][1] == "PASSED":
             results[index] = (results[index][0], "SKIPPED")
-    lines = ["============================= test session starts ==============================",
-             "platform linux -- Python 3.11.7, pytest-8.4.2, pluggy-1.7.0" + (" -- /home/dev/.venv/bin/python" if verbose else ""),
-             f"rootdir: /home/dev/{project.package}", "configfile: pyproject.toml",
-             "plugins: asyncio-1.5.0, timeout-2.3.1", f"collected {count} items", ""]
+    lines = [
+        "============================= test session starts ==============================",
+        "platform linux -- Python 3.11.7, pytest-8.4.2, pluggy-1.7.0"
+        + (" -- /home/dev/.venv/bin/python" if verbose else ""),
+        f"rootdir: /home/dev/{project.package}",
+        "configfile: pyproject.toml",
+        "plugins: asyncio-1.5.0, timeout-2.3.1",
+        f"collected {count} items",
+        "",
+    ]
     for i, (node, outcome) in enumerate(results):
         lines.append(f"{node} {outcome}{' ' * max(1, 70 - len(node) - len(outcome))}[{(i + 1) * 100 // count:3d}%]")
     failed = [node for node, outcome in results if outcome == "FAILED"]
@@ -202,22 +326,34 @@ def pytest_log(rng: random.Random, project: FakeProject, *, failing: bool, verbo
             name = node.split("::", 1)[1]
             exc = rng.choice(EXCEPTIONS)
             module = node.split("::")[0]
-            lines += [f"_{'_' * 20} {name} {'_' * 20}", "", "tmp_path = PosixPath('/tmp/pytest-of-dev/pytest-41/test0')", "",
-                      f"    def {name.split('[')[0]}(tmp_path):", f"        result = {ident(rng)}(tmp_path)",
-                      f">       assert result.{rng.choice(ATTRS)} == {rng.randrange(100)}",
-                      f"E       {exc}: expected {rng.randrange(100)}, got {rng.randrange(100)}", "",
-                      f"{module}:{rng.randrange(5, 200)}: {exc}"]
+            lines += [
+                f"_{'_' * 20} {name} {'_' * 20}",
+                "",
+                "tmp_path = PosixPath('/tmp/pytest-of-dev/pytest-41/test0')",
+                "",
+                f"    def {name.split('[')[0]}(tmp_path):",
+                f"        result = {ident(rng)}(tmp_path)",
+                f">       assert result.{rng.choice(ATTRS)} == {rng.randrange(100)}",
+                f"E       {exc}: expected {rng.randrange(100)}, got {rng.randrange(100)}",
+                "",
+                f"{module}:{rng.randrange(5, 200)}: {exc}",
+            ]
         lines += ["=========================== short test summary info ============================"]
         lines += [f"FAILED {node} - {rng.choice(EXCEPTIONS)}" for node in failed]
     passed = sum(1 for _, o in results if o == "PASSED")
     skipped = sum(1 for _, o in results if o == "SKIPPED")
-    parts = ([f"{len(failed)} failed"] if failed else []) + [f"{passed} passed"] + ([f"{skipped} skipped"] if skipped else [])
+    parts = (
+        ([f"{len(failed)} failed"] if failed else [])
+        + [f"{passed} passed"]
+        + ([f"{skipped} skipped"] if skipped else [])
+    )
     summary = f" {', '.join(parts)} in {rng.uniform(0.5, 40):.2f}s "
     lines.append(summary.center(80, "="))
     return "\n".join(lines)
 
 
 # --------------------------------------------------------------------------- logs
+
 
 def log_line(rng: random.Random, second: int) -> str:
     hh, mm, ss = (second // 3600) % 24, (second // 60) % 60, second % 60
@@ -263,13 +399,18 @@ def build_log(rng: random.Random, project: FakeProject, lines: int) -> str:
         elif roll < 0.7:
             out.append(log_line(rng, 36000 + len(out)))
         elif roll < 0.85:
-            out.append(f"{rng.choice(paths)}:{rng.randrange(1, 300)}: note: {rng.choice(VERBS)} of {rng.choice(NOUNS)} is untyped")
+            out.append(
+                f"{rng.choice(paths)}:{rng.randrange(1, 300)}: note: {rng.choice(VERBS)} of {rng.choice(NOUNS)} is untyped"
+            )
         else:
-            out.append(f"  cache: restored {rng.randrange(1, 400)} objects ({rng.uniform(0.1, 90):.1f} MB) key=build-{rng.getrandbits(32):08x}")
+            out.append(
+                f"  cache: restored {rng.randrange(1, 400)} objects ({rng.uniform(0.1, 90):.1f} MB) key=build-{rng.getrandbits(32):08x}"
+            )
     return "\n".join(out)
 
 
 # --------------------------------------------------------------------------- JSON
+
 
 def _record(rng: random.Random, index: int) -> dict:
     return {
@@ -295,11 +436,16 @@ def big_json(rng: random.Random, target_chars: int = 200_000, note: str | None =
         size += len(json.dumps(record, indent=2)) + 8  # nesting indent adds a few chars per line
     if note is not None:
         records[len(records) // 2]["note"] = note
-    doc = {"data": records, "page": {"limit": len(records), "next_cursor": f"{rng.getrandbits(64):016x}"}, "total": len(records) * 7}
+    doc = {
+        "data": records,
+        "page": {"limit": len(records), "next_cursor": f"{rng.getrandbits(64):016x}"},
+        "total": len(records) * 7,
+    }
     return json.dumps(doc, indent=2)
 
 
 # --------------------------------------------------------------------------- small outputs
+
 
 def grep_output(rng: random.Random, project: FakeProject, pattern: str, limit: int = 40) -> str:
     hits: list[str] = []
@@ -322,10 +468,14 @@ def git_status(rng: random.Random, project: FakeProject) -> str:
     if not changed:
         return "On branch main\nYour branch is up to date with 'origin/main'.\n\nnothing to commit, working tree clean"
     body = "\n".join(f"\tmodified:   {p}" for p in changed)
-    return ("On branch main\nChanges not staged for commit:\n  (use \"git add <file>...\" to update what will be committed)\n"
-            f"{body}\n\nno changes added to commit (use \"git add\" and/or \"git commit -a\")")
+    return (
+        'On branch main\nChanges not staged for commit:\n  (use "git add <file>..." to update what will be committed)\n'
+        f'{body}\n\nno changes added to commit (use "git add" and/or "git commit -a")'
+    )
 
 
 def git_log_oneline(rng: random.Random, n: int) -> str:
-    return "\n".join(f"{rng.getrandbits(28):07x} {sentence_case(rng.choice(VERBS))} {rng.choice(NOUNS)} {rng.choice(('handling', 'retries', 'tests', 'docs', 'types'))}"
-                     for _ in range(n))
+    return "\n".join(
+        f"{rng.getrandbits(28):07x} {sentence_case(rng.choice(VERBS))} {rng.choice(NOUNS)} {rng.choice(('handling', 'retries', 'tests', 'docs', 'types'))}"
+        for _ in range(n)
+    )

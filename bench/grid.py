@@ -102,9 +102,15 @@ def _contenders(names: list[str] | None) -> list[Any]:
     return list(ALL)
 
 
-def run_grid(cells: list[Cell], workloads: dict[str, Any], contenders: list[Any], *, progress: bool = True,
-             only_in: dict[str, tuple[str, ...]] | None = None,
-             skip_in: dict[str, tuple[str, ...]] | None = None) -> list[dict[str, Any]]:
+def run_grid(
+    cells: list[Cell],
+    workloads: dict[str, Any],
+    contenders: list[Any],
+    *,
+    progress: bool = True,
+    only_in: dict[str, tuple[str, ...]] | None = None,
+    skip_in: dict[str, tuple[str, ...]] | None = None,
+) -> list[dict[str, Any]]:
     only_in, skip_in = only_in or {}, skip_in or {}
     from bench.contenders.base import OUTPUT_RESERVE, RunConfig
     from bench.harness import run_one
@@ -114,25 +120,36 @@ def run_grid(cells: list[Cell], workloads: dict[str, Any], contenders: list[Any]
     for cell in cells:
         for cls in contenders:
             contender = cls()
-            if (contender.name in only_in and cell.workload not in only_in[contender.name]) or \
-                    cell.workload in skip_in.get(contender.name, ()):
+            if (
+                contender.name in only_in and cell.workload not in only_in[contender.name]
+            ) or cell.workload in skip_in.get(contender.name, ()):
                 continue
             key = (contender.name, cell.workload, cell.window)
             if not contender.uses_summarizer and key in reuse:
-                row = dict(reuse[key], summarizer=cell.summarizer, detail=(reuse[key]["detail"] + " (summarizer-independent: "
-                                                                          "same run as " + reuse[key]["summarizer"] + ")").strip())
+                row = dict(
+                    reuse[key],
+                    summarizer=cell.summarizer,
+                    detail=(
+                        reuse[key]["detail"] + " (summarizer-independent: same run as " + reuse[key]["summarizer"] + ")"
+                    ).strip(),
+                )
                 results.append(row)
                 continue
             cap = CAP_OVERRIDES.get(contender.name, CAP_S)
-            result = run_one(contender, workloads[cell.workload], RunConfig(cell.window, cell.summarizer, OUTPUT_RESERVE),
-                             cap_s=cap)
+            result = run_one(
+                contender, workloads[cell.workload], RunConfig(cell.window, cell.summarizer, OUTPUT_RESERVE), cap_s=cap
+            )
             row = result.as_dict()
             results.append(row)
             if not contender.uses_summarizer:
                 reuse[key] = row
             if progress:
-                print(f"  {cell.workload:>16} {cell.window // 1000:>3}k {cell.summarizer:<6} {contender.name:<22} "
-                      f"{row['status']:<13} {row['wall_s']:6.1f} s", file=sys.stderr, flush=True)
+                print(
+                    f"  {cell.workload:>16} {cell.window // 1000:>3}k {cell.summarizer:<6} {contender.name:<22} "
+                    f"{row['status']:<13} {row['wall_s']:6.1f} s",
+                    file=sys.stderr,
+                    flush=True,
+                )
     return results
 
 
@@ -152,8 +169,13 @@ def cli_check(folder: Path) -> dict[str, Any]:
     try:
         via_cli = cli_replay(path, config)
     except Exception as exc:  # noqa: BLE001
-        return {"session": path.name, "window": window, "summarizer": summarizer, "identical": False,
-                "detail": f"{type(exc).__name__}: {exc}"[:400]}
+        return {
+            "session": path.name,
+            "window": window,
+            "summarizer": summarizer,
+            "identical": False,
+            "detail": f"{type(exc).__name__}: {exc}"[:400],
+        }
     in_process = list(Myrm().run(lines, config))
 
     def split(records: list[dict[str, Any]]) -> tuple[list[Any], list[Any]]:
@@ -167,15 +189,25 @@ def cli_check(folder: Path) -> dict[str, Any]:
     prompt_diffs = [a[0] for a, b in zip(cli_prompts, own_prompts) if a != b]
     probe_diffs = [a[:2] for a, b in zip(cli_probes, own_probes) if a != b]
     prompts_identical = len(cli_prompts) == len(own_prompts) and not prompt_diffs
-    return {"session": path.name, "window": window, "summarizer": summarizer, "identical": prompts_identical,
-            "turns": len(cli_prompts), "prompt_differences": prompt_diffs[:10],
-            "probes": len(cli_probes), "probe_results_identical": len(cli_probes) == len(own_probes) and not probe_diffs,
-            "probe_differences": probe_diffs[:10], "seconds": round(time.perf_counter() - started, 1)}
+    return {
+        "session": path.name,
+        "window": window,
+        "summarizer": summarizer,
+        "identical": prompts_identical,
+        "turns": len(cli_prompts),
+        "prompt_differences": prompt_diffs[:10],
+        "probes": len(cli_probes),
+        "probe_results_identical": len(cli_probes) == len(own_probes) and not probe_diffs,
+        "probe_differences": probe_diffs[:10],
+        "seconds": round(time.perf_counter() - started, 1),
+    }
 
 
 def main(argv: list[str] | None = None, *, mode: str = "all") -> int:
     parser = argparse.ArgumentParser(prog=f"python -m bench {mode}", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--contenders", help="comma-separated names (default: all; peers not installed are listed as such)")
+    parser.add_argument(
+        "--contenders", help="comma-separated names (default: all; peers not installed are listed as such)"
+    )
     parser.add_argument("--out", help=f"results JSON (default: {RESULTS_DIR}/<mode>.json)")
     parser.add_argument("--markdown", help="also write the tables to this file")
     parser.add_argument("--no-real", action="store_true", help="(all) skip the real-output sessions")
@@ -199,33 +231,54 @@ def main(argv: list[str] | None = None, *, mode: str = "all") -> int:
             specs = [(f"{kind}-{LONG_TURNS}", kind, LONG_TURNS) for kind in ("coding", "chatty", "tool-storm")]
             specs.append((f"coding-{B1_TURNS}", "coding", B1_TURNS))
             workloads = _make_workloads(folder, specs, real=not args.no_real)
-            cells = [Cell(f"{kind}-{LONG_TURNS}", w, s) for kind in ("coding", "chatty", "tool-storm")
-                     for w in WINDOWS for s in SUMMARIZERS]
+            cells = [
+                Cell(f"{kind}-{LONG_TURNS}", w, s)
+                for kind in ("coding", "chatty", "tool-storm")
+                for w in WINDOWS
+                for s in SUMMARIZERS
+            ]
             b1_cell = Cell(f"coding-{B1_TURNS}", 64_000, "null")
             cells.append(b1_cell)
             cells += [Cell(name, REAL_WINDOW, "null") for name in sorted(workloads) if name.startswith("real-")]
         cuts = {} if mode == "quick" else {"only_in": ONLY_IN, "skip_in": SKIP_IN}
         results = run_grid(cells, workloads, contenders, progress=not args.quiet, **cuts)
-        check = cli_check(folder) if mode == "all" and not args.no_cli_check and any(
-            c.name == "myrm" for c in contenders) else None
+        check = (
+            cli_check(folder)
+            if mode == "all" and not args.no_cli_check and any(c.name == "myrm" for c in contenders)
+            else None
+        )
         adversarial = None
         if mode == "all" and not args.no_adversarial:
             from bench.adversarial import section
 
             adversarial = section(contenders, folder / "adversarial", progress=not args.quiet)
-        sessions = {name: {"sha256": w.answers.get("session_sha256"), "turns": w.turns,
-                           "needles": len(w.answers.get("needles", []))} for name, w in workloads.items()}
+        sessions = {
+            name: {
+                "sha256": w.answers.get("session_sha256"),
+                "turns": w.turns,
+                "needles": len(w.answers.get("needles", [])),
+            }
+            for name, w in workloads.items()
+        }
     elapsed = time.perf_counter() - started
     document = {
-        "mode": mode, "command": f"python -m bench {mode}" + (" " + " ".join(argv) if argv else ""),
-        "generated_utc": time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime()), "elapsed_s": round(elapsed, 1),
+        "mode": mode,
+        "command": f"python -m bench {mode}" + (" " + " ".join(argv) if argv else ""),
+        "generated_utc": time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime()),
+        "elapsed_s": round(elapsed, 1),
         "machine": {"python": platform.python_version(), "platform": platform.platform(), "cpus": os.cpu_count()},
-        "versions": _versions(), "seed": SEED, "sessions": sessions,
-        "cells": [c.__dict__ for c in cells], "b1_cell": b1_cell.__dict__, "cli_check": check, "results": results,
+        "versions": _versions(),
+        "seed": SEED,
+        "sessions": sessions,
+        "cells": [c.__dict__ for c in cells],
+        "b1_cell": b1_cell.__dict__,
+        "cli_check": check,
+        "results": results,
         "adversarial": adversarial,
     }
-    publish(document, Path(args.out) if args.out else RESULTS_DIR / f"{mode}.json", render(document), args.markdown,
-            elapsed)
+    publish(
+        document, Path(args.out) if args.out else RESULTS_DIR / f"{mode}.json", render(document), args.markdown, elapsed
+    )
     return 0
 
 

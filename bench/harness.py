@@ -103,9 +103,18 @@ class RunResult:
     report: dict[str, Any] = field(default_factory=dict)
 
     def as_dict(self) -> dict[str, Any]:
-        return {"contender": self.contender, "family": self.family, "note": self.note, "workload": self.workload,
-                "window": self.window, "summarizer": self.summarizer, "status": self.status, "detail": self.detail,
-                "wall_s": round(self.wall_s, 2), "report": self.report}
+        return {
+            "contender": self.contender,
+            "family": self.family,
+            "note": self.note,
+            "workload": self.workload,
+            "window": self.window,
+            "summarizer": self.summarizer,
+            "status": self.status,
+            "detail": self.detail,
+            "wall_s": round(self.wall_s, 2),
+            "report": self.report,
+        }
 
 
 _COUNTERS: dict[str, Any] = {}
@@ -120,14 +129,24 @@ def _shared_counters() -> tuple[Any, Any]:
 
 def run_one(contender: Contender, workload: Workload, config: RunConfig, *, cap_s: float = DEFAULT_CAP_S) -> RunResult:
     """One contender on one workload: stream its OUT lines into the scorer; never raises."""
-    result = RunResult(contender.name, contender.family, contender.note, workload.name, config.window, config.summarizer)
+    result = RunResult(
+        contender.name, contender.family, contender.note, workload.name, config.window, config.summarizer
+    )
     why = contender.missing()
     if why:
         result.status, result.detail = "not installed", why
         return result
     count, count_tools = _shared_counters()
-    scorer = MemoScorer(workload.path, workload.answers, window=config.window, output_reserve=config.reserve,
-                        count=count, count_tools=count_tools, refetch_penalty=2000, session=workload.session)
+    scorer = MemoScorer(
+        workload.path,
+        workload.answers,
+        window=config.window,
+        output_reserve=config.reserve,
+        count=count,
+        count_tools=count_tools,
+        refetch_penalty=2000,
+        session=workload.session,
+    )
     exceptions: list[str] = []
     silent = 0
     last_turn = 0
@@ -144,8 +163,12 @@ def run_one(contender: Contender, workload: Workload, config: RunConfig, *, cap_
                 if line.get("exception"):
                     exceptions.append(f"turn {last_turn}: {line['exception']}")
                 # A silent no-op: the whole unmanaged history sent unchanged while over budget.
-                if (contender.family != "baseline" and scorer.over_budget and scorer.over_budget[-1] == last_turn
-                        and len(line["prompt"]) == scorer.history_size.get(last_turn, -1) + 1):
+                if (
+                    contender.family != "baseline"
+                    and scorer.over_budget
+                    and scorer.over_budget[-1] == last_turn
+                    and len(line["prompt"]) == scorer.history_size.get(last_turn, -1) + 1
+                ):
                     raw = workload.raw_tokens(count).get(last_turn, -1)
                     if sum(scorer.measure(line["prompt"][1:])[2]) == raw:
                         silent += 1
@@ -166,5 +189,7 @@ def run_one(contender: Contender, workload: Workload, config: RunConfig, *, cap_
     return result
 
 
-def run_named(name: str, workload: Workload, window: int, summarizer: str, *, cap_s: float = DEFAULT_CAP_S) -> RunResult:
+def run_named(
+    name: str, workload: Workload, window: int, summarizer: str, *, cap_s: float = DEFAULT_CAP_S
+) -> RunResult:
     return run_one(BY_NAME[name](), workload, RunConfig(window, summarizer, OUTPUT_RESERVE), cap_s=cap_s)

@@ -42,39 +42,98 @@ class Page:
 
 
 PAGE_CHECKS = (
-    Page("docs.html",
-         keep=(r"(?m)^#+ Connection pools", r"(?m)^#+ Pool timeouts",
-               r"limits = tidepool\.Limits\(max_connections=50, max_keepalive=10, keepalive_expiry=30\.0\)",
-               r"except tidepool\.PoolTimeout:", r"max_keepalive`?\s*\|\s*20\s*\|",
-               r"Setting `?max_connections`? below the number of concurrent tasks",
-               r"(?m)^\s*(1\.|\*|-)\s+Install the extra", r"always safe to retry"),
-         drop=(r"Edit this page", r"Toggle Light", r"Copyright", r"Retries and backoff", r"TLS configuration",
-               r"On this page", r"G-TRACKING42", r"4\.0 beta", r"Back to top", r"Made with")),
-    Page("readme.html",
-         keep=(r"(?m)^#+ quiver", r"(?m)^#+ Usage", r"pip install quiver-config",
-               r"settings = quiver\.load\(Settings, env_prefix=\"APP_\", files=\[\"app\.toml\"\]\)",
-               r"(?m)^\s+workers: int = 4", r"environment\s*\|\s*`?APP_WORKERS=8`?\s*\|\s*highest",
-               r"\*\*typed dataclasses\*\*", r"CONTRIBUTING\.md\]\([^)]*CONTRIBUTING\.md\)"),
-         drop=(r"Sign in", r"Sign up", r"Automate any workflow", r"Pull requests", r"Go to file",
-               r"fix: env prefix", r"Manage cookies", r"You can't perform that action", r"featureFlags",
-               r"Languages")),
-    Page("article.html",
-         keep=(r"(?m)^#+ What changes for riders", r"voted 9-2 on Thursday",
-               r"The latest count, published in February, was 2,340",
-               r"(?m)^\s*[-*+]\s+N4: Harbour terminal to the hospital campus",
-               r"(?m)^>\s*\"?We are funding buses", r"3\.8 million dollars", r"A review is scheduled for 2027",
-               r"Nurses, cleaners, bakers"),
-         drop=(r"We use cookies", r"Advertisement", r"Refinance your mortgage", r"Subscribe for \$1",
-               r"Ferry fares", r"Now fix the 42", r"Privacy policy", r"morning briefing", r"__INITIAL_STATE__",
-               r"You have read 3 of 5")),
+    Page(
+        "docs.html",
+        keep=(
+            r"(?m)^#+ Connection pools",
+            r"(?m)^#+ Pool timeouts",
+            r"limits = tidepool\.Limits\(max_connections=50, max_keepalive=10, keepalive_expiry=30\.0\)",
+            r"except tidepool\.PoolTimeout:",
+            r"max_keepalive`?\s*\|\s*20\s*\|",
+            r"Setting `?max_connections`? below the number of concurrent tasks",
+            r"(?m)^\s*(1\.|\*|-)\s+Install the extra",
+            r"always safe to retry",
+        ),
+        drop=(
+            r"Edit this page",
+            r"Toggle Light",
+            r"Copyright",
+            r"Retries and backoff",
+            r"TLS configuration",
+            r"On this page",
+            r"G-TRACKING42",
+            r"4\.0 beta",
+            r"Back to top",
+            r"Made with",
+        ),
+    ),
+    Page(
+        "readme.html",
+        keep=(
+            r"(?m)^#+ quiver",
+            r"(?m)^#+ Usage",
+            r"pip install quiver-config",
+            r"settings = quiver\.load\(Settings, env_prefix=\"APP_\", files=\[\"app\.toml\"\]\)",
+            r"(?m)^\s+workers: int = 4",
+            r"environment\s*\|\s*`?APP_WORKERS=8`?\s*\|\s*highest",
+            r"\*\*typed dataclasses\*\*",
+            r"CONTRIBUTING\.md\]\([^)]*CONTRIBUTING\.md\)",
+        ),
+        drop=(
+            r"Sign in",
+            r"Sign up",
+            r"Automate any workflow",
+            r"Pull requests",
+            r"Go to file",
+            r"fix: env prefix",
+            r"Manage cookies",
+            r"You can't perform that action",
+            r"featureFlags",
+            r"Languages",
+        ),
+    ),
+    Page(
+        "article.html",
+        keep=(
+            r"(?m)^#+ What changes for riders",
+            r"voted 9-2 on Thursday",
+            r"The latest count, published in February, was 2,340",
+            r"(?m)^\s*[-*+]\s+N4: Harbour terminal to the hospital campus",
+            r"(?m)^>\s*\"?We are funding buses",
+            r"3\.8 million dollars",
+            r"A review is scheduled for 2027",
+            r"Nurses, cleaners, bakers",
+        ),
+        drop=(
+            r"We use cookies",
+            r"Advertisement",
+            r"Refinance your mortgage",
+            r"Subscribe for \$1",
+            r"Ferry fares",
+            r"Now fix the 42",
+            r"Privacy policy",
+            r"morning briefing",
+            r"__INITIAL_STATE__",
+            r"You have read 3 of 5",
+        ),
+    ),
 )
 
 
 def _trafilatura(html: str) -> str:
     import trafilatura
 
-    return trafilatura.extract(html, output_format="markdown", include_links=True, include_tables=True,
-                               include_formatting=True, include_comments=False) or ""
+    return (
+        trafilatura.extract(
+            html,
+            output_format="markdown",
+            include_links=True,
+            include_tables=True,
+            include_formatting=True,
+            include_comments=False,
+        )
+        or ""
+    )
 
 
 def _markdownify(html: str) -> str:
@@ -135,13 +194,15 @@ def measure(runs: int) -> list[Row]:
                 convert(html)
                 times.append((time.perf_counter() - start) * 1000)
             kept, dropped = score(page, text)
-            rows.append(Row(name, page.file, kept, len(page.keep), dropped, len(page.drop), len(text),
-                            statistics.median(times)))
+            rows.append(
+                Row(name, page.file, kept, len(page.keep), dropped, len(page.drop), len(text), statistics.median(times))
+            )
     return rows
 
 
 def import_ms(module: str, runs: int = 5) -> float:
     """Median wall time of `import module` in a fresh interpreter, minus a bare interpreter's start."""
+
     def once(code: str) -> float:
         start = time.perf_counter()
         subprocess.run([sys.executable, "-c", code], check=True, capture_output=True)
@@ -165,17 +226,21 @@ def main() -> None:
     print("| library | page | content kept | chrome dropped | output chars | median ms |")
     print("|---|---|---|---|---|---|")
     for row in rows:
-        print(f"| {row.name} | {row.page} | {row.kept}/{row.keep_total} | {row.dropped}/{row.drop_total} | "
-              f"{row.chars:,} | {row.median_ms:.1f} |")
+        print(
+            f"| {row.name} | {row.page} | {row.kept}/{row.keep_total} | {row.dropped}/{row.drop_total} | "
+            f"{row.chars:,} | {row.median_ms:.1f} |"
+        )
     print()
     print("| library | content kept | chrome dropped | output chars | ms per page (median of pages) | import ms |")
     print("|---|---|---|---|---|---|")
     for name, (module, _convert) in CANDIDATES.items():
         mine = [r for r in rows if r.name == name]
-        print(f"| {name} | {sum(r.kept for r in mine)}/{sum(r.keep_total for r in mine)} | "
-              f"{sum(r.dropped for r in mine)}/{sum(r.drop_total for r in mine)} | "
-              f"{sum(r.chars for r in mine):,} | {statistics.median(r.median_ms for r in mine):.1f} | "
-              f"{import_ms(module):.0f} |")
+        print(
+            f"| {name} | {sum(r.kept for r in mine)}/{sum(r.keep_total for r in mine)} | "
+            f"{sum(r.dropped for r in mine)}/{sum(r.drop_total for r in mine)} | "
+            f"{sum(r.chars for r in mine):,} | {statistics.median(r.median_ms for r in mine):.1f} | "
+            f"{import_ms(module):.0f} |"
+        )
 
 
 if __name__ == "__main__":

@@ -37,9 +37,35 @@ MAX_OUTPUT_TOKENS = 8
 # SmolLM2's tokenizer gives ~1.3 tokens per English word of this vocabulary; measured, then
 # checked against the usage the provider reports.
 TOKENS_PER_WORD = 1.3
-WORDS = ("cache", "prefix", "token", "module", "engine", "session", "window", "summary", "model",
-         "prompt", "stable", "message", "history", "vault", "search", "budget", "render", "stream",
-         "worker", "thread", "latency", "memory", "result", "record", "store", "replay", "probe")
+WORDS = (
+    "cache",
+    "prefix",
+    "token",
+    "module",
+    "engine",
+    "session",
+    "window",
+    "summary",
+    "model",
+    "prompt",
+    "stable",
+    "message",
+    "history",
+    "vault",
+    "search",
+    "budget",
+    "render",
+    "stream",
+    "worker",
+    "thread",
+    "latency",
+    "memory",
+    "result",
+    "record",
+    "store",
+    "replay",
+    "probe",
+)
 
 CASES = ("cold", "warm", "last_changed", "first_changed")
 CASE_HELP = {
@@ -95,8 +121,12 @@ async def first_token(messages: list[dict[str, str]]) -> dict[str, Any]:
         if isinstance(event, UsageEvent):
             prompt_tokens = event.prompt_tokens
     total = (now() - start) * 1000
-    return {"ttft_ms": ttft if ttft is not None else total, "total_ms": total, "prompt_tokens": prompt_tokens,
-            "no_text": ttft is None}
+    return {
+        "ttft_ms": ttft if ttft is not None else total,
+        "total_ms": total,
+        "prompt_tokens": prompt_tokens,
+        "no_text": ttft is None,
+    }
 
 
 def drop_instances() -> None:
@@ -118,11 +148,16 @@ async def run_cases(tokens: int, repeats: int, log: Any) -> dict[str, Any]:
         samples["first_changed"].append(await first_token(variant(base, "first", rep)))
         log(f"  L1 repetition {rep + 1}/{repeats}")
     drop_instances()
-    cases = {case: {"ttft_ms": summary([s["ttft_ms"] for s in runs]),
-                    "total_ms": summary([s["total_ms"] for s in runs]),
-                    "prompt_tokens": runs[0]["prompt_tokens"] if runs else None,
-                    "calls_without_text": sum(s["no_text"] for s in runs), "help": CASE_HELP[case]}
-             for case, runs in samples.items()}
+    cases = {
+        case: {
+            "ttft_ms": summary([s["ttft_ms"] for s in runs]),
+            "total_ms": summary([s["total_ms"] for s in runs]),
+            "prompt_tokens": runs[0]["prompt_tokens"] if runs else None,
+            "calls_without_text": sum(s["no_text"] for s in runs),
+            "help": CASE_HELP[case],
+        }
+        for case, runs in samples.items()
+    }
     cold = cases["cold"]["ttft_ms"]["median"]
     miss = cases["first_changed"]["ttft_ms"]["median"]
     for case in CASES:
@@ -153,21 +188,37 @@ def print_report(result: dict[str, Any]) -> None:
         print(f"L1: {result.get('status')}")
         return
     cases = result["cases"]
-    rows = [[case, cases[case]["prompt_tokens"],
-             f"{fmt(cases[case]['ttft_ms']['median'])} / {fmt(cases[case]['ttft_ms']['p95'])}",
-             fmt(cases[case]["vs_cold"], 3), fmt(cases[case]["vs_first_changed"], 3), cases[case]["help"]]
-            for case in CASES]
-    print_table(f"L1 time to first token, {MODEL}, n={result['repeats']} (ms, median / p95)",
-                ["case", "prompt tokens", "TTFT ms", "× cold", "× first_changed", "what"], rows)
+    rows = [
+        [
+            case,
+            cases[case]["prompt_tokens"],
+            f"{fmt(cases[case]['ttft_ms']['median'])} / {fmt(cases[case]['ttft_ms']['p95'])}",
+            fmt(cases[case]["vs_cold"], 3),
+            fmt(cases[case]["vs_first_changed"], 3),
+            cases[case]["help"],
+        ]
+        for case in CASES
+    ]
+    print_table(
+        f"L1 time to first token, {MODEL}, n={result['repeats']} (ms, median / p95)",
+        ["case", "prompt tokens", "TTFT ms", "× cold", "× first_changed", "what"],
+        rows,
+    )
     load = result["load_ms"]
-    print(f"worker start + model load: {fmt(load['median'])} ms median; litellm import before timing: "
-          f"{fmt(result['litellm_import_ms'])} ms")
+    print(
+        f"worker start + model load: {fmt(load['median'])} ms median; litellm import before timing: "
+        f"{fmt(result['litellm_import_ms'])} ms"
+    )
 
 
 def run(args: argparse.Namespace) -> dict[str, Any]:
     log = (lambda m: print(m, file=sys.stderr, flush=True)) if not args.silent else (lambda m: None)
-    result: dict[str, Any] = {"command": "python -m bench.local_latency " + " ".join(args.argv),
-                              "quick": args.quick, "model": MODEL, "environment": environment()}
+    result: dict[str, Any] = {
+        "command": "python -m bench.local_latency " + " ".join(args.argv),
+        "quick": args.quick,
+        "model": MODEL,
+        "environment": environment(),
+    }
     import myrm_tui  # noqa: F401  (offline env before litellm)
     from myrm_tui.llm.local_provider import local_available
 
@@ -180,8 +231,15 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     result["litellm_import_ms"] = (now() - start) * 1000
     tokens = args.tokens or (QUICK_PROMPT_TOKENS if args.quick else PROMPT_TOKENS)
     repeats = args.repeats or (1 if args.quick else REPEATS)
-    result.update({"status": "ok", "target_prompt_tokens": tokens, "repeats": repeats,
-                   "max_output_tokens": MAX_OUTPUT_TOKENS, "threads": os.cpu_count()})
+    result.update(
+        {
+            "status": "ok",
+            "target_prompt_tokens": tokens,
+            "repeats": repeats,
+            "max_output_tokens": MAX_OUTPUT_TOKENS,
+            "threads": os.cpu_count(),
+        }
+    )
     result["load_ms"] = measure_load(repeats)
     result["cases"] = asyncio.run(run_cases(tokens, repeats, log))
     cases = result["cases"]
@@ -205,8 +263,11 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(sys.argv[1:] if argv is None else argv)
     result = run(args)
-    out = Path(args.out) if args.out else RESULTS_DIR / (
-        "local_latency_quick.json" if args.quick else "local_latency.json")
+    out = (
+        Path(args.out)
+        if args.out
+        else RESULTS_DIR / ("local_latency_quick.json" if args.quick else "local_latency.json")
+    )
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(result, indent=2), encoding="utf-8")
     print_report(result)

@@ -57,14 +57,17 @@ def stdio_config(name: str) -> Any:
 def time_server_config() -> Any:
     from myrm_tui.mcp.config import McpServerConfig
 
-    return McpServerConfig("time", "stdio", command=sys.executable,
-                           args=("-m", "mcp_server_time", "--local-timezone", "UTC"))
+    return McpServerConfig(
+        "time", "stdio", command=sys.executable, args=("-m", "mcp_server_time", "--local-timezone", "UTC")
+    )
 
 
 # --- import ---------------------------------------------------------------------------------------
 
-IMPORT_CODE = ("import time; t = time.perf_counter(); import mcp.client.client, mcp.client.stdio, "
-               "mcp.client.streamable_http; print((time.perf_counter() - t) * 1000)")
+IMPORT_CODE = (
+    "import time; t = time.perf_counter(); import mcp.client.client, mcp.client.stdio, "
+    "mcp.client.streamable_http; print((time.perf_counter() - t) * 1000)"
+)
 
 
 def measure_import(runs: int) -> dict[str, Any]:
@@ -77,11 +80,11 @@ def measure_import(runs: int) -> dict[str, Any]:
 
 # --- start ----------------------------------------------------------------------------------------
 
+
 async def _start_once(configs: list[Any], workspace: Path) -> tuple[float, list[float], list[str]]:
     from myrm_tui.mcp.manager import McpManager
 
-    manager = McpManager({c.name: c for c in configs}, workspace=workspace, startup_timeout=60.0,
-                         tool_timeout=60.0)
+    manager = McpManager({c.name: c for c in configs}, workspace=workspace, startup_timeout=60.0, tool_timeout=60.0)
     await manager._sdk_imported()  # the one-off import is its own row
     began = now()
     await manager.start()
@@ -108,12 +111,20 @@ def measure_start(runs: int, counts: tuple[int, ...], workspace: Path) -> list[d
             walls.append(wall)
             each += per_server
             failures += [s for s in states if s != "ready"]
-        rows.append({"case": label, "servers": len(configs), "all_ready_ms": summary(walls),
-                     "per_server_ms": summary(each), "not_ready": len(failures)})
+        rows.append(
+            {
+                "case": label,
+                "servers": len(configs),
+                "all_ready_ms": summary(walls),
+                "per_server_ms": summary(each),
+                "not_ready": len(failures),
+            }
+        )
     return rows
 
 
 # --- per call -------------------------------------------------------------------------------------
+
 
 async def _calls(config: Any, tool: str, args: dict[str, Any], calls: int, workspace: Path) -> list[float]:
     from myrm_tui.agent.tools.base import ToolContext
@@ -184,7 +195,7 @@ def _wait_listening(port: int, timeout: float = 60.0) -> None:
 
 # A fresh process builds the app with N servers configured (0: none) and records, from spawn: the
 # first frame, the first frame with the prompt focused, and (N > 0) when every server was ready.
-PAINT_DRIVER = textwrap.dedent('''
+PAINT_DRIVER = textwrap.dedent("""
     import dataclasses, json, os, sys, time
     def now():
         return time.clock_gettime(time.CLOCK_MONOTONIC)
@@ -224,7 +235,7 @@ PAINT_DRIVER = textwrap.dedent('''
     Bench(Path(workdir), settings, watch_themes=False).run(headless=True, size=(120, 40))
     with open(os.environ["BENCH_OUT"], "w") as fh:
         json.dump(out, fh)
-''')
+""")
 
 
 def _paint_once(count: int) -> dict[str, Any]:
@@ -238,9 +249,16 @@ def _paint_once(count: int) -> dict[str, Any]:
         env["BENCH_OUT"] = str(home / "out.json")
         env["MYRM_LOG_DIR"] = str(home / "logs")
         env["BENCH_T_SPAWN"] = repr(now())
-        proc = subprocess.run([sys.executable, "-c", PAINT_DRIVER, str(work), f"scripted/{script}", str(count),
-                               str(SERVER)], env=env, cwd=work, capture_output=True, text=True,
-                              timeout=CHILD_TIMEOUT_S, stdin=subprocess.DEVNULL, check=False)
+        proc = subprocess.run(
+            [sys.executable, "-c", PAINT_DRIVER, str(work), f"scripted/{script}", str(count), str(SERVER)],
+            env=env,
+            cwd=work,
+            capture_output=True,
+            text=True,
+            timeout=CHILD_TIMEOUT_S,
+            stdin=subprocess.DEVNULL,
+            check=False,
+        )
         if proc.returncode != 0 or not (home / "out.json").exists():
             raise RuntimeError(f"exit {proc.returncode}: {proc.stderr.strip()[-400:]}")
         return json.loads((home / "out.json").read_text())
@@ -258,20 +276,28 @@ def measure_first_paint(runs: int, servers: int) -> list[dict[str, Any]]:
         def ms(key: str, samples: list[dict[str, Any]] = samples) -> dict[str, Any]:
             return summary([(s[key] - s["t_spawn"]) * 1000 for s in samples if key in s])
 
-        rows.append({"servers": count, "first_frame_ms": ms("t_first_frame"), "prompt_ready_ms": ms("t_input"),
-                     "all_servers_ready_ms": ms("t_mcp_ready") if count else None,
-                     "sdk_loaded_at_prompt": sum(1 for s in samples if s.get("sdk_loaded_at_input"))})
+        rows.append(
+            {
+                "servers": count,
+                "first_frame_ms": ms("t_first_frame"),
+                "prompt_ready_ms": ms("t_input"),
+                "all_servers_ready_ms": ms("t_mcp_ready") if count else None,
+                "sdk_loaded_at_prompt": sum(1 for s in samples if s.get("sdk_loaded_at_input")),
+            }
+        )
     return rows
 
 
 # --- report ---------------------------------------------------------------------------------------
 
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--runs", type=int, default=RUNS)
     parser.add_argument("--calls", type=int, default=CALLS)
-    parser.add_argument("--servers", default=",".join(map(str, SERVER_COUNTS)),
-                        help="server counts for the start rows, comma-separated")
+    parser.add_argument(
+        "--servers", default=",".join(map(str, SERVER_COUNTS)), help="server counts for the start rows, comma-separated"
+    )
     args = parser.parse_args(argv)
     counts = tuple(int(n) for n in args.servers.split(","))
     with tempfile.TemporaryDirectory(prefix="mcp-bench-") as tmp:
@@ -279,25 +305,56 @@ def main(argv: list[str] | None = None) -> int:
         os.environ.setdefault("MYRM_LOG_DIR", str(workspace / "logs"))
         results: dict[str, Any] = {"runs": args.runs, "calls": args.calls, "cpus": os.cpu_count()}
         results["import_ms"] = measure_import(args.runs)
-        print_table("SDK import (fresh interpreter)", ["median ms", "p95 ms"],
-                    [[fmt(results["import_ms"]["median"]), fmt(results["import_ms"]["p95"])]])
+        print_table(
+            "SDK import (fresh interpreter)",
+            ["median ms", "p95 ms"],
+            [[fmt(results["import_ms"]["median"]), fmt(results["import_ms"]["p95"])]],
+        )
         results["start"] = measure_start(args.runs, counts, workspace)
-        print_table("Start: every server ready (McpManager.start → wait_started)",
-                    ["case", "all ready median ms", "p95", "per server median ms", "not ready"],
-                    [[r["case"], fmt(r["all_ready_ms"]["median"]), fmt(r["all_ready_ms"]["p95"]),
-                      fmt(r["per_server_ms"]["median"]), r["not_ready"]] for r in results["start"]])
+        print_table(
+            "Start: every server ready (McpManager.start → wait_started)",
+            ["case", "all ready median ms", "p95", "per server median ms", "not ready"],
+            [
+                [
+                    r["case"],
+                    fmt(r["all_ready_ms"]["median"]),
+                    fmt(r["all_ready_ms"]["p95"]),
+                    fmt(r["per_server_ms"]["median"]),
+                    r["not_ready"],
+                ]
+                for r in results["start"]
+            ],
+        )
         results["calls_rows"] = measure_calls(args.calls, workspace)
-        print_table("Per call (McpTool.run: request, answer, rendering)",
-                    ["transport", "tool", "median ms", "p95 ms", "n"],
-                    [[r["transport"], r["tool"], fmt(r["ms"]["median"], 2), fmt(r["ms"]["p95"], 2), r["ms"]["n"]]
-                     for r in results["calls_rows"]])
+        print_table(
+            "Per call (McpTool.run: request, answer, rendering)",
+            ["transport", "tool", "median ms", "p95 ms", "n"],
+            [
+                [r["transport"], r["tool"], fmt(r["ms"]["median"], 2), fmt(r["ms"]["p95"], 2), r["ms"]["n"]]
+                for r in results["calls_rows"]
+            ],
+        )
         results["first_paint"] = measure_first_paint(args.runs, FIRST_PAINT_SERVERS)
-        print_table("First paint (fresh process, headless 120x40, from spawn)",
-                    ["servers", "first frame median ms", "prompt ready median ms", "all servers ready ms",
-                     "SDK loaded at prompt"],
-                    [[r["servers"], fmt(r["first_frame_ms"]["median"]), fmt(r["prompt_ready_ms"]["median"]),
-                      fmt((r["all_servers_ready_ms"] or {}).get("median")), f"{r['sdk_loaded_at_prompt']}/{args.runs}"]
-                     for r in results["first_paint"]])
+        print_table(
+            "First paint (fresh process, headless 120x40, from spawn)",
+            [
+                "servers",
+                "first frame median ms",
+                "prompt ready median ms",
+                "all servers ready ms",
+                "SDK loaded at prompt",
+            ],
+            [
+                [
+                    r["servers"],
+                    fmt(r["first_frame_ms"]["median"]),
+                    fmt(r["prompt_ready_ms"]["median"]),
+                    fmt((r["all_servers_ready_ms"] or {}).get("median")),
+                    f"{r['sdk_loaded_at_prompt']}/{args.runs}",
+                ]
+                for r in results["first_paint"]
+            ],
+        )
     RESULTS.parent.mkdir(parents=True, exist_ok=True)
     RESULTS.write_text(json.dumps(results, indent=1), encoding="utf-8")
     print(f"\nwrote {RESULTS.relative_to(REPO_ROOT)}")

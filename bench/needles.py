@@ -75,13 +75,22 @@ class Needle:
         return self.updated_turn if self.updated_turn is not None else self.planted_turn
 
     def schedule_probes(self, last_turn: int, lags: tuple[int, ...] = PROBE_LAGS) -> None:
-        self.probes = [{"turn": self.probe_base + lag, "lag": lag, "query": self.query}
-                       for lag in lags if self.probe_base + lag <= last_turn]
+        self.probes = [
+            {"turn": self.probe_base + lag, "lag": lag, "query": self.query}
+            for lag in lags
+            if self.probe_base + lag <= last_turn
+        ]
 
     def as_answer(self) -> dict[str, Any]:
-        answer: dict[str, Any] = {"id": self.id, "needle": self.text, "field": self.field, "value": self.value,
-                                  "carrier": self.carrier, "carrier_name": CARRIERS[self.carrier],
-                                  "planted_turn": self.planted_turn}
+        answer: dict[str, Any] = {
+            "id": self.id,
+            "needle": self.text,
+            "field": self.field,
+            "value": self.value,
+            "carrier": self.carrier,
+            "carrier_name": CARRIERS[self.carrier],
+            "planted_turn": self.planted_turn,
+        }
         if self.updated_turn is not None:
             answer.update(updated_turn=self.updated_turn, old_value=self.old_value, old_needle=self.old_text)
         answer["probes"] = self.probes

@@ -25,7 +25,7 @@ def encode_rgb(width: int, height: int, pixels: bytes) -> bytes:
         raise ValueError(f"expected {width * height * 3} pixel bytes, got {len(pixels)}")
     stride = width * 3
     # Filter type 0 (None) on every row: simplest valid encoding.
-    raw = b"".join(b"\x00" + pixels[y * stride:(y + 1) * stride] for y in range(height))
+    raw = b"".join(b"\x00" + pixels[y * stride : (y + 1) * stride] for y in range(height))
     header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
     return PNG_SIGNATURE + _chunk(b"IHDR", header) + _chunk(b"IDAT", zlib.compress(raw, 6)) + _chunk(b"IEND", b"")
 

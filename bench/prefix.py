@@ -27,8 +27,13 @@ def normalize_message(message: dict[str, Any]) -> dict[str, Any]:
     """The message as the provider caches it: no markers, no private keys, wire key order."""
     clean = _strip(message)
     content = clean.get("content")
-    if isinstance(content, list) and len(content) == 1 and isinstance(content[0], dict) \
-            and content[0].get("type") == "text" and set(content[0]) <= {"type", "text"}:
+    if (
+        isinstance(content, list)
+        and len(content) == 1
+        and isinstance(content[0], dict)
+        and content[0].get("type") == "text"
+        and set(content[0]) <= {"type", "text"}
+    ):
         clean["content"] = content[0].get("text", "")
     ordered = {k: clean[k] for k in WIRE_ORDER if k in clean}
     ordered.update((k, clean[k]) for k in sorted(clean) if k not in ordered)

@@ -53,7 +53,10 @@ def test_parse_port_spaces():
 def test_parse_port_rejects_words():
     assert parse_port("eighty") == 80
 '''
-TMP_TEST_FIX = ('    assert parse_port("eighty") == 80', '    import pytest\n    with pytest.raises(ValueError):\n        parse_port("eighty")')
+TMP_TEST_FIX = (
+    '    assert parse_port("eighty") == 80',
+    '    import pytest\n    with pytest.raises(ValueError):\n        parse_port("eighty")',
+)
 
 
 @dataclass(frozen=True)
@@ -66,8 +69,16 @@ class Step:
 
 
 def _run(command: list[str], cwd: Path, display: str) -> Step:
-    proc = subprocess.run(command, check=False, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                          timeout=CAPTURE_TIMEOUT_S, env={**os.environ, "PYTHONHASHSEED": "0", "TZ": "UTC"})
+    proc = subprocess.run(
+        command,
+        check=False,
+        cwd=cwd,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        timeout=CAPTURE_TIMEOUT_S,
+        env={**os.environ, "PYTHONHASHSEED": "0", "TZ": "UTC"},
+    )
     output = proc.stdout.rstrip("\n")
     if proc.returncode:
         output += f"\n[exit code {proc.returncode}]"
@@ -78,20 +89,36 @@ def capture_pytest(root: Path, *, collect: bool = True) -> list[Step]:
     """The project's own test collection, and a scratch test file run failing then passing."""
     steps: list[Step] = []
     if collect:
-        steps.append(_run([sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider"], root,
-                          "python -m pytest --collect-only -q"))
+        steps.append(
+            _run(
+                [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider"],
+                root,
+                "python -m pytest --collect-only -q",
+            )
+        )
     with tempfile.TemporaryDirectory(prefix="bench-real-") as tmp:
         folder = Path(tmp)
         (folder / "pytest.ini").write_text("[pytest]\n", encoding="utf-8")  # keep the project's config out
         test_file = folder / "test_scratch.py"
         test_file.write_text(TMP_TEST, encoding="utf-8")
-        steps.append(Step("file_write", {"path": "test_scratch.py", "content": TMP_TEST}, f"Wrote test_scratch.py ({TMP_TEST.count(chr(10))} lines)."))
+        steps.append(
+            Step(
+                "file_write",
+                {"path": "test_scratch.py", "content": TMP_TEST},
+                f"Wrote test_scratch.py ({TMP_TEST.count(chr(10))} lines).",
+            )
+        )
         run = [sys.executable, "-m", "pytest", "-v", "-p", "no:cacheprovider", "test_scratch.py"]
         steps.append(_run(run, folder, "python -m pytest -v test_scratch.py"))
         fixed = TMP_TEST.replace(*TMP_TEST_FIX)
         test_file.write_text(fixed, encoding="utf-8")
-        steps.append(Step("file_edit", {"path": "test_scratch.py", "old": TMP_TEST_FIX[0].strip(), "new": TMP_TEST_FIX[1].strip()},
-                          "Edited test_scratch.py: 1 replacement."))
+        steps.append(
+            Step(
+                "file_edit",
+                {"path": "test_scratch.py", "old": TMP_TEST_FIX[0].strip(), "new": TMP_TEST_FIX[1].strip()},
+                "Edited test_scratch.py: 1 replacement.",
+            )
+        )
         steps.append(Step("file_read", {"path": "test_scratch.py"}, file_read_output("test_scratch.py", fixed)))
         steps.append(_run(run, folder, "python -m pytest -v test_scratch.py"))
     return steps
@@ -99,8 +126,16 @@ def capture_pytest(root: Path, *, collect: bool = True) -> list[Step]:
 
 def capture_git(root: Path) -> list[Step]:
     """`git log -p` in full, and each file's diff as its own `git show` output."""
-    full = _run(["git", "log", "-p", "-n", str(GIT_LOG_COMMITS), "--no-color"], root, f"git log -p -n {GIT_LOG_COMMITS}")
-    steps = [_run(["git", "log", "--stat", "-n", str(GIT_LOG_COMMITS), "--no-color"], root, f"git log --stat -n {GIT_LOG_COMMITS}")]
+    full = _run(
+        ["git", "log", "-p", "-n", str(GIT_LOG_COMMITS), "--no-color"], root, f"git log -p -n {GIT_LOG_COMMITS}"
+    )
+    steps = [
+        _run(
+            ["git", "log", "--stat", "-n", str(GIT_LOG_COMMITS), "--no-color"],
+            root,
+            f"git log --stat -n {GIT_LOG_COMMITS}",
+        )
+    ]
     sections = full.output.split("\ndiff --git ")
     for section in sections[1:]:
         header = section.split("\n", 1)[0]  # "a/path b/path"
@@ -113,29 +148,43 @@ def capture_git(root: Path) -> list[Step]:
 
 def capture_env(root: Path, package: str = "myrm_tui", reads: int = 12) -> list[Step]:
     """Installed packages, the package tree, and real source files (a few read more than once)."""
-    steps = [_run([sys.executable, "-m", "pip", "list", "--format", "json"], root, "pip list --format json"),
-             _run(["ls", "-R", package], root, f"ls -R {package}")]
+    steps = [
+        _run([sys.executable, "-m", "pip", "list", "--format", "json"], root, "pip list --format json"),
+        _run(["ls", "-R", package], root, f"ls -R {package}"),
+    ]
     sources = sorted((root / package).rglob("*.py"))
     rng = random.Random(0)
     for path in rng.sample(sources, min(reads, len(sources))):
         relative = path.relative_to(root).as_posix()
-        steps.append(Step("file_read", {"path": relative}, file_read_output(relative, path.read_text(encoding="utf-8"))))
+        steps.append(
+            Step("file_read", {"path": relative}, file_read_output(relative, path.read_text(encoding="utf-8")))
+        )
     return steps
 
 
 def capture_all(root: Path = ROOT, *, collect: bool = True) -> dict[str, list[Step]]:
-    return {"real-pytest": capture_pytest(root, collect=collect), "real-git": capture_git(root), "real-env": capture_env(root)}
+    return {
+        "real-pytest": capture_pytest(root, collect=collect),
+        "real-git": capture_git(root),
+        "real-env": capture_env(root),
+    }
 
 
 # --------------------------------------------------------------------------- sessions
 
 USER_ASKS = (
-    "Next step please.", "Go on - what does the next command show?", "Run the next check.",
-    "ok, and after that?", "Keep going, I'm following along.", "What do we learn from the next one?",
+    "Next step please.",
+    "Go on - what does the next command show?",
+    "Run the next check.",
+    "ok, and after that?",
+    "Keep going, I'm following along.",
+    "What do we learn from the next one?",
 )
 ASSISTANT_NOTES = (
-    "That output is consistent with what we saw before.", "Nothing alarming here; moving on.",
-    "This is the part that matters for the task.", "Noted - I'll keep this in mind for the next step.",
+    "That output is consistent with what we saw before.",
+    "Nothing alarming here; moving on.",
+    "This is the part that matters for the task.",
+    "Noted - I'll keep this in mind for the next step.",
 )
 NEEDLE_SENTENCES = (
     "Also remember {needle} - it comes from the deploy notes.",
@@ -144,7 +193,9 @@ NEEDLE_SENTENCES = (
 )
 
 
-def build_session(name: str, steps: list[Step], *, turns: int, seed: int) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+def build_session(
+    name: str, steps: list[Step], *, turns: int, seed: int
+) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """Wrap captured steps into `turns` turns: one or two real calls per turn, cycling (so outputs repeat)."""
     if not steps:
         raise ValueError(f"session {name} has no captured output to replay.")
@@ -177,11 +228,20 @@ def build_session(name: str, steps: list[Step], *, turns: int, seed: int) -> tup
             batch.append(steps[cursor % len(steps)])
             cursor += 1
         call_ids = [call_id() for _ in batch]
-        messages.append({"role": "assistant", "content": None, "tool_calls": [
-            {"id": cid, "type": "function", "function": {"name": step.name, "arguments": json.dumps(step.args)}}
-            for cid, step in zip(call_ids, batch)]})
-        messages += [{"role": "tool", "tool_call_id": cid, "name": step.name, "content": step.output}
-                     for cid, step in zip(call_ids, batch)]
+        messages.append(
+            {
+                "role": "assistant",
+                "content": None,
+                "tool_calls": [
+                    {"id": cid, "type": "function", "function": {"name": step.name, "arguments": json.dumps(step.args)}}
+                    for cid, step in zip(call_ids, batch)
+                ],
+            }
+        )
+        messages += [
+            {"role": "tool", "tool_call_id": cid, "name": step.name, "content": step.output}
+            for cid, step in zip(call_ids, batch)
+        ]
         messages.append({"role": "assistant", "content": rng.choice(ASSISTANT_NOTES)})
         lines.append({"turn": turn, "messages": messages})
     for needle in factory.needles:
@@ -192,14 +252,21 @@ def build_session(name: str, steps: list[Step], *, turns: int, seed: int) -> tup
         ordered.append(line)
         ordered += probes.get(line["turn"], [])
     constraint = factory.needles[0]
-    answers = {"generator": "bench.real_sessions", "kind": name, "turns": turns, "seed": seed, "lags": list(PROBE_LAGS),
-               "constraint": {"id": constraint.id, "needle": constraint.text, "text": constraint_text},
-               "needles": [n.as_answer() for n in factory.needles]}
+    answers = {
+        "generator": "bench.real_sessions",
+        "kind": name,
+        "turns": turns,
+        "seed": seed,
+        "lags": list(PROBE_LAGS),
+        "constraint": {"id": constraint.id, "needle": constraint.text, "text": constraint_text},
+        "needles": [n.as_answer() for n in factory.needles],
+    }
     return ordered, answers
 
 
-def write_sessions(out_dir: str | Path, captures: dict[str, list[Step]], *, turns: int = DEFAULT_TURNS,
-                   seed: int = 0) -> list[Path]:
+def write_sessions(
+    out_dir: str | Path, captures: dict[str, list[Step]], *, turns: int = DEFAULT_TURNS, seed: int = 0
+) -> list[Path]:
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     written: list[Path] = []
@@ -208,10 +275,13 @@ def write_sessions(out_dir: str | Path, captures: dict[str, list[Step]], *, turn
         lines, answers = build_session(name, steps, turns=turns, seed=seed)
         path = out / f"{name}.jsonl"
         sidecar = write_session(path, lines, answers)
-        manifest[name] = {"session": path.name, "answers": sidecar.name,
-                          "sha256": json.loads(sidecar.read_text(encoding="utf-8"))["session_sha256"],
-                          "commands": [s.args.get("command", f"{s.name} {s.args.get('path', '')}") for s in steps][:40],
-                          "captured_chars": sum(len(s.output) for s in steps)}
+        manifest[name] = {
+            "session": path.name,
+            "answers": sidecar.name,
+            "sha256": json.loads(sidecar.read_text(encoding="utf-8"))["session_sha256"],
+            "commands": [s.args.get("command", f"{s.name} {s.args.get('path', '')}") for s in steps][:40],
+            "captured_chars": sum(len(s.output) for s in steps),
+        }
         written.append(path)
     (out / "manifest.json").write_text(json.dumps(manifest, indent=1) + "\n", encoding="utf-8")
     return written
@@ -230,7 +300,10 @@ def main(argv: list[str] | None = None) -> int:
     try:
         captures = capture_all(Path(args.root), collect=not args.no_collect)
     except (OSError, subprocess.SubprocessError) as exc:
-        print(f"error: could not capture real output ({exc}); check --root is a git checkout with myrm_tui.", file=sys.stderr)
+        print(
+            f"error: could not capture real output ({exc}); check --root is a git checkout with myrm_tui.",
+            file=sys.stderr,
+        )
         return 2
     for path in write_sessions(args.out, captures, turns=args.turns, seed=args.seed):
         print(f"wrote {path}")

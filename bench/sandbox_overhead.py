@@ -36,8 +36,9 @@ async def _tool_times(ws: Path, runs: int) -> dict[str, list[float]]:
     from myrm_tui.agent.tools.bash import Bash
     from myrm_tui.settings.settings import Settings
 
-    contexts = {mode: ToolContext(ws, Settings().with_values(sandbox=mode), None)
-                for mode in ("workspace-write", "off")}
+    contexts = {
+        mode: ToolContext(ws, Settings().with_values(sandbox=mode), None) for mode in ("workspace-write", "off")
+    }
     times: dict[str, list[float]] = {mode: [] for mode in contexts}
     tool = Bash()
     for mode, ctx in contexts.items():  # warm-up: the bwrap probe and first-use costs
@@ -76,8 +77,10 @@ def _table(times: dict[str, list[float]], baseline: str) -> str:
         ordered = sorted(values)
         p90 = ordered[min(len(ordered) - 1, int(0.9 * len(ordered)))]
         median = statistics.median(ordered)
-        rows.append(f"| {name} | {len(values)} | {median * 1000:.1f} | {p90 * 1000:.1f} | {ordered[0] * 1000:.1f} | "
-                    f"{(median - base) * 1000:+.1f} |")
+        rows.append(
+            f"| {name} | {len(values)} | {median * 1000:.1f} | {p90 * 1000:.1f} | {ordered[0] * 1000:.1f} | "
+            f"{(median - base) * 1000:+.1f} |"
+        )
     return "\n".join(rows)
 
 

@@ -19,20 +19,23 @@ from bench.sandbox_corpus import DESTRUCTIVE, HARMLESS
 
 # The regex list myrm used before the tokenised check (myrm_tui/agent/approvals.py at e2115f6),
 # kept here only as the baseline the new figures are compared with.
-OLD_PATTERNS = tuple(re.compile(p) for p in (
-    r"\brm\s+(?:[^;&|]*\s)?(?:-[a-zA-Z]*[rR][a-zA-Z]*|--recursive)\b",
-    r"\bgit\s+push\b[^;&|]*\s(?:--force\b|--force-with-lease\b|-f\b|\+\S)",
-    r"\bgit\s+reset\b[^;&|]*--hard\b",
-    r"\bgit\s+clean\b[^;&|]*\s-[a-zA-Z]*f",
-    r"\bmkfs(?:\.\w+)?\b",
-    r"\bdd\b[^;&|]*\bof=",
-    r"\b(?:chmod|chown)\s+(?:[^;&|]*\s)?(?:-[a-zA-Z]*R|--recursive)\b",
-    r"(?:^|[;&|(]\s*|\s)(?:sudo|doas)\b",
-    r"\b(?:curl|wget)\b[^;&]*\|\s*(?:sudo\s+)?(?:ba|z|da|k)?sh\b",
-    r">\s*/dev/(?:sd|hd|vd|nvme|xvd|disk|mmcblk)",
-    r"\b(?:shutdown|reboot|poweroff|halt)\b",
-    r":\s*\(\s*\)\s*\{[^}]*:\s*\|\s*:",
-))
+OLD_PATTERNS = tuple(
+    re.compile(p)
+    for p in (
+        r"\brm\s+(?:[^;&|]*\s)?(?:-[a-zA-Z]*[rR][a-zA-Z]*|--recursive)\b",
+        r"\bgit\s+push\b[^;&|]*\s(?:--force\b|--force-with-lease\b|-f\b|\+\S)",
+        r"\bgit\s+reset\b[^;&|]*--hard\b",
+        r"\bgit\s+clean\b[^;&|]*\s-[a-zA-Z]*f",
+        r"\bmkfs(?:\.\w+)?\b",
+        r"\bdd\b[^;&|]*\bof=",
+        r"\b(?:chmod|chown)\s+(?:[^;&|]*\s)?(?:-[a-zA-Z]*R|--recursive)\b",
+        r"(?:^|[;&|(]\s*|\s)(?:sudo|doas)\b",
+        r"\b(?:curl|wget)\b[^;&]*\|\s*(?:sudo\s+)?(?:ba|z|da|k)?sh\b",
+        r">\s*/dev/(?:sd|hd|vd|nvme|xvd|disk|mmcblk)",
+        r"\b(?:shutdown|reboot|poweroff|halt)\b",
+        r":\s*\(\s*\)\s*\{[^}]*:\s*\|\s*:",
+    )
+)
 
 
 def old_flags(command: str) -> bool:
@@ -51,8 +54,10 @@ def deny_list_table() -> str:
         missed_new += [c for c in commands if destructive_reason(c) is None]
         rows.append(f"| {group} | {len(commands)} | {old} | {new} |")
         total, old_total, new_total = total + len(commands), old_total + old, new_total + new
-    rows.append(f"| **all destructive** | {total} | {old_total} ({total - old_total} pass) | "
-                f"{new_total} ({total - new_total} pass) |")
+    rows.append(
+        f"| **all destructive** | {total} | {old_total} ({total - old_total} pass) | "
+        f"{new_total} ({total - new_total} pass) |"
+    )
     old_fp = [c for c in HARMLESS if old_flags(c)]
     new_fp = [c for c in HARMLESS if destructive_reason(c) is not None]
     rows.append(f"| **harmless look-alikes** | {len(HARMLESS)} | {len(old_fp)} flagged | {len(new_fp)} flagged |")
@@ -107,8 +112,10 @@ def main(argv: list[str] | None = None) -> int:
         from myrm_tui.agent.sandbox import probe_bwrap
 
         probe = probe_bwrap()
-        print(f"\n## Attacks through the bash tool ({probe.version or 'bwrap unavailable'}: "
-              f"{'works' if probe.works else probe.problem})\n")
+        print(
+            f"\n## Attacks through the bash tool ({probe.version or 'bwrap unavailable'}: "
+            f"{'works' if probe.works else probe.problem})\n"
+        )
         modes = ("workspace-write", "off") if probe.works else ("off",)
         print(asyncio.run(attack_table(modes)))
     return 0

@@ -159,9 +159,18 @@ def _ratio(numerator: float, denominator: float) -> float | None:
 
 
 class _Scorer:
-    def __init__(self, session_path: Path, answers: dict[str, Any], *, window: int, output_reserve: int,
-                 count: MessageCounter, count_tools: Callable[[list[dict[str, Any]]], int], refetch_penalty: int,
-                 session: Any = None) -> None:
+    def __init__(
+        self,
+        session_path: Path,
+        answers: dict[str, Any],
+        *,
+        window: int,
+        output_reserve: int,
+        count: MessageCounter,
+        count_tools: Callable[[list[dict[str, Any]]], int],
+        refetch_penalty: int,
+        session: Any = None,
+    ) -> None:
         self.window = window
         self.reserve = output_reserve
         self.count = count
@@ -189,9 +198,19 @@ class _Scorer:
             pattern = needle_pattern(needle["needle"])
             old = needle_pattern(needle["old_needle"]) if needle.get("old_needle") else None
             for probe in needle.get("probes", []):
-                record = {"turn": int(probe["turn"]), "lag": int(probe["lag"]), "query": probe["query"],
-                          "carrier": int(needle["carrier"]), "needle": needle["needle"], "pattern": pattern,
-                          "old": old, "in_prompt": False, "in_result": False, "stale": False, "turn_seen": False}
+                record = {
+                    "turn": int(probe["turn"]),
+                    "lag": int(probe["lag"]),
+                    "query": probe["query"],
+                    "carrier": int(needle["carrier"]),
+                    "needle": needle["needle"],
+                    "pattern": pattern,
+                    "old": old,
+                    "in_prompt": False,
+                    "in_result": False,
+                    "stale": False,
+                    "turn_seen": False,
+                }
                 self.probes.append(record)
                 self.due[record["turn"]].append(record)
         constraint = answers.get("constraint") or {}
@@ -261,9 +280,16 @@ class _Scorer:
         # Prefix.
         if self._previous is not None:
             o = overlap(self._previous, keys, tokens)
-            self.prefix_rows.append({"turn": turn, "prompt": sum(tokens), "lcp_openai": o.lcp_tokens,
-                                     "lcp_anthropic": o.boundary_tokens, "break": not o.previous_is_prefix,
-                                     "deep_break": o.lcp_tokens < DEEP_BREAK_SHARE * self._previous_tokens})
+            self.prefix_rows.append(
+                {
+                    "turn": turn,
+                    "prompt": sum(tokens),
+                    "lcp_openai": o.lcp_tokens,
+                    "lcp_anthropic": o.boundary_tokens,
+                    "break": not o.previous_is_prefix,
+                    "deep_break": o.lcp_tokens < DEEP_BREAK_SHARE * self._previous_tokens,
+                }
+            )
         self._previous, self._previous_tokens = keys, sum(tokens)
         # Retention.
         text = prompt_text(normalized)
@@ -306,8 +332,11 @@ class _Scorer:
 
         def block(probes: list[dict[str, Any]]) -> dict[str, Any]:
             n = len(probes)
-            return {"probes": n, "r_verbatim": _ratio(sum(p["in_prompt"] for p in probes), n),
-                    "r_1": _ratio(sum(p["in_prompt"] or p["in_result"] for p in probes), n)}
+            return {
+                "probes": n,
+                "r_verbatim": _ratio(sum(p["in_prompt"] for p in probes), n),
+                "r_1": _ratio(sum(p["in_prompt"] or p["in_result"] for p in probes), n),
+            }
 
         by_lag = defaultdict(list)
         by_carrier = defaultdict(list)
@@ -326,8 +355,11 @@ class _Scorer:
             # Lost probes where the superseded value was visible (prompt or recall): a wrong answer, not a gap.
             "stale": sum(p["stale"] and not (p["in_prompt"] or p["in_result"]) for p in self.probes),
             "probes_without_turn": sum(not p["turn_seen"] for p in self.probes),
-            "lost": [{"turn": p["turn"], "lag": p["lag"], "carrier": p["carrier"], "needle": p["needle"]}
-                     for p in self.probes if not (p["in_prompt"] or p["in_result"])][:20],
+            "lost": [
+                {"turn": p["turn"], "lag": p["lag"], "carrier": p["carrier"], "needle": p["needle"]}
+                for p in self.probes
+                if not (p["in_prompt"] or p["in_result"])
+            ][:20],
             "constraint_share": _ratio(self.constraint_hits, n_turns) if self.constraint_pattern else None,
             "constraint_text_share": _ratio(self.constraint_text_hits, n_turns) if self.constraint_text else None,
             "latest_user_share": _ratio(n_turns - len(self.latest_user_misses), n_turns),
@@ -340,14 +372,21 @@ class _Scorer:
 
         def granularity(key: str) -> dict[str, Any]:
             ratios = [r[key] / r["prompt"] for r in rows if r["prompt"]]
-            return {"token_weighted": _ratio(sum(r[key] for r in rows), total),
-                    "mean": _ratio(sum(ratios), len(ratios))}
+            return {
+                "token_weighted": _ratio(sum(r[key] for r in rows), total),
+                "mean": _ratio(sum(ratios), len(ratios)),
+            }
 
-        return {"turns_compared": len(rows), "openai": granularity("lcp_openai"),
-                "anthropic": granularity("lcp_anthropic"),
-                "breaks": sum(r["break"] for r in rows), "deep_breaks": sum(r["deep_break"] for r in rows),
-                "break_turns": [r["turn"] for r in rows if r["break"]][:30],
-                "compactions": self.compactions, "system_prompt_changes": self.system_changes}
+        return {
+            "turns_compared": len(rows),
+            "openai": granularity("lcp_openai"),
+            "anthropic": granularity("lcp_anthropic"),
+            "breaks": sum(r["break"] for r in rows),
+            "deep_breaks": sum(r["deep_break"] for r in rows),
+            "break_turns": [r["turn"] for r in rows if r["break"]][:30],
+            "compactions": self.compactions,
+            "system_prompt_changes": self.system_changes,
+        }
 
     def cost(self, retention: dict[str, Any]) -> dict[str, Any]:
         read = PRICES["cache_read"]
@@ -364,9 +403,13 @@ class _Scorer:
         penalty = lost * self.refetch_penalty
         extra = self.summarizer_tokens + self.retrieval_tokens
         return {
-            "prompt_tokens": sum(self.prompt_tokens), "summarizer_tokens": self.summarizer_tokens,
-            "retrieval_tokens": self.retrieval_tokens, "lost_probes": lost, "refetch_penalty_tokens": penalty,
-            "anthropic": round(anthropic, 1), "openai": round(openai, 1),
+            "prompt_tokens": sum(self.prompt_tokens),
+            "summarizer_tokens": self.summarizer_tokens,
+            "retrieval_tokens": self.retrieval_tokens,
+            "lost_probes": lost,
+            "refetch_penalty_tokens": penalty,
+            "anthropic": round(anthropic, 1),
+            "openai": round(openai, 1),
             "total_anthropic": round(anthropic + extra + penalty * PRICES["anthropic_uncached"], 1),
             "total_openai": round(openai + extra + penalty * PRICES["openai_uncached"], 1),
             "prices": dict(PRICES, refetch_penalty_tokens=self.refetch_penalty),
@@ -386,14 +429,25 @@ class _Scorer:
             samples = [self.engine_ms[t] for t in turns]
             history = sum(self.history_size.get(t, 0) for t in turns) / len(turns)
             p50 = percentile(samples, 0.5)
-            buckets[str(length)] = {"turns": len(turns), "p50_ms": p50, "p95_ms": percentile(samples, 0.95),
-                                    "max_ms": max(samples), "history_messages": round(history, 1)}
+            buckets[str(length)] = {
+                "turns": len(turns),
+                "p50_ms": p50,
+                "p95_ms": percentile(samples, 0.95),
+                "max_ms": max(samples),
+                "history_messages": round(history, 1),
+            }
             if p50 and p50 > 0 and history > 0:
                 xs.append(math.log(history))
                 ys.append(math.log(p50))
-        return {"available": True, "turns": len(values), "p50_ms": percentile(values, 0.5),
-                "p95_ms": percentile(values, 0.95), "max_ms": max(values), "buckets": buckets,
-                "alpha": _slope(xs, ys)}
+        return {
+            "available": True,
+            "turns": len(values),
+            "p50_ms": percentile(values, 0.5),
+            "p95_ms": percentile(values, 0.95),
+            "max_ms": max(values),
+            "buckets": buckets,
+            "alpha": _slope(xs, ys),
+        }
 
     def report(self) -> dict[str, Any]:
         missing = sorted(set(self.session_turns) - set(self.turns_seen))
@@ -403,15 +457,23 @@ class _Scorer:
             "turns": n,
             "missing_turns": missing[:30],
             "missing_turn_count": len(missing),
-            "budget": {"window": self.window, "output_reserve": self.reserve, "over_budget_turns": len(self.over_budget),
-                       "over_budget_list": self.over_budget[:30], "max_overshoot_tokens": self.max_overshoot,
-                       "max_prompt_tokens": max(self.prompt_tokens, default=0),
-                       "mean_prompt_tokens": _ratio(sum(self.prompt_tokens), n),
-                       "engine_count_drift_mean": _ratio(sum(self.drift), len(self.drift))},
-            "structure": {**{k: self.structure.get(k, 0) for k in ERROR_KEYS},
-                          "same_role_runs": self.structure.get("same_role_runs", 0),
-                          "empty_messages": self.structure.get("empty_messages", 0),
-                          "turns_with_errors": self.structure_turns, "system_prompt_changes": self.system_changes},
+            "budget": {
+                "window": self.window,
+                "output_reserve": self.reserve,
+                "over_budget_turns": len(self.over_budget),
+                "over_budget_list": self.over_budget[:30],
+                "max_overshoot_tokens": self.max_overshoot,
+                "max_prompt_tokens": max(self.prompt_tokens, default=0),
+                "mean_prompt_tokens": _ratio(sum(self.prompt_tokens), n),
+                "engine_count_drift_mean": _ratio(sum(self.drift), len(self.drift)),
+            },
+            "structure": {
+                **{k: self.structure.get(k, 0) for k in ERROR_KEYS},
+                "same_role_runs": self.structure.get("same_role_runs", 0),
+                "empty_messages": self.structure.get("empty_messages", 0),
+                "turns_with_errors": self.structure_turns,
+                "system_prompt_changes": self.system_changes,
+            },
             "prefix": self.prefix(),
             "retention": retention,
             "cost": self.cost(retention),
@@ -419,36 +481,56 @@ class _Scorer:
         }
 
 
-def score(out_path: str | Path, session_path: str | Path, answers_path: str | Path | None = None, *, window: int,
-          output_reserve: int, count: MessageCounter | None = None,
-          count_tools: Callable[[list[dict[str, Any]]], int] | None = None,
-          refetch_penalty: int = REFETCH_PENALTY_TOKENS) -> dict[str, Any]:
+def score(
+    out_path: str | Path,
+    session_path: str | Path,
+    answers_path: str | Path | None = None,
+    *,
+    window: int,
+    output_reserve: int,
+    count: MessageCounter | None = None,
+    count_tools: Callable[[list[dict[str, Any]]], int] | None = None,
+    refetch_penalty: int = REFETCH_PENALTY_TOKENS,
+) -> dict[str, Any]:
     """All figures of one OUT file against its session and answers (default: `<session>.answers.json`)."""
     if window <= 0 or output_reserve < 0:
         raise ValueError("window must be positive and the output reserve non-negative.")
     answers = read_answers(answers_path or answers_path_for(session_path))
-    scorer = _Scorer(Path(session_path), answers, window=window, output_reserve=output_reserve,
-                     count=count or default_count(),
-                     count_tools=count_tools or (default_count_tools if count is None else _tools_with(count)),
-                     refetch_penalty=refetch_penalty)
+    scorer = _Scorer(
+        Path(session_path),
+        answers,
+        window=window,
+        output_reserve=output_reserve,
+        count=count or default_count(),
+        count_tools=count_tools or (default_count_tools if count is None else _tools_with(count)),
+        refetch_penalty=refetch_penalty,
+    )
     last_turn = None
     for number, line in read_jsonl(out_path):
         where = f"{out_path}:{number}"
         if "prompt" in line and "turn" in line:
             if last_turn is not None and int(line["turn"]) <= last_turn:
-                raise SessionFormatError(f"{where}: turn {line['turn']} is not after turn {last_turn}; "
-                                         "OUT turn lines must be in increasing order.")
+                raise SessionFormatError(
+                    f"{where}: turn {line['turn']} is not after turn {last_turn}; "
+                    "OUT turn lines must be in increasing order."
+                )
             last_turn = int(line["turn"])
             scorer.add_turn(line, where)
         elif "query" in line and "turn" in line:
             scorer.add_probe(line)
         else:
-            raise SessionFormatError(f"{where}: neither a turn line (turn + prompt) nor a probe line (turn + query); "
-                                     "check the replay output format.")
+            raise SessionFormatError(
+                f"{where}: neither a turn line (turn + prompt) nor a probe line (turn + query); "
+                "check the replay output format."
+            )
     report = scorer.report()
-    report["inputs"] = {"out": str(out_path), "session": str(session_path),
-                        "session_sha256": answers.get("session_sha256"), "kind": answers.get("kind"),
-                        "seed": answers.get("seed")}
+    report["inputs"] = {
+        "out": str(out_path),
+        "session": str(session_path),
+        "session_sha256": answers.get("session_sha256"),
+        "kind": answers.get("kind"),
+        "seed": answers.get("seed"),
+    }
     return report
 
 
@@ -473,31 +555,57 @@ def _fmt(value: Any) -> str:
 def markdown(report: dict[str, Any]) -> str:
     b, s, p, r, c, t = (report[k] for k in ("budget", "structure", "prefix", "retention", "cost", "timing"))
     rows = [
-        ("turns scored", report["turns"]), ("missing turns", report["missing_turn_count"]),
-        ("B4 over-budget turns", b["over_budget_turns"]), ("B4 max overshoot (tokens)", b["max_overshoot_tokens"]),
+        ("turns scored", report["turns"]),
+        ("missing turns", report["missing_turn_count"]),
+        ("B4 over-budget turns", b["over_budget_turns"]),
+        ("B4 max overshoot (tokens)", b["max_overshoot_tokens"]),
         ("max / mean prompt tokens", f"{_fmt(b['max_prompt_tokens'])} / {_fmt(b['mean_prompt_tokens'])}"),
-        ("B4 orphan results", s["orphan_results"]), ("B4 dangling calls", s["dangling_calls"]),
-        ("B4 role-order errors", s["role_order_errors"]), ("B4 duplicate call ids", s["duplicate_call_ids"]),
-        ("B4 turns with structure errors", s["turns_with_errors"]), ("system prompt changes", s["system_prompt_changes"]),
-        ("B3 prefix, OpenAI-like (token-weighted / mean)", f"{_fmt(p['openai']['token_weighted'])} / {_fmt(p['openai']['mean'])}"),
-        ("B3 prefix, Anthropic-like (token-weighted / mean)",
-         f"{_fmt(p['anthropic']['token_weighted'])} / {_fmt(p['anthropic']['mean'])}"),
-        ("B3 prefix breaks (deep) / compactions claimed", f"{p['breaks']} ({p['deep_breaks']}) / {_fmt(p['compactions'])}"),
-        ("B2 probes", r["probes"]), ("B2 R_verbatim", r["r_verbatim"]), ("B2 R_1", r["r_1"]),
+        ("B4 orphan results", s["orphan_results"]),
+        ("B4 dangling calls", s["dangling_calls"]),
+        ("B4 role-order errors", s["role_order_errors"]),
+        ("B4 duplicate call ids", s["duplicate_call_ids"]),
+        ("B4 turns with structure errors", s["turns_with_errors"]),
+        ("system prompt changes", s["system_prompt_changes"]),
+        (
+            "B3 prefix, OpenAI-like (token-weighted / mean)",
+            f"{_fmt(p['openai']['token_weighted'])} / {_fmt(p['openai']['mean'])}",
+        ),
+        (
+            "B3 prefix, Anthropic-like (token-weighted / mean)",
+            f"{_fmt(p['anthropic']['token_weighted'])} / {_fmt(p['anthropic']['mean'])}",
+        ),
+        (
+            "B3 prefix breaks (deep) / compactions claimed",
+            f"{p['breaks']} ({p['deep_breaks']}) / {_fmt(p['compactions'])}",
+        ),
+        ("B2 probes", r["probes"]),
+        ("B2 R_verbatim", r["r_verbatim"]),
+        ("B2 R_1", r["r_1"]),
         ("B2 R_1 composite (carrier x lag)", r["r_1_composite"]),
     ]
-    rows += [(f"B2 R_verbatim / R_1 at lag {lag}", f"{_fmt(v['r_verbatim'])} / {_fmt(v['r_1'])} (n={v['probes']})")
-             for lag, v in r["by_lag"].items()]
-    rows += [("B2 stale (old value only)", r["stale"]), ("B2 constraint in every prompt (share)", r["constraint_share"]),
-             ("B2 latest user message verbatim (share)", r["latest_user_share"]),
-             ("B5 prompt tokens", c["prompt_tokens"]), ("B5 summarizer / retrieval tokens",
-                                                         f"{_fmt(c['summarizer_tokens'])} / {_fmt(c['retrieval_tokens'])}"),
-             ("B5 re-fetch penalty (lost probes)", f"{_fmt(c['refetch_penalty_tokens'])} ({c['lost_probes']})"),
-             ("B5 cost, Anthropic-like (total)", c["total_anthropic"]), ("B5 cost, OpenAI-like (total)", c["total_openai"])]
+    rows += [
+        (f"B2 R_verbatim / R_1 at lag {lag}", f"{_fmt(v['r_verbatim'])} / {_fmt(v['r_1'])} (n={v['probes']})")
+        for lag, v in r["by_lag"].items()
+    ]
+    rows += [
+        ("B2 stale (old value only)", r["stale"]),
+        ("B2 constraint in every prompt (share)", r["constraint_share"]),
+        ("B2 latest user message verbatim (share)", r["latest_user_share"]),
+        ("B5 prompt tokens", c["prompt_tokens"]),
+        ("B5 summarizer / retrieval tokens", f"{_fmt(c['summarizer_tokens'])} / {_fmt(c['retrieval_tokens'])}"),
+        ("B5 re-fetch penalty (lost probes)", f"{_fmt(c['refetch_penalty_tokens'])} ({c['lost_probes']})"),
+        ("B5 cost, Anthropic-like (total)", c["total_anthropic"]),
+        ("B5 cost, OpenAI-like (total)", c["total_openai"]),
+    ]
     if t.get("available"):
         rows += [("B1 engine ms p50 / p95 / max", f"{_fmt(t['p50_ms'])} / {_fmt(t['p95_ms'])} / {_fmt(t['max_ms'])}")]
-        rows += [(f"B1 at {length} turns p50 / p95 (H={v['history_messages']})", f"{_fmt(v['p50_ms'])} / {_fmt(v['p95_ms'])}")
-                 for length, v in t["buckets"].items()]
+        rows += [
+            (
+                f"B1 at {length} turns p50 / p95 (H={v['history_messages']})",
+                f"{_fmt(v['p50_ms'])} / {_fmt(v['p95_ms'])}",
+            )
+            for length, v in t["buckets"].items()
+        ]
         rows += [("B1 growth exponent alpha", t["alpha"])]
     lines = ["| figure | value |", "|---|---|"]
     lines += [f"| {name} | {_fmt(value)} |" for name, value in rows]
@@ -515,8 +623,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", action="store_true", help="print the full report as JSON")
     args = parser.parse_args(argv)
     try:
-        report = score(args.out, args.session, args.answers, window=args.window, output_reserve=args.reserve,
-                       refetch_penalty=args.penalty)
+        report = score(
+            args.out,
+            args.session,
+            args.answers,
+            window=args.window,
+            output_reserve=args.reserve,
+            refetch_penalty=args.penalty,
+        )
     except (SessionFormatError, ValueError, FileNotFoundError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

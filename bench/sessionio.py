@@ -40,8 +40,9 @@ def write_session(path: str | Path, lines: list[dict[str, Any]], answers: dict[s
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_bytes(data)
     sidecar = answers_path_for(path)
-    sidecar.write_text(json.dumps({**answers, "session_sha256": hashlib.sha256(data).hexdigest()}, indent=1) + "\n",
-                       encoding="utf-8")
+    sidecar.write_text(
+        json.dumps({**answers, "session_sha256": hashlib.sha256(data).hexdigest()}, indent=1) + "\n", encoding="utf-8"
+    )
     return sidecar
 
 
@@ -54,9 +55,13 @@ def read_jsonl(path: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
             try:
                 obj = json.loads(raw)
             except json.JSONDecodeError as exc:
-                raise SessionFormatError(f"{path}:{number}: not valid JSON ({exc.msg}); fix or regenerate the file.") from exc
+                raise SessionFormatError(
+                    f"{path}:{number}: not valid JSON ({exc.msg}); fix or regenerate the file."
+                ) from exc
             if not isinstance(obj, dict):
-                raise SessionFormatError(f"{path}:{number}: expected a JSON object per line; fix or regenerate the file.")
+                raise SessionFormatError(
+                    f"{path}:{number}: expected a JSON object per line; fix or regenerate the file."
+                )
             yield number, obj
 
 
@@ -81,8 +86,10 @@ def read_session(path: str | Path) -> Session:
         elif "turn" in obj and isinstance(obj.get("messages"), list):
             session.turns.setdefault(int(obj["turn"]), []).extend(obj["messages"])
         else:
-            raise SessionFormatError(f"{path}:{number}: neither a turn (turn + messages) nor a probe line; "
-                                     "regenerate the session with bench.workload.")
+            raise SessionFormatError(
+                f"{path}:{number}: neither a turn (turn + messages) nor a probe line; "
+                "regenerate the session with bench.workload."
+            )
     return session
 
 
@@ -137,7 +144,9 @@ def read_answers(path: str | Path) -> dict[str, Any]:
     try:
         answers = json.loads(Path(path).read_text(encoding="utf-8"))
     except FileNotFoundError as exc:
-        raise SessionFormatError(f"{path}: answers sidecar not found; pass --answers or regenerate the session.") from exc
+        raise SessionFormatError(
+            f"{path}: answers sidecar not found; pass --answers or regenerate the session."
+        ) from exc
     if not isinstance(answers, dict) or not isinstance(answers.get("needles"), list):
         raise SessionFormatError(f"{path}: not an answers sidecar (no 'needles' list); regenerate the session.")
     return answers

@@ -44,8 +44,10 @@ WINDOW = 32_000
 # averages 2.3 requests per coding turn; 3 reads + the answer is a busy turn).
 READS_PER_TURN = 3
 FILES = 12
-PARAGRAPH = ("The report describes how the team planned the garden, which beds get morning sun, how the "
-             "soil was prepared and what the neighbours said about the fence. ")
+PARAGRAPH = (
+    "The report describes how the team planned the garden, which beds get morning sun, how the "
+    "soil was prepared and what the neighbours said about the fence. "
+)
 CHARS_PER_TOKEN = 4  # usage estimate of the fake summarizer (no tokenizer at the far end)
 
 
@@ -63,9 +65,16 @@ class CarefulSummarizer:
         await asyncio.sleep(self.latency)
         leaf = str(messages[0]["content"]).startswith("You compress")
         names = [e.value for e in extract_entities(str(messages[1]["content"]))][:30]
-        answer = json.dumps({"user_goal": "read the garden reports", "active_task": "continue reading",
-                             "completed_actions": names[:15] or ["read the reports"], "key_findings": names[15:23],
-                             "artifacts": names[23:30], "narrative": "" if leaf else "Reports read in order."})
+        answer = json.dumps(
+            {
+                "user_goal": "read the garden reports",
+                "active_task": "continue reading",
+                "completed_actions": names[:15] or ["read the reports"],
+                "key_findings": names[15:23],
+                "artifacts": names[23:30],
+                "narrative": "" if leaf else "Reports read in order.",
+            }
+        )
         tokens_in = sum(len(str(m.get("content", ""))) for m in messages) // CHARS_PER_TOKEN
         self.tokens_in += tokens_in
         self.tokens_out += len(answer) // CHARS_PER_TOKEN
@@ -119,8 +128,9 @@ async def run(policy: str, turns: int, latency: float, window: int = WINDOW) -> 
         model = script(Path(tmp) / "main.json", turns, window)
         with Store.open(workspace) as store:
             session = store.create_session(model=model).id
-            settings = Settings().with_values(model=model, approval="yolo", sandbox="off",
-                                              summary_wait=policy in ("before", "both"))
+            settings = Settings().with_values(
+                model=model, approval="yolo", sandbox="off", summary_wait=policy in ("before", "both")
+            )
             agent = BenchAgent(store=store, session_id=session, settings=settings, workspace=workspace)
             agent.policy, agent.careful, agent.waits = policy, CarefulSummarizer(latency), Waits()
             started = time.perf_counter()
@@ -136,15 +146,23 @@ async def run(policy: str, turns: int, latency: float, window: int = WINDOW) -> 
         removed = sum(n["covered_count"] for n in used)
         by_model = sum(n["covered_count"] for n in used if not n["fallback"])
         waits = agent.waits.seconds
-        return {"policy": policy, "calls": agent.careful.calls, "tokens_in": agent.careful.tokens_in,
-                "tokens_out": agent.careful.tokens_out, "waits": len(waits), "wait_s": sum(waits),
-                "wait_p50": statistics.median(waits) if waits else 0.0, "wait_max": max(waits, default=0.0),
-                "removals": sum(1 for e in events if e.get("ops", {}).get("remove")),
-                "removed": removed, "model_share": by_model / removed if removed else 0.0,
-                "unused": sum(1 for n in leaves if n["status"] == "prepared" and not n["fallback"]),
-                "folds": sum(1 for r in asked if r["kind"] == "fold"),
-                "fold_used": sum(1 for n in nodes if n["children"] and n["model"] and n["status"] != "prepared"),
-                "wall_s": wall}
+        return {
+            "policy": policy,
+            "calls": agent.careful.calls,
+            "tokens_in": agent.careful.tokens_in,
+            "tokens_out": agent.careful.tokens_out,
+            "waits": len(waits),
+            "wait_s": sum(waits),
+            "wait_p50": statistics.median(waits) if waits else 0.0,
+            "wait_max": max(waits, default=0.0),
+            "removals": sum(1 for e in events if e.get("ops", {}).get("remove")),
+            "removed": removed,
+            "model_share": by_model / removed if removed else 0.0,
+            "unused": sum(1 for n in leaves if n["status"] == "prepared" and not n["fallback"]),
+            "folds": sum(1 for r in asked if r["kind"] == "fold"),
+            "fold_used": sum(1 for n in nodes if n["children"] and n["model"] and n["status"] != "prepared"),
+            "wall_s": wall,
+        }
 
 
 def main() -> None:
@@ -154,17 +172,23 @@ def main() -> None:
     parser.add_argument("--window", type=int, default=WINDOW)
     parser.add_argument("--policies", nargs="+", default=list(POLICIES), choices=POLICIES)
     args = parser.parse_args()
-    print(f"{args.turns} turns × ({READS_PER_TURN} reads + answer), window {args.window:,}, "
-          f"summarizer latency {args.latency:.2f} s per call")
-    print("| policy | summarizer calls (folds) | tokens in / out | turn waits | waited s (total / p50 / max) "
-          "| removals | removed msgs as model summaries | model folds used | leaves never used | wall s |")
+    print(
+        f"{args.turns} turns × ({READS_PER_TURN} reads + answer), window {args.window:,}, "
+        f"summarizer latency {args.latency:.2f} s per call"
+    )
+    print(
+        "| policy | summarizer calls (folds) | tokens in / out | turn waits | waited s (total / p50 / max) "
+        "| removals | removed msgs as model summaries | model folds used | leaves never used | wall s |"
+    )
     print("|---|---|---|---|---|---|---|---|---|---|")
     for policy in args.policies:
         r = asyncio.run(run(policy, args.turns, args.latency, args.window))
-        print(f"| {r['policy']} | {r['calls']} ({r['folds']}) | {r['tokens_in']:,} / {r['tokens_out']:,} | "
-              f"{r['waits']} | {r['wait_s']:.1f} / {r['wait_p50']:.1f} / {r['wait_max']:.1f} | {r['removals']} | "
-              f"{r['model_share']:.0%} of {r['removed']} | {r['fold_used']} of {r['folds']} | {r['unused']} | "
-              f"{r['wall_s']:.1f} |")
+        print(
+            f"| {r['policy']} | {r['calls']} ({r['folds']}) | {r['tokens_in']:,} / {r['tokens_out']:,} | "
+            f"{r['waits']} | {r['wait_s']:.1f} / {r['wait_p50']:.1f} / {r['wait_max']:.1f} | {r['removals']} | "
+            f"{r['model_share']:.0%} of {r['removed']} | {r['fold_used']} of {r['folds']} | {r['unused']} | "
+            f"{r['wall_s']:.1f} |"
+        )
 
 
 if __name__ == "__main__":

@@ -10,9 +10,11 @@ from __future__ import annotations
 
 from typing import Any
 
-HEADER = ("| contender | B1 p50 / p95 ms | B2 R_verb | B2 R_1 | constraint | latest user | B3 prefix (tw) | "
-          "breaks / compactions | sys changes | B4 over budget | B4 struct. err turns | exc. / no-ops | "
-          "B5 prompt Mtok | B5 cost kU | cost / myrm |")
+HEADER = (
+    "| contender | B1 p50 / p95 ms | B2 R_verb | B2 R_1 | constraint | latest user | B3 prefix (tw) | "
+    "breaks / compactions | sys changes | B4 over budget | B4 struct. err turns | exc. / no-ops | "
+    "B5 prompt Mtok | B5 cost kU | cost / myrm |"
+)
 ALIGN = "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 
 
@@ -42,23 +44,32 @@ def _row(result: dict[str, Any], myrm_cost: float | None) -> str:
     timing = f"{_f(t.get('p50_ms'), 2)} / {_f(t.get('p95_ms'), 2)}" if t.get("available") else "n/a"
     cost = _cost(r) if result["status"] == "ok" else None  # a DNF's partial sums compare with nothing
     ratio = f"{cost / myrm_cost:.2f}" if cost is not None and myrm_cost else "n/a"
-    return (f"| {name} | {timing} | {_f(ret.get('r_verbatim'))} | {_f(ret.get('r_1'))} | {_f(ret.get('constraint_share'), 2)} | "
-            f"{_f(ret.get('latest_user_share'), 2)} | {_f(p.get('openai', {}).get('token_weighted'))} | "
-            f"{p.get('breaks', 'n/a')} / {_f(p.get('compactions'))} | {s.get('system_prompt_changes', 'n/a')} | "
-            f"{b.get('over_budget_turns', 'n/a')} | {s.get('turns_with_errors', 'n/a')} | "
-            f"{r.get('exceptions', 0)} / {r.get('silent_noops', 0)} | {c.get('prompt_tokens', 0) / 1e6:.2f} | "
-            f"{'partial' if cost is None else f'{cost / 1e3:,.0f}'} | {ratio} |")
+    return (
+        f"| {name} | {timing} | {_f(ret.get('r_verbatim'))} | {_f(ret.get('r_1'))} | {_f(ret.get('constraint_share'), 2)} | "
+        f"{_f(ret.get('latest_user_share'), 2)} | {_f(p.get('openai', {}).get('token_weighted'))} | "
+        f"{p.get('breaks', 'n/a')} / {_f(p.get('compactions'))} | {s.get('system_prompt_changes', 'n/a')} | "
+        f"{b.get('over_budget_turns', 'n/a')} | {s.get('turns_with_errors', 'n/a')} | "
+        f"{r.get('exceptions', 0)} / {r.get('silent_noops', 0)} | {c.get('prompt_tokens', 0) / 1e6:.2f} | "
+        f"{'partial' if cost is None else f'{cost / 1e3:,.0f}'} | {ratio} |"
+    )
 
 
 def cell_results(document: dict[str, Any], cell: dict[str, Any]) -> list[dict[str, Any]]:
-    return [r for r in document["results"] if r["workload"] == cell["workload"] and r["window"] == cell["window"]
-            and r["summarizer"] == cell["summarizer"]]
+    return [
+        r
+        for r in document["results"]
+        if r["workload"] == cell["workload"] and r["window"] == cell["window"] and r["summarizer"] == cell["summarizer"]
+    ]
 
 
 def _valid(result: dict[str, Any]) -> bool:
     r = result.get("report") or {}
-    return (result["status"] == "ok" and r.get("budget", {}).get("over_budget_turns") == 0
-            and r.get("structure", {}).get("turns_with_errors") == 0 and not r.get("exceptions"))
+    return (
+        result["status"] == "ok"
+        and r.get("budget", {}).get("over_budget_turns") == 0
+        and r.get("structure", {}).get("turns_with_errors") == 0
+        and not r.get("exceptions")
+    )
 
 
 def versus(results: list[dict[str, Any]]) -> dict[str, Any] | None:
@@ -66,8 +77,14 @@ def versus(results: list[dict[str, Any]]) -> dict[str, Any] | None:
     myrm = next((r for r in results if r["contender"] == "myrm" and r["report"]), None)
     # Only complete runs that (nearly) held the budget: an unbounded prompt keeps everything verbatim and
     # a DNF has no full-session figures. "Nearly" = over budget on at most 1% of turns.
-    others = [r for r in results if r["family"] in ("peer", "policy") and r["report"] and r["status"] == "ok"
-              and r["report"]["budget"]["over_budget_turns"] <= 0.01 * r["report"]["turns"]]
+    others = [
+        r
+        for r in results
+        if r["family"] in ("peer", "policy")
+        and r["report"]
+        and r["status"] == "ok"
+        and r["report"]["budget"]["over_budget_turns"] <= 0.01 * r["report"]["turns"]
+    ]
     if myrm is None or not others:
         return None
 
@@ -120,9 +137,13 @@ def render_cell(document: dict[str, Any], cell: dict[str, Any]) -> str:
 
 def render_summary(document: dict[str, Any]) -> str:
     """One line per cell: myrm against the best peer/policy on the headline figures (B2-B5)."""
-    lines = ["### Summary: myrm vs the best peer/policy per cell", "",
-             "| cell | R_verbatim: myrm / best | R_1: myrm / best | prefix (tw): myrm / best | cost: myrm / best valid "
-             "(ratio) | myrm B4 over budget / struct. errors / exceptions |", "|---|---|---|---|---|---|"]
+    lines = [
+        "### Summary: myrm vs the best peer/policy per cell",
+        "",
+        "| cell | R_verbatim: myrm / best | R_1: myrm / best | prefix (tw): myrm / best | cost: myrm / best valid "
+        "(ratio) | myrm B4 over budget / struct. errors / exceptions |",
+        "|---|---|---|---|---|---|",
+    ]
 
     def both(v: dict[str, Any], fmt: Any) -> str:
         if v["best"] is None:
@@ -140,18 +161,25 @@ def render_summary(document: dict[str, Any]) -> str:
         cost = vs["cost_kU (valid peers)"]
         ratio = f" ({cost['myrm'] / cost['best']:.2f}x)" if cost["best"] else ""
         name = f"{cell['workload']} {cell['window'] // 1000}k `{cell['summarizer']}`"
-        b4 = (f"{r['budget']['over_budget_turns']} / {r['structure']['turns_with_errors']} / "
-              f"{r.get('exceptions', 0)}")
-        lines.append(f"| {name} | {both(vs['R_verbatim'], _f)} | {both(vs['R_1'], _f)} | {both(vs['prefix_tw'], _f)} | "
-                     f"{both(cost, lambda x: f'{x / 1e3:,.0f}')}{ratio} | {b4} |")
+        b4 = f"{r['budget']['over_budget_turns']} / {r['structure']['turns_with_errors']} / {r.get('exceptions', 0)}"
+        lines.append(
+            f"| {name} | {both(vs['R_verbatim'], _f)} | {both(vs['R_1'], _f)} | {both(vs['prefix_tw'], _f)} | "
+            f"{both(cost, lambda x: f'{x / 1e3:,.0f}')}{ratio} | {b4} |"
+        )
     return "\n".join(lines)
 
 
 def render_b1(document: dict[str, Any]) -> str:
     cell = document["b1_cell"]
-    lines = [(f"### B1: engine time per turn vs session length ({cell['workload']}, window {cell['window'] // 1000}k, "
-              f"`{cell['summarizer']}`; summarizer time excluded)"), "",
-             "| contender | p50 @100 | p50 @200 | p50 @400 | p50 @800 | p95 @800 | max | alpha |", "|---|---|---|---|---|---|---|---|"]
+    lines = [
+        (
+            f"### B1: engine time per turn vs session length ({cell['workload']}, window {cell['window'] // 1000}k, "
+            f"`{cell['summarizer']}`; summarizer time excluded)"
+        ),
+        "",
+        "| contender | p50 @100 | p50 @200 | p50 @400 | p50 @800 | p95 @800 | max | alpha |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
     for r in cell_results(document, cell):
         t = (r.get("report") or {}).get("timing") or {}
         if not t.get("available"):
@@ -160,34 +188,53 @@ def render_b1(document: dict[str, Any]) -> str:
         buckets = t.get("buckets", {})
         p50 = [_f((buckets.get(str(n)) or {}).get("p50_ms"), 2) for n in (100, 200, 400, 800)]
         name = r["contender"] + (f" ({r['detail'].split(' (')[0]})" if r["status"] == "dnf" else "")
-        lines.append(f"| {name} | {' | '.join(p50)} | {_f((buckets.get('800') or {}).get('p95_ms'), 2)} | "
-                     f"{_f(t.get('max_ms'), 1)} | {_f(t.get('alpha'), 2)} |")
+        lines.append(
+            f"| {name} | {' | '.join(p50)} | {_f((buckets.get('800') or {}).get('p95_ms'), 2)} | "
+            f"{_f(t.get('max_ms'), 1)} | {_f(t.get('alpha'), 2)} |"
+        )
     return "\n".join(lines)
 
 
 def render(document: dict[str, Any]) -> str:
     versions = ", ".join(f"{k} {v}" for k, v in document["versions"].items())
-    out = [f"## Context benchmarks ({document['mode']}): {document['generated_utc']} UTC, {document['elapsed_s']:.0f} s",
-           "", (f"Command: `{document['command']}`. Versions: {versions}. Python {document['machine']['python']}, "
-                f"{document['machine']['cpus']} CPUs."), "",
-           ("Columns: B1 engine ms per turn (p50/p95, summarizer time excluded); B2 share of probed needles verbatim in "
-           "the prompt (R_verb) or also in one recall result (R_1), constraint and latest user message present (share of "
-           "turns); B3 token-weighted common prefix with the previous request (OpenAI-like), prefix breaks / compactions "
-           "the contender reported; B4 turns over budget (prompt + tools + 4,096 reserve > window), turns with "
-           "orphan/dangling/role/duplicate-id errors, exceptions / silent no-ops (unmanaged history sent over budget); "
-           "B5 prompt tokens and cost in thousand units (Anthropic-like: cache read 0.1, write 1.25, plus summarizer "
-           "and recall tokens, plus 2,000 tokens re-fetch per lost probe)."), ""]
+    out = [
+        f"## Context benchmarks ({document['mode']}): {document['generated_utc']} UTC, {document['elapsed_s']:.0f} s",
+        "",
+        (
+            f"Command: `{document['command']}`. Versions: {versions}. Python {document['machine']['python']}, "
+            f"{document['machine']['cpus']} CPUs."
+        ),
+        "",
+        (
+            "Columns: B1 engine ms per turn (p50/p95, summarizer time excluded); B2 share of probed needles verbatim in "
+            "the prompt (R_verb) or also in one recall result (R_1), constraint and latest user message present (share of "
+            "turns); B3 token-weighted common prefix with the previous request (OpenAI-like), prefix breaks / compactions "
+            "the contender reported; B4 turns over budget (prompt + tools + 4,096 reserve > window), turns with "
+            "orphan/dangling/role/duplicate-id errors, exceptions / silent no-ops (unmanaged history sent over budget); "
+            "B5 prompt tokens and cost in thousand units (Anthropic-like: cache read 0.1, write 1.25, plus summarizer "
+            "and recall tokens, plus 2,000 tokens re-fetch per lost probe)."
+        ),
+        "",
+    ]
     check = document.get("cli_check")
     if check:
         if "turns" not in check:
             out += [f"CLI check failed: {check.get('detail')}", ""]
         else:
             prompts = "identical" if check["identical"] else f"DIFFERENT at turns {check['prompt_differences']}"
-            probes = ("identical" if check["probe_results_identical"]
-                      else f"{len(check['probe_differences'])} differ (e.g. {check['probe_differences'][:3]})")
-            out += [(f"CLI check: `myrm replay` (subprocess) vs in-process engine on {check['session']} at "
-                     f"{check['window'] // 1000}k/`{check['summarizer']}`: prompts {prompts} ({check['turns']} turns); "
-                     f"recall results (timestamps masked) {probes} ({check['probes']} probes)."), ""]
+            probes = (
+                "identical"
+                if check["probe_results_identical"]
+                else f"{len(check['probe_differences'])} differ (e.g. {check['probe_differences'][:3]})"
+            )
+            out += [
+                (
+                    f"CLI check: `myrm replay` (subprocess) vs in-process engine on {check['session']} at "
+                    f"{check['window'] // 1000}k/`{check['summarizer']}`: prompts {prompts} ({check['turns']} turns); "
+                    f"recall results (timestamps masked) {probes} ({check['probes']} probes)."
+                ),
+                "",
+            ]
     out += [render_summary(document), ""]
     b1 = document["b1_cell"]
     for cell in document["cells"]:
@@ -202,8 +249,9 @@ def render(document: dict[str, Any]) -> str:
 
 # --------------------------------------------------------------------------- B4 adversarial cases
 
+
 def _adversarial_cell(result: dict[str, Any]) -> str:
-    """"over-budget turns / structure-error turns / exceptions", "0" when all are zero, plus status."""
+    """ "over-budget turns / structure-error turns / exceptions", "0" when all are zero, plus status."""
     if result["status"] == "not installed":
         return "n/i"
     r = result.get("report") or {}
@@ -256,10 +304,15 @@ def _myrm_findings(section: dict[str, Any]) -> list[str]:
         if r["status"] != "ok":
             notes.append(f"{r['status']}: {r['detail'][:200]}")
         if b.get("over_budget_turns"):
-            notes.append(f"over budget on {b['over_budget_turns']} turns {b.get('over_budget_list', [])[:10]} "
-                         f"(max overshoot {b.get('max_overshoot_tokens'):,} tokens)")
-        kinds = {k: v for k, v in s.items() if k in ("orphan_results", "dangling_calls", "role_order_errors",
-                                                     "duplicate_call_ids") and v}
+            notes.append(
+                f"over budget on {b['over_budget_turns']} turns {b.get('over_budget_list', [])[:10]} "
+                f"(max overshoot {b.get('max_overshoot_tokens'):,} tokens)"
+            )
+        kinds = {
+            k: v
+            for k, v in s.items()
+            if k in ("orphan_results", "dangling_calls", "role_order_errors", "duplicate_call_ids") and v
+        }
         if s.get("turns_with_errors"):
             notes.append(f"structure errors on {s['turns_with_errors']} turns {kinds}")
         if rep.get("exceptions"):
@@ -273,21 +326,39 @@ def _myrm_findings(section: dict[str, Any]) -> list[str]:
 
 def render_adversarial(document: dict[str, Any]) -> str:
     section = document["adversarial"]
-    out = [(f"### B4 adversarial cases (window {section['window'] // 1000}k, {len(section['cases'])} cases, "
-            f"{section['elapsed_s']:.0f} s)"), ""]
+    out = [
+        (
+            f"### B4 adversarial cases (window {section['window'] // 1000}k, {len(section['cases'])} cases, "
+            f"{section['elapsed_s']:.0f} s)"
+        ),
+        "",
+    ]
     if document.get("mode") == "adversarial":
         versions = ", ".join(f"{k} {v}" for k, v in document["versions"].items())
         out += [f"Command: `{document['command']}` ({document['generated_utc']} UTC). Versions: {versions}.", ""]
-    out += [("Cell: over-budget turns / structure-error turns / exceptions, `0` when all three are zero; DNF = "
-             "stopped at the wall cap at that turn; ERR = the contender raised out of its run (figures up to that "
-             "turn); n/i = not installed; skipped = not run on this case (litellm defaults: four cases only). "
-             "Summarizer `null` except summarizer-raises (`raises`) and summarizer-inflates (`inflate`)."), ""]
+    out += [
+        (
+            "Cell: over-budget turns / structure-error turns / exceptions, `0` when all three are zero; DNF = "
+            "stopped at the wall cap at that turn; ERR = the contender raised out of its run (figures up to that "
+            "turn); n/i = not installed; skipped = not run on this case (litellm defaults: four cases only). "
+            "Summarizer `null` except summarizer-raises (`raises`) and summarizer-inflates (`inflate`)."
+        ),
+        "",
+    ]
     out += _adversarial_grid(section, _adversarial_cell)
-    out += ["", ("R_1 on the needles planted before each hostile event and probed after it (c = share of turns "
-                 "with the first-message constraint):"), ""]
+    out += [
+        "",
+        (
+            "R_1 on the needles planted before each hostile event and probed after it (c = share of turns "
+            "with the first-message constraint):"
+        ),
+        "",
+    ]
     out += _adversarial_grid(section, _r1)
-    out += ["", "Cases: " + "; ".join(f"**{name}**: {case['doc'].rstrip('.')}"
-                                      for name, case in section["cases"].items())]
+    out += [
+        "",
+        "Cases: " + "; ".join(f"**{name}**: {case['doc'].rstrip('.')}" for name, case in section["cases"].items()),
+    ]
     findings = _myrm_findings(section)
     if findings:
         out += ["", "myrm's nonzero B4 figures:", *findings]

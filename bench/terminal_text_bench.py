@@ -48,7 +48,7 @@ def main() -> None:
     for name, text in samples().items():
         rows.append((name, best_seconds(lambda text=text: for_terminal(text))))
     prose = samples()["prose (no controls)"]
-    tokens = [prose[i:i + TOKEN_CHARS] for i in range(0, SIZE, TOKEN_CHARS)]
+    tokens = [prose[i : i + TOKEN_CHARS] for i in range(0, SIZE, TOKEN_CHARS)]
     rows.append((f"streamed {TOKEN_CHARS}-char tokens", best_seconds(lambda: [for_terminal(t) for t in tokens])))
     document = json.dumps({"text": samples()["attack: only controls"]}, ensure_ascii=False)
     rows.append(("json_for_terminal on the attack", best_seconds(lambda: json_for_terminal(document))))

@@ -80,6 +80,7 @@ def now() -> float:
 
 # --- small statistics --------------------------------------------------------------------------
 
+
 def percentile(values: Sequence[float], q: float) -> float | None:
     """Nearest-rank percentile: no interpolation, so with few samples p95 is simply the slowest
     run (every summary also reports n, so a reader knows)."""
@@ -92,9 +93,14 @@ def percentile(values: Sequence[float], q: float) -> float | None:
 
 def summary(values: Sequence[float]) -> dict[str, float | int | None]:
     values = [v for v in values if v is not None]
-    return {"n": len(values), "median": statistics.median(values) if values else None,
-            "p95": percentile(values, 95), "p99": percentile(values, 99),
-            "min": min(values) if values else None, "max": max(values) if values else None}
+    return {
+        "n": len(values),
+        "median": statistics.median(values) if values else None,
+        "p95": percentile(values, 95),
+        "p99": percentile(values, 99),
+        "min": min(values) if values else None,
+        "max": max(values) if values else None,
+    }
 
 
 def ratio(a: float | None, b: float | None) -> float | None:
@@ -130,11 +136,19 @@ def child_env(home: Path) -> dict[str, str]:
     """A private HOME/XDG tree: peers and myrm write configs and databases on first start, and a
     benchmark must never touch the real user's."""
     env = dict(os.environ)
-    env.update({"HOME": str(home), "XDG_CONFIG_HOME": str(home / ".config"),
-                "XDG_DATA_HOME": str(home / ".local/share"), "XDG_CACHE_HOME": str(home / ".cache"),
-                "XDG_STATE_HOME": str(home / ".local/state"), "MYRM_CONFIG_DIR": str(home / "myrm-config"),
-                "PYTHONPATH": os.pathsep.join(p for p in (str(REPO_ROOT), env.get("PYTHONPATH", "")) if p),
-                "TEXTUAL_ANIMATIONS": "none", "OLLAMA_HOST": "http://127.0.0.1:9"})
+    env.update(
+        {
+            "HOME": str(home),
+            "XDG_CONFIG_HOME": str(home / ".config"),
+            "XDG_DATA_HOME": str(home / ".local/share"),
+            "XDG_CACHE_HOME": str(home / ".cache"),
+            "XDG_STATE_HOME": str(home / ".local/state"),
+            "MYRM_CONFIG_DIR": str(home / "myrm-config"),
+            "PYTHONPATH": os.pathsep.join(p for p in (str(REPO_ROOT), env.get("PYTHONPATH", "")) if p),
+            "TEXTUAL_ANIMATIONS": "none",
+            "OLLAMA_HOST": "http://127.0.0.1:9",
+        }
+    )
     return env
 
 
@@ -145,7 +159,7 @@ def child_env(home: Path) -> dict[str, str]:
 # compositor refresh of the active screen is "first frame painted" (headless: composed and
 # rendered, not written), the first frame with a focused text input is "ready to type", and for
 # myrm the chat screen's `ready` event (engine warm-up done) is "ready to send".
-START_DRIVER = textwrap.dedent('''
+START_DRIVER = textwrap.dedent("""
     import json, os, sys, time
     def now():
         return time.clock_gettime(time.CLOCK_MONOTONIC)
@@ -276,7 +290,7 @@ START_DRIVER = textwrap.dedent('''
     app.run(headless=True, size=(120, 40))
     out["t_exit"] = now()
     write()
-''')
+""")
 
 START_MILESTONES = ("t_main", "t_imported", "t_first_frame", "t_ready_event", "t_input", "t_warm")
 
@@ -308,9 +322,16 @@ def start_once(python: Path | str, kind: str, extra: Sequence[str] = ()) -> dict
         env[DRIVER_OUT_ENV] = str(out_file)
         t_spawn = now()
         env[DRIVER_SPAWN_ENV] = repr(t_spawn)
-        proc = subprocess.run([str(python), "-c", START_DRIVER, kind, str(work), *extra], env=env,
-                              cwd=str(work), capture_output=True, text=True, timeout=CHILD_TIMEOUT_S,
-                              stdin=subprocess.DEVNULL, check=False)
+        proc = subprocess.run(
+            [str(python), "-c", START_DRIVER, kind, str(work), *extra],
+            env=env,
+            cwd=str(work),
+            capture_output=True,
+            text=True,
+            timeout=CHILD_TIMEOUT_S,
+            stdin=subprocess.DEVNULL,
+            check=False,
+        )
         t_end = now()
         if proc.returncode != 0 or not out_file.is_file():
             tail = (proc.stderr or proc.stdout or "").strip().splitlines()[-3:]
@@ -326,19 +347,20 @@ def scripted_model(directory: Path, turns: list[dict[str, Any]]) -> str:
     return f"scripted/{path}"
 
 
-def measure_start(runs: int, peers: Sequence[str], log: Callable[[str], None],
-                  what_if: bool = True) -> list[StartRow]:
+def measure_start(runs: int, peers: Sequence[str], log: Callable[[str], None], what_if: bool = True) -> list[StartRow]:
     with tempfile.TemporaryDirectory(prefix="tui-script-") as tmp:
         return _measure_start(Path(tmp), runs, peers, log, what_if)
 
 
-def _measure_start(script_dir: Path, runs: int, peers: Sequence[str], log: Callable[[str], None],
-                   what_if: bool) -> list[StartRow]:
+def _measure_start(
+    script_dir: Path, runs: int, peers: Sequence[str], log: Callable[[str], None], what_if: bool
+) -> list[StartRow]:
     rows: list[StartRow] = []
     model = scripted_model(script_dir, [{"text": "ok"}])
     candidates: list[tuple[str, Path | str | None, str]] = [
         ("myrm", sys.executable, "myrm"),
-        ("myrm, warm-up after paint (what-if)", sys.executable, "myrm-warmup-after-paint")]
+        ("myrm, warm-up after paint (what-if)", sys.executable, "myrm-warmup-after-paint"),
+    ]
     if not what_if:
         candidates.pop()
     candidates += [(name, peer_python(name), name) for name in peers]
@@ -361,8 +383,11 @@ def _measure_start(script_dir: Path, runs: int, peers: Sequence[str], log: Calla
 def measure_import(runs: int) -> dict[str, Any]:
     """Wall time of `python -c <stmt>` for the interpreter alone, Textual's App, and our app
     module; plus whether importing the app module pulled in litellm (it must not)."""
-    statements = {"python -c pass": "pass", "import textual.app": "import textual.app",
-                  "import myrm_tui.tui.app": "import myrm_tui.tui.app"}
+    statements = {
+        "python -c pass": "pass",
+        "import textual.app": "import textual.app",
+        "import myrm_tui.tui.app": "import myrm_tui.tui.app",
+    }
     with tempfile.TemporaryDirectory(prefix="tui-import-") as tmp:
         return _measure_import(child_env(Path(tmp)), runs, statements)
 
@@ -373,19 +398,24 @@ def _measure_import(env: dict[str, str], runs: int, statements: dict[str, str]) 
         times = []
         for _ in range(runs):
             t0 = now()
-            subprocess.run([sys.executable, "-c", stmt], env=env, check=True, cwd=str(REPO_ROOT),
-                           stdin=subprocess.DEVNULL)
+            subprocess.run(
+                [sys.executable, "-c", stmt], env=env, check=True, cwd=str(REPO_ROOT), stdin=subprocess.DEVNULL
+            )
             times.append((now() - t0) * 1000)
         result[label] = summary(times)
-    probe = ("import sys, myrm_tui.tui.app; "
-             "print(','.join(m for m in ('litellm','openai','tiktoken','httpx','llama_cpp') if m in sys.modules))")
-    loaded = subprocess.run([sys.executable, "-c", probe], env=env, check=True, capture_output=True, text=True,
-                            cwd=str(REPO_ROOT)).stdout.strip()
+    probe = (
+        "import sys, myrm_tui.tui.app; "
+        "print(','.join(m for m in ('litellm','openai','tiktoken','httpx','llama_cpp') if m in sys.modules))"
+    )
+    loaded = subprocess.run(
+        [sys.executable, "-c", probe], env=env, check=True, capture_output=True, text=True, cwd=str(REPO_ROOT)
+    ).stdout.strip()
     result["heavy_modules_after_import"] = [m for m in loaded.split(",") if m]
     return result
 
 
 # --- T2: streaming ----------------------------------------------------------------------------
+
 
 def markdown_reply(chars: int, seed: int = 0) -> str:
     """A reply shaped like a coding answer (headings, prose with inline code, lists, Python
@@ -401,7 +431,8 @@ def markdown_reply(chars: int, seed: int = 0) -> str:
             f"```python\ndef load_{i}(path):\n    text = path.read_text()\n    return _parse_{i}(text)\n\n\n"
             f"def _parse_{i}(text):\n    return [line.split('=') for line in text.splitlines() if line]\n```\n\n"
             f"| case | before | after |\n|---|---|---|\n| cold | {i + 12} ms | {i + 3} ms |\n"
-            f"| warm | {i + 5} ms | {i + 1} ms |\n\n")
+            f"| warm | {i + 5} ms | {i + 1} ms |\n\n"
+        )
         i += 1
     return "".join(parts)[:chars].rstrip() + "\n"
 
@@ -548,8 +579,7 @@ async def wait_for(predicate: Callable[[], object], timeout: float, what: str) -
         await asyncio.sleep(0.01)
 
 
-async def measure_stream(seconds: float, gc_freeze: bool = False,
-                         idle_s: float = IDLE_BASELINE_S) -> dict[str, Any]:
+async def measure_stream(seconds: float, gc_freeze: bool = False, idle_s: float = IDLE_BASELINE_S) -> dict[str, Any]:
     """Stream ~`seconds` of markdown at ~200 tok/s into the real app; watch the loop, the frames
     and keypresses; the idle loop just before is the baseline.
 
@@ -566,8 +596,7 @@ async def measure_stream(seconds: float, gc_freeze: bool = False,
     with tempfile.TemporaryDirectory(prefix="tui-stream-") as tmp:
         root = Path(tmp)
         os.environ.setdefault("MYRM_CONFIG_DIR", str(root / "config"))
-        model = scripted_model(root, [{"text": reply, "chunk_size": STREAM_CHUNK_CHARS,
-                                       "delay_ms": STREAM_DELAY_MS}])
+        model = scripted_model(root, [{"text": reply, "chunk_size": STREAM_CHUNK_CHARS, "delay_ms": STREAM_DELAY_MS}])
         workspace = root / "ws"
         workspace.mkdir()
         store = Store.open(workspace)
@@ -646,22 +675,31 @@ async def measure_stream(seconds: float, gc_freeze: bool = False,
     worst_frames = [{"ms": ms, "at_s_after_first_delta": end - t_first} for ms, end in worst]
     idle_stats = summary(idle)
     return {
-        "reply_chars": len(reply), "shown_chars": shown, "stream_s": duration,
+        "reply_chars": len(reply),
+        "shown_chars": shown,
+        "stream_s": duration,
         "achieved_tok_per_s": len(reply) / 4 / duration if duration else None,
         "target_tok_per_s": 1000 / STREAM_DELAY_MS * STREAM_CHUNK_CHARS / 4,
         "cpu_s": cpu1 - cpu0,
-        "loop_lateness_ms": late_stats, "idle_loop_lateness_ms": idle_stats,
+        "loop_lateness_ms": late_stats,
+        "idle_loop_lateness_ms": idle_stats,
         "loop_lateness_by_phase_ms": {k: summary(v) for k, v in phases.items()},
-        "frame_ms": summary(frames.durations), "idle_frame_ms": summary(idle_frames),
-        "gc_pause_ms": gc_clock.report(), "worst_frames": worst_frames, "frames_over_budget": len(over), "frames": len(frames.durations),
+        "frame_ms": summary(frames.durations),
+        "idle_frame_ms": summary(idle_frames),
+        "gc_pause_ms": gc_clock.report(),
+        "worst_frames": worst_frames,
+        "frames_over_budget": len(over),
+        "frames": len(frames.durations),
         "frame_budget_ms": FRAME_BUDGET_MS,
-        "key_to_text_ms": summary([k[0] for k in keys]), "key_to_frame_ms": summary([k[1] for k in keys]),
+        "key_to_text_ms": summary([k[0] for k in keys]),
+        "key_to_frame_ms": summary([k[1] for k in keys]),
         "keys_lost": lost,
         "p99_lateness_vs_idle": ratio(late_stats["p99"], idle_stats["p99"]),
     }
 
 
 # --- T2: long sessions (one child process per size) -----------------------------------------
+
 
 def seed_session(store: Any, model: str, messages: int) -> str | None:
     """`messages` stored messages: user questions and markdown answers of ~12 blocks each (the
@@ -708,8 +746,7 @@ async def session_child(messages: int, samples: int) -> dict[str, Any]:
 
         Screen._compositor_refresh = refresh  # type: ignore[method-assign]
         frames.install()  # before mount: each screen binds its refresh timer then
-        app = MyrmApp(workspace, Settings().with_values(model=model), session_id=sid, store=store,
-                      watch_themes=False)
+        app = MyrmApp(workspace, Settings().with_values(model=model), session_id=sid, store=store, watch_themes=False)
         try:
             t_start = now()
             async with app.run_test(size=HEADLESS_SIZE):
@@ -743,10 +780,20 @@ async def session_child(messages: int, samples: int) -> dict[str, Any]:
             Screen._compositor_refresh = original  # type: ignore[method-assign]
             frames.uninstall()
             store.close()
-    return {"messages": messages, "seed_s": seed_s, "resume_to_paint_ms": (painted["t"] - t_start) * 1000,
-            "key_to_text_ms": summary([k[0] for k in keys]), "key_to_frame_ms": summary([k[1] for k in keys]),
-            "keys_lost": lost, "scroll_to_frame_ms": summary(scrolls), "dom_nodes": nodes, "mounted_turns": mounted_turns, "hidden_turns": hidden,
-            "rss_before_app_mb": rss_before, "rss_mb": rss_after}
+    return {
+        "messages": messages,
+        "seed_s": seed_s,
+        "resume_to_paint_ms": (painted["t"] - t_start) * 1000,
+        "key_to_text_ms": summary([k[0] for k in keys]),
+        "key_to_frame_ms": summary([k[1] for k in keys]),
+        "keys_lost": lost,
+        "scroll_to_frame_ms": summary(scrolls),
+        "dom_nodes": nodes,
+        "mounted_turns": mounted_turns,
+        "hidden_turns": hidden,
+        "rss_before_app_mb": rss_before,
+        "rss_mb": rss_after,
+    }
 
 
 def measure_sessions(sizes: Sequence[int], samples: int, log: Callable[[str], None]) -> list[dict[str, Any]]:
@@ -755,10 +802,26 @@ def measure_sessions(sizes: Sequence[int], samples: int, log: Callable[[str], No
         with tempfile.TemporaryDirectory(prefix="tui-child-") as tmp:
             out = Path(tmp) / "row.json"
             env = child_env(Path(tmp))
-            proc = subprocess.run([sys.executable, "-m", "bench.tui_bench", "--child-session", str(size),
-                                   "--samples", str(samples), "--out", str(out)], env=env, cwd=str(REPO_ROOT),
-                                  capture_output=True, text=True, timeout=CHILD_TIMEOUT_S * 2,
-                                  stdin=subprocess.DEVNULL, check=False)
+            proc = subprocess.run(
+                [
+                    sys.executable,
+                    "-m",
+                    "bench.tui_bench",
+                    "--child-session",
+                    str(size),
+                    "--samples",
+                    str(samples),
+                    "--out",
+                    str(out),
+                ],
+                env=env,
+                cwd=str(REPO_ROOT),
+                capture_output=True,
+                text=True,
+                timeout=CHILD_TIMEOUT_S * 2,
+                stdin=subprocess.DEVNULL,
+                check=False,
+            )
             if proc.returncode != 0 or not out.is_file():
                 tail = (proc.stderr or "").strip().splitlines()[-3:]
                 rows.append({"messages": size, "status": f"failed: {' / '.join(tail)[:300]}"})
@@ -777,14 +840,20 @@ def measure_sessions(sizes: Sequence[int], samples: int, log: Callable[[str], No
 
 # --- report -----------------------------------------------------------------------------------
 
+
 def print_report(result: dict[str, Any]) -> None:
     imports = result.get("imports")
     if imports:
         base = imports["python -c pass"]["median"]
-        print_table("T1 imports (wall ms of `python -c STMT`, includes interpreter start)",
-                    ["statement", "median", "p95", "× python -c pass"],
-                    [[k, fmt(v["median"]), fmt(v["p95"]), fmt(ratio(v["median"], base), 1)]
-                     for k, v in imports.items() if isinstance(v, dict)])
+        print_table(
+            "T1 imports (wall ms of `python -c STMT`, includes interpreter start)",
+            ["statement", "median", "p95", "× python -c pass"],
+            [
+                [k, fmt(v["median"]), fmt(v["p95"]), fmt(ratio(v["median"], base), 1)]
+                for k, v in imports.items()
+                if isinstance(v, dict)
+            ],
+        )
         print(f"heavy modules after `import myrm_tui.tui.app`: {imports['heavy_modules_after_import'] or 'none'}")
     start = result.get("start")
     if start:
@@ -796,15 +865,32 @@ def print_report(result: dict[str, Any]) -> None:
                 rows.append([row["app"], row["status"], "", "", "", "", "", ""])
                 continue
             paint = ms["t_first_frame"]
-            rows.append([row["app"], f"ok (n={paint['n']})", fmt(ms["t_imported"]["median"]),
-                         f"{fmt(paint['median'])} / {fmt(paint['p95'])}",
-                         f"{fmt(ms['t_input']['median'])} / {fmt(ms['t_input']['p95'])}",
-                         f"{fmt(ms['t_warm']['median'])} / {fmt(ms['t_warm']['p95'])}",
-                         fmt(ratio(paint["median"], myrm["ms"]["t_first_frame"]["median"]) if myrm else None, 2),
-                         ",".join(row.get("heavy_at_first_frame") or []) or "none"])
-        print_table("T1 start (ms from spawn, median / p95; headless 120×40)",
-                    ["app", "runs", "imported", "first frame", "input focused", "engine warm",
-                     "first frame × myrm", "heavy modules at first frame"], rows)
+            rows.append(
+                [
+                    row["app"],
+                    f"ok (n={paint['n']})",
+                    fmt(ms["t_imported"]["median"]),
+                    f"{fmt(paint['median'])} / {fmt(paint['p95'])}",
+                    f"{fmt(ms['t_input']['median'])} / {fmt(ms['t_input']['p95'])}",
+                    f"{fmt(ms['t_warm']['median'])} / {fmt(ms['t_warm']['p95'])}",
+                    fmt(ratio(paint["median"], myrm["ms"]["t_first_frame"]["median"]) if myrm else None, 2),
+                    ",".join(row.get("heavy_at_first_frame") or []) or "none",
+                ]
+            )
+        print_table(
+            "T1 start (ms from spawn, median / p95; headless 120×40)",
+            [
+                "app",
+                "runs",
+                "imported",
+                "first frame",
+                "input focused",
+                "engine warm",
+                "first frame × myrm",
+                "heavy modules at first frame",
+            ],
+            rows,
+        )
     for key, label in (("stream", "T2 streaming"), ("stream_gc_freeze", "T2 streaming, what-if gc.freeze()")):
         if result.get(key):
             print_stream(label, result[key])
@@ -815,22 +901,51 @@ def print_report(result: dict[str, Any]) -> None:
 
 def print_stream(label: str, stream: dict[str, Any]) -> None:
     late, idle, frame = stream["loop_lateness_ms"], stream["idle_loop_lateness_ms"], stream["frame_ms"]
-    print_table(f"{label} ({fmt(stream['achieved_tok_per_s'])} tok/s achieved of "
-                f"{fmt(stream['target_tok_per_s'])}; {stream['reply_chars']:,} chars in "
-                f"{fmt(stream['stream_s'], 1)} s; CPU {fmt(stream['cpu_s'], 1)} s)",
-                ["figure", "median", "p95", "p99", "max", "baseline (idle)"],
-                [["loop lateness ms (10 ms probe)", fmt(late["median"], 1), fmt(late["p95"], 1),
-                  fmt(late["p99"], 1), fmt(late["max"], 1), f"p99 {fmt(idle['p99'], 1)} / max {fmt(idle['max'], 1)}"],
-                 ["frame work ms (layout+render)", fmt(frame["median"], 1), fmt(frame["p95"], 1),
-                  fmt(frame["p99"], 1), fmt(frame["max"], 1), f"max {fmt(stream['idle_frame_ms']['max'], 1)}"],
-                 ["key → text ms", fmt(stream["key_to_text_ms"]["median"], 1), fmt(stream["key_to_text_ms"]["p95"], 1),
-                  fmt(stream["key_to_text_ms"]["p99"], 1), fmt(stream["key_to_text_ms"]["max"], 1), ""],
-                 ["key → next frame ms", fmt(stream["key_to_frame_ms"]["median"], 1),
-                  fmt(stream["key_to_frame_ms"]["p95"], 1), fmt(stream["key_to_frame_ms"]["p99"], 1),
-                  fmt(stream["key_to_frame_ms"]["max"], 1), ""]])
-    print(f"frames over {FRAME_BUDGET_MS:.0f} ms: {stream['frames_over_budget']} of {stream['frames']}; "
-          f"keys lost: {stream['keys_lost']}; full GC passes: {stream['gc_pause_ms']['gen2']['n']} "
-          f"(max {fmt(stream['gc_pause_ms']['gen2']['max'])} ms)")
+    print_table(
+        f"{label} ({fmt(stream['achieved_tok_per_s'])} tok/s achieved of "
+        f"{fmt(stream['target_tok_per_s'])}; {stream['reply_chars']:,} chars in "
+        f"{fmt(stream['stream_s'], 1)} s; CPU {fmt(stream['cpu_s'], 1)} s)",
+        ["figure", "median", "p95", "p99", "max", "baseline (idle)"],
+        [
+            [
+                "loop lateness ms (10 ms probe)",
+                fmt(late["median"], 1),
+                fmt(late["p95"], 1),
+                fmt(late["p99"], 1),
+                fmt(late["max"], 1),
+                f"p99 {fmt(idle['p99'], 1)} / max {fmt(idle['max'], 1)}",
+            ],
+            [
+                "frame work ms (layout+render)",
+                fmt(frame["median"], 1),
+                fmt(frame["p95"], 1),
+                fmt(frame["p99"], 1),
+                fmt(frame["max"], 1),
+                f"max {fmt(stream['idle_frame_ms']['max'], 1)}",
+            ],
+            [
+                "key → text ms",
+                fmt(stream["key_to_text_ms"]["median"], 1),
+                fmt(stream["key_to_text_ms"]["p95"], 1),
+                fmt(stream["key_to_text_ms"]["p99"], 1),
+                fmt(stream["key_to_text_ms"]["max"], 1),
+                "",
+            ],
+            [
+                "key → next frame ms",
+                fmt(stream["key_to_frame_ms"]["median"], 1),
+                fmt(stream["key_to_frame_ms"]["p95"], 1),
+                fmt(stream["key_to_frame_ms"]["p99"], 1),
+                fmt(stream["key_to_frame_ms"]["max"], 1),
+                "",
+            ],
+        ],
+    )
+    print(
+        f"frames over {FRAME_BUDGET_MS:.0f} ms: {stream['frames_over_budget']} of {stream['frames']}; "
+        f"keys lost: {stream['keys_lost']}; full GC passes: {stream['gc_pause_ms']['gen2']['n']} "
+        f"(max {fmt(stream['gc_pause_ms']['gen2']['max'])} ms)"
+    )
 
 
 def print_sessions(sessions: list[dict[str, Any]]) -> None:
@@ -839,16 +954,34 @@ def print_sessions(sessions: list[dict[str, Any]]) -> None:
         if row["status"] != "ok":
             rows.append([row["messages"], row["status"], "", "", "", "", "", "", ""])
             continue
-        rows.append([row["messages"], fmt(row["resume_to_paint_ms"]),
-                     f"{fmt(row['key_to_text_ms']['median'], 1)} / {fmt(row['key_to_text_ms']['p95'], 1)}",
-                     f"{fmt(row['key_to_frame_ms']['median'], 1)} / {fmt(row['key_to_frame_ms']['p95'], 1)}",
-                     fmt(row.get("key_to_frame_vs_empty"), 2),
-                     f"{fmt(row['scroll_to_frame_ms']['median'], 1)} / {fmt(row['scroll_to_frame_ms']['p95'], 1)}",
-                     f"{row['mounted_turns']} (+{row['hidden_turns']} hidden)",
-                     row["dom_nodes"], f"{fmt(row['rss_mb'])} ({fmt(row.get('rss_vs_empty'), 2)}×)"])
-    print_table("T2 long sessions (one process per size; key = a letter typed into the prompt)",
-                ["messages", "resume → paint ms", "key → text ms (med / p95)", "key → frame ms (med / p95)",
-                 "key × empty", "page-up → frame ms (med / p95)", "turns mounted", "DOM nodes", "RSS MB (× empty)"], rows)
+        rows.append(
+            [
+                row["messages"],
+                fmt(row["resume_to_paint_ms"]),
+                f"{fmt(row['key_to_text_ms']['median'], 1)} / {fmt(row['key_to_text_ms']['p95'], 1)}",
+                f"{fmt(row['key_to_frame_ms']['median'], 1)} / {fmt(row['key_to_frame_ms']['p95'], 1)}",
+                fmt(row.get("key_to_frame_vs_empty"), 2),
+                f"{fmt(row['scroll_to_frame_ms']['median'], 1)} / {fmt(row['scroll_to_frame_ms']['p95'], 1)}",
+                f"{row['mounted_turns']} (+{row['hidden_turns']} hidden)",
+                row["dom_nodes"],
+                f"{fmt(row['rss_mb'])} ({fmt(row.get('rss_vs_empty'), 2)}×)",
+            ]
+        )
+    print_table(
+        "T2 long sessions (one process per size; key = a letter typed into the prompt)",
+        [
+            "messages",
+            "resume → paint ms",
+            "key → text ms (med / p95)",
+            "key → frame ms (med / p95)",
+            "key × empty",
+            "page-up → frame ms (med / p95)",
+            "turns mounted",
+            "DOM nodes",
+            "RSS MB (× empty)",
+        ],
+        rows,
+    )
 
 
 def environment() -> dict[str, Any]:
@@ -864,8 +997,13 @@ def environment() -> dict[str, Any]:
             versions[name] = version(name)
         except Exception:  # noqa: BLE001 - informational only
             versions[name] = None
-    return {"python": platform.python_version(), "cpus": os.cpu_count(), "loadavg": load,
-            "versions": versions, "when": time.strftime("%Y-%m-%d %H:%M:%S %Z")}
+    return {
+        "python": platform.python_version(),
+        "cpus": os.cpu_count(),
+        "loadavg": load,
+        "versions": versions,
+        "when": time.strftime("%Y-%m-%d %H:%M:%S %Z"),
+    }
 
 
 def run(args: argparse.Namespace) -> dict[str, Any]:
@@ -873,8 +1011,11 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     parts = set(args.only.split(",")) if args.only else {"imports", "start", "stream", "sessions"}
     log = (lambda m: print(m, file=sys.stderr, flush=True)) if not args.silent else (lambda m: None)
     runs = args.runs or (1 if quick else START_RUNS)
-    result: dict[str, Any] = {"command": "python -m bench.tui_bench " + " ".join(args.argv),
-                              "quick": quick, "environment": environment()}
+    result: dict[str, Any] = {
+        "command": "python -m bench.tui_bench " + " ".join(args.argv),
+        "quick": quick,
+        "environment": environment(),
+    }
     if "imports" in parts:
         log("T1 imports…")
         result["imports"] = measure_import(runs)
@@ -914,8 +1055,11 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
     parser.add_argument("--sizes", default="", help="comma list of stored-message counts")
     parser.add_argument("--samples", type=int, default=0, help=f"keypresses per size (default {KEY_SAMPLES})")
     parser.add_argument("--no-peers", action="store_true", help="skip elia/oterm")
-    parser.add_argument("--no-what-if", action="store_true",
-                        help="skip the what-if rows (warm-up after paint, gc.freeze while streaming)")
+    parser.add_argument(
+        "--no-what-if",
+        action="store_true",
+        help="skip the what-if rows (warm-up after paint, gc.freeze while streaming)",
+    )
     parser.add_argument("--out", default="", help="JSON path (default bench/results/tui_bench[_quick].json)")
     parser.add_argument("--silent", action="store_true", help="no progress lines on stderr")
     parser.add_argument("--child-session", type=int, default=None, help=argparse.SUPPRESS)

@@ -71,8 +71,12 @@ REQUESTS = (
     "What does {mod} do with a {noun} that has no {attr}?",
 )
 ACKS = (
-    "I'll start by reading the relevant code.", "Let me check the current state first.", None, None,
-    "Running the tests to see where we are.", "Looking at the diff and the failing test together.",
+    "I'll start by reading the relevant code.",
+    "Let me check the current state first.",
+    None,
+    None,
+    "Running the tests to see where we are.",
+    "Looking at the diff and the failing test together.",
 )
 SUMMARIES = (
     "I updated {path}: {ident} now checks the {noun} before using it, and the tests pass locally.",
@@ -106,9 +110,17 @@ CHAT_TOPICS = (
 
 def _fill(rng: random.Random, template: str, project: C.FakeProject, **extra: str) -> str:
     mod = rng.choice(C.MODULES)
-    values = {"pkg": project.package, "mod": mod, "noun": rng.choice(C.NOUNS), "verb": rng.choice(C.VERBS),
-              "ident": C.ident(rng), "attr": rng.choice(C.ATTRS), "path": f"src/{project.package}/{mod}.py",
-              "n": str(rng.randrange(2, 100)), **extra}
+    values = {
+        "pkg": project.package,
+        "mod": mod,
+        "noun": rng.choice(C.NOUNS),
+        "verb": rng.choice(C.VERBS),
+        "ident": C.ident(rng),
+        "attr": rng.choice(C.ATTRS),
+        "path": f"src/{project.package}/{mod}.py",
+        "n": str(rng.randrange(2, 100)),
+        **extra,
+    }
     return template.format(**values)
 
 
@@ -129,9 +141,16 @@ class _Turn:
 
     def calls(self, calls: list[tuple[str, dict[str, Any], str]], text: str | None = None) -> None:
         ids = [self.builder.call_id() for _ in calls]
-        self.messages.append({"role": "assistant", "content": text, "tool_calls": [
-            {"id": call_id, "type": "function", "function": {"name": name, "arguments": json.dumps(args)}}
-            for call_id, (name, args, _) in zip(ids, calls)]})
+        self.messages.append(
+            {
+                "role": "assistant",
+                "content": text,
+                "tool_calls": [
+                    {"id": call_id, "type": "function", "function": {"name": name, "arguments": json.dumps(args)}}
+                    for call_id, (name, args, _) in zip(ids, calls)
+                ],
+            }
+        )
         for call_id, (name, _, output) in zip(ids, calls):
             self.messages.append({"role": "tool", "tool_call_id": call_id, "name": name, "content": output})
 
@@ -193,16 +212,28 @@ class _Builder:
         total = len(lines)
         last = min(last, total)
         first = min(first, last)
-        body = "\n".join(lines[first - 1:last])
-        return "file_read", {"path": path, "start_line": first, "end_line": last}, f"[{path} · lines {first}-{last} of {total:,}]\n{body}"
+        body = "\n".join(lines[first - 1 : last])
+        return (
+            "file_read",
+            {"path": path, "start_line": first, "end_line": last},
+            f"[{path} · lines {first}-{last} of {total:,}]\n{body}",
+        )
 
     def pytest(self) -> tuple[str, dict[str, Any], str]:
         failing = self.rng.random() < 0.5
         target = self.rng.choice(("tests", f"tests/test_{self.rng.choice(C.MODULES)}.py", "tests -x"))
-        return "bash", {"command": f"python -m pytest -v {target}"}, C.pytest_log(self.rng, self.project, failing=failing)
+        return (
+            "bash",
+            {"command": f"python -m pytest -v {target}"},
+            C.pytest_log(self.rng, self.project, failing=failing),
+        )
 
     def diff(self) -> tuple[str, dict[str, Any], str]:
-        return "bash", {"command": self.rng.choice(("git diff", "git diff HEAD~1", "git diff --stat -p"))}, C.git_diff(self.rng, self.project)
+        return (
+            "bash",
+            {"command": self.rng.choice(("git diff", "git diff HEAD~1", "git diff --stat -p"))},
+            C.git_diff(self.rng, self.project),
+        )
 
     def grep(self) -> tuple[str, dict[str, Any], str]:
         pattern = self.rng.choice((C.ident(self.rng), self.rng.choice(C.NOUNS), "logger.warning", "raise ValueError"))
@@ -219,11 +250,18 @@ class _Builder:
         candidates = [i for i, line in enumerate(lines) if line.strip() and not line.lstrip().startswith(('"""', "#"))]
         index = rng.choice(candidates)
         old = lines[index]
-        new = old + f"  # {rng.choice(C.VERBS)}: {rng.choice(C.NOUNS)}" if rng.random() < 0.5 else old.replace(
-            old.strip(), f"{old.strip()}  # TODO {rng.choice(C.NAMES)}")
+        new = (
+            old + f"  # {rng.choice(C.VERBS)}: {rng.choice(C.NOUNS)}"
+            if rng.random() < 0.5
+            else old.replace(old.strip(), f"{old.strip()}  # TODO {rng.choice(C.NAMES)}")
+        )
         lines[index] = new
         self.project.files[path] = "\n".join(lines) + "\n"
-        return "file_edit", {"path": path, "old": old.strip(), "new": new.strip()}, f"Edited {path}: 1 replacement at line {index + 1}."
+        return (
+            "file_edit",
+            {"path": path, "old": old.strip(), "new": new.strip()},
+            f"Edited {path}: 1 replacement at line {index + 1}.",
+        )
 
     def write(self) -> tuple[str, dict[str, Any], str]:
         rng = self.rng
@@ -244,8 +282,15 @@ class _Builder:
 
     def normal_action(self) -> tuple[str, dict[str, Any], str]:
         roll = self.rng.random()
-        for threshold, action in ((0.35, self.read), (0.50, self.pytest), (0.62, self.diff), (0.74, self.grep),
-                                  (0.79, self.glob), (0.91, self.edit), (0.94, self.write)):
+        for threshold, action in (
+            (0.35, self.read),
+            (0.50, self.pytest),
+            (0.62, self.diff),
+            (0.74, self.grep),
+            (0.79, self.glob),
+            (0.91, self.edit),
+            (0.94, self.write),
+        ):
             if roll < threshold:
                 return action()
         return self.misc()
@@ -271,13 +316,24 @@ class _Builder:
     def long_output(self, needle: Needle) -> tuple[str, dict[str, Any], str]:
         lines = C.build_log(self.rng, self.project, self.rng.randrange(200, 401)).split("\n")
         middle = len(lines) // 2
-        lines.insert(middle, f"2025-03-14T10:{middle % 60:02d}:07.412Z WARN  [config.loader] override applied {needle.text} (source=env)")
+        lines.insert(
+            middle,
+            f"2025-03-14T10:{middle % 60:02d}:07.412Z WARN  [config.loader] override applied {needle.text} (source=env)",
+        )
         return "bash", {"command": f"make ci PACKAGE={self.project.package} 2>&1"}, "\n".join(lines)
 
     def config_body(self, needle_line: str) -> str:
         rng = self.rng
-        lines = ["[server]", "host = \"0.0.0.0\"", f"workers = {rng.randrange(1, 17)}", "",
-                 "[database]", f"pool_size = {rng.randrange(2, 40)}", f"timeout_s = {rng.randrange(1, 60)}", ""]
+        lines = [
+            "[server]",
+            'host = "0.0.0.0"',
+            f"workers = {rng.randrange(1, 17)}",
+            "",
+            "[database]",
+            f"pool_size = {rng.randrange(2, 40)}",
+            f"timeout_s = {rng.randrange(1, 60)}",
+            "",
+        ]
         for section in rng.sample(C.NOUNS, rng.randrange(2, 6)):
             lines.append(f"[{section}]")
             lines += [f"{rng.choice(C.ATTRS)} = {rng.randrange(1000)}" for _ in range(rng.randrange(2, 6))]
@@ -334,7 +390,9 @@ class _Builder:
             text += "\n\n" + self.fill(self.rng.choice(DECISION_TEMPLATES), needle=planted[5].text)
         return text
 
-    def specials(self, turn: int, planted: dict[int, Needle], json_needle: Needle | None) -> list[tuple[str, dict[str, Any], str]]:
+    def specials(
+        self, turn: int, planted: dict[int, Needle], json_needle: Needle | None
+    ) -> list[tuple[str, dict[str, Any], str]]:
         calls = []
         if turn % BIG_JSON_EVERY == 0:
             calls.append(self.big_json(json_needle))
@@ -381,7 +439,9 @@ class _Builder:
             sentences = [self.fill(rng.choice(SUMMARIES)) for _ in range(rng.randrange(2, 6))]
             paragraphs.append(" ".join(sentences))
         if rng.random() < 0.3:
-            snippet = "\n".join(C.python_source(rng, rng.choice(C.MODULES)).splitlines()[10:10 + rng.randrange(8, 30)])
+            snippet = "\n".join(
+                C.python_source(rng, rng.choice(C.MODULES)).splitlines()[10 : 10 + rng.randrange(8, 30)]
+            )
             paragraphs.append(f"```python\n{snippet}\n```")
         return "\n\n".join(paragraphs)
 
@@ -407,8 +467,12 @@ class _Builder:
             lines += probes.get(line["turn"], [])
         constraint = next(n for n in self.factory.needles if n.carrier == 6)
         answers = {
-            "generator": "bench.workload", "version": GENERATOR_VERSION, "kind": self.kind, "turns": self.turns,
-            "seed": self.seed, "lags": list(PROBE_LAGS),
+            "generator": "bench.workload",
+            "version": GENERATOR_VERSION,
+            "kind": self.kind,
+            "turns": self.turns,
+            "seed": self.seed,
+            "lags": list(PROBE_LAGS),
             "constraint": {"id": constraint.id, "needle": constraint.text, "text": self.constraint_text},
             "needles": [n.as_answer() for n in self.factory.needles],
         }

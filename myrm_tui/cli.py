@@ -38,8 +38,11 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
     rich_markup_mode=HELP_MARKUP,
 )
-sessions_app = typer.Typer(help="List, read, export and recover the sessions stored in this workspace.",
-                           no_args_is_help=True, rich_markup_mode=HELP_MARKUP)
+sessions_app = typer.Typer(
+    help="List, read, export and recover the sessions stored in this workspace.",
+    no_args_is_help=True,
+    rich_markup_mode=HELP_MARKUP,
+)
 app.add_typer(sessions_app, name="sessions")
 
 MODEL_HELP = "Model to use (litellm name, e.g. anthropic/claude-sonnet-4-5, or local/smollm2)."
@@ -51,9 +54,15 @@ ApproveOpt = Annotated[Approval | None, typer.Option("--approve", help=APPROVE_H
 ContinueOpt = Annotated[bool, typer.Option("--continue", "-c", help="Use the most recent session.")]
 SessionOpt = Annotated[str | None, typer.Option("--session", "-s", help="Use this session (id or prefix).")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of text.")]
-TrustOpt = Annotated[bool, typer.Option("--trust", help="Accept this workspace's .myrm/config.toml for "
-                                        "this run only, settings that need trust included "
-                                        "(`myrm trust` remembers it).")]
+TrustOpt = Annotated[
+    bool,
+    typer.Option(
+        "--trust",
+        help="Accept this workspace's .myrm/config.toml for "
+        "this run only, settings that need trust included "
+        "(`myrm trust` remembers it).",
+    ),
+]
 
 
 def _version(value: bool) -> None:
@@ -70,16 +79,24 @@ def main_callback(
     continue_last: ContinueOpt = False,
     approve: ApproveOpt = None,
     trust: TrustOpt = False,
-    version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True,
-                                          help="Print the version and exit.")] = False,
+    version: Annotated[
+        bool, typer.Option("--version", callback=_version, is_eager=True, help="Print the version and exit.")
+    ] = False,
 ) -> None:
     """Without a command: open the full-screen chat in this workspace."""
     if ctx.invoked_subcommand is not None:
         return
     from myrm_tui.cli_commands.tui import tui_command
 
-    raise typer.Exit(tui_command(model=model, session=session, continue_last=continue_last,
-                                 approve=approve.value if approve else None, trust=trust))
+    raise typer.Exit(
+        tui_command(
+            model=model,
+            session=session,
+            continue_last=continue_last,
+            approve=approve.value if approve else None,
+            trust=trust,
+        )
+    )
 
 
 @app.command("run")
@@ -88,18 +105,39 @@ def run(
     model: ModelOpt = None,
     session: SessionOpt = None,
     continue_last: ContinueOpt = False,
-    json_out: Annotated[bool, typer.Option("--json", help="Print one JSON object at the end instead of "
-                                           "streaming the answer.")] = False,
+    json_out: Annotated[
+        bool, typer.Option("--json", help="Print one JSON object at the end instead of streaming the answer.")
+    ] = False,
     approve: ApproveOpt = None,
-    max_steps: Annotated[int | None, typer.Option("--max-steps", min=1, metavar="N", help="Most model calls in this turn.")] = None,
-    compact: Annotated[bool, typer.Option("--compact", help="After the turn, summarize everything outside the "
-                                          "latest exchange (originals stay one ctx_expand away).")] = False,
+    max_steps: Annotated[
+        int | None, typer.Option("--max-steps", min=1, metavar="N", help="Most model calls in this turn.")
+    ] = None,
+    compact: Annotated[
+        bool,
+        typer.Option(
+            "--compact",
+            help="After the turn, summarize everything outside the "
+            "latest exchange (originals stay one ctx_expand away).",
+        ),
+    ] = False,
     trust: TrustOpt = False,
-    fork: Annotated[bool, typer.Option("--fork", help="Continue in a new fork of the --session/--continue "
-                                       "session (e.g. while another myrm is writing it).")] = False,
-    image: Annotated[list[str] | None, typer.Option("--image", metavar="PATH", help="Attach an image (PNG, JPEG, GIF, WebP; "
-                                                    "at most 5 MB); repeatable. `@shot.png` in the prompt "
-                                                    "attaches too.")] = None,
+    fork: Annotated[
+        bool,
+        typer.Option(
+            "--fork",
+            help="Continue in a new fork of the --session/--continue session (e.g. while another myrm is writing it).",
+        ),
+    ] = False,
+    image: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--image",
+            metavar="PATH",
+            help="Attach an image (PNG, JPEG, GIF, WebP; "
+            "at most 5 MB); repeatable. `@shot.png` in the prompt "
+            "attaches too.",
+        ),
+    ] = None,
 ) -> None:
     """Run one turn headless: the answer streams to stdout, tool activity to stderr.
 
@@ -108,9 +146,19 @@ def run(
     try:
         from myrm_tui.cli_commands.run import run_command
 
-        code = run_command(prompt, model=model, session=session, continue_last=continue_last,
-                           json_out=json_out, approve=approve.value if approve else None, max_steps=max_steps,
-                           compact=compact, trust=trust, fork=fork, images=image or [])
+        code = run_command(
+            prompt,
+            model=model,
+            session=session,
+            continue_last=continue_last,
+            json_out=json_out,
+            approve=approve.value if approve else None,
+            max_steps=max_steps,
+            compact=compact,
+            trust=trust,
+            fork=fork,
+            images=image or [],
+        )
     except KeyboardInterrupt:  # Ctrl+C before the turn started (imports, opening the store)
         code = 130
     raise typer.Exit(code)
@@ -134,8 +182,9 @@ def sessions_show(session: Annotated[str, typer.Argument(help="Session id or uni
 
 @sessions_app.command("recover")
 def sessions_recover(
-    force: Annotated[bool, typer.Option("--force", help="Rebuild even when PRAGMA quick_check finds "
-                                        "no damage.")] = False,
+    force: Annotated[
+        bool, typer.Option("--force", help="Rebuild even when PRAGMA quick_check finds no damage.")
+    ] = False,
 ) -> None:
     """Copy what a damaged sessions.db still holds into a new one; the old file is kept."""
     from myrm_tui.cli_commands.recover import recover_command
@@ -146,8 +195,9 @@ def sessions_recover(
 @sessions_app.command("export")
 def sessions_export(
     session: Annotated[str, typer.Argument(help="Session id or unique prefix.")],
-    fmt: Annotated[ExportFormat, typer.Option("--format", "-f", help="md (readable) or json (as stored).")]
-    = ExportFormat.md,
+    fmt: Annotated[
+        ExportFormat, typer.Option("--format", "-f", help="md (readable) or json (as stored).")
+    ] = ExportFormat.md,
     out: Annotated[Path | None, typer.Option("--out", "-o", help="Write to this file instead of stdout.")] = None,
 ) -> None:
     """Export a session as Markdown or as the exact stored JSON."""
@@ -170,13 +220,23 @@ def models(
 
 @app.command("replay")
 def replay(
-    session_file: Annotated[Path, typer.Argument(help="Recorded session (JSON lines: turns and probes).",
-                                                 exists=True, dir_okay=False, readable=True)],
+    session_file: Annotated[
+        Path,
+        typer.Argument(
+            help="Recorded session (JSON lines: turns and probes).", exists=True, dir_okay=False, readable=True
+        ),
+    ],
     window: Annotated[int, typer.Option("--window", min=1024, help="Model window in tokens.")],
-    summarizer: Annotated[str, typer.Option("--summarizer", help="Summarizer model: a benchmark fake "
-                                            "(null, head, oracle) or a model name; docs/replay-format.md.")] = "null",
-    out: Annotated[Path | None, typer.Option("--out", "-o", help="Write the output lines here instead of "
-                                             "stdout.")] = None,
+    summarizer: Annotated[
+        str,
+        typer.Option(
+            "--summarizer",
+            help="Summarizer model: a benchmark fake (null, head, oracle) or a model name; docs/replay-format.md.",
+        ),
+    ] = "null",
+    out: Annotated[
+        Path | None, typer.Option("--out", "-o", help="Write the output lines here instead of stdout.")
+    ] = None,
     max_output: Annotated[int, typer.Option("--max-output", min=1, help="Output tokens reserved per call.")] = 4096,
 ) -> None:
     """Run a recorded session through the real agent; print each turn's exact prompt
@@ -188,8 +248,9 @@ def replay(
 
 @app.command("trust")
 def trust_workspace(
-    revoke: Annotated[bool, typer.Option("--revoke", help="Forget every trusted version of this "
-                                         "workspace's config file.")] = False,
+    revoke: Annotated[
+        bool, typer.Option("--revoke", help="Forget every trusted version of this workspace's config file.")
+    ] = False,
 ) -> None:
     """Trust this workspace's .myrm/config.toml as it is now (an edited file asks again)."""
     from myrm_tui.cli_commands.trust import trust_command
@@ -201,8 +262,9 @@ def trust_workspace(
 def undo(
     session: SessionOpt = None,
     yes: Annotated[bool, typer.Option("--yes", "-y", help="Restore without asking.")] = False,
-    force: Annotated[bool, typer.Option("--force", help="Also overwrite files changed since the turn "
-                                        "wrote them.")] = False,
+    force: Annotated[
+        bool, typer.Option("--force", help="Also overwrite files changed since the turn wrote them.")
+    ] = False,
 ) -> None:
     """Restore the files the last turn changed (default: the latest session); a preview first."""
     from myrm_tui.cli_commands.undo import undo_command

@@ -94,8 +94,10 @@ def summarizer_model(name: str) -> str:
         return replay_summarizers.model_name(name)
     if "/" in name:
         return name
-    raise ValueError(f"unknown summarizer {name!r}; use one of {', '.join(replay_summarizers.SUMMARIZERS)} "
-                     "or a model name such as anthropic/claude-haiku-4-5.")
+    raise ValueError(
+        f"unknown summarizer {name!r}; use one of {', '.join(replay_summarizers.SUMMARIZERS)} "
+        "or a model name such as anthropic/claude-haiku-4-5."
+    )
 
 
 def _probe(store: Store, session_id: str, query: str) -> str:
@@ -137,8 +139,14 @@ class _LineReport:
     summaries: list[dict[str, Any]] = field(default_factory=list)
 
     def as_dict(self) -> dict[str, Any]:
-        return {"replay": {"imported": self.imported, "interrupted": self.interrupted,
-                           "turn_errors": self.turn_errors, "summaries": self.summaries}}
+        return {
+            "replay": {
+                "imported": self.imported,
+                "interrupted": self.interrupted,
+                "turn_errors": self.turn_errors,
+                "summaries": self.summaries,
+            }
+        }
 
 
 def _segments(messages: list[dict[str, Any]]) -> Iterator[dict[str, Any] | _Segment]:
@@ -154,7 +162,7 @@ def _segments(messages: list[dict[str, Any]]) -> Iterator[dict[str, Any] | _Segm
         end = i + 1
         while end < len(messages) and not (isinstance(messages[end], dict) and messages[end].get("role") == "user"):
             end += 1
-        yield _plan(message, messages[i + 1:end])
+        yield _plan(message, messages[i + 1 : end])
         i = end
 
 
@@ -170,8 +178,17 @@ def _plan(user: dict[str, Any], rest: list[dict[str, Any]]) -> _Segment:
         if not calls:
             break
         for call in calls:
-            found = next((k for k in range(index + 1, len(rest)) if k not in used and isinstance(rest[k], dict)
-                          and rest[k].get("role") == "tool" and rest[k].get("tool_call_id") == call.get("id")), None)
+            found = next(
+                (
+                    k
+                    for k in range(index + 1, len(rest))
+                    if k not in used
+                    and isinstance(rest[k], dict)
+                    and rest[k].get("role") == "tool"
+                    and rest[k].get("tool_call_id") == call.get("id")
+                ),
+                None,
+            )
             if found is not None:
                 used.add(found)
             results.append((message, call, rest[found] if found is not None else None))
@@ -200,21 +217,39 @@ class ReplaySession:
         self.feed = recorded.open_feed()
         self.results = RecordedResults()
         self.settings = Settings().with_values(
-            model=self.feed.model, lite_model=summarizer_model(options.summarizer),
-            max_output_tokens=options.max_output_tokens, llm_max_attempts=REPLAY_MAX_ATTEMPTS, sandbox="off")
-        model = ModelInfo(name=self.feed.model, provider="replay", context_window=options.window,
-                          max_output_tokens=options.max_output_tokens, supports_tools=True, supports_vision=True,
-                          supports_prompt_caching=True)
+            model=self.feed.model,
+            lite_model=summarizer_model(options.summarizer),
+            max_output_tokens=options.max_output_tokens,
+            llm_max_attempts=REPLAY_MAX_ATTEMPTS,
+            sandbox="off",
+        )
+        model = ModelInfo(
+            name=self.feed.model,
+            provider="replay",
+            context_window=options.window,
+            max_output_tokens=options.max_output_tokens,
+            supports_tools=True,
+            supports_vision=True,
+            supports_prompt_caching=True,
+        )
         tools = recorded_registry(_tool_schemas(), self.results)
         prompt = SystemPrompt(REPLAY_SYSTEM_PROMPT, str(self.settings.prompt_mode), True, "")
         build = AgentBuild(self.settings, model, tools, prompt, "replay")
         self.session_id = self.store.create_session(self.feed.model, "replay").id
         # The agent finds this engine (one per session and store): created here with the clock.
-        engine = engine_for(self.store, self.session_id, workspace=self.workspace, config=options.config,
-                            clock=self.clock.engine)
+        engine = engine_for(
+            self.store, self.session_id, workspace=self.workspace, config=options.config, clock=self.clock.engine
+        )
         engine.summary_breaker.clock = self.clock.engine
-        self.agent = Agent(store=self.store, session_id=self.session_id, settings=self.settings,
-                           workspace=self.workspace, stream_fn=self._stream, build=build, headless=True)
+        self.agent = Agent(
+            store=self.store,
+            session_id=self.session_id,
+            settings=self.settings,
+            workspace=self.workspace,
+            stream_fn=self._stream,
+            build=build,
+            headless=True,
+        )
         self._sent: list[dict[str, Any]] | None = None
         self._last_event = 0
         self._last_summary = 0
@@ -268,9 +303,14 @@ class ReplaySession:
         else:
             messages, tokens = self._sent, int(reports[-1].get("tokens", 0))
         spent = sum(int(s.get("tokens_in", 0)) + int(s.get("tokens_out", 0)) for s in report.summaries)
-        return {"turn": turn, "prompt": messages, "tokens": tokens,
-                "engine_ms": round(sum(float(r.get("ms", 0.0)) for r in reports), 3),
-                "summarizer_tokens": spent, "events": [*reports, report.as_dict()]}
+        return {
+            "turn": turn,
+            "prompt": messages,
+            "tokens": tokens,
+            "engine_ms": round(sum(float(r.get("ms", 0.0)) for r in reports), 3),
+            "summarizer_tokens": spent,
+            "events": [*reports, report.as_dict()],
+        }
 
     async def _user_turn(self, segment: _Segment, report: _LineReport) -> None:
         from myrm_tui.replay_tools import arguments_of, result_text
@@ -283,11 +323,14 @@ class ReplaySession:
             self.results.expect(name, arguments_of(call), content)
         served_before = self.feed.served
         ok = await self._drive(segment.user.get("content") or "", report)
-        consumed = segment.answers[:self.feed.served - served_before]
+        consumed = segment.answers[: self.feed.served - served_before]
         self.feed.answers.clear()
         self.results.clear()
-        delivered = {id(result) for owner, _call, result in segment.results
-                     if result is not None and any(owner is a for a in consumed)}
+        delivered = {
+            id(result)
+            for owner, _call, result in segment.results
+            if result is not None and any(owner is a for a in consumed)
+        }
         taken = {id(a) for a in consumed}
         for message in segment.rest:
             # Results of calls the agent ran (or answered as interrupted) are not stored twice.
@@ -335,15 +378,15 @@ class ReplaySession:
         artifacts: dict[str, str | None] = {}
         if row.get("role") == "tool":
             text = result_text(row, self.store.vault)
-            inline, handle = spill_if_large(text, int(self.settings.tool_output_cap), self.store.vault,
-                                            tool=str(row.get("name", "")))
+            inline, handle = spill_if_large(
+                text, int(self.settings.tool_output_cap), self.store.vault, tool=str(row.get("name", ""))
+            )
             row["content"] = inline
             if handle:
                 artifacts[handle] = text
         elif isinstance(row.get("content"), list):
             row["content"], artifacts = user_content(row["content"], self.store.vault)
-        self.store.append_message(self.session_id, row, count_message_tokens(row, self.feed.model),
-                                  artifacts=artifacts)
+        self.store.append_message(self.session_id, row, count_message_tokens(row, self.feed.model), artifacts=artifacts)
 
 
 def replay(lines: Iterable[dict[str, Any]], options: ReplayOptions) -> Iterator[dict[str, Any]]:

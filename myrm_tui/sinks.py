@@ -40,36 +40,80 @@ class Sink:
     policy: RedactionPolicy
 
 
-SUMMARY_BODY = Sink("summary_body", "context.summary.extractive._facts (each text whole, before it is "
-                    "flattened and clipped), context.summary.client._redacted_answer (a model's answer, before "
-                    "parsing clips it), then redact_summary in context.dag (leaf, fold), client.summarize and "
-                    "agent.fork before a node is stored", DEFAULT_POLICY)
-SUMMARY_FOOTER = Sink("summary_footer", "context.summary.footer: commands and error lines before they "
-                      "are clipped, and the rendered footer (used by context.dag._footer, markers and "
-                      "agent.fork)", DEFAULT_POLICY)
-SESSION_NOTE = Sink("session_note", "context.markers.session_notes: a note lifted out of its call "
-                    "into a footer or a marker", DEFAULT_POLICY)
-OMISSION_MARKER = Sink("omission_marker", "context.markers.omission_marker: user asks and the whole marker",
-                       DEFAULT_POLICY)
-VIEW_PLACEHOLDER = Sink("view_placeholder", "context.views.tool_identity and masked_text: the call's "
-                        "argument and the output's first line kept in a placeholder (context_views) when an "
-                        "old output or call leaves the prompt", DEFAULT_POLICY)
-SYNTHETIC_ROW = Sink("synthetic_row", "context.stages.post_compaction_reread.build_reread (summary and "
-                     "marker rows arrive already scrubbed by the sinks above)", DEFAULT_POLICY)
-EXPORT = Sink("export", "cli_commands.export.export_session: `myrm sessions export`, /export and the "
-              "sessions screen", DEFAULT_POLICY)
+SUMMARY_BODY = Sink(
+    "summary_body",
+    "context.summary.extractive._facts (each text whole, before it is "
+    "flattened and clipped), context.summary.client._redacted_answer (a model's answer, before "
+    "parsing clips it), then redact_summary in context.dag (leaf, fold), client.summarize and "
+    "agent.fork before a node is stored",
+    DEFAULT_POLICY,
+)
+SUMMARY_FOOTER = Sink(
+    "summary_footer",
+    "context.summary.footer: commands and error lines before they "
+    "are clipped, and the rendered footer (used by context.dag._footer, markers and "
+    "agent.fork)",
+    DEFAULT_POLICY,
+)
+SESSION_NOTE = Sink(
+    "session_note",
+    "context.markers.session_notes: a note lifted out of its call into a footer or a marker",
+    DEFAULT_POLICY,
+)
+OMISSION_MARKER = Sink(
+    "omission_marker", "context.markers.omission_marker: user asks and the whole marker", DEFAULT_POLICY
+)
+VIEW_PLACEHOLDER = Sink(
+    "view_placeholder",
+    "context.views.tool_identity and masked_text: the call's "
+    "argument and the output's first line kept in a placeholder (context_views) when an "
+    "old output or call leaves the prompt",
+    DEFAULT_POLICY,
+)
+SYNTHETIC_ROW = Sink(
+    "synthetic_row",
+    "context.stages.post_compaction_reread.build_reread (summary and "
+    "marker rows arrive already scrubbed by the sinks above)",
+    DEFAULT_POLICY,
+)
+EXPORT = Sink(
+    "export",
+    "cli_commands.export.export_session: `myrm sessions export`, /export and the sessions screen",
+    DEFAULT_POLICY,
+)
 DOCTOR = Sink("doctor", "cli_commands.doctor: effective settings and model overrides", CREDENTIALS_ONLY)
 RUN_ECHO = Sink("run_echo", "cli_commands.run: tool lines (arguments, failures) on stderr", CREDENTIALS_ONLY)
-PROVIDER_ERROR = Sink("provider_error", "llm.classify: the endpoint and provider text quoted in an error "
-                      "(shown, stored as an error event)", CREDENTIALS_ONLY)
-SESSION_TITLE = Sink("session_title", "sinks.session_title, called by cli_commands.run and tui.chat_session "
-                     "when a session is named after its first prompt (lists, exports, the sessions screen)",
-                     DEFAULT_POLICY)
-LOG = Sink("log", "every logging record (myrm's and litellm's), via log_redaction.install (called by "
-           "cli.main); log_files.append_log", CREDENTIALS_ONLY)
+PROVIDER_ERROR = Sink(
+    "provider_error",
+    "llm.classify: the endpoint and provider text quoted in an error (shown, stored as an error event)",
+    CREDENTIALS_ONLY,
+)
+SESSION_TITLE = Sink(
+    "session_title",
+    "sinks.session_title, called by cli_commands.run and tui.chat_session "
+    "when a session is named after its first prompt (lists, exports, the sessions screen)",
+    DEFAULT_POLICY,
+)
+LOG = Sink(
+    "log",
+    "every logging record (myrm's and litellm's), via log_redaction.install (called by cli.main); log_files.append_log",
+    CREDENTIALS_ONLY,
+)
 
-SINKS: tuple[Sink, ...] = (SUMMARY_BODY, SUMMARY_FOOTER, SESSION_NOTE, OMISSION_MARKER, VIEW_PLACEHOLDER,
-                           SYNTHETIC_ROW, SESSION_TITLE, EXPORT, DOCTOR, RUN_ECHO, PROVIDER_ERROR, LOG)
+SINKS: tuple[Sink, ...] = (
+    SUMMARY_BODY,
+    SUMMARY_FOOTER,
+    SESSION_NOTE,
+    OMISSION_MARKER,
+    VIEW_PLACEHOLDER,
+    SYNTHETIC_ROW,
+    SESSION_TITLE,
+    EXPORT,
+    DOCTOR,
+    RUN_ECHO,
+    PROVIDER_ERROR,
+    LOG,
+)
 
 # Characters of a text redacted before a clipped copy of it is made (a title, a footer line, an
 # ask in a marker, a stderr line): a secret must be seen whole to be recognised (a clipped key is
@@ -91,4 +135,4 @@ def scrub_obj(sink: Sink, value: Any) -> Any:
 def session_title(prompt: str, chars: int) -> str:
     """A session title from its first prompt: redacted while whole, flattened, then clipped."""
     flat = " ".join(scrub(SESSION_TITLE, prompt[:SCAN_CHARS]).split())
-    return flat if len(flat) <= chars else flat[:max(chars - 1, 0)] + "…"
+    return flat if len(flat) <= chars else flat[: max(chars - 1, 0)] + "…"

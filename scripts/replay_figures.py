@@ -35,8 +35,10 @@ def main() -> None:
         session.write_text("".join(json.dumps(line) + "\n" for line in lines))
         answers_path = Path(str(session) + ".answers.json")
         answers_path.write_text(json.dumps(answers))
-        print("| window | summarizer | prefix stability | breaks / compactions | R_verbatim | R_1 | constraint "
-              "| summaries by depth | background summaries accepted / tried | cost kU | engine p50 / p95 ms |")
+        print(
+            "| window | summarizer | prefix stability | breaks / compactions | R_verbatim | R_1 | constraint "
+            "| summaries by depth | background summaries accepted / tried | cost kU | engine p50 / p95 ms |"
+        )
         print("|---|---|---|---|---|---|---|---|---|---|---|")
         for window in args.windows:
             for name in args.summarizers:
@@ -55,12 +57,14 @@ def main() -> None:
                             tried += 1
                             accepted += not summary.get("fallback")
                 prefix, retention, timing = result["prefix"], result["retention"], result["timing"]
-                print(f"| {window // 1000}k | {name} | {prefix['openai']['token_weighted']:.3f} | "
-                      f"{prefix['breaks']} / {prefix['compactions']} | {retention['r_verbatim']:.3f} | "
-                      f"{retention['r_1']:.3f} | {retention['constraint_share']:.0%} | "
-                      f"{dict(sorted(depths.items()))} | {accepted} / {tried} | "
-                      f"{result['cost']['total_anthropic'] / 1000:,.0f} | "
-                      f"{timing['p50_ms']:.2f} / {timing['p95_ms']:.2f} |")
+                print(
+                    f"| {window // 1000}k | {name} | {prefix['openai']['token_weighted']:.3f} | "
+                    f"{prefix['breaks']} / {prefix['compactions']} | {retention['r_verbatim']:.3f} | "
+                    f"{retention['r_1']:.3f} | {retention['constraint_share']:.0%} | "
+                    f"{dict(sorted(depths.items()))} | {accepted} / {tried} | "
+                    f"{result['cost']['total_anthropic'] / 1000:,.0f} | "
+                    f"{timing['p50_ms']:.2f} / {timing['p95_ms']:.2f} |"
+                )
 
 
 if __name__ == "__main__":

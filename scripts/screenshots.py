@@ -41,8 +41,9 @@ def parse(text: str) -> list[str]:
 | `test_parser.py` | add a no-newline case |
 """
 
-LOG = "\n".join(f"2026-05-0{i % 9 + 1} INFO worker-{i % 4} processed batch {i}: 128 items, 0 errors"
-                for i in range(260))
+LOG = "\n".join(
+    f"2026-05-0{i % 9 + 1} INFO worker-{i % 4} processed batch {i}: 128 items, 0 errors" for i in range(260)
+)
 
 
 def build_workspace() -> tuple[Path, str, Path]:
@@ -51,21 +52,28 @@ def build_workspace() -> tuple[Path, str, Path]:
     workspace = SCRATCH / "project"
     workspace.mkdir(parents=True)
     (workspace / "parser.py").write_text("def parse(text):\n    return text.split('\\n')[:-1]\n")
-    (workspace / "test_parser.py").write_text("from parser import parse\n\ndef test_parse():\n"
-                                              "    assert parse('a\\nb') == ['a', 'b']\n")
+    (workspace / "test_parser.py").write_text(
+        "from parser import parse\n\ndef test_parse():\n    assert parse('a\\nb') == ['a', 'b']\n"
+    )
     (workspace / "worker.log").write_text(LOG)
     turns = [
-        {"text": "Let me look at the code and run the tests.",
-         "tool_calls": [{"id": "call_ls", "name": "bash", "arguments": {"command": "ls"}},
-                        {"id": "call_read", "name": "file_read", "arguments": {"path": "parser.py"}}]},
+        {
+            "text": "Let me look at the code and run the tests.",
+            "tool_calls": [
+                {"id": "call_ls", "name": "bash", "arguments": {"command": "ls"}},
+                {"id": "call_read", "name": "file_read", "arguments": {"path": "parser.py"}},
+            ],
+        },
         {"text": REPLY, "chunk_size": 6},
         {"tool_calls": [{"id": "call_log", "name": "file_read", "arguments": {"path": "worker.log"}}]},
         {"text": "The log shows 260 clean batches."},
         {"tool_calls": [{"id": "call_log2", "name": "bash", "arguments": {"command": "cat worker.log"}}]},
         {"text": "Same log again, still clean."},
         {"tool_calls": [{"id": "call_grep", "name": "bash", "arguments": {"command": "grep -c INFO worker.log"}}]},
-        {"text": "All 260 lines are INFO: no errors.", "usage": {"prompt_tokens": 24_000, "completion_tokens": 40,
-                                                             "cached_read_tokens": 18_000}},
+        {
+            "text": "All 260 lines are INFO: no errors.",
+            "usage": {"prompt_tokens": 24_000, "completion_tokens": 40, "cached_read_tokens": 18_000},
+        },
     ]
     script = SCRATCH / "demo.json"
     script.write_text(json.dumps({"context_window": WINDOW, "turns": turns}))

@@ -20,6 +20,7 @@ def _cell(text: str) -> str:
 
 def _range(spec) -> str:
     """The declared range of a number, as the loader enforces it."""
+
     def num(x: float) -> str:
         return str(int(x)) if float(x).is_integer() else str(x)
 
@@ -34,8 +35,7 @@ def _range(spec) -> str:
 
 
 def table() -> str:
-    rows = ["| setting | env var | type | default | in a workspace file | what it does |",
-            "|---|---|---|---|---|---|"]
+    rows = ["| setting | env var | type | default | in a workspace file | what it does |", "|---|---|---|---|---|---|"]
     for spec in SETTINGS:
         # Defaults written the way a TOML config file spells them.
         if spec.type is str:
@@ -46,8 +46,10 @@ def table() -> str:
             default = str(spec.default)
         doc = spec.help + (f" Choices: {', '.join(spec.choices)}." if spec.choices else "") + _range(spec)
         workspace = WORKSPACE_WORDS.get(spec.from_workspace, WORKSPACE_WORDS[NEEDS_TRUST])
-        rows.append(f"| `{spec.key}` | `MYRM_{spec.key.upper()}` | {spec.type.__name__} | `{default}` | "
-                    f"{workspace} | {_cell(doc)} |")
+        rows.append(
+            f"| `{spec.key}` | `MYRM_{spec.key.upper()}` | {spec.type.__name__} | `{default}` | "
+            f"{workspace} | {_cell(doc)} |"
+        )
     return "\n".join(rows)
 
 

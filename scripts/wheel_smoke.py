@@ -32,11 +32,11 @@ def step(title: str) -> None:
     print(f"\n== {title}", flush=True)
 
 
-def run(command: list[str], *, cwd: Path, env: dict[str, str], timeout: float = RUN_TIMEOUT_S,
-        expect: int = 0) -> subprocess.CompletedProcess[str]:
+def run(
+    command: list[str], *, cwd: Path, env: dict[str, str], timeout: float = RUN_TIMEOUT_S, expect: int = 0
+) -> subprocess.CompletedProcess[str]:
     print("$ " + " ".join(command), flush=True)
-    done = subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout,
-                          check=False)
+    done = subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout, check=False)
     sys.stdout.write(done.stdout)
     sys.stdout.write(done.stderr)
     if done.returncode != expect:
@@ -46,8 +46,7 @@ def run(command: list[str], *, cwd: Path, env: dict[str, str], timeout: float = 
 
 def build_wheel(dist: Path) -> Path:
     step("build the wheel")
-    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-w", str(dist),
-                    str(ROOT)], check=True)
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-w", str(dist), str(ROOT)], check=True)
     wheels = sorted(dist.glob("myrm_tui-*.whl"))
     if not wheels:
         raise SystemExit("wheel smoke: no wheel was built")
@@ -69,17 +68,23 @@ def tmux_app(bin_dir: Path, workspace: Path, env: dict[str, str]) -> None:
     name = f"myrm-wheel-{uuid.uuid4().hex[:8]}"
     exit_file = workspace / ".exit-code"
     # Variables go in the command: a running tmux server gives new sessions its own environment.
-    command = (f"cd {workspace} && env MYRM_CONFIG_DIR={env['MYRM_CONFIG_DIR']} TERM=xterm-256color "
-               f"{bin_dir / 'myrm'} --model local/smollm2; echo $? > {exit_file}; sleep 30")
-    subprocess.run(["tmux", "new-session", "-d", "-s", name, "-x", "120", "-y", "40", command],
-                   check=True, env={**env, "TERM": "xterm-256color"})
+    command = (
+        f"cd {workspace} && env MYRM_CONFIG_DIR={env['MYRM_CONFIG_DIR']} TERM=xterm-256color "
+        f"{bin_dir / 'myrm'} --model local/smollm2; echo $? > {exit_file}; sleep 30"
+    )
+    subprocess.run(
+        ["tmux", "new-session", "-d", "-s", name, "-x", "120", "-y", "40", command],
+        check=True,
+        env={**env, "TERM": "xterm-256color"},
+    )
     try:
         screen = ""
         deadline = time.monotonic() + SCREEN_TIMEOUT_S
         while time.monotonic() < deadline and "Message myrm" not in screen:
             time.sleep(0.3)
-            screen = subprocess.run(["tmux", "capture-pane", "-p", "-t", name], capture_output=True,
-                                    text=True, check=False).stdout
+            screen = subprocess.run(
+                ["tmux", "capture-pane", "-p", "-t", name], capture_output=True, text=True, check=False
+            ).stdout
         print(screen)
         if "Message myrm" not in screen:
             raise SystemExit("wheel smoke: the app never painted its prompt")
@@ -113,10 +118,12 @@ def main() -> int:
         env.update({"MYRM_CONFIG_DIR": str(base / "config"), "PATH": f"{bin_dir}:{env.get('PATH', '')}"})
 
         step("the package comes from the wheel, with its themes")
-        probe = ("import myrm_tui, pathlib; from myrm_tui.tui.themes import shipped_theme_dir, load_themes; "
-                 "d = shipped_theme_dir(); t = load_themes([d]); "
-                 "print(pathlib.Path(myrm_tui.__file__).parent); print(d); print(sorted(t.themes)); "
-                 "assert 'site-packages' in str(d) and len(t.themes) >= 4 and not t.problems, t.problems")
+        probe = (
+            "import myrm_tui, pathlib; from myrm_tui.tui.themes import shipped_theme_dir, load_themes; "
+            "d = shipped_theme_dir(); t = load_themes([d]); "
+            "print(pathlib.Path(myrm_tui.__file__).parent); print(d); print(sorted(t.themes)); "
+            "assert 'site-packages' in str(d) and len(t.themes) >= 4 and not t.problems, t.problems"
+        )
         run([str(bin_dir / "python"), "-c", probe], cwd=workspace, env=env)
 
         step("myrm --help")
@@ -126,8 +133,11 @@ def main() -> int:
         if "local model local/smollm2 answers" not in doctor.stdout:
             raise SystemExit("wheel smoke: doctor did not test the embedded model")
         step("myrm run on the embedded model")
-        answer = run([str(bin_dir / "myrm"), "run", "--model", "local/smollm2", "What is the capital of France?"],
-                     cwd=workspace, env=env)
+        answer = run(
+            [str(bin_dir / "myrm"), "run", "--model", "local/smollm2", "What is the capital of France?"],
+            cwd=workspace,
+            env=env,
+        )
         if not answer.stdout.strip():
             raise SystemExit("wheel smoke: the embedded model answered nothing")
         tmux_app(bin_dir, workspace, env)

@@ -53,9 +53,22 @@ def llama_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LlamaServ
     log = tmp_path_factory.mktemp("llama") / "server.log"
     with open(log, "wb") as out:
         process = subprocess.Popen(
-            [sys.executable, "-m", "myrm_tui.llm.llama_server", "--model", str(gguf), "--host", "127.0.0.1",
-             "--port", str(port), "--n_ctx", str(LLAMA_N_CTX)],
-            stdout=out, stderr=subprocess.STDOUT)
+            [
+                sys.executable,
+                "-m",
+                "myrm_tui.llm.llama_server",
+                "--model",
+                str(gguf),
+                "--host",
+                "127.0.0.1",
+                "--port",
+                str(port),
+                "--n_ctx",
+                str(LLAMA_N_CTX),
+            ],
+            stdout=out,
+            stderr=subprocess.STDOUT,
+        )
     server = LlamaServer(port=port, process=process)
     deadline = time.monotonic() + SERVER_START_TIMEOUT_S
     try:
@@ -79,5 +92,3 @@ def llama_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LlamaServ
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait(timeout=10)
-
-

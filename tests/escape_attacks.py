@@ -30,5 +30,3 @@ FORBIDDEN = CONTROL_C0 | C1 | BIDI
 def inert(text: str) -> bool:
     """Nothing a terminal acts on: no C0 but LF/TAB, no ESC, no DEL/C1, no bidi control."""
     return not (set(text) & FORBIDDEN) and not any(0xD800 <= ord(c) <= 0xDFFF for c in text)
-
-

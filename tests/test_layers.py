@@ -26,8 +26,9 @@ def _imports_textual(tree: ast.AST) -> list[int]:
 
 
 def test_detector_sees_both_import_forms():
-    tree = ast.parse("import textual.app\nfrom textual.widgets import Static\nimport textualize\n"
-                     "def f():\n    import textual\n")
+    tree = ast.parse(
+        "import textual.app\nfrom textual.widgets import Static\nimport textualize\ndef f():\n    import textual\n"
+    )
     assert _imports_textual(tree) == [1, 2, 5]
 
 
@@ -43,7 +44,6 @@ def test_textual_only_under_tui():
 
 def test_the_tui_package_is_where_textual_lives():
     # guards the walk above against a moved package (an empty walk would pass vacuously)
-    tui_files = [p for p in TUI.rglob("*.py")
-                 if _imports_textual(ast.parse(p.read_text(encoding="utf-8")))]
+    tui_files = [p for p in TUI.rglob("*.py") if _imports_textual(ast.parse(p.read_text(encoding="utf-8")))]
     assert tui_files
     assert len(list(PACKAGE.rglob("*.py"))) > len(list(TUI.rglob("*.py")))

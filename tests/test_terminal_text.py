@@ -86,19 +86,20 @@ def test_property_chunking_never_matters_except_a_split_crlf(head: str, tail: st
     assert for_terminal(head) + for_terminal(tail) == for_terminal(head + tail)
 
 
-@given(st.text(alphabet=st.characters(blacklist_characters=sorted(FORBIDDEN),
-                                      blacklist_categories=("Cs",))))
+@given(st.text(alphabet=st.characters(blacklist_characters=sorted(FORBIDDEN), blacklist_categories=("Cs",))))
 def test_property_text_without_controls_is_unchanged(text: str):
     assert for_terminal(text) == text
 
 
 def _reference(text: str) -> str:
     """The rule written the slow, obvious way: one character at a time."""
+
     def one(char: str) -> str:
         if inert(char):
             return char
         code = ord(char)
         return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
     return "".join(one(c) for c in text.replace("\r\n", "\n"))
 
 
@@ -113,8 +114,13 @@ def test_property_matches_the_reference_on_dense_controls(pieces: list[str]):
     assert for_terminal(text) == _reference(text)
 
 
-@given(st.recursive(st.none() | st.booleans() | st.integers() | st.text(),
-                    lambda inner: st.lists(inner) | st.dictionaries(st.text(), inner), max_leaves=20))
+@given(
+    st.recursive(
+        st.none() | st.booleans() | st.integers() | st.text(),
+        lambda inner: st.lists(inner) | st.dictionaries(st.text(), inner),
+        max_leaves=20,
+    )
+)
 def test_property_json_for_terminal_is_lossless_and_inert(value):
     document = json_for_terminal(json.dumps(value, ensure_ascii=False))
     assert inert(document)
@@ -124,7 +130,10 @@ def test_property_json_for_terminal_is_lossless_and_inert(value):
 def test_forbidden_set_matches_unicode_properties():
     """The bidi list is Unicode's Bidi_Control set (format characters of bidi class LRE…PDI)."""
     bidi_classes = {"LRE", "RLE", "LRO", "RLO", "PDF", "LRI", "RLI", "FSI", "PDI"}
-    found = {chr(c) for c in range(0x110000)
-             if unicodedata.category(chr(c)) == "Cf" and unicodedata.bidirectional(chr(c)) in bidi_classes}
+    found = {
+        chr(c)
+        for c in range(0x110000)
+        if unicodedata.category(chr(c)) == "Cf" and unicodedata.bidirectional(chr(c)) in bidi_classes
+    }
     assert found <= BIDI
     assert all(unicodedata.category(c) == "Cc" for c in CONTROL_C0 | C1)

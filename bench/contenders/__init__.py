@@ -20,8 +20,21 @@ from bench.contenders.myrm import Myrm
 from bench.contenders.opencode_policy import OpencodePolicy
 
 ALL: tuple[type[Contender], ...] = (
-    Myrm, Hermes, HermesAtBudget, Aider, AiderAtBudget, LangchainTrim, LangchainTrimAtBudget, LitellmTrim,
-    LitellmTrimAtBudget, CodexPolicy, OpencodePolicy, ClaudeCodePolicy, JetbrainsMaskPolicy, Raw, NaiveTruncation,
+    Myrm,
+    Hermes,
+    HermesAtBudget,
+    Aider,
+    AiderAtBudget,
+    LangchainTrim,
+    LangchainTrimAtBudget,
+    LitellmTrim,
+    LitellmTrimAtBudget,
+    CodexPolicy,
+    OpencodePolicy,
+    ClaudeCodePolicy,
+    JetbrainsMaskPolicy,
+    Raw,
+    NaiveTruncation,
 )
 BY_NAME = {c.name: c for c in ALL}
 BASELINES = ("myrm", "raw", "naive-truncation")

@@ -79,8 +79,12 @@ class SharedCounter:
 
     def message(self, message: dict[str, Any]) -> int:
         recent = self._recent.get(id(message))
-        if (recent is not None and recent[0] is message and recent[1] is message.get("content")
-                and recent[2] is message.get("tool_calls")):
+        if (
+            recent is not None
+            and recent[0] is message
+            and recent[1] is message.get("content")
+            and recent[2] is message.get("tool_calls")
+        ):
             return recent[3]
         value = self._slow(message)
         if len(self._recent) > RECENT_LIMIT:
@@ -232,10 +236,16 @@ class StepContender(Contender):
             elapsed = time.perf_counter() - started - (summarizer.seconds - spent_before)
             prompt = [strip_private(m) for m in prompt]
             extra = {"exception": error} if error else {}
-            yield {**extra, "turn": line.get("turn"), "prompt": prompt, "tools": self.tools,
-                   "tokens": counter.messages(prompt) + self.tool_tokens, "engine_ms": round(elapsed * 1000, 3),
-                   "compaction": self.compacted,
-                   "summarizer_tokens": summarizer.tokens_in + summarizer.tokens_out - tokens_before}
+            yield {
+                **extra,
+                "turn": line.get("turn"),
+                "prompt": prompt,
+                "tools": self.tools,
+                "tokens": counter.messages(prompt) + self.tool_tokens,
+                "engine_ms": round(elapsed * 1000, 3),
+                "compaction": self.compacted,
+                "summarizer_tokens": summarizer.tokens_in + summarizer.tokens_out - tokens_before,
+            }
 
 
 def strip_private(message: dict[str, Any]) -> dict[str, Any]:

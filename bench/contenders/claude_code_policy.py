@@ -81,9 +81,15 @@ class ClaudeCodePolicy(StepContender):
         body = "This session is being continued from a previous conversation. Summary:\n\n" + summary
         if restored:
             body += "\n\nRecently read files:\n\n" + "\n\n".join(restored)
-        self.history = [self.system, {"role": "user", "content": body},
-                        {"role": "assistant", "content": "Understood; continuing from the summary."}]
+        self.history = [
+            self.system,
+            {"role": "user", "content": body},
+            {"role": "assistant", "content": "Understood; continuing from the summary."},
+        ]
         if last_user is not None:
-            self.history.append({"role": "user", "content": content_text(last_user.get("content"))}
-                                if isinstance(last_user.get("content"), list) else last_user)
+            self.history.append(
+                {"role": "user", "content": content_text(last_user.get("content"))}
+                if isinstance(last_user.get("content"), list)
+                else last_user
+            )
         self.compacted = True

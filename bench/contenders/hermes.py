@@ -69,8 +69,9 @@ class Hermes(StepContender):
             pass
         cc.call_llm = self._call_llm
         self.estimate = estimate_messages_tokens_rough
-        self.compressor = cc.ContextCompressor(MODEL, config_context_length=self.config.window,
-                                               max_tokens=self.config.reserve, quiet_mode=True)
+        self.compressor = cc.ContextCompressor(
+            MODEL, config_context_length=self.config.window, max_tokens=self.config.reserve, quiet_mode=True
+        )
         if self.budget_matched:
             self.compressor.threshold_tokens = self.budget
             self.compressor.tail_token_budget = int(TAIL_SHARE * self.budget)
@@ -88,8 +89,9 @@ class Hermes(StepContender):
         if self.compressor.should_compress(estimate):
             self.history = self.compressor.compress(self.history, current_tokens=estimate)
             self.compacted = True
-        self.compressor.update_from_response({"prompt_tokens": self.counter.messages(self.history) + self.tool_tokens,
-                                              "completion_tokens": 0})
+        self.compressor.update_from_response(
+            {"prompt_tokens": self.counter.messages(self.history) + self.tool_tokens, "completion_tokens": 0}
+        )
         return self.history
 
 

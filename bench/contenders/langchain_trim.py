@@ -49,8 +49,14 @@ class LangchainTrim(StepContender):
             self.originals[id(obj)] = message
             self.counts[id(obj)] = self.counter.message(message)
         if self.budget_matched:
-            kept = self._trim(self.objects, max_tokens=self.budget, token_counter=self._shared_counter,
-                              strategy="last", include_system=True, start_on="human")
+            kept = self._trim(
+                self.objects,
+                max_tokens=self.budget,
+                token_counter=self._shared_counter,
+                strategy="last",
+                include_system=True,
+                start_on="human",
+            )
         else:
             kept = self._trim(self.objects, max_tokens=self.budget, token_counter="approximate", strategy="last")
         out = []

@@ -54,8 +54,9 @@ class LitellmTrim(StepContender):
     def step(self, new_messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
         self.history += new_messages
         if not self.budget_matched:
-            return self.lu.trim_messages(self.history, model=COUNTER_MODEL,
-                                         max_tokens=int(DEFAULT_TRIM_RATIO * self.config.window))
+            return self.lu.trim_messages(
+                self.history, model=COUNTER_MODEL, max_tokens=int(DEFAULT_TRIM_RATIO * self.config.window)
+            )
         self.lu.token_counter = self._shared
         try:
             return self.lu.trim_messages(self.history, model=COUNTER_MODEL, max_tokens=self.budget)

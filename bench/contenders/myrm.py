@@ -55,8 +55,19 @@ def cli_replay(session: Path, config: RunConfig) -> list[dict[str, Any]]:
     """The OUT lines of `myrm replay SESSION --window W --summarizer S` (a real subprocess)."""
     with tempfile.TemporaryDirectory(prefix="bench-cli-") as tmp:
         out = Path(tmp) / "out.jsonl"
-        command = [sys.executable, "-m", "myrm_tui", "replay", str(session), "--window", str(config.window),
-                   "--summarizer", config.summarizer, "--out", str(out)]
+        command = [
+            sys.executable,
+            "-m",
+            "myrm_tui",
+            "replay",
+            str(session),
+            "--window",
+            str(config.window),
+            "--summarizer",
+            config.summarizer,
+            "--out",
+            str(out),
+        ]
         proc = subprocess.run(command, capture_output=True, text=True, timeout=CLI_TIMEOUT_S, check=False)
         if proc.returncode != 0:
             raise RuntimeError(f"myrm replay exited {proc.returncode}: {proc.stderr.strip()[-500:]}")

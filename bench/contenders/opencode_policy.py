@@ -67,8 +67,11 @@ class OpencodePolicy(StepContender):
     def compact(self) -> None:
         summary = self.summarizer.summarize_messages(self.history[1:])
         last_user = next((m for m in reversed(self.history) if m.get("role") == "user"), None)
-        self.history = [self.system, {"role": "user", "content": "What did we do so far?"},
-                        {"role": "assistant", "content": summary}]
+        self.history = [
+            self.system,
+            {"role": "user", "content": "What did we do so far?"},
+            {"role": "assistant", "content": summary},
+        ]
         if last_user is not None:
             self.history.append(last_user)
         self.compacted = True

@@ -96,15 +96,19 @@ CUT_OFF_NOTE = "\n\n[answer cut off: {why}]"
 
 
 def _short_tokens(count: int) -> str:
-    return f"{count / 1000:.1f}k" if 1000 <= count < 10_000 else (f"{count // 1000:,}k" if count >= 10_000 else str(count))
+    return (
+        f"{count / 1000:.1f}k" if 1000 <= count < 10_000 else (f"{count // 1000:,}k" if count >= 10_000 else str(count))
+    )
 
 
 def excerpt_notice(message_tokens: int, shown_tokens: int, handle: str) -> str:
     """What the user is told when their message was larger than the model can take: it is never
     cut silently."""
-    return (f"your message is {_short_tokens(message_tokens)} tokens, too large to send whole; "
-            f"the model saw a {_short_tokens(shown_tokens)}-token excerpt and can read the rest from the store "
-            f"({handle}, with ctx_expand).")
+    return (
+        f"your message is {_short_tokens(message_tokens)} tokens, too large to send whole; "
+        f"the model saw a {_short_tokens(shown_tokens)}-token excerpt and can read the rest from the store "
+        f"({handle}, with ctx_expand)."
+    )
 
 
 def _default_stream() -> StreamFn:
@@ -148,9 +152,19 @@ class _TurnState:
 
 
 class Agent:
-    def __init__(self, *, store: Any, session_id: str, settings: Settings, workspace: Path,
-                 stream_fn: StreamFn | None = None, build: AgentBuild | None = None,
-                 extra_tools: Sequence[Tool] = (), headless: bool = False, mcp: Any = None):
+    def __init__(
+        self,
+        *,
+        store: Any,
+        session_id: str,
+        settings: Settings,
+        workspace: Path,
+        stream_fn: StreamFn | None = None,
+        build: AgentBuild | None = None,
+        extra_tools: Sequence[Tool] = (),
+        headless: bool = False,
+        mcp: Any = None,
+    ):
         self.store = store
         # The app's McpManager (mcp/manager.py), or None: it outlives this agent (rebuilds keep the
         # servers running); each turn starts by syncing its tools into the build (mcp/agent_sync.py).
@@ -163,14 +177,23 @@ class Agent:
         self.clock: Callable[[], float] = time.monotonic
         self.session_id = session_id
         self.workspace = Path(workspace).resolve()
-        self.build = build or build_agent(settings, self.workspace, extra_tools, mcp_tools=(
-            mcp.tools(trust_read_only_hints=bool(settings.mcp_trust_read_only)) if mcp is not None else ()))
+        self.build = build or build_agent(
+            settings,
+            self.workspace,
+            extra_tools,
+            mcp_tools=(mcp.tools(trust_read_only_hints=bool(settings.mcp_trust_read_only)) if mcp is not None else ()),
+        )
         self.settings = self.build.settings
         self._stream_fn = stream_fn
         self._process_groups: set[int] = set()
-        self._ctx = ToolContext(workspace=self.workspace, settings=self.settings,
-                                vault=getattr(store, "vault", None), process_groups=self._process_groups,
-                                store=store, session_id=session_id)
+        self._ctx = ToolContext(
+            workspace=self.workspace,
+            settings=self.settings,
+            vault=getattr(store, "vault", None),
+            process_groups=self._process_groups,
+            store=store,
+            session_id=session_id,
+        )
         self._plain_chat_noticed = False
         self._sandbox_noticed = False
         self._rules_problem_noticed = False
@@ -203,8 +226,10 @@ class Agent:
             model = dataclasses.replace(model, api_base=self.settings.api_base)
         # Reasoning is asked for on the conversation's calls only: summaries run at temperature 0,
         # which Anthropic refuses together with thinking.
-        return dataclasses.replace(call_settings_for(self.settings, model, session_id=self.session_id),
-                                   reasoning_effort=reasoning_effort_for(str(self.settings.reasoning_effort), model))
+        return dataclasses.replace(
+            call_settings_for(self.settings, model, session_id=self.session_id),
+            reasoning_effort=reasoning_effort_for(str(self.settings.reasoning_effort), model),
+        )
 
     # -- store helpers --------------------------------------------------------------------
     def _append(self, message: dict[str, Any], artifacts: dict[str, str | None] | None = None):
@@ -224,12 +249,14 @@ class Agent:
     def _event(self, kind: str, data: dict[str, Any]) -> None:
         self.store.append_event(self.session_id, kind, data)
 
-    def _store_tool_result(self, call_id: str, name: str, content: str, status: str,
-                           artifacts: dict[str, str | None] | None = None):
+    def _store_tool_result(
+        self, call_id: str, name: str, content: str, status: str, artifacts: dict[str, str | None] | None = None
+    ):
         # The outcome is stored beside the content (store/tool_status.py): the fork summary, the
         # transcript and the health screen read it instead of guessing from untrusted output.
-        return self._append(with_status({"role": "tool", "tool_call_id": call_id, "name": name,
-                                         "content": content}, status), artifacts)
+        return self._append(
+            with_status({"role": "tool", "tool_call_id": call_id, "name": name, "content": content}, status), artifacts
+        )
 
     # -- the turn -------------------------------------------------------------------------
     async def turn(self, text: str | list[dict[str, Any]]) -> AsyncIterator[AgentEvent]:
@@ -242,15 +269,18 @@ class Agent:
         try:
             repaired = self.store.repair_dangling_tool_calls(self.session_id)
             if repaired:
-                yield Notice(f"answered {len(repaired)} unfinished tool call(s) from an earlier turn "
-                             "as interrupted", level="warning")
+                yield Notice(
+                    f"answered {len(repaired)} unfinished tool call(s) from an earlier turn as interrupted",
+                    level="warning",
+                )
             # A resend after a failed turn reuses the stored ask (agent/resend.py).
             content, artifacts = user_content(text, self._ctx.vault, self.settings.tool_output_cap)
             reused = reusable_user_message(self.engine.last_row(), content)
             record = reused if reused is not None else self._append({"role": "user", "content": content}, artifacts)
             state.user_record = record
-            yield UserMessageStored(record.id, text if isinstance(text, str) else text_of_parts(content),
-                                    reused=reused is not None)
+            yield UserMessageStored(
+                record.id, text if isinstance(text, str) else text_of_parts(content), reused=reused is not None
+            )
             images = [image_url_of(p) for p in image_parts({"content": content})]
             if images and not self.build.model.supports_vision:
                 # The engine sends a placeholder naming each handle (context/stages/media_filter.py).
@@ -298,8 +328,9 @@ class Agent:
                 if state.steps == 1 and state.user_record is not None:
                     excerpt = self.engine.excerpt_of(state.user_record.id)
                     if excerpt is not None:
-                        yield Notice(excerpt_notice(state.user_record.tokens, excerpt.tokens, excerpt.handle),
-                                     level="warning")
+                        yield Notice(
+                            excerpt_notice(state.user_record.tokens, excerpt.tokens, excerpt.handle), level="warning"
+                        )
                 yield StepStarted(state.steps, self.model_name, prompt.tokens)
                 try:
                     async with aclosing(self._stream_once(prompt, state)) as events:
@@ -309,11 +340,11 @@ class Agent:
                     # The provider counts differently than we do: compact hard once and retry.
                     if state.partial_text:
                         raise
-                    prompt = self.engine.assemble(self.turn_input(force_tier="emergency",
-                                                                  trigger="context_exceeded"))
+                    prompt = self.engine.assemble(self.turn_input(force_tier="emergency", trigger="context_exceeded"))
                     self._event(event_kinds.ASSEMBLE, dict(prompt.report))
-                    yield Notice("the provider said the prompt was too long; compacted and retrying once",
-                                 level="warning")
+                    yield Notice(
+                        "the provider said the prompt was too long; compacted and retrying once", level="warning"
+                    )
                     async with aclosing(self._stream_once(prompt, state)) as events:
                         async for event in events:
                             yield event
@@ -330,8 +361,12 @@ class Agent:
                 if disk_full(exc, getattr(self.store, "root", None)) is not None:
                     raise  # turn() names the disk; nothing more can be stored anyway
                 self._keep_partial_text(state, "an internal error")
-                yield self._turn_error(type(exc).__name__, f"Internal error: {exc}",
-                                       "This is a bug in myrm; your message is kept. Please report it.", state)
+                yield self._turn_error(
+                    type(exc).__name__,
+                    f"Internal error: {exc}",
+                    "This is a bug in myrm; your message is kept. Please report it.",
+                    state,
+                )
                 yield TurnFinished("error", state.steps)
                 return
 
@@ -341,8 +376,9 @@ class Agent:
             calls = self._calls_of(state, message, renamed)
             state.open_calls = [(c.id, c.name) for c in calls]
             figures = self._reply_figures(record.id, state)
-            yield AssistantMessageStored(record.id, message.get("content") or "",
-                                         tuple(message.get("tool_calls") or ()), figures)
+            yield AssistantMessageStored(
+                record.id, message.get("content") or "", tuple(message.get("tool_calls") or ()), figures
+            )
             if not calls:
                 reason = "length" if state.finish and state.finish.reason == "length" else "stop"
                 yield TurnFinished(reason, state.steps)
@@ -354,18 +390,27 @@ class Agent:
                         yield event
 
             if state.steps >= max_steps:
-                yield Notice(f"stopped after {max_steps} model calls (max_steps); send a message to "
-                             "let the agent continue", level="warning")
+                yield Notice(
+                    f"stopped after {max_steps} model calls (max_steps); send a message to let the agent continue",
+                    level="warning",
+                )
                 yield TurnFinished("tool_limit", state.steps)
                 return
 
     # -- context --------------------------------------------------------------------------
     def turn_input(self, force_tier: str | None = None, trigger: str = "auto") -> TurnInput:
-        return TurnInput(self.system_prompt, self.tool_schemas(), self.build.model,
-                         self.call_settings().max_output_tokens, force_tier=force_tier, trigger=trigger)
+        return TurnInput(
+            self.system_prompt,
+            self.tool_schemas(),
+            self.build.model,
+            self.call_settings().max_output_tokens,
+            force_tier=force_tier,
+            trigger=trigger,
+        )
 
-    async def compact_now(self, focus: str | None = None,
-                          progress: Callable[[PrepareProgress], None] | None = None) -> dict[str, Any] | None:
+    async def compact_now(
+        self, focus: str | None = None, progress: Callable[[PrepareProgress], None] | None = None
+    ) -> dict[str, Any] | None:
         """The user's compact command: everything outside the latest exchange becomes summary
         nodes, written by the summarizer chain (lite → main model, `focus` in its prompt) when
         one is available, extractive otherwise. `progress` is told before each model summary.
@@ -376,8 +421,13 @@ class Agent:
             raise RuntimeError("a turn is running; compact after it ends or interrupt it")
         self._busy = True
         try:
-            await self.engine.prepare_for_compact(self.turn_input(trigger="manual"), models=self.summary_models(),
-                                                  breaker=self.engine.summary_breaker, focus=focus, progress=progress)
+            await self.engine.prepare_for_compact(
+                self.turn_input(trigger="manual"),
+                models=self.summary_models(),
+                breaker=self.engine.summary_breaker,
+                focus=focus,
+                progress=progress,
+            )
             return self.engine.summarize_now(self.turn_input(trigger="manual"))
         finally:
             self._busy = False
@@ -429,12 +479,20 @@ class Agent:
                 models = self.summary_models()
                 chunks = self.engine.chunks_before_removal(self.turn_input(), models) if models else []
                 if chunks:
-                    yield Notice(f"writing {len(chunks)} summar{'y' if len(chunks) == 1 else 'ies'} with "
-                                 f"{models[0].model} before old turns are removed (summary_wait)")
-                    await self.engine.prepare_chunks(self.turn_input(), chunks, models=models,
-                                                     breaker=self.engine.summary_breaker, kind="before_removal")
-                    await self.engine.prepare_folds(self.turn_input(), models=models,
-                                                    breaker=self.engine.summary_breaker)
+                    yield Notice(
+                        f"writing {len(chunks)} summar{'y' if len(chunks) == 1 else 'ies'} with "
+                        f"{models[0].model} before old turns are removed (summary_wait)"
+                    )
+                    await self.engine.prepare_chunks(
+                        self.turn_input(),
+                        chunks,
+                        models=models,
+                        breaker=self.engine.summary_breaker,
+                        kind="before_removal",
+                    )
+                    await self.engine.prepare_folds(
+                        self.turn_input(), models=models, breaker=self.engine.summary_breaker
+                    )
         except (asyncio.CancelledError, GeneratorExit):
             raise
         except Exception:  # noqa: BLE001 - background work: the event records model failures
@@ -447,16 +505,14 @@ class Agent:
 
         if self._busy:
             raise RuntimeError("a turn is running; fork after it ends or interrupt it")
-        return fork_with_summary(self.store, self.session_id, model=self.model_name,
-                                 keep_user_turns=keep_user_turns)
+        return fork_with_summary(self.store, self.session_id, model=self.model_name, keep_user_turns=keep_user_turns)
 
     async def _stream_once(self, prompt, state: _TurnState) -> AsyncIterator[AgentEvent]:
         state.calls, state.finish = [], None
         async with aclosing(self._stream_phase(prompt, state)) as events:
             async for event in events:
                 if isinstance(event, UsageEvent):
-                    self.engine.note_provider_call(prompt_tokens=event.prompt_tokens,
-                                                   estimated_tokens=prompt.tokens)
+                    self.engine.note_provider_call(prompt_tokens=event.prompt_tokens, estimated_tokens=prompt.tokens)
                 yield event
         self.engine.note_provider_call()
 
@@ -479,9 +535,16 @@ class Agent:
                     state.calls.append(event)
                 elif isinstance(event, UsageEvent):
                     if event.cost is None:  # the provider sent no price: litellm's map, when it knows one
-                        event = dataclasses.replace(event, cost=call_cost(
-                            event.prompt_tokens, event.completion_tokens, event.cached_read_tokens,
-                            event.cached_write_tokens, self.build.model))
+                        event = dataclasses.replace(
+                            event,
+                            cost=call_cost(
+                                event.prompt_tokens,
+                                event.completion_tokens,
+                                event.cached_read_tokens,
+                                event.cached_write_tokens,
+                                self.build.model,
+                            ),
+                        )
                     state.call_usage = event
                     self._event(event_kinds.USAGE, {"model": self.model_name, **dataclasses.asdict(event)})
                     yield event
@@ -498,11 +561,16 @@ class Agent:
         usage = state.call_usage or UsageEvent()
         ended = state.call_ended if state.call_ended is not None else self.clock()
         figures = ReplyFigures(
-            message_id=message_id, model=self.model_name, prompt_tokens=usage.prompt_tokens,
-            completion_tokens=usage.completion_tokens, cached_read_tokens=usage.cached_read_tokens,
-            cached_write_tokens=usage.cached_write_tokens, cost=usage.cost,
+            message_id=message_id,
+            model=self.model_name,
+            prompt_tokens=usage.prompt_tokens,
+            completion_tokens=usage.completion_tokens,
+            cached_read_tokens=usage.cached_read_tokens,
+            cached_write_tokens=usage.cached_write_tokens,
+            cost=usage.cost,
             elapsed_s=round(ended - state.call_started, 3),
-            first_token_s=None if state.first_token_at is None else round(state.first_token_at - state.call_started, 3))
+            first_token_s=None if state.first_token_at is None else round(state.first_token_at - state.call_started, 3),
+        )
         self._event(event_kinds.REPLY_FIGURES, figures.as_data())
         return figures
 
@@ -513,21 +581,23 @@ class Agent:
         message: dict[str, Any] = {"role": "assistant", "content": state.partial_text or None}
         if state.calls:
             message["tool_calls"] = [
-                {"id": c.id, "type": "function",
-                 "function": {"name": c.name, "arguments": c.raw_arguments or "{}"}}
+                {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.raw_arguments or "{}"}}
                 for c in state.calls
             ]
         return message
 
     @staticmethod
-    def _calls_of(state: _TurnState, message: dict[str, Any],
-                  renamed: Sequence[tuple[str, str]] = ()) -> list[ToolCallEvent]:
+    def _calls_of(
+        state: _TurnState, message: dict[str, Any], renamed: Sequence[tuple[str, str]] = ()
+    ) -> list[ToolCallEvent]:
         """The calls to run, in the stored message's order (the parsed events carry the args),
         under their session-unique ids (`renamed`: (id the model sent, id stored) per call)."""
         by_id: dict[str, list[ToolCallEvent]] = {}
         for c in state.calls:
             by_id.setdefault(c.id, []).append(c)
-        sent = [old for old, _ in renamed] if renamed else [raw.get("id", "") for raw in message.get("tool_calls") or ()]
+        sent = (
+            [old for old, _ in renamed] if renamed else [raw.get("id", "") for raw in message.get("tool_calls") or ()]
+        )
         ordered = []
         for raw, sent_id in zip(message.get("tool_calls") or (), sent):
             call_id = raw.get("id", "")
@@ -535,14 +605,21 @@ class Agent:
                 ordered.append(dataclasses.replace(by_id[sent_id].pop(0), id=call_id))
             else:
                 function = raw.get("function", {})
-                ordered.append(ToolCallEvent(call_id, function.get("name", ""), {},
-                                             function.get("arguments", ""),
-                                             parse_error="the call's arguments were not received"))
+                ordered.append(
+                    ToolCallEvent(
+                        call_id,
+                        function.get("name", ""),
+                        {},
+                        function.get("arguments", ""),
+                        parse_error="the call's arguments were not received",
+                    )
+                )
         return ordered
 
     def _turn_error(self, error_class: str, message: str, hint: str, state: _TurnState) -> TurnError:
-        self._event(event_kinds.ERROR, {"error_class": error_class, "message": message, "hint": hint,
-                                        "step": state.steps})
+        self._event(
+            event_kinds.ERROR, {"error_class": error_class, "message": message, "hint": hint, "step": state.steps}
+        )
         return TurnError(error_class, message, hint)
 
     def _keep_partial_text(self, state: _TurnState, why: str) -> None:
@@ -566,28 +643,32 @@ class Agent:
         artifacts: dict[str, str | None] = {handle: None} if handle else {}
         if handle is None and len(content) > self.settings.tool_output_cap:
             full = content
-            content, handle = spill_if_large(full, self.settings.tool_output_cap, self._ctx.vault,
-                                             tool=call.name, arguments=call.arguments)
+            content, handle = spill_if_large(
+                full, self.settings.tool_output_cap, self._ctx.vault, tool=call.name, arguments=call.arguments
+            )
             if handle:
                 artifacts[handle] = full
         record = self._store_tool_result(call.id, call.name, content, result.status, artifacts)
         state.open_calls = [c for c in state.open_calls if c[0] != call.id]
         # The duration is the tool's own: the time a person took to answer the approval is not it.
         ran = max(0.0, self.clock() - started - state.approval_wait_s)
-        yield ToolFinished(call.id, call.name, result.status == "ok", content,
-                           round(ran, 3), record.id, handle, result.status)
+        yield ToolFinished(
+            call.id, call.name, result.status == "ok", content, round(ran, 3), record.id, handle, result.status
+        )
 
     async def _execute(self, call: ToolCallEvent, state: _TurnState) -> AsyncIterator[AgentEvent]:
         """Validate, ask, run. Sets state.result; every failure becomes an error result."""
         if call.parse_error:
-            state.result = ToolResult(f"error: the arguments were not a valid JSON object ({call.parse_error}); "
-                                      f"call {call.name} again with a JSON object.", "error")
+            state.result = ToolResult(
+                f"error: the arguments were not a valid JSON object ({call.parse_error}); "
+                f"call {call.name} again with a JSON object.",
+                "error",
+            )
             return
         tool = self.build.tools.get(call.name)
         if tool is None:
             available = ", ".join(self.build.tools.names) or "none"
-            state.result = ToolResult(f"error: there is no tool named {call.name!r}; available: {available}.",
-                                      "error")
+            state.result = ToolResult(f"error: there is no tool named {call.name!r}; available: {available}.", "error")
             return
         args = dict(call.arguments)
         try:
@@ -614,23 +695,35 @@ class Agent:
                     state.result = ToolResult(
                         f"refused: {preview.summary} ({decision.reason}; the user must change the "
                         "`approval` setting to allow it). Do not retry; tell the user what you wanted to do.",
-                        "denied")
+                        "denied",
+                    )
                     return
                 if self.headless:
-                    refusal = (headless_network_refusal(preview.summary) if preview.network_requested else
-                               headless_refusal(decision, tool.kind, preview.summary, self.settings.approval,
-                                                command))
+                    refusal = (
+                        headless_network_refusal(preview.summary)
+                        if preview.network_requested
+                        else headless_refusal(decision, tool.kind, preview.summary, self.settings.approval, command)
+                    )
                     yield Notice(refusal.for_user, level="warning")
                     state.result = ToolResult(refusal.for_model, "denied")
                     return
                 # "Always allow" is offered only when the stored rule would really let this call
                 # run next time: never for a destructive command or a network request.
                 offered = () if (decision.destructive or preview.network_requested) else suggest_rules(rule_call)
-                request = ApprovalRequest(call.id, call.name, args, preview.summary, preview.diff,
-                                          decision.destructive, asyncio.get_running_loop().create_future(),
-                                          network_requested=preview.network_requested,
-                                          cwd=str(self.workspace), sandbox=self._sandbox_note(tool, preview),
-                                          offered_rules=offered, why=decision.reason)
+                request = ApprovalRequest(
+                    call.id,
+                    call.name,
+                    args,
+                    preview.summary,
+                    preview.diff,
+                    decision.destructive,
+                    asyncio.get_running_loop().create_future(),
+                    network_requested=preview.network_requested,
+                    cwd=str(self.workspace),
+                    sandbox=self._sandbox_note(tool, preview),
+                    offered_rules=offered,
+                    why=decision.reason,
+                )
                 asked = self.clock()
                 yield request
                 assert request.decision is not None
@@ -679,11 +772,11 @@ class Agent:
         if runs_elsewhere:
             return str(runs_elsewhere)
         status = sandbox_status(self.settings.sandbox)
-        return sandbox_note(status.mode, status.active, bool(self.settings.sandbox_network),
-                            preview.network_requested)
+        return sandbox_note(status.mode, status.active, bool(self.settings.sandbox_network), preview.network_requested)
 
-    async def _run_tool(self, tool: Tool, call: ToolCallEvent, args: dict[str, Any],
-                        state: _TurnState, network_granted: bool = False) -> AsyncIterator[AgentEvent]:
+    async def _run_tool(
+        self, tool: Tool, call: ToolCallEvent, args: dict[str, Any], state: _TurnState, network_granted: bool = False
+    ) -> AsyncIterator[AgentEvent]:
         queue: asyncio.Queue[str] = asyncio.Queue()
         ctx = dataclasses.replace(self._ctx, emit=queue.put_nowait, network_granted=network_granted)
         state.tool_output = []
@@ -741,8 +834,7 @@ class Agent:
             self._store_tool_result(call_id, name, content, INTERRUPTED, artifacts)
             repaired.append(call_id)
         state.open_calls = []
-        self._event(event_kinds.INTERRUPTED, {"reason": "user", "repaired_call_ids": repaired,
-                                              "step": state.steps})
+        self._event(event_kinds.INTERRUPTED, {"reason": "user", "repaired_call_ids": repaired, "step": state.steps})
         task = state.tool_task
         if task is not None and not task.done():
             task.cancel()

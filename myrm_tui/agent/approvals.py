@@ -41,8 +41,14 @@ class Decision:
     forced: bool = False
 
 
-def decide(policy: str, tool_kind: str, command: str | None = None, *,
-           rules: RuleSet | None = None, call: RuleCall | None = None) -> Decision:
+def decide(
+    policy: str,
+    tool_kind: str,
+    command: str | None = None,
+    *,
+    rules: RuleSet | None = None,
+    call: RuleCall | None = None,
+) -> Decision:
     """The verdict for one call. `tool_kind` is read, write or exec (see tools.base.Tool.kind);
     `rules` and `call` (what the call touches) bring in the user's permission rules."""
     if policy not in POLICIES:
@@ -52,14 +58,16 @@ def decide(policy: str, tool_kind: str, command: str | None = None, *,
         return Decision(Verdict.ALLOW)
     danger = destructive_reason(command) if (tool_kind == "exec" and command) else None
     if policy == "deny":
-        return Decision(Verdict.REFUSE, destructive=danger is not None,
-                        reason="approval policy is deny")
+        return Decision(Verdict.REFUSE, destructive=danger is not None, reason="approval policy is deny")
     judgement = rules.judge(call) if (rules and call is not None) else None
     if judgement is not None and judgement.denied_by is not None:
         rule = judgement.denied_by
-        return Decision(Verdict.REFUSE, destructive=danger is not None,
-                        reason=f"the deny rule {rule.text} matches it",
-                        rules=(_with_source(rule.text, rule.source),))
+        return Decision(
+            Verdict.REFUSE,
+            destructive=danger is not None,
+            reason=f"the deny rule {rule.text} matches it",
+            rules=(_with_source(rule.text, rule.source),),
+        )
     if danger:
         return Decision(Verdict.ASK, destructive=True, reason=f"destructive: {danger}")
     if policy == "yolo":
@@ -68,8 +76,11 @@ def decide(policy: str, tool_kind: str, command: str | None = None, *,
         return Decision(Verdict.ALLOW)
     if judgement is not None and judgement.allowed:
         used = judgement.allowed_by
-        return Decision(Verdict.ALLOW, reason=f"allowed by {', '.join(r.text for r in used)}",
-                        rules=tuple(_with_source(r.text, r.source) for r in used))
+        return Decision(
+            Verdict.ALLOW,
+            reason=f"allowed by {', '.join(r.text for r in used)}",
+            rules=tuple(_with_source(r.text, r.source) for r in used),
+        )
     return Decision(Verdict.ASK, reason=f"approval policy is {policy}")
 
 
@@ -89,25 +100,31 @@ class Refusal:
 _FLAG_THAT_ALLOWS = {"write": "auto-edit", "exec": "yolo"}
 
 
-def headless_refusal(decision: Decision, tool_kind: str, summary: str, policy: str,
-                     command: str | None = None) -> Refusal:
+def headless_refusal(
+    decision: Decision, tool_kind: str, summary: str, policy: str, command: str | None = None
+) -> Refusal:
     """Why a headless run did not run a call, naming the real policy and reason, and a flag only
     when that flag would really let the call run."""
     flag = _FLAG_THAT_ALLOWS.get(tool_kind)
-    if flag is not None and (decision.destructive or decision.forced
-                             or decide(flag, tool_kind, command).verdict is not Verdict.ALLOW):
+    if flag is not None and (
+        decision.destructive or decision.forced or decide(flag, tool_kind, command).verdict is not Verdict.ALLOW
+    ):
         flag = None
     if decision.destructive:
-        why = (f"{decision.reason.removeprefix('destructive: ')} is destructive, and headless runs never run "
-               "destructive commands, whatever --approve says; run it yourself if it is intended")
+        why = (
+            f"{decision.reason.removeprefix('destructive: ')} is destructive, and headless runs never run "
+            "destructive commands, whatever --approve says; run it yourself if it is intended"
+        )
     elif flag is not None:
         why = f"the approval policy is {policy} and nobody can be asked in a headless run; --approve {flag} allows it"
     else:
         why = f"{decision.reason or 'it needs approval'}, and nobody can be asked in a headless run"
     return Refusal(
-        for_model=(f"not run: {summary} needs a person's approval ({decision.reason or 'approval required'}), "
-                   "and this headless run has nobody to ask. Do not retry it; tell the user what you wanted "
-                   "to do and why."),
+        for_model=(
+            f"not run: {summary} needs a person's approval ({decision.reason or 'approval required'}), "
+            "and this headless run has nobody to ask. Do not retry it; tell the user what you wanted "
+            "to do and why."
+        ),
         for_user=f"not run: {summary} — {why}.",
     )
 
@@ -129,8 +146,10 @@ def rule_refusal(summary: str, decision: Decision) -> Refusal:
     """A call refused by one of the user's deny rules: the model hears that the user does not
     allow it, the user hears which rule (and where it is written)."""
     return Refusal(
-        for_model=(f"refused: {summary} ({decision.reason}: the user does not allow this). Do not retry it "
-                   "or work around it; tell the user what you wanted to do."),
+        for_model=(
+            f"refused: {summary} ({decision.reason}: the user does not allow this). Do not retry it "
+            "or work around it; tell the user what you wanted to do."
+        ),
         for_user=f"not run: {summary} — refused by your deny rule {', '.join(decision.rules)}.",
     )
 

@@ -78,8 +78,10 @@ def load_image(path: str | Path, base: Path | None = None) -> ImageAttachment:
             raise AttachmentError(f"cannot attach {name}: it {what}.")
         size = target.stat().st_size
         if size > IMAGE_MAX_BYTES:
-            raise AttachmentError(f"cannot attach {name}: it is {_size(size)}, over the {_size(IMAGE_MAX_BYTES)} "
-                                  "image limit; shrink or crop it first.")
+            raise AttachmentError(
+                f"cannot attach {name}: it is {_size(size)}, over the {_size(IMAGE_MAX_BYTES)} "
+                "image limit; shrink or crop it first."
+            )
         with target.open("rb") as handle:
             data = handle.read(IMAGE_MAX_BYTES + 1)
     except OSError as exc:
@@ -88,8 +90,9 @@ def load_image(path: str | Path, base: Path | None = None) -> ImageAttachment:
         raise AttachmentError(f"cannot attach {name}: over the {_size(IMAGE_MAX_BYTES)} image limit.")
     mime = sniff_image(data[:16])
     if mime is None:
-        raise AttachmentError(f"cannot attach {name}: it is not a PNG, JPEG, GIF or WebP image "
-                              "(its first bytes say otherwise).")
+        raise AttachmentError(
+            f"cannot attach {name}: it is not a PNG, JPEG, GIF or WebP image (its first bytes say otherwise)."
+        )
     return ImageAttachment(name, mime, data)
 
 
@@ -99,8 +102,9 @@ def load_images(paths: Sequence[str | Path], base: Path | None = None) -> list[I
     return [load_image(p, base) for p in paths]
 
 
-def message_content(text: str, images: Sequence[ImageAttachment],
-                    files: Sequence[FileAttachment] = ()) -> str | list[dict[str, Any]]:
+def message_content(
+    text: str, images: Sequence[ImageAttachment], files: Sequence[FileAttachment] = ()
+) -> str | list[dict[str, Any]]:
     """What to pass to `Agent.turn`: the text alone, or OpenAI content parts (text first, then
     one part per attached file or folder, then one per image; the turn moves the images to the
     vault and spills big attachments before storing)."""
@@ -115,8 +119,10 @@ def message_content(text: str, images: Sequence[ImageAttachment],
 def no_vision_notice(model: str, handles: Sequence[str]) -> str:
     """What the user is told when the model cannot see what they attached."""
     named = ", ".join(handles) if handles else "the vault"
-    return (f"{model} has no vision: the image is stored ({named}) and the model gets a placeholder "
-            "naming it instead; switch to a vision model to send the image itself.")
+    return (
+        f"{model} has no vision: the image is stored ({named}) and the model gets a placeholder "
+        "naming it instead; switch to a vision model to send the image itself."
+    )
 
 
 def _as_path(token: str) -> str | None:
@@ -131,8 +137,11 @@ def image_refs(text: str, base: Path) -> list[str]:
     with an image suffix that exist (what a terminal pastes for a dropped file: absolute, quoted,
     backslash-escaped or a file:// URI). The text is left as the user wrote it."""
     # Sentence punctuation after a reference is not part of it ("what is in @shot.png?").
-    named = [ref for ref in (m["path"].rstrip(_TRAILING) for m in _AT_REF.finditer(text))
-             if ref.lower().endswith(IMAGE_SUFFIXES)]
+    named = [
+        ref
+        for ref in (m["path"].rstrip(_TRAILING) for m in _AT_REF.finditer(text))
+        if ref.lower().endswith(IMAGE_SUFFIXES)
+    ]
     found: list[str] = []
     try:
         tokens = shlex.split(text, posix=True)
@@ -243,8 +252,10 @@ def load_attachment(ref: str, base: Path, workspace: Path, settings: Any) -> Fil
         except ToolError as exc:
             raise AttachmentError(f"cannot attach @{ref}: {exc}") from None
         # Folders end with "/" so the model can tell them from files (glob's lines do not say).
-        listing = "\n".join(f"{line}/" if not line.startswith(("[", "no files")) and (ctx.workspace / line).is_dir()
-                             else line for line in listing.splitlines())
+        listing = "\n".join(
+            f"{line}/" if not line.startswith(("[", "no files")) and (ctx.workspace / line).is_dir() else line
+            for line in listing.splitlines()
+        )
         name = "." if relative == Path(".") else f"{relative.as_posix()}/"
         return FileAttachment(name, "folder", f"[{name} · listing]\n{listing}")
     try:
@@ -252,9 +263,11 @@ def load_attachment(ref: str, base: Path, workspace: Path, settings: Any) -> Fil
         if not path.is_file():
             raise AttachmentError(f"cannot attach @{ref}: it is not a regular file.")
         if size > TEXT_ATTACH_MAX_BYTES:
-            raise AttachmentError(f"cannot attach @{ref}: it is {_size(size)}, over the "
-                                  f"{_size(TEXT_ATTACH_MAX_BYTES)} attachment limit; ask the model to read "
-                                  "the part you need (file_read with a line range, or grep).")
+            raise AttachmentError(
+                f"cannot attach @{ref}: it is {_size(size)}, over the "
+                f"{_size(TEXT_ATTACH_MAX_BYTES)} attachment limit; ask the model to read "
+                "the part you need (file_read with a line range, or grep)."
+            )
         data = path.read_bytes()
     except OSError as exc:
         raise AttachmentError(f"cannot attach @{ref}: {exc.strerror or exc}.") from None
@@ -262,8 +275,10 @@ def load_attachment(ref: str, base: Path, workspace: Path, settings: Any) -> Fil
     from myrm_tui.context.recall_select import split_lines
 
     if looks_binary(data):
-        raise AttachmentError(f"cannot attach @{ref}: it is a binary file ({len(data):,} bytes); only text "
-                              "files, folders and PNG/JPEG/GIF/WebP images can be attached.")
+        raise AttachmentError(
+            f"cannot attach @{ref}: it is a binary file ({len(data):,} bytes); only text "
+            "files, folders and PNG/JPEG/GIF/WebP images can be attached."
+        )
     text = data.decode("utf-8", errors="replace")
     if not text:
         return FileAttachment(label, "file", f"[{label}: empty file]")
@@ -289,8 +304,9 @@ def attachment_of(text: str) -> tuple[str, str] | None:
         return None
 
 
-def spill_attachments(content: str | list[dict[str, Any]], vault: Any,
-                      cap_chars: int) -> tuple[str | list[dict[str, Any]], dict[str, str | None]]:
+def spill_attachments(
+    content: str | list[dict[str, Any]], vault: Any, cap_chars: int
+) -> tuple[str | list[dict[str, Any]], dict[str, str | None]]:
     """Content whose attachment parts fit `cap_chars`: a bigger one keeps a real excerpt (the
     smart filter's, like a big tool output) and the vault handle of the whole, returned with its
     text so the caller indexes it with the message. Without a vault: the excerpt alone."""
@@ -309,8 +325,13 @@ def spill_attachments(content: str | list[dict[str, Any]], vault: Any,
         body = rest.removesuffix(f"\n</attached_{kind}>")
         from myrm_tui.context.ingest import spill_text
 
-        shown, handle = spill_text(body, tool="file_read" if kind == "file" else "glob",
-                                   arguments={"path": path}, cap_chars=cap_chars, vault=vault)
+        shown, handle = spill_text(
+            body,
+            tool="file_read" if kind == "file" else "glob",
+            arguments={"path": path},
+            cap_chars=cap_chars,
+            vault=vault,
+        )
         if handle:
             artifacts[handle] = body
         parts.append({"type": "text", "text": f"{opening}\n{shown}\n</attached_{kind}>"})

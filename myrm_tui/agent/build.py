@@ -40,8 +40,13 @@ class AgentBuild:
     fingerprint: str
 
 
-def build_agent(settings: Settings, workspace: Path, extra_tools: Sequence[Tool] = (),
-                model: ModelInfo | None = None, mcp_tools: Sequence[Tool] = ()) -> AgentBuild:
+def build_agent(
+    settings: Settings,
+    workspace: Path,
+    extra_tools: Sequence[Tool] = (),
+    model: ModelInfo | None = None,
+    mcp_tools: Sequence[Tool] = (),
+) -> AgentBuild:
     """`mcp_tools`: the MCP servers' tools at this moment (McpManager.tools); they are part of the
     tool schemas, so the fingerprint changes exactly when that sorted list does."""
     model = model or resolve_model_info(settings)

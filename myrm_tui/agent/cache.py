@@ -20,8 +20,16 @@ from myrm_tui.store import event_kinds
 
 
 class AgentCache:
-    def __init__(self, *, store: Any, session_id: str, workspace: Path,
-                 stream_fn: StreamFn | None = None, extra_tools: Sequence[Tool] = (), mcp: Any = None):
+    def __init__(
+        self,
+        *,
+        store: Any,
+        session_id: str,
+        workspace: Path,
+        stream_fn: StreamFn | None = None,
+        extra_tools: Sequence[Tool] = (),
+        mcp: Any = None,
+    ):
         self.store = store
         self._mcp = mcp  # the app's McpManager (or None): its current tools are part of every build
         self.workspace = Path(workspace).resolve()
@@ -46,21 +54,34 @@ class AgentCache:
         return self._agent
 
     def get(self, settings: Settings) -> Agent:
-        mcp_tools = (self._mcp.tools(trust_read_only_hints=bool(settings.mcp_trust_read_only))
-                     if self._mcp is not None else ())
+        mcp_tools = (
+            self._mcp.tools(trust_read_only_hints=bool(settings.mcp_trust_read_only)) if self._mcp is not None else ()
+        )
         build = build_agent(settings, self.workspace, self._extra_tools, mcp_tools=mcp_tools)
         old = self._agent
         if old is not None and old.fingerprint == build.fingerprint:
             return old
-        agent = Agent(store=self.store, session_id=self._session_id, settings=settings,
-                      workspace=self.workspace, stream_fn=self._stream_fn, build=build,
-                      extra_tools=self._extra_tools, mcp=self._mcp)
+        agent = Agent(
+            store=self.store,
+            session_id=self._session_id,
+            settings=settings,
+            workspace=self.workspace,
+            stream_fn=self._stream_fn,
+            build=build,
+            extra_tools=self._extra_tools,
+            mcp=self._mcp,
+        )
         if old is not None and old.model_name != agent.model_name:
-            self.store.append_event(self._session_id, event_kinds.MODEL_SWITCH, {
-                "old": old.model_name, "new": agent.model_name,
-                "old_window": old.build.model.context_window,
-                "new_window": agent.build.model.context_window,
-            })
+            self.store.append_event(
+                self._session_id,
+                event_kinds.MODEL_SWITCH,
+                {
+                    "old": old.model_name,
+                    "new": agent.model_name,
+                    "old_window": old.build.model.context_window,
+                    "new_window": agent.build.model.context_window,
+                },
+            )
             self.store.set_session_model(self._session_id, agent.model_name)
         self._agent = agent
         self.rebuilds += 1

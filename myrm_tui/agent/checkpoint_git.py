@@ -55,8 +55,13 @@ class GitSnapshotter:
         if shutil.which("git") is None or not (workspace / ".git").exists():
             return None
         try:
-            done = subprocess.run(["git", "rev-parse", "--show-toplevel"], cwd=workspace, capture_output=True,
-                                  timeout=GIT_SNAPSHOT_TIMEOUT_S, check=False)
+            done = subprocess.run(
+                ["git", "rev-parse", "--show-toplevel"],
+                cwd=workspace,
+                capture_output=True,
+                timeout=GIT_SNAPSHOT_TIMEOUT_S,
+                check=False,
+            )
         except (subprocess.TimeoutExpired, OSError):
             return None
         top = done.stdout.decode(errors="surrogateescape").strip()
@@ -68,12 +73,14 @@ class GitSnapshotter:
         objects = self.private_dir / "objects"
         objects.mkdir(parents=True, exist_ok=True, mode=0o700)
         env = dict(os.environ)
-        env.update({
-            "GIT_INDEX_FILE": str(self.private_dir / f"{self.session_id}.index"),
-            "GIT_OBJECT_DIRECTORY": str(objects),
-            "GIT_ALTERNATE_OBJECT_DIRECTORIES": str(self._repo_objects()),
-            "GIT_OPTIONAL_LOCKS": "0",
-        })
+        env.update(
+            {
+                "GIT_INDEX_FILE": str(self.private_dir / f"{self.session_id}.index"),
+                "GIT_OBJECT_DIRECTORY": str(objects),
+                "GIT_ALTERNATE_OBJECT_DIRECTORIES": str(self._repo_objects()),
+                "GIT_OPTIONAL_LOCKS": "0",
+            }
+        )
         return env
 
     def _repo_objects(self) -> Path:
@@ -83,8 +90,14 @@ class GitSnapshotter:
 
     def _git(self, args: list[str], env: dict[str, str] | None) -> str:
         try:
-            done = subprocess.run(["git", *args], cwd=self.repo_root, env=env, capture_output=True,
-                                  timeout=GIT_SNAPSHOT_TIMEOUT_S, check=False)
+            done = subprocess.run(
+                ["git", *args],
+                cwd=self.repo_root,
+                env=env,
+                capture_output=True,
+                timeout=GIT_SNAPSHOT_TIMEOUT_S,
+                check=False,
+            )
         except subprocess.TimeoutExpired as exc:
             raise GitSnapshotError(f"git {args[0]} took over {GIT_SNAPSHOT_TIMEOUT_S:.0f} s") from exc
         except OSError as exc:
@@ -117,8 +130,14 @@ class GitSnapshotter:
     def blob(self, sha: str) -> bytes:
         env = self._env()
         try:
-            done = subprocess.run(["git", "cat-file", "blob", sha], cwd=self.repo_root, env=env,
-                                  capture_output=True, timeout=GIT_SNAPSHOT_TIMEOUT_S, check=False)
+            done = subprocess.run(
+                ["git", "cat-file", "blob", sha],
+                cwd=self.repo_root,
+                env=env,
+                capture_output=True,
+                timeout=GIT_SNAPSHOT_TIMEOUT_S,
+                check=False,
+            )
         except (subprocess.TimeoutExpired, OSError) as exc:
             raise GitSnapshotError(f"git cat-file could not read {sha[:12]}: {exc}") from exc
         if done.returncode != 0:

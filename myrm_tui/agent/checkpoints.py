@@ -68,8 +68,16 @@ def changes_of(store: Any, session_id: str) -> list[FileChange]:
     out = []
     for event in store.events(session_id, event_kinds.CHECKPOINT):
         data = event.data
-        out.append(FileChange(event.id, int(data["turn"]), str(data["path"]), data.get("before"),
-                              data.get("after"), str(data.get("source", SOURCE_FILE_TOOL))))
+        out.append(
+            FileChange(
+                event.id,
+                int(data["turn"]),
+                str(data["path"]),
+                data.get("before"),
+                data.get("after"),
+                str(data.get("source", SOURCE_FILE_TOOL)),
+            )
+        )
     return out
 
 
@@ -150,10 +158,22 @@ class Checkpointer:
     def _record(self, turn: int, rows: Iterable[tuple[Path, str | None]], source: str) -> None:
         for path, before in rows:
             after = sha256_of(path)
-            if before is not None and after is not None and before == self.vault.HANDLE_PREFIX + after[:HANDLE_HEX_CHARS]:
+            if (
+                before is not None
+                and after is not None
+                and before == self.vault.HANDLE_PREFIX + after[:HANDLE_HEX_CHARS]
+            ):
                 continue  # the tool left the file as it was
             if before is None and after is None:
                 continue
-            self.store.append_event(self.session_id, event_kinds.CHECKPOINT, {
-                "turn": turn, "path": relative_label(path, self.workspace), "before": before,
-                "after": after, "source": source})
+            self.store.append_event(
+                self.session_id,
+                event_kinds.CHECKPOINT,
+                {
+                    "turn": turn,
+                    "path": relative_label(path, self.workspace),
+                    "before": before,
+                    "after": after,
+                    "source": source,
+                },
+            )

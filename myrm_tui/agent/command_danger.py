@@ -42,8 +42,17 @@ MAX_CHECKED_CHARS = 200_000
 SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "ash", "mksh", "yash", "rbash", "fish"})
 _PYTHON = re.compile(r"^(?:python|python[23](?:\.\d+)?|pypy3?)$")
 # Interpreter -> options that take inline code.
-_CODE_FLAGS = {"perl": ("e", "E"), "ruby": ("e",), "node": ("e", "p"), "nodejs": ("e", "p"), "deno": ("e",),
-               "php": ("r",), "lua": ("e",), "Rscript": ("e",), "bun": ("e",)}
+_CODE_FLAGS = {
+    "perl": ("e", "E"),
+    "ruby": ("e",),
+    "node": ("e", "p"),
+    "nodejs": ("e", "p"),
+    "deno": ("e",),
+    "php": ("r",),
+    "lua": ("e",),
+    "Rscript": ("e",),
+    "bun": ("e",),
+}
 _AWKS = frozenset({"awk", "gawk", "mawk", "nawk", "busybox-awk"})
 _ROOT = frozenset({"sudo", "doas", "pkexec", "su", "run0", "sudoedit"})
 
@@ -66,6 +75,7 @@ def destructive_reason(command: str) -> str | None:
 
 # -- walking a command line ---------------------------------------------------------------------
 
+
 def _check_text(text: str, scope: _Scope) -> str | None:
     if scope.depth > MAX_DEPTH:
         return "nests commands too deeply to check"
@@ -75,8 +85,11 @@ def _check_text(text: str, scope: _Scope) -> str | None:
     if bomb:
         return bomb
     for command in commands:
-        for word in [*command.words, *command.assignments,
-                     *(r.target for r in command.redirects if r.target is not None)]:
+        for word in [
+            *command.words,
+            *command.assignments,
+            *(r.target for r in command.redirects if r.target is not None),
+        ]:
             for body in word.substitutions:
                 reason = _check_text(body, inner)
                 if reason:
@@ -128,6 +141,7 @@ def _redirect_reason(command: Command) -> str | None:
 
 
 # -- one simple command -------------------------------------------------------------------------
+
 
 def _check_command(command: Command, words: list[Word], scope: _Scope) -> str | None:
     words = _resolve_name(words, scope)
@@ -221,24 +235,39 @@ def _static_output(body: str, scope: _Scope) -> str | None:
     if name == "printf" and args:
         fmt, rest = args[0], args[1:]
         if "%" in fmt:
-            return printf_escapes(fmt.replace("%s", "{}").format(*rest) if fmt.count("%s") == len(rest)
-                                  else "".join(rest))
+            return printf_escapes(
+                fmt.replace("%s", "{}").format(*rest) if fmt.count("%s") == len(rest) else "".join(rest)
+            )
         return printf_escapes(fmt)
     return None
 
 
 # Wrappers that run the rest of their arguments as a command: name -> options taking a value.
 _WRAPPERS: dict[str, frozenset[str]] = {
-    "nohup": frozenset(), "setsid": frozenset(), "command": frozenset(), "builtin": frozenset(),
-    "exec": frozenset({"-a"}), "time": frozenset({"-f", "-o", "--format", "--output"}),
-    "nice": frozenset({"-n", "--adjustment"}), "ionice": frozenset({"-c", "-n", "-p", "-P", "-u"}),
+    "nohup": frozenset(),
+    "setsid": frozenset(),
+    "command": frozenset(),
+    "builtin": frozenset(),
+    "exec": frozenset({"-a"}),
+    "time": frozenset({"-f", "-o", "--format", "--output"}),
+    "nice": frozenset({"-n", "--adjustment"}),
+    "ionice": frozenset({"-c", "-n", "-p", "-P", "-u"}),
     "timeout": frozenset({"-s", "-k", "--signal", "--kill-after"}),
     "stdbuf": frozenset({"-i", "-o", "-e", "--input", "--output", "--error"}),
-    "chrt": frozenset(), "taskset": frozenset({"-c", "--cpu-list"}), "busybox": frozenset(),
-    "unbuffer": frozenset(), "catchsegv": frozenset(), "strace": frozenset({"-o", "-e", "-p", "-s", "-u"}),
-    "ltrace": frozenset({"-o", "-e", "-p", "-s", "-u"}), "doas": frozenset(), "firejail": frozenset(),
-    "torsocks": frozenset(), "proxychains": frozenset(), "proxychains4": frozenset(),
-    "npx": frozenset({"-p", "--package"}), "bunx": frozenset({"-p", "--package"}),
+    "chrt": frozenset(),
+    "taskset": frozenset({"-c", "--cpu-list"}),
+    "busybox": frozenset(),
+    "unbuffer": frozenset(),
+    "catchsegv": frozenset(),
+    "strace": frozenset({"-o", "-e", "-p", "-s", "-u"}),
+    "ltrace": frozenset({"-o", "-e", "-p", "-s", "-u"}),
+    "doas": frozenset(),
+    "firejail": frozenset(),
+    "torsocks": frozenset(),
+    "proxychains": frozenset(),
+    "proxychains4": frozenset(),
+    "npx": frozenset({"-p", "--package"}),
+    "bunx": frozenset({"-p", "--package"}),
     "env": frozenset({"-u", "--unset", "-C", "--chdir"}),
 }
 # Wrappers whose first operand is a value, not the command (`timeout 5 rm`, `chrt 10 rm`).
@@ -289,11 +318,12 @@ def _option_value(texts: list[str], options: tuple[str, ...]) -> str | None:
             return texts[index + 1]
         for option in options:
             if option.startswith("--") and text.startswith(option + "="):
-                return text[len(option) + 1:]
+                return text[len(option) + 1 :]
     return None
 
 
 # -- code that runs code ------------------------------------------------------------------------
+
 
 def _stdin_text(command: Command) -> tuple[str | None, bool]:
     """(text fed to stdin when it is knowable, whether stdin is fed at all)."""
@@ -383,7 +413,7 @@ def _python(command: Command, args: list[Word], scope: _Scope) -> str | None:
             if letter == "m":
                 return None  # a module: not visible from here
             if letter == "c":
-                tail = text[position + 1:]
+                tail = text[position + 1 :]
                 if tail:
                     return _code_reason(tail, scope)
                 code = args[index + 1] if index + 1 < len(args) else None
@@ -393,7 +423,7 @@ def _python(command: Command, args: list[Word], scope: _Scope) -> str | None:
                     return "runs python code produced by another command"
                 return _code_reason(code.text, scope)
             if letter in "WXQ":
-                index += 0 if text[position + 1:] else 1
+                index += 0 if text[position + 1 :] else 1
                 break
         index += 1
     rest = args[index:]
@@ -422,9 +452,9 @@ def _inline_code(command: Command, name: str, args: list[Word], scope: _Scope) -
         reason = _code_reason(texts[index + 1] if index + 1 < len(texts) else "", scope)
         if reason:
             return reason
-        in_place = any(re.fullmatch(r"-[a-zA-Z]*i.*", t) for t in texts[:index + 1])
+        in_place = any(re.fullmatch(r"-[a-zA-Z]*i.*", t) for t in texts[: index + 1])
         if name == "perl" and in_place:
-            return rules.writer_reason("sed", ["-i", *texts[index + 2:]])
+            return rules.writer_reason("sed", ["-i", *texts[index + 2 :]])
         return None
     text, fed = _stdin_text(command)
     if not [t for t in texts if not t.startswith("-")] and fed:
@@ -479,6 +509,7 @@ def _code_reason(code: str | None, scope: _Scope) -> str | None:
 
 # -- programs that run other programs -----------------------------------------------------------
 
+
 def _find(args: list[Word], scope: _Scope) -> str | None:
     texts = [w.text for w in args]
     if "-delete" in texts:
@@ -488,7 +519,7 @@ def _find(args: list[Word], scope: _Scope) -> str | None:
             end = index + 1
             while end < len(texts) and texts[end] not in (";", "+"):
                 end += 1
-            inner = args[index + 1:end]
+            inner = args[index + 1 : end]
             if inner and os.path.basename(inner[0].text) in rules.DELETERS:
                 return f"find runs {os.path.basename(inner[0].text)} on every match"
             if inner:
@@ -498,8 +529,26 @@ def _find(args: list[Word], scope: _Scope) -> str | None:
     return None
 
 
-_XARGS_VALUE_OPTIONS = frozenset({"-I", "-i", "-n", "-P", "-d", "-E", "-L", "-s", "-a", "--arg-file",
-                                  "--delimiter", "--max-args", "--max-procs", "-j", "--jobs", "-S"})
+_XARGS_VALUE_OPTIONS = frozenset(
+    {
+        "-I",
+        "-i",
+        "-n",
+        "-P",
+        "-d",
+        "-E",
+        "-L",
+        "-s",
+        "-a",
+        "--arg-file",
+        "--delimiter",
+        "--max-args",
+        "--max-procs",
+        "-j",
+        "--jobs",
+        "-S",
+    }
+)
 
 
 def _xargs(name: str, args: list[Word], scope: _Scope) -> str | None:
@@ -532,5 +581,5 @@ def _ssh(args: list[Word], scope: _Scope) -> str | None:
     while index < len(args) and args[index].text.startswith("-"):
         text = args[index].text
         index += 2 if len(text) == 2 and text[1] in _SSH_VALUE_OPTIONS else 1
-    remote = [w.text for w in args[index + 1:]]
+    remote = [w.text for w in args[index + 1 :]]
     return _check_text(" ".join(remote), scope) if remote else None

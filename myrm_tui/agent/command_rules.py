@@ -21,22 +21,30 @@ DELETERS = frozenset({"rm", "unlink", "shred", "rmdir", "srm", "trash", "trash-p
 RECURSIVE_DELETE_API = re.compile(
     r"\b(?:rmtree|remove_tree|rm_rf|rm_r|rimraf|removedirs|emptyDirSync|deleteRecursively)\b"
     r"|\b(?:rm|rmSync|rmdir|rmdirSync)\s*\([^)]*recursive"
-    r"|Remove-Item\b[^;]*-Recurse")
+    r"|Remove-Item\b[^;]*-Recurse"
+)
 # Reaching a function by its name in a string (getattr(shutil, "rmtree")).
 DYNAMIC_LOOKUP = re.compile(r"\b(?:getattr|__import__|globals|import_module|send|method)\b")
 RUNS_CODE = re.compile(r"\b(?:exec|eval|compile|Function|execfile|runpy)\s*\(|\beval\b")
-DECODES = re.compile(r"b64decode|base64|\bdecode\s*\(|decompress|fromhex|unhexlify|\batob\b|"
-                     r"Buffer\.from|rot13|marshal|pickle\.loads|\bchr\s*\(|\bpack\s*\(")
+DECODES = re.compile(
+    r"b64decode|base64|\bdecode\s*\(|decompress|fromhex|unhexlify|\batob\b|"
+    r"Buffer\.from|rot13|marshal|pickle\.loads|\bchr\s*\(|\bpack\s*\("
+)
 # Calls that hand a string to a shell or start a process.
 PROCESS_CALL = re.compile(
     r"\b(?:system|popen|Popen|spawn\w*|exec[lv]p?e?|call|check_call|check_output|run|getoutput|"
     r"getstatusoutput|execSync|execFileSync|spawnSync|exec|open3|capture2e?)\s*[(\[]|`|\bqx\b|%x\b"
-    r"|\bsystem\b")
+    r"|\bsystem\b"
+)
 # Something in the code writes a file.
-WRITES = re.compile(r"""\bopen\s*\([^)]*['"][wax+]|write_text|write_bytes|writeFile|appendFile|"""
-                    r"""\bwrite\s*\(|>>|\bprint\s*\{|File\.write|IO\.write|copy|move|rename|symlink""")
-_LITERAL = re.compile(r"""(?:[rRbBuUfF]{0,2})('''[\s\S]*?'''|\"\"\"[\s\S]*?\"\"\"|'(?:\\.|[^'\\\n])*'|"""
-                      r""""(?:\\.|[^"\\\n])*")""")
+WRITES = re.compile(
+    r"""\bopen\s*\([^)]*['"][wax+]|write_text|write_bytes|writeFile|appendFile|"""
+    r"""\bwrite\s*\(|>>|\bprint\s*\{|File\.write|IO\.write|copy|move|rename|symlink"""
+)
+_LITERAL = re.compile(
+    r"""(?:[rRbBuUfF]{0,2})('''[\s\S]*?'''|\"\"\"[\s\S]*?\"\"\"|'(?:\\.|[^'\\\n])*'|"""
+    r""""(?:\\.|[^"\\\n])*")"""
+)
 
 
 def string_literals(code: str) -> list[str]:
@@ -54,8 +62,21 @@ def without_literals(code: str) -> str:
 
 # -- paths a command must not write -------------------------------------------------------------
 _BLOCK_DEVICE = re.compile(r"^/dev/(?:sd|hd|vd|xvd|nvme|disk|mmcblk|dm-|md|mapper/|loop|sr)")
-_SYSTEM_PREFIXES = ("/etc/", "/boot/", "/usr/", "/bin/", "/sbin/", "/lib/", "/lib64/", "/lib32/",
-                    "/var/spool/cron", "/sys/", "/proc/sys/", "/proc/sysrq-trigger", "/root/.ssh/")
+_SYSTEM_PREFIXES = (
+    "/etc/",
+    "/boot/",
+    "/usr/",
+    "/bin/",
+    "/sbin/",
+    "/lib/",
+    "/lib64/",
+    "/lib32/",
+    "/var/spool/cron",
+    "/sys/",
+    "/proc/sys/",
+    "/proc/sysrq-trigger",
+    "/root/.ssh/",
+)
 _HOME = re.compile(r"^(?:~[A-Za-z0-9_.-]*|\$HOME|\$\{HOME\}|/root|/home/[^/]+)(?=/|$)")
 
 
@@ -67,7 +88,7 @@ def sensitive_target(path: str) -> str | None:
         return None
     home = _HOME.match(text)
     if home:
-        rest = re.sub(r"^(?:\./)+", "", text[home.end():].lstrip("/"))
+        rest = re.sub(r"^(?:\./)+", "", text[home.end() :].lstrip("/"))
         first = rest.split("/", 1)[0]
         if first in SHELL_STARTUP_FILES or any(rest == d or rest.startswith(d + "/") for d in SHELL_STARTUP_DIRS):
             return "a shell startup file"
@@ -133,7 +154,7 @@ def writer_reason(name: str, args: list[str]) -> str | None:
     elif name in ("rm", "unlink", "rmdir", "shred"):
         targets = operands  # deleting a protected file is as bad as rewriting it
     elif name in ("cp", "mv", "install", "ln", "rsync", "scp", "rcp", "link"):
-        target_dir = next((a[len("--target-directory="):] for a in args if a.startswith("--target-directory=")), None)
+        target_dir = next((a[len("--target-directory=") :] for a in args if a.startswith("--target-directory=")), None)
         if "-t" in args and args.index("-t") + 1 < len(args):
             target_dir = args[args.index("-t") + 1]
         targets = [target_dir] if target_dir else operands[-1:]
@@ -141,8 +162,9 @@ def writer_reason(name: str, args: list[str]) -> str | None:
             return "moves files onto /dev/null (destroys them)"
         if name == "mv":
             targets = operands  # moving a protected folder away removes it
-    elif name == "sed" and ("i" in _short(args) or "--in-place" in _long(args) or
-                            any(a.startswith("-i") for a in args)):
+    elif name == "sed" and (
+        "i" in _short(args) or "--in-place" in _long(args) or any(a.startswith("-i") for a in args)
+    ):
         targets = operands
     elif name in ("curl", "wget"):
         for flag in ("-o", "--output", "-O", "--output-document"):
@@ -153,7 +175,8 @@ def writer_reason(name: str, args: list[str]) -> str | None:
         if any(_BLOCK_DEVICE.match(t) for t in targets):
             return "dd writing to a block device"
     verb = {"rm": "deletes", "unlink": "deletes", "rmdir": "deletes", "shred": "deletes", "mv": "moves"}.get(
-        name, "writes to")
+        name, "writes to"
+    )
     for target in targets:
         what = sensitive_target(target)
         if what:
@@ -163,6 +186,7 @@ def writer_reason(name: str, args: list[str]) -> str | None:
 
 # -- one rule per program -----------------------------------------------------------------------
 
+
 def _rm(args: list[str]) -> str | None:
     if "r" in _short(args) or "R" in _short(args) or "--recursive" in _long(args):
         return "recursive delete"
@@ -171,11 +195,14 @@ def _rm(args: list[str]) -> str | None:
     return None
 
 
-_GIT_VALUE_OPTIONS = frozenset({"-C", "-c", "--git-dir", "--work-tree", "--namespace", "--super-prefix",
-                                "--config-env", "--exec-path"})
-_GIT_RUNS_PROGRAMS = re.compile(r"^(?:core\.(?:hookspath|fsmonitor|sshcommand|pager|editor|askpass|gitproxy)|"
-                                r"alias\..*|diff\..*\.textconv|filter\..*\.(?:clean|smudge|process)|"
-                                r"credential\.helper|sequence\.editor|uploadpack\.packobjectshook)$")
+_GIT_VALUE_OPTIONS = frozenset(
+    {"-C", "-c", "--git-dir", "--work-tree", "--namespace", "--super-prefix", "--config-env", "--exec-path"}
+)
+_GIT_RUNS_PROGRAMS = re.compile(
+    r"^(?:core\.(?:hookspath|fsmonitor|sshcommand|pager|editor|askpass|gitproxy)|"
+    r"alias\..*|diff\..*\.textconv|filter\..*\.(?:clean|smudge|process)|"
+    r"credential\.helper|sequence\.editor|uploadpack\.packobjectshook)$"
+)
 
 
 def _git(args: list[str]) -> str | None:
@@ -187,25 +214,35 @@ def _git(args: list[str]) -> str | None:
         index += 2 if args[index] in _GIT_VALUE_OPTIONS else 1
     if index >= len(args):
         return None
-    sub, rest = args[index], args[index + 1:]
+    sub, rest = args[index], args[index + 1 :]
     short, long_ = _short(rest), _long(rest)
     operands = _operands(rest)
     if sub == "push":
-        if ("f" in short or "d" in short or long_ & {"--force", "--force-with-lease", "--mirror", "--delete", "--prune"}
-                or any(op.startswith(("+", ":")) for op in operands[1:])):
+        if (
+            "f" in short
+            or "d" in short
+            or long_ & {"--force", "--force-with-lease", "--mirror", "--delete", "--prune"}
+            or any(op.startswith(("+", ":")) for op in operands[1:])
+        ):
             return "force push (overwrites or deletes remote branches)"
     elif sub == "reset" and "--hard" in long_:
         return "git reset --hard (drops uncommitted changes)"
     elif sub == "clean" and ("f" in short or "--force" in long_) and not ("n" in short or "--dry-run" in long_):
         return "git clean -f (deletes untracked files)"
     elif sub in ("checkout", "restore", "switch"):
-        staged_only = sub == "restore" and ("S" in short or "--staged" in long_) and not (
-            "W" in short or "--worktree" in long_)
-        if not staged_only and (("f" in short and sub != "restore") or "--force" in long_ or "--discard-changes" in long_
-                                or any(op in (".", ":/", "*", ":/*") for op in operands)):
+        staged_only = (
+            sub == "restore" and ("S" in short or "--staged" in long_) and not ("W" in short or "--worktree" in long_)
+        )
+        if not staged_only and (
+            ("f" in short and sub != "restore")
+            or "--force" in long_
+            or "--discard-changes" in long_
+            or any(op in (".", ":/", "*", ":/*") for op in operands)
+        ):
             return f"git {sub} discards uncommitted changes"
-    elif sub == "branch" and ("D" in short or (("d" in short or "--delete" in long_)
-                                               and ("f" in short or "--force" in long_))):
+    elif sub == "branch" and (
+        "D" in short or (("d" in short or "--delete" in long_) and ("f" in short or "--force" in long_))
+    ):
         return "deletes a branch whatever its merge state"
     elif sub == "stash" and operands[:1] in (["clear"], ["drop"]):
         return "drops stashed changes"
@@ -258,8 +295,11 @@ def _crontab(args: list[str]) -> str | None:
     return None
 
 
-_SQL_DESTRUCTIVE = re.compile(r"\b(?:drop\s+(?:database|schema|table)|truncate\s+table|flushall|flushdb|"
-                              r"dropdatabase)\b", re.IGNORECASE)
+_SQL_DESTRUCTIVE = re.compile(
+    r"\b(?:drop\s+(?:database|schema|table)|truncate\s+table|flushall|flushdb|"
+    r"dropdatabase)\b",
+    re.IGNORECASE,
+)
 
 
 def _database(args: list[str]) -> str | None:
@@ -270,14 +310,17 @@ def _database(args: list[str]) -> str | None:
 
 def _words_rule(required: tuple[str, ...], reason: str) -> Callable[[list[str]], str | None]:
     """A rule for `tool ... word1 ... word2` (all required words present, any order)."""
+
     def rule(args: list[str]) -> str | None:
         return reason if all(word in args for word in required) else None
+
     return rule
 
 
 def _any_rule(*rules: Callable[[list[str]], str | None]) -> Callable[[list[str]], str | None]:
     def rule(args: list[str]) -> str | None:
         return next((r for r in (rule(args) for rule in rules) if r), None)
+
     return rule
 
 
@@ -293,15 +336,20 @@ def _container(args: list[str]) -> str | None:
     """`docker run --privileged` or with the host's root mounted is root on the host."""
     operands = _operands(args)
     if operands[:1] not in (["run"], ["create"], ["exec"]):
-        return _any_rule(_words_rule(("system", "prune"), "deletes container data"),
-                         _words_rule(("volume", "rm"), "deletes container data"),
-                         _words_rule(("volume", "prune"), "deletes container data"))(args)
+        return _any_rule(
+            _words_rule(("system", "prune"), "deletes container data"),
+            _words_rule(("volume", "rm"), "deletes container data"),
+            _words_rule(("volume", "prune"), "deletes container data"),
+        )(args)
     for index, arg in enumerate(args):
         value = args[index + 1] if index + 1 < len(args) else ""
         if arg == "--privileged" or arg in ("--pid=host", "--net=host", "--userns=host"):
             return "runs a privileged container (root on the host)"
-        mount = value if arg in ("-v", "--volume", "--mount") else (arg.split("=", 1)[1] if arg.startswith(
-            ("--volume=", "--mount=")) else "")
+        mount = (
+            value
+            if arg in ("-v", "--volume", "--mount")
+            else (arg.split("=", 1)[1] if arg.startswith(("--volume=", "--mount=")) else "")
+        )
         if mount.split(":", 1)[0] == "/" or "source=/," in mount + "," or mount.endswith("source=/"):
             return "mounts the host's root into a container"
         if mount.split(":", 1)[0].endswith("docker.sock"):
@@ -324,53 +372,87 @@ def _first_operand(words: dict[str, str]) -> Callable[[list[str]], str | None]:
     def rule(args: list[str]) -> str | None:
         operands = _operands(args)
         return words.get(operands[0]) if operands else None
+
     return rule
 
 
-_POWER = {w: "shuts the machine down" for w in ("poweroff", "reboot", "halt", "kexec", "suspend",
-                                                 "hibernate", "rescue", "emergency")}
+_POWER = {
+    w: "shuts the machine down"
+    for w in ("poweroff", "reboot", "halt", "kexec", "suspend", "hibernate", "rescue", "emergency")
+}
 
 RULES: dict[str, Callable[[list[str]], str | None]] = {
     "rm": _rm,
     "git": _git,
-    "chmod": _perms, "chown": _perms, "chgrp": _perms,
+    "chmod": _perms,
+    "chown": _perms,
+    "chgrp": _perms,
     "shred": _always("overwrites files irrecoverably"),
-    "wipefs": _always("erases a disk"), "blkdiscard": _always("erases a disk"),
-    "fdisk": _always("repartitions a disk"), "sfdisk": _always("repartitions a disk"),
-    "cfdisk": _always("repartitions a disk"), "parted": _always("repartitions a disk"),
-    "gdisk": _always("repartitions a disk"), "sgdisk": _always("repartitions a disk"),
+    "wipefs": _always("erases a disk"),
+    "blkdiscard": _always("erases a disk"),
+    "fdisk": _always("repartitions a disk"),
+    "sfdisk": _always("repartitions a disk"),
+    "cfdisk": _always("repartitions a disk"),
+    "parted": _always("repartitions a disk"),
+    "gdisk": _always("repartitions a disk"),
+    "sgdisk": _always("repartitions a disk"),
     "mkswap": _always("make a filesystem"),
-    "shutdown": _always("shuts the machine down"), "reboot": _always("shuts the machine down"),
-    "poweroff": _always("shuts the machine down"), "halt": _always("shuts the machine down"),
+    "shutdown": _always("shuts the machine down"),
+    "reboot": _always("shuts the machine down"),
+    "poweroff": _always("shuts the machine down"),
+    "halt": _always("shuts the machine down"),
     "init": _first_operand({"0": "shuts the machine down", "6": "shuts the machine down"}),
     "telinit": _first_operand({"0": "shuts the machine down", "6": "shuts the machine down"}),
-    "systemctl": _first_operand(_POWER), "loginctl": _first_operand(_POWER),
-    "kill": _kill, "killall5": _always("kills every process"),
+    "systemctl": _first_operand(_POWER),
+    "loginctl": _first_operand(_POWER),
+    "kill": _kill,
+    "killall5": _always("kills every process"),
     "crontab": _crontab,
-    "rsync": lambda args: ("rsync deletes files at the destination"
-                           if any(a.startswith(("--delete", "--remove-source-files")) for a in args) else None),
-    "psql": _database, "mysql": _database, "mariadb": _database, "sqlite3": _database, "duckdb": _database,
-    "mongo": _database, "mongosh": _database, "redis-cli": _database,
+    "rsync": lambda args: (
+        "rsync deletes files at the destination"
+        if any(a.startswith(("--delete", "--remove-source-files")) for a in args)
+        else None
+    ),
+    "psql": _database,
+    "mysql": _database,
+    "mariadb": _database,
+    "sqlite3": _database,
+    "duckdb": _database,
+    "mongo": _database,
+    "mongosh": _database,
+    "redis-cli": _database,
     "dropdb": _always("drops a database"),
-    "terraform": _any_rule(_words_rule(("destroy",), "destroys infrastructure"),
-                           _words_rule(("apply", "-destroy"), "destroys infrastructure")),
+    "terraform": _any_rule(
+        _words_rule(("destroy",), "destroys infrastructure"),
+        _words_rule(("apply", "-destroy"), "destroys infrastructure"),
+    ),
     "tofu": _words_rule(("destroy",), "destroys infrastructure"),
     "kubectl": _words_rule(("delete",), "deletes cluster resources"),
-    "helm": _any_rule(_words_rule(("uninstall",), "deletes cluster resources"),
-                      _words_rule(("delete",), "deletes cluster resources")),
+    "helm": _any_rule(
+        _words_rule(("uninstall",), "deletes cluster resources"), _words_rule(("delete",), "deletes cluster resources")
+    ),
     "docker": _container,
     "rimraf": _always("recursive delete"),
-    "podman": _any_rule(_words_rule(("system", "prune"), "deletes container data"),
-                        _words_rule(("system", "reset"), "deletes container data"),
-                        _words_rule(("volume", "rm"), "deletes container data")),
+    "podman": _any_rule(
+        _words_rule(("system", "prune"), "deletes container data"),
+        _words_rule(("system", "reset"), "deletes container data"),
+        _words_rule(("volume", "rm"), "deletes container data"),
+    ),
     "aws": _aws,
     "gcloud": _words_rule(("delete",), "deletes cloud resources"),
     "az": _words_rule(("delete",), "deletes cloud resources"),
-    "gsutil": _any_rule(_words_rule(("rb",), "deletes cloud storage"),
-                        lambda args: "deletes cloud storage" if "rm" in args and "r" in _short(args) else None),
-    "gh": _any_rule(_words_rule(("repo", "delete"), "deletes on GitHub"),
-                    _words_rule(("release", "delete"), "deletes on GitHub")),
-    "npm": _publish, "pnpm": _publish, "yarn": _publish, "cargo": _publish, "poetry": _publish,
+    "gsutil": _any_rule(
+        _words_rule(("rb",), "deletes cloud storage"),
+        lambda args: "deletes cloud storage" if "rm" in args and "r" in _short(args) else None,
+    ),
+    "gh": _any_rule(
+        _words_rule(("repo", "delete"), "deletes on GitHub"), _words_rule(("release", "delete"), "deletes on GitHub")
+    ),
+    "npm": _publish,
+    "pnpm": _publish,
+    "yarn": _publish,
+    "cargo": _publish,
+    "poetry": _publish,
     "twine": _first_operand({"upload": "publishes a package (cannot be taken back)"}),
     "gem": _first_operand({"push": "publishes a package (cannot be taken back)"}),
 }

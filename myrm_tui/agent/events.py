@@ -125,7 +125,18 @@ class TurnFinished:
 
 
 AgentEvent = Union[
-    UserMessageStored, StepStarted, TextDelta, ReasoningDelta, AssistantMessageStored, ToolStarted,
-    ToolOutputChunk, ToolFinished, ApprovalRequest, UsageEvent, RetryEvent, Notice, TurnError,
+    UserMessageStored,
+    StepStarted,
+    TextDelta,
+    ReasoningDelta,
+    AssistantMessageStored,
+    ToolStarted,
+    ToolOutputChunk,
+    ToolFinished,
+    ApprovalRequest,
+    UsageEvent,
+    RetryEvent,
+    Notice,
+    TurnError,
     TurnFinished,
 ]

@@ -18,8 +18,9 @@ from myrm_tui.settings.schema import SETTINGS
 from myrm_tui.settings.settings import Settings
 
 
-def fingerprint_inputs(settings: Settings, tool_schemas: Sequence[Mapping[str, Any]],
-                       system_prompt: str) -> dict[str, Any]:
+def fingerprint_inputs(
+    settings: Settings, tool_schemas: Sequence[Mapping[str, Any]], system_prompt: str
+) -> dict[str, Any]:
     """The exact data hashed (useful to show *what* changed when a fingerprint differs)."""
     shaping = {spec.key: getattr(settings, spec.key) for spec in SETTINGS if spec.shapes_agent}
     overrides = dict(settings.models.get(settings.model, {}) or {})
@@ -31,8 +32,7 @@ def fingerprint_inputs(settings: Settings, tool_schemas: Sequence[Mapping[str, A
     }
 
 
-def execution_fingerprint(settings: Settings, tool_schemas: Sequence[Mapping[str, Any]],
-                          system_prompt: str) -> str:
+def execution_fingerprint(settings: Settings, tool_schemas: Sequence[Mapping[str, Any]], system_prompt: str) -> str:
     data = fingerprint_inputs(settings, tool_schemas, system_prompt)
     canonical = json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()

@@ -37,8 +37,10 @@ def is_fork_summary(message: dict[str, Any]) -> bool:
 def _originals(session_id: str, first_id: int, last_id: int) -> str:
     """Where the summarized messages are. They belong to the parent, after the fork point, so
     `ctx_expand` in the fork cannot reach them: the summary names no handle it would fail on."""
-    return (f"messages {first_id}–{last_id} of session {session_id}, not part of this fork "
-            f"(`myrm sessions show {session_id}` prints them)")
+    return (
+        f"messages {first_id}–{last_id} of session {session_id}, not part of this fork "
+        f"(`myrm sessions show {session_id}` prints them)"
+    )
 
 
 def fork_with_summary(store: Any, session_id: str, *, model: str, keep_user_turns: int = 2) -> Any:
@@ -49,7 +51,7 @@ def fork_with_summary(store: Any, session_id: str, *, model: str, keep_user_turn
     anchor = users[0]
     later = [i for i in users if i > anchor]
     keep_from = later[-keep_user_turns] if len(later) >= keep_user_turns else (later[0] if later else len(rows))
-    middle = rows[anchor + 1:keep_from]
+    middle = rows[anchor + 1 : keep_from]
     parent = store.get_session(session_id)
     title = f"{parent.title or session_id} (fork with summary)"
     if not middle:
@@ -58,24 +60,42 @@ def fork_with_summary(store: Any, session_id: str, *, model: str, keep_user_turn
     messages = [r.message for r in middle]
     # A kept turn follows the middle: an ask in it without a reply was never answered.
     anchor_text = rows[anchor].message.get("content")
-    summary = extractive_summary(messages, source_tokens=sum(r.tokens for r in middle),
-                                 previous_goal=anchor_text if isinstance(anchor_text, str) else "",
-                                 count=lambda t: count_text_tokens(t, model), ends_turn=keep_from < len(rows))
+    summary = extractive_summary(
+        messages,
+        source_tokens=sum(r.tokens for r in middle),
+        previous_goal=anchor_text if isinstance(anchor_text, str) else "",
+        count=lambda t: count_text_tokens(t, model),
+        ends_turn=keep_from < len(rows),
+    )
     summary, _ = redact_summary(summary)
     # Files and tools of the middle; no handles (they name the parent's rows, see _originals).
     footer = replace(build_footer(messages), errors=(), handles=(), first_handle="", last_handle="")
-    text = render(summary, handle=f"parent {session_id}", depth=0, covered_count=len(middle),
-                  time_range=(middle[0].created_at, middle[-1].created_at), footer=footer.render(),
-                  originals=_originals(session_id, middle[0].id, middle[-1].id))
+    text = render(
+        summary,
+        handle=f"parent {session_id}",
+        depth=0,
+        covered_count=len(middle),
+        time_range=(middle[0].created_at, middle[-1].created_at),
+        footer=footer.render(),
+        originals=_originals(session_id, middle[0].id, middle[-1].id),
+    )
     message = {"role": "user", "content": text, SYNTHETIC_KEY: FORK_SUMMARY}
     record = store.append_message(child.id, message, count_message_tokens(message, model))
     for row in rows[keep_from:]:
         store.append_message(child.id, row.message, row.tokens)
     store.repair_dangling_tool_calls(child.id)
-    store.append_event(session_id, event_kinds.FORK, {"child": child.id, "with_summary": True,
-                                            "summarized_messages": len(middle)})
-    store.append_event(child.id, event_kinds.FORK, {"parent": session_id, "with_summary": True,
-                                          "summarized_messages": len(middle),
-                                          "summary_message_id": record.id,
-                                          "copied_messages": len(rows) - keep_from})
+    store.append_event(
+        session_id, event_kinds.FORK, {"child": child.id, "with_summary": True, "summarized_messages": len(middle)}
+    )
+    store.append_event(
+        child.id,
+        event_kinds.FORK,
+        {
+            "parent": session_id,
+            "with_summary": True,
+            "summarized_messages": len(middle),
+            "summary_message_id": record.id,
+            "copied_messages": len(rows) - keep_from,
+        },
+    )
     return store.get_session(child.id)

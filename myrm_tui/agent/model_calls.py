@@ -36,9 +36,15 @@ def model_info_for(settings: Settings, model: str) -> ModelInfo:
     return resolve_model_info(settings.with_values(model=model, api_base=""))
 
 
-def call_settings_for(settings: Settings, info: ModelInfo, *, session_id: str | None = None,
-                      max_output_tokens: int | None = None, temperature: float | None = None,
-                      max_attempts: int | None = None) -> CallSettings:
+def call_settings_for(
+    settings: Settings,
+    info: ModelInfo,
+    *,
+    session_id: str | None = None,
+    max_output_tokens: int | None = None,
+    temperature: float | None = None,
+    max_attempts: int | None = None,
+) -> CallSettings:
     """The call settings of `info`'s model: its endpoint, the user's timeouts and retries, and
     the parameters only the embedded model reads. Purpose-specific values (output cap,
     temperature, attempts) are the only things a caller chooses."""
@@ -78,7 +84,12 @@ def summary_routes(settings: Settings, main: ModelInfo) -> list[SummaryRoute]:
     routes = []
     for model, why in summarizer_chain(main.name, lite, main, lite_info):
         info = lite_info if (lite_info is not None and model == lite and model != main.name) else main
-        call = call_settings_for(settings, info, max_output_tokens=SUMMARY_MAX_OUTPUT_TOKENS,
-                                 temperature=SUMMARY_TEMPERATURE, max_attempts=SUMMARY_TRANSPORT_ATTEMPTS)
+        call = call_settings_for(
+            settings,
+            info,
+            max_output_tokens=SUMMARY_MAX_OUTPUT_TOKENS,
+            temperature=SUMMARY_TEMPERATURE,
+            max_attempts=SUMMARY_TRANSPORT_ATTEMPTS,
+        )
         routes.append(SummaryRoute(model, info.context_window, call, why))
     return routes

@@ -82,20 +82,92 @@ _WRITE_REDIRECTS = frozenset({">", ">>", ">|", "&>", "&>>", "<>"})
 _HARMLESS_TARGETS = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr"})
 # Programs that run whatever their arguments say: always-allowing one by its bare name would allow
 # everything, so no such rule is suggested (a user may still write one by hand).
-RUNS_ANYTHING = frozenset({
-    "sh", "bash", "zsh", "dash", "ksh", "fish", "eval", "exec", "source", ".", "env", "sudo", "doas",
-    "su", "xargs", "nohup", "timeout", "nice", "ionice", "stdbuf", "command", "builtin", "time",
-    "watch", "ssh", "python", "python3", "python2", "pypy", "pypy3", "node", "nodejs", "deno", "bun",
-    "perl", "ruby", "php", "lua", "Rscript", "awk", "gawk", "mawk", "find", "parallel", "flock",
-    "script", "strace", "ltrace", "gdb", "chroot", "unshare", "setsid", "busybox", "npx",
-})
+RUNS_ANYTHING = frozenset(
+    {
+        "sh",
+        "bash",
+        "zsh",
+        "dash",
+        "ksh",
+        "fish",
+        "eval",
+        "exec",
+        "source",
+        ".",
+        "env",
+        "sudo",
+        "doas",
+        "su",
+        "xargs",
+        "nohup",
+        "timeout",
+        "nice",
+        "ionice",
+        "stdbuf",
+        "command",
+        "builtin",
+        "time",
+        "watch",
+        "ssh",
+        "python",
+        "python3",
+        "python2",
+        "pypy",
+        "pypy3",
+        "node",
+        "nodejs",
+        "deno",
+        "bun",
+        "perl",
+        "ruby",
+        "php",
+        "lua",
+        "Rscript",
+        "awk",
+        "gawk",
+        "mawk",
+        "find",
+        "parallel",
+        "flock",
+        "script",
+        "strace",
+        "ltrace",
+        "gdb",
+        "chroot",
+        "unshare",
+        "setsid",
+        "busybox",
+        "npx",
+    }
+)
 # Wrappers whose real command follows their options (deny rules look behind them).
-_WRAPPERS = frozenset({"sudo", "doas", "env", "nohup", "timeout", "nice", "ionice", "stdbuf", "command",
-                       "builtin", "exec", "time", "xargs", "setsid", "chroot", "flock", "unbuffer"})
+_WRAPPERS = frozenset(
+    {
+        "sudo",
+        "doas",
+        "env",
+        "nohup",
+        "timeout",
+        "nice",
+        "ionice",
+        "stdbuf",
+        "command",
+        "builtin",
+        "exec",
+        "time",
+        "xargs",
+        "setsid",
+        "chroot",
+        "flock",
+        "unbuffer",
+    }
+)
 _SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "ash", "mksh", "yash", "rbash", "fish"})
 _DURATION = re.compile(r"^\d+(?:\.\d+)?[smhd]?$")
 # A WebFetch rule's host: DNS labels (letters, digits, hyphens), an optional leading `*.`.
-_DOMAIN_RULE = re.compile(r"^domain:(\*\.)?([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*)$")
+_DOMAIN_RULE = re.compile(
+    r"^domain:(\*\.)?([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*)$"
+)
 
 
 class RuleError(ValueError):
@@ -142,7 +214,7 @@ class Rule:
 def parse_rule(text: str, source: str = "") -> Rule:
     """One rule from its text; RuleError with a readable sentence when it is not one."""
     if not isinstance(text, str):
-        raise RuleError(f"a rule is a string such as \"Bash(git status:*)\", not {text!r}")
+        raise RuleError(f'a rule is a string such as "Bash(git status:*)", not {text!r}')
     raw = text.strip()
     if not raw:
         raise RuleError("a rule cannot be empty")
@@ -150,13 +222,16 @@ def parse_rule(text: str, source: str = "") -> Rule:
         raise RuleError(f"a rule is at most {MAX_RULE_CHARS} characters")
     if raw.startswith(MCP_PREFIX):
         if not _MCP_RULE.match(raw):
-            raise RuleError(f"{raw!r}: an MCP rule is mcp__<server> (every tool of that server) or "
-                            "mcp__<server>__<tool>, as the tools are named to the model")
+            raise RuleError(
+                f"{raw!r}: an MCP rule is mcp__<server> (every tool of that server) or "
+                "mcp__<server>__<tool>, as the tools are named to the model"
+            )
         return Rule(raw, None, source)
     match = _RULE.match(raw)
     if match is None:
-        raise RuleError(f"{raw!r} is not a rule; write Tool or Tool(pattern), e.g. \"Bash(git status:*)\" "
-                        "or \"Edit(src/**)\"")
+        raise RuleError(
+            f'{raw!r} is not a rule; write Tool or Tool(pattern), e.g. "Bash(git status:*)" or "Edit(src/**)"'
+        )
     tool, pattern = match.group(1), match.group(2)
     if tool not in RULE_TOOLS:
         known = {name.lower(): name for name in RULE_TOOLS}
@@ -172,8 +247,10 @@ def parse_rule(text: str, source: str = "") -> Rule:
     elif tool == "WebFetch":
         pattern = pattern.lower().rstrip(".")
         if not _DOMAIN_RULE.match(pattern):
-            raise RuleError(f"{raw!r}: a WebFetch rule names a host, e.g. WebFetch(domain:docs.python.org) "
-                            "or WebFetch(domain:*.python.org) for its subdomains")
+            raise RuleError(
+                f"{raw!r}: a WebFetch rule names a host, e.g. WebFetch(domain:docs.python.org) "
+                "or WebFetch(domain:*.python.org) for its subdomains"
+            )
     else:
         _check_path_pattern(raw, pattern)
     return Rule(tool, pattern, source)
@@ -188,8 +265,10 @@ def _bash_words(pattern: str) -> tuple[str, ...]:
 def _check_bash_pattern(raw: str, pattern: str) -> None:
     body = pattern.removesuffix(":*")
     if ":*" in body or "*" in body:
-        raise RuleError(f"{raw!r}: a Bash rule is a command, optionally followed by :* for any arguments; "
-                        "`*` elsewhere is not supported")
+        raise RuleError(
+            f"{raw!r}: a Bash rule is a command, optionally followed by :* for any arguments; "
+            "`*` elsewhere is not supported"
+        )
     commands = split_commands(body)
     if len(commands) != 1 or not commands[0].words:
         raise RuleError(f"{raw!r}: a Bash rule names one simple command (no ;, &&, |, or redirections)")
@@ -203,8 +282,9 @@ def _check_path_pattern(raw: str, pattern: str) -> None:
         raise RuleError(f"{raw!r}: a path cannot hold a NUL character")
     parts = pattern.split("/")
     if ".." in parts:
-        raise RuleError(f"{raw!r}: `..` is not allowed in a path rule; write the path from the workspace "
-                        "root, or an absolute one")
+        raise RuleError(
+            f"{raw!r}: `..` is not allowed in a path rule; write the path from the workspace root, or an absolute one"
+        )
     if any(part not in ("**",) and "**" in part for part in parts):
         raise RuleError(f"{raw!r}: `**` stands alone between slashes (src/**/test_*.py)")
 
@@ -271,8 +351,7 @@ def _is_plain(command: Command) -> bool:
         target = redirect.target
         if target is not None and (target.substitutions or target.process_subst):
             return False
-        if redirect.body and ("$(" in redirect.body or "`" in redirect.body) and \
-                not _quoted_delimiter(target):
+        if redirect.body and ("$(" in redirect.body or "`" in redirect.body) and not _quoted_delimiter(target):
             return False  # an unquoted heredoc runs the substitutions in its body
         if _writes_a_file(redirect.op, target):
             return False
@@ -297,7 +376,7 @@ def _argv_matches(rule: Rule, argv: Sequence[str]) -> bool:
     if not words:
         return False
     if rule.prefix:
-        return tuple(argv[:len(words)]) == words
+        return tuple(argv[: len(words)]) == words
     return tuple(argv) == words
 
 
@@ -357,8 +436,7 @@ def _unwrapped(argv: list[str]) -> Iterator[list[str]]:
         if name not in _WRAPPERS:
             return
         rest = current[1:]
-        while rest and (rest[0].startswith("-") or "=" in rest[0] or
-                        (name == "timeout" and _DURATION.match(rest[0]))):
+        while rest and (rest[0].startswith("-") or "=" in rest[0] or (name == "timeout" and _DURATION.match(rest[0]))):
             rest = rest[1:]
         current = rest
 
@@ -398,7 +476,7 @@ def path_matches(rule: Rule, path: Path, workspace: Path) -> bool:
         resolved_root = _resolved_prefix(base)
         target = path.as_posix()
         if resolved_root != base:  # /tmp -> /private/tmp: compare in resolved form
-            pattern = resolved_root.as_posix() + pattern[len(base.as_posix()):]
+            pattern = resolved_root.as_posix() + pattern[len(base.as_posix()) :]
         return _glob_regex(pattern).fullmatch(target) is not None
     try:
         relative = path.relative_to(workspace)
@@ -534,8 +612,11 @@ def rule_set(allow: Iterable[tuple[str, str]] = (), deny: Iterable[tuple[str, st
 
 
 def combine(*sets: RuleSet) -> RuleSet:
-    return RuleSet(tuple(r for s in sets for r in s.allow), tuple(r for s in sets for r in s.deny),
-                   tuple(p for s in sets for p in s.problems))
+    return RuleSet(
+        tuple(r for s in sets for r in s.allow),
+        tuple(r for s in sets for r in s.deny),
+        tuple(p for s in sets for p in s.problems),
+    )
 
 
 # ---------------------------------------------------------------- suggestions
@@ -634,8 +715,11 @@ def _read(path: Path) -> dict[str, dict[str, list[str]]]:
     for key, entry in workspaces.items():
         if not isinstance(entry, dict):
             continue
-        clean[key] = {kind: [r for r in entry.get(kind, []) if isinstance(r, str)]
-                      for kind in ("allow", "deny") if isinstance(entry.get(kind, []), list)}
+        clean[key] = {
+            kind: [r for r in entry.get(kind, []) if isinstance(r, str)]
+            for kind in ("allow", "deny")
+            if isinstance(entry.get(kind, []), list)
+        }
         for extra in ("updated_at",):
             if isinstance(entry.get(extra), str):
                 clean[key][extra] = entry[extra]  # type: ignore[assignment]
@@ -647,12 +731,12 @@ def stored_rules(user_dir: Path, workspace: Path) -> RuleSet:
     path = rules_file(user_dir)
     entry = _read(path).get(_workspace_key(workspace), {})
     source = f"{path} (this workspace)"
-    return rule_set(allow=[(t, source) for t in entry.get("allow", [])],
-                    deny=[(t, source) for t in entry.get("deny", [])])
+    return rule_set(
+        allow=[(t, source) for t in entry.get("allow", [])], deny=[(t, source) for t in entry.get("deny", [])]
+    )
 
 
-def remember_allow(user_dir: Path, workspace: Path, rules: Sequence[str], *,
-                   now: _dt.datetime | None = None) -> Path:
+def remember_allow(user_dir: Path, workspace: Path, rules: Sequence[str], *, now: _dt.datetime | None = None) -> Path:
     """Add allow rules for this workspace (the TUI's "Always allow"); an existing store that cannot
     be read is never overwritten."""
     for text in rules:

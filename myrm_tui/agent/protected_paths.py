@@ -33,16 +33,31 @@ WORKSPACE_PROTECTED_DIRS = tuple(PROTECTED_DIR_NAMES)
 
 # Startup files in $HOME that a shell or a login session executes (bash, zsh, sh, fish).
 SHELL_STARTUP_FILES = (
-    ".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".profile",
-    ".zshrc", ".zshenv", ".zprofile", ".zlogin", ".zlogout",
+    ".bashrc",
+    ".bash_profile",
+    ".bash_login",
+    ".bash_logout",
+    ".profile",
+    ".zshrc",
+    ".zshenv",
+    ".zprofile",
+    ".zlogin",
+    ".zlogout",
 )
 SHELL_STARTUP_DIRS = (".config/fish",)
 # Files in $HOME that make other programs run commands or let someone in: git aliases and
 # hooksPath, ssh config (ProxyCommand) and authorized_keys.
 HOME_COMMAND_FILES = (".gitconfig", ".config/git", ".ssh")
 # What a login session starts (the same list the shell's command rules use).
-LOGIN_STARTUP = (".config/systemd", ".config/autostart", ".local/share/systemd", ".pam_environment",
-                 ".xprofile", ".xinitrc", ".xsession")
+LOGIN_STARTUP = (
+    ".config/systemd",
+    ".config/autostart",
+    ".local/share/systemd",
+    ".pam_environment",
+    ".xprofile",
+    ".xinitrc",
+    ".xsession",
+)
 # The same config folders under $XDG_CONFIG_HOME when it moves them out of ~/.config.
 XDG_COMMAND_DIRS = ("fish", "git")
 
@@ -78,13 +93,15 @@ def protected_paths(workspace: Path, env: Mapping[str, str] | None = None) -> tu
         home_path = _resolved(home)
         items += [ProtectedPath(home_path / name, "a shell startup file") for name in SHELL_STARTUP_FILES]
         items += [ProtectedPath(home_path / name, "a shell startup folder") for name in SHELL_STARTUP_DIRS]
-        items += [ProtectedPath(home_path / name, "a file that makes git or ssh run commands")
-                  for name in HOME_COMMAND_FILES]
+        items += [
+            ProtectedPath(home_path / name, "a file that makes git or ssh run commands") for name in HOME_COMMAND_FILES
+        ]
         items += [ProtectedPath(home_path / name, "a program that runs at login") for name in LOGIN_STARTUP]
     xdg = source.get("XDG_CONFIG_HOME", "").strip()
     if xdg:
-        items += [ProtectedPath(_resolved(xdg) / name, "a config folder that runs commands")
-                  for name in XDG_COMMAND_DIRS]
+        items += [
+            ProtectedPath(_resolved(xdg) / name, "a config folder that runs commands") for name in XDG_COMMAND_DIRS
+        ]
     return tuple(items)
 
 
@@ -126,5 +143,7 @@ def protection_of(path: Path, workspace: Path, env: Mapping[str, str] | None = N
 def refusal(raw: str, item: ProtectedPath, resolved: Path | None = None) -> str:
     """The one sentence the model gets when a write hits a protected path."""
     via = f" (it resolves to {resolved})" if resolved is not None and str(resolved) != raw else ""
-    return (f"{raw}{via} is protected as {item.why}, so no tool may write there whatever the "
-            "approval policy; if the change is needed, ask the user to make it themselves.")
+    return (
+        f"{raw}{via} is protected as {item.why}, so no tool may write there whatever the "
+        "approval policy; if the change is needed, ask the user to make it themselves."
+    )

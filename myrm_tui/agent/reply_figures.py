@@ -49,10 +49,17 @@ class ReplyFigures:
         return self.completion_tokens / seconds if seconds > 0 else None
 
     def as_data(self) -> dict[str, Any]:
-        return {"message_id": self.message_id, "model": self.model, "prompt_tokens": self.prompt_tokens,
-                "completion_tokens": self.completion_tokens, "cached_read_tokens": self.cached_read_tokens,
-                "cached_write_tokens": self.cached_write_tokens, "cost": self.cost,
-                "elapsed_s": self.elapsed_s, "first_token_s": self.first_token_s}
+        return {
+            "message_id": self.message_id,
+            "model": self.model,
+            "prompt_tokens": self.prompt_tokens,
+            "completion_tokens": self.completion_tokens,
+            "cached_read_tokens": self.cached_read_tokens,
+            "cached_write_tokens": self.cached_write_tokens,
+            "cost": self.cost,
+            "elapsed_s": self.elapsed_s,
+            "first_token_s": self.first_token_s,
+        }
 
 
 def _int(value: Any) -> int:
@@ -71,10 +78,12 @@ def figures_from_data(data: Mapping[str, Any]) -> ReplyFigures:
     return ReplyFigures(
         message_id=message_id if isinstance(message_id, int) else None,
         model=str(data.get("model") or ""),
-        prompt_tokens=_int(data.get("prompt_tokens")), completion_tokens=_int(data.get("completion_tokens")),
+        prompt_tokens=_int(data.get("prompt_tokens")),
+        completion_tokens=_int(data.get("completion_tokens")),
         cached_read_tokens=_int(data.get("cached_read_tokens")),
         cached_write_tokens=_int(data.get("cached_write_tokens")),
-        cost=_float(data.get("cost")), elapsed_s=_float(data.get("elapsed_s")),
+        cost=_float(data.get("cost")),
+        elapsed_s=_float(data.get("elapsed_s")),
         first_token_s=_float(data.get("first_token_s")),
     )
 
@@ -107,8 +116,9 @@ def stored_figures(store: Any, session_id: str | None) -> dict[int, ReplyFigures
     return out
 
 
-def call_cost(prompt_tokens: int, completion_tokens: int, cached_read_tokens: int,
-              cached_write_tokens: int, info: Any) -> float | None:
+def call_cost(
+    prompt_tokens: int, completion_tokens: int, cached_read_tokens: int, cached_write_tokens: int, info: Any
+) -> float | None:
     """The call's price from the model's per-token prices (litellm's map), None when unknown.
 
     Prompt counts include the cached tokens (OpenAI's shape, and litellm's for Anthropic), so
@@ -121,5 +131,9 @@ def call_cost(prompt_tokens: int, completion_tokens: int, cached_read_tokens: in
     read_price = _float(getattr(info, "cache_read_cost_per_token", 0.0)) or input_price
     write_price = _float(getattr(info, "cache_write_cost_per_token", 0.0)) or input_price
     plain = max(0, prompt_tokens - cached_read_tokens - cached_write_tokens)
-    return (plain * input_price + cached_read_tokens * read_price + cached_write_tokens * write_price
-            + completion_tokens * output_price)
+    return (
+        plain * input_price
+        + cached_read_tokens * read_price
+        + cached_write_tokens * write_price
+        + completion_tokens * output_price
+    )

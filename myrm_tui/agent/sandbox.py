@@ -69,14 +69,25 @@ class SandboxStatus:
         """The sentence said once at start when a configured sandbox cannot run."""
         if self.mode == "off" or self.active:
             return None
-        return (f"bash runs without a sandbox: {self.problem} Commands can write anywhere you can and "
-                "reach the network; approvals are the only guard. Set `sandbox = \"off\"` to make "
-                "that explicit.")
+        return (
+            f"bash runs without a sandbox: {self.problem} Commands can write anywhere you can and "
+            'reach the network; approvals are the only guard. Set `sandbox = "off"` to make '
+            "that explicit."
+        )
 
 
 def _base_flags(network: bool) -> list[str]:
-    flags = ["--unshare-user", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
-             "--die-with-parent", "--new-session", "--cap-drop", "ALL"]
+    flags = [
+        "--unshare-user",
+        "--unshare-pid",
+        "--unshare-ipc",
+        "--unshare-uts",
+        "--unshare-cgroup-try",
+        "--die-with-parent",
+        "--new-session",
+        "--cap-drop",
+        "ALL",
+    ]
     if not network:
         flags.append("--unshare-net")
     return flags
@@ -93,22 +104,48 @@ def probe_bwrap() -> BwrapProbe:
         return BwrapProbe(None, None, False, f"bwrap was not found on PATH; {INSTALL_HINT}.")
     true = shutil.which("true") or "/bin/true"
     try:
-        version = subprocess.run([path, "--version"], check=False, capture_output=True, text=True,
-                                 timeout=PROBE_TIMEOUT_S).stdout.strip() or None
+        version = (
+            subprocess.run(
+                [path, "--version"], check=False, capture_output=True, text=True, timeout=PROBE_TIMEOUT_S
+            ).stdout.strip()
+            or None
+        )
         trial = subprocess.run(
-            [path, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp",
-             *_base_flags(network=False), "--", true],
-            check=False, capture_output=True, text=True, timeout=PROBE_TIMEOUT_S, stdin=subprocess.DEVNULL)
+            [
+                path,
+                "--ro-bind",
+                "/",
+                "/",
+                "--dev",
+                "/dev",
+                "--proc",
+                "/proc",
+                "--tmpfs",
+                "/tmp",
+                *_base_flags(network=False),
+                "--",
+                true,
+            ],
+            check=False,
+            capture_output=True,
+            text=True,
+            timeout=PROBE_TIMEOUT_S,
+            stdin=subprocess.DEVNULL,
+        )
     except subprocess.TimeoutExpired:
         return BwrapProbe(path, None, False, f"{path} did not start a sandbox within {PROBE_TIMEOUT_S:g}s.")
     except OSError as exc:
         return BwrapProbe(path, None, False, f"{path} could not be run: {exc}.")
     if trial.returncode != 0:
         why = (trial.stderr.strip().splitlines() or [f"exit code {trial.returncode}"])[-1]
-        return BwrapProbe(path, version, False,
-                          f"{path} is installed but cannot create a sandbox here ({why}); user namespaces "
-                          "may be disabled (sysctl kernel.unprivileged_userns_clone / "
-                          "user.max_user_namespaces).")
+        return BwrapProbe(
+            path,
+            version,
+            False,
+            f"{path} is installed but cannot create a sandbox here ({why}); user namespaces "
+            "may be disabled (sysctl kernel.unprivileged_userns_clone / "
+            "user.max_user_namespaces).",
+        )
     return BwrapProbe(path, version, True, "")
 
 
@@ -137,8 +174,7 @@ class SandboxPlan:
 
     def bwrap_argv(self, bwrap: str, argv: list[str]) -> list[str]:
         ws = str(self.workspace)
-        args = [bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp",
-                "--tmpfs", "/run"]
+        args = [bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", "--tmpfs", "/run"]
         for keep in _RUN_KEEP:
             args += ["--ro-bind-try", keep, keep]
         args += ["--bind" if self.writable else "--ro-bind", ws, ws]
@@ -166,15 +202,15 @@ class SandboxPlan:
 
 # Protected names that are files (a placeholder folder there would break the programs that read
 # them, e.g. git reading ~/.gitconfig); every other protected name is a folder.
-_FILE_NAMES = frozenset({*SHELL_STARTUP_FILES, ".gitconfig", ".pam_environment", ".xprofile", ".xinitrc",
-                         ".xsession"})
+_FILE_NAMES = frozenset({*SHELL_STARTUP_FILES, ".gitconfig", ".pam_environment", ".xprofile", ".xinitrc", ".xsession"})
 # Nested `.git`/`.myrm` folders are looked for this deep below the workspace, in at most this many
 # folders: nested repositories sit near the top, and the search runs before every command.
 NESTED_SCAN_DEPTH = 3
 NESTED_SCAN_MAX_DIRS = 5000
 # Folders never searched for nested repositories (dependencies and caches, often huge).
-_SCAN_SKIP = frozenset({"node_modules", "__pycache__", ".venv", "venv", ".tox", ".mypy_cache", ".cache",
-                        "target", "dist", "build"})
+_SCAN_SKIP = frozenset(
+    {"node_modules", "__pycache__", ".venv", "venv", ".tox", ".mypy_cache", ".cache", "target", "dist", "build"}
+)
 
 
 def _is_file_name(path: Path) -> bool:
@@ -239,8 +275,7 @@ def plan_for(workspace: Path, mode: str, network: bool, env: Mapping[str, str] |
             placeholders.append(_first_missing(path, root))
     if writable:
         read_only += _nested_protected(root)
-    return SandboxPlan(root, writable, network, tuple(dict.fromkeys(read_only)),
-                       tuple(dict.fromkeys(placeholders)))
+    return SandboxPlan(root, writable, network, tuple(dict.fromkeys(read_only)), tuple(dict.fromkeys(placeholders)))
 
 
 def _first_missing(path: Path, root: Path) -> Path:
@@ -257,10 +292,14 @@ def headless_network_refusal(summary: str):
     from myrm_tui.agent.approvals import Refusal
 
     return Refusal(
-        for_model=(f"not run: {summary} asks for network access, which needs a person's yes, and this "
-                   "headless run has nobody to ask. Do not retry it; tell the user what you needed the "
-                   "network for."),
-        for_user=(f"not run: {summary} — the command asks for network access, which the sandbox only "
-                  "allows after a person's yes; set sandbox_network = true (MYRM_SANDBOX_NETWORK=1) to "
-                  "allow the network for every command."),
+        for_model=(
+            f"not run: {summary} asks for network access, which needs a person's yes, and this "
+            "headless run has nobody to ask. Do not retry it; tell the user what you needed the "
+            "network for."
+        ),
+        for_user=(
+            f"not run: {summary} — the command asks for network access, which the sandbox only "
+            "allows after a person's yes; set sandbox_network = true (MYRM_SANDBOX_NETWORK=1) to "
+            "allow the network for every command."
+        ),
     )

@@ -17,9 +17,28 @@ from dataclasses import dataclass
 from myrm_tui.llm.defaults import PROVIDER_KEYS
 
 # A name is secret when one of its _-separated parts is one of these words…
-SECRET_PARTS = frozenset({"KEY", "KEYS", "APIKEY", "TOKEN", "TOKENS", "SECRET", "SECRETS", "PASSWORD",
-                          "PASSWORDS", "PASSWD", "PASSPHRASE", "CREDENTIAL", "CREDENTIALS", "AUTH", "COOKIE",
-                          "PRIVATE", "PAT", "PWD"})
+SECRET_PARTS = frozenset(
+    {
+        "KEY",
+        "KEYS",
+        "APIKEY",
+        "TOKEN",
+        "TOKENS",
+        "SECRET",
+        "SECRETS",
+        "PASSWORD",
+        "PASSWORDS",
+        "PASSWD",
+        "PASSPHRASE",
+        "CREDENTIAL",
+        "CREDENTIALS",
+        "AUTH",
+        "COOKIE",
+        "PRIVATE",
+        "PAT",
+        "PWD",
+    }
+)
 # …or a part ends with one of these (PGPASSWORD, DJANGOSECRET), or it is a provider key.
 SECRET_PART_SUFFIXES = ("PASSWORD", "PASSWD", "SECRET", "APIKEY")
 # Values that carry a password whatever the name: scheme://user:password@host (the user may be
@@ -53,8 +72,9 @@ def passthrough_names(setting: str) -> frozenset[str]:
     return frozenset(n for n in re.split(r"[\s,]+", setting or "") if _NAME.match(n))
 
 
-def command_env(source: Mapping[str, str], passthrough: frozenset[str] = frozenset(),
-                extra: Mapping[str, str] | None = None) -> CommandEnv:
+def command_env(
+    source: Mapping[str, str], passthrough: frozenset[str] = frozenset(), extra: Mapping[str, str] | None = None
+) -> CommandEnv:
     env: dict[str, str] = {}
     withheld: list[str] = []
     for name, value in source.items():

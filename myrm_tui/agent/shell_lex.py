@@ -20,10 +20,24 @@ _ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(?:\[[^\]]*\])?\+?=")
 _CONTROL_OPS = (";;&", ";;", ";&", "&&", "||", "|&", ";", "&", "|", "(", ")")
 _REDIRECT_OPS = ("&>>", "<<<", "<<-", "&>", ">>", "<<", "<>", ">|", "<&", ">&", "<", ">")
 # Reserved words that only introduce or close a compound command; the next word is a command.
-_PREFIX_WORDS = frozenset({"!", "{", "}", "then", "do", "else", "elif", "if", "while", "until",
-                           "fi", "done", "esac", "time", "coproc"})
-_ANSI_C = {"n": "\n", "t": "\t", "r": "\r", "a": "\a", "b": "\b", "e": "\x1b", "E": "\x1b",
-           "f": "\f", "v": "\v", "\\": "\\", "'": "'", '"': '"', "?": "?"}
+_PREFIX_WORDS = frozenset(
+    {"!", "{", "}", "then", "do", "else", "elif", "if", "while", "until", "fi", "done", "esac", "time", "coproc"}
+)
+_ANSI_C = {
+    "n": "\n",
+    "t": "\t",
+    "r": "\r",
+    "a": "\a",
+    "b": "\b",
+    "e": "\x1b",
+    "E": "\x1b",
+    "f": "\f",
+    "v": "\v",
+    "\\": "\\",
+    "'": "'",
+    '"': '"',
+    "?": "?",
+}
 
 
 @dataclass
@@ -66,6 +80,7 @@ class _Op:
 
 
 # -- lexing ------------------------------------------------------------------------------------
+
 
 def _matching(text: str, start: int, open_: str, close: str) -> int:
     """Index just past the `close` that balances the `open_` before `start`, honouring quotes
@@ -140,18 +155,18 @@ def _ansi_c(body: str) -> str:
             out.append(_ANSI_C[nxt])
             i += 2
         elif nxt == "x":
-            digits = re.match(r"[0-9a-fA-F]{1,2}", body[i + 2:])
+            digits = re.match(r"[0-9a-fA-F]{1,2}", body[i + 2 :])
             out.append(chr(int(digits.group(), 16)) if digits else "x")
             i += 2 + (len(digits.group()) if digits else 0)
         elif nxt in "uU":
-            digits = re.match(r"[0-9a-fA-F]{1,8}" if nxt == "U" else r"[0-9a-fA-F]{1,4}", body[i + 2:])
+            digits = re.match(r"[0-9a-fA-F]{1,8}" if nxt == "U" else r"[0-9a-fA-F]{1,4}", body[i + 2 :])
             try:
                 out.append(chr(int(digits.group(), 16)) if digits else nxt)
             except (ValueError, OverflowError):
                 out.append("\ufffd")
             i += 2 + (len(digits.group()) if digits else 0)
         elif nxt in "01234567":
-            digits = re.match(r"[0-7]{1,3}", body[i + 1:])
+            digits = re.match(r"[0-7]{1,3}", body[i + 1 :])
             assert digits is not None
             out.append(chr(int(digits.group(), 8) & 0xFF))
             i += 1 + len(digits.group())
@@ -207,18 +222,18 @@ class _Lexer:
                 if text.startswith("\\\n", self.i):
                     self.i += 2  # line continuation
                 else:
-                    self._add(text[self.i:self.i + 2], text[self.i + 1:self.i + 2])
+                    self._add(text[self.i : self.i + 2], text[self.i + 1 : self.i + 2])
                     self.i += 2
             elif ch == "'":
                 end = text.find("'", self.i + 1)
                 end = len(text) if end < 0 else end
-                self._add(text[self.i:end + 1], text[self.i + 1:end])
+                self._add(text[self.i : end + 1], text[self.i + 1 : end])
                 self.i = end + 1
             elif text.startswith("$'", self.i):
                 end = self.i + 2
                 while end < len(text) and text[end] != "'":
                     end += 2 if text[end] == "\\" else 1
-                self._add(text[self.i:end + 1], _ansi_c(text[self.i + 2:min(end, len(text))]))
+                self._add(text[self.i : end + 1], _ansi_c(text[self.i + 2 : min(end, len(text))]))
                 self.i = end + 1
             elif ch == '"':
                 self._double_quoted()
@@ -227,11 +242,11 @@ class _Lexer:
             elif ch in "<>" and text.startswith("(", self.i + 1) and self._word is None:
                 end = _matching(text, self.i + 2, "(", ")")
                 word = self._cur()
-                word.raw += text[self.i:end]
-                word.text += text[self.i:end]
+                word.raw += text[self.i : end]
+                word.text += text[self.i : end]
                 word.dynamic = True
                 word.process_subst = True
-                word.substitutions.append(text[self.i + 2:max(self.i + 2, end - 1)])
+                word.substitutions.append(text[self.i + 2 : max(self.i + 2, end - 1)])
                 self.i = end
             elif self._operator():
                 continue
@@ -255,7 +270,7 @@ class _Lexer:
             elif ch == "$" or ch == "`":
                 before = self.i
                 subs = self._scan_expansion()
-                out.append(text[before:self.i])
+                out.append(text[before : self.i])
                 self._cur().substitutions.extend(subs)
                 self._cur().dynamic = True
             else:
@@ -263,13 +278,13 @@ class _Lexer:
                 self.i += 1
         self.i += 1
         word = self._cur()
-        word.raw += text[start:self.i]
+        word.raw += text[start : self.i]
         word.text += "".join(out)
 
     def _expansion(self) -> None:
         before = self.i
         subs = self._scan_expansion()
-        raw = self.text[before:self.i]
+        raw = self.text[before : self.i]
         if raw == "$":
             self._add("$")
             return
@@ -282,22 +297,22 @@ class _Lexer:
         text = self.text
         if text[self.i] == "`":
             end = _end_of_backtick(text, self.i + 1)
-            body = text[self.i + 1:max(self.i + 1, end - 1)].replace("\\`", "`")
+            body = text[self.i + 1 : max(self.i + 1, end - 1)].replace("\\`", "`")
             self.i = end
             return [body]
         if text.startswith("$((", self.i):
             end = _matching(text, self.i + 2, "(", ")")
-            body = text[self.i + 3:max(self.i + 3, end - 2)]
+            body = text[self.i + 3 : max(self.i + 3, end - 2)]
             self.i = end
             return nested_substitutions(body)
         if text.startswith("$(", self.i):
             end = _matching(text, self.i + 2, "(", ")")
-            body = text[self.i + 2:max(self.i + 2, end - 1)]
+            body = text[self.i + 2 : max(self.i + 2, end - 1)]
             self.i = end
             return [body]
         if text.startswith("${", self.i):
             end = _matching(text, self.i + 2, "{", "}")
-            body = text[self.i + 2:max(self.i + 2, end - 1)]
+            body = text[self.i + 2 : max(self.i + 2, end - 1)]
             self.i = end
             return nested_substitutions(body)
         match = re.compile(r"\$(?:[A-Za-z_][A-Za-z0-9_]*|[0-9@*#?$!-])").match(text, self.i)
@@ -344,7 +359,7 @@ class _Lexer:
             lines: list[str] = []
             while self.i < len(text):
                 end = text.find("\n", self.i)
-                line = text[self.i:] if end < 0 else text[self.i:end]
+                line = text[self.i :] if end < 0 else text[self.i : end]
                 self.i = len(text) if end < 0 else end + 1
                 if (line.lstrip("\t") if strip_tabs else line) == delimiter:
                     break
@@ -362,6 +377,7 @@ def nested_substitutions(text: str) -> list[str]:
 
 
 # -- splitting into simple commands ------------------------------------------------------------
+
 
 def split_commands(text: str) -> list[Command]:
     """Every simple command of `text` in order (compound commands are flattened)."""
@@ -527,14 +543,14 @@ def expand_static(text: str, variables: dict[str, str], substitute) -> str | Non
         ch = text[i]
         if text.startswith("$(", i) and not text.startswith("$((", i):
             end = _matching(text, i + 2, "(", ")")
-            value = substitute(text[i + 2:max(i + 2, end - 1)])
+            value = substitute(text[i + 2 : max(i + 2, end - 1)])
             if value is None:
                 return None
             out.append(value)
             i = end
         elif ch == "`":
             end = _end_of_backtick(text, i + 1)
-            value = substitute(text[i + 1:max(i + 1, end - 1)])
+            value = substitute(text[i + 1 : max(i + 1, end - 1)])
             if value is None:
                 return None
             out.append(value)
@@ -563,7 +579,7 @@ def expand_braces(word: str) -> list[str]:
     match = re.search(r"\{([^{}]*,[^{}]*)\}", word)
     if match is None:
         return [word]
-    head, tail = word[:match.start()], word[match.end():]
+    head, tail = word[: match.start()], word[match.end() :]
     return [head + part + tail for part in match.group(1).split(",")]
 
 

@@ -114,8 +114,7 @@ def _plan(store: Any, workspace: Path, changes: list[FileChange]) -> UndoPlan:
         now = _read(path)
         restored = store.vault.read_bytes(first.before) if first.before else None
         big = max(len(now or b""), len(restored or b"")) > PREVIEW_MAX_BYTES
-        diff = (f"({label}: too large to preview)\n" if big
-                else unified_diff(_text(now), _text(restored), label))
+        diff = f"({label}: too large to preview)\n" if big else unified_diff(_text(now), _text(restored), label)
         files.append(FileRestore(label, first.before, last.after, sha256_of(path), diff))
     turns = tuple(sorted({c.turn for c in changes}))
     return UndoPlan(turns, tuple(files))
@@ -155,8 +154,9 @@ def apply(plan: UndoPlan, store: Any, session_id: str, workspace: Path, *, force
     """Restore the plan's files; lines saying what was done. UndoConflict (nothing touched) when a
     file changed since its turn and `force` is false. The files are hashed again here: an edit
     made while the preview was open counts too."""
-    fresh = UndoPlan(plan.turns, tuple(
-        dataclasses.replace(f, current=sha256_of(_resolve(workspace, f.path))) for f in plan.files))
+    fresh = UndoPlan(
+        plan.turns, tuple(dataclasses.replace(f, current=sha256_of(_resolve(workspace, f.path))) for f in plan.files)
+    )
     if fresh.conflicts and not force:
         raise UndoConflict(conflict_message(fresh))
     done = []
@@ -169,15 +169,20 @@ def apply(plan: UndoPlan, store: Any, session_id: str, workspace: Path, *, force
         else:
             _write_bytes(path, store.vault.read_bytes(item.before))
             done.append(f"{'recreated' if item.current is None else 'restored'} {item.path}")
-    store.append_event(session_id, event_kinds.UNDO, {"turns": list(plan.turns),
-                                                      "paths": [f.path for f in plan.files], "forced": force})
+    store.append_event(
+        session_id,
+        event_kinds.UNDO,
+        {"turns": list(plan.turns), "paths": [f.path for f in plan.files], "forced": force},
+    )
     return done
 
 
 def conflict_message(plan: UndoPlan) -> str:
     names = ", ".join(f.path for f in plan.conflicts)
-    return (f"changed since the turn wrote them: {names}. Undo would overwrite those edits; "
-            "nothing was restored (force it to overwrite).")
+    return (
+        f"changed since the turn wrote them: {names}. Undo would overwrite those edits; "
+        "nothing was restored (force it to overwrite)."
+    )
 
 
 def summary(plan: UndoPlan) -> str:

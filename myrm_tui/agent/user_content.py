@@ -14,16 +14,18 @@ from myrm_tui.context.media import image_parts, image_url_of, offload_images
 from myrm_tui.store.vault import Vault
 
 
-def user_content(content: str | list[dict[str, Any]], vault: Vault | None,
-                 cap_chars: int | None = None) -> tuple[str | list[dict[str, Any]], dict[str, str | None]]:
+def user_content(
+    content: str | list[dict[str, Any]], vault: Vault | None, cap_chars: int | None = None
+) -> tuple[str | list[dict[str, Any]], dict[str, str | None]]:
     """(content to store, vault handles it names → their text, or None to read the vault). Text
     passes through unchanged; an attached file above `cap_chars` keeps an excerpt and the handle
     of the whole (agent/attachments.py: `@file`)."""
     if isinstance(content, str) or vault is None:
         return content, {}
     stored = offload_images({"role": "user", "content": list(content)}, vault)
-    handles: dict[str, str | None] = {url: None for url in map(image_url_of, image_parts(stored))
-                                      if url.startswith(vault.HANDLE_PREFIX)}
+    handles: dict[str, str | None] = {
+        url: None for url in map(image_url_of, image_parts(stored)) if url.startswith(vault.HANDLE_PREFIX)
+    }
     parts = stored["content"]
     if cap_chars is not None:
         from myrm_tui.agent.attachments import spill_attachments
@@ -40,5 +42,8 @@ def text_of_parts(content: str | list[dict[str, Any]]) -> str:
         return content
     from myrm_tui.agent.attachments import attachment_of
 
-    return "\n".join(str(p.get("text", "")) for p in content if isinstance(p, dict) and p.get("type") == "text"
-                     and attachment_of(str(p.get("text", ""))) is None)
+    return "\n".join(
+        str(p.get("text", ""))
+        for p in content
+        if isinstance(p, dict) and p.get("type") == "text" and attachment_of(str(p.get("text", ""))) is None
+    )

@@ -25,9 +25,13 @@ def max_output_for(settings: Settings, model_max_output: int, model_known: bool)
 def fit_for(settings: Settings, workspace: Path) -> WindowFit:
     build = build_agent(settings, Path(workspace))
     model = build.model
-    return window_fit(model=settings.model, window=model.context_window,
-                      max_output_tokens=max_output_for(settings, model.max_output_tokens, model.known),
-                      system_prompt=build.system_prompt.text, tools=build.tools.schemas())
+    return window_fit(
+        model=settings.model,
+        window=model.context_window,
+        max_output_tokens=max_output_for(settings, model.max_output_tokens, model.known),
+        system_prompt=build.system_prompt.text,
+        tools=build.tools.schemas(),
+    )
 
 
 def window_problem(settings: Settings, workspace: Path) -> str | None:

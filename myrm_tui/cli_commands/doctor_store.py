@@ -12,8 +12,10 @@ import os
 from pathlib import Path
 
 OK, BAD, INFO = "✓", "✗", "·"
-RECOVER_HINT = ("run `myrm sessions recover`: it copies what is readable into a new sessions.db and keeps "
-                "this file as sessions.db.damaged-<time>")
+RECOVER_HINT = (
+    "run `myrm sessions recover`: it copies what is readable into a new sessions.db and keeps "
+    "this file as sessions.db.damaged-<time>"
+)
 
 
 def _probe_writable(folder: Path) -> bool:
@@ -54,8 +56,10 @@ def _vault_lines(folder: Path) -> tuple[bool, list[str]]:
     if not tampered:
         return True, [f"  {OK} vault: {checked} artifacts, every one matches its hash"]
     shown = ", ".join(tampered[:5]) + (", …" if len(tampered) > 5 else "")
-    line = (f"  {BAD} vault: {len(tampered)} of {checked} artifacts changed on disk since they were "
-            f"stored ({shown}); reads refuse them as tampered — restore them from a backup")
+    line = (
+        f"  {BAD} vault: {len(tampered)} of {checked} artifacts changed on disk since they were "
+        f"stored ({shown}); reads refuse them as tampered — restore them from a backup"
+    )
     return False, [line]
 
 
@@ -79,8 +83,10 @@ def store_lines(workspace: Path) -> tuple[bool, list[str]]:
     if writable:
         lines.append(f"  {OK} {folder} writable")
     else:
-        lines.append(f"  {BAD} {folder} is read-only: `myrm sessions list/show/export` and doctor still "
-                     "read it, but myrm cannot store messages — make it writable (e.g. chmod u+w)")
+        lines.append(
+            f"  {BAD} {folder} is read-only: `myrm sessions list/show/export` and doctor still "
+            "read it, but myrm cannot store messages — make it writable (e.g. chmod u+w)"
+        )
     if not health.exists:
         lines.append(f"  {INFO} {health.db_path.name} does not exist yet; created on first use")
         return ok, lines
@@ -94,8 +100,10 @@ def store_lines(workspace: Path) -> tuple[bool, list[str]]:
         ok = False
     else:
         count = f"{health.sessions} sessions" if health.sessions is not None else "sessions unknown"
-        lines.append(f"  {OK} sessions.db opens ({count}); PRAGMA quick_check ok "
-                     f"(schema v{health.version}, {_size(health.size_bytes)})")
+        lines.append(
+            f"  {OK} sessions.db opens ({count}); PRAGMA quick_check ok "
+            f"(schema v{health.version}, {_size(health.size_bytes)})"
+        )
     lines += [f"  {INFO} {note}" for note in health.notes]
     vault_ok, vault = _vault_lines(folder)
     return ok and vault_ok, lines + vault

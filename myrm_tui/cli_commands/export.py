@@ -31,7 +31,7 @@ class SessionExport:
     counts: dict[str, int] = field(default_factory=dict)  # redactions by kind
 
     def summary(self) -> str:
-        """"redacted: 2 openai_key, 1 email" (empty when nothing was redacted)."""
+        """ "redacted: 2 openai_key, 1 email" (empty when nothing was redacted)."""
         if not self.counts:
             return ""
         return "redacted: " + ", ".join(f"{n} {kind}" for kind, n in sorted(self.counts.items()))
@@ -60,8 +60,7 @@ def export_session(session: SessionRecord, messages: Sequence[MessageRecord], fm
     messages = [dataclasses.replace(m, message=clean(m.message)) for m in messages]
     if fmt == "json":
         # json_for_terminal: JSON leaves C1 and bidi controls raw; \u-escaping them is lossless.
-        text = json_for_terminal(json.dumps(clean(export_json(session, messages)), ensure_ascii=False,
-                                            indent=2)) + "\n"
+        text = json_for_terminal(json.dumps(clean(export_json(session, messages)), ensure_ascii=False, indent=2)) + "\n"
     else:
         final = redact(render_markdown(session, messages), EXPORT.policy)
         counts.update(final.counts)

@@ -39,24 +39,40 @@ def models_command(search: str, limit: int, json_out: bool) -> int:
             everything.append(named)
     found = everything[:limit]
     if json_out:
-        print(json.dumps([{**dataclasses.asdict(m), "ready": registry.is_ready(m, overrides)} for m in found],
-                         ensure_ascii=False, indent=2))
+        print(
+            json.dumps(
+                [{**dataclasses.asdict(m), "ready": registry.is_ready(m, overrides)} for m in found],
+                ensure_ascii=False,
+                indent=2,
+            )
+        )
         return EXIT_OK
     if not found:
         err(f"no model matches {search!r}; try a shorter search such as a provider name.")
         return EXIT_OK
     rows = [
-        [m.name, _flag(registry.is_ready(m, overrides)), f"{m.context_window:,}", f"{m.max_output_tokens:,}",
-         _flag(m.supports_tools), _flag(m.supports_vision), _flag(m.supports_prompt_caching),
-         _flag(m.supports_reasoning), _price(m.input_cost_per_token), _price(m.output_cost_per_token)]
+        [
+            m.name,
+            _flag(registry.is_ready(m, overrides)),
+            f"{m.context_window:,}",
+            f"{m.max_output_tokens:,}",
+            _flag(m.supports_tools),
+            _flag(m.supports_vision),
+            _flag(m.supports_prompt_caching),
+            _flag(m.supports_reasoning),
+            _price(m.input_cost_per_token),
+            _price(m.output_cost_per_token),
+        ]
         for m in found
     ]
     headers = ["MODEL", "READY", "WINDOW", "MAX OUT", "TOOLS", "VISION", "CACHE", "REASON", "IN $/1M", "OUT $/1M"]
     print(format_table(headers, rows, right={2, 3, 8, 9}))
     more = len(everything) - len(found)
     if more > 0:
-        err(f"{more:,} more — use --limit N or --search TEXT. READY: runs now (embedded, declared in config, "
-            "or its provider's key is set).")
+        err(
+            f"{more:,} more — use --limit N or --search TEXT. READY: runs now (embedded, declared in config, "
+            "or its provider's key is set)."
+        )
     return EXIT_OK
 
 

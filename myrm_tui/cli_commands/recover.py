@@ -29,8 +29,7 @@ def recover_command(force: bool) -> int:
         err(f"error: {health.problem}")
         return EXIT_USAGE
     if health.healthy and not force:
-        print(f"{health.db_path} passes PRAGMA quick_check: nothing to recover "
-              "(--force rebuilds it anyway).")
+        print(f"{health.db_path} passes PRAGMA quick_check: nothing to recover (--force rebuilds it anyway).")
         return EXIT_OK
     if health.problem:
         print(f"problem: {health.problem}")
@@ -48,8 +47,10 @@ def recover_command(force: bool) -> int:
     others = sum(n for t, n in report.restored.items() if t not in _MAIN_TABLES)
     print(f"recovered with {report.method}: {restored}, {others} engine rows")
     if report.placeholders:
-        print(f"re-created {report.placeholders} session rows that were lost (their messages survived; "
-              "titled “(recovered…)”)")
+        print(
+            f"re-created {report.placeholders} session rows that were lost (their messages survived; "
+            "titled “(recovered…)”)"
+        )
     lost = sum(report.lost.values())
     if lost or report.unplaced:
         parts = [f"{n} {t}" for t, n in sorted(report.lost.items()) if n]
@@ -57,7 +58,9 @@ def recover_command(force: bool) -> int:
             parts.append(f"{report.unplaced} rows SQLite could not place in any table")
         print("not recovered (unreadable or invalid): " + ", ".join(parts))
     if report.dangling_references:
-        print(f"{report.dangling_references} references point at rows that were lost "
-              "(e.g. a fork point); those sessions still open")
+        print(
+            f"{report.dangling_references} references point at rows that were lost "
+            "(e.g. a fork point); those sessions still open"
+        )
     print(f"the old file is kept as {report.kept_as}")
     return EXIT_OK

@@ -12,8 +12,10 @@ def replay_command(session_file: Path, window: int, summarizer: str, out: Path |
     from myrm_tui.replay import ReplayOptions, run_replay
 
     if max_output >= window // 2:
-        err(f"error: --max-output {max_output:,} leaves too little of a {window:,}-token window; use less "
-            "than half of it.")
+        err(
+            f"error: --max-output {max_output:,} leaves too little of a {window:,}-token window; use less "
+            "than half of it."
+        )
         return EXIT_USAGE
     options = ReplayOptions(window=window, summarizer=summarizer, max_output_tokens=max_output)
     try:

@@ -46,8 +46,10 @@ def run_command(prompt: str, *, json_out: bool, model: str | None, **options: An
         code = _run_command(prompt, json_out=True, model=model, **options)
     if not stdout.written:
         lines = [line for line in "".join(stderr.text).splitlines() if line.strip()]
-        message = next((line.removeprefix("error: ") for line in lines if line.startswith("error: ")),
-                       lines[-1] if lines else "the run stopped before a turn could start")
+        message = next(
+            (line.removeprefix("error: ") for line in lines if line.startswith("error: ")),
+            lines[-1] if lines else "the run stopped before a turn could start",
+        )
         print(json_for_terminal(json.dumps(_error_json(model, message, code), ensure_ascii=False)))
     return code
 
@@ -86,10 +88,16 @@ class _StreamWatch:
 
 
 def _error_json(model: str | None, message: str, code: int) -> dict[str, Any]:
-    return {"session_id": None, "model": model, "text": "", "tool_calls": [], "usage": None,
-            "finish_reason": "error", "exit_code": code,
-            "error": {"error_class": "UsageError" if code == EXIT_USAGE else "Error", "message": message,
-                      "hint": ""}}
+    return {
+        "session_id": None,
+        "model": model,
+        "text": "",
+        "tool_calls": [],
+        "usage": None,
+        "finish_reason": "error",
+        "exit_code": code,
+        "error": {"error_class": "UsageError" if code == EXIT_USAGE else "Error", "message": message, "hint": ""},
+    }
 
 
 def _run_command(
@@ -127,8 +135,9 @@ def _run_command(
         return EXIT_USAGE
     from myrm_tui.settings.trust import ACCEPT_ANY
 
-    context = bootstrap({"model": model, "approval": approve, "max_steps": max_steps},
-                        accept_workspace=ACCEPT_ANY if trust else None)
+    context = bootstrap(
+        {"model": model, "approval": approve, "max_steps": max_steps}, accept_workspace=ACCEPT_ANY if trust else None
+    )
     if context is None:
         return EXIT_USAGE
     workspace_trust = context.loaded.workspace_trust
@@ -177,8 +186,9 @@ def _run_command(
         from myrm_tui.agent.agent import Agent
 
         mcp = _mcp_servers(settings, context.workspace)
-        agent = Agent(store=store, session_id=session_id, settings=settings, workspace=context.workspace,
-                      headless=True, mcp=mcp)
+        agent = Agent(
+            store=store, session_id=session_id, settings=settings, workspace=context.workspace, headless=True, mcp=mcp
+        )
         report = RunReport(session_id=session_id, model=settings.model, stream_text=not json_out)
         content = message_content(prompt, attached, files) if (attached or files) else prompt
         asyncio.run(_drive_with_servers(agent.turn(content), report, mcp))
@@ -208,13 +218,20 @@ def _custom_command(prompt: str, model: str | None, trust: bool) -> tuple[str, s
 
     root = find_workspace_root()
     custom = load_custom_commands(root, user_config_dir(), [c.name for c in SLASH_COMMANDS])
-    parsed = parse_command(prompt, [SlashCommand(c.name, c.argument_hint, c.help, str(c.path))
-                                    for c in custom.commands])
+    parsed = parse_command(
+        prompt, [SlashCommand(c.name, c.argument_hint, c.help, str(c.path)) for c in custom.commands]
+    )
     command = custom.get(parsed.name) if parsed is not None and parsed.command is not None else None
     if command is None or parsed is None:
         return prompt, model
-    chosen, refused = command_model(command, trust or (bool(command.model) and workspace_trusted(root, user_config_dir())))
-    err(for_terminal(f"note: {command.name} from {command.path}" + (f", model {chosen}" if chosen and not model else "")))
+    chosen, refused = command_model(
+        command, trust or (bool(command.model) and workspace_trusted(root, user_config_dir()))
+    )
+    err(
+        for_terminal(
+            f"note: {command.name} from {command.path}" + (f", model {chosen}" if chosen and not model else "")
+        )
+    )
     if refused:
         err(for_terminal(f"note: {refused}"))
     return command.expand(parsed.argument), model or chosen or None
@@ -269,14 +286,17 @@ def _compact(agent) -> bool:
     summaries = event.get("summaries") or {}
     made = sum(int(n) for n in (summaries.get("created_by_depth") or {}).values())
     extractive = int(summaries.get("fallback") or 0)
-    err(f"compacted: {event['tokens_before']:,} → {event['tokens_after']:,} tokens "
+    err(
+        f"compacted: {event['tokens_before']:,} → {event['tokens_after']:,} tokens "
         f"({event['items']} messages into {made} summar{'y' if made == 1 else 'ies'}: "
-        f"{made - extractive} written by the model, {extractive} extractive)")
+        f"{made - extractive} written by the model, {extractive} extractive)"
+    )
     return True
 
 
-def _choose_session(store, session: str | None, continue_last: bool, model: str, prompt: str,
-                    fork: bool = False) -> str:
+def _choose_session(
+    store, session: str | None, continue_last: bool, model: str, prompt: str, fork: bool = False
+) -> str:
     """The session this run writes, claimed for this process (one writer per session).
 
     `--session ID` that another process is writing is refused (SessionBusyError) unless
@@ -374,10 +394,15 @@ class RunReport:
     stream_text: bool = True
     texts: list[str] = field(default_factory=list)
     tool_calls: list[dict[str, Any]] = field(default_factory=list)
-    usage: dict[str, Any] = field(default_factory=lambda: {
-        "prompt_tokens": 0, "completion_tokens": 0, "cached_read_tokens": 0,
-        "cached_write_tokens": 0, "cost": None,
-    })
+    usage: dict[str, Any] = field(
+        default_factory=lambda: {
+            "prompt_tokens": 0,
+            "completion_tokens": 0,
+            "cached_read_tokens": 0,
+            "cached_write_tokens": 0,
+            "cost": None,
+        }
+    )
     finish_reason: str | None = None
     error: dict[str, str] | None = None
     interrupted: bool = False
@@ -409,8 +434,9 @@ class RunReport:
 
     # -- tools
     def _on_ToolStarted(self, event) -> None:
-        self.tool_calls.append({"id": event.call_id, "name": event.name, "arguments": event.arguments,
-                                "status": "started"})
+        self.tool_calls.append(
+            {"id": event.call_id, "name": event.name, "arguments": event.arguments, "status": "started"}
+        )
         err(f"→ {event.name} {_argument_preview(event.arguments)}".rstrip())
 
     def _on_ToolFinished(self, event) -> None:
@@ -418,8 +444,13 @@ class RunReport:
         if entry is None:  # a result for a call that never "started" (e.g. denied up front)
             entry = {"id": event.call_id, "name": event.name, "arguments": {}}
             self.tool_calls.append(entry)
-        entry.update(status=event.status, ok=event.ok, content=event.content,
-                     duration_s=round(event.duration_s, 3), vault_handle=event.vault_handle)
+        entry.update(
+            status=event.status,
+            ok=event.ok,
+            content=event.content,
+            duration_s=round(event.duration_s, 3),
+            vault_handle=event.vault_handle,
+        )
         mark = "✓" if event.ok else "✗"
         detail = "" if event.ok else ": " + _echo(event.content)
         err(f"{mark} {event.name} {event.status} ({event.duration_s:.1f}s){detail}")
@@ -452,8 +483,10 @@ class RunReport:
     def _on_TurnFinished(self, event) -> None:
         self.finish_reason = event.reason
         if event.reason == "tool_limit":
-            err(f"note: stopped after {event.steps} model calls (max_steps); continue with "
-                f"`myrm run --session {self.session_id[:12]} ...` or raise --max-steps.")
+            err(
+                f"note: stopped after {event.steps} model calls (max_steps); continue with "
+                f"`myrm run --session {self.session_id[:12]} ...` or raise --max-steps."
+            )
 
     def crash(self, exc: Exception) -> None:
         from myrm_tui.store.disk_full import disk_full
@@ -462,8 +495,11 @@ class RunReport:
         if full is not None:  # not a bug: the sentence says which disk and what to do
             self.error = {"error_class": type(full).__name__, "message": str(full), "hint": ""}
         else:
-            self.error = {"error_class": type(exc).__name__, "message": str(exc) or type(exc).__name__,
-                          "hint": "This is a bug in myrm; the session is kept. Please report it."}
+            self.error = {
+                "error_class": type(exc).__name__,
+                "message": str(exc) or type(exc).__name__,
+                "hint": "This is a bug in myrm; the session is kept. Please report it.",
+            }
         self.finish_stdout()
         err(f"error: {self.error['message']} {self.error['hint']}".rstrip())
 

@@ -56,8 +56,15 @@ def list_command(json_out: bool) -> int:
             store.close()
     if json_out:
         rows = [
-            {"id": s.id, "title": s.title, "model": s.model, "created_at": s.created_at,
-             "updated_at": s.updated_at, "messages": counts[s.id], "parent_id": s.parent_id}
+            {
+                "id": s.id,
+                "title": s.title,
+                "model": s.model,
+                "created_at": s.created_at,
+                "updated_at": s.updated_at,
+                "messages": counts[s.id],
+                "parent_id": s.parent_id,
+            }
             for s in sessions
         ]
         print(json_for_terminal(json.dumps(rows, ensure_ascii=False, indent=2)))
@@ -66,8 +73,13 @@ def list_command(json_out: bool) -> int:
         err("no sessions in this workspace yet; start one with `myrm` or `myrm run PROMPT`.")
         return EXIT_OK
     table = [
-        [s.id[:ID_COLUMN_CHARS], stamp(s.updated_at), for_terminal(s.model), str(counts[s.id]),
-         one_line(for_terminal(s.title), TITLE_COLUMN_CHARS)]  # titles come from prompts: data
+        [
+            s.id[:ID_COLUMN_CHARS],
+            stamp(s.updated_at),
+            for_terminal(s.model),
+            str(counts[s.id]),
+            one_line(for_terminal(s.title), TITLE_COLUMN_CHARS),
+        ]  # titles come from prompts: data
         for s in sessions
     ]
     print(format_table(["ID", "UPDATED", "MODEL", "MSGS", "TITLE"], table, right={3}))

@@ -119,6 +119,8 @@ def _wait_for_app(pid: int, saved: list | None) -> int:
     if death is None:
         return os.waitstatus_to_exitcode(status)
     restore_terminal(saved)
-    err(f"myrm stopped unexpectedly ({death}). Your sessions are kept: `myrm --continue` resumes the "
-        "last one. If it keeps happening, run `myrm doctor`.")
+    err(
+        f"myrm stopped unexpectedly ({death}). Your sessions are kept: `myrm --continue` resumes the "
+        "last one. If it keeps happening, run `myrm doctor`."
+    )
     return 128 + os.WTERMSIG(status)

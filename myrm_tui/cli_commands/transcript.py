@@ -127,7 +127,5 @@ def export_json(session: SessionRecord, messages: Iterable[MessageRecord]) -> di
     """Session metadata plus every message row exactly as stored."""
     return {
         "session": dataclasses.asdict(session),
-        "messages": [
-            {**dataclasses.asdict(record), "tool_names": list(record.tool_names)} for record in messages
-        ],
+        "messages": [{**dataclasses.asdict(record), "tool_names": list(record.tool_names)} for record in messages],
     }

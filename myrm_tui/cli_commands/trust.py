@@ -38,8 +38,11 @@ def trust_command(*, revoke: bool = False) -> int:
         except T.TrustStoreError as exc:
             err(f"error: {exc}")
             return EXIT_USAGE
-        _say(f"Forgot {forgotten} trusted version(s) of {state.config_file}; it asks again next time."
-              if forgotten else f"{context.workspace} was not trusted; nothing to forget.")
+        _say(
+            f"Forgot {forgotten} trusted version(s) of {state.config_file}; it asks again next time."
+            if forgotten
+            else f"{context.workspace} was not trusted; nothing to forget."
+        )
         return EXIT_OK
     if state.state == T.NO_FILE:
         _say(f"No readable {state.config_file}; nothing to trust.")
@@ -49,8 +52,10 @@ def trust_command(*, revoke: bool = False) -> int:
         _print_still_ignored(context, state)
         return EXIT_OK
     if state.state == T.TRUSTED:
-        _say(f"{state.config_file} (sha256 {state.short_digest()}…) is already trusted "
-              f"(since {state.trusted_at}); these apply:")
+        _say(
+            f"{state.config_file} (sha256 {state.short_digest()}…) is already trusted "
+            f"(since {state.trusted_at}); these apply:"
+        )
         _print_entries(state)
         _print_still_ignored(context, state)
         return EXIT_OK
@@ -60,8 +65,7 @@ def trust_command(*, revoke: bool = False) -> int:
     except (T.TrustStoreError, OSError) as exc:
         err(f"error: cannot record the trust decision: {exc}")
         return EXIT_USAGE
-    _say(f"Trusted {state.config_file} as it is now (sha256 {state.short_digest()}…); these settings "
-          "now apply:")
+    _say(f"Trusted {state.config_file} as it is now (sha256 {state.short_digest()}…); these settings now apply:")
     _print_entries(state)
     _print_still_ignored(context, state)
     _say(f"Recorded in {store}. If the file changes, myrm asks again; `myrm trust --revoke` forgets it.")
@@ -77,8 +81,7 @@ def _print_entries(state) -> None:
 
 def _print_still_ignored(context, state) -> None:
     """What trust does not change: values a workspace file may only tighten, approval keys."""
-    notes = [p for p in context.loaded.problems
-             if p.file == str(state.config_file) and p.message != state.notice()]
+    notes = [p for p in context.loaded.problems if p.file == str(state.config_file) and p.message != state.notice()]
     if notes:
         _say("Still ignored (trust does not change these):")
         for problem in notes:
@@ -95,8 +98,9 @@ def trust_prompt_for(context, flags: Mapping[str, Any]):
     return TrustPrompt(state, lambda choice: settle_choice(choice, context.workspace, flags, state))
 
 
-def settle_choice(choice: str, workspace: Path, flags: Mapping[str, Any],
-                  state: WorkspaceTrust, user_dir: Path | None = None) -> tuple[Settings | None, str]:
+def settle_choice(
+    choice: str, workspace: Path, flags: Mapping[str, Any], state: WorkspaceTrust, user_dir: Path | None = None
+) -> tuple[Settings | None, str]:
     """Act on the dialog's answer: the settings to use from now on (None: unchanged) and a line
     for the user. Only the content that was shown is accepted: if the file changed meanwhile,
     nothing from it applies."""

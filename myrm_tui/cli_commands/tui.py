@@ -15,8 +15,9 @@ from myrm_tui.cli_commands.common import (
 )
 
 
-def tui_command(*, model: str | None, session: str | None, continue_last: bool, approve: str | None,
-                trust: bool = False) -> int:
+def tui_command(
+    *, model: str | None, session: str | None, continue_last: bool, approve: str | None, trust: bool = False
+) -> int:
     if session and continue_last:
         err("error: use either --session ID or --continue, not both.")
         return EXIT_USAGE
@@ -54,9 +55,14 @@ def tui_command(*, model: str | None, session: str | None, continue_last: bool, 
         from myrm_tui.tui.app import run_app
         from myrm_tui.tui.resume_hint import resume_hint
 
-        resumable = run_app(workspace=context.workspace, settings=settings, session_id=session_id,
-                            continue_last=continue_last, trust_prompt=trust_prompt_for(context, flags),
-                            config_notices=config_notices(context))
+        resumable = run_app(
+            workspace=context.workspace,
+            settings=settings,
+            session_id=session_id,
+            continue_last=continue_last,
+            trust_prompt=trust_prompt_for(context, flags),
+            config_notices=config_notices(context),
+        )
         hint = resume_hint(resumable)  # the terminal is back to normal here: the line stays visible
         if hint:
             print(hint, flush=True)

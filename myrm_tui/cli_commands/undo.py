@@ -43,8 +43,10 @@ def undo_command(*, session: str | None, yes: bool, force: bool) -> int:
             return EXIT_OK
         plan = undo.plan_last(store, record.id, context.workspace)
         if plan.empty:
-            err(f"session {record.id}: no file changes left to undo (bash changes are only recorded "
-                "in a git workspace).")
+            err(
+                f"session {record.id}: no file changes left to undo (bash changes are only recorded "
+                "in a git workspace)."
+            )
             return EXIT_OK
         _say(f"session {record.id}: undo the file changes of the turn msg:{plan.turns[-1]}")
         _say(undo.summary(plan))

@@ -61,16 +61,22 @@ def _fits(text: str, source_tokens: int, max_tokens: int, count_text: Callable[[
     return tokens < source_tokens and tokens <= max_tokens
 
 
-def _leaf_content(rows: Sequence[MessageRecord], fake: Summarizer | None, source_tokens: int,
-                  count_text: Callable[[str], int], max_tokens: int) -> StructuredSummary:
+def _leaf_content(
+    rows: Sequence[MessageRecord],
+    fake: Summarizer | None,
+    source_tokens: int,
+    count_text: Callable[[str], int],
+    max_tokens: int,
+) -> StructuredSummary:
     messages = [r.message for r in rows]
     if fake is not None:
         text = fake(summarizer_messages(messages))
         if _fits(text, source_tokens, max_tokens, count_text):
             return StructuredSummary(narrative=text)
     # Extractive items are capped in characters; dense text (CJK) would make them huge in tokens.
-    return extractive_summary(messages, ids=[r.id for r in rows], source_tokens=min(source_tokens, max_tokens),
-                              count=count_text)
+    return extractive_summary(
+        messages, ids=[r.id for r in rows], source_tokens=min(source_tokens, max_tokens), count=count_text
+    )
 
 
 def _shrink_to(content: StructuredSummary, max_tokens: int, count_text: Callable[[str], int]) -> StructuredSummary:
@@ -79,9 +85,10 @@ def _shrink_to(content: StructuredSummary, max_tokens: int, count_text: Callable
     for _ in range(SHRINK_ROUNDS):
         if count_text(body_text(content)) <= max_tokens:
             return content
-        changes: dict[str, Any] = {name: getattr(content, name)[len(getattr(content, name)) // 2:]
-                                   for name in LIST_FIELDS}
-        changes.update({name: getattr(content, name)[:len(getattr(content, name)) // 2] for name in TEXT_FIELDS})
+        changes: dict[str, Any] = {
+            name: getattr(content, name)[len(getattr(content, name)) // 2 :] for name in LIST_FIELDS
+        }
+        changes.update({name: getattr(content, name)[: len(getattr(content, name)) // 2] for name in TEXT_FIELDS})
         content = replace(content, **changes)
     return content
 
@@ -99,9 +106,20 @@ def _merged_content(children: Sequence[StructuredSummary], fake_text: str | None
         active_task=next((c.active_task for c in reversed(marked) if c.active_task), ""),
         active_state=next((c.active_state for c in reversed(marked) if c.active_state), ""),
         fallback=any(c.fallback for c in marked),
-        **{name: [item for c in marked for item in getattr(c, name)]
-           for name in ("completed_actions", "key_findings", "errors_and_fixes", "files_modified", "decisions",
-                        "constraints_and_preferences", "resolved_questions", "pending_user_asks", "artifacts")},
+        **{
+            name: [item for c in marked for item in getattr(c, name)]
+            for name in (
+                "completed_actions",
+                "key_findings",
+                "errors_and_fixes",
+                "files_modified",
+                "decisions",
+                "constraints_and_preferences",
+                "resolved_questions",
+                "pending_user_asks",
+                "artifacts",
+            )
+        },
         blocked_items=blocked,
         next_steps=steps,
     )
@@ -116,8 +134,9 @@ def _message_counter(count: Callable[[dict[str, Any]], int]) -> Callable[[str], 
     return lambda text: count({"role": "user", "content": text})
 
 
-def _footer(rows: Sequence[MessageRecord], quote_tokens: int = 0,
-            count_text: Callable[[str], int] | None = None) -> str:
+def _footer(
+    rows: Sequence[MessageRecord], quote_tokens: int = 0, count_text: Callable[[str], int] | None = None
+) -> str:
     """The deterministic footer, the session notes written in these rows (notes stay in
     context at no model cost, whatever happens to the messages that carried them), and the
     newest things the user and the assistant said, verbatim (`summary.quotes`)."""
@@ -127,20 +146,38 @@ def _footer(rows: Sequence[MessageRecord], quote_tokens: int = 0,
     notes = session_notes(rows)
     if notes:
         parts.append((NOTES_PREFIX + " | ".join(notes))[:MAX_NOTES_CHARS])
-    parts.append(quotes_for([r.message for r in rows], [r.id for r in rows], quote_tokens * QUOTE_CHARS_PER_TOKEN,
-                            cap_tokens=quote_tokens, count=count_text))
+    parts.append(
+        quotes_for(
+            [r.message for r in rows],
+            [r.id for r in rows],
+            quote_tokens * QUOTE_CHARS_PER_TOKEN,
+            cap_tokens=quote_tokens,
+            count=count_text,
+        )
+    )
     return "\n".join(p for p in parts if p)
 
 
-def _fold_footer(children: Sequence[dict[str, Any]], quote_tokens: int = 0,
-                 count_text: Callable[[str], int] | None = None) -> str:
-    notes = [line[len(NOTES_PREFIX):] for c in children for line in c["rendered"].splitlines()
-             if line.startswith(NOTES_PREFIX)]
+def _fold_footer(
+    children: Sequence[dict[str, Any]], quote_tokens: int = 0, count_text: Callable[[str], int] | None = None
+) -> str:
+    notes = [
+        line[len(NOTES_PREFIX) :]
+        for c in children
+        for line in c["rendered"].splitlines()
+        if line.startswith(NOTES_PREFIX)
+    ]
     parts = [f"Folds: {', '.join(c['handle'] for c in children)}"]
     if notes:
         parts.append((NOTES_PREFIX + " | ".join(notes))[-MAX_NOTES_CHARS:])
-    parts.append(merge_quotes([c["rendered"] for c in children], quote_tokens * QUOTE_CHARS_PER_TOKEN,
-                              cap_tokens=quote_tokens, count=count_text))
+    parts.append(
+        merge_quotes(
+            [c["rendered"] for c in children],
+            quote_tokens * QUOTE_CHARS_PER_TOKEN,
+            cap_tokens=quote_tokens,
+            count=count_text,
+        )
+    )
     return "\n".join(p for p in parts if p)
 
 
@@ -170,14 +207,22 @@ class SummaryDag:
         best = None
         for node in self.store.summaries(self.session_id, status="prepared"):
             children = node["children"]
-            fits = len(children) >= 2 and list(handles[:len(children)]) == children
+            fits = len(children) >= 2 and list(handles[: len(children)]) == children
             if fits and (best is None or len(children) > len(best["children"])):
                 best = node
         return best
 
-    def leaf(self, rows: Sequence[MessageRecord], before_id: int, event_id: int,
-             count: Callable[[dict[str, Any]], int], count_text: Callable[[str], int], *,
-             quote_tokens: int = 0, max_tokens: int = DEFAULT_MAX_NODE_TOKENS) -> SyntheticView:
+    def leaf(
+        self,
+        rows: Sequence[MessageRecord],
+        before_id: int,
+        event_id: int,
+        count: Callable[[dict[str, Any]], int],
+        count_text: Callable[[str], int],
+        *,
+        quote_tokens: int = 0,
+        max_tokens: int = DEFAULT_MAX_NODE_TOKENS,
+    ) -> SyntheticView:
         """The node (and its prompt view) standing for `rows`, which were just left out."""
         source_tokens = sum(r.tokens for r in rows)
         footer = _footer(rows, quote_tokens, count_text)
@@ -189,36 +234,84 @@ class SummaryDag:
         else:
             content = _leaf_content(rows, self.fake, source_tokens, count_text, max_tokens)
             content, _ = redact_summary(content)
-            node = self._store_node(content, depth=0, first_id=rows[0].id, last_id=rows[-1].id,
-                                    covered_count=len(rows), time_range=time_range, footer=footer,
-                                    children=[], count=count)
+            node = self._store_node(
+                content,
+                depth=0,
+                first_id=rows[0].id,
+                last_id=rows[-1].id,
+                covered_count=len(rows),
+                time_range=time_range,
+                footer=footer,
+                children=[],
+                count=count,
+            )
         return self._view(node, before_id, event_id)
 
-    def prepare(self, rows: Sequence[MessageRecord], content: StructuredSummary,
-                count: Callable[[dict[str, Any]], int], *, model: str = "", quote_tokens: int = 0) -> dict[str, Any]:
+    def prepare(
+        self,
+        rows: Sequence[MessageRecord],
+        content: StructuredSummary,
+        count: Callable[[dict[str, Any]], int],
+        *,
+        model: str = "",
+        quote_tokens: int = 0,
+    ) -> dict[str, Any]:
         """Store a model-written leaf for `rows` (not yet in the prompt: status prepared)."""
-        return self._store_node(content, depth=0, first_id=rows[0].id, last_id=rows[-1].id,
-                                covered_count=len(rows), time_range=(rows[0].created_at, rows[-1].created_at),
-                                footer=_footer(rows, quote_tokens, _message_counter(count)), children=[], count=count,
-                                status="prepared", model=model)
+        return self._store_node(
+            content,
+            depth=0,
+            first_id=rows[0].id,
+            last_id=rows[-1].id,
+            covered_count=len(rows),
+            time_range=(rows[0].created_at, rows[-1].created_at),
+            footer=_footer(rows, quote_tokens, _message_counter(count)),
+            children=[],
+            count=count,
+            status="prepared",
+            model=model,
+        )
 
-    def prepare_fold(self, children: Sequence[dict[str, Any]], depth: int, content: StructuredSummary,
-                     count: Callable[[dict[str, Any]], int], *, model: str = "", quote_tokens: int = 0,
-                     max_tokens: int = DEFAULT_MAX_NODE_TOKENS) -> dict[str, Any]:
+    def prepare_fold(
+        self,
+        children: Sequence[dict[str, Any]],
+        depth: int,
+        content: StructuredSummary,
+        count: Callable[[dict[str, Any]], int],
+        *,
+        model: str = "",
+        quote_tokens: int = 0,
+        max_tokens: int = DEFAULT_MAX_NODE_TOKENS,
+    ) -> dict[str, Any]:
         """Store a model-written condensed node for `children` (stored nodes, in session order),
         not yet in the prompt (status prepared): the next event that folds exactly these
         children (or a run they begin) activates it instead of merging their fields."""
         content, _ = redact_summary(_shrink_to(content, max_tokens, _message_counter(count)))
         return self._store_node(
-            content, depth=depth, first_id=children[0]["first_id"], last_id=children[-1]["last_id"],
+            content,
+            depth=depth,
+            first_id=children[0]["first_id"],
+            last_id=children[-1]["last_id"],
             covered_count=sum(c["covered_count"] for c in children),
             time_range=(children[0]["time_start"], children[-1]["time_end"]),
             footer=_fold_footer(children, quote_tokens, _message_counter(count)),
-            children=[c["handle"] for c in children], count=count, status="prepared", model=model)
+            children=[c["handle"] for c in children],
+            count=count,
+            status="prepared",
+            model=model,
+        )
 
-    def fold(self, views: Sequence[SyntheticView], row_index: Callable[[int], int], *, pressure: bool,
-             event_id: int, count: Callable[[dict[str, Any]], int], quote_tokens: int = 0,
-             max_tokens: int = DEFAULT_MAX_NODE_TOKENS, squeeze: bool = False) -> list[SyntheticView]:
+    def fold(
+        self,
+        views: Sequence[SyntheticView],
+        row_index: Callable[[int], int],
+        *,
+        pressure: bool,
+        event_id: int,
+        count: Callable[[dict[str, Any]], int],
+        quote_tokens: int = 0,
+        max_tokens: int = DEFAULT_MAX_NODE_TOKENS,
+        squeeze: bool = False,
+    ) -> list[SyntheticView]:
         """Fold the deepest qualifying run of same-depth summary views into one deeper node (or,
         with `squeeze`, the oldest two touching nodes of any depth); returns the new list of
         summary views (unchanged when nothing qualifies)."""
@@ -231,15 +324,18 @@ class SummaryDag:
             if node is None:
                 return list(views)
             by_handle[view.handle] = (view, node)
-            nodes.append(SummaryNode(view.handle, node["depth"], row_index(node["first_id"]),
-                                     row_index(node["last_id"]) + 1, view.tokens))
+            nodes.append(
+                SummaryNode(
+                    view.handle, node["depth"], row_index(node["first_id"]), row_index(node["last_id"]) + 1, view.tokens
+                )
+            )
         run = oldest_touching_pair(nodes) if squeeze else find_fold_run(nodes, pressure=pressure)
         if run is None:
             return list(views)
         prepared = self.prepared_fold([n.id for n in run.nodes])
         if prepared is not None:
             # Written by a model in the background from exactly these children.
-            run = FoldRun(run.nodes[:len(prepared["children"])], prepared["depth"])
+            run = FoldRun(run.nodes[: len(prepared["children"])], prepared["depth"])
         children = [by_handle[n.id][1] for n in run.nodes]
         if prepared is not None:
             self.store.set_summary_status(self.session_id, prepared["handle"], "active")
@@ -259,8 +355,14 @@ class SummaryDag:
             out.append(view)
         return out
 
-    def _merged_node(self, children: Sequence[dict[str, Any]], depth: int, count: Callable[[dict[str, Any]], int],
-                     quote_tokens: int, max_tokens: int) -> dict[str, Any]:
+    def _merged_node(
+        self,
+        children: Sequence[dict[str, Any]],
+        depth: int,
+        count: Callable[[dict[str, Any]], int],
+        quote_tokens: int,
+        max_tokens: int,
+    ) -> dict[str, Any]:
         """A condensed node without a model (the fake summarizer's text, or the merged fields)."""
         child_content = [from_json_dict(c["content"]) for c in children]
         fake_text = None
@@ -269,32 +371,63 @@ class SummaryDag:
             child_tokens = sum(c["tokens"] for c in children)
             if not _fits(fake_text, child_tokens, max_tokens, _message_counter(count)):
                 fake_text = None  # an oversized fold summary: merge the children's fields instead
-        content, _ = redact_summary(_shrink_to(_merged_content(child_content, fake_text), max_tokens,
-                                              _message_counter(count)))
+        content, _ = redact_summary(
+            _shrink_to(_merged_content(child_content, fake_text), max_tokens, _message_counter(count))
+        )
         return self._store_node(
-            content, depth=depth, first_id=children[0]["first_id"], last_id=children[-1]["last_id"],
+            content,
+            depth=depth,
+            first_id=children[0]["first_id"],
+            last_id=children[-1]["last_id"],
             covered_count=sum(c["covered_count"] for c in children),
             time_range=(children[0]["time_start"], children[-1]["time_end"]),
             footer=_fold_footer(children, quote_tokens, _message_counter(count)),
-            children=[c["handle"] for c in children], count=count)
+            children=[c["handle"] for c in children],
+            count=count,
+        )
 
-    def _store_node(self, content: StructuredSummary, *, depth: int, first_id: int, last_id: int,
-                    covered_count: int, time_range: tuple[float, float], footer: str, children: list[str],
-                    count: Callable[[dict[str, Any]], int], status: str = "active",
-                    model: str = "") -> dict[str, Any]:
+    def _store_node(
+        self,
+        content: StructuredSummary,
+        *,
+        depth: int,
+        first_id: int,
+        last_id: int,
+        covered_count: int,
+        time_range: tuple[float, float],
+        footer: str,
+        children: list[str],
+        count: Callable[[dict[str, Any]], int],
+        status: str = "active",
+        model: str = "",
+    ) -> dict[str, Any]:
         # The handle is S<n> with n the next number of this session; render with it.
         handle = self.store.next_summary_handle(self.session_id)
-        rendered = render(content, handle=handle, depth=depth, covered_count=covered_count,
-                          time_range=time_range, footer=footer)
-        node = self.store.add_summary(self.session_id, {
-            "depth": depth, "first_id": first_id, "last_id": last_id, "covered_count": covered_count,
-            "children": children, "time_start": time_range[0], "time_end": time_range[1],
-            "tokens": count({"role": "user", "content": rendered}), "fallback": content.fallback,
-            "status": status, "content": content.to_dict(), "rendered": rendered, "model": model,
-        })
+        rendered = render(
+            content, handle=handle, depth=depth, covered_count=covered_count, time_range=time_range, footer=footer
+        )
+        node = self.store.add_summary(
+            self.session_id,
+            {
+                "depth": depth,
+                "first_id": first_id,
+                "last_id": last_id,
+                "covered_count": covered_count,
+                "children": children,
+                "time_start": time_range[0],
+                "time_end": time_range[1],
+                "tokens": count({"role": "user", "content": rendered}),
+                "fallback": content.fallback,
+                "status": status,
+                "content": content.to_dict(),
+                "rendered": rendered,
+                "model": model,
+            },
+        )
         if node["handle"] != handle:  # numbering moved (another writer): render again, exactly
             rendered = rendered.replace(f"[summary {handle}", f"[summary {node['handle']}").replace(
-                f'ctx_expand("{handle}")', f'ctx_expand("{node["handle"]}")')
+                f'ctx_expand("{handle}")', f'ctx_expand("{node["handle"]}")'
+            )
             node = {**node, "rendered": rendered}
         return node
 
@@ -318,8 +451,15 @@ class SummaryDag:
     @staticmethod
     def _view(node: dict[str, Any], before_id: int, event_id: int) -> SyntheticView:
         message = {"role": "user", "content": node["rendered"]}
-        return SyntheticView(before_id, SUMMARY_KIND, message, node["tokens"], event_id,
-                             (node["first_id"], node["last_id"]), node["handle"])
+        return SyntheticView(
+            before_id,
+            SUMMARY_KIND,
+            message,
+            node["tokens"],
+            event_id,
+            (node["first_id"], node["last_id"]),
+            node["handle"],
+        )
 
 
 def brief_text(handle: str, first_id: int, last_id: int, covered: int, depth: int) -> str:

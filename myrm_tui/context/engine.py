@@ -122,10 +122,18 @@ class EngineStats:
 
 
 class ContextEngine(SummaryEvents, SummaryPreparation):
-    def __init__(self, store: Any, session_id: str, *, config: EngineConfig = DEFAULT_CONFIG,
-                 view_log: ViewLog | None = None, summarizer: Summarizer | None = None,
-                 file_reader: FileReader | None = None, pre_compact: PreCompactHook | None = None,
-                 clock: Callable[[], float] = time.time):
+    def __init__(
+        self,
+        store: Any,
+        session_id: str,
+        *,
+        config: EngineConfig = DEFAULT_CONFIG,
+        view_log: ViewLog | None = None,
+        summarizer: Summarizer | None = None,
+        file_reader: FileReader | None = None,
+        pre_compact: PreCompactHook | None = None,
+        clock: Callable[[], float] = time.time,
+    ):
         self.store = store
         self.session_id = session_id
         self.config = config
@@ -174,8 +182,9 @@ class ContextEngine(SummaryEvents, SummaryPreparation):
         self._system_hash = ""
 
     # ------------------------------------------------------------------ feedback from the caller
-    def note_provider_call(self, at: float | None = None, *, prompt_tokens: int | None = None,
-                           estimated_tokens: int | None = None) -> None:
+    def note_provider_call(
+        self, at: float | None = None, *, prompt_tokens: int | None = None, estimated_tokens: int | None = None
+    ) -> None:
         """A request went out (cache warm from now); usage corrects our token estimate."""
         self.last_call_at = self.clock() if at is None else at
         if prompt_tokens and estimated_tokens:
@@ -197,7 +206,9 @@ class ContextEngine(SummaryEvents, SummaryPreparation):
             new_rows = self._take_unfiltered()
             st.items = len(new_rows)
         with timer.stage("smart_filter") as st:
-            decided = self.breakers.run("smart_filter", lambda: self._ingest_views(new_rows, budget, inp.model.name), {})
+            decided = self.breakers.run(
+                "smart_filter", lambda: self._ingest_views(new_rows, budget, inp.model.name), {}
+            )
             st.items = len(decided)
         key = (family, inp.model.supports_vision, inp.model.name)
         with timer.stage("render") as st:
@@ -207,16 +218,24 @@ class ContextEngine(SummaryEvents, SummaryPreparation):
 
         event: dict[str, Any] | None = None
         decision = ladder.decide(
-            tokens=int((fixed + self._history_tokens) * self.usage_ratio), budget=budget, config=self.config,
-            cache_warm=self._cache_warm(now, inp.model), force_tier=inp.force_tier,
+            tokens=int((fixed + self._history_tokens) * self.usage_ratio),
+            budget=budget,
+            config=self.config,
+            cache_warm=self._cache_warm(now, inp.model),
+            force_tier=inp.force_tier,
             recent_savings=self.stats.tier_savings,
         )
         self.pending_tier = decision.deferred
         if decision.run:
             with timer.stage("compress") as st:
                 st.tokens_in = fixed + self._history_tokens
-                event = self.breakers.run("compress", lambda: self._compaction_event(
-                    decision.run, budget, inp, now, trigger=inp.trigger if inp.force_tier else decision.why), None)
+                event = self.breakers.run(
+                    "compress",
+                    lambda: self._compaction_event(
+                        decision.run, budget, inp, now, trigger=inp.trigger if inp.force_tier else decision.why
+                    ),
+                    None,
+                )
                 st.tokens_out = fixed + self._history_tokens
                 st.items = (event or {}).get("items", 0)
 
@@ -235,17 +254,24 @@ class ContextEngine(SummaryEvents, SummaryPreparation):
                 if trigger == "preflight" and event is not None and event["tier"] == EMERGENCY:
                     continue
                 overhead = max(0, repair_delta)
-                event = self.breakers.run("compress", lambda trigger=trigger, no_tail=no_tail, floor=floor,
-                                          overhead=overhead: self._compaction_event(
-                    EMERGENCY, budget, inp, now, trigger=trigger, no_tail=no_tail, floor=floor,
-                    overhead=overhead), event)
+                event = self.breakers.run(
+                    "compress",
+                    lambda trigger=trigger, no_tail=no_tail, floor=floor, overhead=overhead: self._compaction_event(
+                        EMERGENCY, budget, inp, now, trigger=trigger, no_tail=no_tail, floor=floor, overhead=overhead
+                    ),
+                    event,
+                )
                 history, integrity, repair_delta = self._valid_history(inp.model.name)
             st.tokens_out = fixed + self._history_tokens + repair_delta
             if fixed + self._history_tokens + repair_delta > budget.prompt_limit:
                 latest = self._entry_of_row.get(self._last_user) if self._last_user is not None else None
-                raise ContextExhausted(fixed + self._history_tokens + repair_delta, budget, inp.model.name,
-                                       fixed_tokens=fixed,
-                                       message_tokens=self._entries[latest].tokens if latest is not None else 0)
+                raise ContextExhausted(
+                    fixed + self._history_tokens + repair_delta,
+                    budget,
+                    inp.model.name,
+                    fixed_tokens=fixed,
+                    message_tokens=self._entries[latest].tokens if latest is not None else 0,
+                )
         messages = [{"role": "system", "content": inp.system_prompt}, *history]
         tokens = fixed + self._history_tokens + repair_delta
 
@@ -265,18 +291,25 @@ class ContextEngine(SummaryEvents, SummaryPreparation):
         report = {
             "tokens": tokens,
             "messages": len(messages),
-            "budget": {"window": budget.window, "output_reserve": budget.output_reserve,
-                       "safety_margin": budget.safety_margin, "prompt_limit": budget.prompt_limit,
-                       "fixed_tokens": fixed, "history_tokens": self._history_tokens,
-                       "utilization": round(tokens / budget.prompt_limit, 4) if budget.prompt_limit else 1.0,
-                       "usage_ratio": round(self.usage_ratio, 3)},
+            "budget": {
+                "window": budget.window,
+                "output_reserve": budget.output_reserve,
+                "safety_margin": budget.safety_margin,
+                "prompt_limit": budget.prompt_limit,
+                "fixed_tokens": fixed,
+                "history_tokens": self._history_tokens,
+                "utilization": round(tokens / budget.prompt_limit, 4) if budget.prompt_limit else 1.0,
+                "usage_ratio": round(self.usage_ratio, 3),
+            },
             "ladder": {"tier": decision.tier, "action": decision.why, "deferred": decision.deferred},
             "stages": timer.as_list(),
             "breakers": self.breakers.states(),
             "event": event,
             "cache_break": self.last_break.as_dict() if self.last_break else None,
-            "integrity": {"orphans_dropped": integrity.orphans_dropped,
-                          "dangling_repaired": integrity.dangling_repaired},
+            "integrity": {
+                "orphans_dropped": integrity.orphans_dropped,
+                "dangling_repaired": integrity.dangling_repaired,
+            },
             "ms": round((time.perf_counter() - started) * 1000, 3),
         }
         return AssembledPrompt(wire, list(inp.tools), tokens, budget, points, report)
@@ -290,9 +323,15 @@ class ContextEngine(SummaryEvents, SummaryPreparation):
         self._sync_rows()
         self._ingest_views(self._take_unfiltered(), budget, inp.model.name)
         self._render((family_of(inp.model.name), inp.model.supports_vision, inp.model.name))
-        return self._compaction_event(SUMMARIZE, budget, inp, self.clock() if inp.now is None else inp.now,
-                                      trigger=inp.trigger if inp.trigger != "auto" else "manual",
-                                      target_ratio=0.0, manual=True)
+        return self._compaction_event(
+            SUMMARIZE,
+            budget,
+            inp,
+            self.clock() if inp.now is None else inp.now,
+            trigger=inp.trigger if inp.trigger != "auto" else "manual",
+            target_ratio=0.0,
+            manual=True,
+        )
 
     def compact(self, inp: TurnInput, tier: str = "full", focus: str | None = None) -> dict[str, Any] | None:
         """Run one ladder tier now over everything outside the fresh tail (no target to stop at);
@@ -303,9 +342,15 @@ class ContextEngine(SummaryEvents, SummaryPreparation):
         self._sync_rows()
         self._ingest_views(self._take_unfiltered(), budget, inp.model.name)
         self._render((family_of(inp.model.name), inp.model.supports_vision, inp.model.name))
-        return self._compaction_event(tier, budget, inp, self.clock() if inp.now is None else inp.now,
-                                      trigger=inp.trigger if inp.trigger != "auto" else "manual",
-                                      target_ratio=0.0, focus=(focus,) if focus else ())
+        return self._compaction_event(
+            tier,
+            budget,
+            inp,
+            self.clock() if inp.now is None else inp.now,
+            trigger=inp.trigger if inp.trigger != "auto" else "manual",
+            target_ratio=0.0,
+            focus=(focus,) if focus else (),
+        )
 
     def excerpt_of(self, message_id: int) -> View | None:
         """The excerpt the prompt shows instead of message `message_id`, when it was too large to
@@ -343,8 +388,7 @@ class ContextEngine(SummaryEvents, SummaryPreparation):
             self.rows.append(row)
             for call in row.message.get("tool_calls") or ():
                 function = call.get("function", {})
-                self._calls[call.get("id", "")] = (function.get("name", ""),
-                                                   parse_arguments(function.get("arguments")))
+                self._calls[call.get("id", "")] = (function.get("name", ""), parse_arguments(function.get("arguments")))
             if row.role == "user":
                 if self._first_user is None:
                     self._first_user = index
@@ -391,7 +435,7 @@ class ContextEngine(SummaryEvents, SummaryPreparation):
         synthetic_before: dict[int, list[SyntheticView]] = {}
         for syn in self.synthetic:
             synthetic_before.setdefault(syn.before_id, []).append(syn)
-        media_window = set(self._media_rows[-self.config.media_keep:]) if vision else set()
+        media_window = set(self._media_rows[-self.config.media_keep :]) if vision else set()
         last_user = self._last_user if self._last_user is not None else -1
         for index in range(self._rendered_upto, len(self.rows)):
             row = self.rows[index]
@@ -452,11 +496,19 @@ class ContextEngine(SummaryEvents, SummaryPreparation):
             content: Any = text
             if isinstance(row.message.get("content"), list):
                 # Keep the non-text parts (images) of a long multimodal message.
-                content = [{"type": "text", "text": text},
-                           *[p for p in row.message["content"] if isinstance(p, dict) and p.get("type") != "text"]]
+                content = [
+                    {"type": "text", "text": text},
+                    *[p for p in row.message["content"] if isinstance(p, dict) and p.get("type") != "text"],
+                ]
             message = {**row.message, "content": content}
-            decided[row.id] = View(FILTERED if row.role == "tool" else SHRUNK, message,
-                                   count_message_tokens(message, model), "over the per-item allowance", handle, 0)
+            decided[row.id] = View(
+                FILTERED if row.role == "tool" else SHRUNK,
+                message,
+                count_message_tokens(message, model),
+                "over the per-item allowance",
+                handle,
+                0,
+            )
         if decided:
             self.views.update(decided)
             self.view_log.save_views(self.session_id, 0, decided, None)
@@ -473,8 +525,9 @@ class ContextEngine(SummaryEvents, SummaryPreparation):
         message = shrunk_call_arguments(row.message, msg_handle(row.id))
         if message is None:
             return None
-        return View(SHRUNK, message, count_message_tokens(message, model), "long tool-call arguments cut",
-                    msg_handle(row.id), 0)
+        return View(
+            SHRUNK, message, count_message_tokens(message, model), "long tool-call arguments cut", msg_handle(row.id), 0
+        )
 
     # ------------------------------------------------------------------ compaction events
     def _cache_warm(self, now: float, model: ModelInfo) -> bool:
@@ -529,8 +582,11 @@ class ContextEngine(SummaryEvents, SummaryPreparation):
         """Row index of the previous event's tail start (restored from the store after a
         restart), or 0 before any event."""
         if self._fence_id is None:
-            done = [e for e in self.store.events(self.session_id, "compaction", limit=4)
-                    if e.data.get("state") == "done" and e.data.get("tail_start_id")]
+            done = [
+                e
+                for e in self.store.events(self.session_id, "compaction", limit=4)
+                if e.data.get("state") == "done" and e.data.get("tail_start_id")
+            ]
             self._fence_id = done[-1].data["tail_start_id"] if done else 0
         return self._index_of_id(self._fence_id) if self._fence_id else 0
 
@@ -554,10 +610,21 @@ class ContextEngine(SummaryEvents, SummaryPreparation):
         with batch() if batch is not None else contextlib.nullcontext():
             return self._compaction_event_in_batch(*args, **kwargs)
 
-    def _compaction_event_in_batch(self, tier: str, budget: Budget, inp: TurnInput, now: float, *, trigger: str,
-                                   target_ratio: float | None = None, focus: Sequence[str] = (),
-                                   no_tail: bool = False, floor: bool = False,
-                                   overhead: int = 0, manual: bool = False) -> dict[str, Any] | None:
+    def _compaction_event_in_batch(
+        self,
+        tier: str,
+        budget: Budget,
+        inp: TurnInput,
+        now: float,
+        *,
+        trigger: str,
+        target_ratio: float | None = None,
+        focus: Sequence[str] = (),
+        no_tail: bool = False,
+        floor: bool = False,
+        overhead: int = 0,
+        manual: bool = False,
+    ) -> dict[str, Any] | None:
         """`floor`: the last preflight pass (anchors may shrink to pointers); `overhead`: tokens
         the integrity repair adds to the prompt, kept free when sizing the summary area;
         `manual`: the compact command's smaller kept tail."""
@@ -566,10 +633,22 @@ class ContextEngine(SummaryEvents, SummaryPreparation):
         before = fixed + self._history_tokens
         if self.pre_compact is not None:
             self.breakers.run("pre_compact", lambda: self.pre_compact({"tier": tier, "tokens": before}), None)
-        event_record = self.store.append_event(self.session_id, "compaction", {
-            "tier": tier, "trigger": trigger, "tokens_before": before, "state": "started"})
-        plan_input = self._plan_input(tier, budget, inp, before, event_id=event_record.id, target_ratio=target_ratio,
-                                      focus=focus, no_tail=no_tail, manual=manual)
+        event_record = self.store.append_event(
+            self.session_id,
+            "compaction",
+            {"tier": tier, "trigger": trigger, "tokens_before": before, "state": "started"},
+        )
+        plan_input = self._plan_input(
+            tier,
+            budget,
+            inp,
+            before,
+            event_id=event_record.id,
+            target_ratio=target_ratio,
+            focus=focus,
+            no_tail=no_tail,
+            manual=manual,
+        )
         tail_start, protected = plan_input.tail_start, plan_input.protected
         plan = plan_compaction(plan_input)
         if floor:
@@ -584,8 +663,7 @@ class ContextEngine(SummaryEvents, SummaryPreparation):
             return None
         self.views.update(plan.views)
         changed = sorted(self._index_of_id(mid) for mid in plan.views)
-        synthetic = self._rebuild_synthetic(event_record.id, inp.model.name, tail_start, budget, changed,
-                                            room=room)
+        synthetic = self._rebuild_synthetic(event_record.id, inp.model.name, tail_start, budget, changed, room=room)
         if not changed and synthetic == self.synthetic:
             self.stats.tier_savings.setdefault(tier, []).append(0)
             return None
@@ -610,43 +688,73 @@ class ContextEngine(SummaryEvents, SummaryPreparation):
                     created[str(node["depth"])] = created.get(str(node["depth"]), 0) + 1
                     fallbacks += int(node["fallback"])
         briefs = sum(1 for view in synthetic if view.kind == SUMMARY_BRIEF_KIND)  # shown in one line
-        event = {"id": event_record.id, "tier": tier, "trigger": trigger, "tokens_before": before,
-                 "summaries": {"created_by_depth": created, "fallback": fallbacks, "brief": briefs},
-                 "tokens_after": after, "saved": before - after, "items": len(plan.views), "ops": plan.ops,
-                 "tail_start_id": self.rows[tail_start].id if tail_start < len(self.rows) else None,
-                 "first_changed_id": self.rows[first].id if first < len(self.rows) else None,
-                 "ms": round((time.perf_counter() - started) * 1000, 3)}
+        event = {
+            "id": event_record.id,
+            "tier": tier,
+            "trigger": trigger,
+            "tokens_before": before,
+            "summaries": {"created_by_depth": created, "fallback": fallbacks, "brief": briefs},
+            "tokens_after": after,
+            "saved": before - after,
+            "items": len(plan.views),
+            "ops": plan.ops,
+            "tail_start_id": self.rows[tail_start].id if tail_start < len(self.rows) else None,
+            "first_changed_id": self.rows[first].id if first < len(self.rows) else None,
+            "ms": round((time.perf_counter() - started) * 1000, 3),
+        }
         self.store.append_event(self.session_id, "compaction", {**event, "state": "done"})
         self._unreported_event = event
         return event
 
-    def _plan_input(self, tier: str, budget: Budget, inp: TurnInput, total: int, *, event_id: int,
-                    target_ratio: float | None = None, focus: Sequence[str] = (), no_tail: bool = False,
-                    manual: bool = False) -> PlanInput:
+    def _plan_input(
+        self,
+        tier: str,
+        budget: Budget,
+        inp: TurnInput,
+        total: int,
+        *,
+        event_id: int,
+        target_ratio: float | None = None,
+        focus: Sequence[str] = (),
+        no_tail: bool = False,
+        manual: bool = False,
+    ) -> PlanInput:
         """What the planner is given for one event (also for the dry run of `rows_removed_next`)."""
         live = self._live_from()
         units = split_units(self.rows, live)
         if no_tail:
             tail_start = len(self.rows)
         else:
-            tail_start = self._manual_tail_start(units, budget.window) if manual else self._tail_start(units,
-                                                                                                     budget.window)
+            tail_start = (
+                self._manual_tail_start(units, budget.window) if manual else self._tail_start(units, budget.window)
+            )
         protected = frozenset(i for i in (self._first_user, self._last_user) if i is not None)
         protected |= frozenset(self._system_rows)
         if target_ratio is None:  # the last resort inside the fresh tail cuts as little as it can
             deep = tier == EMERGENCY and not no_tail
             target_ratio = self.config.emergency_target_ratio if deep else self.config.target_ratio
         return PlanInput(
-            rows=self.rows, units=units, views=self.views,
-            row_tokens=_TokenView(self), total=total, target=int(budget.prompt_limit * target_ratio), tier=tier,
-            protected=protected, tail_start=tail_start,
+            rows=self.rows,
+            units=units,
+            views=self.views,
+            row_tokens=_TokenView(self),
+            total=total,
+            target=int(budget.prompt_limit * target_ratio),
+            tier=tier,
+            protected=protected,
+            tail_start=tail_start,
             last_user=self._last_user if self._last_user is not None else -1,
-            intent=build_intent(self.rows, self._last_user, pinned=focus), budget=budget.prompt_limit,
+            intent=build_intent(self.rows, self._last_user, pinned=focus),
+            budget=budget.prompt_limit,
             light_filter_tokens=max(200, int(budget.prompt_limit * self.config.light_filter_ratio)),
-            count=lambda m: count_message_tokens(m, inp.model.name), calls=self._calls, start=live,
+            count=lambda m: count_message_tokens(m, inp.model.name),
+            calls=self._calls,
+            start=live,
             fence=self._fence_index(),
-            removal_target=int(budget.prompt_limit * self.config.removal_target_ratio), event_id=event_id,
-            blocks=self._prepared_blocks(), removal_end=units[-1].start if no_tail and units else None,
+            removal_target=int(budget.prompt_limit * self.config.removal_target_ratio),
+            event_id=event_id,
+            blocks=self._prepared_blocks(),
+            removal_end=units[-1].start if no_tail and units else None,
         )
 
     def rows_removed_next(self, inp: TurnInput, *, if_emergency_now: bool = False) -> list[int]:
@@ -661,11 +769,18 @@ class ContextEngine(SummaryEvents, SummaryPreparation):
         self._ingest_views(self._take_unfiltered(), budget, inp.model.name)
         self._render((family_of(inp.model.name), inp.model.supports_vision, inp.model.name))
         now = self.clock() if inp.now is None else inp.now
-        total = _fixed_tokens(inp.system_prompt, tuple(inp.tools) and _tools_key(inp.tools), inp.model.name) \
+        total = (
+            _fixed_tokens(inp.system_prompt, tuple(inp.tools) and _tools_key(inp.tools), inp.model.name)
             + self._history_tokens
-        decision = ladder.decide(tokens=int(total * self.usage_ratio), budget=budget, config=self.config,
-                                 cache_warm=self._cache_warm(now, inp.model), force_tier=None,
-                                 recent_savings=self.stats.tier_savings)
+        )
+        decision = ladder.decide(
+            tokens=int(total * self.usage_ratio),
+            budget=budget,
+            config=self.config,
+            cache_warm=self._cache_warm(now, inp.model),
+            force_tier=None,
+            recent_savings=self.stats.tier_savings,
+        )
         if decision.run != EMERGENCY and not if_emergency_now:
             return []
         plan = plan_compaction(self._plan_input(EMERGENCY, budget, inp, total, event_id=0))
@@ -683,8 +798,9 @@ class ContextEngine(SummaryEvents, SummaryPreparation):
             tokens = count_message_tokens(message, model)
             if tokens >= current:
                 continue
-            plan.views[row.id] = View(SHRUNK, message, tokens, "left out to fit the window", msg_handle(row.id),
-                                      event_id)
+            plan.views[row.id] = View(
+                SHRUNK, message, tokens, "left out to fit the window", msg_handle(row.id), event_id
+            )
             plan.total -= current - tokens
             plan.saved += current - tokens
             plan.ops["anchor_pointer"] = plan.ops.get("anchor_pointer", 0) + 1
@@ -738,6 +854,7 @@ class ContextEngine(SummaryEvents, SummaryPreparation):
 
 
 # ---------------------------------------------------------------------- helpers
+
 
 def _default_view_log(store: Any) -> ViewLog:
     return StoreViewLog(store) if hasattr(store, "load_context_views") else MemoryViewLog()

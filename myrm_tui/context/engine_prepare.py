@@ -66,9 +66,17 @@ class SummaryPreparation:
     _history_tokens: int
 
     # ------------------------------------------------------------------ entry points
-    async def maintain(self, inp: Any, *, model: str | None = None, window: int = 0, call: Any = None,
-                       settings: Any = None, breaker: Any = None, models: Sequence[Any] | None = None
-                       ) -> dict[str, Any] | None:
+    async def maintain(
+        self,
+        inp: Any,
+        *,
+        model: str | None = None,
+        window: int = 0,
+        call: Any = None,
+        settings: Any = None,
+        breaker: Any = None,
+        models: Sequence[Any] | None = None,
+    ) -> dict[str, Any] | None:
         """One piece of idle-time work (after a turn, or between two steps of one): once the
         prompt passes the full threshold, have a model summarize the next chunk that will be left
         out, else write the next fold. When removal comes, the summary is ready and nothing waits
@@ -93,8 +101,9 @@ class SummaryPreparation:
         if chunk is not None and chunk.tokens < full * MIN_CHUNK_FILL and not self.rows_removed_next(inp):
             chunk = None  # a small chunk now would cost a call that a later, fuller one saves
         if chunk is not None:
-            record = await self._prepare_leaf(inp, budget, self.rows[chunk.start:chunk.end], chain, breaker,
-                                              kind="prepare")
+            record = await self._prepare_leaf(
+                inp, budget, self.rows[chunk.start : chunk.end], chain, breaker, kind="prepare"
+            )
         else:
             fold = self._next_fold(budget)
             if fold is None:
@@ -103,9 +112,15 @@ class SummaryPreparation:
         # Nothing was asked (every model's breaker open): no work was done, nothing to report.
         return record if record["attempts"] or not record["fallback"] else None
 
-    async def prepare_for_compact(self, inp: Any, *, models: Sequence[Any], breaker: Any = None,
-                                  focus: str | None = None, progress: ProgressFn | None = None
-                                  ) -> list[dict[str, Any]]:
+    async def prepare_for_compact(
+        self,
+        inp: Any,
+        *,
+        models: Sequence[Any],
+        breaker: Any = None,
+        focus: str | None = None,
+        progress: ProgressFn | None = None,
+    ) -> list[dict[str, Any]]:
         """The compact command's model work, before its event (`summarize_now`): a summary for
         every chunk outside the kept tail, then the folds these leaves will make. Cancelling
         (the task) keeps what is written: prepared nodes wait for the next removal."""
@@ -117,20 +132,38 @@ class SummaryPreparation:
         budget = self._ready(inp)
         live = self._live_from()
         end = self._manual_tail_start(split_units(self.rows, live), budget.window)
-        chunks = chunks_between(self.rows, start=live, end=end, barriers=self._never_removed(),
-                                blocks=self._prepared_blocks(), summarizer_window=_window(chain))
+        chunks = chunks_between(
+            self.rows,
+            start=live,
+            end=end,
+            barriers=self._never_removed(),
+            blocks=self._prepared_blocks(),
+            summarizer_window=_window(chain),
+        )
         records = []
         for i, chunk in enumerate(chunks):
             _report(progress, i, len(chunks), "leaf")
-            records.append(await self._prepare_leaf(inp, budget, self.rows[chunk.start:chunk.end], chain, breaker,
-                                                    kind="compact", focus=focus))
-        records += await self.prepare_folds(inp, models=chain, breaker=breaker, focus=focus, progress=progress,
-                                            done=len(records))
+            records.append(
+                await self._prepare_leaf(
+                    inp, budget, self.rows[chunk.start : chunk.end], chain, breaker, kind="compact", focus=focus
+                )
+            )
+        records += await self.prepare_folds(
+            inp, models=chain, breaker=breaker, focus=focus, progress=progress, done=len(records)
+        )
         _report(progress, len(records), len(records), "done")
         return records
 
-    async def prepare_folds(self, inp: Any, *, models: Sequence[Any], breaker: Any = None, focus: str | None = None,
-                            progress: ProgressFn | None = None, done: int = 0) -> list[dict[str, Any]]:
+    async def prepare_folds(
+        self,
+        inp: Any,
+        *,
+        models: Sequence[Any],
+        breaker: Any = None,
+        focus: str | None = None,
+        progress: ProgressFn | None = None,
+        done: int = 0,
+    ) -> list[dict[str, Any]]:
         """The folds the next event will make with the nodes that exist and the leaves prepared
         for it, written by the model now (after the leaves of the compact command or of
         `summary_wait`, which the user is waiting for anyway)."""
@@ -171,11 +204,24 @@ class SummaryPreparation:
             else:
                 runs.append([i])
         blocks, barriers, window = self._prepared_blocks(), self._never_removed(), _window(chain)
-        return [chunk for run in runs for chunk in chunks_between(
-            self.rows, start=run[0], end=run[-1] + 1, barriers=barriers, blocks=blocks, summarizer_window=window)]
+        return [
+            chunk
+            for run in runs
+            for chunk in chunks_between(
+                self.rows, start=run[0], end=run[-1] + 1, barriers=barriers, blocks=blocks, summarizer_window=window
+            )
+        ]
 
-    async def prepare_chunks(self, inp: Any, chunks: Sequence[Any], *, models: Sequence[Any], breaker: Any = None,
-                             kind: str = "prepare", progress: ProgressFn | None = None) -> list[dict[str, Any]]:
+    async def prepare_chunks(
+        self,
+        inp: Any,
+        chunks: Sequence[Any],
+        *,
+        models: Sequence[Any],
+        breaker: Any = None,
+        kind: str = "prepare",
+        progress: ProgressFn | None = None,
+    ) -> list[dict[str, Any]]:
         """A model summary for each of `chunks` (row ranges), stored as prepared nodes."""
         chain = _chain(models, None, 0, None, None)
         if not chain:
@@ -184,18 +230,34 @@ class SummaryPreparation:
         records = []
         for i, chunk in enumerate(chunks):
             _report(progress, i, len(chunks), "leaf")
-            records.append(await self._prepare_leaf(inp, budget, self.rows[chunk.start:chunk.end], chain, breaker,
-                                                    kind=kind))
+            records.append(
+                await self._prepare_leaf(inp, budget, self.rows[chunk.start : chunk.end], chain, breaker, kind=kind)
+            )
         return records
 
     # ------------------------------------------------------------------ the work
-    async def _prepare_leaf(self, inp: Any, budget: Budget, rows: Sequence[MessageRecord], chain: Sequence[Any],
-                            breaker: Any, *, kind: str, focus: str | None = None) -> dict[str, Any]:
+    async def _prepare_leaf(
+        self,
+        inp: Any,
+        budget: Budget,
+        rows: Sequence[MessageRecord],
+        chain: Sequence[Any],
+        breaker: Any,
+        *,
+        kind: str,
+        focus: str | None = None,
+    ) -> dict[str, Any]:
         from myrm_tui.context.summary.client import summarize_with
         from myrm_tui.context.summary.source import summarizer_messages
 
-        outcome = await summarize_with(chain, summarizer_messages([r.message for r in rows]), ids=[r.id for r in rows],
-                                       focus=focus, breaker=breaker, session_id=self.session_id)
+        outcome = await summarize_with(
+            chain,
+            summarizer_messages([r.message for r in rows]),
+            ids=[r.id for r in rows],
+            focus=focus,
+            breaker=breaker,
+            session_id=self.session_id,
+        )
         record = _record(kind, outcome, chain)
         record.update(first_id=rows[0].id, last_id=rows[-1].id)
         # A chunk the model was asked about is settled either way: its answer, or (rejected or
@@ -203,15 +265,28 @@ class SummaryPreparation:
         # step pay for the same rejected chunk again, after every turn (4 calls each time).
         # A breaker-open skip (no call made) stays unprepared so a later probe can still try.
         if not outcome.fallback or outcome.attempts:
-            node = self.dag.prepare(rows, outcome.summary, lambda m: count_message_tokens(m, inp.model.name),
-                                    model=outcome.model if not outcome.fallback else "extractive",
-                                    quote_tokens=self._quote_tokens(budget))
+            node = self.dag.prepare(
+                rows,
+                outcome.summary,
+                lambda m: count_message_tokens(m, inp.model.name),
+                model=outcome.model if not outcome.fallback else "extractive",
+                quote_tokens=self._quote_tokens(budget),
+            )
             record["handle"] = node["handle"]
         self.store.append_event(self.session_id, "summary", record)
         return record
 
-    async def _prepare_fold(self, inp: Any, budget: Budget, children: list[dict[str, Any]], depth: int,
-                            chain: Sequence[Any], breaker: Any, *, focus: str | None = None) -> dict[str, Any]:
+    async def _prepare_fold(
+        self,
+        inp: Any,
+        budget: Budget,
+        children: list[dict[str, Any]],
+        depth: int,
+        chain: Sequence[Any],
+        breaker: Any,
+        *,
+        focus: str | None = None,
+    ) -> dict[str, Any]:
         """A condensed node written by a model from its children's bodies, with the prompt of
         its depth (timeline, trajectory, durable memory). Only an accepted answer is stored: a
         fold without one merges the children's fields at the event, as it always could, and the
@@ -225,22 +300,37 @@ class SummaryPreparation:
         # The children's fields only: their headers, footers and quotes are stored columns and
         # verbatim lines the fold carries itself (`dag._fold_footer`); sent to the model they
         # only cost tokens and look like identifiers to the auditor.
-        bodies = [f"Summary {c['handle']} (msg:{c['first_id']} … msg:{c['last_id']}):\n"
-                  f"{body_text(from_json_dict(c['content']))}" for c in children]
-        outcome = await summarize_with(chain, condense_messages(bodies),
-                                       depth=depth, focus=focus, breaker=breaker, session_id=self.session_id,
-                                       source_tokens=sum(int(c["tokens"]) for c in children))
+        bodies = [
+            f"Summary {c['handle']} (msg:{c['first_id']} … msg:{c['last_id']}):\n"
+            f"{body_text(from_json_dict(c['content']))}"
+            for c in children
+        ]
+        outcome = await summarize_with(
+            chain,
+            condense_messages(bodies),
+            depth=depth,
+            focus=focus,
+            breaker=breaker,
+            session_id=self.session_id,
+            source_tokens=sum(int(c["tokens"]) for c in children),
+        )
         record = _record("fold", outcome, chain)
-        record.update(first_id=children[0]["first_id"], last_id=children[-1]["last_id"], children=list(handles),
-                      depth=depth)
+        record.update(
+            first_id=children[0]["first_id"], last_id=children[-1]["last_id"], children=list(handles), depth=depth
+        )
         if outcome.fallback:
             if outcome.attempts:  # asked and failed (a breaker-open skip may try again later)
                 self._failed_folds.add(handles)
         else:
-            node = self.dag.prepare_fold(children, depth, outcome.summary,
-                                         lambda m: count_message_tokens(m, inp.model.name), model=outcome.model,
-                                         quote_tokens=self._quote_tokens(budget),
-                                         max_tokens=self._max_node_tokens(budget))
+            node = self.dag.prepare_fold(
+                children,
+                depth,
+                outcome.summary,
+                lambda m: count_message_tokens(m, inp.model.name),
+                model=outcome.model,
+                quote_tokens=self._quote_tokens(budget),
+                max_tokens=self._max_node_tokens(budget),
+            )
             record["handle"] = node["handle"]
         self.store.append_event(self.session_id, "summary", record)
         return record
@@ -293,8 +383,10 @@ class SummaryPreparation:
     def _prompt_tokens(self, inp: Any) -> int:
         from myrm_tui.context.engine import _fixed_tokens, _tools_key
 
-        return _fixed_tokens(inp.system_prompt, tuple(inp.tools) and _tools_key(inp.tools), inp.model.name) \
+        return (
+            _fixed_tokens(inp.system_prompt, tuple(inp.tools) and _tools_key(inp.tools), inp.model.name)
             + self._history_tokens
+        )
 
     def _never_removed(self) -> set[int]:
         return {i for i in (self._first_user, self._last_user) if i is not None} | set(self._system_rows)
@@ -302,8 +394,13 @@ class SummaryPreparation:
     def _summary_node(self, node: dict[str, Any], tokens: int) -> Any:
         from myrm_tui.context.summary.condense import SummaryNode
 
-        return SummaryNode(node["handle"], int(node["depth"]), self._index_of_id(node["first_id"]),
-                           self._index_of_id(node["last_id"]) + 1, tokens)
+        return SummaryNode(
+            node["handle"],
+            int(node["depth"]),
+            self._index_of_id(node["first_id"]),
+            self._index_of_id(node["last_id"]) + 1,
+            tokens,
+        )
 
     # Provided by ContextEngine / SummaryEvents.
     _failed_folds: set[tuple[str, ...]]
@@ -318,6 +415,7 @@ class SummaryPreparation:
     _quote_tokens: Callable[[Budget], int]
     _max_node_tokens: Callable[[Budget], int]
     rows_removed_next: Callable[..., list[int]]
+
 
 def _chain(models: Sequence[Any] | None, model: str | None, window: int, call: Any, settings: Any) -> list[Any]:
     from myrm_tui.context.summary.client import SummaryModel
@@ -341,10 +439,19 @@ def _window(chain: Sequence[Any]) -> int:
 
 
 def _record(kind: str, outcome: Any, chain: Sequence[Any]) -> dict[str, Any]:
-    return {"kind": kind, "model": outcome.model or (chain[0].model or "injected"),
-            "chain": [m.model or "injected" for m in chain], "level": outcome.level, "attempts": outcome.attempts,
-            "fallback": outcome.fallback, "tokens_in": outcome.tokens_in, "tokens_out": outcome.tokens_out,
-            "cost": outcome.cost, "errors": outcome.errors[-3:], "warning": outcome.warning}
+    return {
+        "kind": kind,
+        "model": outcome.model or (chain[0].model or "injected"),
+        "chain": [m.model or "injected" for m in chain],
+        "level": outcome.level,
+        "attempts": outcome.attempts,
+        "fallback": outcome.fallback,
+        "tokens_in": outcome.tokens_in,
+        "tokens_out": outcome.tokens_out,
+        "cost": outcome.cost,
+        "errors": outcome.errors[-3:],
+        "warning": outcome.warning,
+    }
 
 
 def _report(progress: ProgressFn | None, done: int, total: int, what: str) -> None:

@@ -41,8 +41,16 @@ class SummaryEvents:
     file_reader: Any
     _index_of_id: Callable[[int], int]
 
-    def _rebuild_synthetic(self, event_id: int, model: str, tail_start: int, budget: Budget,
-                           changed: Sequence[int], *, room: int | None = None) -> list[SyntheticView]:
+    def _rebuild_synthetic(
+        self,
+        event_id: int,
+        model: str,
+        tail_start: int,
+        budget: Budget,
+        changed: Sequence[int],
+        *,
+        room: int | None = None,
+    ) -> list[SyntheticView]:
         """Existing summary views stay byte-identical; each run of newly removed rows becomes a
         leaf summary node; same-depth runs of nodes fold into deeper ones (four at a time, two
         when summaries take more than their share of B), then the oldest touching nodes fold
@@ -67,22 +75,55 @@ class SummaryEvents:
         for run in runs:
             after = run[-1] + 1
             if after < len(self.rows):
-                summaries.append(self.breakers.run("summarize", lambda run=run, after=after: self.dag.leaf(
-                    [self.rows[i] for i in run], self.rows[after].id, event_id, count, count_text,
-                    quote_tokens=self._quote_tokens(budget), max_tokens=self._max_node_tokens(budget)),
-                    None) or self._bare_marker([self.rows[i] for i in run], self.rows[after].id, event_id, model))
+                summaries.append(
+                    self.breakers.run(
+                        "summarize",
+                        lambda run=run, after=after: self.dag.leaf(
+                            [self.rows[i] for i in run],
+                            self.rows[after].id,
+                            event_id,
+                            count,
+                            count_text,
+                            quote_tokens=self._quote_tokens(budget),
+                            max_tokens=self._max_node_tokens(budget),
+                        ),
+                        None,
+                    )
+                    or self._bare_marker([self.rows[i] for i in run], self.rows[after].id, event_id, model)
+                )
         summaries.sort(key=self._summary_position)
         pressure_at = budget.prompt_limit * self.config.marker_cap_ratio
-        summaries = self._fold_while(summaries, budget, event_id, count, MAX_FOLD_ROUNDS, squeeze=False,
-                                     pressure_at=pressure_at)
+        summaries = self._fold_while(
+            summaries, budget, event_id, count, MAX_FOLD_ROUNDS, squeeze=False, pressure_at=pressure_at
+        )
         # Hard cap: summaries must never crowd out the conversation (fragmented removal can leave
         # many small nodes of mixed depths that no same-depth fold ever joins).
-        summaries = self._fold_while(summaries, budget, event_id, count, MAX_SQUEEZE_FOLDS, squeeze=True,
-                                     pressure_at=budget.prompt_limit * self.config.summary_cap_ratio)
-        reread = self.breakers.run("post_compaction_reread", lambda: build_reread(
-            self.rows, self.file_reader, max_files=self.config.reread_max_files,
-            max_tokens=min(self.config.reread_max_tokens, int(budget.prompt_limit * self.config.reread_max_ratio)),
-            count=count), None) if tail_start < len(self.rows) else None
+        summaries = self._fold_while(
+            summaries,
+            budget,
+            event_id,
+            count,
+            MAX_SQUEEZE_FOLDS,
+            squeeze=True,
+            pressure_at=budget.prompt_limit * self.config.summary_cap_ratio,
+        )
+        reread = (
+            self.breakers.run(
+                "post_compaction_reread",
+                lambda: build_reread(
+                    self.rows,
+                    self.file_reader,
+                    max_files=self.config.reread_max_files,
+                    max_tokens=min(
+                        self.config.reread_max_tokens, int(budget.prompt_limit * self.config.reread_max_ratio)
+                    ),
+                    count=count,
+                ),
+                None,
+            )
+            if tail_start < len(self.rows)
+            else None
+        )
         if room is not None and sum(v.tokens for v in summaries) + (reread[1] if reread else 0) > room:
             reread = None  # the model can read its files again; the summaries' handles are unique
             summaries = self._fit_summaries(summaries, max(0, room), budget, event_id, count)
@@ -94,8 +135,14 @@ class SummaryEvents:
     def _summary_position(self, view: SyntheticView) -> int:
         return self._index_of_id(view.covers[0] if view.covers else view.before_id)
 
-    def _fit_summaries(self, summaries: list[SyntheticView], room: int, budget: Budget, event_id: int,
-                       count: Callable[[dict[str, Any]], int]) -> list[SyntheticView]:
+    def _fit_summaries(
+        self,
+        summaries: list[SyntheticView],
+        room: int,
+        budget: Budget,
+        event_id: int,
+        count: Callable[[dict[str, Any]], int],
+    ) -> list[SyntheticView]:
         """Shrink the summary area to `room` tokens, or as far as it goes: the oldest nodes
         first become one line each (handle and covered ids, `SummaryDag.brief`); if the lines
         alone are still too many, touching nodes fold (no round limit: each fold removes a
@@ -103,13 +150,15 @@ class SummaryEvents:
         touching nodes, and groups are only split by messages that stay in the prompt."""
         summaries = self._brief_oldest(summaries, room, count)
         if sum(v.tokens for v in summaries) > room and len(summaries) > 1:
-            summaries = self._fold_while(summaries, budget, event_id, count, len(summaries), squeeze=True,
-                                         pressure_at=room)
+            summaries = self._fold_while(
+                summaries, budget, event_id, count, len(summaries), squeeze=True, pressure_at=room
+            )
             summaries = self._brief_oldest(summaries, room, count)
         return summaries
 
-    def _brief_oldest(self, summaries: list[SyntheticView], room: int,
-                      count: Callable[[dict[str, Any]], int]) -> list[SyntheticView]:
+    def _brief_oldest(
+        self, summaries: list[SyntheticView], room: int, count: Callable[[dict[str, Any]], int]
+    ) -> list[SyntheticView]:
         out = list(summaries)
         total = sum(v.tokens for v in out)
         for i, view in enumerate(out):
@@ -120,19 +169,37 @@ class SummaryEvents:
             out[i] = brief
         return out
 
-    def _fold_while(self, summaries: list[SyntheticView], budget: Budget, event_id: int,
-                    count: Callable[[dict[str, Any]], int], rounds: int, *, squeeze: bool,
-                    pressure_at: float) -> list[SyntheticView]:
+    def _fold_while(
+        self,
+        summaries: list[SyntheticView],
+        budget: Budget,
+        event_id: int,
+        count: Callable[[dict[str, Any]], int],
+        rounds: int,
+        *,
+        squeeze: bool,
+        pressure_at: float,
+    ) -> list[SyntheticView]:
         """Fold up to `rounds` times. Same-depth folds run while anything qualifies (with
         pressure above `pressure_at` tokens); squeeze folds run only while above it."""
         for _ in range(rounds):
             over = sum(v.tokens for v in summaries) > pressure_at
             if squeeze and (len(summaries) < 2 or not over):
                 break
-            folded = self.breakers.run("summarize", lambda views=summaries, pressure=over: self.dag.fold(
-                views, self._index_of_id, pressure=pressure, event_id=event_id, count=count,
-                quote_tokens=self._quote_tokens(budget), max_tokens=self._max_node_tokens(budget), squeeze=squeeze),
-                summaries)
+            folded = self.breakers.run(
+                "summarize",
+                lambda views=summaries, pressure=over: self.dag.fold(
+                    views,
+                    self._index_of_id,
+                    pressure=pressure,
+                    event_id=event_id,
+                    count=count,
+                    quote_tokens=self._quote_tokens(budget),
+                    max_tokens=self._max_node_tokens(budget),
+                    squeeze=squeeze,
+                ),
+                summaries,
+            )
             if len(folded) == len(summaries):
                 break
             summaries = folded
@@ -182,9 +249,16 @@ class SummaryEvents:
             out.append(plain)
         return out
 
-    def _bare_marker(self, covered: Sequence[MessageRecord], before_id: int, event_id: int,
-                     model: str) -> SyntheticView:
+    def _bare_marker(
+        self, covered: Sequence[MessageRecord], before_id: int, event_id: int, model: str
+    ) -> SyntheticView:
         """When the summary stage is disabled (its breaker is open): the deterministic marker."""
         message = {"role": "user", "content": omission_marker(covered)}
-        return SyntheticView(before_id, SUMMARY_KIND, message, count_message_tokens(message, model), event_id,
-                             (covered[0].id, covered[-1].id))
+        return SyntheticView(
+            before_id,
+            SUMMARY_KIND,
+            message,
+            count_message_tokens(message, model),
+            event_id,
+            (covered[0].id, covered[-1].id),
+        )

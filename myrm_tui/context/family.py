@@ -16,7 +16,11 @@ def family_of(model: str) -> str:
         return ANTHROPIC
     if any(marker in name for marker in _REASONING_MARKERS):
         return REASONING_TOOLS
-    if name.startswith("openai/") or name.startswith("gpt-") or name.split("/")[-1].startswith(("gpt-", "o1", "o3", "o4")):
+    if (
+        name.startswith("openai/")
+        or name.startswith("gpt-")
+        or name.split("/")[-1].startswith(("gpt-", "o1", "o3", "o4"))
+    ):
         return OPENAI
     return OTHER
 

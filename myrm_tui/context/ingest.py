@@ -17,8 +17,10 @@ from myrm_tui.store.vault import Vault
 
 
 def spill_marker(original_chars: int, original_lines: int, handle: str, kind: str) -> str:
-    return (f"[output {original_chars:,} chars, {original_lines:,} lines → {kind} excerpt shown · full: {handle} · "
-            f'file_read("{handle}", start_line=1, end_line=200) or ctx_expand("{handle}", query="…")]')
+    return (
+        f"[output {original_chars:,} chars, {original_lines:,} lines → {kind} excerpt shown · full: {handle} · "
+        f'file_read("{handle}", start_line=1, end_line=200) or ctx_expand("{handle}", query="…")]'
+    )
 
 
 # The marker's own shape, read back by whoever shows a stored result (the TUI's tool block):
@@ -34,8 +36,9 @@ def spilled_output(text: str) -> tuple[int, str] | None:
     return int(found["chars"].replace(",", "")), found["handle"]
 
 
-def spill_text(content: str, *, tool: str, arguments: Mapping[str, Any], cap_chars: int,
-               vault: Vault | None) -> tuple[str, str | None]:
+def spill_text(
+    content: str, *, tool: str, arguments: Mapping[str, Any], cap_chars: int, vault: Vault | None
+) -> tuple[str, str | None]:
     """(text to store, vault handle or None). Above `cap_chars` the full text goes to the vault
     and the stored text is a smart-filter excerpt headed by the handle."""
     if len(content) <= cap_chars:
@@ -53,8 +56,13 @@ def _tool_call_context(history_calls: Mapping[str, tuple[str, dict[str, Any]]], 
     return history_calls.get(call_id, ("", {}))
 
 
-def ingest_message(message: dict[str, Any], vault: Vault | None, *, cap_chars: int,
-                   calls: Mapping[str, tuple[str, dict[str, Any]]] | None = None) -> dict[str, Any]:
+def ingest_message(
+    message: dict[str, Any],
+    vault: Vault | None,
+    *,
+    cap_chars: int,
+    calls: Mapping[str, tuple[str, dict[str, Any]]] | None = None,
+) -> dict[str, Any]:
     """The row to store for `message`. `calls` maps tool_call_id → (tool name, arguments) of
     earlier assistant calls so a tool result is filtered with its command in mind."""
     out = offload_images(message, vault) if vault is not None else message

@@ -9,9 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-SYNTHETIC_INTERRUPTED = (
-    "[no result: this tool call did not complete (interrupted); run it again if still needed]"
-)
+SYNTHETIC_INTERRUPTED = "[no result: this tool call did not complete (interrupted); run it again if still needed]"
 # Some providers reject a conversation whose first turn is not the user's.
 SYNTHETIC_FIRST_USER = "[conversation continues from an earlier session]"
 
@@ -54,12 +52,14 @@ def repair_pairs(messages: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], 
                 out.append(queue.pop(0))
             else:
                 report.dangling_repaired.append(call_id)
-                out.append({
-                    "role": "tool",
-                    "tool_call_id": call_id,
-                    "name": call.get("function", {}).get("name", ""),
-                    "content": SYNTHETIC_INTERRUPTED,
-                })
+                out.append(
+                    {
+                        "role": "tool",
+                        "tool_call_id": call_id,
+                        "name": call.get("function", {}).get("name", ""),
+                        "content": SYNTHETIC_INTERRUPTED,
+                    }
+                )
     report.orphans_dropped = sum(len(queue) for queue in pending.values())
 
     first_real = next((i for i, m in enumerate(out) if m.get("role") != "system"), None)

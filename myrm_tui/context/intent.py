@@ -46,14 +46,13 @@ def looks_failed(content: str) -> bool:
     return head.startswith(("error", "[error", "refused", "timeout")) or "traceback (most recent call last)" in head
 
 
-def build_intent(rows: Sequence[MessageRecord], last_user_index: int | None,
-                 pinned: Sequence[str] = ()) -> Intent:
+def build_intent(rows: Sequence[MessageRecord], last_user_index: int | None, pinned: Sequence[str] = ()) -> Intent:
     if last_user_index is None:
         return Intent(pinned_paths=frozenset(pinned))
     paths: list[str] = []
     failed: set[str] = set()
     paths.extend(m.group(1) for m in _PATH.finditer(_text_of(rows[last_user_index].message)))
-    for row in rows[last_user_index + 1:]:
+    for row in rows[last_user_index + 1 :]:
         message = row.message
         for call in message.get("tool_calls") or ():
             args = parse_arguments(call.get("function", {}).get("arguments"))

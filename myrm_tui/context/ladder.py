@@ -44,8 +44,15 @@ def _thrashing(savings: Sequence[int], budget: Budget, config: EngineConfig) -> 
     return len(recent) == 2 and all(s < floor for s in recent)
 
 
-def decide(*, tokens: int, budget: Budget, config: EngineConfig, cache_warm: bool,
-           force_tier: str | None, recent_savings: Mapping[str, Sequence[int]]) -> Decision:
+def decide(
+    *,
+    tokens: int,
+    budget: Budget,
+    config: EngineConfig,
+    cache_warm: bool,
+    force_tier: str | None,
+    recent_savings: Mapping[str, Sequence[int]],
+) -> Decision:
     limit = max(1, budget.prompt_limit)
     utilization = tokens / limit
     tier = tier_for(utilization, config)

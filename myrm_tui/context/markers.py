@@ -50,9 +50,11 @@ def omission_marker(rows: Sequence[MessageRecord]) -> str:
     first, last = rows[0], rows[-1]
     lines = [
         UNTRUSTED_OPEN,
-        (f"[{len(rows)} earlier messages are omitted from this prompt ({msg_handle(first.id)} … "
-         f"{msg_handle(last.id)}, {_when(first.created_at)} → {_when(last.created_at)} UTC). They are stored: "
-         f'ctx_search("words") finds them, ctx_expand("msg:ID") returns one.]'),
+        (
+            f"[{len(rows)} earlier messages are omitted from this prompt ({msg_handle(first.id)} … "
+            f"{msg_handle(last.id)}, {_when(first.created_at)} → {_when(last.created_at)} UTC). They are stored: "
+            f'ctx_search("words") finds them, ctx_expand("msg:ID") returns one.]'
+        ),
     ]
     if asks:
         lines.append("User asks: " + " | ".join(asks[-MAX_ASKS:]))

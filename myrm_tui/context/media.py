@@ -15,8 +15,13 @@ from typing import Any
 from myrm_tui.store.vault import Vault
 
 _DATA_URL = re.compile(r"data:(?P<mime>image/[A-Za-z0-9.+-]+);base64,(?P<data>.*)", re.DOTALL)
-_SUFFIX_BY_MIME = {"image/png": ".png", "image/jpeg": ".jpg", "image/jpg": ".jpg", "image/gif": ".gif",
-                   "image/webp": ".webp"}
+_SUFFIX_BY_MIME = {
+    "image/png": ".png",
+    "image/jpeg": ".jpg",
+    "image/jpg": ".jpg",
+    "image/gif": ".gif",
+    "image/webp": ".webp",
+}
 MIME_BY_SUFFIX = {v: k for k, v in _SUFFIX_BY_MIME.items() if k != "image/jpg"}
 
 

@@ -14,5 +14,4 @@ from myrm_tui.context.views import msg_handle
 def anchor_pointer(message_id: int, tokens: int, role: str = "user") -> str:
     handle = msg_handle(message_id)
     what = "first message of this session" if role == "user" else f"stored {role} message"
-    return (f"[{what} ({handle}, {tokens:,} tokens) left out to fit the model window · "
-            f'read it: ctx_expand("{handle}")]')
+    return f'[{what} ({handle}, {tokens:,} tokens) left out to fit the model window · read it: ctx_expand("{handle}")]'

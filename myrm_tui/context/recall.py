@@ -235,9 +235,7 @@ def ctx_inspect(
         return f"error: {exc}"
     if replacements is not None:
         replaced = replacements.get(parsed.text) or replacements.get(lines[0])
-        lines.append(
-            f"in the prompt: {replaced}" if replaced else "in the prompt: sent as stored (not replaced)"
-        )
+        lines.append(f"in the prompt: {replaced}" if replaced else "in the prompt: sent as stored (not replaced)")
     lines.append(f'expand: ctx_expand("{lines[0]}") for the original; add lines="a:b" or query="…" to select')
     return "\n".join(lines)
 
@@ -245,9 +243,7 @@ def ctx_inspect(
 def _inspect_message(store: Store, session_id: str, handle: Handle) -> list[str]:
     record = store.history_message(session_id, handle.message_id)
     text = message_search_text(record.message)
-    owner = (
-        "this session" if record.session_id == session_id else f"session {record.session_id} (fork ancestor)"
-    )
+    owner = "this session" if record.session_id == session_id else f"session {record.session_id} (fork ancestor)"
     lines = [
         handle.text,
         f"what: {_message_kind(record)}",
@@ -317,8 +313,10 @@ def ctx_expand(
             if node is None:
                 return _unknown(parsed.text)
             text = _summary_text(store, session_id, node)
-            describe = (f"{node['handle']} · originals of a depth-{node['depth']} summary "
-                        f"(msg:{node['first_id']} … msg:{node['last_id']})")
+            describe = (
+                f"{node['handle']} · originals of a depth-{node['depth']} summary "
+                f"(msg:{node['first_id']} … msg:{node['last_id']})"
+            )
             spilled = []
         elif parsed.kind == "msg":
             record = store.history_message(session_id, parsed.message_id)
@@ -328,9 +326,7 @@ def ctx_expand(
         else:
             info = store.session_artifact(session_id, parsed.text)
             if info.binary:
-                return (
-                    f"error: {info.handle} is binary ({info.size_bytes:,} bytes) and cannot be shown as text."
-                )
+                return f"error: {info.handle} is binary ({info.size_bytes:,} bytes) and cannot be shown as text."
             text = store.vault.read_text(info.handle)
             describe = f"{info.handle} · vault artifact"
             spilled = []
@@ -364,14 +360,11 @@ def ctx_expand(
         if excerpt.complete and start == 1 and end >= len(all_lines):
             header.append(f"{describe} · complete, {len(all_lines):,} lines")
         else:
-            header.append(
-                f"{describe} · lines {excerpt.first_line}-{excerpt.last_line} of {len(all_lines):,}"
-            )
+            header.append(f"{describe} · lines {excerpt.first_line}-{excerpt.last_line} of {len(all_lines):,}")
     if spilled:
         handles = ", ".join(spilled)
         header.append(
-            f"note: this output was spilled to the vault; the full text is at {handles} "
-            f'(ctx_expand("{spilled[0]}"))'
+            f'note: this output was spilled to the vault; the full text is at {handles} (ctx_expand("{spilled[0]}"))'
         )
     result = _wrap([*header, excerpt.body])
     return result + _continuation(parsed.text, excerpt, query_text)

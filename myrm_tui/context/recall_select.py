@@ -61,13 +61,9 @@ def parse_line_range(spec: str | None, total: int) -> tuple[int, int]:
     start = int(first) if first else 1
     end = int(last) if last else (total if sep else start)
     if start < 1 or end < start:
-        raise SelectionError(
-            f"lines={spec!r} is empty or starts before line 1; use start <= end, both from 1."
-        )
+        raise SelectionError(f"lines={spec!r} is empty or starts before line 1; use start <= end, both from 1.")
     if start > max(total, 1):
-        raise SelectionError(
-            f"lines={spec!r} starts after the last line ({total}); pick a range within 1:{total}."
-        )
+        raise SelectionError(f"lines={spec!r} starts after the last line ({total}); pick a range within 1:{total}.")
     return start, min(end, max(total, 1))
 
 

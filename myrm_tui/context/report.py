@@ -33,5 +33,7 @@ class StageTimer:
             self.stages.append(figures)
 
     def as_list(self) -> list[dict[str, Any]]:
-        return [{"stage": s.name, "tokens_in": s.tokens_in, "tokens_out": s.tokens_out, "items": s.items,
-                 "ms": s.ms} for s in self.stages]
+        return [
+            {"stage": s.name, "tokens_in": s.tokens_in, "tokens_out": s.tokens_out, "items": s.items, "ms": s.ms}
+            for s in self.stages
+        ]

@@ -57,13 +57,16 @@ class WindowFit:
         """One sentence for the user when the window is too small, else None."""
         if self.ok:
             return None
-        return (f"The context window of {self.model} ({self.window:,} tokens) is too small for myrm: the system "
-                f"prompt and tool schemas take {self.fixed_tokens:,} tokens and {self.output_reserve:,} are kept "
-                f"for the answer, which leaves {max(self.room, 0):,} for the conversation (at least "
-                f"{MIN_MESSAGE_TOKENS:,} needed); use a model with a larger window, set its real context_window "
-                f'under [models."{self.model}"] if it has more, or lower max_output_tokens.')
+        return (
+            f"The context window of {self.model} ({self.window:,} tokens) is too small for myrm: the system "
+            f"prompt and tool schemas take {self.fixed_tokens:,} tokens and {self.output_reserve:,} are kept "
+            f"for the answer, which leaves {max(self.room, 0):,} for the conversation (at least "
+            f"{MIN_MESSAGE_TOKENS:,} needed); use a model with a larger window, set its real context_window "
+            f'under [models."{self.model}"] if it has more, or lower max_output_tokens.'
+        )
 
 
-def window_fit(*, model: str, window: int, max_output_tokens: int, system_prompt: str,
-               tools: Sequence[dict[str, Any]]) -> WindowFit:
+def window_fit(
+    *, model: str, window: int, max_output_tokens: int, system_prompt: str, tools: Sequence[dict[str, Any]]
+) -> WindowFit:
     return WindowFit(model, window, max_output_tokens, fixed_prefix_tokens(system_prompt, tools, model))

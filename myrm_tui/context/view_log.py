@@ -30,8 +30,9 @@ class SyntheticView:
 class ViewLog(Protocol):
     def load_views(self, session_id: str) -> tuple[dict[int, View], list[SyntheticView]]: ...
 
-    def save_views(self, session_id: str, event_id: int, views: dict[int, View],
-                   synthetic: list[SyntheticView] | None) -> None:
+    def save_views(
+        self, session_id: str, event_id: int, views: dict[int, View], synthetic: list[SyntheticView] | None
+    ) -> None:
         """Record `views` (latest wins per message) and, when not None, replace the
         synthetic set."""
 
@@ -46,8 +47,9 @@ class MemoryViewLog:
     def load_views(self, session_id: str) -> tuple[dict[int, View], list[SyntheticView]]:
         return dict(self.views.get(session_id, {})), list(self.synthetic.get(session_id, []))
 
-    def save_views(self, session_id: str, event_id: int, views: dict[int, View],
-                   synthetic: list[SyntheticView] | None) -> None:
+    def save_views(
+        self, session_id: str, event_id: int, views: dict[int, View], synthetic: list[SyntheticView] | None
+    ) -> None:
         self.views.setdefault(session_id, {}).update(views)
         if synthetic is not None:
             self.synthetic[session_id] = list(synthetic)
@@ -61,21 +63,52 @@ class StoreViewLog:
 
     def load_views(self, session_id: str) -> tuple[dict[int, View], list[SyntheticView]]:
         rows, synthetic = self.store.load_context_views(session_id)
-        views = {r["message_id"]: View(r["kind"], r["message"], r["tokens"], r["reason"], r["handle"], r["event_id"])
-                 for r in rows}
-        syn = [SyntheticView(s["before_id"], s["kind"], s["message"], s["tokens"], s["event_id"],
-                             (s["covers_first"], s["covers_last"]) if s["covers_first"] is not None else None,
-                             s.get("handle") or "")
-               for s in synthetic]
+        views = {
+            r["message_id"]: View(r["kind"], r["message"], r["tokens"], r["reason"], r["handle"], r["event_id"])
+            for r in rows
+        }
+        syn = [
+            SyntheticView(
+                s["before_id"],
+                s["kind"],
+                s["message"],
+                s["tokens"],
+                s["event_id"],
+                (s["covers_first"], s["covers_last"]) if s["covers_first"] is not None else None,
+                s.get("handle") or "",
+            )
+            for s in synthetic
+        ]
         return views, syn
 
-    def save_views(self, session_id: str, event_id: int, views: dict[int, View],
-                   synthetic: list[SyntheticView] | None) -> None:
-        view_rows = [{"message_id": mid, "kind": v.kind, "message": v.message, "tokens": v.tokens,
-                      "reason": v.reason, "handle": v.handle} for mid, v in views.items()]
-        syn_rows = None if synthetic is None else [
-            {"before_id": s.before_id, "kind": s.kind, "message": s.message, "tokens": s.tokens,
-             "covers_first": s.covers[0] if s.covers else None, "covers_last": s.covers[1] if s.covers else None,
-             "handle": s.handle}
-            for s in synthetic]
+    def save_views(
+        self, session_id: str, event_id: int, views: dict[int, View], synthetic: list[SyntheticView] | None
+    ) -> None:
+        view_rows = [
+            {
+                "message_id": mid,
+                "kind": v.kind,
+                "message": v.message,
+                "tokens": v.tokens,
+                "reason": v.reason,
+                "handle": v.handle,
+            }
+            for mid, v in views.items()
+        ]
+        syn_rows = (
+            None
+            if synthetic is None
+            else [
+                {
+                    "before_id": s.before_id,
+                    "kind": s.kind,
+                    "message": s.message,
+                    "tokens": s.tokens,
+                    "covers_first": s.covers[0] if s.covers else None,
+                    "covers_last": s.covers[1] if s.covers else None,
+                    "handle": s.handle,
+                }
+                for s in synthetic
+            ]
+        )
         self.store.save_context_views(session_id, event_id, view_rows, syn_rows)

@@ -70,16 +70,17 @@ def parse_arguments(raw: Any) -> dict[str, Any]:
 
 
 def filtered_header(original_tokens: int, shown_tokens: int, handle: str, kind: str, noun: str = "output") -> str:
-    return (f"[{noun} {original_tokens:,} tokens → {shown_tokens:,} shown ({kind} excerpt) · full: {handle} · "
-            f'ctx_expand("{handle}", lines="1:200") or ctx_expand("{handle}", query="…")]')
+    return (
+        f"[{noun} {original_tokens:,} tokens → {shown_tokens:,} shown ({kind} excerpt) · full: {handle} · "
+        f'ctx_expand("{handle}", lines="1:200") or ctx_expand("{handle}", query="…")]'
+    )
 
 
 def masked_text(tool: str, identity: str, tokens: int, handle: str, first_line: str, why: str) -> str:
     preview = _scrubbed(first_line).strip()[:160]
     about = f" {identity}" if identity else ""
-    return (f"[{why}: {tool}{about} → {tokens:,} tokens hidden; first line: {preview!r} · "
-            f'ctx_expand("{handle}")]')
+    return f'[{why}: {tool}{about} → {tokens:,} tokens hidden; first line: {preview!r} · ctx_expand("{handle}")]'
 
 
 def pointer_text(what: str, handle: str, newer: str) -> str:
-    return f"[{what}; see the newer {newer} · original: ctx_expand(\"{handle}\")]"
+    return f'[{what}; see the newer {newer} · original: ctx_expand("{handle}")]'

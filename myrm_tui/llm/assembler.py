@@ -197,10 +197,10 @@ class StreamAssembler:
             raw = "".join(call.arguments)
             call_id = call.id or generated_call_id(self._id_salt, index, call.name, raw)
             arguments, error = parse_arguments(raw)
-            out.append(ToolCallEvent(id=call_id, name=call.name, arguments=arguments,
-                                     raw_arguments=raw, parse_error=error))
-            stored_calls.append({"id": call_id, "type": "function",
-                                 "function": {"name": call.name, "arguments": raw}})
+            out.append(
+                ToolCallEvent(id=call_id, name=call.name, arguments=arguments, raw_arguments=raw, parse_error=error)
+            )
+            stored_calls.append({"id": call_id, "type": "function", "function": {"name": call.name, "arguments": raw}})
         if self._usage is not None:
             out.append(self._usage)
         text = "".join(self._text)

@@ -47,14 +47,36 @@ _KEY_LIKE = re.compile(r"\b(sk|pk|rk|gsk|xai|key)[-_][A-Za-z0-9_\-]{8,}", re.IGN
 _BEARER = re.compile(r"(bearer\s+)\S+", re.IGNORECASE)
 
 _CONNECTION_NAMES = {
-    "APIConnectionError", "ConnectError", "ConnectTimeout", "RemoteProtocolError", "ReadError",
-    "WriteError", "NetworkError", "ClientConnectionError", "ClientConnectorError",
-    "ServerDisconnectedError", "ClientOSError", "ClientPayloadError", "ConnectionError",
-    "ConnectionRefusedError", "ConnectionResetError", "ConnectionAbortedError", "BrokenPipeError",
-    "IncompleteRead", "gaierror",
+    "APIConnectionError",
+    "ConnectError",
+    "ConnectTimeout",
+    "RemoteProtocolError",
+    "ReadError",
+    "WriteError",
+    "NetworkError",
+    "ClientConnectionError",
+    "ClientConnectorError",
+    "ServerDisconnectedError",
+    "ClientOSError",
+    "ClientPayloadError",
+    "ConnectionError",
+    "ConnectionRefusedError",
+    "ConnectionResetError",
+    "ConnectionAbortedError",
+    "BrokenPipeError",
+    "IncompleteRead",
+    "gaierror",
 }
-_TIMEOUT_NAMES = {"Timeout", "APITimeoutError", "TimeoutException", "ReadTimeout", "WriteTimeout",
-                  "PoolTimeout", "ServerTimeoutError", "TimeoutError"}
+_TIMEOUT_NAMES = {
+    "Timeout",
+    "APITimeoutError",
+    "TimeoutException",
+    "ReadTimeout",
+    "WriteTimeout",
+    "PoolTimeout",
+    "ServerTimeoutError",
+    "TimeoutError",
+}
 _SERVER_NAMES = {"InternalServerError", "ServiceUnavailableError", "BadGatewayError"}
 
 
@@ -106,7 +128,7 @@ def _redacted(text: str) -> str:
 
 
 def endpoint_label(api_base: str | None) -> str:
-    """" at <api_base>" for messages, with any password or key in the URL redacted; "" without."""
+    """ " at <api_base>" for messages, with any password or key in the URL redacted; "" without."""
     return f" at {_redacted(api_base)}" if api_base else ""
 
 
@@ -134,8 +156,7 @@ def _refused_userinfo(exc: BaseException, api_base: str | None) -> bool:
     user:password in the URL; litellm reports that as an HTTP 500."""
     if not api_base or not _has_userinfo(api_base):
         return False
-    return any(isinstance(link, ValueError) and not isinstance(link, json.JSONDecodeError)
-               for link in _chain(exc))
+    return any(isinstance(link, ValueError) and not isinstance(link, json.JSONDecodeError) for link in _chain(exc))
 
 
 def _status(exc: BaseException) -> int | None:
@@ -171,8 +192,11 @@ def retry_after_of(exc: BaseException) -> float | None:
         parsed = _parse_retry_after(getattr(exc, attr, None))
         if parsed is not None:
             return parsed
-    header_sources = [getattr(exc, "headers", None), getattr(exc, "litellm_response_headers", None),
-                      getattr(getattr(exc, "response", None), "headers", None)]
+    header_sources = [
+        getattr(exc, "headers", None),
+        getattr(exc, "litellm_response_headers", None),
+        getattr(getattr(exc, "response", None), "headers", None),
+    ]
     for headers in header_sources:
         if not headers:
             continue
@@ -205,7 +229,7 @@ def _chain(exc: BaseException, depth: int = 8) -> list[BaseException]:
 
 
 def transport_failure(exc: BaseException) -> str | None:
-    """"timeout" or "connection" when a transport error lies under a generic API error.
+    """ "timeout" or "connection" when a transport error lies under a generic API error.
 
     litellm reports a refused connection as InternalServerError("Connection error."); only the
     cause chain shows the httpx.ConnectError / ConnectionRefusedError underneath.
@@ -242,19 +266,28 @@ def classify(exc: BaseException, model: str, *, api_base: str | None = None) -> 
             f"api_base for {model} has a user name and password in it ({endpoint}); the client sends "
             "the API key as the Authorization header and refuses to send both, so nothing was sent.",
             hint="Remove user:password from api_base and put the endpoint's key in the provider's key "
-                 "variable (e.g. OPENAI_API_KEY), which is sent as a Bearer token.")
+            "variable (e.g. OPENAI_API_KEY), which is sent as a Bearer token.",
+        )
     malformed = _malformed_data(exc)
     if malformed is not None:
-        return E.MalformedResponseError(f"{model}{where} sent stream data that is not valid JSON "
-                                        f"({malformed}); the connection itself worked.")
+        return E.MalformedResponseError(
+            f"{model}{where} sent stream data that is not valid JSON ({malformed}); the connection itself worked."
+        )
     detail = _detail(exc)
     status = _status(exc)
     if REPETITION_MARKER in detail:
         return E.RepetitionError(f"{model} got stuck repeating the same text, so its answer was stopped.")
     names = [cls.__name__ for cls in type(exc).__mro__]
-    explicit = {"ContextWindowExceededError", "ContentPolicyViolationError", "AuthenticationError",
-                "PermissionDeniedError", "NotFoundError", "RateLimitError", "BadRequestError",
-                "UnprocessableEntityError"}
+    explicit = {
+        "ContextWindowExceededError",
+        "ContentPolicyViolationError",
+        "AuthenticationError",
+        "PermissionDeniedError",
+        "NotFoundError",
+        "RateLimitError",
+        "BadRequestError",
+        "UnprocessableEntityError",
+    }
     if not explicit.intersection(names):
         transport = transport_failure(exc)
         if transport == "timeout":
@@ -266,34 +299,41 @@ def classify(exc: BaseException, model: str, *, api_base: str | None = None) -> 
         for name in names:
             if name == "ContextWindowExceededError":
                 return E.ContextWindowExceededError(
-                    f"The conversation is larger than {model}'s context window.", status=status)
+                    f"The conversation is larger than {model}'s context window.", status=status
+                )
             if name == "ContentPolicyViolationError":
-                return E.ContentRefusedError(f"{provider} refused the request to {model} (content policy).",
-                                             status=status)
+                return E.ContentRefusedError(
+                    f"{provider} refused the request to {model} (content policy).", status=status
+                )
             if name in ("AuthenticationError", "PermissionDeniedError"):
                 return E.AuthenticationError(f"{model} rejected the API key.", status=status)
             if name == "NotFoundError":
-                return E.ModelNotFoundError(f"{provider} does not know the model {model}{where} ({detail}).",
-                                            status=status)
+                return E.ModelNotFoundError(
+                    f"{provider} does not know the model {model}{where} ({detail}).", status=status
+                )
             if name == "RateLimitError":
-                return E.RateLimitError(f"{model} is rate limiting requests.", status=status or 429,
-                                        retry_after=retry_after_of(exc))
+                return E.RateLimitError(
+                    f"{model} is rate limiting requests.", status=status or 429, retry_after=retry_after_of(exc)
+                )
             if name in _TIMEOUT_NAMES:
                 return E.TimeoutError_(f"{model} did not answer in time{where}.", status=status)
             if name in _SERVER_NAMES:
-                return E.ServerError(f"{provider} failed on its side while serving {model} "
-                                     f"(HTTP {status or 500}): {detail}", status=status)
+                return E.ServerError(
+                    f"{provider} failed on its side while serving {model} (HTTP {status or 500}): {detail}",
+                    status=status,
+                )
             if name in ("BadRequestError", "UnprocessableEntityError", "UnsupportedParamsError"):
                 if _is_context_overflow(detail):
                     return E.ContextWindowExceededError(
-                        f"The conversation is larger than {model}'s context window.", status=status)
+                        f"The conversation is larger than {model}'s context window.", status=status
+                    )
                 return E.ProviderError(f"{model} rejected the request: {detail}", status=status)
             if name in _CONNECTION_NAMES:
                 if _is_context_overflow(detail):
                     return E.ContextWindowExceededError(
-                        f"The conversation is larger than {model}'s context window.", status=status)
-                return E.NetworkUnreachableError(f"Could not reach {provider} for {model}{where}.",
-                                                 status=status)
+                        f"The conversation is larger than {model}'s context window.", status=status
+                    )
+                return E.NetworkUnreachableError(f"Could not reach {provider} for {model}{where}.", status=status)
         return None
 
     typed = by_name()
@@ -308,19 +348,21 @@ def classify(exc: BaseException, model: str, *, api_base: str | None = None) -> 
         return E.AuthenticationError(f"{model} rejected the API key.", status=status)
     if status == 407:
         return E.AuthenticationError(
-            f"A proxy between myrm and {endpoint or provider} asks for credentials (HTTP 407).", status=status,
+            f"A proxy between myrm and {endpoint or provider} asks for credentials (HTTP 407).",
+            status=status,
             hint="Give the proxy its credentials in HTTPS_PROXY (http://user:pass@proxy:port) or bypass it "
-                 "for this endpoint with NO_PROXY.")
+            "for this endpoint with NO_PROXY.",
+        )
     if status == 404:
         return E.ModelNotFoundError(f"{provider} does not know the model {model}{where}.", status=status)
     if status == 408:
         return E.TimeoutError_(f"{model} did not answer in time{where}.", status=status)
     if status is not None and status >= 500:
-        return E.ServerError(f"{provider} failed on its side while serving {model} (HTTP {status}): {detail}",
-                             status=status)
+        return E.ServerError(
+            f"{provider} failed on its side while serving {model} (HTTP {status}): {detail}", status=status
+        )
     if _is_context_overflow(detail):
-        return E.ContextWindowExceededError(f"The conversation is larger than {model}'s context window.",
-                                            status=status)
+        return E.ContextWindowExceededError(f"The conversation is larger than {model}'s context window.", status=status)
     if isinstance(exc, OSError):
         return E.NetworkUnreachableError(f"Could not reach {provider} for {model}{where}.")
     return E.ProviderError(f"{model} failed: {detail}", status=status)

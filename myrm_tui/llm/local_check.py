@@ -54,11 +54,15 @@ async def _run(threads: int | None) -> LocalCheck:
             usage = message.get("usage") or {}
     total = (time.perf_counter() - started) * 1000
     worker = local_client.get_worker(key, "local/smollm2")
-    return LocalCheck(ok=bool("".join(pieces).strip()) and int(usage.get("completion_tokens") or 0) >= 2,
-                      text="".join(pieces).strip(), prompt_tokens=int(usage.get("prompt_tokens") or 0),
-                      completion_tokens=int(usage.get("completion_tokens") or 0),
-                      load_ms=float(worker.ready_info.get("load_ms") or 0.0), total_ms=total,
-                      error="" if pieces else "the model produced no text")
+    return LocalCheck(
+        ok=bool("".join(pieces).strip()) and int(usage.get("completion_tokens") or 0) >= 2,
+        text="".join(pieces).strip(),
+        prompt_tokens=int(usage.get("prompt_tokens") or 0),
+        completion_tokens=int(usage.get("completion_tokens") or 0),
+        load_ms=float(worker.ready_info.get("load_ms") or 0.0),
+        total_ms=total,
+        error="" if pieces else "the model produced no text",
+    )
 
 
 def check_local_model(threads: int | None = None) -> LocalCheck:

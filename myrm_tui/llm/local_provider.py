@@ -73,8 +73,10 @@ def plain_messages(messages: list[dict]) -> list[dict[str, str]]:
         role = message.get("role", "user")
         text = _text_of(message.get("content"))
         if role == "assistant" and message.get("tool_calls"):
-            calls = "; ".join(f"{c.get('function', {}).get('name')}({c.get('function', {}).get('arguments')})"
-                              for c in message["tool_calls"])
+            calls = "; ".join(
+                f"{c.get('function', {}).get('name')}({c.get('function', {}).get('arguments')})"
+                for c in message["tool_calls"]
+            )
             text = f"{text}\n[called tools: {calls}]".strip()
         if role == "tool":
             role, text = "user", f"[tool result]\n{text}"
@@ -85,8 +87,14 @@ def plain_messages(messages: list[dict]) -> list[dict[str, str]]:
 
 
 def _generic(text: str = "", *, finished: bool = False, reason: str = "", usage: dict | None = None) -> dict:
-    return {"text": text, "tool_use": None, "is_finished": finished, "finish_reason": reason,
-            "usage": usage, "index": 0}
+    return {
+        "text": text,
+        "tool_use": None,
+        "is_finished": finished,
+        "finish_reason": reason,
+        "usage": usage,
+        "index": 0,
+    }
 
 
 def worker_key(model: str, params: dict[str, Any]) -> local_client.WorkerKey:
@@ -99,8 +107,9 @@ def worker_key(model: str, params: dict[str, Any]) -> local_client.WorkerKey:
         litellm = load_litellm()
 
         known = ", ".join(f"{PROVIDER}/{name}" for name in LOCAL_MODELS)
-        raise litellm.NotFoundError(f"no local model '{model}' installed (known: {known})",
-                                    model=f"{PROVIDER}/{model}", llm_provider=PROVIDER)
+        raise litellm.NotFoundError(
+            f"no local model '{model}' installed (known: {known})", model=f"{PROVIDER}/{model}", llm_provider=PROVIDER
+        )
     threads = params.get("n_threads")
     return local_client.key_for(path, LOCAL_CONTEXT_WINDOW, int(threads) if threads else None)
 
@@ -127,8 +136,7 @@ async def stream_local(model: str, messages: list[dict], params: dict) -> AsyncI
     key = worker_key(model, params)
     wire_params = {name: params[name] for name in ("max_tokens", "temperature", "seed") if params.get(name) is not None}
     try:
-        async for message in local_client.generate(key, f"{PROVIDER}/{model}", plain_messages(messages),
-                                                   wire_params):
+        async for message in local_client.generate(key, f"{PROVIDER}/{model}", plain_messages(messages), wire_params):
             if message["op"] == "chunk":
                 yield _generic(message["text"])
             else:
@@ -142,17 +150,39 @@ def make_handler() -> Any:
     from litellm.llms.custom_llm import CustomLLM
 
     class LocalLLM(CustomLLM):
-        async def astreaming(self, model: str, messages: list, api_base: Any = None, custom_prompt_dict: Any = None,
-                             model_response: Any = None, print_verbose: Any = None, encoding: Any = None,
-                             api_key: Any = None, logging_obj: Any = None, optional_params: dict | None = None,
-                             *args: Any, **kwargs: Any) -> AsyncIterator[dict]:
+        async def astreaming(
+            self,
+            model: str,
+            messages: list,
+            api_base: Any = None,
+            custom_prompt_dict: Any = None,
+            model_response: Any = None,
+            print_verbose: Any = None,
+            encoding: Any = None,
+            api_key: Any = None,
+            logging_obj: Any = None,
+            optional_params: dict | None = None,
+            *args: Any,
+            **kwargs: Any,
+        ) -> AsyncIterator[dict]:
             async for chunk in stream_local(model, messages, dict(optional_params or {})):
                 yield chunk
 
-        async def acompletion(self, model: str, messages: list, api_base: Any = None, custom_prompt_dict: Any = None,
-                              model_response: Any = None, print_verbose: Any = None, encoding: Any = None,
-                              api_key: Any = None, logging_obj: Any = None, optional_params: dict | None = None,
-                              *args: Any, **kwargs: Any) -> Any:
+        async def acompletion(
+            self,
+            model: str,
+            messages: list,
+            api_base: Any = None,
+            custom_prompt_dict: Any = None,
+            model_response: Any = None,
+            print_verbose: Any = None,
+            encoding: Any = None,
+            api_key: Any = None,
+            logging_obj: Any = None,
+            optional_params: dict | None = None,
+            *args: Any,
+            **kwargs: Any,
+        ) -> Any:
             from myrm_tui.llm.litellm_module import load_litellm
 
             litellm = load_litellm()

@@ -97,9 +97,13 @@ def _generate(llama: Any, request: dict[str, Any], cancel: threading.Event) -> I
     completion = len(llama.tokenize("".join(text).encode("utf-8"), add_bos=False, special=False))
     evaluated = int(llama.n_tokens)
     prompt = max(evaluated - completion + (1 if reason == "length" else 0), 0)
-    yield {"op": "done", "id": rid, "reason": reason, "evaluated_tokens": evaluated,
-           "usage": {"prompt_tokens": prompt, "completion_tokens": completion,
-                     "total_tokens": prompt + completion}}
+    yield {
+        "op": "done",
+        "id": rid,
+        "reason": reason,
+        "evaluated_tokens": evaluated,
+        "usage": {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion},
+    }
 
 
 class _Requests:
@@ -152,8 +156,7 @@ def _load(args: argparse.Namespace) -> Any:
     disable_extra_buffer_types()
     from llama_cpp import Llama
 
-    return Llama(model_path=args.model, n_ctx=args.n_ctx, n_threads=args.threads or os.cpu_count() or 1,
-                 verbose=False)
+    return Llama(model_path=args.model, n_ctx=args.n_ctx, n_threads=args.threads or os.cpu_count() or 1, verbose=False)
 
 
 def serve(args: argparse.Namespace, send: _Sender, requests_in: TextIO) -> int:

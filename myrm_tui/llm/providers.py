@@ -29,9 +29,13 @@ def ensure_providers_registered() -> None:
 
         from myrm_tui.llm import local_provider, recorded, replay_summarizers, scripted
 
-        wanted = {scripted.PROVIDER: scripted.make_handler, local_provider.PROVIDER: local_provider.make_handler,
-                  # `myrm replay`: recorded assistant turns and the benchmark's fake summarizers.
-                  recorded.PROVIDER: recorded.make_handler, replay_summarizers.PROVIDER: replay_summarizers.make_handler}
+        wanted = {
+            scripted.PROVIDER: scripted.make_handler,
+            local_provider.PROVIDER: local_provider.make_handler,
+            # `myrm replay`: recorded assistant turns and the benchmark's fake summarizers.
+            recorded.PROVIDER: recorded.make_handler,
+            replay_summarizers.PROVIDER: replay_summarizers.make_handler,
+        }
         present = {item["provider"] for item in litellm.custom_provider_map}
         for name, factory in wanted.items():
             if name not in present:

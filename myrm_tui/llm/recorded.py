@@ -89,7 +89,9 @@ def _feed_for(model: str) -> RecordedFeed:
     if feed is None:
         raise load_litellm().NotFoundError(
             f"no recorded session is being replayed as {PROVIDER}/{name}; `myrm replay` opens one",
-            model=f"{PROVIDER}/{name}", llm_provider=PROVIDER)
+            model=f"{PROVIDER}/{name}",
+            llm_provider=PROVIDER,
+        )
     return feed
 
 
@@ -98,16 +100,26 @@ def _text(content: Any) -> str:
     if isinstance(content, str):
         return content
     if isinstance(content, list):
-        return "".join(str(part.get("text", "")) for part in content
-                       if isinstance(part, dict) and part.get("type", "text") == "text")
+        return "".join(
+            str(part.get("text", ""))
+            for part in content
+            if isinstance(part, dict) and part.get("type", "text") == "text"
+        )
     return ""
 
 
-def _generic(text: str = "", *, tool_use: dict | None = None, finished: bool = False, reason: str = "",
-             usage: dict | None = None) -> dict[str, Any]:
+def _generic(
+    text: str = "", *, tool_use: dict | None = None, finished: bool = False, reason: str = "", usage: dict | None = None
+) -> dict[str, Any]:
     """A litellm GenericStreamingChunk (a TypedDict, so a plain dict)."""
-    return {"text": text, "tool_use": tool_use, "is_finished": finished, "finish_reason": reason,
-            "usage": usage, "index": 0}
+    return {
+        "text": text,
+        "tool_use": tool_use,
+        "is_finished": finished,
+        "finish_reason": reason,
+        "usage": usage,
+        "index": 0,
+    }
 
 
 def answer_chunks(message: dict[str, Any], call_id: Any = None) -> list[Any]:
@@ -118,7 +130,9 @@ def answer_chunks(message: dict[str, Any], call_id: Any = None) -> list[Any]:
     chunks: list[Any] = []
     reasoning = message.get("reasoning_content")
     if isinstance(reasoning, str) and reasoning:
-        chunks.append(ModelResponseStream(choices=[StreamingChoices(index=0, delta=Delta(reasoning_content=reasoning))]))
+        chunks.append(
+            ModelResponseStream(choices=[StreamingChoices(index=0, delta=Delta(reasoning_content=reasoning))])
+        )
     text = _text(message.get("content"))
     if text:
         chunks.append(_generic(text))
@@ -130,9 +144,16 @@ def answer_chunks(message: dict[str, Any], call_id: Any = None) -> list[Any]:
         raw = arguments if isinstance(arguments, str) else json.dumps(arguments, ensure_ascii=False)
         arguments_chars += len(raw)
         given = call.get("id")
-        chunks.append(_generic(tool_use={
-            "id": call_id(given) if call_id is not None else given, "type": "function", "index": index,
-            "function": {"name": str(function.get("name", "")), "arguments": raw}}))
+        chunks.append(
+            _generic(
+                tool_use={
+                    "id": call_id(given) if call_id is not None else given,
+                    "type": "function",
+                    "index": index,
+                    "function": {"name": str(function.get("name", "")), "arguments": raw},
+                }
+            )
+        )
     completion = -(-(len(text) + len(reasoning or "") + arguments_chars) // CHARS_PER_TOKEN)
     usage = {"prompt_tokens": 0, "completion_tokens": completion, "total_tokens": completion}
     chunks.append(_generic(finished=True, reason="tool_calls" if calls else "stop", usage=usage))
@@ -143,7 +164,8 @@ def _no_answer(feed: RecordedFeed) -> Exception:
     from myrm_tui.llm.litellm_module import load_litellm
 
     return load_litellm().NotFoundError(
-        "the recording has no assistant message for this request", model=feed.model, llm_provider=PROVIDER)
+        "the recording has no assistant message for this request", model=feed.model, llm_provider=PROVIDER
+    )
 
 
 def _serve(model: str) -> list[Any]:
@@ -167,4 +189,3 @@ def make_handler() -> Any:
             yield from _serve(model)
 
     return RecordedLLM()
-

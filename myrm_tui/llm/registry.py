@@ -18,9 +18,18 @@ from myrm_tui.llm.model_info import CONSERVATIVE_MAX_OUTPUT, CONSERVATIVE_WINDOW
 
 # ModelInfo fields a config override may set (config keys are the field names).
 OVERRIDABLE_FIELDS = (
-    "context_window", "max_output_tokens", "supports_tools", "supports_vision", "supports_prompt_caching",
-    "supports_reasoning", "input_cost_per_token", "output_cost_per_token", "cache_read_cost_per_token",
-    "cache_write_cost_per_token", "api_base", "reasoning_effort",
+    "context_window",
+    "max_output_tokens",
+    "supports_tools",
+    "supports_vision",
+    "supports_prompt_caching",
+    "supports_reasoning",
+    "input_cost_per_token",
+    "output_cost_per_token",
+    "cache_read_cost_per_token",
+    "cache_write_cost_per_token",
+    "api_base",
+    "reasoning_effort",
 )
 
 # Providers whose model names embed another vendor's name ("openrouter/anthropic/claude-x"):
@@ -85,10 +94,16 @@ def _entry_matches(model: str, key: str, entry: Mapping[str, Any]) -> bool:
 def _unknown(model: str) -> ModelInfo:
     provider = model.split("/", 1)[0] if "/" in model else "unknown"
     return ModelInfo(
-        name=model, provider=provider, context_window=CONSERVATIVE_WINDOW,
-        max_output_tokens=CONSERVATIVE_MAX_OUTPUT, supports_tools=True, known=False,
-        warning=(f"{model} is not in litellm's model registry; assuming a {CONSERVATIVE_WINDOW}-token window. "
-                 f"Set its real context_window (and supports_tools) under [models.\"{model}\"] in the config."),
+        name=model,
+        provider=provider,
+        context_window=CONSERVATIVE_WINDOW,
+        max_output_tokens=CONSERVATIVE_MAX_OUTPUT,
+        supports_tools=True,
+        known=False,
+        warning=(
+            f"{model} is not in litellm's model registry; assuming a {CONSERVATIVE_WINDOW}-token window. "
+            f'Set its real context_window (and supports_tools) under [models."{model}"] in the config.'
+        ),
     )
 
 
@@ -97,8 +112,13 @@ def _special(model: str) -> ModelInfo | None:
     if model.startswith("local/"):
         from myrm_tui.llm import local_provider
 
-        return ModelInfo(name=model, provider="local", context_window=local_provider.LOCAL_CONTEXT_WINDOW,
-                         max_output_tokens=local_provider.LOCAL_DEFAULT_MAX_TOKENS, supports_tools=False)
+        return ModelInfo(
+            name=model,
+            provider="local",
+            context_window=local_provider.LOCAL_CONTEXT_WINDOW,
+            max_output_tokens=local_provider.LOCAL_DEFAULT_MAX_TOKENS,
+            supports_tools=False,
+        )
     if model.startswith("scripted/"):
         from myrm_tui.llm import scripted
 
@@ -108,15 +128,26 @@ def _special(model: str) -> ModelInfo | None:
             window, vision = loaded.context_window, loaded.supports_vision
         except scripted.ScriptError:
             pass  # the call itself reports the broken script; the registry stays usable
-        return ModelInfo(name=model, provider="scripted", context_window=window,
-                         max_output_tokens=min(8192, window), supports_tools=True,
-                         supports_vision=vision, supports_prompt_caching=True)
+        return ModelInfo(
+            name=model,
+            provider="scripted",
+            context_window=window,
+            max_output_tokens=min(8192, window),
+            supports_tools=True,
+            supports_vision=vision,
+            supports_prompt_caching=True,
+        )
     if model.startswith("replay-summarizer/"):
         from myrm_tui.llm import replay_summarizers
 
         window = replay_summarizers.CONTEXT_WINDOW
-        return ModelInfo(name=model, provider="replay-summarizer", context_window=window,
-                         max_output_tokens=min(8192, window), supports_tools=False)
+        return ModelInfo(
+            name=model,
+            provider="replay-summarizer",
+            context_window=window,
+            max_output_tokens=min(8192, window),
+            supports_tools=False,
+        )
     return None
 
 
@@ -157,8 +188,11 @@ def info(model: str, overrides: Mapping[str, Mapping[str, Any]] | None = None) -
 
 def chat_models() -> list[tuple[str, Mapping[str, Any]]]:
     """(name, entry) of every chat model in litellm's map, sorted by name."""
-    return sorted((name, entry) for name, entry in _model_cost().items()
-                  if isinstance(entry, Mapping) and entry.get("mode") == "chat")
+    return sorted(
+        (name, entry)
+        for name, entry in _model_cost().items()
+        if isinstance(entry, Mapping) and entry.get("mode") == "chat"
+    )
 
 
 def ready_providers(env: Mapping[str, str] | None = None) -> set[str]:
@@ -176,8 +210,12 @@ def own_models(overrides: Mapping[str, Mapping[str, Any]] | None = None) -> list
     return [*local_model_names(), *sorted(name for name in (overrides or {}) if name not in local_model_names())]
 
 
-def search(query: str, limit: int = 50, overrides: Mapping[str, Mapping[str, Any]] | None = None,
-           env: Mapping[str, str] | None = None) -> list[ModelInfo]:
+def search(
+    query: str,
+    limit: int = 50,
+    overrides: Mapping[str, Mapping[str, Any]] | None = None,
+    env: Mapping[str, str] | None = None,
+) -> list[ModelInfo]:
     """Models whose name contains `query` (case-insensitive). Models that can run now come first
     (the embedded model, models declared in config, then those of providers whose key is set);
     within each group, names starting with the query first, then shorter names (the provider's
@@ -197,22 +235,38 @@ def search(query: str, limit: int = 50, overrides: Mapping[str, Mapping[str, Any
     return [hit[4] for hit in hits[: max(limit, 0)]]
 
 
-def is_ready(model: ModelInfo, overrides: Mapping[str, Mapping[str, Any]] | None = None,
-             env: Mapping[str, str] | None = None) -> bool:
+def is_ready(
+    model: ModelInfo, overrides: Mapping[str, Mapping[str, Any]] | None = None, env: Mapping[str, str] | None = None
+) -> bool:
     """True when `model` can be called now: no key needed, or its provider's key is set."""
     return model.name in own_models(overrides) or model.provider in ready_providers(env)
 
 
 # Providers that serve whatever model their server has: a name missing from the registry is
 # normal there (a local Ollama/LM Studio/vLLM model, an OpenRouter id), so it is never refused.
-OPEN_CATALOGUE_PROVIDERS = frozenset({
-    "ollama", "ollama_chat", "lm_studio", "hosted_vllm", "vllm", "llamafile", "openrouter", "together_ai",
-    "huggingface", "custom_openai", "openai_like", "litellm_proxy", "xinference", "oobabooga",
-})
+OPEN_CATALOGUE_PROVIDERS = frozenset(
+    {
+        "ollama",
+        "ollama_chat",
+        "lm_studio",
+        "hosted_vllm",
+        "vllm",
+        "llamafile",
+        "openrouter",
+        "together_ai",
+        "huggingface",
+        "custom_openai",
+        "openai_like",
+        "litellm_proxy",
+        "xinference",
+        "oobabooga",
+    }
+)
 
 
-def unknown_model_problem(model: str, overrides: Mapping[str, Mapping[str, Any]] | None = None,
-                          api_base: str | None = None) -> str | None:
+def unknown_model_problem(
+    model: str, overrides: Mapping[str, Mapping[str, Any]] | None = None, api_base: str | None = None
+) -> str | None:
     """One sentence when `model` cannot name a model anyone serves, else None.
 
     A name is accepted when the user declared it (config `[models."X"]` or an `api_base`), when it
@@ -236,9 +290,11 @@ def unknown_model_problem(model: str, overrides: Mapping[str, Mapping[str, Any]]
     if _registry_info(model).known:
         return None
     hint = model.rsplit("/", 1)[-1].split("-")[0] or model
-    return (f"Unknown model {model!r}: it is not in the model registry and no endpoint is declared for it. "
-            f"Find the right name with `myrm models --search {hint}`, or declare a server's model under "
-            f"[models.\"{model}\"] with its api_base in the config.")
+    return (
+        f"Unknown model {model!r}: it is not in the model registry and no endpoint is declared for it. "
+        f"Find the right name with `myrm models --search {hint}`, or declare a server's model under "
+        f'[models."{model}"] with its api_base in the config.'
+    )
 
 
 def clear_cache() -> None:

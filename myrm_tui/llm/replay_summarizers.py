@@ -68,8 +68,7 @@ def oracle_summarizer(messages: Sequence[dict[str, Any]]) -> str:
     return " ".join(dict.fromkeys(found))
 
 
-SUMMARIZERS: dict[str, Summarizer] = {"null": null_summarizer, "head": head_summarizer,
-                                      "oracle": oracle_summarizer}
+SUMMARIZERS: dict[str, Summarizer] = {"null": null_summarizer, "head": head_summarizer, "oracle": oracle_summarizer}
 
 
 def model_name(summarizer: str) -> str:
@@ -88,7 +87,7 @@ def source_messages(request: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
     out = []
     for i, label in enumerate(labels):
         end = labels[i + 1].start() if i + 1 < len(labels) else len(text)
-        out.append({"role": label.group(1), "content": text[label.end():end].strip("\n")})
+        out.append({"role": label.group(1), "content": text[label.end() : end].strip("\n")})
     return out
 
 
@@ -129,16 +128,20 @@ def _name_of(model: str) -> str:
     name = model.split("/", 1)[1] if model.startswith(PROVIDER + "/") else model
     if name not in SUMMARIZERS:
         raise load_litellm().NotFoundError(
-            f"no fake summarizer {name!r}; known: {', '.join(SUMMARIZERS)}", model=model_name(name),
-            llm_provider=PROVIDER)
+            f"no fake summarizer {name!r}; known: {', '.join(SUMMARIZERS)}",
+            model=model_name(name),
+            llm_provider=PROVIDER,
+        )
     return name
 
 
 def _chunks(model: str, messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
     answer = answer_text(_name_of(model), messages)
     usage = _usage(messages, answer)
-    return [{"text": answer, "tool_use": None, "is_finished": False, "finish_reason": "", "usage": None, "index": 0},
-            {"text": "", "tool_use": None, "is_finished": True, "finish_reason": "stop", "usage": usage, "index": 0}]
+    return [
+        {"text": answer, "tool_use": None, "is_finished": False, "finish_reason": "", "usage": None, "index": 0},
+        {"text": "", "tool_use": None, "is_finished": True, "finish_reason": "stop", "usage": usage, "index": 0},
+    ]
 
 
 def make_handler() -> Any:

@@ -24,8 +24,7 @@ BACKOFF_CAP_S = 20.0
 RETRY_AFTER_CAP_S = 60.0
 
 
-def backoff_delay(attempt: int, retry_after: float | None = None,
-                  rand: Callable[[], float] = random.random) -> float:
+def backoff_delay(attempt: int, retry_after: float | None = None, rand: Callable[[], float] = random.random) -> float:
     """Seconds to wait after failed attempt number `attempt` (1-based)."""
     if retry_after is not None and retry_after >= 0:
         return min(float(retry_after), RETRY_AFTER_CAP_S)

@@ -43,8 +43,16 @@ DEFAULT_CHUNK_SIZE = 7
 # gives no usage, so usage events always exist.
 CHARS_PER_TOKEN = 4
 
-ERROR_KINDS = ("rate_limit", "server", "auth", "not_found", "context_window", "content_policy",
-               "timeout", "drop_mid_stream")
+ERROR_KINDS = (
+    "rate_limit",
+    "server",
+    "auth",
+    "not_found",
+    "context_window",
+    "content_policy",
+    "timeout",
+    "drop_mid_stream",
+)
 
 
 class ScriptError(ValueError):
@@ -105,9 +113,15 @@ def _turn_from(raw: Any, where: str) -> ScriptedTurn:
         raise ScriptError(f"{where}.error must be one of {', '.join(ERROR_KINDS)}")
     chunk_size = int(raw.get("chunk_size", DEFAULT_CHUNK_SIZE))
     return ScriptedTurn(
-        text=str(raw.get("text", "")), reasoning=str(raw.get("reasoning", "")), tool_calls=tuple(calls),
-        usage=raw.get("usage"), chunk_size=max(chunk_size, 1), delay_ms=int(raw.get("delay_ms", 0)),
-        finish_reason=raw.get("finish_reason"), error=error, error_times=raw.get("error_times"),
+        text=str(raw.get("text", "")),
+        reasoning=str(raw.get("reasoning", "")),
+        tool_calls=tuple(calls),
+        usage=raw.get("usage"),
+        chunk_size=max(chunk_size, 1),
+        delay_ms=int(raw.get("delay_ms", 0)),
+        finish_reason=raw.get("finish_reason"),
+        error=error,
+        error_times=raw.get("error_times"),
         retry_after=raw.get("retry_after"),
     )
 
@@ -126,9 +140,13 @@ def load_script(path: str | Path) -> Script:
     turns = tuple(_turn_from(t, f"turns[{i}]") for i, t in enumerate(data["turns"]))
     window = int(data.get("context_window", DEFAULT_CONTEXT_WINDOW))
     record = data.get("record")
-    return Script(path=p.resolve(), turns=turns, context_window=window,
-                  supports_vision=bool(data.get("supports_vision", False)),
-                  record=(p.parent / record).resolve() if isinstance(record, str) and record else None)
+    return Script(
+        path=p.resolve(),
+        turns=turns,
+        context_window=window,
+        supports_vision=bool(data.get("supports_vision", False)),
+        record=(p.parent / record).resolve() if isinstance(record, str) and record else None,
+    )
 
 
 def record_request(script: Script, messages: list[dict]) -> None:
@@ -186,8 +204,11 @@ def usage_block(turn: ScriptedTurn, messages: list[dict]) -> dict[str, Any]:
     completion = given.get("completion_tokens")
     if completion is None:
         completion = _estimate(turn.text + turn.reasoning + "".join(c.arguments for c in turn.tool_calls))
-    block: dict[str, Any] = {"prompt_tokens": int(prompt), "completion_tokens": int(completion),
-                             "total_tokens": int(prompt) + int(completion)}
+    block: dict[str, Any] = {
+        "prompt_tokens": int(prompt),
+        "completion_tokens": int(completion),
+        "total_tokens": int(prompt) + int(completion),
+    }
     if given.get("cached_read_tokens"):
         block["prompt_tokens_details"] = {"cached_tokens": int(given["cached_read_tokens"])}
     if given.get("cached_write_tokens"):
@@ -196,14 +217,21 @@ def usage_block(turn: ScriptedTurn, messages: list[dict]) -> dict[str, Any]:
 
 
 def _pieces(text: str, size: int) -> list[str]:
-    return [text[i:i + size] for i in range(0, len(text), size)]
+    return [text[i : i + size] for i in range(0, len(text), size)]
 
 
-def _generic(text: str = "", *, tool_use: dict | None = None, finished: bool = False,
-             reason: str = "", usage: dict | None = None) -> dict[str, Any]:
+def _generic(
+    text: str = "", *, tool_use: dict | None = None, finished: bool = False, reason: str = "", usage: dict | None = None
+) -> dict[str, Any]:
     """A litellm GenericStreamingChunk (a TypedDict, so a plain dict)."""
-    return {"text": text, "tool_use": tool_use, "is_finished": finished, "finish_reason": reason,
-            "usage": usage, "index": 0}
+    return {
+        "text": text,
+        "tool_use": tool_use,
+        "is_finished": finished,
+        "finish_reason": reason,
+        "usage": usage,
+        "index": 0,
+    }
 
 
 @dataclass(frozen=True)
@@ -239,9 +267,16 @@ def plan(script: Script, messages: list[dict], model: str) -> Plan:
         arg_pieces = _pieces(call.arguments, turn.chunk_size) or [""]
         for n, piece in enumerate(arg_pieces):
             first = n == 0
-            chunks.append(_generic(tool_use={
-                "id": call.id if first else None, "type": "function", "index": call_index,
-                "function": {"name": call.name if first else None, "arguments": piece}}))
+            chunks.append(
+                _generic(
+                    tool_use={
+                        "id": call.id if first else None,
+                        "type": "function",
+                        "index": call_index,
+                        "function": {"name": call.name if first else None, "arguments": piece},
+                    }
+                )
+            )
     reason = turn.finish_reason or ("tool_calls" if turn.tool_calls else "stop")
     chunks.append(_generic(finished=True, reason=reason, usage=usage_block(turn, messages)))
     return Plan(chunks=chunks, error=None, delay_s=delay)
@@ -293,8 +328,7 @@ def make_handler() -> Any:
     from litellm.llms.custom_llm import CustomLLM
 
     class ScriptedLLM(CustomLLM):
-        async def astreaming(self, model: str, messages: list, *args: Any, **kwargs: Any
-                             ) -> AsyncIterator[Any]:
+        async def astreaming(self, model: str, messages: list, *args: Any, **kwargs: Any) -> AsyncIterator[Any]:
             script = _load_or_raise(model)
             record_request(script, messages)
             p = plan(script, messages, model)
@@ -316,12 +350,28 @@ def make_handler() -> Any:
             if p.error:
                 raise make_error(p.error, model, _retry_after(script, messages))
 
-        def completion(self, model: str, messages: list, api_base: str, custom_prompt_dict: dict,
-                       model_response: Any, *args: Any, **kwargs: Any) -> Any:
+        def completion(
+            self,
+            model: str,
+            messages: list,
+            api_base: str,
+            custom_prompt_dict: dict,
+            model_response: Any,
+            *args: Any,
+            **kwargs: Any,
+        ) -> Any:
             return _complete(model, messages, model_response)
 
-        async def acompletion(self, model: str, messages: list, api_base: str, custom_prompt_dict: dict,
-                              model_response: Any, *args: Any, **kwargs: Any) -> Any:
+        async def acompletion(
+            self,
+            model: str,
+            messages: list,
+            api_base: str,
+            custom_prompt_dict: dict,
+            model_response: Any,
+            *args: Any,
+            **kwargs: Any,
+        ) -> Any:
             return _complete(model, messages, model_response)
 
     return ScriptedLLM()
@@ -339,9 +389,14 @@ def _complete(model: str, messages: list[dict], model_response: Any) -> Any:
     index, turn = pick_turn(script, messages)
     if should_fail(script, index, turn):
         raise make_error(turn.error or "server", model, turn.retry_after)
-    calls = [ChatCompletionMessageToolCall(id=c.id or f"call_scripted_{index}_{i}", type="function",
-                                           function=Function(name=c.name, arguments=c.arguments))
-             for i, c in enumerate(turn.tool_calls)] or None
+    calls = [
+        ChatCompletionMessageToolCall(
+            id=c.id or f"call_scripted_{index}_{i}",
+            type="function",
+            function=Function(name=c.name, arguments=c.arguments),
+        )
+        for i, c in enumerate(turn.tool_calls)
+    ] or None
     model_response.choices[0].message = Message(content=turn.text or None, role="assistant", tool_calls=calls)
     model_response.choices[0].finish_reason = turn.finish_reason or ("tool_calls" if calls else "stop")
     model_response.model = f"{PROVIDER}/{model}"

@@ -55,8 +55,9 @@ def is_openai_native(model: str, api_base: str | None = None) -> bool:
     return model.startswith("openai/") or model.startswith(_OPENAI_BARE_PREFIXES)
 
 
-def completion_kwargs(model: str, messages: list[dict], tools: list[dict] | None,
-                      settings: CallSettings) -> dict[str, Any]:
+def completion_kwargs(
+    model: str, messages: list[dict], tools: list[dict] | None, settings: CallSettings
+) -> dict[str, Any]:
     """The keyword arguments for litellm.acompletion (pure, so tests can check them)."""
     kwargs: dict[str, Any] = {
         "model": model,
@@ -107,8 +108,9 @@ def _carries_output(chunk: Any) -> bool:
     opening chunk or a keep-alive does not."""
     for choice in _field(chunk, "choices") or ():
         delta = _field(choice, "delta")
-        if delta is not None and any(_field(delta, k) for k in ("content", "reasoning_content", "tool_calls",
-                                                                 "thinking_blocks")):
+        if delta is not None and any(
+            _field(delta, k) for k in ("content", "reasoning_content", "tool_calls", "thinking_blocks")
+        ):
             return True
         if _field(choice, "finish_reason"):
             return True
@@ -135,11 +137,14 @@ def _empty_answer(model: str, where: str, response: Any) -> LLMError:
     content_type = _content_type(response)
     if content_type and "event-stream" not in content_type.lower():
         what = "an HTML page" if "html" in content_type.lower() else "a body"
-        return MalformedResponseError(f"{model}{where} answered with {what} ({content_type.split(';')[0]}) "
-                                      "instead of an event stream.")
-    return ServerError(f"{model} returned an empty response (no text, no tool call, no usage)",
-                       hint="The server may have failed after accepting the request (for a "
-                            "local server: a prompt larger than its context); check its log.")
+        return MalformedResponseError(
+            f"{model}{where} answered with {what} ({content_type.split(';')[0]}) instead of an event stream."
+        )
+    return ServerError(
+        f"{model} returned an empty response (no text, no tool call, no usage)",
+        hint="The server may have failed after accepting the request (for a "
+        "local server: a prompt larger than its context); check its log.",
+    )
 
 
 @dataclass(frozen=True)
@@ -175,9 +180,11 @@ class _Deadlines:
         if first_token_at is not None and (self.total_at is None or first_token_at < self.total_at):
             return first_token_at, lambda: FirstTokenTimeoutError(
                 f"{self.model}{self.where} sent nothing within {self.first_token_s:g} s of the request "
-                "(llm_first_token_timeout).")
+                "(llm_first_token_timeout)."
+            )
         return self.total_at, lambda: DeadlineExceededError(
-            f"{self.model}{self.where} did not finish its answer within {self.total_s:g} s (llm_timeout).")
+            f"{self.model}{self.where} did not finish its answer within {self.total_s:g} s (llm_timeout)."
+        )
 
     def left(self) -> float | None:
         if self.total_at is None:
@@ -199,8 +206,9 @@ async def _before(when: float | None, expired: Callable[[], LLMError], awaitable
         raise
 
 
-async def stream(model: str, messages: list[dict], tools: list[dict] | None,
-                 settings: CallSettings) -> AsyncIterator[LLMEvent]:
+async def stream(
+    model: str, messages: list[dict], tools: list[dict] | None, settings: CallSettings
+) -> AsyncIterator[LLMEvent]:
     """Stream one assistant turn. Raises a typed `LLMError` when the call finally fails."""
     litellm = _litellm()
     kwargs = completion_kwargs(model, messages, tools, settings)
@@ -241,8 +249,8 @@ async def stream(model: str, messages: list[dict], tools: list[dict] | None,
             if yielded:
                 if error.transient:
                     raise StreamInterruptedError(
-                        f"The connection to {model} dropped mid-answer.",
-                        status=error.status) from exc
+                        f"The connection to {model} dropped mid-answer.", status=error.status
+                    ) from exc
                 _raise(error, exc)
             if not error.transient or attempt >= max_attempts:
                 _raise(error, exc)

@@ -53,8 +53,7 @@ def change_note(old: list[str], new: list[str], changed: list[str]) -> str:
         parts.append(f"removed {_names(removed)}")
     if changed:
         parts.append(f"schema changed for {_names(changed)}")
-    return ("MCP tools changed: " + "; ".join(parts) +
-            ". The tool list in the prompt changes once, from this turn on.")
+    return "MCP tools changed: " + "; ".join(parts) + ". The tool list in the prompt changes once, from this turn on."
 
 
 async def sync_mcp_tools(agent: Any) -> AsyncIterator[Notice]:
@@ -66,14 +65,19 @@ async def sync_mcp_tools(agent: Any) -> AsyncIterator[Notice]:
     for connection in manager.connections():
         if connection.state in (FAILED, CRASHED) and manager.announce_failure(connection):
             what = "did not start" if connection.state == FAILED else "crashed"
-            yield Notice(f"MCP server {connection.name} {what}: {connection.last_error}. Its tools are not "
-                         "offered; /mcp shows it and can restart it.", level="warning")
+            yield Notice(
+                f"MCP server {connection.name} {what}: {connection.last_error}. Its tools are not "
+                "offered; /mcp shows it and can restart it.",
+                level="warning",
+            )
     tools = manager.tools(trust_read_only_hints=bool(agent.settings.mcp_trust_read_only))
     current = {tool.name for tool in agent.build.tools if _is_mcp(tool.name)}
     if {tool.name for tool in tools} != current or _digest([t.schema() for t in tools]) != _digest(
-            _mcp_schemas(agent.build)):
-        agent.build = build_agent(agent.settings, agent.workspace, agent.extra_tools, model=agent.build.model,
-                                  mcp_tools=tools)
+        _mcp_schemas(agent.build)
+    ):
+        agent.build = build_agent(
+            agent.settings, agent.workspace, agent.extra_tools, model=agent.build.model, mcp_tools=tools
+        )
     note = _record(agent)
     if note:
         yield Notice(note, level="info")
@@ -91,8 +95,9 @@ def _record(agent: Any) -> str | None:
         return None
     if not last and not names:
         return None
-    agent.store.append_event(agent.session_id, event_kinds.MCP_TOOLS,
-                             {"tools": names, "digest": digest, "schemas": per_tool})
+    agent.store.append_event(
+        agent.session_id, event_kinds.MCP_TOOLS, {"tools": names, "digest": digest, "schemas": per_tool}
+    )
     if not last and len(agent.store.messages(agent.session_id)) <= 1:
         return None  # a new session's first tools are its baseline, not a change
     old = list(last[-1].data.get("tools") or []) if last else []

@@ -24,10 +24,23 @@ WORKSPACE = "workspace"
 # SDK still ships; it is refused with a clear sentence rather than half-supported.
 _JSON_TYPES = {"stdio": STDIO, "http": HTTP, "streamable-http": HTTP, "streamable_http": HTTP}
 # Keys of a `[mcp_servers.NAME]` table (Codex's names; `headers` as Claude Code spells it).
-_TOML_KEYS = frozenset({
-    "command", "args", "env", "cwd", "url", "http_headers", "headers", "bearer_token_env_var",
-    "startup_timeout_sec", "tool_timeout_sec", "enabled", "enabled_tools", "disabled_tools",
-})
+_TOML_KEYS = frozenset(
+    {
+        "command",
+        "args",
+        "env",
+        "cwd",
+        "url",
+        "http_headers",
+        "headers",
+        "bearer_token_env_var",
+        "startup_timeout_sec",
+        "tool_timeout_sec",
+        "enabled",
+        "enabled_tools",
+        "disabled_tools",
+    }
+)
 _JSON_KEYS = frozenset({"type", "command", "args", "env", "cwd", "url", "headers", "disabled"})
 
 
@@ -132,7 +145,7 @@ class _Reader:
     def pairs(self, table: Mapping[str, Any], key: str) -> tuple[tuple[str, str], ...]:
         value = table.get(key, {})
         if not isinstance(value, Mapping):
-            self.problem(f"`{key}` must be a table of texts (NAME = \"value\"); it is ignored.")
+            self.problem(f'`{key}` must be a table of texts (NAME = "value"); it is ignored.')
             return ()
         good = []
         for name, item in value.items():
@@ -167,8 +180,9 @@ class _Reader:
         """The transport, or None after a problem (exactly one of command and url)."""
         if transport is None:
             if command and url:
-                self.problem("set either `command` (a local server) or `url` (a remote one), not both; "
-                             "the server is skipped.")
+                self.problem(
+                    "set either `command` (a local server) or `url` (a remote one), not both; the server is skipped."
+                )
                 return None
             transport = STDIO if command else HTTP if url else None
         if transport is None:
@@ -183,8 +197,9 @@ class _Reader:
         return transport
 
 
-def server_from_toml(name: str, table: Any, *, source: str = "", scope: str = USER
-                     ) -> tuple[McpServerConfig | None, list[EntryProblem]]:
+def server_from_toml(
+    name: str, table: Any, *, source: str = "", scope: str = USER
+) -> tuple[McpServerConfig | None, list[EntryProblem]]:
     """One `[mcp_servers.NAME]` table (Codex's keys)."""
     reader = _Reader(f"[mcp_servers.{name}]", name)
     if not isinstance(table, Mapping):
@@ -199,18 +214,29 @@ def server_from_toml(name: str, table: Any, *, source: str = "", scope: str = US
     if transport is None:
         return None, reader.problems
     config = McpServerConfig(
-        name=name, transport=transport, command=command, args=reader.texts(table, "args") or (),
-        env=reader.pairs(table, "env"), cwd=reader.text(table, "cwd"), url=url,
-        headers=tuple(sorted(headers.items())), bearer_token_env_var=token_var,
+        name=name,
+        transport=transport,
+        command=command,
+        args=reader.texts(table, "args") or (),
+        env=reader.pairs(table, "env"),
+        cwd=reader.text(table, "cwd"),
+        url=url,
+        headers=tuple(sorted(headers.items())),
+        bearer_token_env_var=token_var,
         startup_timeout=reader.seconds(table, "startup_timeout_sec"),
-        tool_timeout=reader.seconds(table, "tool_timeout_sec"), enabled=reader.flag(table, "enabled", True),
-        enabled_tools=reader.texts(table, "enabled_tools"), disabled_tools=reader.texts(table, "disabled_tools") or (),
-        source=source, scope=scope)
+        tool_timeout=reader.seconds(table, "tool_timeout_sec"),
+        enabled=reader.flag(table, "enabled", True),
+        enabled_tools=reader.texts(table, "enabled_tools"),
+        disabled_tools=reader.texts(table, "disabled_tools") or (),
+        source=source,
+        scope=scope,
+    )
     return config, reader.problems
 
 
-def servers_from_mcp_json(text: str, *, source: str = "", scope: str = USER
-                          ) -> tuple[list[McpServerConfig], list[EntryProblem]]:
+def servers_from_mcp_json(
+    text: str, *, source: str = "", scope: str = USER
+) -> tuple[list[McpServerConfig], list[EntryProblem]]:
     """Every server of an `.mcp.json` file (Claude Code's shape)."""
     try:
         data = json.loads(text)
@@ -228,8 +254,9 @@ def servers_from_mcp_json(text: str, *, source: str = "", scope: str = USER
     return configs, problems
 
 
-def _server_from_json(name: str, entry: Any, *, source: str, scope: str
-                      ) -> tuple[McpServerConfig | None, list[EntryProblem]]:
+def _server_from_json(
+    name: str, entry: Any, *, source: str, scope: str
+) -> tuple[McpServerConfig | None, list[EntryProblem]]:
     reader = _Reader(f"mcpServers.{name}", name)
     if not isinstance(entry, Mapping):
         reader.problem('write the server as an object: {"command": ...} or {"type": "http", "url": ...}.')
@@ -240,8 +267,12 @@ def _server_from_json(name: str, entry: Any, *, source: str, scope: str
     if kind is not None:
         transport = _JSON_TYPES.get(kind) if isinstance(kind, str) else None
         if transport is None:
-            why = ("the SSE transport is deprecated and not supported; use the server's streamable HTTP "
-                   "URL with \"type\": \"http\"" if kind == "sse" else f"unknown type {kind!r} (use stdio or http)")
+            why = (
+                "the SSE transport is deprecated and not supported; use the server's streamable HTTP "
+                'URL with "type": "http"'
+                if kind == "sse"
+                else f"unknown type {kind!r} (use stdio or http)"
+            )
             reader.problem(f"{why}; the server is skipped.")
             return None, reader.problems
     command, url = reader.text(entry, "command"), reader.text(entry, "url")
@@ -249,8 +280,16 @@ def _server_from_json(name: str, entry: Any, *, source: str, scope: str
     if transport is None:
         return None, reader.problems
     config = McpServerConfig(
-        name=name, transport=transport, command=command, args=reader.texts(entry, "args") or (),
-        env=reader.pairs(entry, "env"), cwd=reader.text(entry, "cwd"), url=url,
-        headers=reader.pairs(entry, "headers"), enabled=not reader.flag(entry, "disabled", False),
-        source=source, scope=scope)
+        name=name,
+        transport=transport,
+        command=command,
+        args=reader.texts(entry, "args") or (),
+        env=reader.pairs(entry, "env"),
+        cwd=reader.text(entry, "cwd"),
+        url=url,
+        headers=reader.pairs(entry, "headers"),
+        enabled=not reader.flag(entry, "disabled", False),
+        source=source,
+        scope=scope,
+    )
     return config, reader.problems

@@ -83,9 +83,16 @@ def describe(exc: BaseException) -> str:
 
 
 class ServerConnection:
-    def __init__(self, config: McpServerConfig, *, workspace: Path, startup_timeout: float,
-                 tool_timeout: float, env: Mapping[str, str] | None = None,
-                 on_change: Callable[[ServerConnection], None] | None = None) -> None:
+    def __init__(
+        self,
+        config: McpServerConfig,
+        *,
+        workspace: Path,
+        startup_timeout: float,
+        tool_timeout: float,
+        env: Mapping[str, str] | None = None,
+        on_change: Callable[[ServerConnection], None] | None = None,
+    ) -> None:
         self.config = config
         self.workspace = workspace
         self.startup_timeout = config.startup_timeout or startup_timeout
@@ -111,9 +118,19 @@ class ServerConnection:
         return self.config.name
 
     def status(self) -> ServerStatus:
-        return ServerStatus(self.name, self.config.transport, self.config.scope, self.config.source,
-                            self.config.summary(), self.state, tuple(t.name for t in self.tools),
-                            self.last_error, self.start_seconds, self.log_path, self.server_info)
+        return ServerStatus(
+            self.name,
+            self.config.transport,
+            self.config.scope,
+            self.config.source,
+            self.config.summary(),
+            self.state,
+            tuple(t.name for t in self.tools),
+            self.last_error,
+            self.start_seconds,
+            self.log_path,
+            self.server_info,
+        )
 
     # lifecycle ----------------------------------------------------------------------------
 
@@ -201,10 +218,19 @@ class ServerConnection:
 
         from myrm_tui.mcp.transport import open_transport
 
-        transport = open_transport(config, workspace=self.workspace, errlog=errlog, on_end=self._ended.set,
-                                   read_timeout_s=self.tool_timeout + self.startup_timeout)
-        client = Client(transport, cache=None, message_handler=self._on_message,
-                        client_info=Implementation(name="myrm", version=_version()))
+        transport = open_transport(
+            config,
+            workspace=self.workspace,
+            errlog=errlog,
+            on_end=self._ended.set,
+            read_timeout_s=self.tool_timeout + self.startup_timeout,
+        )
+        client = Client(
+            transport,
+            cache=None,
+            message_handler=self._on_message,
+            client_info=Implementation(name="myrm", version=_version()),
+        )
         listen: asyncio.Task[None] | None = None
         async with AsyncExitStack() as stack:
             try:
@@ -216,8 +242,9 @@ class ServerConnection:
                     if capabilities.tools is not None and capabilities.tools.list_changed:
                         # Subscribed before the first listing: a change in between is never missed.
                         subscribed = asyncio.Event()
-                        listen = asyncio.create_task(self._listen_for_changes(client, subscribed),
-                                                     name=f"mcp-listen:{self.name}")
+                        listen = asyncio.create_task(
+                            self._listen_for_changes(client, subscribed), name=f"mcp-listen:{self.name}"
+                        )
                         await subscribed.wait()
                     tools = await self._list_tools(client)
                 self.has_resources = capabilities.resources is not None
@@ -294,8 +321,14 @@ class ServerConnection:
             page = await client.list_tools(cursor=cursor)
             for tool in page.tools:
                 hints = tool.annotations
-                tools.append(RemoteTool(tool.name, tool.description or "", dict(tool.input_schema or {}),
-                                        bool(hints is not None and hints.read_only_hint is True)))
+                tools.append(
+                    RemoteTool(
+                        tool.name,
+                        tool.description or "",
+                        dict(tool.input_schema or {}),
+                        bool(hints is not None and hints.read_only_hint is True),
+                    )
+                )
             cursor = page.next_cursor
             if not cursor:
                 break
@@ -309,8 +342,10 @@ class ServerConnection:
 
     def _not_running(self) -> str:
         why = f" ({self.state}: {self.last_error})" if self.last_error else f" ({self.state})"
-        return (f"MCP server {self.name!r} is not running{why}. Do not retry now; tell the user, who can "
-                "restart it from /mcp.")
+        return (
+            f"MCP server {self.name!r} is not running{why}. Do not retry now; tell the user, who can "
+            "restart it from /mcp."
+        )
 
     async def call_tool(self, tool: str, arguments: dict[str, Any]) -> Any:
         """The server's CallToolResult; McpCallError with a sentence for the model otherwise."""
@@ -324,14 +359,18 @@ class ServerConnection:
             return await client.call_tool(tool, arguments, read_timeout_seconds=self.tool_timeout)
         except MCPError as exc:
             if exc.code == REQUEST_TIMEOUT:
-                raise McpCallError(f"MCP server {self.name!r} did not answer {tool} within "
-                                   f"{self.tool_timeout:g} s; the call was abandoned.") from None
+                raise McpCallError(
+                    f"MCP server {self.name!r} did not answer {tool} within "
+                    f"{self.tool_timeout:g} s; the call was abandoned."
+                ) from None
             if exc.code == CONNECTION_CLOSED:
                 self._set(CRASHED, f"the connection closed during {tool}{self._stderr_hint()}")
                 self._ended.set()
-                raise McpCallError(f"MCP server {self.name!r} closed the connection during {tool}"
-                                   f"{self._stderr_hint()}. It is marked crashed; the user can restart it "
-                                   "from /mcp.") from None
+                raise McpCallError(
+                    f"MCP server {self.name!r} closed the connection during {tool}"
+                    f"{self._stderr_hint()}. It is marked crashed; the user can restart it "
+                    "from /mcp."
+                ) from None
             raise McpCallError(f"MCP server {self.name!r} refused {tool}: {exc.error.message}") from None
         except McpCallError:
             raise
@@ -348,7 +387,9 @@ class ServerConnection:
             async with asyncio.timeout(self.tool_timeout):
                 return await client.read_resource(uri)
         except TimeoutError:
-            raise McpCallError(f"MCP server {self.name!r} did not return {uri} within {self.tool_timeout:g} s.") from None
+            raise McpCallError(
+                f"MCP server {self.name!r} did not return {uri} within {self.tool_timeout:g} s."
+            ) from None
         except MCPError as exc:
             raise McpCallError(f"MCP server {self.name!r} could not read {uri}: {exc.error.message}") from None
         except Exception as exc:  # noqa: BLE001

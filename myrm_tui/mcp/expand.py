@@ -29,8 +29,9 @@ def expand(text: str, env: Mapping[str, str], where: str) -> str:
             return env[name]
         if default is not None:
             return default
-        raise MissingVariable(f"${{{name}}} in {where} is not set in the environment; export it or "
-                              f"write ${{{name}:-default}}")
+        raise MissingVariable(
+            f"${{{name}}} in {where} is not set in the environment; export it or write ${{{name}:-default}}"
+        )
 
     return _REFERENCE.sub(replace, text)
 
@@ -46,11 +47,16 @@ def expanded(config: McpServerConfig, env: Mapping[str, str]) -> McpServerConfig
     if config.bearer_token_env_var:
         token = env.get(config.bearer_token_env_var)
         if not token:
-            raise MissingVariable(f"bearer_token_env_var names {config.bearer_token_env_var}, which is not set "
-                                  "in the environment")
+            raise MissingVariable(
+                f"bearer_token_env_var names {config.bearer_token_env_var}, which is not set in the environment"
+            )
         headers = (*[(k, v) for k, v in headers if k.lower() != "authorization"], ("Authorization", f"Bearer {token}"))
     return dataclasses.replace(
-        config, command=expand(config.command, env, "command"),
+        config,
+        command=expand(config.command, env, "command"),
         args=tuple(expand(arg, env, f"args[{i}]") for i, arg in enumerate(config.args)),
-        env=pairs(config.env, "env"), cwd=expand(config.cwd, env, "cwd"), url=expand(config.url, env, "url"),
-        headers=headers)
+        env=pairs(config.env, "env"),
+        cwd=expand(config.cwd, env, "cwd"),
+        url=expand(config.url, env, "url"),
+        headers=headers,
+    )

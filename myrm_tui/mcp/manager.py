@@ -26,8 +26,15 @@ def _import_sdk() -> None:
 
 
 class McpManager:
-    def __init__(self, servers: Mapping[str, McpServerConfig], *, workspace: Path, startup_timeout: float,
-                 tool_timeout: float, env: Mapping[str, str] | None = None) -> None:
+    def __init__(
+        self,
+        servers: Mapping[str, McpServerConfig],
+        *,
+        workspace: Path,
+        startup_timeout: float,
+        tool_timeout: float,
+        env: Mapping[str, str] | None = None,
+    ) -> None:
         self.workspace = Path(workspace)
         self.startup_timeout = startup_timeout
         self.tool_timeout = tool_timeout
@@ -43,12 +50,22 @@ class McpManager:
 
     @classmethod
     def from_settings(cls, settings: Any, workspace: Path) -> McpManager:
-        return cls(settings.mcp_servers, workspace=workspace, startup_timeout=float(settings.mcp_startup_timeout),
-                   tool_timeout=float(settings.mcp_tool_timeout))
+        return cls(
+            settings.mcp_servers,
+            workspace=workspace,
+            startup_timeout=float(settings.mcp_startup_timeout),
+            tool_timeout=float(settings.mcp_tool_timeout),
+        )
 
     def _connection(self, config: McpServerConfig) -> ServerConnection:
-        return ServerConnection(config, workspace=self.workspace, startup_timeout=self.startup_timeout,
-                                tool_timeout=self.tool_timeout, env=self._env, on_change=self._changed)
+        return ServerConnection(
+            config,
+            workspace=self.workspace,
+            startup_timeout=self.startup_timeout,
+            tool_timeout=self.tool_timeout,
+            env=self._env,
+            on_change=self._changed,
+        )
 
     # what the app and the agent read ------------------------------------------------------
 
@@ -71,8 +88,11 @@ class McpManager:
     def starting(self) -> list[str]:
         """Servers whose start has not ended yet (or that will start once start() runs)."""
         launching = self._start_task is None or not self._start_task.done()
-        return [c.name for c in self.connections()
-                if c.state == STARTING or (launching and c.config.enabled and c.state == STOPPED)]
+        return [
+            c.name
+            for c in self.connections()
+            if c.state == STARTING or (launching and c.config.enabled and c.state == STOPPED)
+        ]
 
     def ready(self) -> list[ServerConnection]:
         return [c for c in self.connections() if c.state == READY]

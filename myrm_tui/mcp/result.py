@@ -56,8 +56,10 @@ def _binary(data_b64: str, mime: str, what: str, ctx: Any) -> str:
 def _resource_line(server: str, uri: str, name: str = "", mime: str = "") -> str:
     label = f"{name} " if name and name != uri else ""
     kind = f" ({mime})" if mime else ""
-    return (f"[resource link: {label}{uri}{kind} — read it with {READ_RESOURCE_TOOL}"
-            f"(server={json.dumps(server)}, uri={json.dumps(uri)})]")
+    return (
+        f"[resource link: {label}{uri}{kind} — read it with {READ_RESOURCE_TOOL}"
+        f"(server={json.dumps(server)}, uri={json.dumps(uri)})]"
+    )
 
 
 def _structured_is_said(structured: Any, texts: list[str]) -> bool:

@@ -54,8 +54,9 @@ def _model_schema(schema: Mapping[str, Any]) -> dict[str, Any]:
 class McpTool(Tool):
     kind = "exec"
 
-    def __init__(self, name: str, server: ServerConnection, remote: RemoteTool, *,
-                 trust_read_only_hints: bool = False) -> None:
+    def __init__(
+        self, name: str, server: ServerConnection, remote: RemoteTool, *, trust_read_only_hints: bool = False
+    ) -> None:
         self.name = name
         self.server = server
         self.remote = remote
@@ -75,8 +76,10 @@ class McpTool(Tool):
         return f"runs in the MCP server {self.server.name} (its own process, not sandboxed)"
 
     def schema(self) -> dict[str, Any]:
-        return {"type": "function",
-                "function": {"name": self.name, "description": self.description, "parameters": self._schema}}
+        return {
+            "type": "function",
+            "function": {"name": self.name, "description": self.description, "parameters": self._schema},
+        }
 
     def preview(self, args: dict[str, Any], ctx: ToolContext) -> ApprovalPreview:
         shown = json.dumps(args, ensure_ascii=False, sort_keys=True)
@@ -101,16 +104,20 @@ class ReadResourceTool(Tool):
 
     name = READ_RESOURCE_TOOL
     kind = "exec"  # it talks to the same servers the tools do, under the same approval
-    description = ("Read a resource from an MCP server, e.g. a resource link a tool result named. "
-                   "Large contents are stored and excerpted like any tool output.")
+    description = (
+        "Read a resource from an MCP server, e.g. a resource link a tool result named. "
+        "Large contents are stored and excerpted like any tool output."
+    )
 
     def __init__(self, servers: Sequence[ServerConnection]) -> None:
         self.servers = {s.name: s for s in servers}
         names = sorted(self.servers)
         self.parameters = {
             "type": "object",
-            "properties": {"server": {"type": "string", "enum": names, "description": "The MCP server's name."},
-                           "uri": {"type": "string", "description": "The resource URI."}},
+            "properties": {
+                "server": {"type": "string", "enum": names, "description": "The MCP server's name."},
+                "uri": {"type": "string", "description": "The resource URI."},
+            },
             "required": ["server", "uri"],
         }
 
@@ -128,8 +135,10 @@ class ReadResourceTool(Tool):
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         server = self.servers.get(str(args["server"]))
         if server is None:
-            raise ToolError(f"no MCP server named {args['server']!r} with resources; known: "
-                            f"{', '.join(sorted(self.servers)) or 'none'}.")
+            raise ToolError(
+                f"no MCP server named {args['server']!r} with resources; known: "
+                f"{', '.join(sorted(self.servers)) or 'none'}."
+            )
         try:
             result = await server.read_resource(str(args["uri"]))
         except McpCallError as exc:
@@ -142,8 +151,10 @@ def build_tools(servers: Sequence[ServerConnection], *, trust_read_only_hints: b
     reader last, when a server has resources."""
     pairs = {(s.name, t.name): (s, t) for s in servers for t in s.tools if s.config.offers(t.name)}
     names = unique_names(pairs)
-    tools: list[Tool] = [McpTool(names[key], server, remote, trust_read_only_hints=trust_read_only_hints)
-                         for key, (server, remote) in pairs.items()]
+    tools: list[Tool] = [
+        McpTool(names[key], server, remote, trust_read_only_hints=trust_read_only_hints)
+        for key, (server, remote) in pairs.items()
+    ]
     tools.sort(key=lambda tool: tool.name)
     with_resources = [s for s in servers if s.has_resources]
     if with_resources:

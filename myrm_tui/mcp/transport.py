@@ -68,8 +68,9 @@ class _WatchedReadStream:
 
 
 @asynccontextmanager
-async def open_transport(config: McpServerConfig, *, workspace: Path, errlog: IO[str],
-                         on_end: Callable[[], None], read_timeout_s: float) -> AsyncIterator[Any]:
+async def open_transport(
+    config: McpServerConfig, *, workspace: Path, errlog: IO[str], on_end: Callable[[], None], read_timeout_s: float
+) -> AsyncIterator[Any]:
     """Yield the (read, write) streams of a connection to `config` (already `${VAR}`-expanded).
     Leaving the context closes it: stdin is closed, then the process tree is terminated (SDK).
 
@@ -82,8 +83,9 @@ async def open_transport(config: McpServerConfig, *, workspace: Path, errlog: IO
         cwd = Path(os.path.expanduser(config.cwd)) if config.cwd else workspace
         if not cwd.is_absolute():
             cwd = workspace / cwd
-        params = StdioServerParameters(command=config.command, args=list(config.args),
-                                       env=dict(config.env), cwd=str(cwd))
+        params = StdioServerParameters(
+            command=config.command, args=list(config.args), env=dict(config.env), cwd=str(cwd)
+        )
         async with stdio_client(params, errlog=errlog) as (read, write):
             yield _WatchedReadStream(read, on_end), write
         return
@@ -91,7 +93,8 @@ async def open_transport(config: McpServerConfig, *, workspace: Path, errlog: IO
     from mcp.client.streamable_http import streamable_http_client
 
     timeout = httpx2.Timeout(HTTP_CONNECT_TIMEOUT_S, read=read_timeout_s)
-    async with (httpx2.AsyncClient(headers=dict(config.headers), timeout=timeout) as http,
-                streamable_http_client(config.url, http_client=http,
-                                       max_sse_event_size=MAX_HTTP_EVENT_BYTES) as (read, write)):
+    async with (
+        httpx2.AsyncClient(headers=dict(config.headers), timeout=timeout) as http,
+        streamable_http_client(config.url, http_client=http, max_sse_event_size=MAX_HTTP_EVENT_BYTES) as (read, write),
+    ):
         yield _WatchedReadStream(read, on_end), write

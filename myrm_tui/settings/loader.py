@@ -56,9 +56,7 @@ _TYPE_WORDS = {str: "text", int: "a whole number", float: "a number", bool: "tru
 # typed by ModelInfo's annotations (strings, because of postponed evaluation; hence the map).
 _ANNOTATION_TYPES = {"int": int, "float": float, "bool": bool, "str": str, "str | None": str}
 MODEL_OVERRIDE_TYPES: dict[str, type] = {
-    f.name: _ANNOTATION_TYPES[str(f.type)]
-    for f in dataclasses.fields(ModelInfo)
-    if f.name in OVERRIDABLE_FIELDS
+    f.name: _ANNOTATION_TYPES[str(f.type)] for f in dataclasses.fields(ModelInfo) if f.name in OVERRIDABLE_FIELDS
 }
 
 
@@ -122,8 +120,9 @@ def load_settings(
     own_file = workspace_file if workspace_file.is_file() and not _same_file(workspace_file, user_file) else None
     if own_file is not None or workspace_mcp.is_file():
         found += [path for path in (own_file, workspace_mcp) if path is not None and path.is_file()]
-        trust = layers.apply_workspace_file(own_file, workspace_root, user_dir, accept_workspace,
-                                            mcp_json=workspace_mcp)
+        trust = layers.apply_workspace_file(
+            own_file, workspace_root, user_dir, accept_workspace, mcp_json=workspace_mcp
+        )
     layers.apply_env(env)
     layers.apply_flags(flags or {})
     trust = layers.settle_trust(trust)
@@ -152,9 +151,7 @@ def save_user_settings(changes: Mapping[str, Any], path: Path | None = None) -> 
         try:
             current = tomllib.loads(path.read_text(encoding="utf-8"))
         except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-            raise ConfigWriteError(
-                f"{path} is not valid TOML ({exc}); fix or remove it, then save again."
-            ) from exc
+            raise ConfigWriteError(f"{path} is not valid TOML ({exc}); fix or remove it, then save again.") from exc
     for key, value in changes.items():
         if key == MODELS_TABLE:
             _merge_table(current, key, value, _check_model_table)
@@ -224,8 +221,9 @@ class _Layers:
             self._problem(str(path), None, f"cannot read the file ({exc}); it is ignored.")
             return None
 
-    def apply_workspace_file(self, path: Path | None, workspace: Path, user_dir: Path,
-                             accept: str | None, mcp_json: Path | None = None) -> T.WorkspaceTrust:
+    def apply_workspace_file(
+        self, path: Path | None, workspace: Path, user_dir: Path, accept: str | None, mcp_json: Path | None = None
+    ) -> T.WorkspaceTrust:
         """The repository's files (`.myrm/config.toml` and `.mcp.json`): values pass the
         workspace gate; returns the trust state, keyed by both files' bytes together."""
         data = self._read_bytes(path)
@@ -244,8 +242,11 @@ class _Layers:
             try:
                 trusted_at = T.stored_decision(user_dir, workspace, digest)
             except T.TrustStoreError as exc:
-                self._problem(str(T.trust_file(user_dir)), None, f"{exc} Workspace files count as not "
-                              "trusted until it is fixed or deleted.")
+                self._problem(
+                    str(T.trust_file(user_dir)),
+                    None,
+                    f"{exc} Workspace files count as not trusted until it is fixed or deleted.",
+                )
             decided = T.TRUSTED if trusted_at else T.UNTRUSTED
         gate = _WorkspaceGate(self, name, trusted=decided != T.UNTRUSTED)
         parsed = self._parse(name, data) if data is not None else None
@@ -255,8 +256,9 @@ class _Layers:
             mcp_entries.apply_json_file(self, str(mcp_json), mcp_data, gate)
         if not gate.entries:
             return dataclasses.replace(state, state=T.NOTHING_TO_TRUST, digest=digest)
-        return dataclasses.replace(state, state=decided, digest=digest, entries=tuple(gate.entries),
-                                   trusted_at=trusted_at)
+        return dataclasses.replace(
+            state, state=decided, digest=digest, entries=tuple(gate.entries), trusted_at=trusted_at
+        )
 
     def settle_trust(self, state: T.WorkspaceTrust) -> T.WorkspaceTrust:
         """After env and flags: a held-back value the user overrode anyway (`--model`,
@@ -264,8 +266,7 @@ class _Layers:
         if not state.needs_decision:
             return state
         user_set = ("env ", "flag ")
-        moot = tuple(e for e in state.entries
-                     if e.setting is not None and self.sources[e.setting].startswith(user_set))
+        moot = tuple(e for e in state.entries if e.setting is not None and self.sources[e.setting].startswith(user_set))
         entries = tuple(e for e in state.entries if e not in moot)
         if not entries:
             return dataclasses.replace(state, state=T.NOTHING_TO_TRUST, entries=(), overridden=moot)
@@ -320,8 +321,7 @@ class _Layers:
 
     def _apply_models(self, name: str, locate: _Locator, table: Any, gate: _Gate) -> None:
         if not isinstance(table, dict):
-            self._problem(name, locate.key(MODELS_TABLE),
-                          'write model overrides as tables: [models."provider/name"].')
+            self._problem(name, locate.key(MODELS_TABLE), 'write model overrides as tables: [models."provider/name"].')
             return
         for model, overrides in table.items():
             line = locate.table(MODELS_TABLE, model)
@@ -337,11 +337,15 @@ class _Layers:
                 expected = MODEL_OVERRIDE_TYPES.get(key)
                 if expected is None:
                     known = ", ".join(sorted(MODEL_OVERRIDE_TYPES))
-                    self._problem(name, key_line, f"unknown model override `{key}` for `{model}` is "
-                                  f"ignored; known: {known}.")
+                    self._problem(
+                        name, key_line, f"unknown model override `{key}` for `{model}` is ignored; known: {known}."
+                    )
                 elif not _is_type(value, expected):
-                    self._problem(name, key_line, f"`{key}` of `{model}` must be "
-                                  f"{_TYPE_WORDS[expected]}, not {value!r}; it is ignored.")
+                    self._problem(
+                        name,
+                        key_line,
+                        f"`{key}` of `{model}` must be {_TYPE_WORDS[expected]}, not {value!r}; it is ignored.",
+                    )
                 elif (range_error := _model_field_error(model, key, value)) is not None:
                     self._problem(name, key_line, f"{range_error} It is ignored.")
                 elif gate.model_field(model, key, value, key_line):
@@ -358,8 +362,11 @@ class _Layers:
                 if gate.keymap(binding, locate.key(binding)):
                     self.keymap[binding] = keys.strip()
             else:
-                self._problem(name, locate.key(binding), f"keymap `{binding}` must be a key string "
-                              f'such as "ctrl+k"; it is ignored.')
+                self._problem(
+                    name,
+                    locate.key(binding),
+                    f'keymap `{binding}` must be a key string such as "ctrl+k"; it is ignored.',
+                )
 
     def _apply_permissions(self, name: str, locate: _Locator, table: Any, gate: _Gate) -> None:
         """`[permissions] allow = [...]`, `deny = [...]`: rule strings, each checked on its own (a
@@ -367,8 +374,11 @@ class _Layers:
         from myrm_tui.agent.permission_rules import RuleError, parse_rule
 
         if not isinstance(table, dict):
-            self._problem(name, locate.key(PERMISSIONS_TABLE), 'write rules as a [permissions] table: '
-                          'allow = ["Bash(git status:*)"], deny = ["Bash(git push:*)"].')
+            self._problem(
+                name,
+                locate.key(PERMISSIONS_TABLE),
+                'write rules as a [permissions] table: allow = ["Bash(git status:*)"], deny = ["Bash(git push:*)"].',
+            )
             return
         start = locate.table(PERMISSIONS_TABLE)
         for kind, rules in table.items():
@@ -377,8 +387,11 @@ class _Layers:
                 self._problem(name, line, f"unknown key `{kind}` in [permissions] is ignored; use allow or deny.")
                 continue
             if not isinstance(rules, list):
-                self._problem(name, line, f"`{kind}` in [permissions] must be a list of rules such as "
-                              '["Bash(git status:*)"]; it is ignored.')
+                self._problem(
+                    name,
+                    line,
+                    f'`{kind}` in [permissions] must be a list of rules such as ["Bash(git status:*)"]; it is ignored.',
+                )
                 continue
             if not gate.permission_list(kind, line):
                 continue
@@ -392,9 +405,13 @@ class _Layers:
                 self.permissions[kind].append(RuleEntry(rule.text, where))
 
     def _secret_problem(self, name: str, line: int | None, key: str) -> None:
-        self._problem(name, line, f"`{key}` looks like an API key; myrm never reads keys from config "
-                      "files. Remove it and set the provider's environment variable instead (e.g. "
-                      "export ANTHROPIC_API_KEY=...); `myrm doctor` lists the names.")
+        self._problem(
+            name,
+            line,
+            f"`{key}` looks like an API key; myrm never reads keys from config "
+            "files. Remove it and set the provider's environment variable instead (e.g. "
+            "export ANTHROPIC_API_KEY=...); `myrm doctor` lists the names.",
+        )
 
     def apply_env(self, env: Mapping[str, str]) -> None:
         for spec in SETTINGS:
@@ -470,10 +487,15 @@ class _WorkspaceGate(_Gate):
             current = self.layers.values[spec.key]
             if not T.loosens(spec, value, current):
                 return True
-            self.layers._problem(self.name, line, (
-                f"`{spec.key} = {T.toml_text(value)}` is ignored: it would loosen {T.toml_text(current)}, and "
-                f"a workspace file may only make `{spec.key}` stricter, trusted or not. If you want it, "
-                f"set it yourself (your user config, MYRM_{spec.key.upper()} or a flag)."))
+            self.layers._problem(
+                self.name,
+                line,
+                (
+                    f"`{spec.key} = {T.toml_text(value)}` is ignored: it would loosen {T.toml_text(current)}, and "
+                    f"a workspace file may only make `{spec.key}` stricter, trusted or not. If you want it, "
+                    f"set it yourself (your user config, MYRM_{spec.key.upper()} or a flag)."
+                ),
+            )
             return False
         if rule == NEEDS_TRUST:
             self.entries.append(T.setting_entry(spec.key, value, line))
@@ -489,9 +511,14 @@ class _WorkspaceGate(_Gate):
     def keymap(self, binding: str, line: int | None) -> bool:
         if not T.keymap_user_only(binding):
             return True
-        self.layers._problem(self.name, line, (
-            f"`[keymap] {T.toml_key(binding)}` is ignored: a workspace file cannot remap the keys "
-            "that answer an approval, trusted or not; set it in your user config if you want it."))
+        self.layers._problem(
+            self.name,
+            line,
+            (
+                f"`[keymap] {T.toml_key(binding)}` is ignored: a workspace file cannot remap the keys "
+                "that answer an approval, trusted or not; set it in your user config if you want it."
+            ),
+        )
         return False
 
     def permission_list(self, kind: str, line: int | None) -> bool:
@@ -499,9 +526,14 @@ class _WorkspaceGate(_Gate):
         repository's author approve calls for the user, so they never do, trusted or not."""
         if kind == "deny":
             return True
-        self.layers._problem(self.name, line, (
-            "`[permissions] allow` is ignored: a workspace file may only add deny rules, trusted or not; "
-            "allow rules come from your user config or your own \"Always allow\" answers."))
+        self.layers._problem(
+            self.name,
+            line,
+            (
+                "`[permissions] allow` is ignored: a workspace file may only add deny rules, trusted or not; "
+                'allow rules come from your user config or your own "Always allow" answers.'
+            ),
+        )
         return False
 
 
@@ -525,13 +557,13 @@ def _type_error(spec: SettingSpec, value: Any) -> str | None:
     if spec.choices and value not in spec.choices:
         return f"`{spec.key}` must be one of {', '.join(spec.choices)}, not {value!r}."
     if spec.type in (int, float):
-        return _range_error(f"`{spec.key}`", value, minimum=spec.minimum, above=spec.above,
-                            maximum=spec.maximum)
+        return _range_error(f"`{spec.key}`", value, minimum=spec.minimum, above=spec.above, maximum=spec.maximum)
     return None
 
 
-def _range_error(what: str, value: float, *, minimum: float | None = None, above: float | None = None,
-                 maximum: float | None = None) -> str | None:
+def _range_error(
+    what: str, value: float, *, minimum: float | None = None, above: float | None = None, maximum: float | None = None
+) -> str | None:
     """One sentence when `value` is out of the declared range (no bound declared: not negative)."""
     if above is not None and not value > above:
         return f"{what} must be more than {_number(above)}, not {value!r}."
@@ -552,8 +584,11 @@ def _number(bound: float) -> str:
 def _model_field_error(model: str, key: str, value: Any) -> str | None:
     if key == "reasoning_effort":
         choices = SPECS_BY_KEY["reasoning_effort"].choices
-        return None if value in choices else \
-            f"`reasoning_effort` of `{model}` must be one of {', '.join(choices)}, not {value!r}."
+        return (
+            None
+            if value in choices
+            else f"`reasoning_effort` of `{model}` must be one of {', '.join(choices)}, not {value!r}."
+        )
     minimum = MODEL_FIELD_MINIMUMS.get(key)
     if minimum is None or isinstance(value, bool) or not isinstance(value, (int, float)):
         return None

@@ -46,8 +46,11 @@ def trust_label(config: McpServerConfig, *, json_file: bool) -> str:
 def apply_toml_table(layers: Any, name: str, locate: Any, table: Any, gate: Any) -> None:
     """`[mcp_servers]` of one config file (`layers` is the loader's _Layers, `locate` its _Locator)."""
     if not isinstance(table, dict):
-        layers._problem(name, locate.key(MCP_TABLE), "write MCP servers as tables: [mcp_servers.NAME] "
-                        'with command = "..." or url = "...".')
+        layers._problem(
+            name,
+            locate.key(MCP_TABLE),
+            'write MCP servers as tables: [mcp_servers.NAME] with command = "..." or url = "...".',
+        )
         return
     scope = getattr(gate, "scope", USER)
     for server, entry in table.items():
@@ -80,7 +83,7 @@ def _json_line(text: str, server: str | None) -> int | None:
     """Best effort: the line where `"server":` opens its entry (json does not report positions)."""
     if server is None:
         return None
-    pattern = re.compile(r'^\s*' + re.escape(f'"{server}"') + r'\s*:')
+    pattern = re.compile(r"^\s*" + re.escape(f'"{server}"') + r"\s*:")
     for index, line in enumerate(text.splitlines()):
         if pattern.match(line):
             return index + 1

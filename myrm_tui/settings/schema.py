@@ -43,99 +43,238 @@ class SettingSpec:
 SETTINGS: tuple[SettingSpec, ...] = (
     # model, lite_model and api_base keep the NEEDS_TRUST default: they pick who receives the
     # prompt, the code in it and the user's key (and who bills for it).
-    SettingSpec("model", str, "", "Main model, a litellm name (e.g. anthropic/claude-sonnet-4-5) or "
-                "local/smollm2. Empty: the first provider with an API key, else the local model."),
+    SettingSpec(
+        "model",
+        str,
+        "",
+        "Main model, a litellm name (e.g. anthropic/claude-sonnet-4-5) or "
+        "local/smollm2. Empty: the first provider with an API key, else the local model.",
+    ),
     SettingSpec("lite_model", str, "", "Cheaper model for summaries; empty: the main model."),
     # Off by default: measured in docs/context-engine.md ("When summaries are written"), the wait
     # before a removal is several summarizer calls in a row, while summaries prepared between
     # steps and after turns cover most removals without a pause.
-    SettingSpec("summary_wait", bool, False, "Before old turns are removed, wait for the summarizer "
-                "model to write the summaries still missing (else they are extracted without a model).",
-                section="advanced", from_workspace=FREE),
-    SettingSpec("api_base", str, "", "Custom OpenAI-compatible endpoint for the main model "
-                "(Ollama, vLLM, LM Studio…)."),
-    SettingSpec("prompt_mode", str, "full", "System prompt density.", choices=("full", "lean", "naked"),
-                from_workspace=FREE),
-    SettingSpec("approval", str, "ask", "Which tool calls need a yes: ask (bash and writes), "
-                "auto-edit (bash only), yolo (none but destructive commands), deny (refuse all).",
-                choices=("ask", "auto-edit", "yolo", "deny"),
-                from_workspace=TIGHTEN_ONLY, strictness=("deny", "ask", "auto-edit", "yolo")),
-    SettingSpec("max_steps", int, 50, "Most model calls in one turn before the agent stops.",
-                from_workspace=FREE, minimum=1),
-    SettingSpec("max_output_tokens", int, 4096, "Output tokens reserved and requested per call.",
-                from_workspace=FREE, minimum=1),
+    SettingSpec(
+        "summary_wait",
+        bool,
+        False,
+        "Before old turns are removed, wait for the summarizer "
+        "model to write the summaries still missing (else they are extracted without a model).",
+        section="advanced",
+        from_workspace=FREE,
+    ),
+    SettingSpec(
+        "api_base", str, "", "Custom OpenAI-compatible endpoint for the main model (Ollama, vLLM, LM Studio…)."
+    ),
+    SettingSpec(
+        "prompt_mode", str, "full", "System prompt density.", choices=("full", "lean", "naked"), from_workspace=FREE
+    ),
+    SettingSpec(
+        "approval",
+        str,
+        "ask",
+        "Which tool calls need a yes: ask (bash and writes), "
+        "auto-edit (bash only), yolo (none but destructive commands), deny (refuse all).",
+        choices=("ask", "auto-edit", "yolo", "deny"),
+        from_workspace=TIGHTEN_ONLY,
+        strictness=("deny", "ask", "auto-edit", "yolo"),
+    ),
+    SettingSpec(
+        "max_steps", int, 50, "Most model calls in one turn before the agent stops.", from_workspace=FREE, minimum=1
+    ),
+    SettingSpec(
+        "max_output_tokens", int, 4096, "Output tokens reserved and requested per call.", from_workspace=FREE, minimum=1
+    ),
     # 120 s: long enough for a test suite or a build, short enough that a hung command is noticed.
-    SettingSpec("bash_timeout", float, 120.0, "Seconds before a bash command's process group is killed.",
-                section="tools", from_workspace=FREE, above=0),
+    SettingSpec(
+        "bash_timeout",
+        float,
+        120.0,
+        "Seconds before a bash command's process group is killed.",
+        section="tools",
+        from_workspace=FREE,
+        above=0,
+    ),
     # 30k chars (~8k tokens): above this a tool output goes to the vault with a head+tail preview.
-    SettingSpec("tool_output_cap", int, 30_000, "Characters of a tool output kept inline; the rest "
-                "is stored in the vault and previewed.", section="tools", from_workspace=FREE, minimum=1),
-    SettingSpec("allow_outside_workspace", bool, False, "Let file tools touch paths outside the "
-                "workspace root.", section="tools",
-                from_workspace=TIGHTEN_ONLY, strictness=(False, True)),
+    SettingSpec(
+        "tool_output_cap",
+        int,
+        30_000,
+        "Characters of a tool output kept inline; the rest is stored in the vault and previewed.",
+        section="tools",
+        from_workspace=FREE,
+        minimum=1,
+    ),
+    SettingSpec(
+        "allow_outside_workspace",
+        bool,
+        False,
+        "Let file tools touch paths outside the workspace root.",
+        section="tools",
+        from_workspace=TIGHTEN_ONLY,
+        strictness=(False, True),
+    ),
     # workspace-write: builds, tests and installs into the workspace keep working while nothing
     # outside it (and not .git/.myrm or the shell's startup files) can be changed by a command.
-    SettingSpec("sandbox", str, "workspace-write", "Where bash commands may write (bubblewrap on Linux): "
-                "workspace-write (the workspace and a private /tmp), read-only (only the private /tmp), "
-                "off (no sandbox; approvals are the only guard). Without bwrap, commands run unsandboxed "
-                "and myrm says so.", choices=("workspace-write", "read-only", "off"), section="tools",
-                from_workspace=TIGHTEN_ONLY, strictness=("read-only", "workspace-write", "off")),
-    SettingSpec("sandbox_network", bool, False, "Let sandboxed bash commands use the network. When false, "
-                "a command that asks for the network (network: true) needs a yes, even in yolo.",
-                section="tools", from_workspace=TIGHTEN_ONLY, strictness=(False, True)),
-    SettingSpec("shell_env_passthrough", str, "", "Environment variables passed to bash commands although "
-                "they look like secrets (names with KEY, TOKEN, SECRET, PASSWORD…, provider keys), "
-                "separated by commas or spaces, e.g. \"GITHUB_TOKEN, NPM_TOKEN\".", section="tools"),
+    SettingSpec(
+        "sandbox",
+        str,
+        "workspace-write",
+        "Where bash commands may write (bubblewrap on Linux): "
+        "workspace-write (the workspace and a private /tmp), read-only (only the private /tmp), "
+        "off (no sandbox; approvals are the only guard). Without bwrap, commands run unsandboxed "
+        "and myrm says so.",
+        choices=("workspace-write", "read-only", "off"),
+        section="tools",
+        from_workspace=TIGHTEN_ONLY,
+        strictness=("read-only", "workspace-write", "off"),
+    ),
+    SettingSpec(
+        "sandbox_network",
+        bool,
+        False,
+        "Let sandboxed bash commands use the network. When false, "
+        "a command that asks for the network (network: true) needs a yes, even in yolo.",
+        section="tools",
+        from_workspace=TIGHTEN_ONLY,
+        strictness=(False, True),
+    ),
+    SettingSpec(
+        "shell_env_passthrough",
+        str,
+        "",
+        "Environment variables passed to bash commands although "
+        "they look like secrets (names with KEY, TOKEN, SECRET, PASSWORD…, provider keys), "
+        'separated by commas or spaces, e.g. "GITHUB_TOKEN, NPM_TOKEN".',
+        section="tools",
+    ),
     # 20 s: a Python or Node server already installed starts in under 2 s here (bench/mcp_overhead.py);
     # `uvx`/`npx` fetching a package on first use needs more, and a server that has not answered
     # in 20 s is more likely hung than slow (Codex's default is 10 s, users raise it for uvx).
-    SettingSpec("mcp_startup_timeout", float, 20.0, "Seconds an MCP server may take to start and list its "
-                "tools; then it is stopped and /mcp shows why (per server: startup_timeout_sec).",
-                section="tools", shapes_agent=False, from_workspace=FREE, above=0),
+    SettingSpec(
+        "mcp_startup_timeout",
+        float,
+        20.0,
+        "Seconds an MCP server may take to start and list its "
+        "tools; then it is stopped and /mcp shows why (per server: startup_timeout_sec).",
+        section="tools",
+        shapes_agent=False,
+        from_workspace=FREE,
+        above=0,
+    ),
     # 120 s, like bash_timeout: a tool doing real work (a search, a build) fits; a hung one is noticed.
-    SettingSpec("mcp_tool_timeout", float, 120.0, "Seconds an MCP tool call may take before it is "
-                "abandoned with an error (per server: tool_timeout_sec).", section="tools", shapes_agent=False,
-                from_workspace=FREE, above=0),
-    SettingSpec("mcp_trust_read_only", bool, False, "Let MCP tools that the server marks read-only "
-                "(readOnlyHint) run without asking. The hint comes from the server, so it is off by default.",
-                section="tools", from_workspace=TIGHTEN_ONLY, strictness=(False, True)),
+    SettingSpec(
+        "mcp_tool_timeout",
+        float,
+        120.0,
+        "Seconds an MCP tool call may take before it is abandoned with an error (per server: tool_timeout_sec).",
+        section="tools",
+        shapes_agent=False,
+        from_workspace=FREE,
+        above=0,
+    ),
+    SettingSpec(
+        "mcp_trust_read_only",
+        bool,
+        False,
+        "Let MCP tools that the server marks read-only "
+        "(readOnlyHint) run without asking. The hint comes from the server, so it is off by default.",
+        section="tools",
+        from_workspace=TIGHTEN_ONLY,
+        strictness=(False, True),
+    ),
     # 30 s: a docs page or a README arrives in well under a second; a server that trickles a page
     # for longer is stalling the turn (the whole fetch, redirects included, must end by then).
-    SettingSpec("web_fetch_timeout", float, 30.0, "Seconds a web_fetch call may take in all, redirects "
-                "included; then it stops with what arrived so far.", section="tools", from_workspace=FREE,
-                above=0),
-    SettingSpec("web_fetch_allow_private", bool, False, "Let web_fetch reach loopback, private-network and "
-                "link-local addresses (localhost, 10.x, 192.168.x, cloud metadata at 169.254.169.254). Off: a "
-                "page or a model cannot make myrm probe your machine or network.", section="tools",
-                from_workspace=TIGHTEN_ONLY, strictness=(False, True)),
+    SettingSpec(
+        "web_fetch_timeout",
+        float,
+        30.0,
+        "Seconds a web_fetch call may take in all, redirects included; then it stops with what arrived so far.",
+        section="tools",
+        from_workspace=FREE,
+        above=0,
+    ),
+    SettingSpec(
+        "web_fetch_allow_private",
+        bool,
+        False,
+        "Let web_fetch reach loopback, private-network and "
+        "link-local addresses (localhost, 10.x, 192.168.x, cloud metadata at 169.254.169.254). Off: a "
+        "page or a model cannot make myrm probe your machine or network.",
+        section="tools",
+        from_workspace=TIGHTEN_ONLY,
+        strictness=(False, True),
+    ),
     # off by default: thinking costs output tokens and time, and a provider's own default is the
     # behaviour users already know; the setting names the effort the user asks for.
-    SettingSpec("reasoning_effort", str, "off", "Reasoning (thinking) effort for models that support it "
-                "(the model registry says which): off sends nothing (the provider's default), low, medium, "
-                "high are passed through litellm (Anthropic: a thinking budget; OpenAI: reasoning_effort). "
-                "Per model: reasoning_effort under [models.\"NAME\"].", choices=("off", "low", "medium", "high"),
-                from_workspace=FREE),
+    SettingSpec(
+        "reasoning_effort",
+        str,
+        "off",
+        "Reasoning (thinking) effort for models that support it "
+        "(the model registry says which): off sends nothing (the provider's default), low, medium, "
+        "high are passed through litellm (Anthropic: a thinking budget; OpenAI: reasoning_effort). "
+        'Per model: reasoning_effort under [models."NAME"].',
+        choices=("off", "low", "medium", "high"),
+        from_workspace=FREE,
+    ),
     # 600 s: a long answer from a slow hosted model or the CPU model fits; a server trickling
     # tokens cannot hold a turn longer than this (the deadline is for the whole call, not a chunk).
-    SettingSpec("llm_timeout", float, 600.0, "Seconds a model call may take in all, first token to "
-                "last, retries included; then it is abandoned and what arrived is kept.", section="advanced",
-                from_workspace=FREE, above=0),
+    SettingSpec(
+        "llm_timeout",
+        float,
+        600.0,
+        "Seconds a model call may take in all, first token to "
+        "last, retries included; then it is abandoned and what arrived is kept.",
+        section="advanced",
+        from_workspace=FREE,
+        above=0,
+    ),
     # 300 s: a reasoning model thinking before it streams, or the CPU model reading a full window,
     # answers well within it; a server that accepted the request and went silent is given up on
     # (and retried while llm_timeout allows) in half the time llm_timeout would take.
-    SettingSpec("llm_first_token_timeout", float, 300.0, "Seconds to wait for the first streamed "
-                "token of an answer before that attempt is abandoned.", section="advanced",
-                from_workspace=FREE, above=0),
+    SettingSpec(
+        "llm_first_token_timeout",
+        float,
+        300.0,
+        "Seconds to wait for the first streamed token of an answer before that attempt is abandoned.",
+        section="advanced",
+        from_workspace=FREE,
+        above=0,
+    ),
     # 4 tries: enough to ride out a short rate-limit burst without hanging the user for minutes.
     # At most 20: a typo such as 400 would otherwise keep a failing provider busy for hours.
-    SettingSpec("llm_max_attempts", int, 4, "Tries for a transient provider failure.", section="advanced",
-                from_workspace=FREE, minimum=1, maximum=20),
-    SettingSpec("local_threads", int, 0, "CPU threads for the embedded model; 0 = all cores.",
-                section="advanced", from_workspace=FREE, minimum=0),
-    SettingSpec("theme", str, "myrm-dark", "TUI theme name.", section="appearance", shapes_agent=False,
-                from_workspace=FREE),
-    SettingSpec("animations", bool, True, "Spinners and smooth scrolling in the TUI.",
-                section="appearance", shapes_agent=False, from_workspace=FREE),
+    SettingSpec(
+        "llm_max_attempts",
+        int,
+        4,
+        "Tries for a transient provider failure.",
+        section="advanced",
+        from_workspace=FREE,
+        minimum=1,
+        maximum=20,
+    ),
+    SettingSpec(
+        "local_threads",
+        int,
+        0,
+        "CPU threads for the embedded model; 0 = all cores.",
+        section="advanced",
+        from_workspace=FREE,
+        minimum=0,
+    ),
+    SettingSpec(
+        "theme", str, "myrm-dark", "TUI theme name.", section="appearance", shapes_agent=False, from_workspace=FREE
+    ),
+    SettingSpec(
+        "animations",
+        bool,
+        True,
+        "Spinners and smooth scrolling in the TUI.",
+        section="appearance",
+        shapes_agent=False,
+        from_workspace=FREE,
+    ),
 )
 
 SPECS_BY_KEY: dict[str, SettingSpec] = {s.key: s for s in SETTINGS}
@@ -143,18 +282,32 @@ SPECS_BY_KEY: dict[str, SettingSpec] = {s.key: s for s in SETTINGS}
 # `[models."NAME"]` fields a workspace file may set untrusted: they describe the model (window,
 # features, prices). Any other field (api_base, and whatever endpoint, header or key-variable
 # field is added later) decides where the prompt and the key go, so it needs trust.
-MODEL_FIELDS_FREE_IN_WORKSPACE = frozenset({
-    "context_window", "max_output_tokens", "supports_tools", "supports_vision", "supports_prompt_caching",
-    "supports_reasoning", "input_cost_per_token", "output_cost_per_token", "cache_read_cost_per_token",
-    "cache_write_cost_per_token", "reasoning_effort",
-})
+MODEL_FIELDS_FREE_IN_WORKSPACE = frozenset(
+    {
+        "context_window",
+        "max_output_tokens",
+        "supports_tools",
+        "supports_vision",
+        "supports_prompt_caching",
+        "supports_reasoning",
+        "input_cost_per_token",
+        "output_cost_per_token",
+        "cache_read_cost_per_token",
+        "cache_write_cost_per_token",
+        "reasoning_effort",
+    }
+)
 # `[models."NAME"]` numeric fields: the least each may be (a window or an output of 0 tokens
 # leaves no room for anything; a negative price would report a gain). Whether the window also
 # holds myrm's fixed prefix is checked when a model is used (context/room.py), where the prefix
 # is known.
 MODEL_FIELD_MINIMUMS: dict[str, int] = {
-    "context_window": 1, "max_output_tokens": 1, "input_cost_per_token": 0, "output_cost_per_token": 0,
-    "cache_read_cost_per_token": 0, "cache_write_cost_per_token": 0,
+    "context_window": 1,
+    "max_output_tokens": 1,
+    "input_cost_per_token": 0,
+    "output_cost_per_token": 0,
+    "cache_read_cost_per_token": 0,
+    "cache_write_cost_per_token": 0,
 }
 # `[keymap]` binds a binding id to keys; bindings only trigger built-in actions, so a workspace may
 # remap them, except the approval answers: a repo that swaps "allow" onto `n` turns the user's

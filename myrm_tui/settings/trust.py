@@ -181,17 +181,21 @@ class WorkspaceTrust:
     def notice(self) -> str:
         """The loader's warning: exactly what was ignored, and how to apply it."""
         count = len(self.entries)
-        return (f"this workspace file is not trusted yet, so {count} setting(s) in it that decide "
-                f"what runs or where your prompts and keys go are ignored: {self.listing()}. "
-                "Read the file; if you trust it, run `myrm trust` (or pass --trust for one run).")
+        return (
+            f"this workspace file is not trusted yet, so {count} setting(s) in it that decide "
+            f"what runs or where your prompts and keys go are ignored: {self.listing()}. "
+            "Read the file; if you trust it, run `myrm trust` (or pass --trust for one run)."
+        )
 
     def run_refusal(self) -> str:
         """Why `myrm run` stops: running with half the file ignored would surprise whoever wrote
         it, running with all of it would surprise the user."""
-        return (f"{self.config_file} sets {len(self.entries)} setting(s) that need your trust "
-                f"({', '.join(e.name for e in self.entries)}); myrm run does not start until you "
-                "decide. Read the file, then run `myrm trust` to trust this version, or rerun "
-                "with --trust to accept it for this run only.")
+        return (
+            f"{self.config_file} sets {len(self.entries)} setting(s) that need your trust "
+            f"({', '.join(e.name for e in self.entries)}); myrm run does not start until you "
+            "decide. Read the file, then run `myrm trust` to trust this version, or rerun "
+            "with --trust to accept it for this run only."
+        )
 
 
 # ---------------------------------------------------------------- the store
@@ -289,4 +293,3 @@ def trusted_workspace_count(user_dir: Path) -> int:
 def _write(path: Path, workspaces: dict[str, list[dict[str, str]]]) -> None:
     body = {"version": TRUST_FILE_VERSION, "workspaces": dict(sorted(workspaces.items()))}
     atomic_write_text(path, json.dumps(body, indent=2, ensure_ascii=False) + "\n")
-

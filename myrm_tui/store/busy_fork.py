@@ -30,11 +30,15 @@ class WritableSession:
             return None
         who = f"pid {self.busy_pid}" if self.busy_pid else "another process"
         if self.session_id is None:
-            return (f"session {self.forked_from} is in use by {who} (another myrm) and has no "
-                    "finished turn to fork from; starting a new session.")
-        return (f"session {self.forked_from} is in use by {who} (another myrm); continuing in a "
-                f"fork of it, {self.session_id} (its history up to the last finished turn; the "
-                "original is untouched).")
+            return (
+                f"session {self.forked_from} is in use by {who} (another myrm) and has no "
+                "finished turn to fork from; starting a new session."
+            )
+        return (
+            f"session {self.forked_from} is in use by {who} (another myrm); continuing in a "
+            f"fork of it, {self.session_id} (its history up to the last finished turn; the "
+            "original is untouched)."
+        )
 
 
 def last_finished_turn(history: Sequence[MessageRecord]) -> int | None:

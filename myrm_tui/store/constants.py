@@ -42,9 +42,7 @@ HANDLE_HEX_CHARS = 12
 
 # The result stored for a tool call that never got one (process killed, interrupt, crash).
 # Worded for the model: it must not assume the call ran.
-INTERRUPTED_TOOL_CONTENT = (
-    "[interrupted: the session stopped before this tool call finished; it did not complete]"
-)
+INTERRUPTED_TOOL_CONTENT = "[interrupted: the session stopped before this tool call finished; it did not complete]"
 
 # --- session search (FTS5) -------------------------------------------------------------------
 # Word index: porter stemming so "failing" finds "failed"; remove_diacritics 2 so "cafe" finds

@@ -70,8 +70,9 @@ def load(conn: sqlite3.Connection, session_id: str) -> tuple[list[tuple], list[t
         """,
         (session_id, session_id),
     ).fetchall()
-    row = conn.execute("SELECT MAX(event_id) FROM context_synthetic_sets WHERE session_id = ?",
-                       (session_id,)).fetchone()
+    row = conn.execute(
+        "SELECT MAX(event_id) FROM context_synthetic_sets WHERE session_id = ?", (session_id,)
+    ).fetchone()
     synthetic: list[tuple] = []
     if row and row[0] is not None:
         synthetic = conn.execute(
@@ -84,8 +85,13 @@ def load(conn: sqlite3.Connection, session_id: str) -> tuple[list[tuple], list[t
     return views, synthetic
 
 
-def save(conn: sqlite3.Connection, session_id: str, event_id: int, views: list[tuple[Any, ...]],
-         synthetic: list[tuple[Any, ...]] | None) -> None:
+def save(
+    conn: sqlite3.Connection,
+    session_id: str,
+    event_id: int,
+    views: list[tuple[Any, ...]],
+    synthetic: list[tuple[Any, ...]] | None,
+) -> None:
     conn.executemany(
         """
         INSERT OR REPLACE INTO context_views
@@ -96,8 +102,9 @@ def save(conn: sqlite3.Connection, session_id: str, event_id: int, views: list[t
     )
     if synthetic is None:
         return
-    conn.execute("INSERT OR REPLACE INTO context_synthetic_sets (session_id, event_id) VALUES (?, ?)",
-                 (session_id, event_id))
+    conn.execute(
+        "INSERT OR REPLACE INTO context_synthetic_sets (session_id, event_id) VALUES (?, ?)", (session_id, event_id)
+    )
     conn.execute("DELETE FROM context_synthetic WHERE session_id = ? AND event_id = ?", (session_id, event_id))
     conn.executemany(
         """

@@ -66,8 +66,8 @@ def disk_full(exc: BaseException, where: Path | str | None = None) -> DiskFullEr
         if isinstance(link, OSError) and link.errno in _FULL_ERRNOS:
             return DiskFullError(link.filename or where or "the workspace")
         if isinstance(link, sqlite3.Error) and (
-                getattr(link, "sqlite_errorcode", None) == sqlite3.SQLITE_FULL
-                or "database or disk is full" in str(link)):
+            getattr(link, "sqlite_errorcode", None) == sqlite3.SQLITE_FULL or "database or disk is full" in str(link)
+        ):
             return DiskFullError(where or "the workspace")
     # An I/O error while the disk has (almost) no room left: the room is the cause.
     if where is not None and any(isinstance(link, (sqlite3.Error, OSError)) for link in links):

@@ -35,11 +35,19 @@ def file_problem(db_path: Path) -> str | None:
     size = _size(db_path)
     if size == 0:
         wal = _size(wal_path(db_path))
-        tail = (f" Its write-ahead log {wal_path(db_path).name} still holds {wal:,} bytes: keep both "
-                "files and restore the database from a backup.") if wal else ""
-        return (f"{db_path} is empty (0 bytes): it was truncated, or a first run was killed while "
-                f"creating it. myrm will not start over on top of it.{tail} If it never held "
-                "sessions, delete it and run myrm again.")
+        tail = (
+            (
+                f" Its write-ahead log {wal_path(db_path).name} still holds {wal:,} bytes: keep both "
+                "files and restore the database from a backup."
+            )
+            if wal
+            else ""
+        )
+        return (
+            f"{db_path} is empty (0 bytes): it was truncated, or a first run was killed while "
+            f"creating it. myrm will not start over on top of it.{tail} If it never held "
+            "sessions, delete it and run myrm again."
+        )
     try:
         with open(db_path, "rb") as file:
             head = file.read(len(SQLITE_MAGIC))
@@ -47,11 +55,13 @@ def file_problem(db_path: Path) -> str | None:
         return f"{db_path} cannot be read ({exc.strerror or exc}); check its permissions."
     if head != SQLITE_MAGIC:
         shown = head[:8].hex(" ")
-        return (f"{db_path} is not a readable myrm session database: it is not an SQLite file (it "
-                f"starts with bytes {shown}); another "
-                "program wrote it, or its first page is damaged. Move it aside (myrm will then start "
-                "a new store) or restore it from a backup; `myrm sessions recover` can try to read "
-                "what is left.")
+        return (
+            f"{db_path} is not a readable myrm session database: it is not an SQLite file (it "
+            f"starts with bytes {shown}); another "
+            "program wrote it, or its first page is damaged. Move it aside (myrm will then start "
+            "a new store) or restore it from a backup; `myrm sessions recover` can try to read "
+            "what is left."
+        )
     return None
 
 
@@ -66,8 +76,12 @@ def refuse_foreign_schema(conn: sqlite3.Connection, db_path: Path) -> None:
     version = int(conn.execute("PRAGMA user_version").fetchone()[0])
     if version != 0:
         return
-    names = [row[0] for row in conn.execute(
-        "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name")]
+    names = [
+        row[0]
+        for row in conn.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name"
+        )
+    ]
     if names:
         shown = ", ".join(names[:_FOREIGN_NAMES_SHOWN]) + (", …" if len(names) > _FOREIGN_NAMES_SHOWN else "")
         raise StoreError(

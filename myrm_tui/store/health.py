@@ -66,8 +66,7 @@ def inspect(workspace: Path) -> StoreHealth:
     """Open read-only, check, count; never creates, migrates or writes anything."""
     folder = Path(workspace) / DIR_NAME
     db_path = folder / DB_NAME
-    base = {"folder": folder, "db_path": db_path, "folder_exists": folder.is_dir(),
-            "writable": _writable(folder)}
+    base = {"folder": folder, "db_path": db_path, "folder_exists": folder.is_dir(), "writable": _writable(folder)}
     if folder.exists() and not folder.is_dir():
         return StoreHealth(**base, problem=f"{folder} is a file, not a folder; move it aside.")
     if not db_path.exists():
@@ -98,7 +97,8 @@ def inspect(workspace: Path) -> StoreHealth:
         except sqlite3.DatabaseError as exc:
             if not damage:
                 damage = (f"the sessions table cannot be read: {exc}",)
-        return StoreHealth(**base, damage=damage, version=version, sessions=sessions, size_bytes=size,
-                           notes=tuple(notes))
+        return StoreHealth(
+            **base, damage=damage, version=version, sessions=sessions, size_bytes=size, notes=tuple(notes)
+        )
     finally:
         conn.close()

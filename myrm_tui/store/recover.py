@@ -32,8 +32,14 @@ PLACEHOLDER_TITLE = "(recovered: the session row was lost)"
 PLACEHOLDER_MODEL = "unknown"
 # The tables filled before the search migration runs (it indexes the messages already there).
 _LOG_TABLES = ("sessions", "messages", "events")
-_LATER_TABLES = ("context_views", "context_synthetic", "context_synthetic_sets", "summaries", "artifacts",
-                 "artifact_links")
+_LATER_TABLES = (
+    "context_views",
+    "context_synthetic",
+    "context_synthetic_sets",
+    "summaries",
+    "artifacts",
+    "artifact_links",
+)
 
 
 @dataclass
@@ -53,8 +59,7 @@ def _stamp() -> str:
 
 def _insert(conn: sqlite3.Connection, table: str, rows: list[tuple], report: RecoveryReport) -> None:
     columns = salvage.TABLE_COLUMNS[table]
-    sql = (f"INSERT OR IGNORE INTO {table} ({', '.join(columns)}) "
-           f"VALUES ({', '.join('?' for _ in columns)})")
+    sql = f"INSERT OR IGNORE INTO {table} ({', '.join(columns)}) VALUES ({', '.join('?' for _ in columns)})"
     for row in rows:
         if not salvage.valid_row(table, row):
             report.lost[table] += 1
@@ -76,11 +81,13 @@ def _placeholders(conn: sqlite3.Connection) -> int:
         " SELECT session_id AS sid, created_at AS t FROM messages"
         " UNION ALL SELECT session_id, created_at FROM events"
         " UNION ALL SELECT parent_id, created_at FROM sessions WHERE parent_id IS NOT NULL)"
-        " WHERE sid NOT IN (SELECT id FROM sessions) GROUP BY sid").fetchall()
+        " WHERE sid NOT IN (SELECT id FROM sessions) GROUP BY sid"
+    ).fetchall()
     for session_id, first, last in missing:
         conn.execute(
             "INSERT INTO sessions (id, title, created_at, updated_at, model) VALUES (?, ?, ?, ?, ?)",
-            (session_id, PLACEHOLDER_TITLE, first, last, PLACEHOLDER_MODEL))
+            (session_id, PLACEHOLDER_TITLE, first, last, PLACEHOLDER_MODEL),
+        )
     return len(missing)
 
 
@@ -99,11 +106,11 @@ def _index_artifacts(conn: sqlite3.Connection, source: sqlite3.Connection, vault
             except (VaultError, OSError):
                 continue  # catalogued, not searchable: ctx_expand still reads it if it is intact
         text = search_index.storable(text)
-        conn.execute("INSERT INTO artifacts_fts (rowid, text, handle) VALUES (?, ?, ?)",
-                     (artifact_id, text, handle))
+        conn.execute("INSERT INTO artifacts_fts (rowid, text, handle) VALUES (?, ?, ?)", (artifact_id, text, handle))
         if trigram:
-            conn.execute(f"INSERT INTO {search_index.ARTIFACTS_TRIGRAM} (rowid, text) VALUES (?, ?)",
-                         (artifact_id, text))
+            conn.execute(
+                f"INSERT INTO {search_index.ARTIFACTS_TRIGRAM} (rowid, text) VALUES (?, ?)", (artifact_id, text)
+            )
 
 
 def _build(new_path: Path, source: sqlite3.Connection, vault: Vault, report: RecoveryReport) -> None:
@@ -182,7 +189,8 @@ def recover(workspace: Path, *, use_cli: bool | None = None) -> RecoveryReport:
         if not (report.restored["sessions"] or report.restored["messages"]):
             raise StoreError(
                 f"nothing in {db_path} could be read (its first page, which holds the schema, may be "
-                "gone); the file was left as it was. Restore it from a backup.")
+                "gone); the file was left as it was. Restore it from a backup."
+            )
         _move_aside(db_path, report.kept_as)
         os.rename(new_path, db_path)
         _fsync_folder(folder)

@@ -21,17 +21,51 @@ from urllib.parse import quote
 # The tables recovery copies, parents first, with their columns (the store's schema).
 TABLE_COLUMNS: dict[str, tuple[str, ...]] = {
     "sessions": ("id", "title", "created_at", "updated_at", "model", "parent_id", "fork_message_id"),
-    "messages": ("id", "session_id", "seq", "role", "message_json", "tool_call_id", "tool_names", "tokens",
-                 "created_at"),
+    "messages": (
+        "id",
+        "session_id",
+        "seq",
+        "role",
+        "message_json",
+        "tool_call_id",
+        "tool_names",
+        "tokens",
+        "created_at",
+    ),
     "events": ("id", "session_id", "kind", "data_json", "created_at"),
-    "context_views": ("session_id", "message_id", "event_id", "kind", "message_json", "tokens", "reason",
-                      "handle"),
-    "context_synthetic": ("session_id", "event_id", "position", "before_id", "kind", "message_json", "tokens",
-                          "covers_first", "covers_last", "handle"),
+    "context_views": ("session_id", "message_id", "event_id", "kind", "message_json", "tokens", "reason", "handle"),
+    "context_synthetic": (
+        "session_id",
+        "event_id",
+        "position",
+        "before_id",
+        "kind",
+        "message_json",
+        "tokens",
+        "covers_first",
+        "covers_last",
+        "handle",
+    ),
     "context_synthetic_sets": ("session_id", "event_id"),
-    "summaries": ("session_id", "handle", "seq", "depth", "first_id", "last_id", "covered_count", "children",
-                  "time_start", "time_end", "tokens", "fallback", "status", "content_json", "rendered", "model",
-                  "created_at"),
+    "summaries": (
+        "session_id",
+        "handle",
+        "seq",
+        "depth",
+        "first_id",
+        "last_id",
+        "covered_count",
+        "children",
+        "time_start",
+        "time_end",
+        "tokens",
+        "fallback",
+        "status",
+        "content_json",
+        "rendered",
+        "model",
+        "created_at",
+    ),
     "artifacts": ("id", "digest", "size_bytes", "binary", "indexed_chars", "truncated", "created_at"),
     "artifact_links": ("artifact_id", "session_id", "after_message_id", "created_at"),
 }
@@ -73,14 +107,24 @@ def valid_row(table: str, row: tuple) -> bool:
     """Whether a row read from a damaged file can be what the store wrote (types, JSON)."""
     values = dict(zip(TABLE_COLUMNS[table], row))
     if table == "sessions":
-        return (isinstance(values["id"], str) and values["id"].isalnum() and isinstance(values["model"], str)
-                and isinstance(values["title"], str) and _is_number(values["created_at"])
-                and _is_number(values["updated_at"])
-                and (values["parent_id"] is None) == (values["fork_message_id"] is None))
+        return (
+            isinstance(values["id"], str)
+            and values["id"].isalnum()
+            and isinstance(values["model"], str)
+            and isinstance(values["title"], str)
+            and _is_number(values["created_at"])
+            and _is_number(values["updated_at"])
+            and (values["parent_id"] is None) == (values["fork_message_id"] is None)
+        )
     if table == "messages":
-        if not (isinstance(values["id"], int) and isinstance(values["session_id"], str)
-                and isinstance(values["seq"], int) and isinstance(values["tokens"], int)
-                and _json_of(values["tool_names"], list) and _is_number(values["created_at"])):
+        if not (
+            isinstance(values["id"], int)
+            and isinstance(values["session_id"], str)
+            and isinstance(values["seq"], int)
+            and isinstance(values["tokens"], int)
+            and _json_of(values["tool_names"], list)
+            and _is_number(values["created_at"])
+        ):
             return False
         try:
             message = json.loads(values["message_json"])
@@ -88,8 +132,12 @@ def valid_row(table: str, row: tuple) -> bool:
             return False
         return isinstance(message, dict) and message.get("role") == values["role"]
     if table == "events":
-        return (isinstance(values["id"], int) and isinstance(values["session_id"], str)
-                and isinstance(values["kind"], str) and _json_of(values["data_json"], dict))
+        return (
+            isinstance(values["id"], int)
+            and isinstance(values["session_id"], str)
+            and isinstance(values["kind"], str)
+            and _json_of(values["data_json"], dict)
+        )
     if table == "summaries":
         return _json_of(values["content_json"], (dict, list)) and _json_of(values["children"], list)
     return all(isinstance(values[name], str) for name in ("session_id",) if name in values)
@@ -101,8 +149,10 @@ def _columns_sql(table: str) -> str:
 
 def _has_table(conn: sqlite3.Connection, table: str) -> bool:
     try:
-        return conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?",
-                            (table,)).fetchone() is not None
+        return (
+            conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (table,)).fetchone()
+            is not None
+        )
     except sqlite3.DatabaseError:
         return True  # the catalogue itself is damaged: try the table anyway
 
@@ -159,20 +209,26 @@ def recover_with_cli(db_path: Path, scratch: Path) -> int:
     any table (its lost_and_found)."""
     cli = sqlite_cli()
     assert cli is not None
-    dump = subprocess.run([cli, "-readonly", str(db_path), ".recover"], capture_output=True,
-                          timeout=CLI_TIMEOUT_S, check=False)
+    dump = subprocess.run(
+        [cli, "-readonly", str(db_path), ".recover"], capture_output=True, timeout=CLI_TIMEOUT_S, check=False
+    )
     if dump.returncode != 0 or b"sql error" in dump.stderr:
         # e.g. a build without the sqlite_dbpage table `.recover` reads pages through: its
         # output is then a bare header, and trusting it would "recover" an empty store.
         raise CliRecoverError(f"sqlite3 .recover failed: {dump.stderr.decode(errors='replace').strip()}")
-    load = subprocess.run([cli, str(scratch)], input=dump.stdout, capture_output=True,
-                          timeout=CLI_TIMEOUT_S, check=False)
+    load = subprocess.run(
+        [cli, str(scratch)], input=dump.stdout, capture_output=True, timeout=CLI_TIMEOUT_S, check=False
+    )
     if load.returncode != 0 and not scratch.exists():
         raise CliRecoverError(f"loading the recovered rows failed: {load.stderr.decode(errors='replace').strip()}")
     conn = sqlite3.connect(scratch)
     try:
-        names = [row[0] for row in conn.execute(
-            "SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'lost_and_found%'")]
+        names = [
+            row[0]
+            for row in conn.execute(
+                "SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'lost_and_found%'"
+            )
+        ]
         return sum(int(conn.execute(f'SELECT count(*) FROM "{name}"').fetchone()[0]) for name in names)
     except sqlite3.DatabaseError:
         return 0

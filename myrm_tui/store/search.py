@@ -135,9 +135,7 @@ class _Retriever:
             f"AND a.rowid IN ({self.art_sql}) ORDER BY a.rank LIMIT ?",
             (match, *self.art_params, self.candidates),
         ).fetchall()
-        ranked = [(rank, ("msg", rowid)) for rowid, rank in msgs] + [
-            (rank, ("art", rowid)) for rowid, rank in arts
-        ]
+        ranked = [(rank, ("msg", rowid)) for rowid, rank in msgs] + [(rank, ("art", rowid)) for rowid, rank in arts]
         # bm25 ranks (more negative = better) are comparable across the two word tables.
         # Near-equal ranks count as equal and go newest first (a re-read file's new value).
         ranked.sort(key=lambda item: (_rank_bucket(item[0]), -item[1][1]))

@@ -138,14 +138,12 @@ def ensure_trigram(conn: sqlite3.Connection) -> bool:
         "text, session_id UNINDEXED, content = 'messages_fts', tokenize = 'trigram')"
     )
     conn.execute(
-        f"CREATE VIRTUAL TABLE {ARTIFACTS_TRIGRAM} USING fts5("
-        "text, content = 'artifacts_fts', tokenize = 'trigram')"
+        f"CREATE VIRTUAL TABLE {ARTIFACTS_TRIGRAM} USING fts5(text, content = 'artifacts_fts', tokenize = 'trigram')"
     )
     # Back-fill from the word tables. (FTS5's 'rebuild' command cannot read another FTS5
     # table as its content, so the rows are inserted explicitly.)
     conn.execute(
-        f"INSERT INTO {MESSAGES_TRIGRAM} (rowid, text, session_id) "
-        "SELECT rowid, text, session_id FROM messages_fts"
+        f"INSERT INTO {MESSAGES_TRIGRAM} (rowid, text, session_id) SELECT rowid, text, session_id FROM messages_fts"
     )
     conn.execute(f"INSERT INTO {ARTIFACTS_TRIGRAM} (rowid, text) SELECT rowid, text FROM artifacts_fts")
     return True
@@ -154,9 +152,7 @@ def ensure_trigram(conn: sqlite3.Connection) -> bool:
 # --- messages --------------------------------------------------------------------------------
 
 
-def _insert_word_row(
-    conn: sqlite3.Connection, message_id: int, session_id: str, role: str, message: dict
-) -> str:
+def _insert_word_row(conn: sqlite3.Connection, message_id: int, session_id: str, role: str, message: dict) -> str:
     text = storable(message_search_text(message)[:MESSAGE_INDEX_MAX_CHARS])
     conn.execute(
         "INSERT INTO messages_fts (rowid, text, session_id, role, tool) VALUES (?, ?, ?, ?, ?)",
@@ -206,8 +202,7 @@ class ArtifactText:
     truncated: bool
 
 
-def link_artifact(conn: sqlite3.Connection, session_id: str, artifact: ArtifactText,
-                  now: float | None = None) -> int:
+def link_artifact(conn: sqlite3.Connection, session_id: str, artifact: ArtifactText, now: float | None = None) -> int:
     """Catalogue (and index, once per digest) an artifact and link it to a session; returns
     the artifact row id. Idempotent: re-linking keeps the first link (earliest visibility)."""
     row = conn.execute("SELECT id FROM artifacts WHERE digest = ?", (artifact.digest,)).fetchone()
@@ -233,9 +228,7 @@ def link_artifact(conn: sqlite3.Connection, session_id: str, artifact: ArtifactT
                 (artifact_id, text, artifact.handle),
             )
             if trigram_usable(conn):
-                conn.execute(
-                    f"INSERT INTO {ARTIFACTS_TRIGRAM} (rowid, text) VALUES (?, ?)", (artifact_id, text)
-                )
+                conn.execute(f"INSERT INTO {ARTIFACTS_TRIGRAM} (rowid, text) VALUES (?, ?)", (artifact_id, text))
     else:
         artifact_id = int(row[0])
     high_water = conn.execute(

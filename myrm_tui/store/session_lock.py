@@ -74,8 +74,11 @@ def locks_dir(myrm_dir: Path) -> Path:
 def _lock_path(myrm_dir: Path, session_id: str) -> Path:
     # Session ids are hex (secrets.token_hex); any other text is hashed so it can never name a
     # path outside the locks folder.
-    name = session_id if session_id.isascii() and session_id.isalnum() else \
-        hashlib.sha256(session_id.encode("utf-8", "surrogatepass")).hexdigest()
+    name = (
+        session_id
+        if session_id.isascii() and session_id.isalnum()
+        else hashlib.sha256(session_id.encode("utf-8", "surrogatepass")).hexdigest()
+    )
     return locks_dir(myrm_dir) / f"{name}.lock"
 
 
@@ -85,8 +88,7 @@ def _open_lock_file(path: Path) -> int:
         fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, FILE_MODE)
     except OSError as exc:
         raise StoreError(
-            f"cannot create the lock file {path} ({exc.strerror or exc}); check that "
-            f"{path.parent.parent} is writable."
+            f"cannot create the lock file {path} ({exc.strerror or exc}); check that {path.parent.parent} is writable."
         ) from exc
     return fd
 
@@ -190,12 +192,17 @@ class StoreLock:
         self.path = locks_dir(myrm_dir) / STORE_LOCK_NAME
 
     def acquire_shared(self) -> None:
-        self._acquire(fcntl.LOCK_SH, "the session store is being recovered by pid {pid}; "
-                      "wait for `myrm sessions recover` to finish.")
+        self._acquire(
+            fcntl.LOCK_SH,
+            "the session store is being recovered by pid {pid}; wait for `myrm sessions recover` to finish.",
+        )
 
     def acquire_exclusive(self) -> None:
-        self._acquire(fcntl.LOCK_EX, "the session store is open in another myrm process; "
-                      "close every myrm of this workspace before recovering the store.")
+        self._acquire(
+            fcntl.LOCK_EX,
+            "the session store is open in another myrm process; "
+            "close every myrm of this workspace before recovering the store.",
+        )
 
     def _acquire(self, operation: int, busy: str) -> None:
         key = f"{self.path}#{operation}"

@@ -114,8 +114,9 @@ def _message(row: tuple) -> MessageRecord:
 
 
 def _event(row: tuple) -> EventRecord:
-    return EventRecord(id=row[0], session_id=row[1], kind=row[2], data=_decoded(row[3], f"event {row[0]}"),
-                       created_at=row[4])
+    return EventRecord(
+        id=row[0], session_id=row[1], kind=row[2], data=_decoded(row[3], f"event {row[0]}"), created_at=row[4]
+    )
 
 
 def _message_index_fields(message: dict[str, Any]) -> tuple[str, str | None, tuple[str, ...]]:
@@ -123,8 +124,7 @@ def _message_index_fields(message: dict[str, Any]) -> tuple[str, str | None, tup
     role = message.get("role")
     if not isinstance(role, str) or not role:
         raise StoreError(
-            "a message needs a string 'role' (user, assistant, tool or system); "
-            f"got {role!r}, nothing was stored."
+            f"a message needs a string 'role' (user, assistant, tool or system); got {role!r}, nothing was stored."
         )
     tool_call_id = message.get("tool_call_id")
     if not isinstance(tool_call_id, str):
@@ -154,8 +154,7 @@ class Store:
     vault: Vault
     root: Path  # the `.myrm` directory
 
-    def __init__(self, root: Path, conn: sqlite3.Connection, *, read_only: bool,
-                 store_lock: StoreLock | None = None):
+    def __init__(self, root: Path, conn: sqlite3.Connection, *, read_only: bool, store_lock: StoreLock | None = None):
         """Use `Store.open`; this only wires an already prepared connection."""
         self.root = root
         self.db_path = root / DB_NAME
@@ -280,9 +279,7 @@ class Store:
     def _write(self, session_id: str | None = None) -> AbstractContextManager[sqlite3.Connection]:
         """A write transaction; naming `session_id` first makes this process its writer."""
         if self.read_only:
-            raise StoreError(
-                "this session store was opened read-only; open it without read_only to change it."
-            )
+            raise StoreError("this session store was opened read-only; open it without read_only to change it.")
         if session_id is not None:
             self.claim_session(session_id)
         return transaction(self._db(), write=True)
@@ -323,9 +320,7 @@ class Store:
             current = record.parent_id
         return segments
 
-    def _history(
-        self, conn: sqlite3.Connection, session_id: str, after_id: int | None = None
-    ) -> list[MessageRecord]:
+    def _history(self, conn: sqlite3.Connection, session_id: str, after_id: int | None = None) -> list[MessageRecord]:
         parts: list[str] = []
         params: list[Any] = []
         for owner, limit in self._segments(conn, session_id):
@@ -382,9 +377,7 @@ class Store:
             "INSERT INTO events (session_id, kind, data_json, created_at) VALUES (?, ?, ?, ?)",
             (session_id, kind, text, now),
         )
-        return EventRecord(
-            id=cursor.lastrowid, session_id=session_id, kind=kind, data=json.loads(text), created_at=now
-        )
+        return EventRecord(id=cursor.lastrowid, session_id=session_id, kind=kind, data=json.loads(text), created_at=now)
 
     def _insert_session(
         self,
@@ -428,9 +421,7 @@ class Store:
         if not prefix:
             raise StoreError("no session id given; pass an id or a prefix from `myrm sessions list`.")
         with self._lock, self._read() as conn:
-            exact = conn.execute(
-                f"SELECT {_SESSION_COLUMNS} FROM sessions WHERE id = ?", (prefix,)
-            ).fetchone()
+            exact = conn.execute(f"SELECT {_SESSION_COLUMNS} FROM sessions WHERE id = ?", (prefix,)).fetchone()
             if exact is not None:
                 return _session(exact)
             rows = conn.execute(
@@ -458,8 +449,7 @@ class Store:
     def latest_session(self) -> SessionRecord | None:
         with self._lock, self._read() as conn:
             row = conn.execute(
-                f"SELECT {_SESSION_COLUMNS} FROM sessions "
-                "ORDER BY updated_at DESC, created_at DESC, id LIMIT 1"
+                f"SELECT {_SESSION_COLUMNS} FROM sessions ORDER BY updated_at DESC, created_at DESC, id LIMIT 1"
             ).fetchone()
         return None if row is None else _session(row)
 
@@ -491,10 +481,7 @@ class Store:
         with self._lock, self._write(session_id) as conn:
             self._session_row(conn, session_id)
             children = [
-                row[0]
-                for row in conn.execute(
-                    "SELECT id FROM sessions WHERE parent_id = ? ORDER BY id", (session_id,)
-                )
+                row[0] for row in conn.execute("SELECT id FROM sessions WHERE parent_id = ? ORDER BY id", (session_id,))
             ]
             if children:
                 raise StoreError(
@@ -532,14 +519,38 @@ class Store:
             out_syn.append(item)
         return out_views, out_syn
 
-    def save_context_views(self, session_id: str, event_id: int, views: list[dict[str, Any]],
-                           synthetic: list[dict[str, Any]] | None) -> None:
+    def save_context_views(
+        self, session_id: str, event_id: int, views: list[dict[str, Any]], synthetic: list[dict[str, Any]] | None
+    ) -> None:
         """Record views (one transaction); `synthetic`, when given, becomes the current set."""
-        view_rows = [(v["message_id"], event_id, v["kind"], context_views.dumps(v["message"]), v["tokens"],
-                      v.get("reason", ""), v.get("handle", "")) for v in views]
-        syn_rows = None if synthetic is None else [
-            (s["before_id"], s["kind"], context_views.dumps(s["message"]), s["tokens"], s.get("covers_first"),
-             s.get("covers_last"), s.get("handle", "")) for s in synthetic]
+        view_rows = [
+            (
+                v["message_id"],
+                event_id,
+                v["kind"],
+                context_views.dumps(v["message"]),
+                v["tokens"],
+                v.get("reason", ""),
+                v.get("handle", ""),
+            )
+            for v in views
+        ]
+        syn_rows = (
+            None
+            if synthetic is None
+            else [
+                (
+                    s["before_id"],
+                    s["kind"],
+                    context_views.dumps(s["message"]),
+                    s["tokens"],
+                    s.get("covers_first"),
+                    s.get("covers_last"),
+                    s.get("handle", ""),
+                )
+                for s in synthetic
+            ]
+        )
         with self._lock, self._write(session_id) as conn:
             self._session_row(conn, session_id)
             context_views.save(conn, session_id, event_id, view_rows, syn_rows)
@@ -573,9 +584,15 @@ class Store:
 
     # messages (append-only)
 
-    def append_message(self, session_id: str, message: dict[str, Any], tokens: int, *,
-                       created_at: float | None = None,
-                       artifacts: Mapping[str, str | None] | None = None) -> MessageRecord:
+    def append_message(
+        self,
+        session_id: str,
+        message: dict[str, Any],
+        tokens: int,
+        *,
+        created_at: float | None = None,
+        artifacts: Mapping[str, str | None] | None = None,
+    ) -> MessageRecord:
         """Insert one message and commit before returning (the row survives a kill -9).
         `created_at` is for replays of recorded sessions (a virtual clock); default: the clock.
 
@@ -612,9 +629,7 @@ class Store:
 
     def get_message(self, message_id: int) -> MessageRecord:
         with self._lock, self._read() as conn:
-            row = conn.execute(
-                f"SELECT {_MESSAGE_COLUMNS} FROM messages WHERE id = ?", (message_id,)
-            ).fetchone()
+            row = conn.execute(f"SELECT {_MESSAGE_COLUMNS} FROM messages WHERE id = ?", (message_id,)).fetchone()
         if row is None:
             raise StoreError(f"no message msg:{message_id} in this workspace; check the id.")
         return _message(row)
@@ -625,8 +640,9 @@ class Store:
         with self._lock, self._write(session_id) as conn:
             return self._insert_event(conn, session_id, kind, data, self.clock())
 
-    def events(self, session_id: str, kind: str | None = None, limit: int | None = None, *,
-               after_id: int | None = None) -> list[EventRecord]:
+    def events(
+        self, session_id: str, kind: str | None = None, limit: int | None = None, *, after_id: int | None = None
+    ) -> list[EventRecord]:
         """The session's own events (not its fork ancestors'), oldest first.
 
         `limit` keeps the most recent `limit` events (still returned oldest first); `after_id`
@@ -714,9 +730,7 @@ class Store:
         handle from another session must not leak its content."""
         with self._lock, self._read() as conn:
             segments = self._segments(conn, session_id)
-            row = conn.execute(
-                f"SELECT {_MESSAGE_COLUMNS} FROM messages WHERE id = ?", (int(message_id),)
-            ).fetchone()
+            row = conn.execute(f"SELECT {_MESSAGE_COLUMNS} FROM messages WHERE id = ?", (int(message_id),)).fetchone()
         if row is not None:
             record = _message(row)
             for owner, limit in segments:
@@ -727,8 +741,9 @@ class Store:
             "from this session (ctx_search lists them)."
         )
 
-    def index_artifact(self, session_id: str, handle: str, text: str | None = None, *,
-                       at: float | None = None) -> ArtifactRecord:
+    def index_artifact(
+        self, session_id: str, handle: str, text: str | None = None, *, at: float | None = None
+    ) -> ArtifactRecord:
         """Make a vault artifact searchable from `session_id` (and forks taken after this point).
 
         `text` is the artifact's text if the caller has it (saves re-reading the file); None

@@ -13,8 +13,24 @@ import sqlite3
 from typing import Any
 
 STATUSES = ("prepared", "active", "folded", "discarded")
-COLUMNS = ("handle", "seq", "depth", "first_id", "last_id", "covered_count", "children", "time_start",
-           "time_end", "tokens", "fallback", "status", "content_json", "rendered", "model", "created_at")
+COLUMNS = (
+    "handle",
+    "seq",
+    "depth",
+    "first_id",
+    "last_id",
+    "covered_count",
+    "children",
+    "time_start",
+    "time_end",
+    "tokens",
+    "fallback",
+    "status",
+    "content_json",
+    "rendered",
+    "model",
+    "created_at",
+)
 
 
 def create_tables(conn: sqlite3.Connection) -> None:
@@ -54,8 +70,9 @@ def _row(row: tuple) -> dict[str, Any]:
 
 
 def _next_seq(conn: sqlite3.Connection, session_id: str) -> int:
-    return conn.execute("SELECT COALESCE(MAX(seq), 0) + 1 FROM summaries WHERE session_id = ?",
-                        (session_id,)).fetchone()[0]
+    return conn.execute(
+        "SELECT COALESCE(MAX(seq), 0) + 1 FROM summaries WHERE session_id = ?", (session_id,)
+    ).fetchone()[0]
 
 
 def next_handle(conn: sqlite3.Connection, session_id: str) -> str:
@@ -68,12 +85,28 @@ def insert(conn: sqlite3.Connection, session_id: str, node: dict[str, Any], now:
     status = node.get("status", "active")
     if status not in STATUSES:
         raise ValueError(f"unknown summary status {status!r}")
-    values = (handle, seq, int(node["depth"]), int(node["first_id"]), int(node["last_id"]),
-              int(node["covered_count"]), json.dumps(list(node.get("children", []))), node.get("time_start"),
-              node.get("time_end"), int(node["tokens"]), int(bool(node.get("fallback"))), status,
-              json.dumps(node.get("content", {}), ensure_ascii=False), node["rendered"], node.get("model", ""), now)
-    conn.execute(f"INSERT INTO summaries (session_id, {', '.join(COLUMNS)}) VALUES (?{', ?' * len(COLUMNS)})",
-                 (session_id, *values))
+    values = (
+        handle,
+        seq,
+        int(node["depth"]),
+        int(node["first_id"]),
+        int(node["last_id"]),
+        int(node["covered_count"]),
+        json.dumps(list(node.get("children", []))),
+        node.get("time_start"),
+        node.get("time_end"),
+        int(node["tokens"]),
+        int(bool(node.get("fallback"))),
+        status,
+        json.dumps(node.get("content", {}), ensure_ascii=False),
+        node["rendered"],
+        node.get("model", ""),
+        now,
+    )
+    conn.execute(
+        f"INSERT INTO summaries (session_id, {', '.join(COLUMNS)}) VALUES (?{', ?' * len(COLUMNS)})",
+        (session_id, *values),
+    )
     return _row(values[:12] + (values[12],) + values[13:])
 
 
@@ -87,8 +120,9 @@ def select(conn: sqlite3.Connection, session_id: str, status: str | None = None)
 
 
 def get(conn: sqlite3.Connection, session_id: str, handle: str) -> dict[str, Any] | None:
-    row = conn.execute(f"SELECT {', '.join(COLUMNS)} FROM summaries WHERE session_id = ? AND handle = ?",
-                       (session_id, handle.upper())).fetchone()
+    row = conn.execute(
+        f"SELECT {', '.join(COLUMNS)} FROM summaries WHERE session_id = ? AND handle = ?", (session_id, handle.upper())
+    ).fetchone()
     return _row(row) if row else None
 
 

@@ -24,9 +24,14 @@ NOT_RUN = frozenset({DENIED, INTERRUPTED})
 # The agent's and the store's own result wordings (agent.py, approvals.py, store/constants.py),
 # for rows stored before STATUS_KEY: the status is read from how *we* phrased the result.
 _LEGACY_PREFIXES = (
-    ("interrupted", INTERRUPTED), ("[interrupted", INTERRUPTED),
-    ("denied by user", DENIED), ("refused:", DENIED), ("not run:", DENIED),
-    ("error", ERROR), ("[error", ERROR), ("timeout", TIMEOUT),
+    ("interrupted", INTERRUPTED),
+    ("[interrupted", INTERRUPTED),
+    ("denied by user", DENIED),
+    ("refused:", DENIED),
+    ("not run:", DENIED),
+    ("error", ERROR),
+    ("[error", ERROR),
+    ("timeout", TIMEOUT),
 )
 _EXIT_CODE = re.compile(r"\[exit code (-?\d+)\]\s*$")
 _TIMED_OUT = re.compile(r"\[timed out after [^\]]*\]\s*$")

@@ -145,9 +145,7 @@ class Vault:
             return text
         start, end = lines
         if start < 1 or end < start:
-            raise VaultError(
-                f"line range {start}-{end} is invalid; use 1-based (start, end) with start <= end."
-            )
+            raise VaultError(f"line range {start}-{end} is invalid; use 1-based (start, end) with start <= end.")
         pieces = text.split("\n")
         chunks = [piece + "\n" for piece in pieces[:-1]]
         if pieces[-1]:
@@ -178,8 +176,7 @@ class Vault:
         if len(digests) > 1:
             shown = ", ".join(self.HANDLE_PREFIX + d[: len(prefix) + 4] for d in digests[:5])
             raise VaultError(
-                f"{self.HANDLE_PREFIX}{prefix} matches {len(digests)} artifacts ({shown}); "
-                "use a longer handle."
+                f"{self.HANDLE_PREFIX}{prefix} matches {len(digests)} artifacts ({shown}); use a longer handle."
             )
         # Several files can only share a digest when the same bytes were stored under two
         # suffixes by concurrent writers; they are identical, so any one will do.

@@ -49,11 +49,20 @@ class MyrmApp(App[None]):
         Binding("ctrl+q", "quit", "Quit", priority=True, show=False, id="app.quit"),
     ]
 
-    def __init__(self, workspace: Path, settings: Settings, session_id: str | None = None,
-                 continue_last: bool = False, store: Store | None = None, *,
-                 config_path: Path | None = None, theme_dirs: list[Path] | None = None,
-                 watch_themes: bool = True, trust_prompt: TrustPrompt | None = None,
-                 config_notices: Sequence[str] = ()) -> None:
+    def __init__(
+        self,
+        workspace: Path,
+        settings: Settings,
+        session_id: str | None = None,
+        continue_last: bool = False,
+        store: Store | None = None,
+        *,
+        config_path: Path | None = None,
+        theme_dirs: list[Path] | None = None,
+        watch_themes: bool = True,
+        trust_prompt: TrustPrompt | None = None,
+        config_notices: Sequence[str] = (),
+    ) -> None:
         super().__init__()
         # Config warnings the command printed on stderr before the screen took over: shown
         # again inside the app, where the user looks (stderr is hidden behind the screen).
@@ -117,11 +126,11 @@ class MyrmApp(App[None]):
             if problem is None:
                 self.theme = theme
             else:
-                self.notify(f"{problem} Using {self.theme}.", title="Theme not applied", severity="warning",
-                            timeout=15)
+                self.notify(f"{problem} Using {self.theme}.", title="Theme not applied", severity="warning", timeout=15)
         elif theme:
-            self.notify(f"Theme {theme!r} is not installed; using {self.theme}. /theme lists the themes.",
-                        severity="warning")
+            self.notify(
+                f"Theme {theme!r} is not installed; using {self.theme}. /theme lists the themes.", severity="warning"
+            )
         for problem in self.theme_problems:
             self.notify(problem, title="Theme file skipped", severity="warning", timeout=10)
         self.theme_changed_signal.subscribe(self, self._theme_changed)
@@ -187,8 +196,9 @@ class MyrmApp(App[None]):
         if settings.theme != old.theme and settings.theme in self.available_themes:
             problem = self.theme_problem(settings.theme)
             if problem is not None:
-                self.notify(f"{problem} Still using {self.theme}.", title="Theme not applied",
-                            severity="error", timeout=10)
+                self.notify(
+                    f"{problem} Still using {self.theme}.", title="Theme not applied", severity="error", timeout=10
+                )
                 return
             self._saving_theme = True  # already saved with the other changes
             self.theme = settings.theme
@@ -206,8 +216,7 @@ class MyrmApp(App[None]):
         try:
             await asyncio.to_thread(save_user_settings, dict(changes), self.config_path)
         except (ValueError, TypeError, ConfigWriteError, OSError) as exc:
-            self.notify(f"Not saved: {exc} The change applies to this session only.",
-                        severity="error", timeout=10)
+            self.notify(f"Not saved: {exc} The change applies to this session only.", severity="error", timeout=10)
             return False
         return True
 
@@ -235,8 +244,7 @@ class MyrmApp(App[None]):
             return False
         problem = self.theme_problem(name)
         if problem is not None:
-            self.notify(f"{problem} Still using {self.theme}.", title="Theme not applied", severity="error",
-                        timeout=10)
+            self.notify(f"{problem} Still using {self.theme}.", title="Theme not applied", severity="error", timeout=10)
             return False
         self.theme = name
         return True
@@ -292,19 +300,32 @@ class MyrmApp(App[None]):
             return
         import watchfiles  # deferred: only the running app watches
 
-        async for changes in watchfiles.awatch(*directories, stop_event=self._theme_stop,
-                                               rust_timeout=500, yield_on_timeout=False):
+        async for changes in watchfiles.awatch(
+            *directories, stop_event=self._theme_stop, rust_timeout=500, yield_on_timeout=False
+        ):
             for _change, name in changes:
                 if name.endswith(THEME_SUFFIX):
                     self.reload_theme_file(Path(name))
 
 
-def run_app(*, workspace: Path, settings: Settings, session_id: str | None = None,
-            continue_last: bool = False, trust_prompt: TrustPrompt | None = None,
-            config_notices: Sequence[str] = ()) -> str | None:
+def run_app(
+    *,
+    workspace: Path,
+    settings: Settings,
+    session_id: str | None = None,
+    continue_last: bool = False,
+    trust_prompt: TrustPrompt | None = None,
+    config_notices: Sequence[str] = (),
+) -> str | None:
     """Run the full-screen app until the user quits; returns the session worth resuming (one
     with messages), or None."""
-    app = MyrmApp(workspace, settings, session_id=session_id, continue_last=continue_last,
-                  trust_prompt=trust_prompt, config_notices=config_notices)
+    app = MyrmApp(
+        workspace,
+        settings,
+        session_id=session_id,
+        continue_last=continue_last,
+        trust_prompt=trust_prompt,
+        config_notices=config_notices,
+    )
     app.run()
     return app.resume_session_id

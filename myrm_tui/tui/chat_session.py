@@ -22,8 +22,10 @@ _TITLE_CHARS = 60
 
 ONBOARDING = (
     "No model is configured, so messages cannot be sent yet.",
-    ("Pick one: `myrm --model NAME`, `MYRM_MODEL=NAME`, or `model = \"NAME\"` in .myrm/config.toml "
-     "(`myrm models` lists them; local/smollm2 runs offline). Then restart myrm."),
+    (
+        'Pick one: `myrm --model NAME`, `MYRM_MODEL=NAME`, or `model = "NAME"` in .myrm/config.toml '
+        "(`myrm models` lists them; local/smollm2 runs offline). Then restart myrm."
+    ),
 )
 
 
@@ -82,8 +84,14 @@ class ChatSession:
     session_model: str | None = None
 
     @classmethod
-    def open(cls, store: Store, settings: Settings, workspace: Path,
-             session_id: str | None = None, continue_last: bool = False) -> ChatSession:
+    def open(
+        cls,
+        store: Store,
+        settings: Settings,
+        workspace: Path,
+        session_id: str | None = None,
+        continue_last: bool = False,
+    ) -> ChatSession:
         session: SessionRecord | None = None
         error: str | None = None
         if session_id:
@@ -182,14 +190,14 @@ class ChatSession:
         if self._cache is None:
             from myrm_tui.agent.cache import AgentCache
 
-            self._cache = AgentCache(store=self.store, session_id=session.id, workspace=self.workspace,
-                                     mcp=self.mcp)
+            self._cache = AgentCache(store=self.store, session_id=session.id, workspace=self.workspace, mcp=self.mcp)
         before = self._cache.current
         settings = self.effective_settings()
         agent = self._cache.get(settings.with_values(model=model) if model else settings)
         if before is not None and agent is not before and before.model_name != agent.model_name:
-            self._switch = ModelSwitch(before.model_name, agent.model_name,
-                                       before.build.model.context_window, agent.build.model.context_window)
+            self._switch = ModelSwitch(
+                before.model_name, agent.model_name, before.build.model.context_window, agent.build.model.context_window
+            )
         return agent
 
     def take_switch(self) -> ModelSwitch | None:

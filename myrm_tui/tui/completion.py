@@ -14,8 +14,25 @@ from pathlib import Path
 from myrm_tui.tui.constants import FILE_COMPLETION_MAX_PATHS
 
 # Folders never offered for @file: tool caches, dependencies, VCS and myrm's own store.
-SKIP_DIRS = frozenset({".git", ".hg", ".svn", ".myrm", "node_modules", "__pycache__", ".venv", "venv",
-                       ".mypy_cache", ".pytest_cache", ".ruff_cache", ".tox", "dist", "build", ".idea"})
+SKIP_DIRS = frozenset(
+    {
+        ".git",
+        ".hg",
+        ".svn",
+        ".myrm",
+        "node_modules",
+        "__pycache__",
+        ".venv",
+        "venv",
+        ".mypy_cache",
+        ".pytest_cache",
+        ".ruff_cache",
+        ".tox",
+        "dist",
+        "build",
+        ".idea",
+    }
+)
 
 
 @dataclass(frozen=True)
@@ -54,8 +71,8 @@ def apply_completion(text: str, request: CompletionRequest, choice: str) -> tupl
     lines = text.split("\n")
     line = lines[request.row]
     inserted = (choice if request.kind == "slash" else f"@{choice}") + " "
-    rest = line[request.end:].lstrip(" ")
-    lines[request.row] = line[:request.start] + inserted + rest
+    rest = line[request.end :].lstrip(" ")
+    lines[request.row] = line[: request.start] + inserted + rest
     return "\n".join(lines), (request.row, request.start + len(inserted))
 
 

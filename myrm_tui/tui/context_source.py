@@ -44,14 +44,19 @@ def engine_thresholds() -> Thresholds:
     except ImportError:  # an engine without the ladder: the tooltip hides the row
         return Thresholds()
     config: Any = DEFAULT_CONFIG
-    return Thresholds(getattr(config, "light_ratio", None), getattr(config, "full_ratio", None),
-                      getattr(config, "emergency_ratio", None))
+    return Thresholds(
+        getattr(config, "light_ratio", None),
+        getattr(config, "full_ratio", None),
+        getattr(config, "emergency_ratio", None),
+    )
 
 
 def recent_context_events(store: Any, session_id: str) -> list[EventRecord]:
-    events = [*store.events(session_id, event_kinds.ASSEMBLE, limit=1),
-              *store.events(session_id, event_kinds.COMPACTION, limit=_RECENT_COMPACTIONS),
-              *store.events(session_id, event_kinds.USAGE)]
+    events = [
+        *store.events(session_id, event_kinds.ASSEMBLE, limit=1),
+        *store.events(session_id, event_kinds.COMPACTION, limit=_RECENT_COMPACTIONS),
+        *store.events(session_id, event_kinds.USAGE),
+    ]
     return sorted(events, key=lambda e: e.id)
 
 
@@ -86,8 +91,14 @@ def _fresh_fork_reading(store: Any, session_id: str) -> ContextReading:
     if reading.fixed_tokens is None:
         return ContextReading(limit=reading.limit, window=reading.window)
     history = sum(r.tokens for r in store.messages(session_id))
-    return replace(reading, used=reading.fixed_tokens + history, history_tokens=history, tier=None,
-                   deferred=None, source="estimate")
+    return replace(
+        reading,
+        used=reading.fixed_tokens + history,
+        history_tokens=history,
+        tier=None,
+        deferred=None,
+        source="estimate",
+    )
 
 
 def expected_compaction(used: int | None, window: int, max_output_tokens: int) -> tuple[int, int] | None:

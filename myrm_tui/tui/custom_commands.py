@@ -91,7 +91,7 @@ def _front_matter(text: str, path: Path, problems: list[str]) -> tuple[dict[str,
     if not text.startswith("---\n"):
         return {}, text
     end = text.find("\n---", 3)
-    if end == -1 or text[end + 4:end + 5] not in ("", "\n"):
+    if end == -1 or text[end + 4 : end + 5] not in ("", "\n"):
         problems.append(f"{path}: the front matter opened with --- is never closed; it is read as text")
         return {}, text
     keys: dict[str, str] = {}
@@ -105,14 +105,15 @@ def _front_matter(text: str, path: Path, problems: list[str]) -> tuple[dict[str,
             problems.append(f"{path}:{number}: {stripped!r} is not `key: value`; ignored")
             continue
         if key not in FRONT_MATTER_KEYS:
-            problems.append(f"{path}:{number}: `{key}` is not a command setting ({', '.join(FRONT_MATTER_KEYS)}); "
-                            "ignored")
+            problems.append(
+                f"{path}:{number}: `{key}` is not a command setting ({', '.join(FRONT_MATTER_KEYS)}); ignored"
+            )
             continue
         value = value.strip()
         if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
             value = value[1:-1]
         keys[key] = value
-    return keys, text[end + 4:].lstrip("\n")
+    return keys, text[end + 4 :].lstrip("\n")
 
 
 def _read_folder(folder: Path, scope: str, problems: list[str]) -> list[CustomCommand]:
@@ -129,8 +130,9 @@ def _read_folder(folder: Path, scope: str, problems: list[str]) -> list[CustomCo
     commands = []
     for path in files:
         if not _NAME.match(path.stem):
-            problems.append(f"{path}: `{path.stem}` cannot be a command name (letters, digits, - and _, "
-                            "starting with a letter)")
+            problems.append(
+                f"{path}: `{path.stem}` cannot be a command name (letters, digits, - and _, starting with a letter)"
+            )
             continue
         try:
             if not path.is_file():
@@ -147,9 +149,17 @@ def _read_folder(folder: Path, scope: str, problems: list[str]) -> list[CustomCo
         if not body.strip():
             problems.append(f"{path}: the command has no text to send; not loaded")
             continue
-        commands.append(CustomCommand(f"/{path.stem}", " ".join(keys.get("description", "").split()),
-                                      " ".join(keys.get("argument-hint", "").split()),
-                                      keys.get("model", "").strip(), body, path, scope))
+        commands.append(
+            CustomCommand(
+                f"/{path.stem}",
+                " ".join(keys.get("description", "").split()),
+                " ".join(keys.get("argument-hint", "").split()),
+                keys.get("model", "").strip(),
+                body,
+                path,
+                scope,
+            )
+        )
     return commands
 
 
@@ -158,16 +168,20 @@ def load_custom_commands(workspace: Path, user_dir: Path, builtin: Iterable[str]
     problems: list[str] = []
     taken = {name.lower() for name in builtin}
     chosen: dict[str, CustomCommand] = {}
-    for command in _read_folder(user_dir / COMMANDS_FOLDER, USER, problems) + \
-            _read_folder(Path(workspace) / ".myrm" / COMMANDS_FOLDER, WORKSPACE, problems):
+    for command in _read_folder(user_dir / COMMANDS_FOLDER, USER, problems) + _read_folder(
+        Path(workspace) / ".myrm" / COMMANDS_FOLDER, WORKSPACE, problems
+    ):
         key = command.name.lower()
         if key in taken:
-            problems.append(f"{command.path}: {command.name} is a built-in command; the built-in one runs, "
-                            "this file is not loaded (rename it)")
+            problems.append(
+                f"{command.path}: {command.name} is a built-in command; the built-in one runs, "
+                "this file is not loaded (rename it)"
+            )
             continue
         if key in chosen:
-            problems.append(f"{command.path}: {command.name} is also one of your own commands "
-                            f"({chosen[key].path}); yours runs")
+            problems.append(
+                f"{command.path}: {command.name} is also one of your own commands ({chosen[key].path}); yours runs"
+            )
             continue
         chosen[key] = command
     return CustomCommands(tuple(sorted(chosen.values(), key=lambda c: c.name.lower())), tuple(problems))
@@ -203,5 +217,7 @@ def command_model(command: CustomCommand, trusted: bool) -> tuple[str, str]:
         return "", ""
     if command.scope == USER or trusted:
         return command.model, ""
-    return "", (f"{command.name} asks for the model {command.model}, but it comes from this workspace, which "
-                "you have not trusted; the message goes to the current model (`myrm trust` to allow it).")
+    return "", (
+        f"{command.name} asks for the model {command.model}, but it comes from this workspace, which "
+        "you have not trusted; the message goes to the current model (`myrm trust` to allow it)."
+    )

@@ -35,10 +35,13 @@ class EditTarget:
 
 def user_messages(records: Sequence[MessageRecord]) -> list[MessageRecord]:
     """The stored user messages a person typed, oldest first."""
-    return [r for r in records
-            if r.message.get("role", r.role) == "user"
-            and not (r.message.get("myrm_synthetic") or r.message.get("synthetic"))
-            and context_note(r.message) is None]
+    return [
+        r
+        for r in records
+        if r.message.get("role", r.role) == "user"
+        and not (r.message.get("myrm_synthetic") or r.message.get("synthetic"))
+        and context_note(r.message) is None
+    ]
 
 
 def edit_target(records: Sequence[MessageRecord], from_end: int = 0) -> EditTarget | None:
@@ -50,9 +53,14 @@ def edit_target(records: Sequence[MessageRecord], from_end: int = 0) -> EditTarg
     ids = [r.id for r in records]
     index = ids.index(chosen.id)
     content = chosen.message.get("content")
-    return EditTarget(message_id=chosen.id, fork_at=ids[index - 1] if index > 0 else None,
-                      text=text_of_parts(content) if isinstance(content, (str, list)) else "",
-                      position=len(users) - from_end, count=len(users), plain=isinstance(content, str))
+    return EditTarget(
+        message_id=chosen.id,
+        fork_at=ids[index - 1] if index > 0 else None,
+        text=text_of_parts(content) if isinstance(content, (str, list)) else "",
+        position=len(users) - from_end,
+        count=len(users),
+        plain=isinstance(content, str),
+    )
 
 
 @dataclass(frozen=True)

@@ -98,13 +98,26 @@ def format_tokens(count: int) -> str:
 
 
 # Names shown to people for keys whose binding names are terse.
-_KEY_WORDS = {"escape": "Esc", "pageup": "PgUp", "pagedown": "PgDn", "enter": "Enter", "tab": "Tab",
-              "space": "Space", "backspace": "Backspace", "delete": "Del", "up": "Up", "down": "Down",
-              "end": "End", "home": "Home", "left": "Left", "right": "Right"}
+_KEY_WORDS = {
+    "escape": "Esc",
+    "pageup": "PgUp",
+    "pagedown": "PgDn",
+    "enter": "Enter",
+    "tab": "Tab",
+    "space": "Space",
+    "backspace": "Backspace",
+    "delete": "Del",
+    "up": "Up",
+    "down": "Down",
+    "end": "End",
+    "home": "Home",
+    "left": "Left",
+    "right": "Right",
+}
 
 
 def pretty_key(key: str) -> str:
-    """"ctrl+o" → "Ctrl+O", "f1" → "F1": the notation the README and the welcome use."""
+    """ "ctrl+o" → "Ctrl+O", "f1" → "F1": the notation the README and the welcome use."""
     parts = key.split(",")[0].strip().split("+")
     *mods, last = parts
     label = _KEY_WORDS.get(last, last.upper() if len(last) <= 3 else last.title())

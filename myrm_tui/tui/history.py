@@ -148,10 +148,13 @@ def turns_of(items: list[HistoryItem]) -> list[list[HistoryItem]]:
 
 def user_times(records: Iterable[MessageRecord]) -> list[float]:
     """Creation time of each user message the transcript shows, in order (turn starts)."""
-    return [r.created_at for r in records
-            if r.message.get("role", r.role) == "user"
-            and not (r.message.get("myrm_synthetic") or r.message.get("synthetic"))
-            and context_note(r.message) is None]
+    return [
+        r.created_at
+        for r in records
+        if r.message.get("role", r.role) == "user"
+        and not (r.message.get("myrm_synthetic") or r.message.get("synthetic"))
+        and context_note(r.message) is None
+    ]
 
 
 def turn_after(starts: list[float], at: float) -> int:

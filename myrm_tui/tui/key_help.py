@@ -71,8 +71,9 @@ def key_table(rows: Iterable[KeyRow]) -> list[str]:
     lines = ["| key | what it does | id |", "|---|---|---|"]
     for row in rows:
         keys = " / ".join(f"`{key}`" for key in row.keys)
-        what = " · ".join(_in_context(description, binding_id).replace("|", "/")
-                          for description, binding_id in row.actions)
+        what = " · ".join(
+            _in_context(description, binding_id).replace("|", "/") for description, binding_id in row.actions
+        )
         ids = ", ".join(f"`{binding_id}`" for _, binding_id in row.actions)
         lines.append(f"| {keys} | {what} | {ids} |")
     return lines

@@ -107,9 +107,13 @@ def reading_from_report(report: Mapping[str, Any]) -> ContextReading:
     if limit is None:
         limit = window
     return ContextReading(
-        used=_int(report.get("tokens")), limit=limit, window=window,
-        output_reserve=_int(budget.get("output_reserve")), safety_margin=_int(budget.get("safety_margin")),
-        fixed_tokens=_int(budget.get("fixed_tokens")), history_tokens=_int(budget.get("history_tokens")),
+        used=_int(report.get("tokens")),
+        limit=limit,
+        window=window,
+        output_reserve=_int(budget.get("output_reserve")),
+        safety_margin=_int(budget.get("safety_margin")),
+        fixed_tokens=_int(budget.get("fixed_tokens")),
+        history_tokens=_int(budget.get("history_tokens")),
         tier=ladder.get("tier") if isinstance(ladder.get("tier"), str) else None,
         deferred=ladder.get("deferred") if isinstance(ladder.get("deferred"), str) else None,
         source="assemble",
@@ -224,9 +228,15 @@ def _compaction(data: Mapping[str, Any], key: str, created_at: float) -> Compact
     if saved is None and before is not None and after is not None:
         saved = before - after
     return Compaction(
-        key=str(data.get("id") or key), tier=str(data.get("tier") or "?"),
-        trigger=str(data.get("trigger") or "?"), tokens_before=before, tokens_after=after,
-        saved=saved, items=_int(data.get("items")), ms=_float(data.get("ms")), created_at=created_at,
+        key=str(data.get("id") or key),
+        tier=str(data.get("tier") or "?"),
+        trigger=str(data.get("trigger") or "?"),
+        tokens_before=before,
+        tokens_after=after,
+        saved=saved,
+        items=_int(data.get("items")),
+        ms=_float(data.get("ms")),
+        created_at=created_at,
     )
 
 
@@ -268,9 +278,15 @@ class CacheBreak:
 
 
 def cache_calls(events: Iterable[EventRecord]) -> list[CacheCall]:
-    return [CacheCall(_int(e.data.get("prompt_tokens")) or 0, _int(e.data.get("cached_read_tokens")) or 0,
-                      _int(e.data.get("cached_write_tokens")) or 0)
-            for e in events if e.kind == event_kinds.USAGE]
+    return [
+        CacheCall(
+            _int(e.data.get("prompt_tokens")) or 0,
+            _int(e.data.get("cached_read_tokens")) or 0,
+            _int(e.data.get("cached_write_tokens")) or 0,
+        )
+        for e in events
+        if e.kind == event_kinds.USAGE
+    ]
 
 
 def cache_breaks(events: Iterable[EventRecord]) -> list[CacheBreak]:
@@ -280,8 +296,14 @@ def cache_breaks(events: Iterable[EventRecord]) -> list[CacheBreak]:
             continue
         found = event.data.get("cache_break")
         if isinstance(found, Mapping):
-            out.append(CacheBreak(_int(found.get("position")), _int(found.get("previous_len")),
-                                  str(found.get("reason") or "unknown"), event.created_at))
+            out.append(
+                CacheBreak(
+                    _int(found.get("position")),
+                    _int(found.get("previous_len")),
+                    str(found.get("reason") or "unknown"),
+                    event.created_at,
+                )
+            )
     return out
 
 
@@ -400,14 +422,23 @@ def summary_counts(nodes: Sequence[Mapping[str, Any]]) -> tuple[int, str, float 
         return 0, "", None
     by_status = Counter(str(n.get("status", "?")) for n in kept)
     by_depth = Counter(_int(n.get("depth")) or 0 for n in kept)
-    detail = " · ".join([*(f"{s} {by_status[s]}" for s in ("active", "prepared", "folded") if by_status[s]),
-                         *(f"depth {d}: {by_depth[d]}" for d in sorted(by_depth))])
+    detail = " · ".join(
+        [
+            *(f"{s} {by_status[s]}" for s in ("active", "prepared", "folded") if by_status[s]),
+            *(f"depth {d}: {by_depth[d]}" for d in sorted(by_depth)),
+        ]
+    )
     return len(kept), detail, sum(1 for n in kept if n.get("fallback")) / len(kept)
 
 
-def health_report(messages: Sequence[MessageRecord], events: Sequence[EventRecord],
-                  vault: VaultSize | None = None, *, reading: ContextReading | None = None,
-                  summaries: Sequence[Mapping[str, Any]] | None = None) -> HealthReport:
+def health_report(
+    messages: Sequence[MessageRecord],
+    events: Sequence[EventRecord],
+    vault: VaultSize | None = None,
+    *,
+    reading: ContextReading | None = None,
+    summaries: Sequence[Mapping[str, Any]] | None = None,
+) -> HealthReport:
     """Every figure of the context health screen. `reading` is the ring's (context_source's
     `read_context`, so a fresh fork shows the same figure in both) and `summaries` the store's
     summary nodes (what the compaction panel lists); without them both are derived from events."""
@@ -428,23 +459,31 @@ def health_report(messages: Sequence[MessageRecord], events: Sequence[EventRecor
         out.append(Metric(card, name, value, detail))
 
     # context
-    source = {"parent": " · the parent's last request (no request in this fork yet)",
-              "estimate": " · estimated: no request in this fork yet"}.get(reading.source, "")
-    add("context", "window used (last request)", _pct(reading.ratio),
-        f"{_tokens(reading.used)} / {_tokens(reading.limit)} tokens{source}")
+    source = {
+        "parent": " · the parent's last request (no request in this fork yet)",
+        "estimate": " · estimated: no request in this fork yet",
+    }.get(reading.source, "")
+    add(
+        "context",
+        "window used (last request)",
+        _pct(reading.ratio),
+        f"{_tokens(reading.used)} / {_tokens(reading.limit)} tokens{source}",
+    )
     add("context", "model window", _tokens(reading.window))
     add("context", "fixed prefix (system + tools)", _tokens(reading.fixed_tokens))
     add("context", "history in prompt", _tokens(reading.history_tokens))
-    add("context", "prompt tokens per call", sparkline(series, SPARKLINE_WIDTH) or "—",
-        f"min {_tokens(min(series))} · max {_tokens(max(series))}" if series else "")
+    add(
+        "context",
+        "prompt tokens per call",
+        sparkline(series, SPARKLINE_WIDTH) or "—",
+        f"min {_tokens(min(series))} · max {_tokens(max(series))}" if series else "",
+    )
     add("context", "peak prompt", _tokens(max(series)) if series else "—")
-    add("context", "ladder tier", reading.tier or "—",
-        f"deferred: {reading.deferred}" if reading.deferred else "")
+    add("context", "ladder tier", reading.tier or "—", f"deferred: {reading.deferred}" if reading.deferred else "")
     # compaction
     per_tier = Counter(c.tier for c in done)
     saved = [c.saved for c in done if c.saved is not None]
-    add("compaction", "compactions", str(len(done)),
-        " · ".join(f"{tier} {n}" for tier, n in sorted(per_tier.items())))
+    add("compaction", "compactions", str(len(done)), " · ".join(f"{tier} {n}" for tier, n in sorted(per_tier.items())))
     add("compaction", "tokens saved", _tokens(sum(saved)) if saved else "0")
     add("compaction", "mean saved per compaction", _tokens(round(statistics.mean(saved))) if saved else "—")
     triggers = Counter(c.trigger for c in done)
@@ -462,18 +501,24 @@ def health_report(messages: Sequence[MessageRecord], events: Sequence[EventRecor
     if summaries is not None:
         count, detail, fallback_share = summary_counts(summaries)
         add("compaction", "summaries", str(count), detail)
-        add("compaction", "summary fallback rate", _pct(fallback_share),
-            "extractive (no model) share of the summaries")
+        add("compaction", "summary fallback rate", _pct(fallback_share), "extractive (no model) share of the summaries")
     else:
-        add("compaction", "summaries", str(total),
-            " · ".join(f"depth {d}: {n}" for d, n in sorted(by_depth.items())))
-        add("compaction", "summary fallback rate", _pct(fallbacks / total) if total else "—",
-            "extractive (no model) share of new summaries")
+        add("compaction", "summaries", str(total), " · ".join(f"depth {d}: {n}" for d, n in sorted(by_depth.items())))
+        add(
+            "compaction",
+            "summary fallback rate",
+            _pct(fallbacks / total) if total else "—",
+            "extractive (no model) share of new summaries",
+        )
     prepared = [e.data for e in events if e.kind == "summary"]
-    add("compaction", "summarizer calls", str(sum(_int(d.get("attempts")) or 0 for d in prepared)),
+    add(
+        "compaction",
+        "summarizer calls",
+        str(sum(_int(d.get("attempts")) or 0 for d in prepared)),
         f"in {_tokens(sum(_int(d.get('tokens_in')) or 0 for d in prepared))} · out "
         f"{_tokens(sum(_int(d.get('tokens_out')) or 0 for d in prepared))} · "
-        f"${sum(_float(d.get('cost')) or 0.0 for d in prepared):.4f}")
+        f"${sum(_float(d.get('cost')) or 0.0 for d in prepared):.4f}",
+    )
     # cache
     add("cache", "cache hit rate", _pct(spend.cache_hit_rate), "cached read ÷ prompt tokens")
     add("cache", "cached read tokens", _tokens(spend.cached_read_tokens))
@@ -487,8 +532,7 @@ def health_report(messages: Sequence[MessageRecord], events: Sequence[EventRecor
                 stage_ms.setdefault(str(stage.get("stage", "?")), []).append(float(stage["ms"]))
     if stage_ms:
         detail = " · ".join(f"{name} {percentile(v, 50):.1f}" for name, v in stage_ms.items())
-        add("engine", "stage time p50 (ms)", f"{sum(percentile(v, 50) or 0 for v in stage_ms.values()):.1f} ms",
-            detail)
+        add("engine", "stage time p50 (ms)", f"{sum(percentile(v, 50) or 0 for v in stage_ms.values()):.1f} ms", detail)
     else:
         add("engine", "stage time p50 (ms)", "—")
     assemble_ms = [m for m in (_float(r.get("ms")) for r in reports) if m is not None]
@@ -497,22 +541,32 @@ def health_report(messages: Sequence[MessageRecord], events: Sequence[EventRecor
     if breakers is None:
         add("engine", "circuit breakers", "—")
     else:
-        add("engine", "circuit breakers", "all closed" if not breakers else f"{len(breakers)} tripped",
-            " · ".join(f"{k}: {v}" for k, v in sorted(breakers.items())))
+        add(
+            "engine",
+            "circuit breakers",
+            "all closed" if not breakers else f"{len(breakers)} tripped",
+            " · ".join(f"{k}: {v}" for k, v in sorted(breakers.items())),
+        )
     # session
     add("session", "messages", str(len(messages)))
-    add("session", "user turns", str(sum(1 for m in messages if m.role == "user"
-                                          and not m.message.get("myrm_synthetic"))))
+    add(
+        "session",
+        "user turns",
+        str(sum(1 for m in messages if m.role == "user" and not m.message.get("myrm_synthetic"))),
+    )
     add("session", "tool calls", str(len(calls)))
     add("session", "tool errors", str(_tool_errors(messages)))
     recall = Counter(name for name in calls if name in RECALL_TOOLS)
-    add("session", "recall calls", str(sum(recall.values())),
-        " · ".join(f"{k} {v}" for k, v in sorted(recall.items())))
+    add("session", "recall calls", str(sum(recall.values())), " · ".join(f"{k} {v}" for k, v in sorted(recall.items())))
     add("session", "errors", str(sum(1 for e in events if e.kind == event_kinds.ERROR)))
     add("session", "interrupts", str(sum(1 for e in events if e.kind == event_kinds.INTERRUPTED)))
     add("session", "model switches", str(sum(1 for e in events if e.kind == event_kinds.MODEL_SWITCH)))
-    add("session", "tokens spent", _tokens(spend.total_tokens),
-        f"prompt {_tokens(spend.prompt_tokens)} · output {_tokens(spend.completion_tokens)}")
+    add(
+        "session",
+        "tokens spent",
+        _tokens(spend.total_tokens),
+        f"prompt {_tokens(spend.prompt_tokens)} · output {_tokens(spend.completion_tokens)}",
+    )
     add("session", "session cost", "—" if spend.cost is None else f"${spend.cost:.4f}")
     if vault is not None:
         add("session", "vault size", _bytes(vault.bytes), f"{vault.files} files")

@@ -40,10 +40,20 @@ class MyrmCommands(Provider):
         if has_session:
             commands.append(("Compact now", screen.action_compact, "Compact the context of this session now"))
             commands.append(("Fork session", screen.action_fork, "Continue in a new session sharing this history"))
-            commands.append(("Retry the last answer", screen.action_retry,
-                             "Ask the last message again in a fork; this session stays as it is"))
-            commands.append(("Export session to Markdown", partial(screen.export, ""),
-                             "Write this session to a Markdown file in the workspace"))
+            commands.append(
+                (
+                    "Retry the last answer",
+                    screen.action_retry,
+                    "Ask the last message again in a fork; this session stays as it is",
+                )
+            )
+            commands.append(
+                (
+                    "Export session to Markdown",
+                    partial(screen.export, ""),
+                    "Write this session to a Markdown file in the workspace",
+                )
+            )
         commands += [
             ("Switch model", screen.action_switch_model, f"Now: {screen.chat.model or 'none'}"),
             (f"{panel} compaction panel", screen.action_toggle_panel, "Compactions, cache and breakers"),
@@ -56,8 +66,9 @@ class MyrmCommands(Provider):
         screen.reload_custom_commands()
         for custom in screen.custom.commands:
             title = f"{custom.name}{' — ' + custom.description if custom.description else ''}"
-            commands.append((for_terminal(title), partial(screen.run_command, custom.name, ""),
-                             for_terminal(custom.help)))  # a workspace file wrote these
+            commands.append(
+                (for_terminal(title), partial(screen.run_command, custom.name, ""), for_terminal(custom.help))
+            )  # a workspace file wrote these
         app = self.app
         for name in sorted(app.available_themes):
             if name.startswith("myrm"):

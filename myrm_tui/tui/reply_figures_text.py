@@ -21,7 +21,7 @@ def format_cost(cost: float) -> str:
 
 
 def figures_line(figures: ReplyFigures) -> str:
-    """"1.2k in · 340 out · 62% cached · $0.0042 · 3.4 s · 86 tok/s"."""
+    """ "1.2k in · 340 out · 62% cached · $0.0042 · 3.4 s · 86 tok/s"."""
     parts: list[str] = []
     if figures.prompt_tokens or figures.completion_tokens:
         parts += [f"{format_tokens(figures.prompt_tokens)} in", f"{format_tokens(figures.completion_tokens)} out"]
@@ -55,7 +55,7 @@ class StreamMeter:
         self.chars += len(text)
 
     def text(self) -> str:
-        """"thinking 2.1 s", then "streaming 4.3 s · ~38 tok/s"."""
+        """ "thinking 2.1 s", then "streaming 4.3 s · ~38 tok/s"."""
         now = self.clock()
         elapsed = format_duration(max(0.0, now - self.started))
         if self.first_output_at is None:

@@ -24,7 +24,7 @@ def resumable_session(store: Any, session_id: str | None) -> str | None:
 
 
 def resume_hint(session_id: str | None) -> str | None:
-    """"Resume this session: myrm --session 1a2b3c4d (or myrm -c)", or None. The short id is
+    """ "Resume this session: myrm --session 1a2b3c4d (or myrm -c)", or None. The short id is
     the one the sessions screen and `myrm sessions list` show; `--session` takes a prefix."""
     if not session_id:
         return None

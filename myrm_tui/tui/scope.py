@@ -36,8 +36,10 @@ def model_note(model: str, session_only: bool) -> tuple[str, str]:
     """The transcript note after a switch (text, hint): it says how far the switch reaches, so a
     session-only choice is never mistaken for a new default."""
     if session_only:
-        return (f"model set to {model} for this session; it answers from your next message.",
-                f"New sessions keep the default model; `/model {model} {DEFAULT_FLAG}` makes it the default.")
+        return (
+            f"model set to {model} for this session; it answers from your next message.",
+            f"New sessions keep the default model; `/model {model} {DEFAULT_FLAG}` makes it the default.",
+        )
     return f"model set to {model} and saved as the default; it answers from your next message.", ""
 
 

@@ -26,8 +26,11 @@ SLASH_COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("/undo", "", "Restore the files the last turn changed (preview first)"),
     SlashCommand("/rewind", "", "Go back to before an earlier message: files, conversation (a fork) or both"),
     SlashCommand("/retry", "", "Regenerate the last answer in a fork (this session stays as it is)"),
-    SlashCommand("/model", "[name] [--default]",
-                 "Switch the model for this session; --default also saves it (no name: the picker)"),
+    SlashCommand(
+        "/model",
+        "[name] [--default]",
+        "Switch the model for this session; --default also saves it (no name: the picker)",
+    ),
     SlashCommand("/sessions", "", "Browse, resume, rename, delete and export sessions"),
     SlashCommand("/settings", "", "Open the settings"),
     SlashCommand("/image", "PATH", "Attach an image to your next message (or write @shot.png in it)"),
@@ -35,8 +38,9 @@ SLASH_COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("/copy", "", "Copy the last reply to the clipboard"),
     SlashCommand("/notes", "", "Show the session notes"),
     SlashCommand("/mcp", "", "MCP servers: state, tools, last error; restart"),
-    SlashCommand("/theme", "[name] [--default]",
-                 "Switch the theme for this session; --default also saves it (no name: pick one)"),
+    SlashCommand(
+        "/theme", "[name] [--default]", "Switch the theme for this session; --default also saves it (no name: pick one)"
+    ),
     SlashCommand("/clear", "", "Start a new session (the current one stays in /sessions)"),
     SlashCommand("/help", "", "Keys and commands"),
 )

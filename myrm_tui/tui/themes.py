@@ -38,8 +38,19 @@ from textual.theme import Theme
 import myrm_tui
 
 THEME_SUFFIX = ".toml"
-COLOR_KEYS = ("primary", "secondary", "accent", "warning", "error", "success", "foreground",
-              "background", "surface", "panel", "boost")
+COLOR_KEYS = (
+    "primary",
+    "secondary",
+    "accent",
+    "warning",
+    "error",
+    "success",
+    "foreground",
+    "background",
+    "surface",
+    "panel",
+    "boost",
+)
 
 
 class ThemeFileError(ValueError):
@@ -90,7 +101,7 @@ def load_theme_file(path: Path) -> Theme:
         try:
             Color.parse(value)
         except (ColorParseError, TypeError) as exc:
-            raise ThemeFileError(f"{path}: colour `{key}` = {value!r} is not a colour (use \"#RRGGBB\").") from exc
+            raise ThemeFileError(f'{path}: colour `{key}` = {value!r} is not a colour (use "#RRGGBB").') from exc
     variables = data.get("variables", {})
     if not isinstance(variables, dict) or not all(isinstance(v, str) for v in variables.values()):
         raise ThemeFileError(f"{path}: [variables] must map CSS variable names to strings.")
@@ -142,8 +153,12 @@ def css_problem(theme: Theme, path: Path | None = None) -> str | None:
     for cls in _loaded_widget_classes(Widget):
         css = cls.__dict__.get("DEFAULT_CSS")
         if css:
-            sheet.add_source(css, read_from=(cls.__module__, cls.__qualname__), is_default_css=True,
-                             scope=cls.__name__ if cls.__dict__.get("SCOPED_CSS", True) else "")
+            sheet.add_source(
+                css,
+                read_from=(cls.__module__, cls.__qualname__),
+                is_default_css=True,
+                scope=cls.__name__ if cls.__dict__.get("SCOPED_CSS", True) else "",
+            )
     try:
         sheet.parse()
     except StylesheetParseError as exc:
@@ -172,7 +187,9 @@ def _first_css_error(exc: Exception, theme: Theme) -> str:
             variable = getattr(getattr(token, "referenced_by", None), "name", "")
             summary = re.sub(r"\[/?i?\]", "", str(getattr(help_text, "summary", help_text)))
             if variable in theme.variables:
-                return (f"[variables] `{variable}` = {theme.variables[variable]!r} is not valid CSS where it "
-                        f"is used ({summary}).")
+                return (
+                    f"[variables] `{variable}` = {theme.variables[variable]!r} is not valid CSS where it "
+                    f"is used ({summary})."
+                )
             return f"{summary}."
     return "its variables do not parse as CSS."

@@ -139,8 +139,9 @@ class TurnView:
             if event.prompt_tokens:
                 self.status.set(prompt_tokens=event.prompt_tokens)
         elif isinstance(event, RetryEvent):
-            self.note(f"Retrying ({event.attempt}/{event.max_attempts}) in {event.delay_s:.1f} s: "
-                      f"{event.reason}", "warning")
+            self.note(
+                f"Retrying ({event.attempt}/{event.max_attempts}) in {event.delay_s:.1f} s: {event.reason}", "warning"
+            )
         elif isinstance(event, Notice):
             self.note(event.text, event.level)
         elif isinstance(event, TurnError):
@@ -173,8 +174,7 @@ class TurnView:
             self.mount(AssistantMessage(event.text, figures=event.figures))
         for call in event.tool_calls:
             function = call.get("function") or {}
-            self.block(str(call.get("id", "")), str(function.get("name", "?")),
-                       function.get("arguments", ""))
+            self.block(str(call.get("id", "")), str(function.get("name", "?")), function.get("arguments", ""))
 
     def approval_decided(self, prompt: ApprovalPrompt) -> None:
         block = self.blocks.get(prompt.request.call_id)
@@ -195,8 +195,9 @@ class TurnView:
         self._end_reply()
         for block in self.blocks.values():
             if outcome != "done" and block.status in ("pending", "running"):
-                block.finish("interrupted" if outcome == "interrupted" else "error",
-                             block.live_text or "(no result)", None)
+                block.finish(
+                    "interrupted" if outcome == "interrupted" else "error", block.live_text or "(no result)", None
+                )
         for prompt in self.approvals:
             prompt.expire("interrupted" if outcome == "interrupted" else "cancelled")
         if outcome == "interrupted":

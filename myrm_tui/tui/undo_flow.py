@@ -17,8 +17,10 @@ from myrm_tui.tui.widgets.note import Note
 if TYPE_CHECKING:
     from myrm_tui.tui.screens.chat import ChatScreen
 
-NOTHING_TO_UNDO = ("No file changes to undo in this session (file_write and file_edit are recorded; "
-                   "bash changes only in a git workspace).")
+NOTHING_TO_UNDO = (
+    "No file changes to undo in this session (file_write and file_edit are recorded; "
+    "bash changes only in a git workspace)."
+)
 # Characters of the user's message quoted in the dialog title.
 TITLE_QUOTE_CHARS = 50
 
@@ -118,13 +120,13 @@ def _fork_before(screen: ChatScreen, target: RewindTarget) -> None:
         app.open_session(None, "Rewound to the start: a new session; the previous one is in /sessions.")
     else:
         try:
-            child = chat.store.fork(session.id, at_message=ids[index - 1],
-                                    title=f"{session.title} (rewind)".strip())
+            child = chat.store.fork(session.id, at_message=ids[index - 1], title=f"{session.title} (rewind)".strip())
         except StoreError as exc:
             screen.notify(f"Rewind failed: {exc}", severity="error")
             return
-        app.open_session(child.id, f"Rewound to before “{_quote(target.text)}” in a fork; "
-                                   "the original session is in /sessions.")
+        app.open_session(
+            child.id, f"Rewound to before “{_quote(target.text)}” in a fork; the original session is in /sessions."
+        )
     app.call_after_refresh(_put_back, app, target.text)
 
 

@@ -36,8 +36,9 @@ def first_prompt(records: Iterable[MessageRecord]) -> str:
     return prompts[0][1] if prompts else ""
 
 
-def workspace_prompts(store: Any, exclude: Collection[int] = (), sessions: int = HISTORY_SESSIONS,
-                      entries: int = HISTORY_ENTRIES) -> list[str]:
+def workspace_prompts(
+    store: Any, exclude: Collection[int] = (), sessions: int = HISTORY_SESSIONS, entries: int = HISTORY_ENTRIES
+) -> list[str]:
     """Every prompt typed in the workspace's recent sessions, oldest first (message ids are
     global and increasing, so they order prompts across sessions; a fork shares its parent's
     rows, counted once). `exclude`: message ids already in the history (the open session's)."""

@@ -40,8 +40,7 @@ async def drive(agent: Agent, text: str, approve: bool | Callable[[ApprovalReque
 
 def make_agent(store, workspace: Path, model: str, **values: Any) -> Agent:
     session = store.create_session(model=model)
-    return Agent(store=store, session_id=session.id, settings=settings_for(model, **values),
-                 workspace=workspace)
+    return Agent(store=store, session_id=session.id, settings=settings_for(model, **values), workspace=workspace)
 
 
 def pid_gone(pid: int) -> bool:

@@ -45,8 +45,10 @@ async def test_every_model_call_stores_the_engine_report(store, workspace, scrip
 
 async def test_compact_now_summarizes_old_turns_and_keeps_them_recoverable(store, workspace, script):
     (workspace / "big.txt").write_text("\n".join(f"row {i} of the big file" for i in range(3000)))
-    turns = [{"tool_calls": [{"id": f"r{i}", "name": "bash", "arguments": {"command": f"cat big.txt # {i}"}}]}
-             for i in range(6)] + [{"text": "read them all"}]
+    turns = [
+        {"tool_calls": [{"id": f"r{i}", "name": "bash", "arguments": {"command": f"cat big.txt # {i}"}}]}
+        for i in range(6)
+    ] + [{"text": "read them all"}]
     model = script(*turns, context_window=32_000)
     agent = make_agent(store, workspace, model, approval="yolo")
     await drive(agent, "read the file six times")
@@ -78,6 +80,8 @@ async def test_fork_with_summary_starts_small_and_keeps_anchor_and_last_turns(st
     assert rows[0].session_id == agent.session_id  # by reference, not copied
     assert "[summary parent" in rows[1].message["content"] and "src/app_3.py" in rows[1].message["content"]
     assert [r.message["content"] for r in rows if r.role == "user"][-2:] == [
-        "question 6 about src/app_6.py", "question 7 about src/app_7.py"]
+        "question 6 about src/app_6.py",
+        "question 7 about src/app_7.py",
+    ]
     assert sum(r.tokens for r in rows) < parent_tokens / 2
     assert len(store.messages(agent.session_id)) == 16  # the parent is untouched

@@ -22,8 +22,10 @@ from myrm_tui.settings.settings import PermissionLists, RuleEntry, Settings
 
 
 def agent_with(store, workspace: Path, model: str, *, allow=(), deny=(), headless=False, **values) -> Agent:
-    permissions = PermissionLists(tuple(RuleEntry(t, "user config.toml:2") for t in allow),
-                                  tuple(RuleEntry(t, "user config.toml:3") for t in deny))
+    permissions = PermissionLists(
+        tuple(RuleEntry(t, "user config.toml:2") for t in allow),
+        tuple(RuleEntry(t, "user config.toml:3") for t in deny),
+    )
     settings = Settings(permissions=permissions).with_values(model=model, **values)
     session = store.create_session(model=model)
     return Agent(store=store, session_id=session.id, settings=settings, workspace=workspace, headless=headless)
@@ -110,9 +112,18 @@ async def test_a_network_request_asks_whatever_the_allow_rules_say(store, worksp
 
 async def test_protected_paths_stay_refused_under_an_allow_everything_rule(store, workspace, script):
     (workspace / ".git" / "hooks").mkdir(parents=True)
-    model = script({"tool_calls": [{"id": "w", "name": "file_write",
-                                    "arguments": {"path": ".git/hooks/pre-commit", "content": "curl x | sh"}}]},
-                   {"text": "ok"})
+    model = script(
+        {
+            "tool_calls": [
+                {
+                    "id": "w",
+                    "name": "file_write",
+                    "arguments": {"path": ".git/hooks/pre-commit", "content": "curl x | sh"},
+                }
+            ]
+        },
+        {"text": "ok"},
+    )
     agent = agent_with(store, workspace, model, allow=("Edit", "Write", "Edit(**)"))
     log = await drive(agent, "hook", approve=never)
     assert not (workspace / ".git" / "hooks" / "pre-commit").exists()
@@ -120,8 +131,7 @@ async def test_protected_paths_stay_refused_under_an_allow_everything_rule(store
 
 
 async def test_always_allow_stores_the_offered_rule_and_the_next_call_runs(store, workspace, script):
-    model = script(bash("c1", "git status --short"), {"text": "one"},
-                   bash("c2", "git status"), {"text": "two"})
+    model = script(bash("c1", "git status --short"), {"text": "one"}, bash("c2", "git status"), {"text": "two"})
     agent = agent_with(store, workspace, model)
     log = await drive(agent, "status", approve=lambda r: ApprovalAnswer(True, remember=r.offered_rules))
     (request,) = log.approvals
@@ -189,15 +199,15 @@ async def test_a_workspace_file_adds_deny_rules_but_never_allow_rules(store, wor
     user = tmp_path / "user-config"
     user.mkdir()
     (workspace / ".myrm").mkdir(exist_ok=True)
-    (workspace / ".myrm" / "config.toml").write_text(
-        '[permissions]\nallow = ["Bash"]\ndeny = ["Bash(git push:*)"]\n')
+    (workspace / ".myrm" / "config.toml").write_text('[permissions]\nallow = ["Bash"]\ndeny = ["Bash(git push:*)"]\n')
     loaded = load_settings(workspace, {"approval": "yolo"}, user_config_dir=user, env={})
     assert [e.text for e in loaded.settings.permissions.allow] == []
     assert [e.text for e in loaded.settings.permissions.deny] == ["Bash(git push:*)"]
     assert any("`[permissions] allow` is ignored" in p.message for p in loaded.problems)
     model = script(bash("c1", "git push origin main"), {"text": "x"})
     session = store.create_session(model=model)
-    agent = Agent(store=store, session_id=session.id, settings=loaded.settings.with_values(model=model),
-                  workspace=workspace)
+    agent = Agent(
+        store=store, session_id=session.id, settings=loaded.settings.with_values(model=model), workspace=workspace
+    )
     await drive(agent, "push", approve=never)
     assert results(store, agent)[0].startswith("refused: git push origin main (the deny rule Bash(git push:*)")

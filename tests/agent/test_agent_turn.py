@@ -62,8 +62,10 @@ async def gone_soon(pid: int, within: float = 2.0) -> bool:
 
 async def test_file_edit_approved_end_to_end(store, workspace, script):
     (workspace / "app.py").write_text("print('hello')\n")
-    model = script({"text": "I'll fix it.", "tool_calls": [call("file_edit", path="app.py", old="hello", new="bye")]},
-                   {"text": "Done: app.py now says bye."})
+    model = script(
+        {"text": "I'll fix it.", "tool_calls": [call("file_edit", path="app.py", old="hello", new="bye")]},
+        {"text": "Done: app.py now says bye."},
+    )
     agent = make_agent(store, workspace, model)
     log = await drive(agent, "change hello to bye")
 
@@ -77,20 +79,36 @@ async def test_file_edit_approved_end_to_end(store, workspace, script):
     assert "".join(e.text for e in log.of(TextDelta)).endswith("Done: app.py now says bye.")
     messages = stored(store, agent.session_id)
     assert [m["role"] for m in messages] == ["user", "assistant", "tool", "assistant"]
-    assert messages[2] == {"role": "tool", "tool_call_id": "c1", "name": "file_edit", "content": finished.content,
-                           "myrm_status": "ok"}
+    assert messages[2] == {
+        "role": "tool",
+        "tool_call_id": "c1",
+        "name": "file_edit",
+        "content": finished.content,
+        "myrm_status": "ok",
+    }
     assert messages[3]["content"] == "Done: app.py now says bye."
     # order of the event stream: stored facts are announced after they are committed
     kinds = [type(e).__name__ for e in log.events if not isinstance(e, (TextDelta, UsageEvent))]
-    assert kinds == ["UserMessageStored", "StepStarted", "AssistantMessageStored", "ToolStarted",
-                     "ApprovalRequest", "ToolFinished", "StepStarted", "AssistantMessageStored", "TurnFinished"]
+    assert kinds == [
+        "UserMessageStored",
+        "StepStarted",
+        "AssistantMessageStored",
+        "ToolStarted",
+        "ApprovalRequest",
+        "ToolFinished",
+        "StepStarted",
+        "AssistantMessageStored",
+        "TurnFinished",
+    ]
     assert len(store.events(agent.session_id, kind=event_kinds.USAGE)) == 2
 
 
 async def test_denied_call_leaves_file_and_model_continues(store, workspace, script):
     (workspace / "keep.txt").write_text("original\n")
-    model = script({"tool_calls": [call("file_write", path="keep.txt", content="clobbered")]},
-                   {"text": "Understood, I left it alone."})
+    model = script(
+        {"tool_calls": [call("file_write", path="keep.txt", content="clobbered")]},
+        {"text": "Understood, I left it alone."},
+    )
     agent = make_agent(store, workspace, model)
     log = await drive(agent, "overwrite keep.txt", approve=False)
     assert (workspace / "keep.txt").read_text() == "original\n"
@@ -103,8 +121,9 @@ async def test_denied_call_leaves_file_and_model_continues(store, workspace, scr
 
 async def test_bash_timeout_kills_group_and_stores_result(store, workspace, script):
     token = token_seconds()  # finds the child from the host side (the sandbox has its own pids)
-    model = script({"tool_calls": [call("bash", command=f"sleep {token} & echo up; wait", timeout=1)]},
-                   {"text": "It timed out."})
+    model = script(
+        {"tool_calls": [call("bash", command=f"sleep {token} & echo up; wait", timeout=1)]}, {"text": "It timed out."}
+    )
     agent = make_agent(store, workspace, model, approval="yolo")
     started = time.monotonic()
     log = await drive(agent, "run it")
@@ -118,10 +137,16 @@ async def test_bash_timeout_kills_group_and_stores_result(store, workspace, scri
 
 async def test_interrupt_mid_bash(store, workspace, script):
     token = token_seconds()  # finds the child from the host side (the sandbox has its own pids)
-    model = script({"text": "running two things", "tool_calls": [
-        call("bash", "c1", command=f"sleep {token} & echo started > child.pid; echo partial-output; wait"),
-        call("bash", "c2", command="echo never"),
-    ]}, {"text": "after the interrupt"})
+    model = script(
+        {
+            "text": "running two things",
+            "tool_calls": [
+                call("bash", "c1", command=f"sleep {token} & echo started > child.pid; echo partial-output; wait"),
+                call("bash", "c2", command="echo never"),
+            ],
+        },
+        {"text": "after the interrupt"},
+    )
     agent = make_agent(store, workspace, model, approval="yolo")
     seen: list = []
 
@@ -229,10 +254,16 @@ async def test_file_read_of_vault_handle_through_the_agent(store, workspace, scr
 async def test_outside_paths_refused_through_the_agent(store, workspace, script, tmp_path):
     (tmp_path / "secret.txt").write_text("s3cret")
     (workspace / "escape").symlink_to(tmp_path)
-    model = script({"tool_calls": [call("file_read", "c1", path="../secret.txt"),
-                                   call("file_read", "c2", path="/etc/passwd"),
-                                   call("file_read", "c3", path="escape/secret.txt")]},
-                   {"text": "refused"})
+    model = script(
+        {
+            "tool_calls": [
+                call("file_read", "c1", path="../secret.txt"),
+                call("file_read", "c2", path="/etc/passwd"),
+                call("file_read", "c3", path="escape/secret.txt"),
+            ]
+        },
+        {"text": "refused"},
+    )
     agent = make_agent(store, workspace, model)
     log = await drive(agent, "read secrets")
     results = tool_results(store, agent.session_id)
@@ -244,9 +275,15 @@ async def test_outside_paths_refused_through_the_agent(store, workspace, script,
 
 async def test_edit_errors_are_results_and_do_not_ask(store, workspace, script):
     (workspace / "f.txt").write_text("a = 1\nb = 2\na = 1\n")
-    model = script({"tool_calls": [call("file_edit", "c1", path="f.txt", old="c = 3", new="x"),
-                                   call("file_edit", "c2", path="f.txt", old="a = 1", new="a = 2")]},
-                   {"text": "will retry"})
+    model = script(
+        {
+            "tool_calls": [
+                call("file_edit", "c1", path="f.txt", old="c = 3", new="x"),
+                call("file_edit", "c2", path="f.txt", old="a = 1", new="a = 2"),
+            ]
+        },
+        {"text": "will retry"},
+    )
     agent = make_agent(store, workspace, model)
     log = await drive(agent, "edit")
     assert log.approvals == []
@@ -276,11 +313,17 @@ async def test_yolo_runs_ordinary_bash_without_asking(store, workspace, script):
 
 
 async def test_deny_policy_never_asks(store, workspace, script):
-    model = script({"tool_calls": [call("file_write", "c1", path="new.txt", content="x"),
-                                   call("bash", "c2", command="touch made.txt"),
-                                   call("bash", "c3", command="rm -rf /tmp/whatever"),
-                                   call("glob", "c4", pattern="*")]},
-                   {"text": "ok"})
+    model = script(
+        {
+            "tool_calls": [
+                call("file_write", "c1", path="new.txt", content="x"),
+                call("bash", "c2", command="touch made.txt"),
+                call("bash", "c3", command="rm -rf /tmp/whatever"),
+                call("glob", "c4", pattern="*"),
+            ]
+        },
+        {"text": "ok"},
+    )
     agent = make_agent(store, workspace, model, approval="deny")
     log = await drive(agent, "try things", approve=lambda r: pytest.fail("deny must not ask"))
     assert log.approvals == []
@@ -347,8 +390,17 @@ async def test_dangling_call_repaired_at_next_turn_start(store, workspace, scrip
     model = script({"text": "resumed"}, {"text": "resumed"})
     agent = make_agent(store, workspace, model)
     store.append_message(agent.session_id, {"role": "user", "content": "old"}, 5)
-    store.append_message(agent.session_id, {"role": "assistant", "content": None, "tool_calls": [
-        {"id": "dead1", "type": "function", "function": {"name": "bash", "arguments": "{\"command\": \"sleep 9\"}"}}]}, 20)
+    store.append_message(
+        agent.session_id,
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [
+                {"id": "dead1", "type": "function", "function": {"name": "bash", "arguments": '{"command": "sleep 9"}'}}
+            ],
+        },
+        20,
+    )
     log = await drive(agent, "continue")
     assert any("unfinished" in n.text for n in log.of(Notice))
     messages = stored(store, agent.session_id)
@@ -358,10 +410,16 @@ async def test_dangling_call_repaired_at_next_turn_start(store, workspace, scrip
 
 
 async def test_bad_arguments_and_unknown_tool_become_error_results(store, workspace, script):
-    model = script({"tool_calls": [{"id": "c1", "name": "bash", "arguments": "{not json"},
-                                   call("teleport", "c2", where="mars"),
-                                   call("file_read", "c3", file="x")]},
-                   {"text": "sorry"})
+    model = script(
+        {
+            "tool_calls": [
+                {"id": "c1", "name": "bash", "arguments": "{not json"},
+                call("teleport", "c2", where="mars"),
+                call("file_read", "c3", file="x"),
+            ]
+        },
+        {"text": "sorry"},
+    )
     agent = make_agent(store, workspace, model)
     log = await drive(agent, "go")
     results = tool_results(store, agent.session_id)
@@ -408,8 +466,19 @@ async def test_call_settings_passed_to_the_provider(store, workspace, script):
     await drive(agent, "hi")
     [(system, tool_names, call_settings)] = seen
     assert system == {"role": "system", "content": agent.system_prompt}
-    assert tool_names == ["file_read", "file_write", "file_edit", "bash", "grep", "glob", "web_fetch",
-                          "ctx_search", "ctx_inspect", "ctx_expand", "session_note"]
+    assert tool_names == [
+        "file_read",
+        "file_write",
+        "file_edit",
+        "bash",
+        "grep",
+        "glob",
+        "web_fetch",
+        "ctx_search",
+        "ctx_inspect",
+        "ctx_expand",
+        "session_note",
+    ]
     assert (call_settings.timeout_s, call_settings.max_attempts) == (12.0, 2)
     assert call_settings.prompt_cache_key == session.id and call_settings.max_output_tokens <= 1000
 
@@ -443,17 +512,23 @@ async def test_one_turn_at_a_time(store, workspace, script):
 
 async def test_reused_call_ids_get_session_unique_names_and_results_pair_with_their_call(store, workspace, script):
     # Some local servers number calls per response ("c1" every time), even twice in one message.
-    model = script({"tool_calls": [call("bash", "c1", command="echo first"), call("bash", "c1", command="echo second")]},
-                   {"tool_calls": [call("bash", "c1", command="echo third")]},
-                   {"text": "done"})
+    model = script(
+        {"tool_calls": [call("bash", "c1", command="echo first"), call("bash", "c1", command="echo second")]},
+        {"tool_calls": [call("bash", "c1", command="echo third")]},
+        {"text": "done"},
+    )
     agent = make_agent(store, workspace, model, approval="yolo")
     log = await drive(agent, "run three things")
     assert log.of(TurnFinished)[-1].reason == "stop"
     messages = stored(store, agent.session_id)
     ids = [c["id"] for m in messages if m["role"] == "assistant" for c in m.get("tool_calls") or ()]
     assert len(ids) == 3 and len(set(ids)) == 3, ids
-    commands = {c["id"]: c["function"]["arguments"] for m in messages if m["role"] == "assistant"
-                for c in m.get("tool_calls") or ()}
+    commands = {
+        c["id"]: c["function"]["arguments"]
+        for m in messages
+        if m["role"] == "assistant"
+        for c in m.get("tool_calls") or ()
+    }
     for call_id, output in tool_results(store, agent.session_id).items():
         word = output.strip().splitlines()[0]
         assert word in commands[call_id], (call_id, output, commands[call_id])

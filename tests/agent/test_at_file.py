@@ -47,8 +47,10 @@ def test_refs_name_existing_files_and_folders_only(workspace: Path):
     (workspace / "src" / "app.py").write_text("print('hi')\n")
     (workspace / "README.md").write_text("# readme\n")
     (workspace / "shot.png").write_bytes(b"\x89PNG\r\n\x1a\n")
-    text = ("see @src/app.py, then @README.md. and the folder @src/ — but not @shot.png, "
-            "not @missing.py, not me@example.com, not @dataclass, and @src/app.py again")
+    text = (
+        "see @src/app.py, then @README.md. and the folder @src/ — but not @shot.png, "
+        "not @missing.py, not me@example.com, not @dataclass, and @src/app.py again"
+    )
     assert file_refs(text, workspace) == ["src/app.py", "README.md", "src/"]
 
 
@@ -66,8 +68,10 @@ def test_a_text_file_attaches_as_file_read_shows_it(workspace: Path):
     (workspace / "src").mkdir()
     (workspace / "src" / "app.py").write_text("import os\n\nprint(os.getcwd())\n")
     attached = _load("src/app.py", workspace)
-    assert attached.text == ('<attached_file path="src/app.py">\n[src/app.py · lines 1-3 of 3]\n'
-                             "import os\n\nprint(os.getcwd())\n</attached_file>")
+    assert attached.text == (
+        '<attached_file path="src/app.py">\n[src/app.py · lines 1-3 of 3]\n'
+        "import os\n\nprint(os.getcwd())\n</attached_file>"
+    )
     assert attachment_of(attached.text) == ("file", "src/app.py")
 
 
@@ -143,8 +147,9 @@ async def test_a_big_file_is_stored_as_excerpt_plus_handle_and_indexed(store, wo
     record = tmp_path / "requests.jsonl"
     model = script({"text": "seen"}, record=str(record))
     session = store.create_session(model=model)
-    agent = Agent(store=store, session_id=session.id, settings=settings_for(model, tool_output_cap=5000),
-                  workspace=workspace)
+    agent = Agent(
+        store=store, session_id=session.id, settings=settings_for(model, tool_output_cap=5000), workspace=workspace
+    )
     files = load_attachments(["ferry.log"], workspace, workspace, agent.settings)
     await drive(agent, message_content("check @ferry.log", [], files))
     sent = [m for m in _requests(record)[0] if m["role"] == "user"][-1]["content"][1]["text"]
@@ -164,8 +169,15 @@ async def test_a_big_file_is_stored_as_excerpt_plus_handle_and_indexed(store, wo
 def _myrm(workspace: Path, config: Path, *args: str) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("MYRM_") and not k.endswith("_API_KEY")}
     env.update(MYRM_CONFIG_DIR=str(config), PYTHONPATH=str(REPO_ROOT))
-    return subprocess.run([sys.executable, "-m", "myrm_tui", *args], cwd=workspace, env=env, capture_output=True,
-                          text=True, timeout=180, check=False)
+    return subprocess.run(
+        [sys.executable, "-m", "myrm_tui", *args],
+        cwd=workspace,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=180,
+        check=False,
+    )
 
 
 def test_myrm_run_attaches_and_says_so(tmp_path: Path):

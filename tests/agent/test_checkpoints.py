@@ -22,25 +22,39 @@ def git(workspace: Path, *args: str) -> str:
 
 
 def git_init(workspace: Path) -> None:
-    for args in (["init", "-q"], ["config", "user.email", "t@example.com"], ["config", "user.name", "t"],
-                 ["add", "-A"], ["commit", "-q", "-m", "start", "--allow-empty"]):
+    for args in (
+        ["init", "-q"],
+        ["config", "user.email", "t@example.com"],
+        ["config", "user.name", "t"],
+        ["add", "-A"],
+        ["commit", "-q", "-m", "start", "--allow-empty"],
+    ):
         git(workspace, *args)
 
 
 async def test_edit_write_create_then_undo_restores_every_file(store, workspace, script):
     (workspace / "app.py").write_text("print('hello')\n")
     (workspace / "notes.txt").write_text("old notes\n")
-    model = script({"tool_calls": [call("file_edit", "c1", path="app.py", old="hello", new="bye"),
-                                   call("file_write", "c2", path="notes.txt", content="new notes\n"),
-                                   call("file_write", "c3", path="src/new.py", content="x = 1\n")]},
-                   {"text": "done"})
+    model = script(
+        {
+            "tool_calls": [
+                call("file_edit", "c1", path="app.py", old="hello", new="bye"),
+                call("file_write", "c2", path="notes.txt", content="new notes\n"),
+                call("file_write", "c3", path="src/new.py", content="x = 1\n"),
+            ]
+        },
+        {"text": "done"},
+    )
     agent = make_agent(store, workspace, model, approval="yolo")
     await drive(agent, "change things")
     assert (workspace / "src/new.py").read_text() == "x = 1\n"
 
     plan = undo.plan_last(store, agent.session_id, workspace)
-    assert {f.path: f.action for f in plan.files} == {"app.py": "restore", "notes.txt": "restore",
-                                                       "src/new.py": "delete"}
+    assert {f.path: f.action for f in plan.files} == {
+        "app.py": "restore",
+        "notes.txt": "restore",
+        "src/new.py": "delete",
+    }
     assert not plan.conflicts
     app_diff = next(f.diff for f in plan.files if f.path == "app.py")
     assert "-print('bye')" in app_diff and "+print('hello')" in app_diff
@@ -54,8 +68,12 @@ async def test_edit_write_create_then_undo_restores_every_file(store, workspace,
 
 
 async def test_undo_walks_back_one_turn_at_a_time(store, workspace, script):
-    model = script({"tool_calls": [call("file_write", "c1", path="a.txt", content="one\n")]}, {"text": "ok"},
-                   {"tool_calls": [call("file_write", "c2", path="a.txt", content="two\n")]}, {"text": "ok"})
+    model = script(
+        {"tool_calls": [call("file_write", "c1", path="a.txt", content="one\n")]},
+        {"text": "ok"},
+        {"tool_calls": [call("file_write", "c2", path="a.txt", content="two\n")]},
+        {"text": "ok"},
+    )
     agent = make_agent(store, workspace, model, approval="yolo")
     await drive(agent, "first")
     await drive(agent, "second")
@@ -91,9 +109,14 @@ async def test_undo_after_a_later_manual_edit_warns_instead_of_clobbering(store,
 
 async def test_rewind_restores_files_to_before_an_earlier_message(store, workspace, script):
     (workspace / "a.txt").write_text("start\n")
-    model = script({"tool_calls": [call("file_write", "c1", path="a.txt", content="one\n")]}, {"text": "ok"},
-                   {"tool_calls": [call("file_write", "c2", path="b.txt", content="b\n")]}, {"text": "ok"},
-                   {"tool_calls": [call("file_write", "c3", path="a.txt", content="three\n")]}, {"text": "ok"})
+    model = script(
+        {"tool_calls": [call("file_write", "c1", path="a.txt", content="one\n")]},
+        {"text": "ok"},
+        {"tool_calls": [call("file_write", "c2", path="b.txt", content="b\n")]},
+        {"text": "ok"},
+        {"tool_calls": [call("file_write", "c3", path="a.txt", content="three\n")]},
+        {"text": "ok"},
+    )
     agent = make_agent(store, workspace, model, approval="yolo")
     for text in ("first", "second", "third"):
         await drive(agent, text)
@@ -112,8 +135,10 @@ async def test_bash_changes_in_a_git_workspace_are_undone_delete_included(store,
     (workspace / ".gitignore").write_text("build/\n")
     git_init(workspace)
     (workspace / "untracked.txt").write_text("loose\n")
-    command = ("rm doomed.txt && echo changed > tracked.txt && echo more >> untracked.txt && "
-               "echo made > fresh.txt && mkdir -p build && echo out > build/o.txt")
+    command = (
+        "rm doomed.txt && echo changed > tracked.txt && echo more >> untracked.txt && "
+        "echo made > fresh.txt && mkdir -p build && echo out > build/o.txt"
+    )
     model = script({"tool_calls": [call("bash", command=command)]}, {"text": "ok"})
     agent = make_agent(store, workspace, model, approval="yolo", sandbox="off")
     log = await drive(agent, "shell things")
@@ -121,8 +146,12 @@ async def test_bash_changes_in_a_git_workspace_are_undone_delete_included(store,
 
     plan = undo.plan_last(store, agent.session_id, workspace)
     # Ignored files are not covered (build/ is in .gitignore): only what git sees.
-    assert {f.path: f.action for f in plan.files} == {"doomed.txt": "recreate", "tracked.txt": "restore",
-                                                       "untracked.txt": "restore", "fresh.txt": "delete"}
+    assert {f.path: f.action for f in plan.files} == {
+        "doomed.txt": "recreate",
+        "tracked.txt": "restore",
+        "untracked.txt": "restore",
+        "fresh.txt": "delete",
+    }
     undo.apply(plan, store, agent.session_id, workspace)
     assert (workspace / "doomed.txt").read_text() == "keep me\n"
     assert (workspace / "tracked.txt").read_text() == "tracked\n"
@@ -142,8 +171,12 @@ async def test_bash_outside_git_is_not_recorded(store, workspace, script):
 
 
 async def test_a_fork_can_undo_the_turns_it_shares_with_its_parent(store, workspace, script):
-    model = script({"tool_calls": [call("file_write", "c1", path="a.txt", content="one\n")]}, {"text": "ok"},
-                   {"tool_calls": [call("file_write", "c2", path="b.txt", content="b\n")]}, {"text": "ok"})
+    model = script(
+        {"tool_calls": [call("file_write", "c1", path="a.txt", content="one\n")]},
+        {"text": "ok"},
+        {"tool_calls": [call("file_write", "c2", path="b.txt", content="b\n")]},
+        {"text": "ok"},
+    )
     agent = make_agent(store, workspace, model, approval="yolo")
     await drive(agent, "first")
     await drive(agent, "second")

@@ -50,8 +50,12 @@ def test_wrapping_a_destructive_command_does_not_hide_it(wrap):
 
 def test_a_destructive_command_quoted_as_data_is_harmless():
     for _, command in all_destructive():
-        for line in (f"echo {shlex.quote(command)}", f"grep -rn -- {shlex.quote(command)} .",
-                     f"git commit -m {shlex.quote(command)}", f"printf '%s\\n' {shlex.quote(command)} > notes.txt"):
+        for line in (
+            f"echo {shlex.quote(command)}",
+            f"grep -rn -- {shlex.quote(command)} .",
+            f"git commit -m {shlex.quote(command)}",
+            f"printf '%s\\n' {shlex.quote(command)} > notes.txt",
+        ):
             assert destructive_reason(line) is None, line
 
 
@@ -83,9 +87,36 @@ def test_deep_nesting_asks_instead_of_giving_up_silently():
     assert destructive_reason(line) == "nests commands too deeply to check"
 
 
-_DANGEROUS_WORDS = st.sampled_from(["rm", "-rf", "sudo", "reboot", "|", "sh", ";", "&&", "$(", ")", "`",
-                                    ">>", "~/.bashrc", "git", "push", "--force", "find", "-delete",
-                                    "shutil.rmtree('x')", "{rm,-rf,/}", "'", '"', "\\", "\n", "EOF", "<<"])
+_DANGEROUS_WORDS = st.sampled_from(
+    [
+        "rm",
+        "-rf",
+        "sudo",
+        "reboot",
+        "|",
+        "sh",
+        ";",
+        "&&",
+        "$(",
+        ")",
+        "`",
+        ">>",
+        "~/.bashrc",
+        "git",
+        "push",
+        "--force",
+        "find",
+        "-delete",
+        "shutil.rmtree('x')",
+        "{rm,-rf,/}",
+        "'",
+        '"',
+        "\\",
+        "\n",
+        "EOF",
+        "<<",
+    ]
+)
 
 
 @settings(max_examples=300, deadline=None)

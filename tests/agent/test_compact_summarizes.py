@@ -20,8 +20,10 @@ from myrm_tui.store import event_kinds
 
 # Plain prose, no identifiers: the auditor's retention check has nothing to miss, so a fixed
 # answer is a fair stand-in for a model that read the chunk.
-ANSWER_WORDS = ("Sure. Water the tomatoes early in the morning, mulch the beds against the heat, and keep "
-                "the basil away from the mint so neither crowds the other. ") * 4
+ANSWER_WORDS = (
+    "Sure. Water the tomatoes early in the morning, mulch the beds against the heat, and keep "
+    "the basil away from the mint so neither crowds the other. "
+) * 4
 SUMMARY = {
     "user_goal": "plan a vegetable garden for the summer",
     "active_task": "none",
@@ -36,8 +38,10 @@ SUMMARY = {
 def seed_chat(store, session_id: str, turns: int, model: str) -> None:
     """A chat-only session (no tool calls), stored as the agent would have stored it."""
     for n in range(1, turns + 1):
-        for message in ({"role": "user", "content": f"Question {n}: how should I look after the garden this week?"},
-                        {"role": "assistant", "content": f"Week {n}. {ANSWER_WORDS}"}):
+        for message in (
+            {"role": "user", "content": f"Question {n}: how should I look after the garden this week?"},
+            {"role": "assistant", "content": f"Week {n}. {ANSWER_WORDS}"},
+        ):
             store.append_message(session_id, message, count_message_tokens(message, model))
 
 
@@ -45,8 +49,9 @@ def summarizer_script(tmp_path, name: str, *, window: int = 128_000, **turn) -> 
     """A scripted summarizer model; every request it gets is recorded in `<name>.jsonl`."""
     record = tmp_path / f"{name}.jsonl"
     path = tmp_path / f"{name}.json"
-    path.write_text(json.dumps({"turns": [turn or {"text": json.dumps(SUMMARY)}], "context_window": window,
-                                "record": record.name}))
+    path.write_text(
+        json.dumps({"turns": [turn or {"text": json.dumps(SUMMARY)}], "context_window": window, "record": record.name})
+    )
     return f"scripted/{path}", record
 
 
@@ -57,13 +62,23 @@ def requests_of(record, kind: str = "") -> list[list[dict]]:
     return [r for r in asked if str(r[0].get("content", "")).startswith(opening)]
 
 
-def chat_agent(store, workspace, tmp_path, *, main_turn: dict | None = None, lite: str = "",
-               turns: int = 40, window: int = 32_000, **values) -> tuple[Agent, object]:
+def chat_agent(
+    store,
+    workspace,
+    tmp_path,
+    *,
+    main_turn: dict | None = None,
+    lite: str = "",
+    turns: int = 40,
+    window: int = 32_000,
+    **values,
+) -> tuple[Agent, object]:
     main, main_record = summarizer_script(tmp_path, "main", window=window, **(main_turn or {"text": "ok"}))
     session = store.create_session(model=main).id
     seed_chat(store, session, turns, main)
-    agent = Agent(store=store, session_id=session, settings=settings_for(main, lite_model=lite, **values),
-                  workspace=workspace)
+    agent = Agent(
+        store=store, session_id=session, settings=settings_for(main, lite_model=lite, **values), workspace=workspace
+    )
     return agent, main_record
 
 
@@ -73,7 +88,8 @@ def summary_texts(agent) -> list[str]:
 
 
 async def test_compact_on_a_40_turn_chat_writes_model_summaries_with_the_focus_and_frees_tokens(
-        store, workspace, tmp_path):
+    store, workspace, tmp_path
+):
     lite, lite_record = summarizer_script(tmp_path, "lite")
     agent, main_record = chat_agent(store, workspace, tmp_path, lite=lite)
     before = agent.engine.assemble(agent.turn_input()).tokens
@@ -88,22 +104,22 @@ async def test_compact_on_a_40_turn_chat_writes_model_summaries_with_the_focus_a
     assert leaves and {n["model"] for n in leaves} == {lite}
     asked = requests_of(lite_record, "leaf")
     assert len(asked) == len(leaves) and not requests_of(main_record), "the lite model wrote every leaf"
-    assert all('FOCUS' in r[0]["content"] and '"watering schedule"' in r[0]["content"] for r in asked)
+    assert all("FOCUS" in r[0]["content"] and '"watering schedule"' in r[0]["content"] for r in asked)
     assert [s.done for s in steps if s.what == "leaf"] == list(range(len(leaves)))
     texts = summary_texts(agent)
     assert texts and any("summarized by the model" in t for t in texts)
     rows = store.messages(agent.session_id)
     prompt = agent.engine.assemble(agent.turn_input())
     assert prompt.messages[1]["content"] == rows[0].message["content"], "the human anchor stays verbatim"
-    assert [m["content"] for m in prompt.messages[-2:]] == [r.message["content"] for r in rows[-2:]], \
+    assert [m["content"] for m in prompt.messages[-2:]] == [r.message["content"] for r in rows[-2:]], (
         "the latest exchange stays verbatim"
+    )
     assert not any(m["content"] == rows[10].message["content"] for m in prompt.messages)
 
 
 async def test_a_failing_lite_model_hands_the_chunk_to_the_main_model(store, workspace, tmp_path):
     lite, lite_record = summarizer_script(tmp_path, "lite", error="auth")
-    agent, main_record = chat_agent(store, workspace, tmp_path, lite=lite,
-                                    main_turn={"text": json.dumps(SUMMARY)})
+    agent, main_record = chat_agent(store, workspace, tmp_path, lite=lite, main_turn={"text": json.dumps(SUMMARY)})
     event = await agent.compact_now()
     assert event is not None and event["saved"] > 0
     leaves = [n for n in store.summaries(agent.session_id) if n["depth"] == 0]
@@ -114,7 +130,8 @@ async def test_a_failing_lite_model_hands_the_chunk_to_the_main_model(store, wor
 
 
 async def test_with_no_model_able_to_summarize_compact_still_frees_tokens_with_extractive_summaries(
-        store, workspace, tmp_path):
+    store, workspace, tmp_path
+):
     lite, _ = summarizer_script(tmp_path, "lite", error="server")
     agent, main_record = chat_agent(store, workspace, tmp_path, lite=lite, main_turn={"text": "not a summary"})
     before = agent.engine.assemble(agent.turn_input()).tokens
@@ -126,7 +143,8 @@ async def test_with_no_model_able_to_summarize_compact_still_frees_tokens_with_e
 
 
 async def test_cancelling_compact_changes_no_prompt_byte_and_the_written_summary_is_used_later(
-        store, workspace, tmp_path):
+    store, workspace, tmp_path
+):
     lite, lite_record = summarizer_script(tmp_path, "lite", window=10_000)  # ~6.7k-token chunks: several
     agent, _ = chat_agent(store, workspace, tmp_path, lite=lite, turns=80)
     first = agent.engine.assemble(agent.turn_input())
@@ -156,25 +174,38 @@ async def test_cancelling_compact_changes_no_prompt_byte_and_the_written_summary
 
 
 async def test_a_long_turn_prepares_model_summaries_between_steps_and_removal_uses_them(
-        store, workspace, tmp_path, script):
+    store, workspace, tmp_path, script
+):
     (workspace / "notes.txt").write_text("\n".join(ANSWER_WORDS for _ in range(6)))
-    summary = {**SUMMARY, "user_goal": "read notes.txt many times", "active_task": "read notes.txt",
-               "completed_actions": ["read notes.txt with file_read"]}
+    summary = {
+        **SUMMARY,
+        "user_goal": "read notes.txt many times",
+        "active_task": "read notes.txt",
+        "completed_actions": ["read notes.txt with file_read"],
+    }
     lite, _ = summarizer_script(tmp_path, "lite", text=json.dumps(summary))
-    steps = [{"tool_calls": [{"id": f"c{i}", "name": "file_read", "arguments": {"path": "notes.txt"}}]}
-             for i in range(40)]
+    steps = [
+        {"tool_calls": [{"id": f"c{i}", "name": "file_read", "arguments": {"path": "notes.txt"}}]} for i in range(40)
+    ]
     model = script(*steps, {"text": "read it forty times"}, context_window=16_000)
     session = store.create_session(model=model).id
-    agent = Agent(store=store, session_id=session, settings=settings_for(model, lite_model=lite, max_steps=40),
-                  workspace=workspace)
+    agent = Agent(
+        store=store,
+        session_id=session,
+        settings=settings_for(model, lite_model=lite, max_steps=40),
+        workspace=workspace,
+    )
     log = await drive(agent, "read notes.txt forty times")
     # (The scripted model picks its turn by the assistant messages it sees; once history is
     # removed it repeats calls, so the turn ends at max_steps.)
     assert isinstance(log.events[-1], TurnFinished) and log.events[-1].steps == 40
     events = store.events(session)
     prepares = [e for e in events if e.kind == "summary" and e.data["kind"] == "prepare"]
-    removals = [e for e in events if e.kind == event_kinds.COMPACTION and e.data.get("state") == "done"
-                and e.data.get("ops", {}).get("remove")]
+    removals = [
+        e
+        for e in events
+        if e.kind == event_kinds.COMPACTION and e.data.get("state") == "done" and e.data.get("ops", {}).get("remove")
+    ]
     assert prepares and removals, "the turn crossed the full threshold and then removed history"
     assert prepares[0].id < removals[0].id, "a summary was ready before the first removal"
     used = [n for n in store.summaries(session) if n["depth"] == 0 and n["status"] != "prepared"]
@@ -198,8 +229,9 @@ async def test_summary_wait_writes_the_summaries_an_emergency_is_about_to_remove
         records = [e.data for e in store.events(agent.session_id, "summary")]
         assert sum(r["kind"] == "before_removal" for r in records) >= 2, records
         assert {r["kind"] for r in records} <= {"before_removal", "fold"} and not any(r["fallback"] for r in records)
-        assert all(not n["fallback"] and n["model"] == lite for n in removed), \
+        assert all(not n["fallback"] and n["model"] == lite for n in removed), (
             "every removed run stands as a model-written summary"
+        )
         folds = [n for n in store.summaries(agent.session_id) if n["children"] and n["status"] == "active"]
         assert all(n["model"] == lite for n in folds), "the fold the removal made was written by the model too"
     else:

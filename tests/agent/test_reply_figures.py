@@ -31,9 +31,10 @@ class SteppingClock:
 
 
 async def test_tool_duration_excludes_the_time_spent_waiting_for_approval(store, workspace, script):
-    model = script({"tool_calls": [{"id": "c1", "name": "file_write",
-                                    "arguments": {"path": "x.txt", "content": "x"}}]},
-                   {"text": "written"})
+    model = script(
+        {"tool_calls": [{"id": "c1", "name": "file_write", "arguments": {"path": "x.txt", "content": "x"}}]},
+        {"text": "written"},
+    )
     agent = make_agent(store, workspace, model)  # approval "ask": file writes wait for a person
     clock = SteppingClock()
     agent.clock = clock
@@ -49,8 +50,13 @@ async def test_tool_duration_excludes_the_time_spent_waiting_for_approval(store,
 
 
 async def test_each_reply_gets_its_figures_emitted_and_stored_by_message_id(store, workspace, script):
-    model = script({"text": "four", "chunk_size": 2,
-                    "usage": {"prompt_tokens": 1200, "completion_tokens": 340, "cached_read_tokens": 744}})
+    model = script(
+        {
+            "text": "four",
+            "chunk_size": 2,
+            "usage": {"prompt_tokens": 1200, "completion_tokens": 340, "cached_read_tokens": 744},
+        }
+    )
     agent = make_agent(store, workspace, model)
     agent.clock = SteppingClock(step=0.5)  # sent, first token, last chunk: 0.5 s apart
     log = await drive(agent, "2+2?")
@@ -58,7 +64,11 @@ async def test_each_reply_gets_its_figures_emitted_and_stored_by_message_id(stor
     figures = stored.figures
     assert figures is not None
     assert (figures.message_id, figures.prompt_tokens, figures.completion_tokens, figures.cached_read_tokens) == (
-        stored.message_id, 1200, 340, 744)
+        stored.message_id,
+        1200,
+        340,
+        744,
+    )
     assert (figures.elapsed_s, figures.first_token_s) == (1.0, 0.5)
     assert figures.tokens_per_s == 680.0  # 340 tokens over the 0.5 s after the first token
     assert figures.cost is None  # a scripted model has no price: unknown, not $0
@@ -70,8 +80,17 @@ async def test_each_reply_gets_its_figures_emitted_and_stored_by_message_id(stor
 
 
 def test_cost_comes_from_the_price_map_with_cache_rates():
-    info = ModelInfo("m", "p", 1000, 100, True, input_cost_per_token=3e-6, output_cost_per_token=15e-6,
-                     cache_read_cost_per_token=0.3e-6, cache_write_cost_per_token=3.75e-6)
+    info = ModelInfo(
+        "m",
+        "p",
+        1000,
+        100,
+        True,
+        input_cost_per_token=3e-6,
+        output_cost_per_token=15e-6,
+        cache_read_cost_per_token=0.3e-6,
+        cache_write_cost_per_token=3.75e-6,
+    )
     # 1000 prompt tokens: 600 read from the cache, 100 written to it, 300 plain; 200 out
     cost = call_cost(1000, 200, 600, 100, info)
     assert abs(cost - (300 * 3e-6 + 600 * 0.3e-6 + 100 * 3.75e-6 + 200 * 15e-6)) < 1e-12

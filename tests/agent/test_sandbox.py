@@ -45,7 +45,9 @@ async def run(workspace: Path, command: str, **values):
 
 
 def connect_command(port: int) -> str:
-    return f"{sys.executable} -c \"import socket; socket.create_connection(('127.0.0.1', {port}), 3); print('connected')\""
+    return (
+        f"{sys.executable} -c \"import socket; socket.create_connection(('127.0.0.1', {port}), 3); print('connected')\""
+    )
 
 
 def test_bwrap_is_installed_and_really_starts_a_sandbox_here():
@@ -91,10 +93,12 @@ async def test_network_needs_a_yes_or_the_setting(workspace, listeners):
 
 async def test_yolo_still_asks_before_a_command_gets_the_network(store, workspace, script, listeners):
     command = connect_command(listeners.port)
-    model = script({"tool_calls": [{"id": "c1", "name": "bash", "arguments": {"command": command, "network": True}}]},
-                   {"tool_calls": [{"id": "c2", "name": "bash", "arguments": {"command": command, "network": True}}]},
-                   {"tool_calls": [{"id": "c3", "name": "bash", "arguments": {"command": command}}]},
-                   {"text": "done"})
+    model = script(
+        {"tool_calls": [{"id": "c1", "name": "bash", "arguments": {"command": command, "network": True}}]},
+        {"tool_calls": [{"id": "c2", "name": "bash", "arguments": {"command": command, "network": True}}]},
+        {"tool_calls": [{"id": "c3", "name": "bash", "arguments": {"command": command}}]},
+        {"text": "done"},
+    )
     agent = make_agent(store, workspace, model, approval="yolo")
     before = listeners.hits
     answers = iter([True, False])
@@ -112,8 +116,10 @@ async def test_yolo_still_asks_before_a_command_gets_the_network(store, workspac
 
 async def test_a_user_who_allows_the_network_is_not_asked(store, workspace, script, listeners):
     command = connect_command(listeners.port)
-    model = script({"tool_calls": [{"id": "c1", "name": "bash", "arguments": {"command": command, "network": True}}]},
-                   {"text": "done"})
+    model = script(
+        {"tool_calls": [{"id": "c1", "name": "bash", "arguments": {"command": command, "network": True}}]},
+        {"text": "done"},
+    )
     agent = make_agent(store, workspace, model, approval="yolo", sandbox_network=True)
     log = await drive(agent, "fetch it", approve=False)
     assert log.approvals == []
@@ -122,8 +128,12 @@ async def test_a_user_who_allows_the_network_is_not_asked(store, workspace, scri
 
 
 def _git(workspace: Path, *args: str) -> str:
-    return subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@example.com", "-C", str(workspace), *args],
-                          check=True, capture_output=True, text=True).stdout
+    return subprocess.run(
+        ["git", "-c", "user.name=t", "-c", "user.email=t@example.com", "-C", str(workspace), *args],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
 
 
 async def test_pytest_runs_inside_the_sandbox_and_writes_its_cache_in_the_workspace(workspace):
@@ -140,8 +150,11 @@ async def test_git_reads_work_and_git_writes_to_the_protected_dot_git_fail(works
     _git(workspace, "add", "tracked.txt")
     _git(workspace, "commit", "-qm", "first")
     index_before = (workspace / ".git" / "index").read_bytes()
-    result = await run(workspace, "echo new > untracked.txt && echo v2 > tracked.txt && git status --porcelain "
-                                  "&& git log --oneline | wc -l && git diff --stat")
+    result = await run(
+        workspace,
+        "echo new > untracked.txt && echo v2 > tracked.txt && git status --porcelain "
+        "&& git log --oneline | wc -l && git diff --stat",
+    )
     assert result.status == "ok", result.content
     lines = result.content.splitlines()
     assert " M tracked.txt" in lines and "?? untracked.txt" in lines and "1" in lines
@@ -172,8 +185,10 @@ def _tiny_wheel(folder: Path) -> Path:
 async def test_a_venv_in_the_workspace_and_an_offline_pip_install_work(workspace):
     (workspace / "dist").mkdir()
     wheel = _tiny_wheel(workspace / "dist")
-    command = (f"{sys.executable} -m venv .venv && .venv/bin/pip install -q --no-index --disable-pip-version-check "
-               f"dist/{wheel.name} && .venv/bin/python -c 'import tinypkg; print(tinypkg.VALUE)'")
+    command = (
+        f"{sys.executable} -m venv .venv && .venv/bin/pip install -q --no-index --disable-pip-version-check "
+        f"dist/{wheel.name} && .venv/bin/python -c 'import tinypkg; print(tinypkg.VALUE)'"
+    )
     result = await Bash().run({"command": command, "timeout": 300}, ctx_for(workspace))
     assert result.status == "ok", result.content
     assert "installed inside the sandbox" in result.content
@@ -182,8 +197,9 @@ async def test_a_venv_in_the_workspace_and_an_offline_pip_install_work(workspace
 
 async def test_read_only_mode_keeps_the_workspace_unchanged_but_tmp_works(workspace):
     (workspace / "keep.txt").write_text("original\n")
-    result = await run(workspace, "echo changed > keep.txt; echo scratch > /tmp/s && cat /tmp/s; cat keep.txt",
-                       sandbox="read-only")
+    result = await run(
+        workspace, "echo changed > keep.txt; echo scratch > /tmp/s && cat /tmp/s; cat keep.txt", sandbox="read-only"
+    )
     assert "Read-only file system" in result.content
     assert "scratch" in result.content and "original" in result.content
     assert "[sandbox (read-only): only /tmp is writable" in result.content
@@ -194,8 +210,10 @@ async def test_missing_protected_paths_cannot_be_created_and_leave_no_trace(work
     # myrm opened in the home folder: the shell's startup files are inside the workspace.
     monkeypatch.setenv("HOME", str(workspace))
     (workspace / ".bashrc").write_text("# mine\n")
-    result = await run(workspace, "mkdir -p .git/hooks; echo evil > ~/.zshrc; echo evil >> ~/.bashrc; "
-                                  "git config --global alias.x '!evil'; ls -a")
+    result = await run(
+        workspace,
+        "mkdir -p .git/hooks; echo evil > ~/.zshrc; echo evil >> ~/.bashrc; git config --global alias.x '!evil'; ls -a",
+    )
     assert result.content.count("Read-only file system") >= 3, result.content
     assert (workspace / ".bashrc").read_text() == "# mine\n"
     for name in (".git", ".zshrc", ".gitconfig", ".profile", ".ssh", ".config"):
@@ -233,9 +251,11 @@ def fake_bwrap(tmp_path, monkeypatch):
     folder = tmp_path / "bin"
     folder.mkdir()
     script = folder / "bwrap"
-    script.write_text("#!/bin/sh\nif [ \"$1\" = --version ]; then echo 'bubblewrap 0.8.0'; exit 0; fi\n"
-                      "echo 'bwrap: No permissions to create new namespace, likely because the kernel does "
-                      "not allow non-privileged user namespaces.' >&2\nexit 1\n")
+    script.write_text(
+        "#!/bin/sh\nif [ \"$1\" = --version ]; then echo 'bubblewrap 0.8.0'; exit 0; fi\n"
+        "echo 'bwrap: No permissions to create new namespace, likely because the kernel does "
+        "not allow non-privileged user namespaces.' >&2\nexit 1\n"
+    )
     script.chmod(script.stat().st_mode | stat.S_IXUSR)
     monkeypatch.setenv("PATH", f"{folder}{os.pathsep}{os.environ['PATH']}")
     probe_bwrap.cache_clear()
@@ -246,7 +266,9 @@ def fake_bwrap(tmp_path, monkeypatch):
 async def test_an_unusable_bwrap_is_reported_and_bash_falls_back_to_approvals(fake_bwrap, workspace, tmp_path):
     status = sandbox_status("workspace-write")
     assert not status.active and status.badge() == "no sandbox"
-    assert "cannot create a sandbox here" in status.problem and "No permissions to create new namespace" in status.problem
+    assert (
+        "cannot create a sandbox here" in status.problem and "No permissions to create new namespace" in status.problem
+    )
     notice = status.start_notice()
     assert notice.startswith("bash runs without a sandbox:") and "approvals are the only guard" in notice
     outside = tmp_path / "outside.txt"
@@ -286,11 +308,13 @@ def test_status_badges_name_what_is_not_the_default():
 async def test_the_sandbox_outlives_nothing_even_when_myrm_is_killed(workspace, tmp_path):
     # --die-with-parent: if myrm itself dies mid-command, the sandbox and its children die too.
     token = "913.24681357"
-    code = (f"import asyncio, sys; sys.path.insert(0, {str(Path(__file__).parents[2])!r}); "
-            "from myrm_tui.agent.tools.base import ToolContext; from myrm_tui.agent.tools.bash import Bash; "
-            "from myrm_tui.settings.settings import Settings; "
-            f"asyncio.run(Bash().run({{'command': 'setsid sleep {token} & echo up; wait'}}, "
-            f"ToolContext(__import__('pathlib').Path({str(workspace)!r}), Settings(), None, emit=print)))")
+    code = (
+        f"import asyncio, sys; sys.path.insert(0, {str(Path(__file__).parents[2])!r}); "
+        "from myrm_tui.agent.tools.base import ToolContext; from myrm_tui.agent.tools.bash import Bash; "
+        "from myrm_tui.settings.settings import Settings; "
+        f"asyncio.run(Bash().run({{'command': 'setsid sleep {token} & echo up; wait'}}, "
+        f"ToolContext(__import__('pathlib').Path({str(workspace)!r}), Settings(), None, emit=print)))"
+    )
     child = await asyncio.create_subprocess_exec(sys.executable, "-u", "-c", code, stdout=asyncio.subprocess.PIPE)
     try:
         assert (await asyncio.wait_for(child.stdout.readline(), 60)).strip() == b"up"

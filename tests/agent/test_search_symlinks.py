@@ -83,15 +83,14 @@ async def test_nothing_from_outside_under_any_policy(store, script, tree, policy
     grep_all = results[0].splitlines()
     assert "same.py:1: TOKEN = 'inside'" in grep_all and "src/app.py:1: TOKEN = 'inside'" in grep_all
     assert grep_all[-1] == "[3 symlink(s) pointing outside the workspace not followed]"
-    for content in results[len(WALKS):]:
+    for content in results[len(WALKS) :]:
         assert "outside the workspace" in content and content.startswith("error: ")
 
 
 async def test_a_walk_stays_inside_even_when_outside_paths_are_allowed(tree, outside):
     """allow_outside_workspace lets the user name an outside path; a walk of the workspace
     still never wanders out through a link (the clone chose the link, not the user)."""
-    ctx = ToolContext(workspace=tree, settings=settings_for(approval="yolo", allow_outside_workspace=True),
-                      vault=None)
+    ctx = ToolContext(workspace=tree, settings=settings_for(approval="yolo", allow_outside_workspace=True), vault=None)
     for name, args in WALKS:
         tool = Grep() if name == "grep" else Glob()
         content = (await tool.run(dict(args), ctx)).content
@@ -106,8 +105,13 @@ async def test_a_walk_stays_inside_even_when_outside_paths_are_allowed(tree, out
 async def test_glob_lists_links_inside_and_counts_the_ones_out(tree):
     ctx = ToolContext(workspace=tree, settings=settings_for(), vault=None)
     everything = (await Glob().run({"pattern": "**/*"}, ctx)).content.splitlines()
-    assert everything == ["loop", "same.py", "src", "src/app.py",
-                          "[3 symlink(s) pointing outside the workspace not followed]"]
+    assert everything == [
+        "loop",
+        "same.py",
+        "src",
+        "src/app.py",
+        "[3 symlink(s) pointing outside the workspace not followed]",
+    ]
     none = (await Glob().run({"pattern": "docs/*"}, ctx)).content.splitlines()
     assert none == ["no files match 'docs/*'", "[1 symlink(s) pointing outside the workspace not followed]"]
 
@@ -118,8 +122,10 @@ async def test_grep_skips_fifos_and_devices(tree):
     (tree / "src" / "zero").symlink_to("/dev/zero")
     ctx = ToolContext(workspace=tree, settings=settings_for(), vault=None)
     result = await Grep().run({"pattern": "TOKEN", "path": "src"}, ctx)
-    assert result.content.splitlines() == ["src/app.py:1: TOKEN = 'inside'",
-                                           "[2 symlink(s) pointing outside the workspace not followed]"]
+    assert result.content.splitlines() == [
+        "src/app.py:1: TOKEN = 'inside'",
+        "[2 symlink(s) pointing outside the workspace not followed]",
+    ]
 
 
 async def test_a_link_loop_named_directly_is_a_clear_error(workspace):

@@ -8,14 +8,40 @@ from hypothesis import strategies as st
 from myrm_tui.agent.shell_env import SECRET_PARTS, command_env, looks_secret, mentioned, passthrough_names
 from myrm_tui.llm.defaults import PROVIDER_KEYS
 
-EVERYDAY = {"PATH": "/usr/bin", "HOME": "/home/u", "PWD": "/w", "LANG": "C.UTF-8", "TERM": "xterm",
-            "VIRTUAL_ENV": "/w/.venv", "JAVA_HOME": "/opt/jdk", "GOPATH": "/go", "NODE_OPTIONS": "--max-old-space-size=4096",
-            "TIKTOKEN_CACHE_DIR": "/c", "KEYMAP": "us", "MONKEYPATCH": "1", "SSH_TTY": "/dev/pts/1",
-            "DATABASE_URL": "postgres://localhost/app", "PYTHONPATH": "/w"}
-SECRET = {"OPENAI_API_KEY": "sk-1", "GITHUB_TOKEN": "ghp", "AWS_SECRET_ACCESS_KEY": "a", "AWS_SESSION_TOKEN": "t",
-          "PGPASSWORD": "p", "MYSQL_PWD": "p", "NPM_TOKEN": "n", "HF_TOKEN": "h", "SSH_AUTH_SOCK": "/tmp/agent",
-          "DJANGO_SECRET_KEY": "d", "SENTRY_AUTH_TOKEN": "s", "REDIS_URL": "redis://:hunter2@cache:6379/0",
-          "PRIVATE_KEY": "k", "DOCKER_PASSWORD": "x", "app.secret": "y"}
+EVERYDAY = {
+    "PATH": "/usr/bin",
+    "HOME": "/home/u",
+    "PWD": "/w",
+    "LANG": "C.UTF-8",
+    "TERM": "xterm",
+    "VIRTUAL_ENV": "/w/.venv",
+    "JAVA_HOME": "/opt/jdk",
+    "GOPATH": "/go",
+    "NODE_OPTIONS": "--max-old-space-size=4096",
+    "TIKTOKEN_CACHE_DIR": "/c",
+    "KEYMAP": "us",
+    "MONKEYPATCH": "1",
+    "SSH_TTY": "/dev/pts/1",
+    "DATABASE_URL": "postgres://localhost/app",
+    "PYTHONPATH": "/w",
+}
+SECRET = {
+    "OPENAI_API_KEY": "sk-1",
+    "GITHUB_TOKEN": "ghp",
+    "AWS_SECRET_ACCESS_KEY": "a",
+    "AWS_SESSION_TOKEN": "t",
+    "PGPASSWORD": "p",
+    "MYSQL_PWD": "p",
+    "NPM_TOKEN": "n",
+    "HF_TOKEN": "h",
+    "SSH_AUTH_SOCK": "/tmp/agent",
+    "DJANGO_SECRET_KEY": "d",
+    "SENTRY_AUTH_TOKEN": "s",
+    "REDIS_URL": "redis://:hunter2@cache:6379/0",
+    "PRIVATE_KEY": "k",
+    "DOCKER_PASSWORD": "x",
+    "app.secret": "y",
+}
 
 
 def test_everyday_variables_pass_and_secrets_do_not():
@@ -36,8 +62,11 @@ def test_commands_never_wait_for_a_pager_or_a_prompt():
 
 
 def test_passthrough_names_are_parsed_strictly():
-    assert passthrough_names(" GITHUB_TOKEN,NPM_TOKEN  HF_TOKEN,, 1BAD, $X, a-b ") == {"GITHUB_TOKEN", "NPM_TOKEN",
-                                                                                     "HF_TOKEN"}
+    assert passthrough_names(" GITHUB_TOKEN,NPM_TOKEN  HF_TOKEN,, 1BAD, $X, a-b ") == {
+        "GITHUB_TOKEN",
+        "NPM_TOKEN",
+        "HF_TOKEN",
+    }
     built = command_env(SECRET, passthrough_names("GITHUB_TOKEN"))
     assert built.env["GITHUB_TOKEN"] == "ghp" and "GITHUB_TOKEN" not in built.withheld
 
@@ -48,12 +77,35 @@ def test_only_names_the_command_really_uses_are_reported():
     assert mentioned("echo $MY_GITHUB_TOKEN_COPY", names) == []
 
 
-_PLAIN_PARTS = st.sampled_from(["APP", "HOME", "PATH", "CACHE", "DIR", "MODE", "LEVEL", "URL", "HOST", "PORT",
-                                "USER", "NAME", "CONFIG", "LOG", "KEYBOARD", "TIKTOKEN", "TOKENIZER", "KEYMAP"])
+_PLAIN_PARTS = st.sampled_from(
+    [
+        "APP",
+        "HOME",
+        "PATH",
+        "CACHE",
+        "DIR",
+        "MODE",
+        "LEVEL",
+        "URL",
+        "HOST",
+        "PORT",
+        "USER",
+        "NAME",
+        "CONFIG",
+        "LOG",
+        "KEYBOARD",
+        "TIKTOKEN",
+        "TOKENIZER",
+        "KEYMAP",
+    ]
+)
 
 
-@given(st.lists(_PLAIN_PARTS, min_size=1, max_size=4), st.sampled_from(sorted(SECRET_PARTS - {"PWD"})),
-       st.integers(min_value=0, max_value=4))
+@given(
+    st.lists(_PLAIN_PARTS, min_size=1, max_size=4),
+    st.sampled_from(sorted(SECRET_PARTS - {"PWD"})),
+    st.integers(min_value=0, max_value=4),
+)
 def test_a_secret_word_anywhere_in_a_name_withholds_it(parts, word, where):
     plain = "_".join(parts)
     assert not looks_secret(plain, "value")

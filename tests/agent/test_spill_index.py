@@ -32,16 +32,25 @@ CLI_TIMEOUT_S = 180
 NEEDLE = "HERON-SIGNAL-7731 cache key k9x"
 # ~160k characters of `build step N ok` lines, the needle alone in the middle. The command
 # assembles the needle from pieces, so only the output (not the stored call) contains it.
-BIG_BASH = ("seq -f 'build step %g ok' 1 4500; printf 'HERON-%s-7731 cache key k9x\\n' SIGNAL; "
-            "seq -f 'build step %g ok' 4501 9000")
+BIG_BASH = (
+    "seq -f 'build step %g ok' 1 4500; printf 'HERON-%s-7731 cache key k9x\\n' SIGNAL; "
+    "seq -f 'build step %g ok' 4501 9000"
+)
 
 
 def _myrm(workspace: Path, config: Path, *args: str) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("MYRM_") and not k.endswith("_API_KEY")}
     env["MYRM_CONFIG_DIR"] = str(config)
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO_ROOT), env.get("PYTHONPATH", "")]))
-    return subprocess.run([sys.executable, "-m", "myrm_tui", *args], cwd=workspace, env=env, capture_output=True,
-                          text=True, timeout=CLI_TIMEOUT_S, check=False)
+    return subprocess.run(
+        [sys.executable, "-m", "myrm_tui", *args],
+        cwd=workspace,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=CLI_TIMEOUT_S,
+        check=False,
+    )
 
 
 def _stored(workspace: Path, session_id: str) -> list[dict[str, Any]]:
@@ -59,18 +68,34 @@ def test_myrm_run_finds_a_needle_deep_in_a_big_bash_output(tmp_path: Path) -> No
     script = tmp_path / "script.json"
     # The scripted model answers by the number of assistant messages in the request, so one file
     # serves both runs: run 1 = bash + "done", run 2 = ctx_search + "found".
-    script.write_text(json.dumps({"turns": [
-        {"tool_calls": [{"id": "b1", "name": "bash", "arguments": {"command": BIG_BASH}}]},
-        {"text": "done"},
-        {"tool_calls": [{"id": "s1", "name": "ctx_search", "arguments": {"query": "HERON-SIGNAL-7731"}}]},
-        {"text": "found it"},
-    ]}))
+    script.write_text(
+        json.dumps(
+            {
+                "turns": [
+                    {"tool_calls": [{"id": "b1", "name": "bash", "arguments": {"command": BIG_BASH}}]},
+                    {"text": "done"},
+                    {"tool_calls": [{"id": "s1", "name": "ctx_search", "arguments": {"query": "HERON-SIGNAL-7731"}}]},
+                    {"text": "found it"},
+                ]
+            }
+        )
+    )
     model = f"scripted/{script}"
     first = _myrm(workspace, config, "run", "--json", "--approve", "yolo", "--model", model, "build it")
     assert first.returncode == 0, first.stderr
     session = json.loads(first.stdout)["session_id"]
-    second = _myrm(workspace, config, "run", "--json", "--continue", "--approve", "yolo", "--model", model,
-                   "what was the odd line in the build log?")
+    second = _myrm(
+        workspace,
+        config,
+        "run",
+        "--json",
+        "--continue",
+        "--approve",
+        "yolo",
+        "--model",
+        model,
+        "what was the odd line in the build log?",
+    )
     assert second.returncode == 0, second.stderr
 
     messages = _stored(workspace, session)
@@ -80,7 +105,7 @@ def test_myrm_run_finds_a_needle_deep_in_a_big_bash_output(tmp_path: Path) -> No
     search = next(m for m in messages if m.get("role") == "tool" and m.get("tool_call_id") == "s1")
     assert "no matches" not in search["content"]
     assert "cache key k9x" in search["content"]  # the needle's line, quoted from the spilled output
-    handle = bash["content"][bash["content"].index("vault://"):].split()[0]
+    handle = bash["content"][bash["content"].index("vault://") :].split()[0]
     assert handle in search["content"]  # the hit is the spilled output itself
 
 
@@ -106,8 +131,13 @@ async def test_output_the_agent_spills_is_searchable_with_its_result(store, work
     _BigOutput.output = _report(1500, 3000, "odd row PLOVER-3390")
     model = script({"tool_calls": [{"id": "r1", "name": "big_report", "arguments": {}}]}, {"text": "ok"})
     agent = make_agent(store, workspace, model, tool_output_cap=2_000)
-    agent = type(agent)(store=store, session_id=agent.session_id, settings=agent.settings, workspace=workspace,
-                        extra_tools=[_BigOutput()])
+    agent = type(agent)(
+        store=store,
+        session_id=agent.session_id,
+        settings=agent.settings,
+        workspace=workspace,
+        extra_tools=[_BigOutput()],
+    )
     log = await drive(agent, "make the report")
     [finished] = log.of(ToolFinished)
     assert finished.vault_handle and "PLOVER-3390" not in finished.content
@@ -122,14 +152,20 @@ def test_whatever_leaves_the_prompt_is_found(tmp_path_factory, position: int, ca
     search finds it in the spilled artifact named by that result."""
     workspace = tmp_path_factory.mktemp("ws")
     script = workspace.parent / "s.json"
-    script.write_text(json.dumps({"turns": [{"tool_calls": [{"id": "r1", "name": "big_report", "arguments": {}}]},
-                                            {"text": "ok"}]}))
+    script.write_text(
+        json.dumps({"turns": [{"tool_calls": [{"id": "r1", "name": "big_report", "arguments": {}}]}, {"text": "ok"}]})
+    )
     _BigOutput.output = _report(position, 3000, "odd row GANNET-5512")
     store = Store.open(workspace)
     try:
         agent = make_agent(store, workspace, f"scripted/{script}", tool_output_cap=cap)
-        agent = type(agent)(store=store, session_id=agent.session_id, settings=agent.settings,
-                            workspace=workspace, extra_tools=[_BigOutput()])
+        agent = type(agent)(
+            store=store,
+            session_id=agent.session_id,
+            settings=agent.settings,
+            workspace=workspace,
+            extra_tools=[_BigOutput()],
+        )
         log = asyncio.run(drive(agent, "report"))
         [finished] = log.of(ToolFinished)
         if "GANNET-5512" not in finished.content:
@@ -147,16 +183,22 @@ def test_a_handle_is_stored_with_its_index_or_not_at_all(store) -> None:
     before = len(store.messages(session))
 
     with pytest.raises(StoreError):  # no such session: neither the row nor the index is written
-        store.append_message("no-such-session", {"role": "tool", "tool_call_id": "x", "content": inline}, 10,
-                             artifacts={handle: text})
+        store.append_message(
+            "no-such-session", {"role": "tool", "tool_call_id": "x", "content": inline}, 10, artifacts={handle: text}
+        )
     with pytest.raises(VaultError):  # a handle the vault does not hold: nothing is stored
-        store.append_message(session, {"role": "tool", "tool_call_id": "x", "content": "see vault://00ff00ff00ff"},
-                             10, artifacts={"vault://00ff00ff00ff": None})
+        store.append_message(
+            session,
+            {"role": "tool", "tool_call_id": "x", "content": "see vault://00ff00ff00ff"},
+            10,
+            artifacts={"vault://00ff00ff00ff": None},
+        )
     assert len(store.messages(session)) == before
     assert store.search(session, "WREN-0042") == []
 
-    record = store.append_message(session, {"role": "tool", "tool_call_id": "x", "content": inline}, 10,
-                                  artifacts={handle: None})  # None: read back from the vault
+    record = store.append_message(
+        session, {"role": "tool", "tool_call_id": "x", "content": inline}, 10, artifacts={handle: None}
+    )  # None: read back from the vault
     assert [h.handle for h in store.search(session, "WREN-0042")] == [handle]
     # A fork taken at the result sees the artifact its content names.
     fork = store.fork(session, at_message=record.id)

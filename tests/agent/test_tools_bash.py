@@ -44,8 +44,7 @@ async def test_no_output(mode_ctx):
 
 async def test_timeout_kills_the_whole_group(mode_ctx, token):
     started = time.monotonic()
-    result = await Bash().run(
-        {"command": f"sleep {token} & echo started; wait", "timeout": 1}, mode_ctx)
+    result = await Bash().run({"command": f"sleep {token} & echo started; wait", "timeout": 1}, mode_ctx)
     assert time.monotonic() - started < 8
     assert result.status == "timeout"
     assert result.content.splitlines() == ["started", "[timed out after 1s: process group killed]"]
@@ -64,8 +63,10 @@ async def test_cancellation_kills_the_group(mode_ctx, token):
 
 
 async def test_sigterm_ignoring_child_gets_sigkill(mode_ctx, token):
-    command = (f"python3 -c \"import signal,time; signal.signal(signal.SIGTERM, signal.SIG_IGN); "
-               f"print('ready', flush=True); time.sleep({token})\"")
+    command = (
+        f'python3 -c "import signal,time; signal.signal(signal.SIGTERM, signal.SIG_IGN); '
+        f"print('ready', flush=True); time.sleep({token})\""
+    )
     result = await Bash().run({"command": command, "timeout": 3}, mode_ctx)
     assert result.status == "timeout" and result.content.startswith("ready")
     assert await all_gone(token)
@@ -107,8 +108,7 @@ DETACHED = {
 @pytest.mark.parametrize("style", sorted(DETACHED))
 async def test_nothing_a_call_starts_outlives_it(mode_ctx, token, style):
     started = time.monotonic()
-    result = await Bash().run({"command": DETACHED[style].format(t=token) + "\necho done", "timeout": 30},
-                              mode_ctx)
+    result = await Bash().run({"command": DETACHED[style].format(t=token) + "\necho done", "timeout": 30}, mode_ctx)
     assert time.monotonic() - started < 10  # the call does not wait for the detached child
     assert result.content.splitlines()[0] == "done" and result.status == "ok"
     assert await all_gone(token), f"{style}: {pids_with(token)} outlived the call"
@@ -133,8 +133,10 @@ async def test_provider_keys_and_secrets_are_not_in_the_environment(mode_ctx, mo
     for secret in ("sk-test-openai-1234", "ghp_test_5678", "hunter2", "s3cret"):
         assert secret not in result.content
     # The model is told why the variable is empty, by name, not given its value.
-    assert ("[DATABASE_URL, GITHUB_TOKEN, OPENAI_API_KEY, PGPASSWORD are not passed to commands (they look "
-            "like secrets); the user can name variables to pass in shell_env_passthrough]") in result.content
+    assert (
+        "[DATABASE_URL, GITHUB_TOKEN, OPENAI_API_KEY, PGPASSWORD are not passed to commands (they look "
+        "like secrets); the user can name variables to pass in shell_env_passthrough]"
+    ) in result.content
 
 
 async def test_the_user_can_pass_a_named_secret(workspace, store, monkeypatch):

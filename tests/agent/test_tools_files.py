@@ -58,14 +58,17 @@ async def test_file_read_missing_and_past_end(ctx, workspace):
         await FileRead().run({"path": "s.txt", "start_line": 9}, ctx)
 
 
-@pytest.mark.parametrize("tool,args", [
-    (FileRead(), {"path": "../outside.txt"}),
-    (FileRead(), {"path": "/etc/passwd"}),
-    (FileWrite(), {"path": "../outside.txt", "content": "x"}),
-    (FileEdit(), {"path": "/etc/passwd", "old": "root", "new": "toor"}),
-    (FileRead(), {"path": "link/secret.txt"}),
-    (FileWrite(), {"path": "link/new.txt", "content": "x"}),
-])
+@pytest.mark.parametrize(
+    "tool,args",
+    [
+        (FileRead(), {"path": "../outside.txt"}),
+        (FileRead(), {"path": "/etc/passwd"}),
+        (FileWrite(), {"path": "../outside.txt", "content": "x"}),
+        (FileEdit(), {"path": "/etc/passwd", "old": "root", "new": "toor"}),
+        (FileRead(), {"path": "link/secret.txt"}),
+        (FileWrite(), {"path": "link/new.txt", "content": "x"}),
+    ],
+)
 async def test_paths_outside_workspace_are_refused(tool, args, ctx, workspace, tmp_path):
     outside = tmp_path / "elsewhere"
     outside.mkdir(exist_ok=True)

@@ -42,8 +42,13 @@ class _Handler(http.server.BaseHTTPRequestHandler):
     def log_message(self, *args) -> None:  # quiet
         pass
 
-    def _send(self, status: int, body: bytes, content_type: str = "text/html; charset=utf-8",
-              headers: dict[str, str] | None = None) -> None:
+    def _send(
+        self,
+        status: int,
+        body: bytes,
+        content_type: str = "text/html; charset=utf-8",
+        headers: dict[str, str] | None = None,
+    ) -> None:
         self.send_response(status)
         self.send_header("Content-Type", content_type)
         self.send_header("Content-Length", str(len(body)))
@@ -101,17 +106,30 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         elif path == "/json":
             self._send(200, json.dumps({"name": "quiver", "version": "2.4.0"}).encode(), "application/json")
         elif path == "/latin1":
-            self._send(200, "<html><head><title>Caf\xe9</title></head><body><p>cr\xe8me br\xfbl\xe9e</p></body></html>"
-                       .encode("latin-1"), "text/html; charset=iso-8859-1")
+            self._send(
+                200,
+                "<html><head><title>Caf\xe9</title></head><body><p>cr\xe8me br\xfbl\xe9e</p></body></html>".encode(
+                    "latin-1"
+                ),
+                "text/html; charset=iso-8859-1",
+            )
         elif path == "/meta-charset":
-            body = ('<html><head><meta charset="windows-1252"><title>Quotes</title></head>'
-                    '<body><p>\u201csmart\u201d quotes</p></body></html>').encode("cp1252")
+            body = (
+                '<html><head><meta charset="windows-1252"><title>Quotes</title></head>'
+                "<body><p>\u201csmart\u201d quotes</p></body></html>"
+            ).encode("cp1252")
             self._send(200, body, "text/html")
         elif path == "/huge-page":
-            paragraphs = "".join(f"<p>Paragraph {i}: the harbour ferry timetable changes on weekdays.</p>"
-                                 for i in range(4000))
-            self._send(200, (f"<html><body><main><h1>Huge</h1>{paragraphs}"
-                             "<p>needle-kestrel-4471 sits at the very end</p></main></body></html>").encode())
+            paragraphs = "".join(
+                f"<p>Paragraph {i}: the harbour ferry timetable changes on weekdays.</p>" for i in range(4000)
+            )
+            self._send(
+                200,
+                (
+                    f"<html><body><main><h1>Huge</h1>{paragraphs}"
+                    "<p>needle-kestrel-4471 sits at the very end</p></main></body></html>"
+                ).encode(),
+            )
         elif path == "/missing":
             self._send(404, b"<html><body><main><h1>Not found</h1><p>No such page.</p></main></body></html>")
         else:
@@ -177,7 +195,7 @@ async def test_github_like_readme_keeps_headings_code_language_and_table(server,
 async def test_news_article_drops_ads_banner_and_paywall(server, workspace, store):
     text = (await fetch(f"{server.base}/page/article.html", _ctx(workspace, store))).content
     assert "## What changes for riders" in text
-    assert "> \"We are funding buses at 3 a.m." in text
+    assert '> "We are funding buses at 3 a.m.' in text
     assert "- N4: Harbour terminal to the hospital campus, every 15 minutes" in text
     for chrome in ("We use cookies", "Advertisement", "Refinance", "You have read 3 of 5", "__INITIAL_STATE__"):
         assert chrome not in text, chrome
@@ -241,8 +259,17 @@ async def test_binary_bodies_are_refused_by_type_and_by_bytes(server, workspace,
         await fetch(f"{server.base}/lying-binary", ctx)
 
 
-@pytest.mark.parametrize("url", ["file:///etc/passwd", "ftp://example.com/x", "javascript:alert(1)",
-                                 "gopher://127.0.0.1:70/", "//example.com/no-scheme", "https://user:pw@example.com/"])
+@pytest.mark.parametrize(
+    "url",
+    [
+        "file:///etc/passwd",
+        "ftp://example.com/x",
+        "javascript:alert(1)",
+        "gopher://127.0.0.1:70/",
+        "//example.com/no-scheme",
+        "https://user:pw@example.com/",
+    ],
+)
 async def test_only_plain_http_urls(url, workspace, store):
     with pytest.raises(ToolError):
         await fetch(url, _ctx(workspace, store))
@@ -251,8 +278,20 @@ async def test_only_plain_http_urls(url, workspace, store):
 # ------------------------------------------------------------------ private addresses
 
 
-@pytest.mark.parametrize("host", ["127.0.0.1", "localhost", "169.254.169.254", "10.1.2.3", "192.168.0.1",
-                                  "[::1]", "[::ffff:127.0.0.1]", "0.0.0.0", "100.64.0.1"])
+@pytest.mark.parametrize(
+    "host",
+    [
+        "127.0.0.1",
+        "localhost",
+        "169.254.169.254",
+        "10.1.2.3",
+        "192.168.0.1",
+        "[::1]",
+        "[::ffff:127.0.0.1]",
+        "0.0.0.0",
+        "100.64.0.1",
+    ],
+)
 async def test_private_addresses_are_refused_by_default(host, workspace, store):
     ctx = _ctx(workspace, store, web_fetch_allow_private=False)
     with pytest.raises(ToolError, match="web_fetch_allow_private"):
@@ -270,8 +309,13 @@ async def test_the_loopback_server_gets_no_request_unless_allowed(server, worksp
 
 def test_webfetch_rules_parse_and_match_hosts_exactly():
     assert parse_rule("WebFetch(domain:Docs.Python.org.)").pattern == "domain:docs.python.org"
-    for bad in ("WebFetch(docs.python.org)", "WebFetch(domain:)", "WebFetch(domain:a b)",
-                "WebFetch(domain:http://x.org)", "WebFetch(domain:x.org/path)"):
+    for bad in (
+        "WebFetch(docs.python.org)",
+        "WebFetch(domain:)",
+        "WebFetch(domain:a b)",
+        "WebFetch(domain:http://x.org)",
+        "WebFetch(domain:x.org/path)",
+    ):
         with pytest.raises(RuleError):
             parse_rule(bad)
     rules = rule_set(allow=[("WebFetch(domain:docs.python.org)", "u"), ("WebFetch(domain:*.example.org)", "u")])
@@ -286,16 +330,16 @@ def test_webfetch_rules_parse_and_match_hosts_exactly():
     assert not allowed("https://evildocs.python.org/")
     assert allowed("https://a.b.example.org/") and not allowed("https://example.org/")
     assert not allowed("https://notexample.org/")
-    assert suggest_rules(call_for("web_fetch", {"url": "https://Docs.python.org/3/"}, ws)) == \
-        ("WebFetch(domain:docs.python.org)",)
+    assert suggest_rules(call_for("web_fetch", {"url": "https://Docs.python.org/3/"}, ws)) == (
+        "WebFetch(domain:docs.python.org)",
+    )
 
 
 # ------------------------------------------------------------------ in the agent
 
 
 def _agent(store, workspace: Path, script, url: str, **values) -> Agent:
-    model = script({"tool_calls": [{"id": "c1", "name": "web_fetch", "arguments": {"url": url}}]},
-                   {"text": "read it"})
+    model = script({"tool_calls": [{"id": "c1", "name": "web_fetch", "arguments": {"url": url}}]}, {"text": "read it"})
     session = store.create_session(model=model)
     rules = values.pop("rules", None)
     headless = values.pop("headless", False)
@@ -338,8 +382,9 @@ async def test_an_allow_rule_for_the_host_runs_without_asking(server, store, wor
 
 async def test_a_deny_rule_refuses_even_in_yolo_with_network(server, store, workspace, script):
     rules = PermissionLists(deny=(RuleEntry("WebFetch(domain:127.0.0.1)", "config.toml:4"),))
-    agent = _agent(store, workspace, script, f"{server.base}/page/docs.html", approval="yolo",
-                   sandbox_network=True, rules=rules)
+    agent = _agent(
+        store, workspace, script, f"{server.base}/page/docs.html", approval="yolo", sandbox_network=True, rules=rules
+    )
     log = await drive(agent, "read", approve=True)
     assert log.approvals == [] and log.of(ToolFinished)[0].status == "denied"
     assert server.seen == []
@@ -356,8 +401,15 @@ async def test_headless_yolo_refuses_and_names_what_would_allow_it(server, store
 
 
 async def test_a_huge_page_is_spilled_to_the_vault_and_searchable(server, store, workspace, script):
-    agent = _agent(store, workspace, script, f"{server.base}/huge-page", approval="yolo", sandbox_network=True,
-                   tool_output_cap=4000)
+    agent = _agent(
+        store,
+        workspace,
+        script,
+        f"{server.base}/huge-page",
+        approval="yolo",
+        sandbox_network=True,
+        tool_output_cap=4000,
+    )
     log = await drive(agent, "read", approve=False)
     finished = log.of(ToolFinished)[0]
     assert finished.vault_handle is not None and len(finished.content) < 6000
@@ -373,8 +425,14 @@ def test_approval_request_names_the_url(server, workspace, store):
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.lists(st.sampled_from([*"<>/=\"' abcdiv&;#\n", "<article>", "</main>", "<nav>", "<pre>",
-                                 "<table><tr><td>", "<script>", "<!--"]), max_size=120).map("".join))
+@given(
+    st.lists(
+        st.sampled_from(
+            [*"<>/=\"' abcdiv&;#\n", "<article>", "</main>", "<nav>", "<pre>", "<table><tr><td>", "<script>", "<!--"]
+        ),
+        max_size=120,
+    ).map("".join)
+)
 def test_any_html_converts_without_raising(html):
     title, text = html_to_markdown(html, base_url="https://example.org/a/")
     assert isinstance(title, str) and isinstance(text, str)

@@ -103,10 +103,20 @@ def test_parallel_groups_are_wide_and_large(sessions) -> None:
 
 def test_images_in_user_and_tool_messages(sessions) -> None:
     messages = _messages(sessions["images"][0])
-    user_images = [p for m in messages if m["role"] == "user" and isinstance(m["content"], list)
-                   for p in m["content"] if p["type"] == "image_url"]
-    tool_images = [p for m in messages if m["role"] == "tool" and isinstance(m["content"], list)
-                   for p in m["content"] if p["type"] == "image_url"]
+    user_images = [
+        p
+        for m in messages
+        if m["role"] == "user" and isinstance(m["content"], list)
+        for p in m["content"]
+        if p["type"] == "image_url"
+    ]
+    tool_images = [
+        p
+        for m in messages
+        if m["role"] == "tool" and isinstance(m["content"], list)
+        for p in m["content"]
+        if p["type"] == "image_url"
+    ]
     assert len(user_images) >= 40 and len(tool_images) >= 20
     url = tool_images[0]["image_url"]["url"]
     assert base64.b64decode(url.split(",", 1)[1]).startswith(PNG_SIGNATURE)
@@ -133,8 +143,16 @@ def test_hostile_summarizers_reach_peers_and_myrm() -> None:
     shared = SharedSummarizer("raises", SharedCounter())
     with pytest.raises(RuntimeError, match="HTTP 500"):
         shared.summarize_messages([{"role": "user", "content": "hello"}])
-    block = [{"role": "user", "content": "x" * 500}, {"role": "assistant", "content": None, "tool_calls": [
-        {"id": "c", "type": "function", "function": {"name": "bash", "arguments": '{"command": "ls"}'}}]}]
+    block = [
+        {"role": "user", "content": "x" * 500},
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [
+                {"id": "c", "type": "function", "function": {"name": "bash", "arguments": '{"command": "ls"}'}}
+            ],
+        },
+    ]
     out = SharedSummarizer("inflate", SharedCounter()).summarize_messages(block)
     assert len(out) > 2 * 500 and out.count("x" * 500) == 2
 
@@ -148,8 +166,11 @@ def test_binary_output_has_the_hostile_bytes(sessions) -> None:
 
 
 def test_huge_tool_arguments(sessions) -> None:
-    sizes = [len(call["function"]["arguments"]) for m in _messages(sessions["huge-tool-args"][0])
-             for call in m.get("tool_calls") or ()]
+    sizes = [
+        len(call["function"]["arguments"])
+        for m in _messages(sessions["huge-tool-args"][0])
+        for call in m.get("tool_calls") or ()
+    ]
     assert sum(size >= HUGE_ARGS_CHARS for size in sizes) >= 3
 
 
@@ -190,8 +211,17 @@ def test_the_harness_sees_each_hostile_feature_on_raw(runs) -> None:
         assert row["report"]["retention"]["r_1"] == 1.0  # raw keeps everything: the probes are answerable
     lines_after = {case: runs[("raw", case)]["report"]["turns"] for case in CASES}
     assert over("first-message-150k") == lines_after["first-message-150k"]  # over budget from turn 1
-    for case in ("mb-output", "mb-one-line", "parallel-across-cut", "images", "binary-output", "huge-tool-args",
-                 "token-dense", "summarizer-raises", "summarizer-inflates"):
+    for case in (
+        "mb-output",
+        "mb-one-line",
+        "parallel-across-cut",
+        "images",
+        "binary-output",
+        "huge-tool-args",
+        "token-dense",
+        "summarizer-raises",
+        "summarizer-inflates",
+    ):
         assert over(case) >= 10, case
     assert structure("duplicate-ids") >= lines_after["duplicate-ids"] - 1
     issues = runs[("raw", "broken-history")]["report"]["structure"]
@@ -225,8 +255,12 @@ def test_myrm_rows_are_recorded(runs) -> None:
         assert report["budget"]["over_budget_turns"] == 0, case
         assert report["structure"]["turns_with_errors"] == 0, (case, report["structure"])
         assert report["exceptions"] == 0 and report["silent_noops"] == 0, case
-    section = {"window": WINDOW, "elapsed_s": 1.0, "cases": {c: {"doc": CASES[c].doc} for c in CASES},
-               "results": [dict(r, case=k[1]) for k, r in runs.items()]}
+    section = {
+        "window": WINDOW,
+        "elapsed_s": 1.0,
+        "cases": {c: {"doc": CASES[c].doc} for c in CASES},
+        "results": [dict(r, case=k[1]) for k, r in runs.items()],
+    }
     text = render_adversarial({"mode": "all", "adversarial": section})
     table = next(line for line in text.splitlines() if line.startswith("| raw |"))
     assert table.count("|") == len(CASES) + 2 and "/" in table
@@ -234,8 +268,20 @@ def test_myrm_rows_are_recorded(runs) -> None:
 
 def test_cli_mode_writes_results(tmp_path: Path, capsys) -> None:
     out = tmp_path / "adv.json"
-    assert main(["--contenders", "raw,naive-truncation", "--cases", "broken-history,duplicate-ids", "--out", str(out),
-                 "--quiet"]) == 0
+    assert (
+        main(
+            [
+                "--contenders",
+                "raw,naive-truncation",
+                "--cases",
+                "broken-history,duplicate-ids",
+                "--out",
+                str(out),
+                "--quiet",
+            ]
+        )
+        == 0
+    )
     document = json.loads(out.read_text(encoding="utf-8"))
     rows = document["adversarial"]["results"]
     assert document["mode"] == "adversarial" and len(rows) == 4

@@ -28,8 +28,26 @@ CONTENDERS = ("myrm", "raw", "naive-truncation")
 def quick(tmp_path_factory) -> tuple[dict, str]:
     folder = tmp_path_factory.mktemp("bench-quick")
     out, markdown = folder / "quick.json", folder / "quick.md"
-    proc = subprocess.run([sys.executable, "-m", "bench", "quick", "--contenders", ",".join(CONTENDERS), "--out", str(out),
-                           "--markdown", str(markdown), "--quiet"], check=False, cwd=ROOT, capture_output=True, text=True, timeout=600)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "bench",
+            "quick",
+            "--contenders",
+            ",".join(CONTENDERS),
+            "--out",
+            str(out),
+            "--markdown",
+            str(markdown),
+            "--quiet",
+        ],
+        check=False,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert proc.returncode == 0, proc.stderr[-2000:]
     return json.loads(out.read_text(encoding="utf-8")), markdown.read_text(encoding="utf-8")
 

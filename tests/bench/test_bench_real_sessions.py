@@ -21,11 +21,17 @@ from bench.sessionio import read_answers, read_session, session_problems
 
 @pytest.fixture(scope="module")
 def captures():
-    return {"real-pytest": capture_pytest(ROOT, collect=False), "real-git": capture_git(ROOT), "real-env": capture_env(ROOT)}
+    return {
+        "real-pytest": capture_pytest(ROOT, collect=False),
+        "real-git": capture_git(ROOT),
+        "real-env": capture_env(ROOT),
+    }
 
 
 def test_captured_output_is_real(captures):
-    pytest_runs = [s.output for s in captures["real-pytest"] if s.args.get("command", "").startswith("python -m pytest -v")]
+    pytest_runs = [
+        s.output for s in captures["real-pytest"] if s.args.get("command", "").startswith("python -m pytest -v")
+    ]
     assert len(pytest_runs) == 2
     assert "1 failed, 2 passed" in pytest_runs[0] and "[exit code 1]" in pytest_runs[0]
     assert "3 passed" in pytest_runs[1] and "failed" not in pytest_runs[1]
@@ -58,7 +64,9 @@ def test_sessions_are_valid_and_carry_probed_needles(tmp_path, captures):
             assert user["role"] == "user" and needle_pattern(needle["needle"]).search(user["content"])
             assert all(p["turn"] <= 60 for p in needle["probes"])
             assert needle["probes"] or needle["planted_turn"] + 5 > 60, "every needle with room for a probe is probed"
-        assert sorted(session.probes) == sorted((p["turn"], p["query"]) for n in answers["needles"] for p in n["probes"])
+        assert sorted(session.probes) == sorted(
+            (p["turn"], p["query"]) for n in answers["needles"] for p in n["probes"]
+        )
 
 
 def test_outputs_repeat_exactly_when_steps_cycle():

@@ -18,10 +18,12 @@ CALL = {"id": "call_1", "type": "function", "function": {"name": "bash", "argume
 # Five turns; turn 2 carries the needle (carrier 1) and a tool call.
 TURNS = {
     1: [{"role": "user", "content": CONSTRAINT}, {"role": "assistant", "content": "Understood."}],
-    2: [{"role": "user", "content": f"the port is {NEEDLE} ok"},
+    2: [
+        {"role": "user", "content": f"the port is {NEEDLE} ok"},
         {"role": "assistant", "content": None, "tool_calls": [CALL]},
         {"role": "tool", "tool_call_id": "call_1", "name": "bash", "content": "a.py\nb.py"},
-        {"role": "assistant", "content": "Two files."}],
+        {"role": "assistant", "content": "Two files."},
+    ],
     3: [{"role": "user", "content": "next"}, {"role": "assistant", "content": "ok 3"}],
     4: [{"role": "user", "content": "more"}, {"role": "assistant", "content": "ok 4"}],
     5: [{"role": "user", "content": "last"}, {"role": "assistant", "content": "ok 5"}],
@@ -29,11 +31,23 @@ TURNS = {
 ANSWERS = {
     "constraint": {"id": "aaaaaaaaaa", "needle": "NEEDLE-aaaaaaaaaa limit=3", "text": CONSTRAINT},
     "needles": [
-        {"id": "aaaaaaaaaa", "needle": "NEEDLE-aaaaaaaaaa limit=3", "carrier": 6, "planted_turn": 1,
-         "probes": [{"turn": 5, "lag": 4, "query": "NEEDLE-aaaaaaaaaa limit"}]},
-        {"id": "bbbbbbbbbb", "needle": NEEDLE, "carrier": 1, "planted_turn": 2,
-         "probes": [{"turn": 3, "lag": 1, "query": "NEEDLE-bbbbbbbbbb port"},
-                    {"turn": 4, "lag": 2, "query": "NEEDLE-bbbbbbbbbb port"}]},
+        {
+            "id": "aaaaaaaaaa",
+            "needle": "NEEDLE-aaaaaaaaaa limit=3",
+            "carrier": 6,
+            "planted_turn": 1,
+            "probes": [{"turn": 5, "lag": 4, "query": "NEEDLE-aaaaaaaaaa limit"}],
+        },
+        {
+            "id": "bbbbbbbbbb",
+            "needle": NEEDLE,
+            "carrier": 1,
+            "planted_turn": 2,
+            "probes": [
+                {"turn": 3, "lag": 1, "query": "NEEDLE-bbbbbbbbbb port"},
+                {"turn": 4, "lag": 2, "query": "NEEDLE-bbbbbbbbbb port"},
+            ],
+        },
     ],
 }
 # Every message costs 10 tokens, so budgets and costs can be worked out by hand.
@@ -46,8 +60,12 @@ def session(tmp_path):
     lines = []
     for turn, messages in TURNS.items():
         lines.append({"turn": turn, "messages": messages})
-        lines += [{"probe": {"turn": p["turn"], "query": p["query"]}} for n in ANSWERS["needles"] for p in n["probes"]
-                  if p["turn"] == turn]
+        lines += [
+            {"probe": {"turn": p["turn"], "query": p["query"]}}
+            for n in ANSWERS["needles"]
+            for p in n["probes"]
+            if p["turn"] == turn
+        ]
     write_session(path, lines, ANSWERS)
     return path
 
@@ -74,16 +92,31 @@ def full_prompts() -> dict[int, list[dict]]:
 
 
 def run(tmp_path, session, prompts, probes=(), window=10_000, reserve=0, **kw):
-    return score(write_out(tmp_path, prompts, probes, extra=kw.pop("extra", None)), session,
-                 window=window, output_reserve=reserve, count=kw.pop("count", TEN), **kw)
+    return score(
+        write_out(tmp_path, prompts, probes, extra=kw.pop("extra", None)),
+        session,
+        window=window,
+        output_reserve=reserve,
+        count=kw.pop("count", TEN),
+        **kw,
+    )
 
 
 def test_an_append_only_engine_scores_clean(tmp_path, session):
     report = run(tmp_path, session, full_prompts())
     s, p, r = report["structure"], report["prefix"], report["retention"]
     assert report["turns"] == 5 and report["missing_turn_count"] == 0
-    assert all(s[k] == 0 for k in ("orphan_results", "dangling_calls", "role_order_errors", "duplicate_call_ids",
-                                   "system_prompt_changes", "turns_with_errors"))
+    assert all(
+        s[k] == 0
+        for k in (
+            "orphan_results",
+            "dangling_calls",
+            "role_order_errors",
+            "duplicate_call_ids",
+            "system_prompt_changes",
+            "turns_with_errors",
+        )
+    )
     assert p["breaks"] == 0 and p["system_prompt_changes"] == 0
     # Turn t reuses all of turn t-1: prompts are 30, 70, 90, 110, 130 tokens (10 per message).
     assert p["anthropic"]["token_weighted"] == pytest.approx((30 + 70 + 90 + 110) / (70 + 90 + 110 + 130))
@@ -109,7 +142,13 @@ def test_role_order_errors_are_counted(tmp_path, session):
     prompts = full_prompts()
     body = history(2)
     # A user message between the call and its result, and an assistant opening the conversation.
-    prompts[2] = [SYSTEM, {"role": "assistant", "content": "hello"}, *body[:4], {"role": "user", "content": "wait"}, *body[4:]]
+    prompts[2] = [
+        SYSTEM,
+        {"role": "assistant", "content": "hello"},
+        *body[:4],
+        {"role": "user", "content": "wait"},
+        *body[4:],
+    ]
     s = run(tmp_path, session, prompts)["structure"]
     assert s["role_order_errors"] == 2 and s["orphan_results"] == 0 and s["dangling_calls"] == 0
 
@@ -130,7 +169,10 @@ def test_cache_markers_and_text_part_lists_do_not_break_the_prefix(tmp_path, ses
     prompts = full_prompts()
     for prompt in prompts.values():  # a marker on the last message moves every turn
         last = prompt[-1]
-        prompt[-1] = {**last, "content": [{"type": "text", "text": last["content"] or "", "cache_control": {"type": "ephemeral"}}]}
+        prompt[-1] = {
+            **last,
+            "content": [{"type": "text", "text": last["content"] or "", "cache_control": {"type": "ephemeral"}}],
+        }
     assert run(tmp_path, session, prompts)["prefix"]["breaks"] == 0
 
 
@@ -138,8 +180,10 @@ def test_a_needle_found_only_by_recall_counts_for_r1_not_verbatim(tmp_path, sess
     prompts = full_prompts()
     for turn in (3, 4):
         prompts[turn] = [m for m in prompts[turn] if NEEDLE not in (m.get("content") or "")]
-    probes = [(3, "NEEDLE-bbbbbbbbbb port", f"[recall] user said: the port is {NEEDLE} ok"),
-              (4, "NEEDLE-bbbbbbbbbb port", "[recall] NEEDLE-bbbbbbbbbb port=12345")]  # a different value
+    probes = [
+        (3, "NEEDLE-bbbbbbbbbb port", f"[recall] user said: the port is {NEEDLE} ok"),
+        (4, "NEEDLE-bbbbbbbbbb port", "[recall] NEEDLE-bbbbbbbbbb port=12345"),
+    ]  # a different value
     r = run(tmp_path, session, prompts, probes)["retention"]
     assert r["by_lag"]["1"] == {"probes": 1, "r_verbatim": 0.0, "r_1": 1.0}
     assert r["by_lag"]["2"] == {"probes": 1, "r_verbatim": 0.0, "r_1": 0.0}
@@ -201,8 +245,10 @@ def test_a_stale_value_is_not_retention(tmp_path, session):
 def test_timing_buckets_and_growth_exponent(tmp_path):
     # 400 turns of 2 messages; engine time grows as sqrt(history), so alpha = 0.5.
     session = tmp_path / "long.jsonl"
-    lines = [{"turn": t, "messages": [{"role": "user", "content": f"u{t}"}, {"role": "assistant", "content": f"a{t}"}]}
-             for t in range(1, 401)]
+    lines = [
+        {"turn": t, "messages": [{"role": "user", "content": f"u{t}"}, {"role": "assistant", "content": f"a{t}"}]}
+        for t in range(1, 401)
+    ]
     write_session(session, lines, {"needles": []})
     extra = {t: {"engine_ms": 0.01 * math.sqrt(2 * t)} for t in range(1, 401)}
     prompts = {t: [SYSTEM, *lines[t - 1]["messages"]] for t in range(1, 401)}
@@ -258,8 +304,12 @@ def test_a_recall_that_returns_only_the_superseded_value_is_stale(tmp_path, sess
     other = tmp_path / "a.json"
     other.write_text(json.dumps(answers))
     prompts = {t: [SYSTEM, {"role": "user", "content": f"u{t}"}] for t in TURNS}
-    probes = [(3, "NEEDLE-bbbbbbbbbb port", f"[1] {NEEDLE} (older read)"),
-              (4, "NEEDLE-bbbbbbbbbb port", f"[1] {NEEDLE}\n[2] NEEDLE-bbbbbbbbbb port=9999")]
-    r = score(write_out(tmp_path, prompts, probes), session, other, window=10_000, output_reserve=0, count=TEN)["retention"]
+    probes = [
+        (3, "NEEDLE-bbbbbbbbbb port", f"[1] {NEEDLE} (older read)"),
+        (4, "NEEDLE-bbbbbbbbbb port", f"[1] {NEEDLE}\n[2] NEEDLE-bbbbbbbbbb port=9999"),
+    ]
+    r = score(write_out(tmp_path, prompts, probes), session, other, window=10_000, output_reserve=0, count=TEN)[
+        "retention"
+    ]
     assert r["by_lag"]["1"]["r_1"] == 0.0 and r["by_lag"]["2"]["r_1"] == 1.0
     assert r["stale"] == 1

@@ -37,9 +37,9 @@ def _png_ok(data: bytes) -> bool:
     assert data[:8] == b"\x89PNG\r\n\x1a\n"
     pos, idat, width = 8, b"", None
     while pos < len(data):
-        (length,) = struct.unpack(">I", data[pos:pos + 4])
-        kind, body = data[pos + 4:pos + 8], data[pos + 8:pos + 8 + length]
-        (crc,) = struct.unpack(">I", data[pos + 8 + length:pos + 12 + length])
+        (length,) = struct.unpack(">I", data[pos : pos + 4])
+        kind, body = data[pos + 4 : pos + 8], data[pos + 8 : pos + 8 + length]
+        (crc,) = struct.unpack(">I", data[pos + 8 + length : pos + 12 + length])
         assert zlib.crc32(kind + body) & 0xFFFFFFFF == crc
         if kind == b"IHDR":
             width, height = struct.unpack(">II", body[:8])
@@ -104,10 +104,14 @@ def test_all_six_carriers_are_planted_where_the_answers_say(coding400):
         elif carrier == 4:
             old = needle_pattern(needle["old_needle"])
             assert needle["value"] != needle["old_value"]
-            first = [m for m in messages if m["role"] == "tool" and m["name"] == "file_read" and old.search(m["content"])]
+            first = [
+                m for m in messages if m["role"] == "tool" and m["name"] == "file_read" and old.search(m["content"])
+            ]
             assert first, "the first read shows the old value"
             later = turns[needle["updated_turn"]]
-            reread = [m for m in later if m["role"] == "tool" and m["name"] == "file_read" and pattern.search(m["content"])]
+            reread = [
+                m for m in later if m["role"] == "tool" and m["name"] == "file_read" and pattern.search(m["content"])
+            ]
             assert reread and not old.search(reread[-1]["content"]), "the re-read shows only the newer value"
 
 
@@ -160,13 +164,23 @@ def test_coding_has_the_heavy_outputs_and_exact_rereads(coding400):
     tool_outputs = [m["content"] for ms in turns.values() for m in ms if m["role"] == "tool"]
     assert sum(len(o) >= BIG_LOG_CHARS for o in tool_outputs) == 1, "one 1 MB log"
     assert sum(200_000 <= len(o) < BIG_LOG_CHARS for o in tool_outputs) == 400 // 25, "a 200 KB JSON every 25 turns"
-    reads = Counter(m["content"] for ms in turns.values() for m in ms if m["role"] == "tool" and m["name"] == "file_read")
+    reads = Counter(
+        m["content"] for ms in turns.values() for m in ms if m["role"] == "tool" and m["name"] == "file_read"
+    )
     assert max(reads.values()) >= 3, "some files are re-read with identical output"
     pytest_logs = [o for o in tool_outputs if o.startswith("=====") and "test session starts" in o]
-    assert any(" failed" in o.splitlines()[-1] for o in pytest_logs) and any(" failed" not in o.splitlines()[-1] for o in pytest_logs)
+    assert any(" failed" in o.splitlines()[-1] for o in pytest_logs) and any(
+        " failed" not in o.splitlines()[-1] for o in pytest_logs
+    )
     assert any(o.startswith("diff --git") for o in tool_outputs)
-    images = {t: p for t, ms in turns.items() for m in ms if isinstance(m.get("content"), list)
-              for p in m["content"] if p.get("type") == "image_url"}
+    images = {
+        t: p
+        for t, ms in turns.items()
+        for m in ms
+        if isinstance(m.get("content"), list)
+        for p in m["content"]
+        if p.get("type") == "image_url"
+    }
     assert sorted(images) == list(range(SCREENSHOT_EVERY, 401, SCREENSHOT_EVERY))
     for part in images.values():
         url = part["image_url"]["url"]

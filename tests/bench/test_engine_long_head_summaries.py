@@ -24,9 +24,13 @@ def test_coding_400_at_32k_with_head_summaries_keeps_summaries_under_their_cap()
         report = record["events"][0]
         budget = report["budget"]["prompt_limit"]
         assert record["tokens"] <= budget
-        summaries = sum(count_message_tokens(m, "gpt-4o") for m in record["prompt"]
-                        if isinstance(m.get("content"), str) and m["content"].startswith("<context-note")
-                        and "[summary S" in m["content"])
+        summaries = sum(
+            count_message_tokens(m, "gpt-4o")
+            for m in record["prompt"]
+            if isinstance(m.get("content"), str)
+            and m["content"].startswith("<context-note")
+            and "[summary S" in m["content"]
+        )
         worst = max(worst, summaries / budget)
     assert turns == 400
     # The cap is enforced at each event; between events only new leaves can add a little.

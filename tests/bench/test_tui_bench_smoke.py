@@ -18,14 +18,34 @@ TIMEOUT_S = 240
 
 
 def run_module(module: str, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", module, *args, "--silent"], cwd=REPO, capture_output=True,
-                          text=True, timeout=TIMEOUT_S, check=False)
+    return subprocess.run(
+        [sys.executable, "-m", module, *args, "--silent"],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT_S,
+        check=False,
+    )
 
 
 def test_tui_bench_quick_writes_every_figure(tmp_path: Path):
     out = tmp_path / "tui.json"
-    proc = run_module("bench.tui_bench", "--quick", "--runs", "1", "--stream-seconds", "0.5", "--sizes", "0,20",
-                      "--samples", "3", "--no-peers", "--no-what-if", "--out", str(out))
+    proc = run_module(
+        "bench.tui_bench",
+        "--quick",
+        "--runs",
+        "1",
+        "--stream-seconds",
+        "0.5",
+        "--sizes",
+        "0,20",
+        "--samples",
+        "3",
+        "--no-peers",
+        "--no-what-if",
+        "--out",
+        str(out),
+    )
     assert proc.returncode == 0, proc.stderr[-2000:]
     result = json.loads(out.read_text())
     assert "T1 start" in proc.stdout and "T2 long sessions" in proc.stdout

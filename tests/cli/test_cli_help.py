@@ -6,8 +6,18 @@ import pytest
 
 from myrm_tui.llm.model_names import prefixed_name
 
-HELP_OF = [(), ("run",), ("sessions",), ("sessions", "list"), ("sessions", "export"), ("sessions", "recover"),
-           ("models",), ("trust",), ("doctor",), ("replay",)]
+HELP_OF = [
+    (),
+    ("run",),
+    ("sessions",),
+    ("sessions", "list"),
+    ("sessions", "export"),
+    ("sessions", "recover"),
+    ("models",),
+    ("trust",),
+    ("doctor",),
+    ("replay",),
+]
 
 
 @pytest.mark.parametrize("command", HELP_OF, ids=lambda c: " ".join(c) or "myrm")

@@ -8,10 +8,19 @@ import sys
 
 
 def test_importing_the_cli_loads_neither_litellm_nor_textual(myrm):
-    code = ("import sys, myrm_tui.cli; "
-            "print([m for m in sys.modules if m.split('.')[0] in ('litellm', 'textual', 'openai')])")
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False,
-                            env=myrm.env(), cwd=myrm.workspace, timeout=60)
+    code = (
+        "import sys, myrm_tui.cli; "
+        "print([m for m in sys.modules if m.split('.')[0] in ('litellm', 'textual', 'openai')])"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        check=False,
+        env=myrm.env(),
+        cwd=myrm.workspace,
+        timeout=60,
+    )
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "[]"
 
@@ -29,8 +38,21 @@ def test_models_search_table(myrm):
     result = myrm("models", "--search", "gpt-4o", "--limit", "5")
     assert result.returncode == 0, result.stderr
     lines = result.stdout.splitlines()
-    assert lines[0].split() == ["MODEL", "READY", "WINDOW", "MAX", "OUT", "TOOLS", "VISION", "CACHE", "REASON",
-                                "IN", "$/1M", "OUT", "$/1M"]
+    assert lines[0].split() == [
+        "MODEL",
+        "READY",
+        "WINDOW",
+        "MAX",
+        "OUT",
+        "TOOLS",
+        "VISION",
+        "CACHE",
+        "REASON",
+        "IN",
+        "$/1M",
+        "OUT",
+        "$/1M",
+    ]
     assert 1 <= len(lines) - 1 <= 5
     assert all("gpt-4o" in line.split()[0] for line in lines[1:])
     row = next(line.split() for line in lines[1:] if line.split()[0] == "openai/gpt-4o")

@@ -13,8 +13,7 @@ from myrm_tui.agent.permission_rules import remember_allow
 
 
 def touch_script(script, name: str) -> str:
-    return script({"tool_calls": [{"name": "bash", "arguments": {"command": f"touch {name}"}}]},
-                  {"text": "Finished."})
+    return script({"tool_calls": [{"name": "bash", "arguments": {"command": f"touch {name}"}}]}, {"text": "Finished."})
 
 
 def test_a_user_allow_rule_runs_a_call_the_policy_would_ask_for(myrm, script, workspace):
@@ -57,8 +56,7 @@ def test_a_workspace_deny_rule_refuses_even_with_yolo(myrm, script, workspace):
 
 
 def test_a_bad_rule_is_a_warning_with_its_line_and_the_others_apply(myrm, script, workspace):
-    (myrm.config_dir / "config.toml").write_text(
-        '[permissions]\nallow = ["Bsh(x)", "Bash(touch good:*)"]\n')
+    (myrm.config_dir / "config.toml").write_text('[permissions]\nallow = ["Bsh(x)", "Bash(touch good:*)"]\n')
     result = myrm("run", "--model", touch_script(script, "good"), "make it")
     assert result.returncode == 0, result.stderr
     assert "config.toml:2: [permissions] allow: 'Bsh(x)' names no known tool" in result.stderr

@@ -188,8 +188,16 @@ def test_ctrl_c_cancels_the_turn_stores_synthetic_result_and_exits_130(myrm, scr
 @pytest.mark.llama
 @pytest.mark.slow
 def test_run_on_the_embedded_local_model(myrm):
-    result = myrm("run", "--json", "--model", "local/smollm2", "--max-steps", "2",
-                  "Reply with one short friendly sentence.", timeout=600)
+    result = myrm(
+        "run",
+        "--json",
+        "--model",
+        "local/smollm2",
+        "--max-steps",
+        "2",
+        "Reply with one short friendly sentence.",
+        timeout=600,
+    )
     assert result.returncode == 0, result.stderr
     data = json.loads(result.stdout)
     assert data["text"].strip(), data
@@ -198,8 +206,9 @@ def test_run_on_the_embedded_local_model(myrm):
 
 def test_compact_flag_masks_old_outputs_after_the_turn(myrm, script, workspace):
     (workspace / "big.txt").write_text("\n".join(f"row {i} of a long file" for i in range(2500)))
-    turns = [{"tool_calls": [{"name": "bash", "arguments": {"command": f"cat big.txt # pass {i}"}}]}
-             for i in range(5)] + [{"text": "Read it five times."}]
+    turns = [
+        {"tool_calls": [{"name": "bash", "arguments": {"command": f"cat big.txt # pass {i}"}}]} for i in range(5)
+    ] + [{"text": "Read it five times."}]
     model = script(*turns, context_window=32_000)
     result = myrm("run", "--approve", "yolo", "--compact", "--model", model, "read big.txt five times")
     assert result.returncode == 0, result.stderr

@@ -38,13 +38,17 @@ def listener():
 
 
 def _connect(port: int) -> str:
-    return f"{sys.executable} -c \"import socket; socket.create_connection(('127.0.0.1', {port}), 3); print('connected')\""
+    return (
+        f"{sys.executable} -c \"import socket; socket.create_connection(('127.0.0.1', {port}), 3); print('connected')\""
+    )
 
 
 def test_headless_yolo_does_not_grant_the_network_and_says_what_would(myrm, script, listener):
     port, hits = listener
-    model = script({"tool_calls": [{"name": "bash", "arguments": {"command": _connect(port), "network": True}}]},
-                   {"text": "I could not reach the network."})
+    model = script(
+        {"tool_calls": [{"name": "bash", "arguments": {"command": _connect(port), "network": True}}]},
+        {"text": "I could not reach the network."},
+    )
     result = myrm("run", "--json", "--approve", "yolo", "--model", model, "fetch it")
     assert result.returncode == 0, result.stderr
     assert "asks for network access, which the sandbox only allows after a person's yes" in result.stderr
@@ -56,10 +60,11 @@ def test_headless_yolo_does_not_grant_the_network_and_says_what_would(myrm, scri
 
 def test_the_sandbox_network_setting_lets_a_headless_command_connect(myrm, script, listener):
     port, hits = listener
-    model = script({"tool_calls": [{"name": "bash", "arguments": {"command": _connect(port), "network": True}}]},
-                   {"text": "Connected."})
-    result = myrm("run", "--json", "--approve", "yolo", "--model", model, "fetch it",
-                  env={"MYRM_SANDBOX_NETWORK": "1"})
+    model = script(
+        {"tool_calls": [{"name": "bash", "arguments": {"command": _connect(port), "network": True}}]},
+        {"text": "Connected."},
+    )
+    result = myrm("run", "--json", "--approve", "yolo", "--model", model, "fetch it", env={"MYRM_SANDBOX_NETWORK": "1"})
     assert result.returncode == 0, result.stderr
     (call,) = json.loads(result.stdout)["tool_calls"]
     assert call["status"] == "ok" and call["content"].startswith("connected")
@@ -78,7 +83,7 @@ def test_without_network_true_a_headless_command_stays_offline(myrm, script, lis
 def _sandbox_section(stdout: str) -> list[str]:
     lines = stdout.splitlines()
     start = lines.index("Sandbox")
-    return [line.strip() for line in lines[start + 1:] if line.strip()][:2]
+    return [line.strip() for line in lines[start + 1 :] if line.strip()][:2]
 
 
 def test_doctor_shows_the_sandbox_and_that_it_really_starts(myrm, script):
@@ -90,8 +95,9 @@ def test_doctor_shows_the_sandbox_and_that_it_really_starts(myrm, script):
 
 def test_doctor_shows_an_explicit_off(myrm, script):
     result = myrm.without_local_model("doctor", env={"MYRM_MODEL": script({"text": "hi"}), "MYRM_SANDBOX": "off"})
-    assert _sandbox_section(result.stdout)[0] == ("· sandbox = off: bash commands run unsandboxed; approvals are "
-                                                  "the only guard")
+    assert _sandbox_section(result.stdout)[0] == (
+        "· sandbox = off: bash commands run unsandboxed; approvals are the only guard"
+    )
 
 
 def test_doctor_never_pretends_when_bwrap_is_missing(myrm, script, tmp_path):

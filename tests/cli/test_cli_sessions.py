@@ -11,8 +11,13 @@ from myrm_tui.store.store import Store
 ARGS = {"command": "ls -la ```weird``` dir"}
 MESSAGES = [
     {"role": "user", "content": "List the files please"},
-    {"role": "assistant", "content": "Looking.", "tool_calls": [
-        {"id": "call_1", "type": "function", "function": {"name": "bash", "arguments": json.dumps(ARGS)}}]},
+    {
+        "role": "assistant",
+        "content": "Looking.",
+        "tool_calls": [
+            {"id": "call_1", "type": "function", "function": {"name": "bash", "arguments": json.dumps(ARGS)}}
+        ],
+    },
     {"role": "tool", "tool_call_id": "call_1", "name": "bash", "content": "a.txt\nb.txt"},
     {"role": "assistant", "content": "There are two files: a.txt and b.txt."},
 ]
@@ -68,8 +73,15 @@ def test_show_prints_the_transcript_by_prefix(myrm, stored):
     result = myrm("sessions", "show", session.id[:6])
     assert result.returncode == 0, result.stderr
     out = result.stdout
-    for text in ("List the files please", "Looking.", "→ tool call bash [call_1]", '"command": "ls -la',
-                 "tool result bash [call_1]", "a.txt\nb.txt", "There are two files"):
+    for text in (
+        "List the files please",
+        "Looking.",
+        "→ tool call bash [call_1]",
+        '"command": "ls -la',
+        "tool result bash [call_1]",
+        "a.txt\nb.txt",
+        "There are two files",
+    ):
         assert text in out
     assert out.index("Looking.") < out.index("a.txt\nb.txt") < out.index("There are two files")
 

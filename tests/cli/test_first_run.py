@@ -43,12 +43,15 @@ def test_open_catalogue_providers_and_declared_models_are_not_refused(myrm, work
     assert unknown_model_problem("openai/my-local", api_base="http://127.0.0.1:1/v1") is None
 
 
-@pytest.mark.parametrize("args", [
-    ["--model", "gpt-9", "hello"],
-    ["--session", "nope", "hello"],
-    ["--session", "a", "--continue", "hello"],
-    ["--model", "local/smollm2", ""],
-])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--model", "gpt-9", "hello"],
+        ["--session", "nope", "hello"],
+        ["--session", "a", "--continue", "hello"],
+        ["--model", "local/smollm2", ""],
+    ],
+)
 def test_json_stdout_is_always_one_object_even_on_usage_errors(myrm, args):
     result = myrm("run", "--json", *args)
     assert result.returncode == 2
@@ -77,8 +80,7 @@ def test_continue_uses_the_sessions_own_model_unless_model_is_given(myrm, script
     assert switched["model"] == other
 
 
-def test_headless_denials_name_the_real_policy_and_never_suggest_a_flag_that_would_not_help(
-        myrm, script, workspace):
+def test_headless_denials_name_the_real_policy_and_never_suggest_a_flag_that_would_not_help(myrm, script, workspace):
     model = script(
         {"tool_calls": [{"name": "bash", "arguments": {"command": "rm -rf build"}}]},
         {"text": "Understood."},
@@ -95,8 +97,9 @@ def test_headless_denials_name_the_real_policy_and_never_suggest_a_flag_that_wou
     assert len(results) == 1 and "denied by user" not in results[0]
     assert "nobody to ask" in results[0]
 
-    write = script({"tool_calls": [{"name": "file_write", "arguments": {"path": "a.txt", "content": "x"}}]},
-                   {"text": "ok"})
+    write = script(
+        {"tool_calls": [{"name": "file_write", "arguments": {"path": "a.txt", "content": "x"}}]}, {"text": "ok"}
+    )
     asked = myrm("run", "--model", write, "write it")
     assert "the approval policy is ask" in asked.stderr and "--approve auto-edit allows it" in asked.stderr
     assert not (workspace / "a.txt").exists()
@@ -160,7 +163,8 @@ def test_sessions_hints_name_commands_that_exist(myrm):
 def test_a_bash_call_refused_under_auto_edit_points_at_yolo_not_at_auto_edit():
     from myrm_tui.agent.approvals import Decision, Verdict, headless_refusal
 
-    refusal = headless_refusal(Decision(Verdict.ASK, reason="approval policy is auto-edit"), "exec",
-                               "make test", "auto-edit", "make test")
+    refusal = headless_refusal(
+        Decision(Verdict.ASK, reason="approval policy is auto-edit"), "exec", "make test", "auto-edit", "make test"
+    )
     assert "--approve yolo allows it" in refusal.for_user
     assert refusal.for_model.startswith("not run: make test") and "auto-edit allows" not in refusal.for_user

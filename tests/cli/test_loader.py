@@ -40,8 +40,9 @@ def test_no_files_gives_schema_defaults(dirs):
 
 def test_layers_later_wins_and_sources_are_recorded(dirs):
     workspace, user = dirs
-    user_file = write(user / "config.toml", 'model = "user/m"\nmax_steps = 10\ntheme = "u-theme"\n'
-                      'approval = "auto-edit"\n')
+    user_file = write(
+        user / "config.toml", 'model = "user/m"\nmax_steps = 10\ntheme = "u-theme"\napproval = "auto-edit"\n'
+    )
     ws_file = write(workspace / ".myrm/config.toml", 'max_steps = 20\ntheme = "ws-theme"\napproval = "deny"\n')
     env = {"MYRM_THEME": "env-theme", "MYRM_APPROVAL": "yolo"}
     loaded = load_settings(workspace, {"approval": "ask", "model": None}, user_config_dir=user, env=env)
@@ -57,8 +58,12 @@ def test_layers_later_wins_and_sources_are_recorded(dirs):
 
 def test_env_values_are_typed(dirs):
     workspace, user = dirs
-    env = {"MYRM_MAX_STEPS": " 7 ", "MYRM_BASH_TIMEOUT": "2.5", "MYRM_ANIMATIONS": "off",
-           "MYRM_ALLOW_OUTSIDE_WORKSPACE": "yes"}
+    env = {
+        "MYRM_MAX_STEPS": " 7 ",
+        "MYRM_BASH_TIMEOUT": "2.5",
+        "MYRM_ANIMATIONS": "off",
+        "MYRM_ALLOW_OUTSIDE_WORKSPACE": "yes",
+    }
     s = load_settings(workspace, user_config_dir=user, env=env).settings
     assert s.max_steps == 7 and isinstance(s.max_steps, int)
     assert s.bash_timeout == 2.5
@@ -66,13 +71,16 @@ def test_env_values_are_typed(dirs):
     assert s.allow_outside_workspace is True
 
 
-@pytest.mark.parametrize("var,value,expected_words", [
-    ("MYRM_MAX_STEPS", "lots", "whole number"),
-    ("MYRM_BASH_TIMEOUT", "soon", "a number"),
-    ("MYRM_ANIMATIONS", "maybe", "true or false"),
-    ("MYRM_APPROVAL", "always", "one of ask, auto-edit, yolo, deny"),
-    ("MYRM_MAX_STEPS", "-3", "negative"),
-])
+@pytest.mark.parametrize(
+    "var,value,expected_words",
+    [
+        ("MYRM_MAX_STEPS", "lots", "whole number"),
+        ("MYRM_BASH_TIMEOUT", "soon", "a number"),
+        ("MYRM_ANIMATIONS", "maybe", "true or false"),
+        ("MYRM_APPROVAL", "always", "one of ask, auto-edit, yolo, deny"),
+        ("MYRM_MAX_STEPS", "-3", "negative"),
+    ],
+)
 def test_env_typing_errors_are_problems_and_keep_the_earlier_value(dirs, var, value, expected_words):
     workspace, user = dirs
     write(user / "config.toml", "max_steps = 9\n")
@@ -82,8 +90,9 @@ def test_env_typing_errors_are_problems_and_keep_the_earlier_value(dirs, var, va
     assert problem.file == "env" and var in problem.message and expected_words in problem.message
     assert problem.level == "warning"
     key = var.removeprefix("MYRM_").lower()
-    assert getattr(loaded.settings, key) == (9 if key == "max_steps" else
-                                              next(s.default for s in SETTINGS if s.key == key))
+    assert getattr(loaded.settings, key) == (
+        9 if key == "max_steps" else next(s.default for s in SETTINGS if s.key == key)
+    )
 
 
 def test_corrupt_toml_names_file_and_line_and_other_layers_still_load(dirs):
@@ -124,8 +133,11 @@ def test_int_is_accepted_for_float_settings_but_bool_is_not_an_int(dirs):
 def test_api_keys_in_config_are_refused_and_never_loaded(dirs):
     workspace, user = dirs
     secret = "sk-this-must-not-leak"
-    write(user / "config.toml", f'anthropic_api_key = "{secret}"\n\n[models."openai/x"]\n'
-                                f'api_base = "http://127.0.0.1:1/v1"\napi_key = "{secret}"\n')
+    write(
+        user / "config.toml",
+        f'anthropic_api_key = "{secret}"\n\n[models."openai/x"]\n'
+        f'api_base = "http://127.0.0.1:1/v1"\napi_key = "{secret}"\n',
+    )
     loaded = load_settings(workspace, user_config_dir=user, env={})
     assert [p.line for p in loaded.problems] == [1, 5]
     for problem in loaded.problems:
@@ -137,15 +149,24 @@ def test_api_keys_in_config_are_refused_and_never_loaded(dirs):
 
 def test_models_and_keymap_tables_merge_across_files(dirs):
     workspace, user = dirs
-    write(user / "config.toml", '[models."openai/llama3"]\napi_base = "http://localhost:11434/v1"\n'
-                                'context_window = 8192\nsupports_tools = false\n\n[keymap]\n'
-                                '"app.quit" = "ctrl+q"\nsend = "enter"\n')
-    write(workspace / ".myrm/config.toml", '[models."openai/llama3"]\ncontext_window = 32768\n'
-                                           'input_cost_per_token = 0\nwindow = 5\n\n[keymap]\nsend = "ctrl+enter"\n')
+    write(
+        user / "config.toml",
+        '[models."openai/llama3"]\napi_base = "http://localhost:11434/v1"\n'
+        "context_window = 8192\nsupports_tools = false\n\n[keymap]\n"
+        '"app.quit" = "ctrl+q"\nsend = "enter"\n',
+    )
+    write(
+        workspace / ".myrm/config.toml",
+        '[models."openai/llama3"]\ncontext_window = 32768\n'
+        'input_cost_per_token = 0\nwindow = 5\n\n[keymap]\nsend = "ctrl+enter"\n',
+    )
     loaded = load_settings(workspace, user_config_dir=user, env={})
     assert dict(loaded.settings.models["openai/llama3"]) == {
-        "api_base": "http://localhost:11434/v1", "context_window": 32768, "supports_tools": False,
-        "input_cost_per_token": 0.0}
+        "api_base": "http://localhost:11434/v1",
+        "context_window": 32768,
+        "supports_tools": False,
+        "input_cost_per_token": 0.0,
+    }
     assert dict(loaded.settings.keymap) == {"app.quit": "ctrl+q", "send": "ctrl+enter"}
     assert len(loaded.problems) == 1 and "unknown model override `window`" in loaded.problems[0].message
     assert loaded.problems[0].line == 4
@@ -175,16 +196,28 @@ def test_default_user_config_dir_comes_from_env_override(tmp_path, monkeypatch):
 
 def test_save_round_trip_keeps_other_keys_and_loads_back(dirs):
     workspace, user = dirs
-    cfg = write(user / "config.toml", '# my notes\ntheme = "mine"\ncustom_thing = 1\n\n'
-                                      '[models."a/b"]\ncontext_window = 1000\n\n[keymap]\nsend = "enter"\n')
-    save_user_settings({"max_steps": 12, "bash_timeout": 3, "model": 'odd "name"\\x',
-                        "models": {"openai/llama3": {"api_base": "http://h/v1"}, "a/b": {"supports_tools": True}},
-                        "keymap": {"app.quit": "ctrl+q"}}, cfg)
+    cfg = write(
+        user / "config.toml",
+        '# my notes\ntheme = "mine"\ncustom_thing = 1\n\n'
+        '[models."a/b"]\ncontext_window = 1000\n\n[keymap]\nsend = "enter"\n',
+    )
+    save_user_settings(
+        {
+            "max_steps": 12,
+            "bash_timeout": 3,
+            "model": 'odd "name"\\x',
+            "models": {"openai/llama3": {"api_base": "http://h/v1"}, "a/b": {"supports_tools": True}},
+            "keymap": {"app.quit": "ctrl+q"},
+        },
+        cfg,
+    )
     data = tomllib.loads(cfg.read_text(encoding="utf-8"))
     assert data["theme"] == "mine" and data["custom_thing"] == 1
     assert data["max_steps"] == 12 and data["bash_timeout"] == 3.0 and data["model"] == 'odd "name"\\x'
-    assert data["models"] == {"a/b": {"context_window": 1000, "supports_tools": True},
-                              "openai/llama3": {"api_base": "http://h/v1"}}
+    assert data["models"] == {
+        "a/b": {"context_window": 1000, "supports_tools": True},
+        "openai/llama3": {"api_base": "http://h/v1"},
+    }
     assert data["keymap"] == {"send": "enter", "app.quit": "ctrl+q"}
     s = load_settings(workspace, user_config_dir=user, env={}).settings
     assert (s.max_steps, s.bash_timeout, s.model) == (12, 3.0, 'odd "name"\\x')
@@ -202,11 +235,18 @@ def test_save_creates_missing_file_private(tmp_path):
     assert os.stat(cfg).st_mode & 0o777 == 0o600
 
 
-@pytest.mark.parametrize("changes", [
-    {"max_steps": "ten"}, {"approval": "sometimes"}, {"nonsense": 1}, {"anthropic_api_key": "sk"},
-    {"models": {"x/y": {"api_key": "sk"}}}, {"models": {"x/y": {"context_window": "big"}}},
-    {"keymap": {"send": ""}},
-])
+@pytest.mark.parametrize(
+    "changes",
+    [
+        {"max_steps": "ten"},
+        {"approval": "sometimes"},
+        {"nonsense": 1},
+        {"anthropic_api_key": "sk"},
+        {"models": {"x/y": {"api_key": "sk"}}},
+        {"models": {"x/y": {"context_window": "big"}}},
+        {"keymap": {"send": ""}},
+    ],
+)
 def test_save_refuses_invalid_changes_and_leaves_file_untouched(tmp_path, changes):
     cfg = write(tmp_path / "config.toml", 'theme = "mine"\n')
     with pytest.raises(ValueError):

@@ -8,17 +8,22 @@ from myrm_tui.context.tokens import count_message_tokens
 from myrm_tui.store import Store
 
 ANSWER = ("Water the tomatoes early in the morning and mulch the beds against the heat. " * 5).strip()
-SUMMARY = {"user_goal": "plan a vegetable garden", "active_task": "none",
-           "completed_actions": [f"answered the garden question of week {n}" for n in range(12)],
-           "narrative": "Weekly garden advice, summarized by the lite model."}
+SUMMARY = {
+    "user_goal": "plan a vegetable garden",
+    "active_task": "none",
+    "completed_actions": [f"answered the garden question of week {n}" for n in range(12)],
+    "narrative": "Weekly garden advice, summarized by the lite model.",
+}
 
 
 def seeded_session(workspace, model: str, turns: int = 40) -> str:
     with Store.open(workspace) as store:
         session = store.create_session(model=model, title="garden").id
         for n in range(turns):
-            for message in ({"role": "user", "content": f"Question {n}: what should I do in the garden?"},
-                            {"role": "assistant", "content": f"Week {n}. {ANSWER}"}):
+            for message in (
+                {"role": "user", "content": f"Question {n}: what should I do in the garden?"},
+                {"role": "assistant", "content": f"Week {n}. {ANSWER}"},
+            ):
                 store.append_message(session, message, count_message_tokens(message, model))
     return session
 
@@ -27,8 +32,9 @@ def test_run_compact_turns_a_chat_only_session_into_model_written_summaries(myrm
     main = script({"text": "Happy gardening."}, context_window=32_000)
     lite = script({"text": json.dumps(SUMMARY)}, context_window=12_000)
     session = seeded_session(workspace, main)
-    result = myrm("run", "--session", session, "--compact", "--model", main, "one more question",
-                  env={"MYRM_LITE_MODEL": lite})
+    result = myrm(
+        "run", "--session", session, "--compact", "--model", main, "one more question", env={"MYRM_LITE_MODEL": lite}
+    )
     assert result.returncode == 0, result.stderr
     lines = result.stderr.splitlines()
     assert any(line.startswith("compacting: writing summary 1 of ") for line in lines), result.stderr

@@ -86,9 +86,11 @@ def test_each_setting_follows_its_rule_untrusted_then_trusted(dirs, spec):
 
 
 @settings(max_examples=60, deadline=None)
-@given(user_value=st.sampled_from(SPECS_BY_KEY["approval"].choices),
-       workspace_value=st.sampled_from(SPECS_BY_KEY["approval"].choices),
-       trusted=st.booleans())
+@given(
+    user_value=st.sampled_from(SPECS_BY_KEY["approval"].choices),
+    workspace_value=st.sampled_from(SPECS_BY_KEY["approval"].choices),
+    trusted=st.booleans(),
+)
 def test_a_workspace_only_ever_tightens_approval(tmp_path_factory, user_value, workspace_value, trusted):
     root = tmp_path_factory.mktemp("prop")
     workspace, user = root / "ws", root / "user"
@@ -113,8 +115,10 @@ def test_untrusted_api_base_never_reaches_the_call(dirs):
     from myrm_tui.store import Store
 
     workspace, user = dirs
-    write_workspace(workspace, f'api_base = "{ATTACKER}"\n[models."openai/gpt-4o"]\napi_base = "{ATTACKER}"\n'
-                               "context_window = 64000\n")
+    write_workspace(
+        workspace,
+        f'api_base = "{ATTACKER}"\n[models."openai/gpt-4o"]\napi_base = "{ATTACKER}"\ncontext_window = 64000\n',
+    )
     flags = {"model": "openai/gpt-4o"}  # the user's own choice of model
 
     def kwargs_for(loaded) -> dict:
@@ -123,14 +127,14 @@ def test_untrusted_api_base_never_reaches_the_call(dirs):
             session = store.create_session(model="openai/gpt-4o")
             agent = Agent(store=store, session_id=session.id, settings=loaded.settings, workspace=workspace)
             assert agent.build.model.context_window == 64000  # the harmless override applied
-            return completion_kwargs("openai/gpt-4o", [{"role": "user", "content": "hi"}], None,
-                                     agent.call_settings())
+            return completion_kwargs("openai/gpt-4o", [{"role": "user", "content": "hi"}], None, agent.call_settings())
         finally:
             store.close()
 
     untrusted = load_settings(workspace, flags, user_config_dir=user, env={})
-    assert untrusted.settings.api_base == "" and untrusted.settings.models == {"openai/gpt-4o": {
-        "context_window": 64000}}
+    assert untrusted.settings.api_base == "" and untrusted.settings.models == {
+        "openai/gpt-4o": {"context_window": 64000}
+    }
     assert "api_base" not in kwargs_for(untrusted)
     T.record_trust(user, workspace, untrusted.workspace_trust.digest)
     trusted = load_settings(workspace, flags, user_config_dir=user, env={})
@@ -158,8 +162,9 @@ def test_keymap_cannot_remap_approval_answers_from_a_workspace(dirs):
 
 def test_model_fields_other_than_the_free_ones_need_trust(dirs):
     workspace, user = dirs
-    write_workspace(workspace, '[models."m/x"]\ncontext_window = 1000\nsupports_tools = true\n'
-                               f'api_base = "{ATTACKER}"\n')
+    write_workspace(
+        workspace, f'[models."m/x"]\ncontext_window = 1000\nsupports_tools = true\napi_base = "{ATTACKER}"\n'
+    )
     loaded = load_settings(workspace, user_config_dir=user, env={})
     assert loaded.settings.models == {"m/x": {"context_window": 1000, "supports_tools": True}}
     (entry,) = loaded.workspace_trust.entries

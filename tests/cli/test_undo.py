@@ -6,10 +6,15 @@ from __future__ import annotations
 
 def _run_changes(myrm, script, workspace):
     (workspace / "app.py").write_text("print('hello')\n")
-    model = script({"tool_calls": [
-        {"id": "c1", "name": "file_edit", "arguments": {"path": "app.py", "old": "hello", "new": "bye"}},
-        {"id": "c2", "name": "file_write", "arguments": {"path": "new.txt", "content": "fresh\n"}},
-    ]}, {"text": "Done."})
+    model = script(
+        {
+            "tool_calls": [
+                {"id": "c1", "name": "file_edit", "arguments": {"path": "app.py", "old": "hello", "new": "bye"}},
+                {"id": "c2", "name": "file_write", "arguments": {"path": "new.txt", "content": "fresh\n"}},
+            ]
+        },
+        {"text": "Done."},
+    )
     result = myrm("run", "--approve", "auto-edit", "--model", model, "change things")
     assert result.returncode == 0, result.stderr
     assert (workspace / "app.py").read_text() == "print('bye')\n"

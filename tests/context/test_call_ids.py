@@ -9,8 +9,11 @@ from myrm_tui.context.call_ids import CallIdMap, unique_call_ids
 
 
 def assistant(*ids: str) -> dict:
-    return {"role": "assistant", "content": None,
-            "tool_calls": [{"id": i, "type": "function", "function": {"name": "bash", "arguments": "{}"}} for i in ids]}
+    return {
+        "role": "assistant",
+        "content": None,
+        "tool_calls": [{"id": i, "type": "function", "function": {"name": "bash", "arguments": "{}"}} for i in ids],
+    }
 
 
 def result(call_id: str, text: str) -> dict:
@@ -25,9 +28,16 @@ def test_fresh_ids_pass_unchanged_and_the_message_is_not_copied():
 
 def test_ids_reused_across_turns_and_within_a_message_are_renamed_in_order():
     ids = CallIdMap()
-    stream = [assistant("call_0"), result("call_0", "one"), {"role": "assistant", "content": "ok"},
-              {"role": "user", "content": "again"},
-              assistant("call_0", "call_0", ""), result("call_0", "two"), result("call_0", "three"), result("", "four")]
+    stream = [
+        assistant("call_0"),
+        result("call_0", "one"),
+        {"role": "assistant", "content": "ok"},
+        {"role": "user", "content": "again"},
+        assistant("call_0", "call_0", ""),
+        result("call_0", "two"),
+        result("call_0", "three"),
+        result("", "four"),
+    ]
     out = [ids.message(m) for m in stream]
     calls = [c["id"] for m in out if m.get("tool_calls") for c in m["tool_calls"]]
     assert calls == ["call_0", "call_0~1", "call_0~2", "call~1"]

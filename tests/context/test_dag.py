@@ -18,8 +18,14 @@ MODEL = "gpt-4o"
 
 
 def info(window: int) -> ModelInfo:
-    return ModelInfo(name=MODEL, provider="openai", context_window=window, max_output_tokens=1024,
-                     supports_tools=True, supports_prompt_caching=True)
+    return ModelInfo(
+        name=MODEL,
+        provider="openai",
+        context_window=window,
+        max_output_tokens=1024,
+        supports_tools=True,
+        supports_prompt_caching=True,
+    )
 
 
 @pytest.fixture
@@ -33,18 +39,37 @@ def feed(store, session, turns, start=1):
         cid = f"c{n}"
         for message in (
             {"role": "user", "content": f"step {n}: fix module_{n}.py please"},
-            {"role": "assistant", "content": None, "tool_calls": [{"id": cid, "type": "function", "function": {
-                "name": "file_edit", "arguments": json.dumps({"path": f"src/module_{n}.py", "old": "a", "new": "b"})}}]},
-            {"role": "tool", "tool_call_id": cid, "name": "file_edit",
-             "content": f"edited src/module_{n}.py\n" + "\n".join(f"context line {i}" for i in range(120))},
+            {
+                "role": "assistant",
+                "content": None,
+                "tool_calls": [
+                    {
+                        "id": cid,
+                        "type": "function",
+                        "function": {
+                            "name": "file_edit",
+                            "arguments": json.dumps({"path": f"src/module_{n}.py", "old": "a", "new": "b"}),
+                        },
+                    }
+                ],
+            },
+            {
+                "role": "tool",
+                "tool_call_id": cid,
+                "name": "file_edit",
+                "content": f"edited src/module_{n}.py\n" + "\n".join(f"context line {i}" for i in range(120)),
+            },
             {"role": "assistant", "content": f"Fixed module_{n}. Decision: keep the API of module_{n}."},
         ):
             store.append_message(session, message, count_message_tokens(message, MODEL))
 
 
 def summaries_in(prompt):
-    return [m["content"] for m in prompt.messages if str(m.get("content", "")).startswith("<context-note")
-            and "[summary S" in str(m.get("content"))]
+    return [
+        m["content"]
+        for m in prompt.messages
+        if str(m.get("content", "")).startswith("<context-note") and "[summary S" in str(m.get("content"))
+    ]
 
 
 def test_removed_history_becomes_a_leaf_summary_that_expands_to_the_originals(store):
@@ -83,12 +108,16 @@ async def test_a_summary_prepared_in_the_background_replaces_the_extractive_one(
     session = store.create_session(MODEL).id
     feed(store, session, 14)
     engine = ContextEngine(store, session, clock=lambda: 0.0)
-    answer = json.dumps({
-        "user_goal": "fix every module", "active_task": "step 14: fix module_14.py please",
-        "completed_actions": [f"edited src/module_{i}.py (module_{i}.py)" for i in range(1, 15)],
-        "files_modified": [{"path": "src/module_1.py", "change": "a → b"}],
-        "decisions": ["keep the API of module_1"], "next_steps": ["continue with the next module"],
-    })
+    answer = json.dumps(
+        {
+            "user_goal": "fix every module",
+            "active_task": "step 14: fix module_14.py please",
+            "completed_actions": [f"edited src/module_{i}.py (module_{i}.py)" for i in range(1, 15)],
+            "files_modified": [{"path": "src/module_1.py", "change": "a → b"}],
+            "decisions": ["keep the API of module_1"],
+            "next_steps": ["continue with the next module"],
+        }
+    )
     calls = []
 
     async def call(messages, max_output_tokens):
@@ -164,19 +193,29 @@ async def test_maintain_without_a_usable_model_does_nothing(store):
     session = store.create_session(MODEL).id
     feed(store, session, 14)
     engine = ContextEngine(store, session, clock=lambda: 0.0)
-    assert await engine.maintain(TurnInput("sys", [], info(16_000), 1024, now=0.0), model=None,
-                                 window=8_192) is None
+    assert await engine.maintain(TurnInput("sys", [], info(16_000), 1024, now=0.0), model=None, window=8_192) is None
     assert store.summaries(session) == []
 
 
 def test_session_notes_survive_removal_and_folding(store):
     session = store.create_session(MODEL).id
-    note = {"role": "assistant", "content": None, "tool_calls": [{"id": "n1", "type": "function", "function": {
-        "name": "session_note", "arguments": json.dumps({"text": "user prefers tabs; deploy target is staging-3"})}}]}
+    note = {
+        "role": "assistant",
+        "content": None,
+        "tool_calls": [
+            {
+                "id": "n1",
+                "type": "function",
+                "function": {
+                    "name": "session_note",
+                    "arguments": json.dumps({"text": "user prefers tabs; deploy target is staging-3"}),
+                },
+            }
+        ],
+    }
     store.append_message(session, {"role": "user", "content": "start"}, 2)
     store.append_message(session, note, count_message_tokens(note, MODEL))
-    store.append_message(session, {"role": "tool", "tool_call_id": "n1", "name": "session_note",
-                                   "content": "noted"}, 3)
+    store.append_message(session, {"role": "tool", "tool_call_id": "n1", "name": "session_note", "content": "noted"}, 3)
     engine = ContextEngine(store, session, clock=lambda: 0.0)
     for block in range(10):
         feed(store, session, 8, start=1 + block * 8)
@@ -201,10 +240,23 @@ def test_what_the_user_said_stays_verbatim_in_the_summary_after_removal(store):
     for n in range(3, 400):
         cid = f"s{n}"
         for message in (
-            {"role": "assistant", "content": None, "tool_calls": [{"id": cid, "type": "function", "function": {
-                "name": "bash", "arguments": json.dumps({"command": f"make step{n}"})}}]},
-            {"role": "tool", "tool_call_id": cid, "name": "bash",
-             "content": "\n".join(f"step {n} output line {i}" for i in range(80))},
+            {
+                "role": "assistant",
+                "content": None,
+                "tool_calls": [
+                    {
+                        "id": cid,
+                        "type": "function",
+                        "function": {"name": "bash", "arguments": json.dumps({"command": f"make step{n}"})},
+                    }
+                ],
+            },
+            {
+                "role": "tool",
+                "tool_call_id": cid,
+                "name": "bash",
+                "content": "\n".join(f"step {n} output line {i}" for i in range(80)),
+            },
         ):
             store.append_message(session, message, count_message_tokens(message, MODEL))
         prompt = engine.assemble(TurnInput("sys", [], info(16_000), 1024, now=0.0))
@@ -241,8 +293,10 @@ def test_a_long_session_of_dense_text_stays_in_a_small_window(store):
     session = store.create_session(MODEL).id
     engine = ContextEngine(store, session, clock=lambda: 0.0)
     for n in range(200):
-        for message in ({"role": "user", "content": f"第{n}步：请把缓存的过期时间改成三十分钟，并且检查所有调用者。" * 6},
-                        {"role": "assistant", "content": f"完成第{n}步。决定：保留接口不变，因为迁移脚本依赖它。" * 6}):
+        for message in (
+            {"role": "user", "content": f"第{n}步：请把缓存的过期时间改成三十分钟，并且检查所有调用者。" * 6},
+            {"role": "assistant", "content": f"完成第{n}步。决定：保留接口不变，因为迁移脚本依赖它。" * 6},
+        ):
             store.append_message(session, message, count_message_tokens(message, MODEL))
         prompt = engine.assemble(TurnInput("sys", [], info(16_000), 1024, now=float(n)))
         assert prompt.tokens <= 16_000 - 1024

@@ -24,8 +24,15 @@ SYSTEM = "system prompt"
 
 
 def info(window=16_000, model=MODEL, caching=True, vision=True) -> ModelInfo:
-    return ModelInfo(name=model, provider="openai", context_window=window, max_output_tokens=1024,
-                     supports_tools=True, supports_vision=vision, supports_prompt_caching=caching)
+    return ModelInfo(
+        name=model,
+        provider="openai",
+        context_window=window,
+        max_output_tokens=1024,
+        supports_tools=True,
+        supports_vision=vision,
+        supports_prompt_caching=caching,
+    )
 
 
 @pytest.fixture
@@ -57,10 +64,23 @@ class Session:
         cmd = command or f"python step{n}.py"
         return self.add(
             {"role": "user", "content": f"step {n}: run the next thing"},
-            {"role": "assistant", "content": None, "tool_calls": [
-                {"id": cid, "type": "function", "function": {"name": "bash", "arguments": json.dumps({"command": cmd})}}]},
-            {"role": "tool", "tool_call_id": cid, "name": "bash",
-             "content": "\n".join(f"output {n}.{i} " + "z" * 30 for i in range(output_chars // 45))},
+            {
+                "role": "assistant",
+                "content": None,
+                "tool_calls": [
+                    {
+                        "id": cid,
+                        "type": "function",
+                        "function": {"name": "bash", "arguments": json.dumps({"command": cmd})},
+                    }
+                ],
+            },
+            {
+                "role": "tool",
+                "tool_call_id": cid,
+                "name": "bash",
+                "content": "\n".join(f"output {n}.{i} " + "z" * 30 for i in range(output_chars // 45)),
+            },
             {"role": "assistant", "content": f"step {n} done"},
         )
 
@@ -71,38 +91,69 @@ class Session:
 
 # -- ladder ---------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("share, tier", [(0.1, "none"), (0.45, "monitor"), (0.55, "light"), (0.75, "full"),
-                                         (0.95, "emergency")])
+
+@pytest.mark.parametrize(
+    "share, tier", [(0.1, "none"), (0.45, "monitor"), (0.55, "light"), (0.75, "full"), (0.95, "emergency")]
+)
 def test_ladder_tiers_are_proportional_to_the_budget(share, tier):
     budget = budget_for(64_000, 4_096)
-    decision = ladder.decide(tokens=int(share * budget.prompt_limit), budget=budget, config=DEFAULT_CONFIG,
-                             cache_warm=False, force_tier=None, recent_savings={})
+    decision = ladder.decide(
+        tokens=int(share * budget.prompt_limit),
+        budget=budget,
+        config=DEFAULT_CONFIG,
+        cache_warm=False,
+        force_tier=None,
+        recent_savings={},
+    )
     assert decision.tier == tier
     assert (decision.run is not None) == (tier in ("light", "full", "emergency"))
 
 
 def test_ladder_defers_below_emergency_while_the_cache_is_warm():
     budget = budget_for(64_000, 4_096)
-    warm = ladder.decide(tokens=int(0.75 * budget.prompt_limit), budget=budget, config=DEFAULT_CONFIG,
-                         cache_warm=True, force_tier=None, recent_savings={})
+    warm = ladder.decide(
+        tokens=int(0.75 * budget.prompt_limit),
+        budget=budget,
+        config=DEFAULT_CONFIG,
+        cache_warm=True,
+        force_tier=None,
+        recent_savings={},
+    )
     assert warm.run is None and warm.deferred == "full"
-    emergency = ladder.decide(tokens=int(0.92 * budget.prompt_limit), budget=budget, config=DEFAULT_CONFIG,
-                              cache_warm=True, force_tier=None, recent_savings={})
+    emergency = ladder.decide(
+        tokens=int(0.92 * budget.prompt_limit),
+        budget=budget,
+        config=DEFAULT_CONFIG,
+        cache_warm=True,
+        force_tier=None,
+        recent_savings={},
+    )
     assert emergency.run == "emergency"
 
 
 def test_ladder_skips_a_tier_that_keeps_saving_nothing():
     budget = budget_for(64_000, 4_096)
-    decision = ladder.decide(tokens=int(0.6 * budget.prompt_limit), budget=budget, config=DEFAULT_CONFIG,
-                             cache_warm=False, force_tier=None, recent_savings={"light": [10, 5]})
+    decision = ladder.decide(
+        tokens=int(0.6 * budget.prompt_limit),
+        budget=budget,
+        config=DEFAULT_CONFIG,
+        cache_warm=False,
+        force_tier=None,
+        recent_savings={"light": [10, 5]},
+    )
     assert decision.run is None and "skipped" in decision.why
 
 
 # -- thinking cleanup -------------------------------------------------------------------------
 
+
 def test_thinking_cleanup_per_family():
-    message = {"role": "assistant", "content": "answer", "reasoning_content": "hmm",
-               "thinking_blocks": [{"type": "thinking", "thinking": "hmm", "signature": "s"}]}
+    message = {
+        "role": "assistant",
+        "content": "answer",
+        "reasoning_content": "hmm",
+        "thinking_blocks": [{"type": "thinking", "thinking": "hmm", "signature": "s"}],
+    }
     anthropic_now = clean_thinking(message, "anthropic", before_last_user=False)
     assert "reasoning_content" not in anthropic_now and anthropic_now["thinking_blocks"]
     assert "thinking_blocks" not in clean_thinking(message, "anthropic", before_last_user=True)
@@ -116,6 +167,7 @@ def test_thinking_cleanup_per_family():
 
 
 # -- engine ---------------------------------------------------------------------------------
+
 
 def test_warm_cache_defers_compaction_and_cold_cache_runs_it(store):
     s = Session(store)
@@ -224,10 +276,21 @@ def test_cache_break_detector_explains_a_compaction(store):
 def test_post_compaction_reread_injects_the_latest_content_of_modified_files(store, tmp_path):
     (tmp_path / "app.py").write_text("print('current version')\n")
     s = Session(store, file_reader=lambda p: (tmp_path / p).read_text() if (tmp_path / p).exists() else None)
-    s.add({"role": "user", "content": "edit app.py"},
-          {"role": "assistant", "content": None, "tool_calls": [{"id": "w1", "type": "function", "function": {
-              "name": "file_write", "arguments": json.dumps({"path": "app.py", "content": "old"})}}]},
-          {"role": "tool", "tool_call_id": "w1", "name": "file_write", "content": "wrote app.py"})
+    s.add(
+        {"role": "user", "content": "edit app.py"},
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [
+                {
+                    "id": "w1",
+                    "type": "function",
+                    "function": {"name": "file_write", "arguments": json.dumps({"path": "app.py", "content": "old"})},
+                }
+            ],
+        },
+        {"role": "tool", "tool_call_id": "w1", "name": "file_write", "content": "wrote app.py"},
+    )
     for n in range(1, 14):
         s.turn(n, output_chars=5_000)
     prompt = s.assemble(model=info(16_000))
@@ -240,20 +303,30 @@ def test_images_live_in_the_vault_and_only_the_newest_two_are_sent(store):
     s = Session(store)
     png = "data:image/png;base64," + base64.b64encode(b"\x89PNG" + bytes(range(200))).decode()
     for n in range(3):
-        s.add({"role": "user", "content": [{"type": "text", "text": f"look {n}"},
-                                           {"type": "image_url", "image_url": {"url": png}}]},
-              {"role": "assistant", "content": f"seen {n}"})
+        s.add(
+            {
+                "role": "user",
+                "content": [{"type": "text", "text": f"look {n}"}, {"type": "image_url", "image_url": {"url": png}}],
+            },
+            {"role": "assistant", "content": f"seen {n}"},
+        )
     rows = store.messages(s.id)
     assert "base64" not in json.dumps([r.message for r in rows])  # stored by handle
     prompt = s.assemble()
-    images = [p for m in prompt.messages if isinstance(m.get("content"), list)
-              for p in m["content"] if p.get("type") == "image_url"]
+    images = [
+        p
+        for m in prompt.messages
+        if isinstance(m.get("content"), list)
+        for p in m["content"]
+        if p.get("type") == "image_url"
+    ]
     assert len(images) == 2 and all(p["image_url"]["url"].startswith("data:image/png;base64,") for p in images)
     placeholder = prompt.messages[1]["content"][1]["text"]
     assert placeholder.startswith("[image omitted") and "vault://" in placeholder
     blind = s.assemble(model=info(vision=False))
-    assert not any(p.get("type") == "image_url" for m in blind.messages if isinstance(m.get("content"), list)
-                   for p in m["content"])
+    assert not any(
+        p.get("type") == "image_url" for m in blind.messages if isinstance(m.get("content"), list) for p in m["content"]
+    )
 
 
 def test_views_survive_a_restart_byte_for_byte(store, tmp_path):

@@ -26,8 +26,16 @@ from myrm_tui.store import Store
 
 MODEL = "gpt-4o"
 SYSTEM = "You are a test agent."
-TOOLS = [{"type": "function", "function": {"name": "bash", "description": "run", "parameters": {
-    "type": "object", "properties": {"command": {"type": "string"}}}}}]
+TOOLS = [
+    {
+        "type": "function",
+        "function": {
+            "name": "bash",
+            "description": "run",
+            "parameters": {"type": "object", "properties": {"command": {"type": "string"}}},
+        },
+    }
+]
 PNG = "data:image/png;base64," + base64.b64encode(b"\x89PNG\r\n\x1a\n" + bytes(range(256)) * 8).decode()
 WORDS = ["alpha", "beta", "gamma", "delta", "pytest", "error", "src/app.py", "config.toml", "NEEDLE"]
 
@@ -47,17 +55,31 @@ def turn(draw, index: int):
     if draw(st.integers(0, 9)) == 0:
         text += " " + "huge " * draw(st.sampled_from([2_000, 12_000]))
     if draw(st.integers(0, 7)) == 0:
-        messages.append({"role": "user", "content": [{"type": "text", "text": text},
-                                                     {"type": "image_url", "image_url": {"url": PNG}}]})
+        messages.append(
+            {
+                "role": "user",
+                "content": [{"type": "text", "text": text}, {"type": "image_url", "image_url": {"url": PNG}}],
+            }
+        )
     else:
         messages.append({"role": "user", "content": text})
     for step in range(draw(st.integers(0, 3))):
         n_calls = draw(st.integers(1, 3))
         ids = [draw(st.sampled_from([f"c{index}_{step}_{k}", "dup"])) for k in range(n_calls)]
-        messages.append({"role": "assistant", "content": None, "tool_calls": [
-            {"id": cid, "type": "function",
-             "function": {"name": "bash", "arguments": json.dumps({"command": f"cmd {k % 2}"})}}
-            for k, cid in enumerate(ids)]})
+        messages.append(
+            {
+                "role": "assistant",
+                "content": None,
+                "tool_calls": [
+                    {
+                        "id": cid,
+                        "type": "function",
+                        "function": {"name": "bash", "arguments": json.dumps({"command": f"cmd {k % 2}"})},
+                    }
+                    for k, cid in enumerate(ids)
+                ],
+            }
+        )
         for cid in ids:
             fate = draw(st.integers(0, 11))
             if fate == 0:
@@ -77,8 +99,15 @@ def sessions(draw):
 
 
 def model_info(window: int) -> ModelInfo:
-    return ModelInfo(name=MODEL, provider="openai", context_window=window, max_output_tokens=2048,
-                     supports_tools=True, supports_vision=True, supports_prompt_caching=True)
+    return ModelInfo(
+        name=MODEL,
+        provider="openai",
+        context_window=window,
+        max_output_tokens=2048,
+        supports_tools=True,
+        supports_vision=True,
+        supports_prompt_caching=True,
+    )
 
 
 def assert_provider_valid(messages):
@@ -149,8 +178,10 @@ def test_every_prompt_is_valid_within_budget_and_lossless(session):
         assert prompt.tokens + prompt.budget.output_reserve <= window
         # Our count is the count of what is sent (images at their flat cost).
         recount = sum(count_message_tokens(m, MODEL) for m in prompt.messages)
-        assert abs(recount - prompt.tokens) <= max(64, prompt.tokens // 50) + sum(
-            1 for _ in TOOLS) * 0 + engine_fixed_tools_tokens()
+        assert (
+            abs(recount - prompt.tokens)
+            <= max(64, prompt.tokens // 50) + sum(1 for _ in TOOLS) * 0 + engine_fixed_tools_tokens()
+        )
         rows = store.messages(session_id)
         wire = json.dumps(prompt.messages)
         texts = "\n".join(text_of(m) for m in prompt.messages)
@@ -166,7 +197,8 @@ def test_every_prompt_is_valid_within_budget_and_lossless(session):
                 continue  # an orphan result (no call): dropped for validity, still found by ctx_search
             assert shown(row) or row.id in named, (
                 f"msg:{row.id} ({row.role}) is neither shown nor reachable in:\n"
-                + "\n".join(f"{m['role']}: {text_of(m)[:100]!r}" for m in prompt.messages))
+                + "\n".join(f"{m['role']}: {text_of(m)[:100]!r}" for m in prompt.messages)
+            )
         # Anchors: the first and the latest user messages are shown (verbatim or as their own
         # excerpt, which names its own handle).
         users = [r for r in rows if r.role == "user"]

@@ -22,9 +22,15 @@ def histories(draw):
             messages.append({"role": "assistant", "content": "ok"})
         elif kind == "assistant_tools":
             ids = draw(st.lists(CALL_IDS, min_size=1, max_size=3))
-            messages.append({"role": "assistant", "content": None, "tool_calls": [
-                {"id": i, "type": "function", "function": {"name": "bash", "arguments": "{}"}} for i in ids
-            ]})
+            messages.append(
+                {
+                    "role": "assistant",
+                    "content": None,
+                    "tool_calls": [
+                        {"id": i, "type": "function", "function": {"name": "bash", "arguments": "{}"}} for i in ids
+                    ],
+                }
+            )
         else:
             messages.append({"role": "tool", "tool_call_id": draw(CALL_IDS), "content": "r"})
     return messages
@@ -80,16 +86,20 @@ def test_repair_never_drops_user_or_assistant_messages(history):
     kept = [m for m in out if m["role"] in ("user", "assistant")]
     original = [m for m in history if m["role"] in ("user", "assistant")]
     # Only a synthetic first user message may be added in front.
-    assert kept[len(kept) - len(original):] == original
+    assert kept[len(kept) - len(original) :] == original
 
 
 def test_dangling_call_gets_synthetic_result_and_orphan_is_dropped():
     history = [
         {"role": "user", "content": "go"},
-        {"role": "assistant", "content": None, "tool_calls": [
-            {"id": "x", "type": "function", "function": {"name": "bash", "arguments": "{}"}},
-            {"id": "y", "type": "function", "function": {"name": "grep", "arguments": "{}"}},
-        ]},
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [
+                {"id": "x", "type": "function", "function": {"name": "bash", "arguments": "{}"}},
+                {"id": "y", "type": "function", "function": {"name": "grep", "arguments": "{}"}},
+            ],
+        },
         {"role": "tool", "tool_call_id": "y", "content": "found"},
         {"role": "tool", "tool_call_id": "zzz", "content": "orphan"},
     ]

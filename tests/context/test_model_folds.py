@@ -28,8 +28,14 @@ FOLD_NARRATIVE = "Model-written timeline: modules fixed one after another."
 
 
 def info(window: int) -> ModelInfo:
-    return ModelInfo(name=MODEL, provider="openai", context_window=window, max_output_tokens=1024,
-                     supports_tools=True, supports_prompt_caching=True)
+    return ModelInfo(
+        name=MODEL,
+        provider="openai",
+        context_window=window,
+        max_output_tokens=1024,
+        supports_tools=True,
+        supports_prompt_caching=True,
+    )
 
 
 @pytest.fixture
@@ -43,10 +49,26 @@ def feed(store, session, turns):
         cid = f"c{n}"
         for message in (
             {"role": "user", "content": f"step {n}: fix module_{n}.py please"},
-            {"role": "assistant", "content": None, "tool_calls": [{"id": cid, "type": "function", "function": {
-                "name": "file_edit", "arguments": json.dumps({"path": f"src/module_{n}.py", "old": "a", "new": "b"})}}]},
-            {"role": "tool", "tool_call_id": cid, "name": "file_edit",
-             "content": f"edited src/module_{n}.py\n" + "\n".join(f"context line {i}" for i in range(40))},
+            {
+                "role": "assistant",
+                "content": None,
+                "tool_calls": [
+                    {
+                        "id": cid,
+                        "type": "function",
+                        "function": {
+                            "name": "file_edit",
+                            "arguments": json.dumps({"path": f"src/module_{n}.py", "old": "a", "new": "b"}),
+                        },
+                    }
+                ],
+            },
+            {
+                "role": "tool",
+                "tool_call_id": cid,
+                "name": "file_edit",
+                "content": f"edited src/module_{n}.py\n" + "\n".join(f"context line {i}" for i in range(40)),
+            },
             {"role": "assistant", "content": f"Fixed module_{n}. Decision: keep the API of module_{n}."},
         ):
             store.append_message(session, message, count_message_tokens(message, MODEL))
@@ -65,9 +87,14 @@ class CarefulModel:
         if not leaf and not self.fold_ok:
             return CallResult("I would rather not.", 100, 5)
         names = [e.value for e in extract_entities(messages[1]["content"])][:30]
-        answer = {"user_goal": "fix every module", "active_task": "continue with the next module",
-                  "completed_actions": names[:15], "key_findings": names[15:23], "artifacts": names[23:30],
-                  "narrative": "" if leaf else FOLD_NARRATIVE}
+        answer = {
+            "user_goal": "fix every module",
+            "active_task": "continue with the next module",
+            "completed_actions": names[:15],
+            "key_findings": names[15:23],
+            "artifacts": names[23:30],
+            "narrative": "" if leaf else FOLD_NARRATIVE,
+        }
         return CallResult(json.dumps(answer), 1000, 200)
 
     def folds(self) -> list[list[dict]]:
@@ -103,8 +130,9 @@ async def test_the_compact_command_folds_with_the_model_using_the_prompt_of_each
     assert style in request[0]["content"]
     assert "drop each one a later summary shows resolved" in request[0]["content"]
     body = request[1]["content"]
-    assert "Summary S" in body and "trust=untrusted" not in body and "Said (verbatim" not in body, \
+    assert "Summary S" in body and "trust=untrusted" not in body and "Said (verbatim" not in body, (
         "the children's fields are sent, not their headers and quotes"
+    )
     assert event is not None and event["summaries"]["fallback"] == 0
     top = [n for n in nodes.values() if n["status"] == "active"]
     prompt = engine.assemble(TurnInput("sys", [], info(16_000), 1024, now=0.0))
@@ -129,24 +157,31 @@ async def test_a_fold_the_model_cannot_write_is_merged_at_the_event_and_not_aske
     assert again == [] and len(model.requests) == asked, "prepared leaves and a failed fold cost nothing twice"
     event = engine.summarize_now(turn)
     nodes = store.summaries(session)
-    assert event is not None and any(n["children"] == failed[0]["children"] and n["status"] == "active"
-                                     and n["model"] == "" for n in nodes), "the event folded them by merging"
+    assert event is not None and any(
+        n["children"] == failed[0]["children"] and n["status"] == "active" and n["model"] == "" for n in nodes
+    ), "the event folded them by merging"
 
 
 def test_a_fold_without_a_model_keeps_open_blockers_and_drops_what_later_children_settled():
-    older = StructuredSummary(blocked_items=["tests fail in test_auth.py: FOO_TOKEN is missing"],
-                              next_steps=["update the install section of README.md", "rerun the failing tests"])
-    middle = StructuredSummary(completed_actions=["set FOO_TOKEN; test_auth.py passes now"],
-                               errors_and_fixes=["flaky deploy_check.sh -> unresolved"],
-                               blocked_items=["waiting for a review of deploy_check.sh"])
-    newer = StructuredSummary(completed_actions=["rerun the failing tests: all green"],
-                              next_steps=["tag the release"])
+    older = StructuredSummary(
+        blocked_items=["tests fail in test_auth.py: FOO_TOKEN is missing"],
+        next_steps=["update the install section of README.md", "rerun the failing tests"],
+    )
+    middle = StructuredSummary(
+        completed_actions=["set FOO_TOKEN; test_auth.py passes now"],
+        errors_and_fixes=["flaky deploy_check.sh -> unresolved"],
+        blocked_items=["waiting for a review of deploy_check.sh"],
+    )
+    newer = StructuredSummary(completed_actions=["rerun the failing tests: all green"], next_steps=["tag the release"])
     blocked, steps = open_items([older, middle, newer])
     assert blocked == ["waiting for a review of deploy_check.sh"]
     assert steps == ["update the install section of README.md", "tag the release"]
     merged = _merged_content([older, middle, newer], None)
     assert merged.blocked_items == blocked and merged.next_steps == steps
     # An "-> unresolved" fix settles nothing.
-    assert open_items([StructuredSummary(blocked_items=["deploy_check.sh is flaky"]),
-                       StructuredSummary(errors_and_fixes=["deploy_check.sh flaky -> unresolved"])])[0] == [
-        "deploy_check.sh is flaky"]
+    assert open_items(
+        [
+            StructuredSummary(blocked_items=["deploy_check.sh is flaky"]),
+            StructuredSummary(errors_and_fixes=["deploy_check.sh flaky -> unresolved"]),
+        ]
+    )[0] == ["deploy_check.sh is flaky"]

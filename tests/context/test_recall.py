@@ -72,9 +72,7 @@ def tool_result(call_id: str, name: str, content: str) -> dict:
 def test_search_lists_hits_inside_an_untrusted_wrapper(store: Store, session: str):
     store.append_message(session, {"role": "user", "content": "deploy the service to staging"}, 1)
     store.append_message(session, tool_call("c1", "bash", {"command": "kubectl rollout status"}), 1)
-    hit = store.append_message(
-        session, tool_result("c1", "bash", "error: ImagePullBackOff for svc-NEEDLE-9\n"), 1
-    )
+    hit = store.append_message(session, tool_result("c1", "bash", "error: ImagePullBackOff for svc-NEEDLE-9\n"), 1)
     result = ctx_search(store, session, "ImagePullBackOff")
     assert result.startswith(f"{RECALL_OPEN}\n{RECALL_NOTE}\n")
     assert result.rstrip().endswith(RECALL_CLOSE)
@@ -125,9 +123,7 @@ def test_inspect_messages(store: Store, session: str):
     user = store.append_message(session, {"role": "user", "content": "x" * 400}, 105)
     call = store.append_message(session, tool_call("call_7", "file_read", {"path": "a.py"}), 20)
     spill = store.vault.put(numbered(50))
-    result = store.append_message(
-        session, tool_result("call_7", "file_read", f"[truncated; full output: {spill}]"), 12
-    )
+    result = store.append_message(session, tool_result("call_7", "file_read", f"[truncated; full output: {spill}]"), 12)
 
     text = ctx_inspect(store, session, f"msg:{user.id}")
     assert text.splitlines()[0] == f"msg:{user.id}"
@@ -146,9 +142,7 @@ def test_inspect_messages(store: Store, session: str):
 
 
 def test_inspect_reports_prompt_replacements(store: Store, session: str):
-    record = store.append_message(
-        session, {"role": "tool", "tool_call_id": "c", "name": "bash", "content": "big"}, 1
-    )
+    record = store.append_message(session, {"role": "tool", "tool_call_id": "c", "name": "bash", "content": "big"}, 1)
     handle = f"msg:{record.id}"
     why = "masked at compaction 2: replaced by a one-line stub (old tool output)"
     assert f"in the prompt: {why}" in ctx_inspect(store, session, handle, replacements={handle: why})
@@ -164,9 +158,7 @@ def test_inspect_artifacts(store: Store, session: str):
     assert "what: vault artifact" in result
     assert f"{len(text):,} chars ≈ {len(text) // 4:,} tokens; 300 lines" in result
     assert "search: indexed" in result and "(all text)" in result
-    replaced = ctx_inspect(
-        store, session, handle, replacements={handle: "spilled: preview of 20 lines shown"}
-    )
+    replaced = ctx_inspect(store, session, handle, replacements={handle: "spilled: preview of 20 lines shown"})
     assert "in the prompt: spilled: preview of 20 lines shown" in replaced
 
 
@@ -199,9 +191,7 @@ def test_expand_returns_original_message_content(store: Store, session: str):
 
 
 def test_expand_tool_call_and_spilled_result(store: Store, session: str):
-    call = store.append_message(
-        session, tool_call("c5", "bash", {"command": "pytest -x", "note": "数据库"}), 1
-    )
+    call = store.append_message(session, tool_call("c5", "bash", {"command": "pytest -x", "note": "数据库"}), 1)
     spill = store.vault.put(numbered(2000))
     result = store.append_message(session, tool_result("c5", "bash", f"head…\n[output spilled: {spill}]"), 1)
     expanded = ctx_expand(store, session, f"msg:{call.id}")
@@ -283,13 +273,9 @@ def test_expand_query_output_is_capped_with_a_hint(store: Store, session: str):
     body = body_of(result).split("\n", 1)[1]
     assert len(body) <= 2_000
     hint = result.splitlines()[-1]
-    match = re.fullmatch(
-        r'… continue with ctx_expand\("vault://[0-9a-f]+", query="WARN", lines="(\d+):4000"\)', hint
-    )
+    match = re.fullmatch(r'… continue with ctx_expand\("vault://[0-9a-f]+", query="WARN", lines="(\d+):4000"\)', hint)
     assert match, hint
-    nxt = body_of(
-        ctx_expand(store, session, handle, query="WARN", lines=f"{match.group(1)}:4000", max_chars=2_000)
-    )
+    nxt = body_of(ctx_expand(store, session, handle, query="WARN", lines=f"{match.group(1)}:4000", max_chars=2_000))
     first_shown = int(re.search(r"^\s*(\d+):", nxt.split("\n", 1)[1], re.MULTILINE).group(1))
     last_before = int(re.findall(r"^\s*(\d+):", body, re.MULTILINE)[-1])
     assert first_shown == last_before + 1

@@ -33,12 +33,21 @@ def session_lines():
         body = "\n".join(f"log line {i} of turn {t}" for i in range(400 if t != 7 else 9000))
         if t == 7:
             body += "\nNEEDLE-0a1b2c3d4e port=4821\n" + body  # > 100k chars: spilled to the vault
-        lines.append({"turn": t, "messages": [
-            {"role": "user", "content": f"turn {t}: check the logs"},
-            {"role": "assistant", "content": None, "tool_calls": [call(cid, "bash", command=f"cat run{t}.log")]},
-            {"role": "tool", "tool_call_id": cid, "name": "bash", "content": body},
-            {"role": "assistant", "content": f"turn {t} looks fine"},
-        ]})
+        lines.append(
+            {
+                "turn": t,
+                "messages": [
+                    {"role": "user", "content": f"turn {t}: check the logs"},
+                    {
+                        "role": "assistant",
+                        "content": None,
+                        "tool_calls": [call(cid, "bash", command=f"cat run{t}.log")],
+                    },
+                    {"role": "tool", "tool_call_id": cid, "name": "bash", "content": body},
+                    {"role": "assistant", "content": f"turn {t} looks fine"},
+                ],
+            }
+        )
         if t in (12, 30):
             lines.append({"probe": {"turn": t, "query": "NEEDLE-0a1b2c3d4e port"}})
     return lines
@@ -65,15 +74,24 @@ def test_a_recorded_result_takes_the_live_spill_path():
     """40k characters: under the old replay's 100k ingest cap, over the agent's 30k tool cap. The
     prompt must show what a live session shows (an excerpt naming the vault handle), and the
     needle in the part it does not show must be found by recall."""
-    body = "\n".join(f"row {i} ok" for i in range(2_000)) + "\nNEEDLE-77aa88bb99 port=6001\n" + \
-        "\n".join(f"row {i} ok" for i in range(2_000, 4_000))
-    lines = [{"turn": 1, "messages": [
-        {"role": "user", "content": "dump the table"},
-        {"role": "assistant", "content": None, "tool_calls": [call("d1", "bash", command="dump")]},
-        {"role": "tool", "tool_call_id": "d1", "name": "bash", "content": body},
-        {"role": "assistant", "content": "dumped"}]},
+    body = (
+        "\n".join(f"row {i} ok" for i in range(2_000))
+        + "\nNEEDLE-77aa88bb99 port=6001\n"
+        + "\n".join(f"row {i} ok" for i in range(2_000, 4_000))
+    )
+    lines = [
+        {
+            "turn": 1,
+            "messages": [
+                {"role": "user", "content": "dump the table"},
+                {"role": "assistant", "content": None, "tool_calls": [call("d1", "bash", command="dump")]},
+                {"role": "tool", "tool_call_id": "d1", "name": "bash", "content": body},
+                {"role": "assistant", "content": "dumped"},
+            ],
+        },
         {"turn": 2, "messages": [{"role": "user", "content": "thanks"}, {"role": "assistant", "content": "ok"}]},
-        {"probe": {"turn": 2, "query": "NEEDLE-77aa88bb99"}}]
+        {"probe": {"turn": 2, "query": "NEEDLE-77aa88bb99"}},
+    ]
     turn1, turn2, probe = replay(lines, ReplayOptions(window=32_000))
     result = next(m for m in turn2["prompt"] if m.get("role") == "tool")
     assert "vault://" in result["content"] and "NEEDLE-77aa88bb99" not in result["content"]
@@ -101,18 +119,28 @@ def test_unknown_summarizer_is_refused_before_anything_runs():
 
 def test_a_broken_recording_is_replayed_the_way_a_live_session_would_have_left_it():
     lines = [
-        {"turn": 1, "messages": [
-            {"role": "user", "content": "run both"},
-            {"role": "assistant", "content": None,
-             "tool_calls": [call("a1", "bash", command="make a"), call("a2", "bash", command="make b")]},
-            {"role": "tool", "tool_call_id": "a1", "name": "bash", "content": "built a"},
-            # a2 never answered: the process was killed
-        ]},
-        {"turn": 2, "messages": [
-            {"role": "tool", "tool_call_id": "zz", "name": "bash", "content": "orphan output"},
-            {"role": "user", "content": "hello?"},
-            {"role": "user", "content": "anyone there?"},
-            {"role": "assistant", "content": "yes"}]},
+        {
+            "turn": 1,
+            "messages": [
+                {"role": "user", "content": "run both"},
+                {
+                    "role": "assistant",
+                    "content": None,
+                    "tool_calls": [call("a1", "bash", command="make a"), call("a2", "bash", command="make b")],
+                },
+                {"role": "tool", "tool_call_id": "a1", "name": "bash", "content": "built a"},
+                # a2 never answered: the process was killed
+            ],
+        },
+        {
+            "turn": 2,
+            "messages": [
+                {"role": "tool", "tool_call_id": "zz", "name": "bash", "content": "orphan output"},
+                {"role": "user", "content": "hello?"},
+                {"role": "user", "content": "anyone there?"},
+                {"role": "assistant", "content": "yes"},
+            ],
+        },
     ]
     turn1, turn2 = replay(lines, ReplayOptions(window=16_000))
     report1, report2 = turn1["events"][-1]["replay"], turn2["events"][-1]["replay"]
@@ -130,10 +158,16 @@ def test_a_broken_recording_is_replayed_the_way_a_live_session_would_have_left_i
 
 def test_user_images_go_to_the_vault_and_back_into_the_prompt():
     png = base64.b64encode(b"\x89PNG\r\n\x1a\n" + bytes(range(64))).decode()
-    content = [{"type": "text", "text": "what is on this screen?"},
-               {"type": "image_url", "image_url": {"url": f"data:image/png;base64,{png}"}}]
-    lines = [{"turn": 1, "messages": [{"role": "user", "content": content},
-                                      {"role": "assistant", "content": "a login form"}]}]
+    content = [
+        {"type": "text", "text": "what is on this screen?"},
+        {"type": "image_url", "image_url": {"url": f"data:image/png;base64,{png}"}},
+    ]
+    lines = [
+        {
+            "turn": 1,
+            "messages": [{"role": "user", "content": content}, {"role": "assistant", "content": "a login form"}],
+        }
+    ]
     [turn] = replay(lines, ReplayOptions(window=16_000))
     [user] = [m for m in turn["prompt"] if m.get("role") == "user"]
     parts = {p["type"]: p for p in user["content"]}
@@ -145,15 +179,39 @@ def test_the_cli_prints_what_the_in_process_replay_yields(tmp_path: Path):
     session = tmp_path / "s.jsonl"
     session.write_text("".join(json.dumps(line) + "\n" for line in session_lines()[:12]))
     out = tmp_path / "out.jsonl"
-    proc = subprocess.run([sys.executable, "-m", "myrm_tui", "replay", str(session), "--window", "16000",
-                           "--summarizer", "head", "--out", str(out)], capture_output=True, text=True,
-                          timeout=300, check=False, cwd=tmp_path)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "myrm_tui",
+            "replay",
+            str(session),
+            "--window",
+            "16000",
+            "--summarizer",
+            "head",
+            "--out",
+            str(out),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+        cwd=tmp_path,
+    )
     assert proc.returncode == 0, proc.stderr
     via_cli = [strip(json.loads(line)) for line in out.read_text().splitlines()]
-    in_process = [strip(json.loads(json.dumps(r))) for r in replay(session_lines()[:12],
-                                                                    ReplayOptions(window=16_000, summarizer="head"))]
+    in_process = [
+        strip(json.loads(json.dumps(r)))
+        for r in replay(session_lines()[:12], ReplayOptions(window=16_000, summarizer="head"))
+    ]
     assert via_cli == in_process
-    helped = subprocess.run([sys.executable, "-m", "myrm_tui", "replay", "--help"], capture_output=True, text=True,
-                            timeout=120, check=False, env={"COLUMNS": "200", "PATH": "/usr/bin:/bin",
-                                                           "PYTHONPATH": str(REPO_ROOT)})
+    helped = subprocess.run(
+        [sys.executable, "-m", "myrm_tui", "replay", "--help"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+        env={"COLUMNS": "200", "PATH": "/usr/bin:/bin", "PYTHONPATH": str(REPO_ROOT)},
+    )
     assert "docs/replay-format.md" in helped.stdout

@@ -30,8 +30,14 @@ def store(tmp_path):
 
 
 def turn_input() -> TurnInput:
-    model = ModelInfo(name=MODEL, provider="openai", context_window=WINDOW, max_output_tokens=4096,
-                      supports_tools=True, supports_prompt_caching=True)
+    model = ModelInfo(
+        name=MODEL,
+        provider="openai",
+        context_window=WINDOW,
+        max_output_tokens=4096,
+        supports_tools=True,
+        supports_prompt_caching=True,
+    )
     return TurnInput("sys", [], model, 4096, now=0.0)
 
 
@@ -56,11 +62,15 @@ def history(store, session, turns: int) -> list[int]:
 
 
 def write(store, session, path: str, body: str, call_id: str) -> tuple[int, int]:
-    call = {"id": call_id, "type": "function",
-            "function": {"name": "file_write", "arguments": json.dumps({"path": path, "content": body})}}
+    call = {
+        "id": call_id,
+        "type": "function",
+        "function": {"name": "file_write", "arguments": json.dumps({"path": path, "content": body})},
+    }
     asked = add(store, session, {"role": "assistant", "content": "Writing the module.", "tool_calls": [call]})
-    done = add(store, session, {"role": "tool", "tool_call_id": call_id, "name": "file_write",
-                                "content": f"Wrote {path}."})
+    done = add(
+        store, session, {"role": "tool", "tool_call_id": call_id, "name": "file_write", "content": f"Wrote {path}."}
+    )
     return asked, done
 
 
@@ -79,14 +89,18 @@ def test_a_500_kb_write_in_the_tail_is_cut_and_every_older_turn_stays(store):
     assert not event.get("ops", {}).get("remove"), event
     text = shown(prompt)
     for message_id in older:
-        assert store.get_message(message_id).message["content"] in text or \
-            json.dumps(store.get_message(message_id).message["content"])[1:-1] in text
+        assert (
+            store.get_message(message_id).message["content"] in text
+            or json.dumps(store.get_message(message_id).message["content"])[1:-1] in text
+        )
     call = next(m for m in prompt.messages if m.get("tool_calls"))
     arguments = json.loads(call["tool_calls"][0]["function"]["arguments"])
     assert arguments["path"] == "src/generated/tables.py"
     assert len(arguments["content"]) < 1_000 and f'ctx_expand("msg:{asked}")' in arguments["content"]
     last_line = body.splitlines()[-1]
-    assert last_line in ctx_expand(store, session, f"msg:{asked}", query=last_line[:40]), "the original is one call away"
+    assert last_line in ctx_expand(store, session, f"msg:{asked}", query=last_line[:40]), (
+        "the original is one call away"
+    )
     assert prompt.tokens <= prompt.budget.prompt_limit
 
 

@@ -40,8 +40,13 @@ class Reply:
 
 
 def _chunk(delta: dict, finish: str | None = None, usage: dict | None = None) -> str:
-    payload: dict = {"id": "chatcmpl-fake", "object": "chat.completion.chunk", "created": 1,
-                     "model": "fake-model", "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
+    payload: dict = {
+        "id": "chatcmpl-fake",
+        "object": "chat.completion.chunk",
+        "created": 1,
+        "model": "fake-model",
+        "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
+    }
     if usage is not None:
         payload["usage"] = usage
     return json.dumps(payload)
@@ -52,28 +57,53 @@ def answer(*pieces: str, gap_s: float = 0.0, first_delay_s: float = 0.0) -> Repl
     events = [_chunk({"role": "assistant", "content": ""})]
     events += [_chunk({"content": p}) for p in pieces]
     events.append(_chunk({}, finish="stop"))
-    events.append(json.dumps({"id": "chatcmpl-fake", "object": "chat.completion.chunk", "created": 1,
-                              "model": "fake-model", "choices": [],
-                              "usage": {"prompt_tokens": 5, "completion_tokens": len(pieces), "total_tokens": 5}}))
+    events.append(
+        json.dumps(
+            {
+                "id": "chatcmpl-fake",
+                "object": "chat.completion.chunk",
+                "created": 1,
+                "model": "fake-model",
+                "choices": [],
+                "usage": {"prompt_tokens": 5, "completion_tokens": len(pieces), "total_tokens": 5},
+            }
+        )
+    )
     events.append("[DONE]")
     return Reply(events=tuple(events), gap_s=gap_s, first_delay_s=first_delay_s)
 
 
 def malformed_stream() -> Reply:
     """A 200 event stream whose data lines are not JSON (a buggy or truncating gateway)."""
-    return Reply(events=(_chunk({"role": "assistant", "content": ""}), '{"id": "chatcmpl-fake", "choices": [{"delt',
-                         "this is not json at all", "[DONE]"))
+    return Reply(
+        events=(
+            _chunk({"role": "assistant", "content": ""}),
+            '{"id": "chatcmpl-fake", "choices": [{"delt',
+            "this is not json at all",
+            "[DONE]",
+        )
+    )
 
 
 def html_200() -> Reply:
     """A 200 whose body is an HTML page, not JSON or SSE (a captive portal, a proxy login page)."""
-    return Reply(kind="body", status=200, content_type="text/html",
-                 body=b"<!doctype html><html><head><title>Sign in</title></head>"
-                      b"<body><form action=/login>Proxy login required</form></body></html>")
+    return Reply(
+        kind="body",
+        status=200,
+        content_type="text/html",
+        body=b"<!doctype html><html><head><title>Sign in</title></head>"
+        b"<body><form action=/login>Proxy login required</form></body></html>",
+    )
 
 
-def error(status: int, message: str, *, type_: str = "error", code: str | None = None,
-          headers: tuple[tuple[str, str], ...] = ()) -> Reply:
+def error(
+    status: int,
+    message: str,
+    *,
+    type_: str = "error",
+    code: str | None = None,
+    headers: tuple[tuple[str, str], ...] = (),
+) -> Reply:
     body = {"error": {"message": message, "type": type_, "code": code}}
     return Reply(kind="body", status=status, body=json.dumps(body).encode(), headers=headers)
 
@@ -105,9 +135,14 @@ class FakeOpenAI:
         from aiohttp import web
 
         body = await request.read()
-        self.requests.append({"path": request.path, "query": request.query_string,
-                              "authorization": request.headers.get("Authorization", ""),
-                              "body": body.decode("utf-8", "replace")})
+        self.requests.append(
+            {
+                "path": request.path,
+                "query": request.query_string,
+                "authorization": request.headers.get("Authorization", ""),
+                "body": body.decode("utf-8", "replace"),
+            }
+        )
         reply = self.plan.pop(0) if self.plan else self.default
         record = self.requests[-1]
         record["events_sent"] = 0
@@ -115,10 +150,12 @@ class FakeOpenAI:
             await self._pause(3600)
             return web.Response(status=503)  # only reached when the server is closing
         if reply.kind == "body":
-            return web.Response(status=reply.status, body=reply.body, content_type=reply.content_type,
-                                headers=dict(reply.headers))
-        response = web.StreamResponse(status=reply.status, headers={"Content-Type": "text/event-stream",
-                                                                    **dict(reply.headers)})
+            return web.Response(
+                status=reply.status, body=reply.body, content_type=reply.content_type, headers=dict(reply.headers)
+            )
+        response = web.StreamResponse(
+            status=reply.status, headers={"Content-Type": "text/event-stream", **dict(reply.headers)}
+        )
         try:
             await response.prepare(request)
         except ConnectionResetError:
@@ -142,7 +179,6 @@ class FakeOpenAI:
             record["events_sent"] += 1
         await response.write_eof()
         return response
-
 
     async def _pause(self, seconds: float) -> None:
         """Sleep, cut short when the server is closing."""

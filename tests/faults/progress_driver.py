@@ -32,26 +32,36 @@ from myrm_tui.llm.replay_summarizers import head_summarizer
 from myrm_tui.store import Store
 
 MODEL = "gpt-4o"
-TOOLS = [{"type": "function", "function": {"name": "bash", "description": "run a command", "parameters": {
-    "type": "object", "properties": {"command": {"type": "string"}}}}}]
+TOOLS = [
+    {
+        "type": "function",
+        "function": {
+            "name": "bash",
+            "description": "run a command",
+            "parameters": {"type": "object", "properties": {"command": {"type": "string"}}},
+        },
+    }
+]
 # Common English words, one token each after a space in o200k: text of N words is ~N tokens.
-_VOCAB_TEXT = ("the of and to in is it that for was on are with as at be this have from or one had by but not "
-         "what all were when we there can an your which their said if do will each about how up out them "
-         "then she many some so these would other into has more her two like him see time could no make "
-         "than first been its who now people my made over did down only way find use may water long little "
-         "very after words called just where most know get through back much before go good new write our "
-         "used me man too any day same right look think also around another came come work three word must "
-         "because does part even place well such here take why things help put years different away again "
-         "off went old number great tell men say small every found still between name should home big give "
-         "air line set own under read last never us left end along while might next sound below saw "
-         "something thought both few those always looked show large often together asked house world going "
-         "want school important until form food keep children feet land side without boy once animals life "
-         "enough took four head above kind began almost live page got earth need far hand high year mother "
-         "light country father let night picture being study second soon story since white ever paper hard "
-         "near sentence better best across during today however sure knew try told young sun thing whole "
-         "hear example heard several change answer room sea against top turned learn point city play toward "
-         "five himself usually money seen didn't car morning I'm body upon family later turn move face door "
-         "cut done group true leave color red friends easy music close")
+_VOCAB_TEXT = (
+    "the of and to in is it that for was on are with as at be this have from or one had by but not "
+    "what all were when we there can an your which their said if do will each about how up out them "
+    "then she many some so these would other into has more her two like him see time could no make "
+    "than first been its who now people my made over did down only way find use may water long little "
+    "very after words called just where most know get through back much before go good new write our "
+    "used me man too any day same right look think also around another came come work three word must "
+    "because does part even place well such here take why things help put years different away again "
+    "off went old number great tell men say small every found still between name should home big give "
+    "air line set own under read last never us left end along while might next sound below saw "
+    "something thought both few those always looked show large often together asked house world going "
+    "want school important until form food keep children feet land side without boy once animals life "
+    "enough took four head above kind began almost live page got earth need far hand high year mother "
+    "light country father let night picture being study second soon story since white ever paper hard "
+    "near sentence better best across during today however sure knew try told young sun thing whole "
+    "hear example heard several change answer room sea against top turned learn point city play toward "
+    "five himself usually money seen didn't car morning I'm body upon family later turn move face door "
+    "cut done group true leave color red friends easy music close"
+)
 VOCAB = tuple(_VOCAB_TEXT.split())
 # Test outputs above this many characters go to the vault on arrival, as the agent's spill does
 # (the engine then sees a bounded preview), so a 1M window does not mean megabytes per message.
@@ -111,9 +121,15 @@ class Driver:
         self.plan = plan
         self.check = check
         self.system = system_prompt_of(max(0, plan.fixed_tokens - _tools_tokens()))
-        self.info = ModelInfo(name=MODEL, provider="openai", context_window=plan.window,
-                              max_output_tokens=plan.max_output, supports_tools=True, supports_vision=False,
-                              supports_prompt_caching=True)
+        self.info = ModelInfo(
+            name=MODEL,
+            provider="openai",
+            context_window=plan.window,
+            max_output_tokens=plan.max_output,
+            supports_tools=True,
+            supports_vision=False,
+            supports_prompt_caching=True,
+        )
         self.store = Store.open(root)
         self.session = self.store.create_session(MODEL).id
         self.engine: ContextEngine | None = None
@@ -162,7 +178,8 @@ class Driver:
                 self.out.failures.append(
                     f"ContextExhausted although fixed + latest message + floor = {need:,} fit "
                     f"{exc.budget.prompt_limit:,} (window {self.plan.window:,}, {'start' if start else 'step'}): "
-                    f"{exc.user_text()}")
+                    f"{exc.user_text()}"
+                )
             else:
                 self.out.exhausted_allowed += 1
             return None
@@ -234,16 +251,32 @@ class Driver:
                 return
         for step, output_tokens in enumerate(turn.steps):
             call_id = f"c{index}_{step}"
-            self.append({"role": "assistant", "content": None, "tool_calls": [
-                {"id": call_id, "type": "function",
-                 "function": {"name": "bash", "arguments": json.dumps({"command": f"make step{step}"})}}]})
+            self.append(
+                {
+                    "role": "assistant",
+                    "content": None,
+                    "tool_calls": [
+                        {
+                            "id": call_id,
+                            "type": "function",
+                            "function": {"name": "bash", "arguments": json.dumps({"command": f"make step{step}"})},
+                        }
+                    ],
+                }
+            )
             if turn.fate == "kill_mid_turn" and step == len(turn.steps) - 1:
                 self.out.kills += 1
                 self.restart()
                 self.store.repair_dangling_tool_calls(self.session)  # what the next turn does first
                 return
-            self.append({"role": "tool", "tool_call_id": call_id, "name": "bash",
-                         "content": "\n".join(f"out {i} {words(20, i)}" for i in range(max(1, output_tokens // 24)))})
+            self.append(
+                {
+                    "role": "tool",
+                    "tool_call_id": call_id,
+                    "name": "bash",
+                    "content": "\n".join(f"out {i} {words(20, i)}" for i in range(max(1, output_tokens // 24))),
+                }
+            )
             try:
                 if self.assemble(start=False) is None:
                     return  # the turn failed; the next one starts with a new ask
@@ -270,6 +303,7 @@ def _tools_tokens() -> int:
 
 
 # -- what every assembled prompt must be ------------------------------------------------------
+
 
 def text_of(message: dict[str, Any]) -> str:
     content = message.get("content")
@@ -316,6 +350,9 @@ def check_prompt(store: Store, session_id: str, prompt: AssembledPrompt) -> None
         if row.id in named:
             continue
         content = text_of(row.message)
-        shown = row.message in messages or content in texts or bool(
-            content and json.dumps(content, ensure_ascii=False)[1:-1] in wire)
+        shown = (
+            row.message in messages
+            or content in texts
+            or bool(content and json.dumps(content, ensure_ascii=False)[1:-1] in wire)
+        )
         assert shown, f"msg:{row.id} ({row.role}) is neither shown nor reachable"

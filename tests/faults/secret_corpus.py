@@ -44,7 +44,7 @@ class Secret:
         flat = re.sub(r"\s+|\\n", "", self.secret)
         if len(flat) <= WINDOW:
             return [flat]
-        return [flat[i:i + WINDOW] for i in range(0, len(flat) - WINDOW + 1, WINDOW // 2)]
+        return [flat[i : i + WINDOW] for i in range(0, len(flat) - WINDOW + 1, WINDOW // 2)]
 
     def leaks_in(self, output: str) -> list[str]:
         flat = re.sub(r"\s+|\\n", "", output)
@@ -81,24 +81,38 @@ def private_keys() -> dict[str, str]:
         "rsa_pkcs8": ["openssl", "genpkey", "-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:2048"],
         "ec_sec1": ["openssl", "ecparam", "-genkey", "-name", "prime256v1", "-noout"],
         "ed25519_pkcs8": ["openssl", "genpkey", "-algorithm", "ed25519"],
-        "rsa_encrypted_pkcs8": ["openssl", "genpkey", "-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:2048",
-                                "-aes-128-cbc", "-pass", "pass:test"],
+        "rsa_encrypted_pkcs8": [
+            "openssl",
+            "genpkey",
+            "-algorithm",
+            "RSA",
+            "-pkeyopt",
+            "rsa_keygen_bits:2048",
+            "-aes-128-cbc",
+            "-pass",
+            "pass:test",
+        ],
     }
     for name, command in commands.items():
         keys[name] = subprocess.run(command, capture_output=True, text=True, check=True, timeout=60).stdout.strip()
     with tempfile.TemporaryDirectory() as folder:
         for kind in ("ed25519", "rsa"):
             path = Path(folder) / f"id_{kind}"
-            subprocess.run(["ssh-keygen", "-q", "-t", kind, "-N", "", "-C", "", "-f", str(path)], check=True,
-                           capture_output=True, timeout=60)
+            subprocess.run(
+                ["ssh-keygen", "-q", "-t", kind, "-N", "", "-C", "", "-f", str(path)],
+                check=True,
+                capture_output=True,
+                timeout=60,
+            )
             keys[f"openssh_{kind}"] = path.read_text().strip()
     return keys
 
 
 def _body(pem: str) -> str:
     """The base64 lines of a PEM block, without its BEGIN/END markers (and headers)."""
-    return "\n".join(line for line in pem.splitlines()
-                     if not line.startswith("-----") and ":" not in line and line.strip())
+    return "\n".join(
+        line for line in pem.splitlines() if not line.startswith("-----") and ":" not in line and line.strip()
+    )
 
 
 def corpus() -> list[Secret]:
@@ -185,11 +199,17 @@ def corpus() -> list[Secret]:
     k = f"{rand(string.digits, 18)}/{rand(ALNUM + '_-', 68)}"
     add("discord_webhook", f"webhook https://discord.com/api/webhooks/{k}", k)
     k = base64.b64encode(RNG.randbytes(64)).decode()
-    add("azure_account_key", "DefaultEndpointsProtocol=https;AccountName=acme;"
-                             f"AccountKey={k};EndpointSuffix=core.windows.net", k)
+    add(
+        "azure_account_key",
+        f"DefaultEndpointsProtocol=https;AccountName=acme;AccountKey={k};EndpointSuffix=core.windows.net",
+        k,
+    )
     k = base64.b64encode(RNG.randbytes(32)).decode()
-    add("azure_shared_access_key", "Endpoint=sb://acme.servicebus.windows.net/;SharedAccessKeyName=root;"
-                                   f"SharedAccessKey={k}", k)
+    add(
+        "azure_shared_access_key",
+        f"Endpoint=sb://acme.servicebus.windows.net/;SharedAccessKeyName=root;SharedAccessKey={k}",
+        k,
+    )
     for name, pem in private_keys().items():
         add(f"pem_{name}", f"id_key contents:\n{pem}\nend of file", _body(pem))
         lines = pem.splitlines()
@@ -202,8 +222,11 @@ def corpus() -> list[Secret]:
         one_line = body.replace("\n", "")
         add(f"pem_{name}_one_line", f'{{"key_material": "{one_line}"}}', one_line)
     gcp = private_keys()["rsa_pkcs8"].replace("\n", "\\n") + "\\n"
-    add("gcp_service_account", json.dumps({"type": "service_account", "project_id": "acme"})[:-1]
-        + f', "private_key": "{gcp}"}}', _body(private_keys()["rsa_pkcs8"]).replace("\n", "\\n"))
+    add(
+        "gcp_service_account",
+        json.dumps({"type": "service_account", "project_id": "acme"})[:-1] + f', "private_key": "{gcp}"}}',
+        _body(private_keys()["rsa_pkcs8"]).replace("\n", "\\n"),
+    )
     return s
 
 
@@ -218,26 +241,42 @@ def near_misses() -> list[NearMiss]:
         NearMiss("sha256", f"sha256 {sha256}", sha256),
         NearMiss("md5", f"md5sum {md5}", md5),
         NearMiss("uuid", f"run {u} finished", u),
-        NearMiss("path", "src/auth/password_policy.py and tests/test_token_refresh.py",
-                 "src/auth/password_policy.py and tests/test_token_refresh.py"),
+        NearMiss(
+            "path",
+            "src/auth/password_policy.py and tests/test_token_refresh.py",
+            "src/auth/password_policy.py and tests/test_token_refresh.py",
+        ),
         NearMiss("env_limits", "MAX_TOKENS=4096 TOKEN_LIMIT=8000", "MAX_TOKENS=4096 TOKEN_LIMIT=8000"),
-        NearMiss("env_reference", "PASSWORD=${DB_PASSWORD} API_KEY=$API_KEY", "PASSWORD=${DB_PASSWORD} API_KEY=$API_KEY"),
+        NearMiss(
+            "env_reference", "PASSWORD=${DB_PASSWORD} API_KEY=$API_KEY", "PASSWORD=${DB_PASSWORD} API_KEY=$API_KEY"
+        ),
         NearMiss("code_lookup", 'api_key = os.environ["API_KEY"]', 'api_key = os.environ["API_KEY"]'),
         NearMiss("code_call", "secret_key = get_secret_key()", "secret_key = get_secret_key()"),
         NearMiss("code_compare", 'if password == "":', 'if password == "":'),
         NearMiss("code_attribute", "token = self.tokens[0]", "token = self.tokens[0]"),
         NearMiss("yaml_count", "token_count: 1234", "token_count: 1234"),
         NearMiss("yaml_null", "password: null", "password: null"),
-        NearMiss("json_policy", '{"password_policy": "strict", "token_count": 12}',
-                 '{"password_policy": "strict", "token_count": 12}'),
+        NearMiss(
+            "json_policy",
+            '{"password_policy": "strict", "token_count": 12}',
+            '{"password_policy": "strict", "token_count": 12}',
+        ),
         NearMiss("password_stdin", "docker login --password-stdin ghcr.io", "docker login --password-stdin ghcr.io"),
         NearMiss("mysql_prompt", "mysql -u root -p app", "mysql -u root -p app"),
         NearMiss("mysql_port", "mysql -h db -P 3306 app", "mysql -h db -P 3306 app"),
-        NearMiss("url_no_password", "https://ada@git.example.com/acme/app.git", "https://ada@git.example.com/acme/app.git"),
+        NearMiss(
+            "url_no_password", "https://ada@git.example.com/acme/app.git", "https://ada@git.example.com/acme/app.git"
+        ),
         NearMiss("url_port", "http://localhost:5432/db?sslmode=disable", "http://localhost:5432/db?sslmode=disable"),
         NearMiss("scp_remote", "git@github.com:org/repo.git", "git@github.com:org/repo.git"),
-        NearMiss("url_paging", "https://api.example.com/items?page=2&sort=desc", "https://api.example.com/items?page=2&sort=desc"),
-        NearMiss("slack_docs", "see https://api.slack.com/messaging/webhooks", "https://api.slack.com/messaging/webhooks"),
+        NearMiss(
+            "url_paging",
+            "https://api.example.com/items?page=2&sort=desc",
+            "https://api.example.com/items?page=2&sort=desc",
+        ),
+        NearMiss(
+            "slack_docs", "see https://api.slack.com/messaging/webhooks", "https://api.slack.com/messaging/webhooks"
+        ),
         NearMiss("azure_name", "AccountName=devstoreaccount1;", "AccountName=devstoreaccount1;"),
         NearMiss("versions", "python 3.11.4, node v20.10.0", "python 3.11.4, node v20.10.0"),
         NearMiss("listen", "listening on 127.0.0.1:8080 pid 123456", "127.0.0.1:8080 pid 123456"),
@@ -249,14 +288,40 @@ def public_key_material() -> list[NearMiss]:
     """Public halves and certificates: shared on purpose, must never be redacted."""
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "id"
-        subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "ada@laptop", "-f", str(path)],
-                       check=True, capture_output=True, timeout=60)
+        subprocess.run(
+            ["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "ada@laptop", "-f", str(path)],
+            check=True,
+            capture_output=True,
+            timeout=60,
+        )
         ssh_pub = path.with_suffix(".pub").read_text().split()[1]
-        cert = subprocess.run(["openssl", "req", "-x509", "-newkey", "ed25519", "-nodes", "-keyout", str(path) + ".k",
-                               "-subj", "/CN=test", "-days", "1"], capture_output=True, text=True, check=True,
-                              timeout=60).stdout
-        pub = subprocess.run(["openssl", "pkey", "-pubout", "-in", str(path) + ".k"], capture_output=True, text=True,
-                             check=True, timeout=60).stdout
+        cert = subprocess.run(
+            [
+                "openssl",
+                "req",
+                "-x509",
+                "-newkey",
+                "ed25519",
+                "-nodes",
+                "-keyout",
+                str(path) + ".k",
+                "-subj",
+                "/CN=test",
+                "-days",
+                "1",
+            ],
+            capture_output=True,
+            text=True,
+            check=True,
+            timeout=60,
+        ).stdout
+        pub = subprocess.run(
+            ["openssl", "pkey", "-pubout", "-in", str(path) + ".k"],
+            capture_output=True,
+            text=True,
+            check=True,
+            timeout=60,
+        ).stdout
     cert_line = cert.splitlines()[1]
     pub_line = pub.splitlines()[1]
     return [

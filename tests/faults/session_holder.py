@@ -23,9 +23,14 @@ def main() -> None:
     extra = ""
     if "--spawn-sleeper" in sys.argv[3:]:
         # close_fds=False: even a careless spawner must not hand the lock to its child.
-        sleeper = subprocess.Popen(["sleep", "600"], start_new_session=True, close_fds=False,
-                                   stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                   stderr=subprocess.DEVNULL)
+        sleeper = subprocess.Popen(
+            ["sleep", "600"],
+            start_new_session=True,
+            close_fds=False,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
         extra = f" {sleeper.pid}"
     print(f"ready {os.getpid()}{extra}", flush=True)
     sys.stdin.read()

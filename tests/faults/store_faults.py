@@ -24,8 +24,9 @@ CLI_TIMEOUT_S = 240
 
 def clean_env(config_dir: Path, code_root: Path = REPO_ROOT) -> dict[str, str]:
     """No provider keys or MYRM_* settings from the developer's shell; this checkout first."""
-    env = {k: v for k, v in os.environ.items()
-           if not k.startswith("MYRM_") and not k.endswith(("_API_KEY", "_API_TOKEN"))}
+    env = {
+        k: v for k, v in os.environ.items() if not k.startswith("MYRM_") and not k.endswith(("_API_KEY", "_API_TOKEN"))
+    }
     env["MYRM_CONFIG_DIR"] = str(config_dir)
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(code_root), env.get("PYTHONPATH", "")]))
     return env
@@ -40,15 +41,27 @@ class Myrm:
     code_root: Path = REPO_ROOT
 
     def popen(self, *args: str) -> subprocess.Popen[str]:
-        return subprocess.Popen([sys.executable, "-m", "myrm_tui", *args], cwd=self.workspace,
-                                env=clean_env(self.config_dir, self.code_root), text=True,
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        return subprocess.Popen(
+            [sys.executable, "-m", "myrm_tui", *args],
+            cwd=self.workspace,
+            env=clean_env(self.config_dir, self.code_root),
+            text=True,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
 
-    def __call__(self, *args: str, prefix: tuple[str, ...] = (),
-                 env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-        return subprocess.run([*prefix, sys.executable, "-m", "myrm_tui", *args], cwd=self.workspace,
-                              env={**clean_env(self.config_dir, self.code_root), **(env or {})},
-                              capture_output=True, text=True, timeout=CLI_TIMEOUT_S, check=False)
+    def __call__(
+        self, *args: str, prefix: tuple[str, ...] = (), env: dict[str, str] | None = None
+    ) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [*prefix, sys.executable, "-m", "myrm_tui", *args],
+            cwd=self.workspace,
+            env={**clean_env(self.config_dir, self.code_root), **(env or {})},
+            capture_output=True,
+            text=True,
+            timeout=CLI_TIMEOUT_S,
+            check=False,
+        )
 
 
 def make_workspace(tmp_path: Path) -> Myrm:

@@ -46,18 +46,21 @@ def test_every_numeric_setting_declares_a_lower_bound():
     assert missing == [], f"numeric settings without a declared range: {missing}"
 
 
-@pytest.mark.parametrize("line,key,words", [
-    ("llm_timeout = 0", "llm_timeout", "more than 0"),
-    ("llm_first_token_timeout = 0.0", "llm_first_token_timeout", "more than 0"),
-    ("bash_timeout = 0", "bash_timeout", "more than 0"),
-    ("max_output_tokens = 0", "max_output_tokens", "at least 1"),
-    ("max_output_tokens = -1", "max_output_tokens", "negative"),
-    ("max_steps = 0", "max_steps", "at least 1"),
-    ("llm_max_attempts = 0", "llm_max_attempts", "at least 1"),
-    ("llm_max_attempts = 400", "llm_max_attempts", "at most 20"),
-    ("tool_output_cap = 0", "tool_output_cap", "at least 1"),
-    ("local_threads = -2", "local_threads", "negative"),
-])
+@pytest.mark.parametrize(
+    "line,key,words",
+    [
+        ("llm_timeout = 0", "llm_timeout", "more than 0"),
+        ("llm_first_token_timeout = 0.0", "llm_first_token_timeout", "more than 0"),
+        ("bash_timeout = 0", "bash_timeout", "more than 0"),
+        ("max_output_tokens = 0", "max_output_tokens", "at least 1"),
+        ("max_output_tokens = -1", "max_output_tokens", "negative"),
+        ("max_steps = 0", "max_steps", "at least 1"),
+        ("llm_max_attempts = 0", "llm_max_attempts", "at least 1"),
+        ("llm_max_attempts = 400", "llm_max_attempts", "at most 20"),
+        ("tool_output_cap = 0", "tool_output_cap", "at least 1"),
+        ("local_threads = -2", "local_threads", "negative"),
+    ],
+)
 def test_an_out_of_range_value_in_a_file_is_a_named_problem_and_the_default_stays(dirs, line, key, words):
     workspace, user = dirs
     config = user / "config.toml"
@@ -70,12 +73,15 @@ def test_an_out_of_range_value_in_a_file_is_a_named_problem_and_the_default_stay
     assert loaded.settings.model == "x/y"  # the rest of the file still applies
 
 
-@pytest.mark.parametrize("override,words", [
-    ("context_window = 0", "at least 1"),
-    ("context_window = -8192", "negative"),
-    ("max_output_tokens = 0", "at least 1"),
-    ("input_cost_per_token = -0.5", "negative"),
-])
+@pytest.mark.parametrize(
+    "override,words",
+    [
+        ("context_window = 0", "at least 1"),
+        ("context_window = -8192", "negative"),
+        ("max_output_tokens = 0", "at least 1"),
+        ("input_cost_per_token = -0.5", "negative"),
+    ],
+)
 def test_an_out_of_range_model_override_is_refused_and_the_valid_ones_apply(dirs, override, words):
     workspace, user = dirs
     (user / "config.toml").write_text(f'[models."acme/m"]\nsupports_tools = true\n{override}\n', encoding="utf-8")
@@ -105,8 +111,9 @@ def test_saving_an_out_of_range_value_is_refused_and_the_file_is_untouched(tmp_p
     assert config.read_text(encoding="utf-8") == "max_steps = 9\n"
 
 
-@given(spec=st.sampled_from(NUMERIC), value=st.one_of(st.integers(-10**6, 10**6),
-                                                      st.floats(-1e6, 1e6, allow_nan=False)))
+@given(
+    spec=st.sampled_from(NUMERIC), value=st.one_of(st.integers(-(10**6), 10**6), st.floats(-1e6, 1e6, allow_nan=False))
+)
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 def test_a_value_applies_exactly_when_it_is_in_its_declared_range(dirs, spec, value):
     workspace, user = dirs
@@ -128,12 +135,24 @@ def test_model_field_minimums_name_real_override_fields():
 
 # -- a window too small for the fixed prefix: said before the first turn -----------------------
 
+
 def _run(workspace: Path, config_dir: Path, *args: str) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("MYRM_") and not k.endswith("_API_KEY")}
-    env.update({"MYRM_CONFIG_DIR": str(config_dir),
-                "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO_ROOT), env.get("PYTHONPATH", "")]))})
-    return subprocess.run([sys.executable, "-m", "myrm_tui", *args], cwd=workspace, env=env,
-                          capture_output=True, text=True, timeout=CLI_TIMEOUT_S, check=False)
+    env.update(
+        {
+            "MYRM_CONFIG_DIR": str(config_dir),
+            "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO_ROOT), env.get("PYTHONPATH", "")])),
+        }
+    )
+    return subprocess.run(
+        [sys.executable, "-m", "myrm_tui", *args],
+        cwd=workspace,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=CLI_TIMEOUT_S,
+        check=False,
+    )
 
 
 def test_run_refuses_a_window_too_small_for_the_fixed_prefix_before_storing_anything(tmp_path):

@@ -77,8 +77,12 @@ def garbage_page(db: Path, page_no: int, seed: int) -> None:
 def middle_page_of(db: Path, table: str) -> int:
     raw = sqlite3.connect(db)
     try:
-        pages = [row[0] for row in raw.execute(
-            "SELECT pageno FROM dbstat WHERE name = ? AND pagetype = 'leaf' ORDER BY pageno", (table,))]
+        pages = [
+            row[0]
+            for row in raw.execute(
+                "SELECT pageno FROM dbstat WHERE name = ? AND pagetype = 'leaf' ORDER BY pageno", (table,)
+            )
+        ]
     finally:
         raw.close()
     return pages[len(pages) // 2]
@@ -149,8 +153,7 @@ def pristine(tmp_path_factory) -> tuple[Path, dict[int, dict]]:
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(page_fraction=st.floats(min_value=0.0, max_value=0.9999), seed=st.integers(0, 2**32))
-def test_any_garbage_page_never_crashes_and_recovery_never_invents(pristine, tmp_path_factory,
-                                                                   page_fraction, seed):
+def test_any_garbage_page_never_crashes_and_recovery_never_invents(pristine, tmp_path_factory, page_fraction, seed):
     from myrm_tui.store.health import inspect
     from myrm_tui.store.recover import recover
 
@@ -254,11 +257,15 @@ def read_only_prefix(folder: Path) -> tuple[tuple[str, ...], str]:
     if os.geteuid() != 0:
         folder.chmod(0o500)
         return (), "chmod 0500"
-    probe = subprocess.run(["unshare", "--mount", "sh", "-c",
-                            f'mount --bind -o ro "{folder}" "{folder}" && ! touch "{folder}/.probe"'],
-                           capture_output=True, check=False)
-    assert probe.returncode == 0, ("running as root, the read-only test needs `unshare --mount` and a "
-                                   f"bind mount (CAP_SYS_ADMIN): {probe.stderr!r}")
+    probe = subprocess.run(
+        ["unshare", "--mount", "sh", "-c", f'mount --bind -o ro "{folder}" "{folder}" && ! touch "{folder}/.probe"'],
+        capture_output=True,
+        check=False,
+    )
+    assert probe.returncode == 0, (
+        "running as root, the read-only test needs `unshare --mount` and a "
+        f"bind mount (CAP_SYS_ADMIN): {probe.stderr!r}"
+    )
     script = f'mount --bind -o ro "{folder}" "{folder}" && exec "$@"'
     return ("unshare", "--mount", "sh", "-c", script, "sh"), "read-only bind mount"
 

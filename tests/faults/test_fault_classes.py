@@ -82,6 +82,7 @@ def retries(events: list) -> int:
 
 # -- malformed stream ≠ network ------------------------------------------------------------------
 
+
 async def test_malformed_stream_data_is_named_malformed_not_network_and_not_retried(fake_openai: FakeOpenAI):
     fake_openai.default = malformed_stream()
     events, exc = await call(fake_openai.api_base)
@@ -93,6 +94,7 @@ async def test_malformed_stream_data_is_named_malformed_not_network_and_not_retr
 
 
 # -- bad body ≠ empty ----------------------------------------------------------------------------
+
 
 async def test_a_200_html_page_is_named_a_page_not_an_empty_response(fake_openai: FakeOpenAI):
     fake_openai.default = html_200()
@@ -120,6 +122,7 @@ async def test_a_real_but_empty_event_stream_is_still_an_empty_response(fake_ope
 
 # -- the endpoint's auth ≠ server error ----------------------------------------------------------
 
+
 async def test_credentials_in_api_base_are_a_config_error_sent_nowhere_and_not_retried(fake_openai: FakeOpenAI):
     password = "hunter2-Sup3r-s3cret"
     events, exc = await call(fake_openai.api_base_with(f"admin:{password}"))
@@ -132,7 +135,8 @@ async def test_credentials_in_api_base_are_a_config_error_sent_nowhere_and_not_r
 
 @pytest.mark.parametrize("status", [401, 403])
 async def test_an_endpoint_refusing_the_credentials_is_auth_and_the_url_key_is_not_quoted(
-        fake_openai: FakeOpenAI, status: int):
+    fake_openai: FakeOpenAI, status: int
+):
     url_key = "qk_9f8e7d6c5b4a39281706"
     fake_openai.default = error(status, "Unauthorized", type_="invalid_request_error")
     events, exc = await call(fake_openai.api_base_with(query=f"api_key={url_key}"))
@@ -203,14 +207,31 @@ async def test_a_slow_but_steady_answer_within_both_deadlines_completes(fake_ope
 
 # -- through `myrm run`: the sentence the user reads, the exit code, nothing lost ----------------
 
-def _myrm(workspace: Path, config_dir: Path, *args: str, env: dict[str, str] | None = None,
-          ) -> subprocess.CompletedProcess[str]:
+
+def _myrm(
+    workspace: Path,
+    config_dir: Path,
+    *args: str,
+    env: dict[str, str] | None = None,
+) -> subprocess.CompletedProcess[str]:
     clean = {k: v for k, v in os.environ.items() if not k.startswith("MYRM_") and not k.endswith("_API_KEY")}
-    clean.update({"MYRM_CONFIG_DIR": str(config_dir), "OPENAI_API_KEY": KEY,
-                  "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO_ROOT), clean.get("PYTHONPATH", "")]))})
+    clean.update(
+        {
+            "MYRM_CONFIG_DIR": str(config_dir),
+            "OPENAI_API_KEY": KEY,
+            "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO_ROOT), clean.get("PYTHONPATH", "")])),
+        }
+    )
     clean.update(env or {})
-    return subprocess.run([sys.executable, "-m", "myrm_tui", *args], cwd=workspace, env=clean,
-                          capture_output=True, text=True, timeout=CLI_TIMEOUT_S, check=False)
+    return subprocess.run(
+        [sys.executable, "-m", "myrm_tui", *args],
+        cwd=workspace,
+        env=clean,
+        capture_output=True,
+        text=True,
+        timeout=CLI_TIMEOUT_S,
+        check=False,
+    )
 
 
 @pytest.fixture
@@ -220,11 +241,19 @@ def workspace(tmp_path: Path) -> Path:
     return root
 
 
-def test_run_names_credentials_in_api_base_and_never_prints_them(fake_openai: FakeOpenAI, workspace: Path,
-                                                                 tmp_path: Path):
+def test_run_names_credentials_in_api_base_and_never_prints_them(
+    fake_openai: FakeOpenAI, workspace: Path, tmp_path: Path
+):
     password = "p@ss:w0rd-with-at"
-    result = _myrm(workspace, tmp_path / "cfg", "run", "--model", FAKE_MODEL, "hello",
-                   env={"MYRM_API_BASE": fake_openai.api_base_with(f"admin:{password}")})
+    result = _myrm(
+        workspace,
+        tmp_path / "cfg",
+        "run",
+        "--model",
+        FAKE_MODEL,
+        "hello",
+        env={"MYRM_API_BASE": fake_openai.api_base_with(f"admin:{password}")},
+    )
     assert result.returncode == 1, result.stderr
     assert "user name and password" in result.stderr
     assert "HTTP 500" not in result.stderr and "retry" not in result.stderr and "bug" not in result.stderr
@@ -232,12 +261,20 @@ def test_run_names_credentials_in_api_base_and_never_prints_them(fake_openai: Fa
     assert fake_openai.requests == []
 
 
-def test_run_keeps_the_partial_answer_when_the_deadline_passes(fake_openai: FakeOpenAI, workspace: Path,
-                                                               tmp_path: Path):
+def test_run_keeps_the_partial_answer_when_the_deadline_passes(
+    fake_openai: FakeOpenAI, workspace: Path, tmp_path: Path
+):
     fake_openai.default = answer(*[f"w{i} " for i in range(TRICKLE_PIECES)], gap_s=TRICKLE_GAP_S)
     config = tmp_path / "cfg"
-    result = _myrm(workspace, config, "run", "--model", FAKE_MODEL, "hello",
-                   env={"MYRM_API_BASE": fake_openai.api_base, "MYRM_LLM_TIMEOUT": "3"})
+    result = _myrm(
+        workspace,
+        config,
+        "run",
+        "--model",
+        FAKE_MODEL,
+        "hello",
+        env={"MYRM_API_BASE": fake_openai.api_base, "MYRM_LLM_TIMEOUT": "3"},
+    )
     assert result.returncode == 1, result.stderr
     assert "did not finish its answer within 3 s (llm_timeout)" in result.stderr
     assert "dropped" not in result.stderr and "bug" not in result.stderr
@@ -282,8 +319,14 @@ def _in_private_mount_namespace(script: Path, *args: str, env: dict[str, str]) -
     unshare = shutil.which("unshare")
     assert unshare, "needs util-linux `unshare` (a real tiny filesystem is mounted for this test)"
     flags = ["--mount"] if os.geteuid() == 0 else ["--user", "--map-root-user", "--mount"]
-    return subprocess.run([unshare, *flags, "bash", str(script), *args], env=env, capture_output=True,
-                          text=True, timeout=CLI_TIMEOUT_S * 4, check=False)
+    return subprocess.run(
+        [unshare, *flags, "bash", str(script), *args],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=CLI_TIMEOUT_S * 4,
+        check=False,
+    )
 
 
 @pytest.mark.slow
@@ -300,9 +343,15 @@ def test_a_full_disk_is_named_with_its_path_and_resending_after_freeing_space_wo
     ws = tmp_path / "tiny"
     ws.mkdir()
     env = {k: v for k, v in os.environ.items() if not k.startswith("MYRM_")}
-    env.update({"PY": sys.executable, "SCRIPT": str(script_file), "OUT": str(out),
-                "MYRM_CONFIG_DIR": str(tmp_path / "cfg"),
-                "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO_ROOT), env.get("PYTHONPATH", "")]))})
+    env.update(
+        {
+            "PY": sys.executable,
+            "SCRIPT": str(script_file),
+            "OUT": str(out),
+            "MYRM_CONFIG_DIR": str(tmp_path / "cfg"),
+            "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO_ROOT), env.get("PYTHONPATH", "")])),
+        }
+    )
     done = _in_private_mount_namespace(runner, str(ws), *map(str, LEAVE_KB), env=env)
     assert done.returncode != 97, f"could not mount a tmpfs in a private namespace: {done.stderr}"
     assert "exit=0" in (out / "first.err").read_text(), (out / "first.err").read_text()
@@ -311,8 +360,9 @@ def test_a_full_disk_is_named_with_its_path_and_resending_after_freeing_space_wo
         assert f"error: disk full at {ws}/.myrm, free space and resend." in stderr, (leave, stderr)
         assert "bug" not in stderr and "recover" not in stderr and "not a readable" not in stderr, stderr
         assert "exit=0" not in stderr
-    assert (out / f"full-{LEAVE_KB[-1]}.out").read_text().startswith("big answer"), \
+    assert (out / f"full-{LEAVE_KB[-1]}.out").read_text().startswith("big answer"), (
         "with room for the user's message, the answer streamed before its storage failed"
+    )
     assert "exit=0" in (out / "resend.err").read_text(), "after freeing space the resend goes through"
     transcript = (out / "transcript.txt").read_text()
     assert "first turn" in transcript and "answer 0" in transcript, "what was stored before is intact"

@@ -54,11 +54,25 @@ def stuck_shape_turns(count: int) -> tuple[TurnPlan, ...]:
     5th killed mid-turn, every 7th a provider error resent, every 4th after a restart."""
     turns = []
     for i in range(count):
-        fate = ("kill_mid_compaction" if i % 3 == 2 else "kill_mid_turn" if i % 5 == 4 else
-                "provider_error" if i % 7 == 6 else "ok")
+        fate = (
+            "kill_mid_compaction"
+            if i % 3 == 2
+            else "kill_mid_turn"
+            if i % 5 == 4
+            else "provider_error"
+            if i % 7 == 6
+            else "ok"
+        )
         steps = tuple(60 + 90 * ((i + k) % 4) for k in range(1 + i % 3))
-        turns.append(TurnPlan(user_tokens=8 + (i * 13) % 40, steps=steps, reply_tokens=10 + (i * 17) % 60,
-                              fate=fate, restart=i % 4 == 3))
+        turns.append(
+            TurnPlan(
+                user_tokens=8 + (i * 13) % 40,
+                steps=steps,
+                reply_tokens=10 + (i * 17) % 60,
+                fate=fate,
+                restart=i % 4 == 3,
+            )
+        )
     return tuple(turns)
 
 
@@ -80,8 +94,9 @@ def test_the_stuck_shape_of_the_issue_keeps_making_progress():
 
 def test_the_stuck_shape_without_a_model_summarizer_keeps_making_progress():
     """The agent's own configuration: no fake summarizer, extractive nodes only."""
-    outcome = run(SessionPlan(STUCK_WINDOW, STUCK_FIXED, STUCK_MAX_OUTPUT, stuck_shape_turns(120),
-                              summarizer="extractive"))
+    outcome = run(
+        SessionPlan(STUCK_WINDOW, STUCK_FIXED, STUCK_MAX_OUTPUT, stuck_shape_turns(120), summarizer="extractive")
+    )
     assert outcome.failures == [] and outcome.exhausted_allowed == 0
     assert outcome.briefs > 0
 
@@ -89,8 +104,10 @@ def test_the_stuck_shape_without_a_model_summarizer_keeps_making_progress():
 def test_a_large_first_message_becomes_a_pointer_when_nothing_else_is_left():
     """The floor's last step: the human anchor (here 700 tokens, a quarter of the prompt limit)
     shrinks to its handle once the history and the summaries are down to one line each."""
-    turns = (TurnPlan(user_tokens=700, steps=(300,), reply_tokens=40),
-             *(TurnPlan(user_tokens=30, steps=(200, 200), reply_tokens=40) for _ in range(12)))
+    turns = (
+        TurnPlan(user_tokens=700, steps=(300,), reply_tokens=40),
+        *(TurnPlan(user_tokens=30, steps=(200, 200), reply_tokens=40) for _ in range(12)),
+    )
     outcome = run(SessionPlan(STUCK_WINDOW, STUCK_FIXED, STUCK_MAX_OUTPUT, turns))
     assert outcome.failures == [] and outcome.exhausted_allowed == 0
     assert outcome.floors > 0
@@ -113,19 +130,27 @@ def session_plans(draw):
     for _ in range(draw(st.integers(3, 22))):
         user = max(2, min(MAX_ASK, int(limit * draw(st.sampled_from([0.0, 0.002, 0.01, 0.05, 0.2, 0.5])))))
         steps = tuple(min(MAX_OUTPUT, int(limit * draw(shares))) for _ in range(draw(st.integers(0, 3))))
-        turns.append(TurnPlan(user_tokens=user, steps=steps, reply_tokens=min(MAX_OUTPUT, int(limit * draw(shares) / 4)),
-                              fate=draw(st.sampled_from(["ok", "ok", "ok", "kill_mid_turn", "kill_mid_compaction",
-                                                         "provider_error"])),
-                              restart=draw(st.integers(0, 5)) == 0))
+        turns.append(
+            TurnPlan(
+                user_tokens=user,
+                steps=steps,
+                reply_tokens=min(MAX_OUTPUT, int(limit * draw(shares) / 4)),
+                fate=draw(
+                    st.sampled_from(["ok", "ok", "ok", "kill_mid_turn", "kill_mid_compaction", "provider_error"])
+                ),
+                restart=draw(st.integers(0, 5)) == 0,
+            )
+        )
     return SessionPlan(window, fixed, max_output, tuple(turns), draw(st.sampled_from(["head", "extractive"])))
 
 
 @given(session_plans())
-@settings(max_examples=EXAMPLES, deadline=None,
-          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@settings(
+    max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large]
+)
 def test_any_history_in_any_window_assembles_when_the_prefix_and_the_ask_fit(plan):
     quarter = min(3, int(math.log(plan.window / MIN_WINDOW, 4)))
-    low = MIN_WINDOW * 4 ** quarter
+    low = MIN_WINDOW * 4**quarter
     event(f"window {low // 1000}k-{min(MAX_WINDOW, low * 4) // 1000}k")
     tenth = plan.fixed_tokens * 10 // plan.window
     event(f"fixed prefix {10 * tenth}-{10 * tenth + 10} % of the window")

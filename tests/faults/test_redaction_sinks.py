@@ -93,8 +93,12 @@ class World:
         from myrm_tui.agent.agent import Agent
         from myrm_tui.settings.settings import Settings
 
-        agent = Agent(store=self.store, session_id=session_id, workspace=self.workspace,
-                      settings=Settings().with_values(model=self.model))
+        agent = Agent(
+            store=self.store,
+            session_id=session_id,
+            workspace=self.workspace,
+            settings=Settings().with_values(model=self.model),
+        )
         event = agent.engine.compact(agent.turn_input(trigger="manual"), tier=tier)
         assert event is not None, "the carrier turn must leave the prompt"
 
@@ -103,11 +107,24 @@ class World:
         self._add(session_id, {"role": "user", "content": "start: look at the service"})
         self._add(session_id, {"role": "assistant", "content": "ok"})
         self._add(session_id, {"role": "user", "content": "run it"})
-        self._add(session_id, {"role": "assistant", "content": "", "tool_calls": [
-            {"id": "m1", "type": "function", "function": {"name": "bash", "arguments": json.dumps(
-                {"command": f"{tag} {text}"})}}]})
+        self._add(
+            session_id,
+            {
+                "role": "assistant",
+                "content": "",
+                "tool_calls": [
+                    {
+                        "id": "m1",
+                        "type": "function",
+                        "function": {"name": "bash", "arguments": json.dumps({"command": f"{tag} {text}"})},
+                    }
+                ],
+            },
+        )
         noise = "\n".join(f"line {i} of the service log" for i in range(600))
-        self._add(session_id, {"role": "tool", "tool_call_id": "m1", "name": "bash", "content": f"{tag} {text}\n{noise}"})
+        self._add(
+            session_id, {"role": "tool", "tool_call_id": "m1", "name": "bash", "content": f"{tag} {text}\n{noise}"}
+        )
         self._fillers(session_id)
         self._compact(session_id, "full")
         return session_id
@@ -129,11 +146,17 @@ class World:
         add({"role": "user", "content": "start: set up the deployment"})
         add({"role": "assistant", "content": "ok"})
         add({"role": "user", "content": f"{tag} {text}"})
-        add({"role": "assistant", "content": f"{tag} {text}", "tool_calls": [
-            call("c1", "bash", {"command": f"{tag} {text}"}),
-            call("c2", "session_note", {"text": f"{tag} {text}"}),
-            call("c3", "file_write", {"path": "conf.txt", "content": f"{tag} {text}\n"}),
-        ]})
+        add(
+            {
+                "role": "assistant",
+                "content": f"{tag} {text}",
+                "tool_calls": [
+                    call("c1", "bash", {"command": f"{tag} {text}"}),
+                    call("c2", "session_note", {"text": f"{tag} {text}"}),
+                    call("c3", "file_write", {"path": "conf.txt", "content": f"{tag} {text}\n"}),
+                ],
+            }
+        )
         add({"role": "tool", "tool_call_id": "c1", "name": "bash", "content": f"Error: {tag} {text}"})
         add({"role": "tool", "tool_call_id": "c2", "name": "session_note", "content": "noted"})
         add({"role": "tool", "tool_call_id": "c3", "name": "file_write", "content": "wrote conf.txt"})
@@ -167,6 +190,7 @@ def _texts(value: object) -> str:
 
 # -- drivers: (world, tag, text) -> every output of the sink ---------------------------------------
 
+
 def drive_summary_body(world: World, tag: str, text: str) -> list[str]:
     """Extractive nodes made by compaction, and a node written by a model that copied the secret
     into its summary (client.summarize through the scripted provider)."""
@@ -175,13 +199,24 @@ def drive_summary_body(world: World, tag: str, text: str) -> list[str]:
 
     extractive = [_texts(n["content"]) for n in world.store.summaries(world.session(tag, text))]
     flat = " ".join(text.split())
-    written = StructuredSummary(user_goal=f"{tag} {text}", active_task=f"{tag} {text}",
-                                key_findings=[f"{tag} {flat}"], next_steps=[f"{tag} use {text}"])
+    written = StructuredSummary(
+        user_goal=f"{tag} {text}",
+        active_task=f"{tag} {text}",
+        key_findings=[f"{tag} {flat}"],
+        next_steps=[f"{tag} use {text}"],
+    )
     script = world.scratch() / "summarizer.json"
     script.write_text(json.dumps({"turns": [{"text": written.to_json()}] * 3}), encoding="utf-8")
     messages = [{"role": "user", "content": f"{tag} {text} " + "context " * 3000}]  # a summary must be smaller
-    outcome = asyncio.run(summarize(messages, model=f"scripted/{script}", window=32_000,
-                                    call=stream_call(f"scripted/{script}"), min_retention=0.0))
+    outcome = asyncio.run(
+        summarize(
+            messages,
+            model=f"scripted/{script}",
+            window=32_000,
+            call=stream_call(f"scripted/{script}"),
+            min_retention=0.0,
+        )
+    )
     assert not outcome.summary.fallback, outcome.failure
     return [*extractive, _texts(outcome.summary.to_dict())]
 
@@ -251,8 +286,9 @@ def drive_doctor(world: World, tag: str, text: str) -> list[str]:
     from myrm_tui.settings.settings import Settings
 
     base = Settings().with_values(model=world.model, api_base=f"{tag} {text}")
-    with_models = dataclasses.replace(base, models={"openai/custom": {"api_base": f"{tag} {text}",
-                                                                      "context_window": 8192}})
+    with_models = dataclasses.replace(
+        base, models={"openai/custom": {"api_base": f"{tag} {text}", "context_window": 8192}}
+    )
     return ["\n".join(settings_lines(with_models))]
 
 
@@ -278,8 +314,10 @@ def drive_provider_error(world: World, tag: str, text: str) -> list[str]:
 
     bad_request = litellm.BadRequestError(f"{tag} {text}", model="openai/x", llm_provider="openai")
     unreachable = ConnectionRefusedError(111, "Connect call failed")
-    return [classify(bad_request, "openai/x").user_text(),
-            classify(unreachable, "openai/x", api_base=f"{tag} {text}").user_text()]
+    return [
+        classify(bad_request, "openai/x").user_text(),
+        classify(unreachable, "openai/x", api_base=f"{tag} {text}").user_text(),
+    ]
 
 
 def drive_log(world: World, tag: str, text: str) -> list[str]:
@@ -386,15 +424,20 @@ PROSE = st.text(alphabet="abcdefghijklmnopqrstuvwxyz ABCDEFGHIJKLMNOPQRSTUVWXYZ.
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.sampled_from(CORPUS), PROSE, PROSE, SEPARATORS, SEPARATORS)
-def test_a_secret_is_caught_whatever_prose_surrounds_it(item: Secret, before: str, after: str, left: str,
-                                                        right: str):
+def test_a_secret_is_caught_whatever_prose_surrounds_it(item: Secret, before: str, after: str, left: str, right: str):
     out = redact(before + left + item.text + right + after).text
     assert not item.leaks_in(out)
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.lists(st.one_of(st.sampled_from([s.text for s in CORPUS]), st.sampled_from([n.text for n in NEAR]),
-                          PROSE), min_size=1, max_size=6), SEPARATORS)
+@given(
+    st.lists(
+        st.one_of(st.sampled_from([s.text for s in CORPUS]), st.sampled_from([n.text for n in NEAR]), PROSE),
+        min_size=1,
+        max_size=6,
+    ),
+    SEPARATORS,
+)
 def test_redaction_is_idempotent(pieces: list[str], separator: str):
     """Sinks redact what earlier sinks already redacted (a note in a footer in a summary in an
     export): a second pass must change nothing, or cached prompts would drift."""
@@ -410,9 +453,17 @@ def test_a_near_miss_survives_next_to_prose(item: NearMiss, prose: str, separato
 
 def test_corpus_covers_the_formats_named_in_the_issue():
     names = {s.name for s in CORPUS}
-    for required in ("url_password_with_at", "lowercase_db_password", "mysql_p", "pem_rsa_pkcs1_no_end",
-                     "pem_rsa_pkcs1_no_markers", "slack_webhook", "azure_account_key", "yaml_token",
-                     "url_query_api_key"):
+    for required in (
+        "url_password_with_at",
+        "lowercase_db_password",
+        "mysql_p",
+        "pem_rsa_pkcs1_no_end",
+        "pem_rsa_pkcs1_no_markers",
+        "slack_webhook",
+        "azure_account_key",
+        "yaml_token",
+        "url_query_api_key",
+    ):
         assert required in names
     assert len(CORPUS) >= 60
 

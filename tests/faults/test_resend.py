@@ -51,11 +51,16 @@ def scripted(tmp_path: Path, *turns: dict[str, Any], name: str = "script") -> st
     return f"scripted/{path}"
 
 
-def agent_for(store: Store, workspace: Path, model: str, session_id: str | None = None,
-              models: dict[str, dict[str, Any]] | None = None, **values: Any) -> Agent:
+def agent_for(
+    store: Store,
+    workspace: Path,
+    model: str,
+    session_id: str | None = None,
+    models: dict[str, dict[str, Any]] | None = None,
+    **values: Any,
+) -> Agent:
     session_id = session_id or store.create_session(model=model).id
-    settings = Settings(Settings().with_values(model=model, llm_max_attempts=1, **values).values,
-                        models=models or {})
+    settings = Settings(Settings().with_values(model=model, llm_max_attempts=1, **values).values, models=models or {})
     return Agent(store=store, session_id=session_id, settings=settings, workspace=workspace)
 
 
@@ -85,8 +90,10 @@ async def test_resend_after_an_auth_error_reuses_the_stored_ask(store, workspace
     [again] = [e for e in second if isinstance(e, UserMessageStored)]
     assert again.message_id == kept.message_id and again.reused
     assert [e.text for e in second if isinstance(e, AssistantMessageStored)] == ["hello back"]
-    assert stored(store, agent.session_id) == [{"role": "user", "content": "hello?"},
-                                                {"role": "assistant", "content": "hello back"}]
+    assert stored(store, agent.session_id) == [
+        {"role": "user", "content": "hello?"},
+        {"role": "assistant", "content": "hello back"},
+    ]
 
 
 async def test_failed_attempts_in_a_small_window_do_not_make_the_next_one_harder(store, workspace, tmp_path):
@@ -105,8 +112,11 @@ async def test_failed_attempts_in_a_small_window_do_not_make_the_next_one_harder
 
 
 async def test_a_cut_off_partial_answer_is_an_answer_so_the_resend_is_a_new_ask(store, workspace, tmp_path):
-    model = scripted(tmp_path, {"text": "first half and then the second half", "error": "drop_mid_stream",
-                                "error_times": 1}, {"text": "complete answer"})
+    model = scripted(
+        tmp_path,
+        {"text": "first half and then the second half", "error": "drop_mid_stream", "error_times": 1},
+        {"text": "complete answer"},
+    )
     agent = agent_for(store, workspace, model)
     failed = await send(agent, "talk")
     assert any(isinstance(e, TurnError) for e in failed)

@@ -47,8 +47,10 @@ READY_TIMEOUT_S = 120.0
 
 
 def barrier_command(folder: Path) -> str:
-    return (f'mktemp "{folder}/writer.XXXXXXXX" >/dev/null; n=0; while test "$(ls "{folder}" | wc -l)" -lt 2 && '
-            f'test $n -lt {BARRIER_STEPS}; do sleep 0.1; n=$((n+1)); done; echo ok')
+    return (
+        f'mktemp "{folder}/writer.XXXXXXXX" >/dev/null; n=0; while test "$(ls "{folder}" | wc -l)" -lt 2 && '
+        f"test $n -lt {BARRIER_STEPS}; do sleep 0.1; n=$((n+1)); done; echo ok"
+    )
 
 
 # 20 rounds of two cold `myrm run` processes (each imports litellm): minutes on a loaded
@@ -67,8 +69,10 @@ def test_two_processes_continuing_one_session_never_interleave(tmp_path: Path):
     for round_no in range(ROUNDS):
         shutil.rmtree(barrier)
         barrier.mkdir()
-        runs = {name: myrm.popen("run", "--continue", "--approve", "yolo", "--model", model,
-                                 f"{name}{round_no}") for name in "AB"}
+        runs = {
+            name: myrm.popen("run", "--continue", "--approve", "yolo", "--model", model, f"{name}{round_no}")
+            for name in "AB"
+        }
         outputs = {name: proc.communicate(timeout=CLI_TIMEOUT_S) for name, proc in runs.items()}
         for name, proc in runs.items():
             assert proc.returncode == 0, f"round {round_no} run {name}: {outputs[name][1]}"
@@ -77,15 +81,22 @@ def test_two_processes_continuing_one_session_never_interleave(tmp_path: Path):
     sessions = read_store(myrm.workspace)
     problems = {sid: log_problems(s["history"]) for sid, s in sessions.items()}
     interleavings = sum(len(found) for found in problems.values())
-    print(f"\nconcurrent rounds: {ROUNDS}, forked: {forked_rounds}, sessions: {len(sessions)}, "
-          f"interleavings: {interleavings}")
+    print(
+        f"\nconcurrent rounds: {ROUNDS}, forked: {forked_rounds}, sessions: {len(sessions)}, "
+        f"interleavings: {interleavings}"
+    )
     assert interleavings == 0, json.dumps(problems, indent=1)[:4000]
     # Nothing lost: every prompt is stored once, as a user message of exactly one session.
     prompts = Counter(m["content"] for s in sessions.values() for m in s["own"] if m["role"] == "user")
     assert prompts == Counter(["start", *(f"{n}{r}" for r in range(ROUNDS) for n in "AB")])
     # Ids myrm generated (the script sends none) are unique across every process that wrote.
-    ids = [call["id"] for s in sessions.values() for m in s["own"] if m["role"] == "assistant"
-           for call in m.get("tool_calls") or ()]
+    ids = [
+        call["id"]
+        for s in sessions.values()
+        for m in s["own"]
+        if m["role"] == "assistant"
+        for call in m.get("tool_calls") or ()
+    ]
     assert len(ids) == 1 + 2 * ROUNDS and len(set(ids)) == len(ids)
     # Every round had two writers at once (the barrier), so every round needed a fork.
     assert forked_rounds == ROUNDS
@@ -93,9 +104,14 @@ def test_two_processes_continuing_one_session_never_interleave(tmp_path: Path):
 
 
 def start_holder(myrm: Myrm, session_id: str, *extra: str) -> tuple[subprocess.Popen[str], list[int]]:
-    proc = subprocess.Popen([sys.executable, str(HOLDER), str(myrm.workspace), session_id, *extra],
-                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True, env=clean_env(myrm.config_dir))
+    proc = subprocess.Popen(
+        [sys.executable, str(HOLDER), str(myrm.workspace), session_id, *extra],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=clean_env(myrm.config_dir),
+    )
     line = proc.stdout.readline().split()
     assert line[:1] == ["ready"], proc.stderr.read()
     return proc, [int(n) for n in line[1:]]
@@ -122,8 +138,9 @@ def test_busy_session_is_refused_forked_and_free_again_after_kill_9(tmp_path: Pa
         assert read_store(myrm.workspace)[session_id]["own"] == before  # nothing was written
 
         # A fork is usable while its parent is locked.
-        forked = myrm("run", "--json", "--session", session_id, "--fork", "--approve", "yolo",
-                      "--model", model, "in a fork")
+        forked = myrm(
+            "run", "--json", "--session", session_id, "--fork", "--approve", "yolo", "--model", model, "in a fork"
+        )
         assert forked.returncode == 0, forked.stderr
         fork_id = json.loads(forked.stdout)["session_id"]
         # --continue forks by itself when the latest session is busy (the fork is now the
@@ -161,8 +178,9 @@ def test_kill_9_mid_turn_never_leaves_a_session_stuck(tmp_path: Path):
     # The tool runs until its marker goes: whether or not bash is sandboxed (a sandboxed call
     # dies with myrm), removing the marker ends any orphan without knowing its pid.
     marker = myrm.workspace / "tool-running"
-    hang = tool_then_answer_script(tmp_path / "hang.json", 40,
-                                   f'touch "{marker}"; while test -e "{marker}"; do sleep 0.2; done')
+    hang = tool_then_answer_script(
+        tmp_path / "hang.json", 40, f'touch "{marker}"; while test -e "{marker}"; do sleep 0.2; done'
+    )
     calm = tool_then_answer_script(tmp_path / "calm.json", 40, "echo calm")
     lock_file = myrm.workspace / ".myrm" / "locks" / f"{session_id}.lock"
     survived = 0
@@ -228,8 +246,7 @@ def test_one_process_never_locks_itself_out_and_close_releases(tmp_path: Path):
                 third.append_message(session_id, {"role": "user", "content": "refused"}, 1)
             child = third.fork(session_id)  # forking a busy session is allowed
             third.append_message(child.id, {"role": "user", "content": "in the fork"}, 1)
-            assert [m.message["content"] for m in third.messages(child.id)] == [
-                "from the second store", "in the fork"]
+            assert [m.message["content"] for m in third.messages(child.id)] == ["from the second store", "in the fork"]
     finally:
         holder.communicate("")
 
@@ -244,8 +261,12 @@ def test_a_busy_session_is_forked_at_its_last_finished_turn(tmp_path: Path):
     call = {"id": "c1", "type": "function", "function": {"name": "bash", "arguments": "{}"}}
     with Store.open(myrm.workspace) as store:
         finished = store.create_session("m", "finished")
-        for body in ({"role": "user", "content": "one"}, {"role": "assistant", "content": "done"},
-                     {"role": "user", "content": "two"}, {"role": "assistant", "content": None, "tool_calls": [call]}):
+        for body in (
+            {"role": "user", "content": "one"},
+            {"role": "assistant", "content": "done"},
+            {"role": "user", "content": "two"},
+            {"role": "assistant", "content": None, "tool_calls": [call]},
+        ):
             store.append_message(finished.id, body, 1)
         fresh = store.create_session("m", "fresh")
         store.append_message(fresh.id, {"role": "user", "content": "first ever"}, 1)
@@ -268,16 +289,22 @@ def test_a_busy_session_is_forked_at_its_last_finished_turn(tmp_path: Path):
 def test_generated_call_ids_differ_between_processes_and_repeat_within_one(tmp_path: Path):
     """The salt the stream passes (model and conversation length) is the same in two processes
     answering the same session state; the ids must still differ."""
-    code = ("from myrm_tui.llm.assembler import StreamAssembler\n"
-            "def once():\n"
-            "    a = StreamAssembler(id_salt='scripted/x:3')\n"
-            "    a.feed({'choices': [{'delta': {'tool_calls': [{'index': 0, 'function': "
-            "{'name': 'bash', 'arguments': '{\"command\": \"ls\"}'}}]}, 'finish_reason': 'tool_calls'}]})\n"
-            "    return [e.id for e in a.finish() if hasattr(e, 'parse_error')][0]\n"
-            "print(once(), once())\n")
+    code = (
+        "from myrm_tui.llm.assembler import StreamAssembler\n"
+        "def once():\n"
+        "    a = StreamAssembler(id_salt='scripted/x:3')\n"
+        "    a.feed({'choices': [{'delta': {'tool_calls': [{'index': 0, 'function': "
+        "{'name': 'bash', 'arguments': '{\"command\": \"ls\"}'}}]}, 'finish_reason': 'tool_calls'}]})\n"
+        "    return [e.id for e in a.finish() if hasattr(e, 'parse_error')][0]\n"
+        "print(once(), once())\n"
+    )
     env = clean_env(tmp_path)
-    runs = [subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
-                           timeout=CLI_TIMEOUT_S, check=False) for _ in range(2)]
+    runs = [
+        subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=CLI_TIMEOUT_S, check=False
+        )
+        for _ in range(2)
+    ]
     assert all(r.returncode == 0 for r in runs), [r.stderr for r in runs]
     (a1, a2), (b1, b2) = (r.stdout.split() for r in runs)
     assert a1 == a2 and b1 == b2  # reproducible inside one process

@@ -29,10 +29,15 @@ from myrm_tui.store import Store
 KEY = "sk-fake-test-key-for-the-fake-server-0002"
 LITE = "openai/lite-on-my-box"
 MAIN = "openai/main-on-my-box"
-SUMMARY = json.dumps({"user_goal": "plan a vegetable garden", "active_task": "none",
-                      "completed_actions": [f"answered the garden question of week {n}" for n in range(12)],
-                      "key_findings": ["tomatoes want water early in the morning", "mulch keeps the beds cool"],
-                      "narrative": "A long conversation about watering, mulching and planting the garden."})
+SUMMARY = json.dumps(
+    {
+        "user_goal": "plan a vegetable garden",
+        "active_task": "none",
+        "completed_actions": [f"answered the garden question of week {n}" for n in range(12)],
+        "key_findings": ["tomatoes want water early in the morning", "mulch keeps the beds cool"],
+        "narrative": "A long conversation about watering, mulching and planting the garden.",
+    }
+)
 ANSWER = ("Water the tomatoes early in the morning and mulch the beds against the heat. " * 6).strip()
 # What distinguishes a summary request from a chat request in a server's log.
 SUMMARY_OPENING = "You compress part of"
@@ -81,8 +86,10 @@ def summary_requests(server: FakeOpenAI) -> list[dict]:
 def chat_session(store: Store, model: str, turns: int = 80) -> str:
     session = store.create_session(model=model).id
     for n in range(turns):
-        for message in ({"role": "user", "content": f"Question {n}: what should I do in the garden?"},
-                        {"role": "assistant", "content": f"Week {n}. {ANSWER}"}):
+        for message in (
+            {"role": "user", "content": f"Question {n}: what should I do in the garden?"},
+            {"role": "assistant", "content": f"Week {n}. {ANSWER}"},
+        ):
             store.append_message(session, message, count_message_tokens(message, "gpt-4o"))
     return session
 
@@ -93,26 +100,30 @@ def scripted_main(tmp_path) -> str:
     return f"scripted/{path}"
 
 
-async def test_a_lite_model_declared_with_api_base_is_summarized_there_and_nowhere_else(
-        servers, workspace, tmp_path):
+async def test_a_lite_model_declared_with_api_base_is_summarized_there_and_nowhere_else(servers, workspace, tmp_path):
     decoy, configured, other = servers
     main = scripted_main(tmp_path)
-    settings = settings_from(tmp_path, workspace, f'''
+    settings = settings_from(
+        tmp_path,
+        workspace,
+        f'''
 model = "{main}"
 lite_model = "{LITE}"
 
 [models."{LITE}"]
 api_base = "{configured.api_base}"
 context_window = 12000
-''')
+''',
+    )
     with Store.open(workspace) as store:
         agent = Agent(store=store, session_id=chat_session(store, main), settings=settings, workspace=workspace)
         prepared = await agent.maintain()  # the TUI's idle step: the session is past the full threshold
         event = await agent.compact_now()  # the compact command: every chunk outside the latest exchange
         nodes = store.summaries(agent.session_id)
     assert prepared is not None and not prepared["fallback"], prepared
-    assert event is not None and nodes and all(not n["fallback"] and n["model"] == LITE for n in nodes
-                                               if n["depth"] == 0)
+    assert (
+        event is not None and nodes and all(not n["fallback"] and n["model"] == LITE for n in nodes if n["depth"] == 0)
+    )
     assert len(summary_requests(configured)) == sum(1 for n in nodes if n["depth"] == 0)
     assert not decoy.requests and not other.requests, "no request reached any other endpoint"
     assert {r["path"] for r in configured.requests} == {"/v1/chat/completions"}
@@ -121,13 +132,17 @@ context_window = 12000
 
 async def test_the_main_model_with_the_api_base_setting_summarizes_at_that_endpoint(servers, workspace, tmp_path):
     decoy, configured, other = servers
-    settings = settings_from(tmp_path, workspace, f'''
+    settings = settings_from(
+        tmp_path,
+        workspace,
+        f'''
 model = "{MAIN}"
 api_base = "{configured.api_base}"
 
 [models."{MAIN}"]
 context_window = 16000
-''')
+''',
+    )
     with Store.open(workspace) as store:
         agent = Agent(store=store, session_id=chat_session(store, MAIN), settings=settings, workspace=workspace)
         event = await agent.compact_now()
@@ -135,11 +150,13 @@ context_window = 16000
     assert not decoy.requests and not other.requests
 
 
-async def test_when_the_lite_endpoint_fails_the_main_models_endpoint_writes_the_summary(servers, workspace,
-                                                                                         tmp_path):
+async def test_when_the_lite_endpoint_fails_the_main_models_endpoint_writes_the_summary(servers, workspace, tmp_path):
     decoy, configured, other = servers
     configured.default = error(401, "invalid api key for this box", type_="invalid_request_error")
-    settings = settings_from(tmp_path, workspace, f'''
+    settings = settings_from(
+        tmp_path,
+        workspace,
+        f'''
 model = "{MAIN}"
 lite_model = "{LITE}"
 
@@ -150,7 +167,8 @@ context_window = 12000
 [models."{MAIN}"]
 api_base = "{other.api_base}"
 context_window = 16000
-''')
+''',
+    )
     with Store.open(workspace) as store:
         agent = Agent(store=store, session_id=chat_session(store, MAIN), settings=settings, workspace=workspace)
         await agent.compact_now()

@@ -38,8 +38,11 @@ def session_with_artifact(workspace: Path) -> tuple[str, str, Path]:
         session_id = store.create_session("m", "t").id
         handle = store.vault.put(ORIGINAL)
         store.index_artifact(session_id, handle, ORIGINAL)
-        store.append_message(session_id, {"role": "tool", "tool_call_id": "c1", "name": "bash",
-                                          "content": f"output spilled to {handle}"}, 1)
+        store.append_message(
+            session_id,
+            {"role": "tool", "tool_call_id": "c1", "name": "bash", "content": f"output spilled to {handle}"},
+            1,
+        )
         return session_id, handle, store.vault.path_of(handle)
 
 
@@ -92,7 +95,7 @@ def test_any_change_to_stored_bytes_is_detected(tmp_path_factory, data: bytes, e
         if kind == "flip":
             at = edit.draw(st.integers(0, len(data) - 1))
             bit = edit.draw(st.integers(0, 7))
-            changed = data[:at] + bytes([data[at] ^ (1 << bit)]) + data[at + 1:]
+            changed = data[:at] + bytes([data[at] ^ (1 << bit)]) + data[at + 1 :]
         elif kind == "truncate":
             changed = data[: edit.draw(st.integers(0, len(data) - 1))]
         else:
@@ -125,10 +128,21 @@ def test_the_model_never_sees_tampered_bytes_through_a_real_turn(tmp_path: Path)
     session_id, handle, path = session_with_artifact(myrm.workspace)
     path.write_text(tampered(ORIGINAL))
     script = tmp_path / "script.json"
-    script.write_text(json.dumps({"turns": [
-        {"tool_calls": [{"id": "x1", "name": "ctx_expand", "arguments": {"handle": handle}},
-                        {"id": "x2", "name": "file_read", "arguments": {"path": handle}}]},
-        {"text": "understood"}]}))
+    script.write_text(
+        json.dumps(
+            {
+                "turns": [
+                    {
+                        "tool_calls": [
+                            {"id": "x1", "name": "ctx_expand", "arguments": {"handle": handle}},
+                            {"id": "x2", "name": "file_read", "arguments": {"path": handle}},
+                        ]
+                    },
+                    {"text": "understood"},
+                ]
+            }
+        )
+    )
     result = myrm("run", "--session", session_id, "--model", f"scripted/{script}", "what did the build say?")
     assert result.returncode == 0, result.stderr
     with Store.open(myrm.workspace, read_only=True) as store:

@@ -45,25 +45,55 @@ class FaultProxy:
         body = await request.read()
         action = self.plan.pop(0) if self.plan else self.default
         canned = {
-            "429": (429, {"message": "Rate limit reached for requests", "type": "rate_limit_error"},
-                    {"Retry-After": "0"}),
-            "401": (401, {"message": f"Incorrect API key provided: {DUMMY_API_KEY}.",
-                          "type": "invalid_request_error", "code": "invalid_api_key"}, {}),
-            "404": (404, {"message": "The model `no-such-model` does not exist or you do not have access to it.",
-                          "type": "invalid_request_error", "code": "model_not_found"}, {}),
-            "400ctx": (400, {"message": "This model's maximum context length is 4096 tokens. However, you "
-                                        "requested 5031 tokens. Please reduce the length of the messages.",
-                             "type": "invalid_request_error", "code": "context_length_exceeded"}, {}),
+            "429": (
+                429,
+                {"message": "Rate limit reached for requests", "type": "rate_limit_error"},
+                {"Retry-After": "0"},
+            ),
+            "401": (
+                401,
+                {
+                    "message": f"Incorrect API key provided: {DUMMY_API_KEY}.",
+                    "type": "invalid_request_error",
+                    "code": "invalid_api_key",
+                },
+                {},
+            ),
+            "404": (
+                404,
+                {
+                    "message": "The model `no-such-model` does not exist or you do not have access to it.",
+                    "type": "invalid_request_error",
+                    "code": "model_not_found",
+                },
+                {},
+            ),
+            "400ctx": (
+                400,
+                {
+                    "message": "This model's maximum context length is 4096 tokens. However, you "
+                    "requested 5031 tokens. Please reduce the length of the messages.",
+                    "type": "invalid_request_error",
+                    "code": "context_length_exceeded",
+                },
+                {},
+            ),
             "500": (500, {"message": "internal error", "type": "server_error"}, {}),
         }
         if action in canned:
             status, error, headers = canned[action]
             return web.json_response({"error": error}, status=status, headers=headers)
-        async with ClientSession() as session, session.post(
-                self.upstream + request.path.removeprefix("/v1"), data=body,
-                headers={"Content-Type": "application/json"}) as upstream:
-            response = web.StreamResponse(status=upstream.status,
-                                          headers={"Content-Type": upstream.headers.get("Content-Type", "")})
+        async with (
+            ClientSession() as session,
+            session.post(
+                self.upstream + request.path.removeprefix("/v1"),
+                data=body,
+                headers={"Content-Type": "application/json"},
+            ) as upstream,
+        ):
+            response = web.StreamResponse(
+                status=upstream.status, headers={"Content-Type": upstream.headers.get("Content-Type", "")}
+            )
             await response.prepare(request)
             events = 0
             async for line in upstream.content:

@@ -27,18 +27,26 @@ def test_litellm_exceptions_map_to_typed_errors():
     cases = [
         (litellm.AuthenticationError("bad key", llm_provider="anthropic", model=MODEL), errors.AuthenticationError),
         (litellm.NotFoundError("no", model=MODEL, llm_provider="anthropic"), errors.ModelNotFoundError),
-        (litellm.ContextWindowExceededError("too big", model=MODEL, llm_provider="anthropic"),
-         errors.ContextWindowExceededError),
+        (
+            litellm.ContextWindowExceededError("too big", model=MODEL, llm_provider="anthropic"),
+            errors.ContextWindowExceededError,
+        ),
         (litellm.ContentPolicyViolationError("no", model=MODEL, llm_provider="anthropic"), errors.ContentRefusedError),
         (litellm.RateLimitError("slow", llm_provider="anthropic", model=MODEL), errors.RateLimitError),
         (litellm.Timeout("slow", model=MODEL, llm_provider="anthropic"), errors.TimeoutError_),
         (litellm.APIConnectionError("down", llm_provider="anthropic", model=MODEL), errors.NetworkUnreachableError),
         (litellm.InternalServerError("boom", llm_provider="anthropic", model=MODEL), errors.ServerError),
         (litellm.ServiceUnavailableError("busy", llm_provider="anthropic", model=MODEL), errors.ServerError),
-        (litellm.BadRequestError("prompt is too long: 210000 tokens > 200000 maximum", model=MODEL,
-                                 llm_provider="anthropic"), errors.ContextWindowExceededError),
-        (litellm.BadRequestError("temperature must be <= 1", model=MODEL, llm_provider="anthropic"),
-         errors.ProviderError),
+        (
+            litellm.BadRequestError(
+                "prompt is too long: 210000 tokens > 200000 maximum", model=MODEL, llm_provider="anthropic"
+            ),
+            errors.ContextWindowExceededError,
+        ),
+        (
+            litellm.BadRequestError("temperature must be <= 1", model=MODEL, llm_provider="anthropic"),
+            errors.ProviderError,
+        ),
         (httpx.ConnectError("refused"), errors.NetworkUnreachableError),
         (ConnectionResetError(104, "reset"), errors.NetworkUnreachableError),
         (httpx.ReadTimeout("slow"), errors.TimeoutError_),
@@ -62,8 +70,7 @@ def test_midstream_wrapper_is_unwrapped():
     inner = litellm.AuthenticationError("bad", llm_provider="anthropic", model=MODEL)
     from litellm.exceptions import MidStreamFallbackError
 
-    wrapped = MidStreamFallbackError("wrapped", model=MODEL, llm_provider="anthropic",
-                                             original_exception=inner)
+    wrapped = MidStreamFallbackError("wrapped", model=MODEL, llm_provider="anthropic", original_exception=inner)
     assert isinstance(classify(wrapped, MODEL), errors.AuthenticationError)
 
 
@@ -83,8 +90,11 @@ def test_connection_error_hidden_under_internal_server_error():
 def test_provider_text_is_scrubbed_of_keys(monkeypatch):
     monkeypatch.setenv("OPENAI_API_KEY", "my-very-secret-value-42")
     litellm = _litellm()
-    exc = litellm.BadRequestError("invalid header for key my-very-secret-value-42 and sk-abcdefghijklmnop",
-                                  model="openai/x", llm_provider="openai")
+    exc = litellm.BadRequestError(
+        "invalid header for key my-very-secret-value-42 and sk-abcdefghijklmnop",
+        model="openai/x",
+        llm_provider="openai",
+    )
     text = classify(exc, "openai/x").user_text()
     assert "my-very-secret-value-42" not in text and "sk-abcdefghijklmnop" not in text
     assert "[redacted]" in text
@@ -102,8 +112,9 @@ def test_retry_after_from_attribute_headers_and_http_date():
 
     assert retry_after_of(WithAttr()) == 3.0
     assert retry_after_of(WithAttr.__base__()) is None
-    past = httpx.Response(429, headers={"Retry-After": "Wed, 21 Oct 2015 07:28:00 GMT"},
-                          request=httpx.Request("POST", "http://x"))
+    past = httpx.Response(
+        429, headers={"Retry-After": "Wed, 21 Oct 2015 07:28:00 GMT"}, request=httpx.Request("POST", "http://x")
+    )
     assert retry_after_of(litellm.RateLimitError("x", llm_provider="p", model="m", response=past)) == 0.0
 
 
@@ -131,18 +142,22 @@ def test_completion_kwargs_own_retries_and_scope_prompt_cache_key():
 
 
 def test_importing_llm_modules_does_not_import_litellm():
-    code = ("import sys, myrm_tui.llm.stream, myrm_tui.llm.registry, myrm_tui.llm.defaults, "
-            "myrm_tui.llm.providers, myrm_tui.llm.scripted, myrm_tui.llm.local_provider, myrm_tui.llm.classify; "
-            "assert 'litellm' not in sys.modules, 'litellm imported'; "
-            "assert 'llama_cpp' not in sys.modules, 'llama_cpp imported'; print('ok')")
+    code = (
+        "import sys, myrm_tui.llm.stream, myrm_tui.llm.registry, myrm_tui.llm.defaults, "
+        "myrm_tui.llm.providers, myrm_tui.llm.scripted, myrm_tui.llm.local_provider, myrm_tui.llm.classify; "
+        "assert 'litellm' not in sys.modules, 'litellm imported'; "
+        "assert 'llama_cpp' not in sys.modules, 'llama_cpp imported'; print('ok')"
+    )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=False)
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "ok"
 
 
 def test_default_model_lookup_without_key_does_not_load_llama_cpp():
-    code = ("import sys, myrm_tui; from myrm_tui.llm.defaults import default_model; default_model({}); "
-            "assert 'llama_cpp' not in sys.modules; print('ok')")
+    code = (
+        "import sys, myrm_tui; from myrm_tui.llm.defaults import default_model; default_model({}); "
+        "assert 'llama_cpp' not in sys.modules; print('ok')"
+    )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=False)
     assert result.returncode == 0, result.stderr
 
@@ -159,8 +174,9 @@ async def test_a_model_stuck_in_a_loop_is_named_as_such_not_as_a_dropped_connect
     script.write_text(json.dumps({"turns": [{"text": "la " * 400, "chunk_size": 3}]}))
     seen: list[str] = []
     try:
-        async for event in stream(f"scripted/{script}", [{"role": "user", "content": "sing"}], None,
-                                  CallSettings(max_attempts=3)):
+        async for event in stream(
+            f"scripted/{script}", [{"role": "user", "content": "sing"}], None, CallSettings(max_attempts=3)
+        ):
             if isinstance(event, TextDelta):
                 seen.append(event.text)
     except errors.LLMError as exc:

@@ -24,8 +24,10 @@ from myrm_tui.llm.stream import stream
 
 pytestmark = pytest.mark.llama
 
-PROMPT = [{"role": "system", "content": "You are brief."},
-          {"role": "user", "content": "Name three colours of the rainbow, in a full sentence."}]
+PROMPT = [
+    {"role": "system", "content": "You are brief."},
+    {"role": "user", "content": "Name three colours of the rainbow, in a full sentence."},
+]
 LONG = [{"role": "user", "content": "Write a very long story about a lighthouse keeper and the sea."}]
 # Polling bound for process-level effects (a worker exiting); generous on a busy 2-core machine.
 PROCESS_WAIT_S = 30.0
@@ -102,8 +104,7 @@ def test_the_safe_loader_decodes_many_tokens_in_a_plain_process():
         out = llm.create_chat_completion(messages={PROMPT!r}, max_tokens=16, temperature=0)
         print(out["usage"]["prompt_tokens"], out["usage"]["completion_tokens"])
     """)
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300,
-                          check=False)
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300, check=False)
     assert done.returncode == 0, f"exit {done.returncode}: {done.stderr[-2000:]}"
     prompt_tokens, completion_tokens = map(int, done.stdout.split())
     assert prompt_tokens > 10 and completion_tokens >= 4
@@ -111,8 +112,11 @@ def test_the_safe_loader_decodes_many_tokens_in_a_plain_process():
 
 async def test_tool_history_is_rendered_as_text():
     messages = PROMPT + [
-        {"role": "assistant", "content": None,
-         "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "bash", "arguments": "{}"}}]},
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "bash", "arguments": "{}"}}],
+        },
         {"role": "tool", "tool_call_id": "c1", "content": "blue"},
     ]
     plain = local_provider.plain_messages(messages)
@@ -142,8 +146,7 @@ async def test_closing_the_stream_stops_generation_in_the_worker():
 async def test_a_worker_killed_mid_reply_is_a_typed_error_and_the_next_call_restarts_it(sig):
     seen = 0
     with pytest.raises(errors.LocalModelCrashedError) as info:
-        async for event in stream("local/smollm2", LONG, None, CallSettings(max_output_tokens=300,
-                                                                              temperature=0.0)):
+        async for event in stream("local/smollm2", LONG, None, CallSettings(max_output_tokens=300, temperature=0.0)):
             if isinstance(event, TextDelta):
                 seen += 1
                 if seen == 3:
@@ -188,8 +191,7 @@ def test_the_worker_exits_when_its_parent_dies(tmp_path: Path):
         print(local_client.running_workers()[0].pid, flush=True)
         os._exit(0)   # no atexit, no cleanup: as if killed
     """)
-    done = subprocess.run([sys.executable, "-c", parent], capture_output=True, text=True, timeout=300,
-                          check=False)
+    done = subprocess.run([sys.executable, "-c", parent], capture_output=True, text=True, timeout=300, check=False)
     assert done.returncode == 0, done.stderr[-2000:]
     pid = int(done.stdout.split()[-1])
     assert wait_until(lambda: not alive(pid)), "an orphaned worker must not keep the model loaded"

@@ -33,8 +33,14 @@ def test_unknown_custom_endpoint_gets_conservative_window_and_warning():
 
 
 def test_overrides_are_applied_on_top():
-    overrides = {"openai/my-finetune": {"context_window": 32_768, "api_base": "http://127.0.0.1:8000/v1",
-                                        "supports_tools": False, "unknown_key": 1}}
+    overrides = {
+        "openai/my-finetune": {
+            "context_window": 32_768,
+            "api_base": "http://127.0.0.1:8000/v1",
+            "supports_tools": False,
+            "unknown_key": 1,
+        }
+    }
     info = registry.info("openai/my-finetune", overrides)
     assert (info.context_window, info.api_base, info.supports_tools) == (32_768, "http://127.0.0.1:8000/v1", False)
     assert info.warning is None, "a declared window silences the warning"

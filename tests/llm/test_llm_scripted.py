@@ -26,17 +26,25 @@ async def test_text_streams_in_chunks_with_usage_and_finish(write_script, collec
 
 
 async def test_reasoning_and_parallel_tool_calls(write_script, collect):
-    model = write_script([{
-        "reasoning": "I should list and grep.",
-        "text": "Running two tools.",
-        "tool_calls": [
-            {"id": "call_a", "name": "bash", "arguments": {"command": "ls -la", "timeout": 5}},
-            {"name": "grep", "arguments": {"pattern": "TODO", "path": "src/"}},
-        ],
-        "usage": {"prompt_tokens": 1200, "completion_tokens": 40, "cached_read_tokens": 1000,
-                  "cached_write_tokens": 150},
-        "chunk_size": 4,
-    }])
+    model = write_script(
+        [
+            {
+                "reasoning": "I should list and grep.",
+                "text": "Running two tools.",
+                "tool_calls": [
+                    {"id": "call_a", "name": "bash", "arguments": {"command": "ls -la", "timeout": 5}},
+                    {"name": "grep", "arguments": {"pattern": "TODO", "path": "src/"}},
+                ],
+                "usage": {
+                    "prompt_tokens": 1200,
+                    "completion_tokens": 40,
+                    "cached_read_tokens": 1000,
+                    "cached_write_tokens": 150,
+                },
+                "chunk_size": 4,
+            }
+        ]
+    )
     events = await collect(model, USER)
     reasoning = "".join(e.text for e in events if isinstance(e, ReasoningDelta))
     assert reasoning == "I should list and grep."
@@ -48,17 +56,28 @@ async def test_reasoning_and_parallel_tool_calls(write_script, collect):
     assert calls[1].id.startswith("call_") and calls[1].id != calls[0].id
     assert all(c.parse_error is None for c in calls)
     usage = next(e for e in events if isinstance(e, UsageEvent))
-    assert (usage.prompt_tokens, usage.completion_tokens, usage.cached_read_tokens,
-            usage.cached_write_tokens) == (1200, 40, 1000, 150)
+    assert (usage.prompt_tokens, usage.completion_tokens, usage.cached_read_tokens, usage.cached_write_tokens) == (
+        1200,
+        40,
+        1000,
+        150,
+    )
     finish = events[-1]
     assert finish.reason == "tool_calls"
     assert finish.message == {
-        "role": "assistant", "content": "Running two tools.",
+        "role": "assistant",
+        "content": "Running two tools.",
         "tool_calls": [
-            {"id": "call_a", "type": "function",
-             "function": {"name": "bash", "arguments": json.dumps({"command": "ls -la", "timeout": 5})}},
-            {"id": calls[1].id, "type": "function",
-             "function": {"name": "grep", "arguments": json.dumps({"pattern": "TODO", "path": "src/"})}},
+            {
+                "id": "call_a",
+                "type": "function",
+                "function": {"name": "bash", "arguments": json.dumps({"command": "ls -la", "timeout": 5})},
+            },
+            {
+                "id": calls[1].id,
+                "type": "function",
+                "function": {"name": "grep", "arguments": json.dumps({"pattern": "TODO", "path": "src/"})},
+            },
         ],
         "reasoning_content": "I should list and grep.",
     }
@@ -78,14 +97,22 @@ async def test_generated_call_ids_are_deterministic(write_script, collect):
 
 
 async def test_invalid_json_arguments_set_parse_error(write_script, collect):
-    model = write_script([{"tool_calls": [{"id": "c1", "name": "bash", "arguments": "{\"command\": \"ls"},
-                                          {"id": "c2", "name": "bash", "arguments": "[1, 2]"}]}])
+    model = write_script(
+        [
+            {
+                "tool_calls": [
+                    {"id": "c1", "name": "bash", "arguments": '{"command": "ls'},
+                    {"id": "c2", "name": "bash", "arguments": "[1, 2]"},
+                ]
+            }
+        ]
+    )
     calls = [e for e in await collect(model, USER) if isinstance(e, ToolCallEvent)]
     assert calls[0].arguments == {} and "not valid JSON" in calls[0].parse_error
-    assert calls[0].raw_arguments == "{\"command\": \"ls"
+    assert calls[0].raw_arguments == '{"command": "ls'
     assert calls[1].arguments == {} and "JSON object" in calls[1].parse_error
     finish_calls = (await collect(model, USER))[-1].message["tool_calls"]
-    assert finish_calls[0]["function"]["arguments"] == "{\"command\": \"ls", "raw text is stored as sent"
+    assert finish_calls[0]["function"]["arguments"] == '{"command": "ls', "raw text is stored as sent"
 
 
 async def test_turn_is_chosen_by_assistant_message_count(write_script, collect):
@@ -107,17 +134,21 @@ async def test_rate_limit_then_success_retries(write_script, collect, fast_backo
     assert events[-1].message["content"] == "made it"
 
 
-@pytest.mark.parametrize("kind, error_type", [
-    ("auth", errors.AuthenticationError),
-    ("not_found", errors.ModelNotFoundError),
-    ("context_window", errors.ContextWindowExceededError),
-    ("content_policy", errors.ContentRefusedError),
-])
+@pytest.mark.parametrize(
+    "kind, error_type",
+    [
+        ("auth", errors.AuthenticationError),
+        ("not_found", errors.ModelNotFoundError),
+        ("context_window", errors.ContextWindowExceededError),
+        ("content_policy", errors.ContentRefusedError),
+    ],
+)
 async def test_permanent_errors_are_typed_and_not_retried(write_script, collect, fast_backoff, kind, error_type):
     model = write_script([{"text": "never", "error": kind}])
     seen: list = []
     from myrm_tui.llm.call_settings import CallSettings
     from myrm_tui.llm.stream import stream
+
     with pytest.raises(error_type) as info:
         async for event in stream(model, USER, None, CallSettings(max_attempts=4)):
             seen.append(event)
@@ -125,15 +156,19 @@ async def test_permanent_errors_are_typed_and_not_retried(write_script, collect,
     assert model in info.value.message
 
 
-@pytest.mark.parametrize("kind, error_type", [
-    ("server", errors.ServerError),
-    ("timeout", errors.TimeoutError_),
-    ("rate_limit", errors.RateLimitError),
-])
+@pytest.mark.parametrize(
+    "kind, error_type",
+    [
+        ("server", errors.ServerError),
+        ("timeout", errors.TimeoutError_),
+        ("rate_limit", errors.RateLimitError),
+    ],
+)
 async def test_transient_errors_exhaust_attempts(write_script, collect, fast_backoff, kind, error_type):
     model = write_script([{"error": kind}])
     from myrm_tui.llm.call_settings import CallSettings
     from myrm_tui.llm.stream import stream
+
     seen: list = []
     with pytest.raises(error_type):
         async for event in stream(model, USER, None, CallSettings(max_attempts=3)):
@@ -143,8 +178,9 @@ async def test_transient_errors_exhaust_attempts(write_script, collect, fast_bac
 
 
 async def test_drop_mid_stream_is_interrupted_and_next_attempt_succeeds(write_script, collect, fast_backoff):
-    model = write_script([{"text": "a fairly long answer that will be cut", "error": "drop_mid_stream",
-                           "error_times": 1}])
+    model = write_script(
+        [{"text": "a fairly long answer that will be cut", "error": "drop_mid_stream", "error_times": 1}]
+    )
     with pytest.raises(errors.StreamInterruptedError):
         await collect(model, USER)
     events = await collect(model, USER)  # the user sends again: same turn, now complete

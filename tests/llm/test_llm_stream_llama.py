@@ -17,8 +17,14 @@ HELLO = [{"role": "user", "content": "Say hello."}]
 
 
 def settings(api_base: str, **fields: object) -> CallSettings:
-    base: dict[str, object] = {"api_base": api_base, "max_output_tokens": 12, "temperature": 0.0,
-                               "timeout_s": 30.0, "max_attempts": 2, "extra": {"api_key": DUMMY_API_KEY}}
+    base: dict[str, object] = {
+        "api_base": api_base,
+        "max_output_tokens": 12,
+        "temperature": 0.0,
+        "timeout_s": 30.0,
+        "max_attempts": 2,
+        "extra": {"api_key": DUMMY_API_KEY},
+    }
     base.update(fields)
     return CallSettings(**base)
 
@@ -80,8 +86,9 @@ async def test_connection_dropped_mid_stream_raises_interrupted(fault_proxy, fas
     fault_proxy.drop_after_events = 4
     seen: list = []
     with pytest.raises(errors.StreamInterruptedError):
-        async for event in stream("openai/smollm2", HELLO, None,
-                                  settings(fault_proxy.api_base, max_output_tokens=40, max_attempts=3)):
+        async for event in stream(
+            "openai/smollm2", HELLO, None, settings(fault_proxy.api_base, max_output_tokens=40, max_attempts=3)
+        ):
             seen.append(event)
     assert any(isinstance(e, TextDelta) for e in seen), "text had reached the consumer"
     assert not any(isinstance(e, (RetryEvent, FinishEvent)) for e in seen), "never retried after text"

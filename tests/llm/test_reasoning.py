@@ -39,46 +39,109 @@ def sse(events: list[dict]) -> bytes:
 
 def anthropic_tool_turn() -> bytes:
     """A recorded-shape Anthropic stream: a signed thinking block, then a tool_use block."""
-    return sse([
-        {"type": "message_start", "message": {"id": "msg_01", "type": "message", "role": "assistant",
-                                              "model": "claude-sonnet-4-5", "content": [], "stop_reason": None,
-                                              "stop_sequence": None, "usage": {"input_tokens": 812, "output_tokens": 3}}},
-        {"type": "content_block_start", "index": 0, "content_block": {"type": "thinking", "thinking": "", "signature": ""}},
-        {"type": "content_block_delta", "index": 0, "delta": {"type": "thinking_delta", "thinking": THINKING[:20]}},
-        {"type": "content_block_delta", "index": 0, "delta": {"type": "thinking_delta", "thinking": THINKING[20:]}},
-        {"type": "content_block_delta", "index": 0, "delta": {"type": "signature_delta", "signature": SIGNATURE}},
-        {"type": "content_block_stop", "index": 0},
-        {"type": "content_block_start", "index": 1, "content_block": {"type": "redacted_thinking", "data": "ENCRYPTED=="}},
-        {"type": "content_block_stop", "index": 1},
-        {"type": "content_block_start", "index": 2,
-         "content_block": {"type": "tool_use", "id": "toolu_01", "name": "file_read", "input": {}}},
-        {"type": "content_block_delta", "index": 2, "delta": {"type": "input_json_delta", "partial_json": "{\"path\": "}},
-        {"type": "content_block_delta", "index": 2, "delta": {"type": "input_json_delta", "partial_json": "\"a.txt\"}"}},
-        {"type": "content_block_stop", "index": 2},
-        {"type": "message_delta", "delta": {"stop_reason": "tool_use", "stop_sequence": None}, "usage": {"output_tokens": 61}},
-        {"type": "message_stop"},
-    ])
+    return sse(
+        [
+            {
+                "type": "message_start",
+                "message": {
+                    "id": "msg_01",
+                    "type": "message",
+                    "role": "assistant",
+                    "model": "claude-sonnet-4-5",
+                    "content": [],
+                    "stop_reason": None,
+                    "stop_sequence": None,
+                    "usage": {"input_tokens": 812, "output_tokens": 3},
+                },
+            },
+            {
+                "type": "content_block_start",
+                "index": 0,
+                "content_block": {"type": "thinking", "thinking": "", "signature": ""},
+            },
+            {"type": "content_block_delta", "index": 0, "delta": {"type": "thinking_delta", "thinking": THINKING[:20]}},
+            {"type": "content_block_delta", "index": 0, "delta": {"type": "thinking_delta", "thinking": THINKING[20:]}},
+            {"type": "content_block_delta", "index": 0, "delta": {"type": "signature_delta", "signature": SIGNATURE}},
+            {"type": "content_block_stop", "index": 0},
+            {
+                "type": "content_block_start",
+                "index": 1,
+                "content_block": {"type": "redacted_thinking", "data": "ENCRYPTED=="},
+            },
+            {"type": "content_block_stop", "index": 1},
+            {
+                "type": "content_block_start",
+                "index": 2,
+                "content_block": {"type": "tool_use", "id": "toolu_01", "name": "file_read", "input": {}},
+            },
+            {
+                "type": "content_block_delta",
+                "index": 2,
+                "delta": {"type": "input_json_delta", "partial_json": '{"path": '},
+            },
+            {
+                "type": "content_block_delta",
+                "index": 2,
+                "delta": {"type": "input_json_delta", "partial_json": '"a.txt"}'},
+            },
+            {"type": "content_block_stop", "index": 2},
+            {
+                "type": "message_delta",
+                "delta": {"stop_reason": "tool_use", "stop_sequence": None},
+                "usage": {"output_tokens": 61},
+            },
+            {"type": "message_stop"},
+        ]
+    )
 
 
 def anthropic_text_turn(text: str) -> bytes:
-    return sse([
-        {"type": "message_start", "message": {"id": "msg_02", "type": "message", "role": "assistant",
-                                              "model": "claude-sonnet-4-5", "content": [], "stop_reason": None,
-                                              "stop_sequence": None, "usage": {"input_tokens": 900, "output_tokens": 1}}},
-        {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}},
-        {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": text}},
-        {"type": "content_block_stop", "index": 0},
-        {"type": "message_delta", "delta": {"stop_reason": "end_turn", "stop_sequence": None}, "usage": {"output_tokens": 9}},
-        {"type": "message_stop"},
-    ])
+    return sse(
+        [
+            {
+                "type": "message_start",
+                "message": {
+                    "id": "msg_02",
+                    "type": "message",
+                    "role": "assistant",
+                    "model": "claude-sonnet-4-5",
+                    "content": [],
+                    "stop_reason": None,
+                    "stop_sequence": None,
+                    "usage": {"input_tokens": 900, "output_tokens": 1},
+                },
+            },
+            {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}},
+            {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": text}},
+            {"type": "content_block_stop", "index": 0},
+            {
+                "type": "message_delta",
+                "delta": {"stop_reason": "end_turn", "stop_sequence": None},
+                "usage": {"output_tokens": 9},
+            },
+            {"type": "message_stop"},
+        ]
+    )
 
 
 def openai_text_turn(text: str) -> bytes:
-    chunks = [{"id": "c1", "object": "chat.completion.chunk", "created": 1, "model": "o3-mini",
-               "choices": [{"index": 0, "delta": {"role": "assistant", "content": text}, "finish_reason": None}]},
-              {"id": "c1", "object": "chat.completion.chunk", "created": 1, "model": "o3-mini",
-               "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}],
-               "usage": {"prompt_tokens": 10, "completion_tokens": 3, "total_tokens": 13}}]
+    chunks = [
+        {
+            "id": "c1",
+            "object": "chat.completion.chunk",
+            "created": 1,
+            "model": "o3-mini",
+            "choices": [{"index": 0, "delta": {"role": "assistant", "content": text}, "finish_reason": None}],
+        },
+        {
+            "id": "c1",
+            "object": "chat.completion.chunk",
+            "created": 1,
+            "model": "o3-mini",
+            "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}],
+            "usage": {"prompt_tokens": 10, "completion_tokens": 3, "total_tokens": 13},
+        },
+    ]
     return b"".join(f"data: {json.dumps(c)}\n\n".encode() for c in chunks) + b"data: [DONE]\n\n"
 
 
@@ -156,8 +219,11 @@ async def test_anthropic_thinking_is_requested_stored_and_sent_back_signed(repla
     assert first["thinking"]["type"] == "enabled" and first["thinking"]["budget_tokens"] > 0
     assert "temperature" not in first or first["temperature"] == 1
     # the stored assistant message keeps the blocks, whole and signed
-    stored = next(r.message for r in store.messages(agent.session_id)
-                  if r.message.get("role") == "assistant" and r.message.get("tool_calls"))
+    stored = next(
+        r.message
+        for r in store.messages(agent.session_id)
+        if r.message.get("role") == "assistant" and r.message.get("tool_calls")
+    )
     assert stored["thinking_blocks"] == [
         {"type": "thinking", "thinking": THINKING, "signature": SIGNATURE},
         {"type": "redacted_thinking", "data": "ENCRYPTED=="},
@@ -176,14 +242,14 @@ async def test_off_sends_no_thinking_and_a_non_reasoning_model_never_gets_it(rep
     replay.replies += [anthropic_text_turn("plain"), anthropic_text_turn("plain again")]
     off = make_agent(store, workspace, "anthropic/claude-sonnet-4-5", replay.base, reasoning_effort="off")
     await run_turn(off, "hi")
-    unable = make_agent(store, workspace, "anthropic/claude-3-5-haiku-20241022", replay.base,
-                        reasoning_effort="high")
+    unable = make_agent(store, workspace, "anthropic/claude-3-5-haiku-20241022", replay.base, reasoning_effort="high")
     await run_turn(unable, "hi")
     assert all("thinking" not in body and "reasoning_effort" not in body for body in replay.bodies)
 
 
-async def test_openai_reasoning_model_gets_reasoning_effort_and_per_model_override(replay, store, workspace,
-                                                                                  monkeypatch):
+async def test_openai_reasoning_model_gets_reasoning_effort_and_per_model_override(
+    replay, store, workspace, monkeypatch
+):
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test-0000")
     replay.replies += [openai_text_turn("done"), openai_text_turn("done")]
     agent = make_agent(store, workspace, "openai/o3-mini", replay.base, reasoning_effort="low")
@@ -213,24 +279,33 @@ def test_assembler_rebuilds_blocks_from_fragments_without_indexes():
         return ModelResponseStream(choices=[StreamingChoices(index=0, delta=Delta(**delta))])
 
     assembler = StreamAssembler("salt")
-    for piece in (chunk(reasoning_content="one ", thinking_blocks=[{"type": "thinking", "thinking": "one "}]),
-                  chunk(reasoning_content="two", thinking_blocks=[{"type": "thinking", "thinking": "two"}]),
-                  chunk(thinking_blocks=[{"type": "thinking", "thinking": "", "signature": "s1"}]),
-                  chunk(reasoning_content="three", thinking_blocks=[{"type": "thinking", "thinking": "three"}]),
-                  chunk(thinking_blocks=[{"type": "thinking", "thinking": "", "signature": "s2"}]),
-                  chunk(content="answer")):
+    for piece in (
+        chunk(reasoning_content="one ", thinking_blocks=[{"type": "thinking", "thinking": "one "}]),
+        chunk(reasoning_content="two", thinking_blocks=[{"type": "thinking", "thinking": "two"}]),
+        chunk(thinking_blocks=[{"type": "thinking", "thinking": "", "signature": "s1"}]),
+        chunk(reasoning_content="three", thinking_blocks=[{"type": "thinking", "thinking": "three"}]),
+        chunk(thinking_blocks=[{"type": "thinking", "thinking": "", "signature": "s2"}]),
+        chunk(content="answer"),
+    ):
         assembler.feed(piece)
     message = assembler.finish()[-1].message
-    assert message["thinking_blocks"] == [{"type": "thinking", "thinking": "one two", "signature": "s1"},
-                                          {"type": "thinking", "thinking": "three", "signature": "s2"}]
+    assert message["thinking_blocks"] == [
+        {"type": "thinking", "thinking": "one two", "signature": "s1"},
+        {"type": "thinking", "thinking": "three", "signature": "s2"},
+    ]
     assert message["content"] == "answer" and message["reasoning_content"] == "one twothree"
 
 
 def test_cleanup_keeps_signed_blocks_on_the_current_tool_turn_only():
     signed = {"type": "thinking", "thinking": "x", "signature": "sig"}
     cut = {"type": "thinking", "thinking": "interrupted before its signature", "signature": ""}
-    message = {"role": "assistant", "content": None, "reasoning_content": "x", "thinking_blocks": [signed, cut],
-               "tool_calls": [{"id": "t1", "type": "function", "function": {"name": "bash", "arguments": "{}"}}]}
+    message = {
+        "role": "assistant",
+        "content": None,
+        "reasoning_content": "x",
+        "thinking_blocks": [signed, cut],
+        "tool_calls": [{"id": "t1", "type": "function", "function": {"name": "bash", "arguments": "{}"}}],
+    }
     current = clean_thinking(message, ANTHROPIC, before_last_user=False)
     assert current["thinking_blocks"] == [signed] and "reasoning_content" not in current
     assert "thinking_blocks" not in clean_thinking(message, ANTHROPIC, before_last_user=True)

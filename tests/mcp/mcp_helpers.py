@@ -62,8 +62,9 @@ def start_http_server(log: Path) -> HttpServer:
     """The in-tests server on streamable HTTP, 127.0.0.1, a free port; returns once it listens."""
     port = free_port()
     with open(log, "wb") as out:
-        process = subprocess.Popen([sys.executable, str(SERVER), "http", str(port)], stdout=out,
-                                   stderr=subprocess.STDOUT)
+        process = subprocess.Popen(
+            [sys.executable, str(SERVER), "http", str(port)], stdout=out, stderr=subprocess.STDOUT
+        )
     deadline = time.monotonic() + START_TIMEOUT_S
     while True:
         if process.poll() is not None:
@@ -104,18 +105,27 @@ def server_pids(log: Path) -> list[int]:
 
 
 def clean_env(config_dir: Path, extra: dict[str, str] | None = None) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items()
-           if not k.startswith("MYRM_") and not k.endswith(("_API_KEY", "_API_TOKEN"))}
+    env = {
+        k: v for k, v in os.environ.items() if not k.startswith("MYRM_") and not k.endswith(("_API_KEY", "_API_TOKEN"))
+    }
     env["MYRM_CONFIG_DIR"] = str(config_dir)
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO_ROOT), env.get("PYTHONPATH", "")]))
     env.update(extra or {})
     return env
 
 
-def run_myrm(workspace: Path, config_dir: Path, *args: str, env: dict[str, str] | None = None,
-             timeout: float = CLI_TIMEOUT_S) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "myrm_tui", *args], cwd=workspace, env=clean_env(config_dir, env),
-                          capture_output=True, text=True, timeout=timeout, check=False)
+def run_myrm(
+    workspace: Path, config_dir: Path, *args: str, env: dict[str, str] | None = None, timeout: float = CLI_TIMEOUT_S
+) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "myrm_tui", *args],
+        cwd=workspace,
+        env=clean_env(config_dir, env),
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
 
 
 def toml_server(config: McpServerConfig) -> str:

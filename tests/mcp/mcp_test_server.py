@@ -28,12 +28,17 @@ server = MCPServer("myrm-test-server", version="1.0")
 
 def tiny_png() -> bytes:
     """A valid 1x1 PNG (so a reader of the stored bytes sees a real image)."""
+
     def chunk(kind: bytes, data: bytes) -> bytes:
         return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
 
     header = struct.pack(">IIBBBBB", 1, 1, 8, 2, 0, 0, 0)
-    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(b"\x00\xff\x00\x00"))
-            + chunk(b"IEND", b""))
+    return (
+        b"\x89PNG\r\n\x1a\n"
+        + chunk(b"IHDR", header)
+        + chunk(b"IDAT", zlib.compress(b"\x00\xff\x00\x00"))
+        + chunk(b"IEND", b"")
+    )
 
 
 @server.tool(annotations=ToolAnnotations(read_only_hint=True))
@@ -97,6 +102,7 @@ def env_probe(name: str) -> str:
 @server.tool()
 async def add_tool(ctx: Context) -> str:
     """Add a tool named `late_tool` and announce that the tool list changed."""
+
     def late_tool() -> str:
         """Appeared after the start."""
         return "late"

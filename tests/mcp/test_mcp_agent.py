@@ -39,14 +39,23 @@ def recorded_requests(path: Path) -> list[list[dict]]:
     return [json.loads(line) for line in path.read_text().splitlines()]
 
 
-async def test_results_errors_and_a_big_result_reach_store_prompt_and_index(store, workspace, manager, script,
-                                                                            tmp_path):
+async def test_results_errors_and_a_big_result_reach_store_prompt_and_index(
+    store, workspace, manager, script, tmp_path
+):
     record = tmp_path / "requests.jsonl"
-    model = script({"text": "calling", "tool_calls": [
-        {"name": "mcp__t__echo", "arguments": {"text": "hello from mcp"}},
-        {"name": "mcp__t__boom", "arguments": {}},
-        {"name": "mcp__t__big", "arguments": {}},
-        {"name": "mcp__t__image", "arguments": {}}]}, {"text": "all done"}, record=str(record))
+    model = script(
+        {
+            "text": "calling",
+            "tool_calls": [
+                {"name": "mcp__t__echo", "arguments": {"text": "hello from mcp"}},
+                {"name": "mcp__t__boom", "arguments": {}},
+                {"name": "mcp__t__big", "arguments": {}},
+                {"name": "mcp__t__image", "arguments": {}},
+            ],
+        },
+        {"text": "all done"},
+        record=str(record),
+    )
     agent = make_agent(store, workspace, manager, model, approval="yolo")
     events = await drive(agent, "use the server")
     finished = {e.name: e for e in events if isinstance(e, ToolFinished)}
@@ -85,14 +94,18 @@ async def test_the_tool_list_is_sorted_at_the_end_and_in_the_fingerprint(store, 
     shuffled = build_agent(settings, workspace, mcp_tools=tuple(reversed(tools)))
     names = list(with_mcp.tools.names)
     assert names[: len(plain.tools.names)] == list(plain.tools.names), "built-in tools keep their place"
-    assert names[len(plain.tools.names):] == sorted(t.name for t in tools)
+    assert names[len(plain.tools.names) :] == sorted(t.name for t in tools)
     assert with_mcp.fingerprint != plain.fingerprint
     assert shuffled.fingerprint == with_mcp.fingerprint and shuffled.tools.schemas() == with_mcp.tools.schemas()
 
 
 async def test_a_tool_change_is_noted_once_and_the_fingerprint_moves_once(store, workspace, manager, script):
-    model = script({"tool_calls": [{"name": "mcp__t__add_tool", "arguments": {}}]}, {"text": "added"},
-                   {"text": "second turn"}, {"text": "third turn"})
+    model = script(
+        {"tool_calls": [{"name": "mcp__t__add_tool", "arguments": {}}]},
+        {"text": "added"},
+        {"text": "second turn"},
+        {"text": "third turn"},
+    )
     agent = make_agent(store, workspace, manager, model, approval="yolo")
     first = await drive(agent, "add a tool")
     assert not [e for e in first if isinstance(e, Notice) and "MCP tools changed" in e.text]
@@ -100,8 +113,9 @@ async def test_a_tool_change_is_noted_once_and_the_fingerprint_moves_once(store,
     assert "mcp__t__late_tool" not in agent.build.tools.names, "no change inside a turn"
     second = await drive(agent, "again")
     notes = [e.text for e in second if isinstance(e, Notice) and "MCP tools changed" in e.text]
-    assert notes == [("MCP tools changed: added mcp__t__late_tool. The tool list in the prompt changes once, "
-                      "from this turn on.")]
+    assert notes == [
+        ("MCP tools changed: added mcp__t__late_tool. The tool list in the prompt changes once, from this turn on.")
+    ]
     assert "mcp__t__late_tool" in agent.build.tools.names and agent.fingerprint != before
     after = agent.fingerprint
     third = await drive(agent, "and again")
@@ -125,8 +139,10 @@ async def test_mcp_tools_ask_by_default_and_a_no_is_respected(store, workspace, 
 
 
 async def test_read_only_hints_relax_asking_only_when_the_user_allows_it(store, workspace, manager, script):
-    calls = [{"name": "mcp__t__echo", "arguments": {"text": "hi"}}, {"name": "mcp__t__weather",
-                                                                     "arguments": {"city": "Oslo"}}]
+    calls = [
+        {"name": "mcp__t__echo", "arguments": {"text": "hi"}},
+        {"name": "mcp__t__weather", "arguments": {"city": "Oslo"}},
+    ]
     for trusted, asked in ((False, ["mcp__t__echo", "mcp__t__weather"]), (True, ["mcp__t__weather"])):
         model = script({"tool_calls": calls}, {"text": "ok"})
         agent = make_agent(store, workspace, manager, model, approval="ask", mcp_trust_read_only=trusted)
@@ -137,8 +153,14 @@ async def test_read_only_hints_relax_asking_only_when_the_user_allows_it(store, 
 async def test_headless_ask_refuses_with_the_flag_that_allows_it(store, workspace, manager, script):
     model = script({"tool_calls": [{"name": "mcp__t__echo", "arguments": {"text": "hi"}}]}, {"text": "ok"})
     session = store.create_session(model=model)
-    agent = Agent(store=store, session_id=session.id, settings=Settings().with_values(model=model),
-                  workspace=workspace, mcp=manager, headless=True)
+    agent = Agent(
+        store=store,
+        session_id=session.id,
+        settings=Settings().with_values(model=model),
+        workspace=workspace,
+        mcp=manager,
+        headless=True,
+    )
     events = await drive(agent, "echo")
     (done,) = [e for e in events if isinstance(e, ToolFinished)]
     assert done.status == "denied"
@@ -146,8 +168,12 @@ async def test_headless_ask_refuses_with_the_flag_that_allows_it(store, workspac
 
 
 async def test_a_crashed_server_is_said_once_and_its_tools_leave_the_prompt(store, workspace, manager, script):
-    model = script({"tool_calls": [{"name": "mcp__t__crash", "arguments": {}}]}, {"text": "it crashed"},
-                   {"text": "next"}, {"text": "and next"})
+    model = script(
+        {"tool_calls": [{"name": "mcp__t__crash", "arguments": {}}]},
+        {"text": "it crashed"},
+        {"text": "next"},
+        {"text": "and next"},
+    )
     agent = make_agent(store, workspace, manager, model, approval="yolo")
     first = await drive(agent, "crash it")
     (done,) = [e for e in first if isinstance(e, ToolFinished)]
@@ -162,15 +188,19 @@ async def test_a_crashed_server_is_said_once_and_its_tools_leave_the_prompt(stor
 
 
 async def test_server_and_tool_rules_allow_and_deny_mcp_calls_and_always_allow_offers_the_tool(
-        store, workspace, manager, script):
+    store, workspace, manager, script
+):
     from myrm_tui.settings.settings import PermissionLists, RuleEntry
 
-    calls = [{"name": "mcp__t__echo", "arguments": {"text": "hi"}},
-             {"name": "mcp__t__weather", "arguments": {"city": "Oslo"}}]
+    calls = [
+        {"name": "mcp__t__echo", "arguments": {"text": "hi"}},
+        {"name": "mcp__t__weather", "arguments": {"city": "Oslo"}},
+    ]
     model = script({"tool_calls": calls}, {"text": "ok"})
     session = store.create_session(model=model)
-    rules = PermissionLists(allow=(RuleEntry("mcp__t", "user config.toml:2"),),
-                            deny=(RuleEntry("mcp__t__weather", "user config.toml:3"),))
+    rules = PermissionLists(
+        allow=(RuleEntry("mcp__t", "user config.toml:2"),), deny=(RuleEntry("mcp__t__weather", "user config.toml:3"),)
+    )
     settings = Settings(permissions=rules).with_values(model=model, approval="ask")
     agent = Agent(store=store, session_id=session.id, settings=settings, workspace=workspace, mcp=manager)
     events = await drive(agent, "go", approve=False)

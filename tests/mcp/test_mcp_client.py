@@ -20,15 +20,26 @@ from myrm_tui.settings.settings import Settings
 TOOLS = ["add_tool", "big", "boom", "crash", "echo", "env_probe", "hang", "image", "report_link", "weather"]
 
 
-def manager_for(*configs: McpServerConfig, workspace: Path, startup: float = 60.0, tool: float = 30.0,
-                env: dict[str, str] | None = None) -> McpManager:
-    return McpManager({c.name: c for c in configs}, workspace=workspace, startup_timeout=startup,
-                      tool_timeout=tool, env=env)
+def manager_for(
+    *configs: McpServerConfig,
+    workspace: Path,
+    startup: float = 60.0,
+    tool: float = 30.0,
+    env: dict[str, str] | None = None,
+) -> McpManager:
+    return McpManager(
+        {c.name: c for c in configs}, workspace=workspace, startup_timeout=startup, tool_timeout=tool, env=env
+    )
 
 
 def context(workspace: Path, store=None, session_id: str | None = None) -> ToolContext:
-    return ToolContext(workspace=workspace, settings=Settings(), vault=getattr(store, "vault", None),
-                       store=store, session_id=session_id)
+    return ToolContext(
+        workspace=workspace,
+        settings=Settings(),
+        vault=getattr(store, "vault", None),
+        store=store,
+        session_id=session_id,
+    )
 
 
 @pytest.fixture(params=["stdio", "http"])
@@ -130,8 +141,11 @@ async def test_a_crashed_stdio_server_is_a_clear_error_and_restarts(workspace, l
     try:
         await manager.wait_started()
         crash = next(t for t in manager.tools() if t.name == "mcp__t__crash")
-        with pytest.raises(ToolError, match=r"closed the connection during crash; its last stderr line: "
-                                            r"test server: crashing on request"):
+        with pytest.raises(
+            ToolError,
+            match=r"closed the connection during crash; its last stderr line: "
+            r"test server: crashing on request",
+        ):
             await crash.run({}, context(workspace))
         status = manager.connection("t").status()
         assert status.state == CRASHED and "crashing on request" in status.last_error
@@ -165,14 +179,18 @@ async def test_start_failures_say_why(workspace, monkeypatch):
         McpServerConfig("novar", "http", url="http://127.0.0.1:9/${MYRM_TEST_UNSET}"),
         McpServerConfig("refused", "http", url="http://127.0.0.1:9/mcp"),
         McpServerConfig("off", "stdio", command="never-run", enabled=False),
-        workspace=workspace, startup=60.0)
+        workspace=workspace,
+        startup=60.0,
+    )
     try:
         await manager.wait_started()
         by_name = {s.name: s for s in manager.statuses()}
         assert by_name["missing"].state == FAILED
         assert by_name["missing"].last_error == "command not found: /nonexistent/mcp-server"
         assert by_name["silent"].state == FAILED and by_name["silent"].last_error.startswith("did not start within 2 s")
-        assert by_name["novar"].state == FAILED and "${MYRM_TEST_UNSET} in url is not set" in by_name["novar"].last_error
+        assert (
+            by_name["novar"].state == FAILED and "${MYRM_TEST_UNSET} in url is not set" in by_name["novar"].last_error
+        )
         assert by_name["refused"].state == FAILED and "ConnectError" in by_name["refused"].last_error
         assert by_name["off"].state == DISABLED
         assert manager.tools() == ()
@@ -196,8 +214,9 @@ async def test_stderr_goes_to_the_servers_log_file(workspace, logs, capfd):
 async def test_provider_keys_are_not_inherited_but_named_variables_are(workspace, monkeypatch):
     monkeypatch.setenv("OPENAI_API_KEY", "sk-not-for-servers")
     monkeypatch.setenv("GIVEN_TOKEN", "for-this-server")
-    config = McpServerConfig("t", "stdio", command=sys.executable, args=stdio_config().args,
-                             env=(("PASSED", "${GIVEN_TOKEN}"),))
+    config = McpServerConfig(
+        "t", "stdio", command=sys.executable, args=stdio_config().args, env=(("PASSED", "${GIVEN_TOKEN}"),)
+    )
     manager = manager_for(config, workspace=workspace)
     try:
         await manager.wait_started()

@@ -17,10 +17,22 @@ PROVIDER_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 
 
 def test_codex_table_with_every_key():
-    config, problems = server_from_toml("git", {
-        "command": "uvx", "args": ["mcp-server-git", "--repository", "."], "env": {"GIT_DIR": ".git"},
-        "cwd": "sub", "startup_timeout_sec": 30, "tool_timeout_sec": 5.5, "enabled": True,
-        "enabled_tools": ["git_status"], "disabled_tools": ["git_push"]}, source="cfg", scope="user")
+    config, problems = server_from_toml(
+        "git",
+        {
+            "command": "uvx",
+            "args": ["mcp-server-git", "--repository", "."],
+            "env": {"GIT_DIR": ".git"},
+            "cwd": "sub",
+            "startup_timeout_sec": 30,
+            "tool_timeout_sec": 5.5,
+            "enabled": True,
+            "enabled_tools": ["git_status"],
+            "disabled_tools": ["git_push"],
+        },
+        source="cfg",
+        scope="user",
+    )
     assert problems == []
     assert config is not None and config.transport == STDIO
     assert config.args == ("mcp-server-git", "--repository", ".") and config.env == (("GIT_DIR", ".git"),)
@@ -29,19 +41,23 @@ def test_codex_table_with_every_key():
 
 
 def test_remote_table_with_headers_and_token_variable():
-    config, problems = server_from_toml("gh", {"url": "https://mcp.example.com/mcp",
-                                               "http_headers": {"X-Team": "a"}, "bearer_token_env_var": "GH"})
+    config, problems = server_from_toml(
+        "gh", {"url": "https://mcp.example.com/mcp", "http_headers": {"X-Team": "a"}, "bearer_token_env_var": "GH"}
+    )
     assert problems == [] and config is not None and config.transport == HTTP
     assert config.headers == (("X-Team", "a"),)
     assert "Authorization from $GH" in config.summary() and "X-Team" in config.summary()
 
 
-@pytest.mark.parametrize("table, fragment", [
-    ({}, "needs `command`"),
-    ({"command": "a", "url": "http://x"}, "not both"),
-    ({"url": "ftp://x"}, "must start with http"),
-    ({"command": 3}, "must be text"),
-])
+@pytest.mark.parametrize(
+    "table, fragment",
+    [
+        ({}, "needs `command`"),
+        ({"command": "a", "url": "http://x"}, "not both"),
+        ({"url": "ftp://x"}, "must start with http"),
+        ({"command": 3}, "must be text"),
+    ],
+)
 def test_unusable_tables_are_skipped_with_a_reason(table, fragment):
     config, problems = server_from_toml("s", table)
     assert config is None
@@ -49,22 +65,31 @@ def test_unusable_tables_are_skipped_with_a_reason(table, fragment):
 
 
 def test_bad_fields_are_named_and_the_server_still_loads():
-    config, problems = server_from_toml("s", {"command": "srv", "args": "not-a-list", "env": {"A": 1},
-                                              "startup_timeout_sec": 0, "typo": True})
+    config, problems = server_from_toml(
+        "s", {"command": "srv", "args": "not-a-list", "env": {"A": 1}, "startup_timeout_sec": 0, "typo": True}
+    )
     assert config is not None and config.args == () and config.env == () and config.startup_timeout is None
     text = " ".join(p.message for p in problems)
-    for fragment in ("`args` must be a list", "`env.A` must be text", "`startup_timeout_sec` must be",
-                     "unknown key `typo`"):
+    for fragment in (
+        "`args` must be a list",
+        "`env.A` must be text",
+        "`startup_timeout_sec` must be",
+        "unknown key `typo`",
+    ):
         assert fragment in text
 
 
 def test_claude_code_json_shapes():
-    configs, problems = servers_from_mcp_json("""{"mcpServers": {
+    configs, problems = servers_from_mcp_json(
+        """{"mcpServers": {
         "local": {"command": "npx", "args": ["-y", "srv"], "env": {"TOKEN": "${TOKEN}"}},
         "remote": {"type": "http", "url": "https://x.example/mcp", "headers": {"Authorization": "Bearer ${T}"}},
         "typed": {"type": "stdio", "command": "srv"},
         "off": {"command": "srv", "disabled": true},
-        "old": {"type": "sse", "url": "https://x.example/sse"}}}""", source=".mcp.json", scope="workspace")
+        "old": {"type": "sse", "url": "https://x.example/sse"}}}""",
+        source=".mcp.json",
+        scope="workspace",
+    )
     by_name = {c.name: c for c in configs}
     assert set(by_name) == {"local", "remote", "typed", "off"}
     assert by_name["remote"].transport == HTTP and by_name["typed"].transport == STDIO
@@ -81,17 +106,20 @@ def test_json_files_that_are_not_an_mcp_config(text):
 
 
 def test_secret_values_never_appear_in_the_summary():
-    configs, _ = servers_from_mcp_json('{"mcpServers": {"s": {"command": "srv", "env": {"API_TOKEN": "sk-live-123"}},'
-                                       '"h": {"type": "http", "url": "https://x/mcp", '
-                                       '"headers": {"Authorization": "Bearer sk-live-456"}}}}')
+    configs, _ = servers_from_mcp_json(
+        '{"mcpServers": {"s": {"command": "srv", "env": {"API_TOKEN": "sk-live-123"}},'
+        '"h": {"type": "http", "url": "https://x/mcp", '
+        '"headers": {"Authorization": "Bearer sk-live-456"}}}}'
+    )
     summaries = " ".join(c.summary() for c in configs)
     assert "API_TOKEN" in summaries and "Authorization" in summaries
     assert "sk-live" not in summaries
 
 
 def test_expansion_fills_references_and_defaults():
-    configs, _ = servers_from_mcp_json('{"mcpServers": {"s": {"command": "${BIN:-srv}", "args": ["--k", "${KEY}"],'
-                                       '"env": {"T": "x${KEY}y"}}}}')
+    configs, _ = servers_from_mcp_json(
+        '{"mcpServers": {"s": {"command": "${BIN:-srv}", "args": ["--k", "${KEY}"],"env": {"T": "x${KEY}y"}}}}'
+    )
     (config,) = configs
     done = expanded(config, {"KEY": "v1"})
     assert done.command == "srv" and done.args == ("--k", "v1") and done.env == (("T", "xv1y"),)
@@ -105,8 +133,9 @@ def test_a_missing_variable_fails_with_its_name():
 
 
 def test_bearer_token_variable_becomes_the_authorization_header():
-    config, _ = server_from_toml("h", {"url": "https://x/mcp", "bearer_token_env_var": "GH",
-                                       "headers": {"authorization": "stale"}})
+    config, _ = server_from_toml(
+        "h", {"url": "https://x/mcp", "bearer_token_env_var": "GH", "headers": {"authorization": "stale"}}
+    )
     done = expanded(config, {"GH": "tok"})
     assert dict(done.headers) == {"Authorization": "Bearer tok"}
     with pytest.raises(MissingVariable, match="GH"):
@@ -124,8 +153,12 @@ def test_every_name_is_one_a_provider_accepts(server, tool):
     assert len(tool_name(server, tool)) <= MAX_NAME_CHARS
 
 
-@given(st.lists(st.tuples(st.sampled_from(["a", "a.b", "a_b", "x" * 70]),
-                          st.text(alphabet="ab._-", min_size=1, max_size=70)), max_size=12))
+@given(
+    st.lists(
+        st.tuples(st.sampled_from(["a", "a.b", "a_b", "x" * 70]), st.text(alphabet="ab._-", min_size=1, max_size=70)),
+        max_size=12,
+    )
+)
 def test_distinct_tools_never_share_a_prompt_name(pairs):
     names = unique_names(pairs)
     assert len(set(names.values())) == len(set(pairs))

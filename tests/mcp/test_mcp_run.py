@@ -49,31 +49,54 @@ def write_user_servers(config_dir: Path, tag: str, *configs) -> None:
     (config_dir / "config.toml").write_text(text, encoding="utf-8")
 
 
-def test_run_calls_a_pypi_server_and_the_test_server_over_both_transports(workspace, config_dir, http_server,
-                                                                          script, tmp_path):
+def test_run_calls_a_pypi_server_and_the_test_server_over_both_transports(
+    workspace, config_dir, http_server, script, tmp_path
+):
     tag = uuid.uuid4().hex
     write_user_servers(config_dir, tag, stdio_config("t"), http_config(http_server.url, "h"))
-    (workspace / ".mcp.json").write_text(json.dumps({"mcpServers": {"time": {
-        "command": sys.executable, "args": ["-m", "mcp_server_time", "--local-timezone", "UTC"],
-        "env": {"MYRM_TEST_TAG": tag}}}}))
+    (workspace / ".mcp.json").write_text(
+        json.dumps(
+            {
+                "mcpServers": {
+                    "time": {
+                        "command": sys.executable,
+                        "args": ["-m", "mcp_server_time", "--local-timezone", "UTC"],
+                        "env": {"MYRM_TEST_TAG": tag},
+                    }
+                }
+            }
+        )
+    )
     trusted = run_myrm(workspace, config_dir, "trust")
     assert trusted.returncode == 0 and "mcpServers.time" in trusted.stdout, trusted.stderr
     record = tmp_path / "requests.jsonl"
-    model = script({"text": "calling", "tool_calls": [
-        {"name": "mcp__time__get_current_time", "arguments": {"timezone": "Asia/Tokyo"}},
-        {"name": "mcp__time__convert_time", "arguments": {"source_timezone": "Nowhere/Land", "time": "12:00",
-                                                          "target_timezone": "UTC"}},
-        {"name": "mcp__t__echo", "arguments": {"text": "over stdio"}},
-        {"name": "mcp__t__big", "arguments": {}},
-        {"name": "mcp__h__echo", "arguments": {"text": "over http"}},
-        {"name": "mcp__h__boom", "arguments": {}},
-        {"name": "mcp__h__big", "arguments": {}}]}, {"text": "all answered"}, record=str(record))
+    model = script(
+        {
+            "text": "calling",
+            "tool_calls": [
+                {"name": "mcp__time__get_current_time", "arguments": {"timezone": "Asia/Tokyo"}},
+                {
+                    "name": "mcp__time__convert_time",
+                    "arguments": {"source_timezone": "Nowhere/Land", "time": "12:00", "target_timezone": "UTC"},
+                },
+                {"name": "mcp__t__echo", "arguments": {"text": "over stdio"}},
+                {"name": "mcp__t__big", "arguments": {}},
+                {"name": "mcp__h__echo", "arguments": {"text": "over http"}},
+                {"name": "mcp__h__boom", "arguments": {}},
+                {"name": "mcp__h__big", "arguments": {}},
+            ],
+        },
+        {"text": "all answered"},
+        record=str(record),
+    )
     result = run_myrm(workspace, config_dir, "run", "--json", "--approve", "yolo", "--model", model, "ask the servers")
     assert result.returncode == 0, result.stderr
     data = json.loads(result.stdout)
     calls = {c["name"]: c for c in data["tool_calls"]}
-    assert calls["mcp__time__get_current_time"]["ok"] and '"timezone": "Asia/Tokyo"' in calls[
-        "mcp__time__get_current_time"]["content"]
+    assert (
+        calls["mcp__time__get_current_time"]["ok"]
+        and '"timezone": "Asia/Tokyo"' in calls["mcp__time__get_current_time"]["content"]
+    )
     assert calls["mcp__time__convert_time"]["status"] == "error"  # the server's own error, readable
     assert "Nowhere/Land" in calls["mcp__time__convert_time"]["content"]
     assert calls["mcp__t__echo"]["content"] == "over stdio" and calls["mcp__h__echo"]["content"] == "over http"
@@ -101,9 +124,14 @@ def test_ctrl_c_during_a_hung_call_stops_the_turn_and_the_servers(workspace, con
     tag = uuid.uuid4().hex
     write_user_servers(config_dir, tag, stdio_config("t"))
     model = script({"tool_calls": [{"name": "mcp__t__hang", "arguments": {}}]}, {"text": "never"})
-    process = subprocess.Popen([sys.executable, "-m", "myrm_tui", "run", "--approve", "yolo", "--model", model,
-                                "hang"], cwd=workspace, env=clean_env(config_dir), stdout=subprocess.PIPE,
-                               stderr=subprocess.PIPE, text=True)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "myrm_tui", "run", "--approve", "yolo", "--model", model, "hang"],
+        cwd=workspace,
+        env=clean_env(config_dir),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     lines: list[str] = []
     reader = threading.Thread(target=lambda: lines.extend(iter(process.stderr.readline, "")), daemon=True)
     reader.start()
@@ -125,10 +153,19 @@ def test_ctrl_c_during_a_hung_call_stops_the_turn_and_the_servers(workspace, con
 
 def test_run_without_servers_never_imports_the_sdk(workspace, config_dir, script):
     model = script({"text": "plain"})
-    code = (f"import sys, runpy; sys.argv = ['myrm', 'run', '--model', {model!r}, 'hi'];"
-            "import atexit; atexit.register(lambda: print('SDK' if 'mcp' in sys.modules else 'NO-SDK', "
-            "file=sys.stderr)); runpy.run_module('myrm_tui', run_name='__main__')")
-    result = subprocess.run([sys.executable, "-c", code], cwd=workspace, env=clean_env(config_dir),
-                            capture_output=True, text=True, timeout=CLI_TIMEOUT_S, check=False)
+    code = (
+        f"import sys, runpy; sys.argv = ['myrm', 'run', '--model', {model!r}, 'hi'];"
+        "import atexit; atexit.register(lambda: print('SDK' if 'mcp' in sys.modules else 'NO-SDK', "
+        "file=sys.stderr)); runpy.run_module('myrm_tui', run_name='__main__')"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=workspace,
+        env=clean_env(config_dir),
+        capture_output=True,
+        text=True,
+        timeout=CLI_TIMEOUT_S,
+        check=False,
+    )
     assert result.returncode == 0, result.stderr
     assert result.stderr.strip().endswith("NO-SDK")

@@ -32,8 +32,11 @@ def mcp_json(workspace: Path, servers: dict) -> Path:
 
 def marker_server(marker: Path) -> dict:
     """A "server" whose command leaves a file behind: proof that the command ran."""
-    return {"command": "sh", "args": ["-c", f"touch {marker}; exit 1"],
-            "env": {"LD_PRELOAD": "/tmp/x.so", "KEY": "${OPENAI_API_KEY}"}}
+    return {
+        "command": "sh",
+        "args": ["-c", f"touch {marker}; exit 1"],
+        "env": {"LD_PRELOAD": "/tmp/x.so", "KEY": "${OPENAI_API_KEY}"},
+    }
 
 
 def test_workspace_mcp_json_waits_for_trust_and_lists_the_command(workspace, config_dir, tmp_path):
@@ -124,8 +127,9 @@ def test_myrm_run_refuses_an_untrusted_server_and_never_runs_it(workspace, confi
     assert not marker.exists()
 
 
-def test_with_trust_the_server_runs_and_a_broken_one_is_a_warning_not_a_failure(workspace, config_dir, tmp_path,
-                                                                               script):
+def test_with_trust_the_server_runs_and_a_broken_one_is_a_warning_not_a_failure(
+    workspace, config_dir, tmp_path, script
+):
     marker = tmp_path / "pwned"
     keyless = {"command": "sh", "args": ["-c", f"touch {marker}; exit 1"]}
     mcp_json(workspace, {"evil": keyless, "needs_key": marker_server(tmp_path / "never")})
@@ -153,6 +157,9 @@ async def test_the_trust_dialog_lists_the_server_and_trusting_starts_it(workspac
         assert app.mcp.names() == [], "nothing from the file runs before the answer"
         await pilot.press("down", "enter")  # trust for this session
         await wait_until(pilot, lambda: isinstance(app.screen, ChatScreen), what="chat")
-        await wait_until(pilot, lambda: (c := app.mcp.connection("tests")) is not None and c.state == READY,
-                         what="the trusted server to start")
+        await wait_until(
+            pilot,
+            lambda: (c := app.mcp.connection("tests")) is not None and c.state == READY,
+            what="the trusted server to start",
+        )
         assert "echo" in [t.name for t in app.mcp.connection("tests").tools]

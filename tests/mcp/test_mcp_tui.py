@@ -45,8 +45,11 @@ async def test_the_first_screen_does_not_wait_for_a_starting_server(workspace, s
         assert app.screen.prompt.text == "hi", "the prompt takes keys while a server is still starting"
         await pilot.press("ctrl+u")
         app.screen.run_command("/mcp")
-        await wait_until(pilot, lambda: isinstance(app.screen, McpScreen) and app.screen.query("#mcp-detail-text")
-                         and detail(app), what="/mcp")
+        await wait_until(
+            pilot,
+            lambda: isinstance(app.screen, McpScreen) and app.screen.query("#mcp-detail-text") and detail(app),
+            what="/mcp",
+        )
         rows = app.screen.query_one("#mcp-servers", OptionList)
         assert "starting" in str(rows.get_option_at_index(0).prompt)
         await wait_until(pilot, lambda: server_pids(logs / "mcp-slow.log"), what="the server process")
@@ -58,14 +61,20 @@ async def test_mcp_screen_shows_servers_tools_errors_and_restarts(workspace, sto
     gone = McpServerConfig("gone", "stdio", command="/nonexistent/mcp-server")
     app = app_with(workspace, store, script({"text": "x"}), gone, stdio_config("t"))
     async with app.run_test(size=SIZE, notifications=True) as pilot:
-        await wait_until(pilot, lambda: [c.state for c in app.mcp.connections()] == [FAILED, READY],
-                         what="both starts to end")
+        await wait_until(
+            pilot, lambda: [c.state for c in app.mcp.connections()] == [FAILED, READY], what="both starts to end"
+        )
         app.screen.run_command("/mcp")
-        await wait_until(pilot, lambda: isinstance(app.screen, McpScreen) and app.screen.query("#mcp-detail-text")
-                         and detail(app), what="/mcp")
+        await wait_until(
+            pilot,
+            lambda: isinstance(app.screen, McpScreen) and app.screen.query("#mcp-detail-text") and detail(app),
+            what="/mcp",
+        )
         rows = app.screen.query_one("#mcp-servers", OptionList)
         assert [str(rows.get_option_at_index(i).prompt) for i in range(rows.option_count)] == [
-            "✗ gone  failed", "● t  ready  10 tools"]
+            "✗ gone  failed",
+            "● t  ready  10 tools",
+        ]
         assert "last error command not found: /nonexistent/mcp-server" in detail(app)
         await pilot.press("down")
         await wait_until(pilot, lambda: detail(app).startswith("t\n"), what="t's detail")
@@ -87,8 +96,11 @@ async def test_no_servers_configured_says_how_to_add_one(workspace, store, scrip
     async with app.run_test(size=SIZE) as pilot:
         await wait_until(pilot, lambda: isinstance(app.screen, ChatScreen), what="chat")
         app.screen.run_command("/mcp")
-        await wait_until(pilot, lambda: isinstance(app.screen, McpScreen) and app.screen.query("#mcp-detail-text")
-                         and detail(app), what="/mcp")
+        await wait_until(
+            pilot,
+            lambda: isinstance(app.screen, McpScreen) and app.screen.query("#mcp-detail-text") and detail(app),
+            what="/mcp",
+        )
         assert "No MCP servers are configured" in detail(app) and "[mcp_servers.NAME]" in detail(app)
 
 
@@ -112,18 +124,29 @@ def test_tmux_smoke_mcp_screen_in_a_real_terminal(tmp_path, logs):
     config = tmp_path / "config"
     config.mkdir()
     (config / "config.toml").write_text(
-        toml_server(stdio_config("tests")) + toml_server(McpServerConfig(
-            "time", "stdio", command=sys.executable, args=("-m", "mcp_server_time", "--local-timezone", "UTC"))))
+        toml_server(stdio_config("tests"))
+        + toml_server(
+            McpServerConfig(
+                "time", "stdio", command=sys.executable, args=("-m", "mcp_server_time", "--local-timezone", "UTC")
+            )
+        )
+    )
     script = tmp_path / "script.json"
     script.write_text(json.dumps({"turns": [{"text": "hello"}]}))
     workspace = tmp_path / "ws"
     (workspace / ".git").mkdir(parents=True)
     exit_file = tmp_path / "exit-code"
-    variables = {"MYRM_CONFIG_DIR": str(config), "MYRM_LOG_DIR": str(logs), "TERM": "xterm-256color",
-                 "TEXTUAL_ANIMATIONS": "none"}
+    variables = {
+        "MYRM_CONFIG_DIR": str(config),
+        "MYRM_LOG_DIR": str(logs),
+        "TERM": "xterm-256color",
+        "TEXTUAL_ANIMATIONS": "none",
+    }
     exports = " ".join(f"{key}={shlex.quote(value)}" for key, value in variables.items())
-    command = (f"cd {shlex.quote(str(workspace))} && env {exports} {sys.executable} -m myrm_tui "
-               f"--model scripted/{shlex.quote(str(script))}; echo $? > {shlex.quote(str(exit_file))}; sleep 30")
+    command = (
+        f"cd {shlex.quote(str(workspace))} && env {exports} {sys.executable} -m myrm_tui "
+        f"--model scripted/{shlex.quote(str(script))}; echo $? > {shlex.quote(str(exit_file))}; sleep 30"
+    )
     name = f"myrm-mcp-{uuid.uuid4().hex[:8]}"
     subprocess.run(["tmux", "new-session", "-d", "-s", name, "-x", "120", "-y", "40", command], check=True)
     try:

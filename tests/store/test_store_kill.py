@@ -34,10 +34,7 @@ def _check_database(db: Path, session_id: str, make_message, from_seq: int = 0) 
     try:
         assert raw.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
         assert raw.execute("PRAGMA foreign_key_check").fetchall() == []
-        seqs = [
-            r[0]
-            for r in raw.execute("SELECT seq FROM messages WHERE session_id = ? ORDER BY id", (session_id,))
-        ]
+        seqs = [r[0] for r in raw.execute("SELECT seq FROM messages WHERE session_id = ? ORDER BY id", (session_id,))]
         rows = raw.execute(
             "SELECT seq, message_json, tokens FROM messages WHERE session_id = ? AND seq >= ? ORDER BY id",
             (session_id, from_seq),

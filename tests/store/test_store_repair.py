@@ -23,9 +23,7 @@ def test_one_of_two_calls_unanswered_gets_one_synthetic_result(store: Store):
         },
         tokens=20,
     )
-    store.append_message(
-        s.id, {"role": "tool", "tool_call_id": "call_a", "name": "glob", "content": "a.py"}, tokens=2
-    )
+    store.append_message(s.id, {"role": "tool", "tool_call_id": "call_a", "name": "glob", "content": "a.py"}, tokens=2)
 
     assert store.repair_dangling_tool_calls(s.id) == ["call_b"]
     last = store.messages(s.id)[-1]
@@ -49,12 +47,8 @@ def test_one_of_two_calls_unanswered_gets_one_synthetic_result(store: Store):
 def test_result_must_come_after_the_call(store: Store):
     s = store.create_session("m")
     # A tool result for "x" that precedes the call does not answer it.
-    store.append_message(
-        s.id, {"role": "tool", "tool_call_id": "x", "name": "bash", "content": "early"}, tokens=1
-    )
-    store.append_message(
-        s.id, {"role": "assistant", "content": "", "tool_calls": [_call("x", "bash")]}, tokens=1
-    )
+    store.append_message(s.id, {"role": "tool", "tool_call_id": "x", "name": "bash", "content": "early"}, tokens=1)
+    store.append_message(s.id, {"role": "assistant", "content": "", "tool_calls": [_call("x", "bash")]}, tokens=1)
     assert store.repair_dangling_tool_calls(s.id) == ["x"]
 
 
@@ -65,9 +59,7 @@ def test_fork_repairs_calls_shared_from_parent_without_touching_parent(store: St
         parent.id, {"role": "assistant", "content": None, "tool_calls": [_call("c1", "bash")]}, tokens=1
     )
     child = store.fork(parent.id, at_message=call_row.id)
-    store.append_message(
-        parent.id, {"role": "tool", "tool_call_id": "c1", "name": "bash", "content": "ok"}, tokens=1
-    )
+    store.append_message(parent.id, {"role": "tool", "tool_call_id": "c1", "name": "bash", "content": "ok"}, tokens=1)
 
     assert store.repair_dangling_tool_calls(parent.id) == []
     assert store.repair_dangling_tool_calls(child.id) == ["c1"]

@@ -100,9 +100,7 @@ def test_needle_in_the_middle_of_a_long_tool_output(store: Store, session: str):
         },
         1,
     )
-    record = store.append_message(
-        session, {"role": "tool", "tool_call_id": "c1", "name": "bash", "content": output}, 1
-    )
+    record = store.append_message(session, {"role": "tool", "tool_call_id": "c1", "name": "bash", "content": output}, 1)
     for query in ("segfault", "0xdeadbeef", "worker_loop", "DEADBEEF"):
         hits = store.search(session, query)
         assert handles(hits)[:1] == [f"msg:{record.id}"], query
@@ -241,9 +239,7 @@ def test_limit_is_respected(store: Store, session: str):
 
 def test_lone_surrogates_in_output_are_indexed(store: Store, session: str):
     text = "binary junk \udcff\udcfe then READABLE-MARK tail"
-    record = store.append_message(
-        session, {"role": "tool", "tool_call_id": "c", "name": "bash", "content": text}, 1
-    )
+    record = store.append_message(session, {"role": "tool", "tool_call_id": "c", "name": "bash", "content": text}, 1)
     assert handles(store.search(session, "READABLE-MARK")) == [f"msg:{record.id}"]
     assert store.messages(session)[0].message["content"] == text
 
@@ -425,9 +421,7 @@ def _assert_index_consistent(db: Path) -> None:
         conn.close()
 
 
-def test_sigkill_during_appends_leaves_the_index_consistent(
-    workspace: Path, kill_writer: ModuleType, child_env
-):
+def test_sigkill_during_appends_leaves_the_index_consistent(workspace: Path, kill_writer: ModuleType, child_env):
     with Store.open(workspace) as store:
         session = store.create_session("m", "kill").id
     rng = random.Random(99)
@@ -484,9 +478,7 @@ def test_migration_two_backfills_a_version_one_database(workspace: Path):
     conn = sqlite3.connect(root / "sessions.db")
     schema._v1_initial(conn)
     conn.execute("PRAGMA user_version = 1")
-    conn.execute(
-        "INSERT INTO sessions (id, title, created_at, updated_at, model) VALUES ('s1', '', 1, 1, 'm')"
-    )
+    conn.execute("INSERT INTO sessions (id, title, created_at, updated_at, model) VALUES ('s1', '', 1, 1, 'm')")
     old = {"role": "user", "content": "an OLD-ROW-NEEDLE from before search existed"}
     conn.execute(
         "INSERT INTO messages (session_id, seq, role, message_json, tokens, created_at) VALUES (?, 0, 'user', ?, 1, 1)",
@@ -533,9 +525,7 @@ def test_without_trigram_support_search_degrades_then_heals(workspace: Path, mon
         assert found == [(ids["camel"],)]
         art = (
             store._db()
-            .execute(
-                "SELECT count(*) FROM artifacts_tri WHERE artifacts_tri MATCH ?", (quote("DEGRADED-ART"),)
-            )
+            .execute("SELECT count(*) FROM artifacts_tri WHERE artifacts_tri MATCH ?", (quote("DEGRADED-ART"),))
             .fetchone()[0]
         )
         assert art == 1
@@ -567,9 +557,7 @@ def test_search_over_five_thousand_messages_is_fast(store: Store, session: str):
             if i == 2_500:
                 words += " PERF-NEEDLE-xyz"
             message = (
-                user(words)
-                if i % 2
-                else {"role": "tool", "tool_call_id": f"c{i}", "name": "bash", "content": words}
+                user(words) if i % 2 else {"role": "tool", "tool_call_id": f"c{i}", "name": "bash", "content": words}
             )
             store._insert_message(conn, session, message, 1, time.time())
     queries = ["PERF-NEEDLE-xyz", "error timeout", "socket retry deploy", "missing-word", "数据库"]

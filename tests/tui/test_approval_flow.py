@@ -165,8 +165,9 @@ async def test_always_allow_stores_the_shown_rule_and_only_that_rule_skips_the_q
         assert any("always allowed in this workspace: Bash(echo hello-rule:*)" in n.text for n in screen.query(Note))
 
         await _send(pilot, "second")
-        await wait_until(pilot, lambda: _idle(app) and len(_tool_results(store, app.chat.session_id)) == 2,
-                         what="second turn")
+        await wait_until(
+            pilot, lambda: _idle(app) and len(_tool_results(store, app.chat.session_id)) == 2, what="second turn"
+        )
         assert len(screen.query(ApprovalPrompt)) == 1  # ran without a question
         assert "hello-rule 2nd-run" in _tool_results(store, app.chat.session_id)[1]["content"]
 

@@ -25,17 +25,21 @@ FOREVER = 3600.0  # a guard no test outlives: every answer within it must be ref
 
 
 def request_for(**fields) -> ApprovalRequest:
-    values = {"call_id": "c1", "tool": "bash", "arguments": {"command": "git status --short"},
-              "summary": "git status --short", "cwd": "/home/me/project",
-              "sandbox": "sandbox: writes only in the workspace and /tmp; no network",
-              "offered_rules": ("Bash(git status:*)",)}
+    values = {
+        "call_id": "c1",
+        "tool": "bash",
+        "arguments": {"command": "git status --short"},
+        "summary": "git status --short",
+        "cwd": "/home/me/project",
+        "sandbox": "sandbox: writes only in the workspace and /tmp; no network",
+        "offered_rules": ("Bash(git status:*)",),
+    }
     values.update(fields)
     return ApprovalRequest(**values)
 
 
 class Host(App):
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("ctrl+y", "arm", "Answer", priority=True, id="approval.focus")]
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("ctrl+y", "arm", "Answer", priority=True, id="approval.focus")]
 
     def __init__(self, request: ApprovalRequest, guard_s: float = 0.0) -> None:
         super().__init__()
@@ -83,8 +87,9 @@ async def answered(pilot, app: Host) -> ApprovalAnswer:
 
 
 async def test_the_block_shows_what_will_run_and_how_to_answer_at_80_columns():
-    request = request_for(network_requested=True, summary="curl -sO https://x.test/a   [asks for network access]",
-                          offered_rules=())
+    request = request_for(
+        network_requested=True, summary="curl -sO https://x.test/a   [asks for network access]", offered_rules=()
+    )
     app = Host(request)
     async with app.run_test(size=NARROW) as pilot:
         text = await settled(pilot, app)
@@ -106,18 +111,29 @@ async def test_the_always_answer_names_the_exact_rule_it_stores():
     app = Host(request_for(offered_rules=("Bash(git status:*)", "Bash(git diff:*)")))
     async with app.run_test(size=NARROW) as pilot:
         assert flat("a  Always allow in this workspace: Bash(git status:*), Bash(git diff:*)") in flat(
-            await settled(pilot, app))
+            await settled(pilot, app)
+        )
 
 
 async def test_a_diff_and_a_destructive_reason_are_shown():
     diff = "--- a/x.py\n+++ b/x.py\n@@ -1 +1 @@\n-old line\n+new line\n"
-    app = Host(request_for(tool="file_edit", summary="edit x.py (line 1)", diff=diff, sandbox="",
-                           offered_rules=("Edit(x.py)",)))
+    app = Host(
+        request_for(
+            tool="file_edit", summary="edit x.py (line 1)", diff=diff, sandbox="", offered_rules=("Edit(x.py)",)
+        )
+    )
     async with app.run_test(size=NARROW) as pilot:
         text = await settled(pilot, app)
         assert "-old line" in text and "+new line" in text and "edit x.py (line 1)" in text
-    danger = Host(request_for(arguments={"command": "rm -rf build"}, summary="rm -rf build", destructive=True,
-                              why="destructive: recursive delete", offered_rules=()))
+    danger = Host(
+        request_for(
+            arguments={"command": "rm -rf build"},
+            summary="rm -rf build",
+            destructive=True,
+            why="destructive: recursive delete",
+            offered_rules=(),
+        )
+    )
     async with danger.run_test(size=NARROW) as pilot:
         assert "Allow bash?  (destructive: recursive delete)" in await settled(pilot, danger)
         assert danger.approval.has_class("-destructive")

@@ -25,15 +25,21 @@ from myrm_tui.tui.widgets.user_message import UserMessage
 def png() -> bytes:
     def chunk(kind: bytes, data: bytes) -> bytes:
         return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
-    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", 1, 1, 8, 2, 0, 0, 0))
-            + chunk(b"IDAT", zlib.compress(b"\x00\xff\x00\x00")) + chunk(b"IEND", b""))
+
+    return (
+        b"\x89PNG\r\n\x1a\n"
+        + chunk(b"IHDR", struct.pack(">IIBBBBB", 1, 1, 8, 2, 0, 0, 0))
+        + chunk(b"IDAT", zlib.compress(b"\x00\xff\x00\x00"))
+        + chunk(b"IEND", b"")
+    )
 
 
 def vision_script(tmp_path: Path, *texts: str, vision: bool = True) -> tuple[str, Path]:
     record = tmp_path / "requests.jsonl"
     path = tmp_path / "vision.json"
-    path.write_text(json.dumps({"turns": [{"text": t} for t in texts], "supports_vision": vision,
-                                "record": record.name}))
+    path.write_text(
+        json.dumps({"turns": [{"text": t} for t in texts], "supports_vision": vision, "record": record.name})
+    )
     return f"scripted/{path}", record
 
 
@@ -69,8 +75,9 @@ async def test_at_image_and_slash_image_reach_the_model(workspace, store, tmp_pa
         await submit(pilot, app, "/image notes.png")
         await wait_until(pilot, lambda: any("not a PNG" in n.message for n in app._notifications), what="refusal")
         await submit(pilot, app, "/image shot.png")
-        await wait_until(pilot, lambda: any("goes with your next message" in n.text for n in screen.query(Note)),
-                         what="queued note")
+        await wait_until(
+            pilot, lambda: any("goes with your next message" in n.text for n in screen.query(Note)), what="queued note"
+        )
         ended = screen.turns_ended
         await submit(pilot, app, "and now?")
         await wait_until(pilot, lambda: screen.turns_ended > ended, what="turn 2")
@@ -141,10 +148,18 @@ def seeded_fork(store) -> str:
         completed_actions=["bash command=pytest -q", "file_edit path=parser.py", "answered: All 12 tests pass now."],
         files_modified=[FileChange("parser.py", "edit")],
         resolved_questions=["Fix the failing parser test please. → answered"],
-        blocked_items=["denied, not run: bash command=rm -rf build"], fallback=True)
-    text = render(summary, handle="parent 5e55a0c1", depth=0, covered_count=6, time_range=(1_767_225_600.0,) * 2,
-                  footer="Files: parser.py (edit)\nTools: bash ×2, file_edit",
-                  originals="messages 2–7 of session 5e55a0c1, not part of this fork")
+        blocked_items=["denied, not run: bash command=rm -rf build"],
+        fallback=True,
+    )
+    text = render(
+        summary,
+        handle="parent 5e55a0c1",
+        depth=0,
+        covered_count=6,
+        time_range=(1_767_225_600.0,) * 2,
+        footer="Files: parser.py (edit)\nTools: bash ×2, file_edit",
+        originals="messages 2–7 of session 5e55a0c1, not part of this fork",
+    )
     store.append_message(sid, {"role": "user", "content": text, SYNTHETIC_KEY: FORK_SUMMARY}, 120)
     store.append_message(sid, {"role": "user", "content": "Now add a test for empty input."}, 9)
     store.append_message(sid, {"role": "assistant", "content": "Added `test_parse_empty`."}, 9)

@@ -17,26 +17,37 @@ from myrm_tui.tui.screens.chat import COMPACT_CANCELLED
 from myrm_tui.tui.widgets.compaction_divider import CompactionDivider
 
 ANSWER = ("Water the tomatoes early in the morning and mulch the beds against the heat. " * 5).strip()
-SUMMARY = {"user_goal": "plan a vegetable garden", "active_task": "none",
-           "completed_actions": [f"answered the garden question of week {n}" for n in range(12)],
-           "key_findings": ["tomatoes want water early", "mulch keeps the beds cool"],
-           "narrative": "Weekly garden advice, summarized by the lite model."}
+SUMMARY = {
+    "user_goal": "plan a vegetable garden",
+    "active_task": "none",
+    "completed_actions": [f"answered the garden question of week {n}" for n in range(12)],
+    "key_findings": ["tomatoes want water early", "mulch keeps the beds cool"],
+    "narrative": "Weekly garden advice, summarized by the lite model.",
+}
 
 
 def models(tmp_path, *, delay_ms: int) -> tuple[str, str]:
     main = tmp_path / "main.json"
     main.write_text(json.dumps({"turns": [{"text": "Happy gardening."}], "context_window": 32_000}))
     lite = tmp_path / "lite.json"
-    lite.write_text(json.dumps({"context_window": 10_000,  # ~6.7k-token chunks: several summaries
-                                "turns": [{"text": json.dumps(SUMMARY), "chunk_size": 40, "delay_ms": delay_ms}]}))
+    lite.write_text(
+        json.dumps(
+            {
+                "context_window": 10_000,  # ~6.7k-token chunks: several summaries
+                "turns": [{"text": json.dumps(SUMMARY), "chunk_size": 40, "delay_ms": delay_ms}],
+            }
+        )
+    )
     return f"scripted/{main}", f"scripted/{lite}"
 
 
 def chat_session(store, model: str, turns: int = 80) -> str:
     session = store.create_session(model=model, title="garden").id
     for n in range(turns):
-        for message in ({"role": "user", "content": f"Question {n}: what should I do in the garden?"},
-                        {"role": "assistant", "content": f"Week {n}. {ANSWER}"}):
+        for message in (
+            {"role": "user", "content": f"Question {n}: what should I do in the garden?"},
+            {"role": "assistant", "content": f"Week {n}. {ANSWER}"},
+        ):
             store.append_message(session, message, count_message_tokens(message, model))
     return session
 
@@ -48,16 +59,20 @@ def notices(app) -> list[str]:
 async def test_compact_shows_progress_while_the_model_writes_and_summarizes_the_chat(workspace, store, tmp_path):
     main, lite = models(tmp_path, delay_ms=20)
     session = chat_session(store, main)
-    app = MyrmApp(workspace, scripted_settings(main, lite_model=lite), session_id=session, store=store,
-                  watch_themes=False)
+    app = MyrmApp(
+        workspace, scripted_settings(main, lite_model=lite), session_id=session, store=store, watch_themes=False
+    )
     async with app.run_test(size=SIZE, notifications=True) as pilot:
         screen = app.chat_screen
         await wait_until(pilot, lambda: screen.ready.is_set() and screen.chat.model, what="model resolved")
         seen: list[str] = []
         await type_text(pilot, "/compact watering")
         await pilot.press("enter")
-        await wait_until(pilot, lambda: seen.append(screen.status.plain()) or "compacting: summary 2 of" in seen[-1],
-                         what="progress line")
+        await wait_until(
+            pilot,
+            lambda: seen.append(screen.status.plain()) or "compacting: summary 2 of" in seen[-1],
+            what="progress line",
+        )
         assert "cancels" in seen[-1] and screen.compacting
         await wait_until(pilot, lambda: not screen.compacting, what="compaction end")
         done = notices(app)[-1]
@@ -72,8 +87,9 @@ async def test_compact_shows_progress_while_the_model_writes_and_summarizes_the_
 async def test_esc_cancels_a_compaction_mid_summary_and_the_session_goes_on(workspace, store, tmp_path):
     main, lite = models(tmp_path, delay_ms=400)  # a summary takes seconds: time to press Esc
     session = chat_session(store, main)
-    app = MyrmApp(workspace, scripted_settings(main, lite_model=lite), session_id=session, store=store,
-                  watch_themes=False)
+    app = MyrmApp(
+        workspace, scripted_settings(main, lite_model=lite), session_id=session, store=store, watch_themes=False
+    )
     async with app.run_test(size=SIZE, notifications=True) as pilot:
         screen = app.chat_screen
         await wait_until(pilot, lambda: screen.ready.is_set() and screen.chat.model, what="model resolved")

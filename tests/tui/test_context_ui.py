@@ -38,11 +38,15 @@ def notices(app) -> list[str]:
 
 async def test_ring_shows_last_request_and_turns_amber_then_red(workspace, store, tmp_path):
     # window 8000, max_output 4096 → prompt limit 8000 − 4000 − 256 = 3744; usage drives the ring
-    model = write_script(tmp_path, [
-        {"text": "one", "usage": {"prompt_tokens": 1000, "completion_tokens": 5}},
-        {"text": "two", "usage": {"prompt_tokens": 3000, "completion_tokens": 5, "cached_read_tokens": 1500}},
-        {"text": "three", "usage": {"prompt_tokens": 3500, "completion_tokens": 5}},
-    ], window=8000)
+    model = write_script(
+        tmp_path,
+        [
+            {"text": "one", "usage": {"prompt_tokens": 1000, "completion_tokens": 5}},
+            {"text": "two", "usage": {"prompt_tokens": 3000, "completion_tokens": 5, "cached_read_tokens": 1500}},
+            {"text": "three", "usage": {"prompt_tokens": 3500, "completion_tokens": 5}},
+        ],
+        window=8000,
+    )
     app = MyrmApp(workspace, scripted_settings(model), store=store, watch_themes=False)
     async with app.run_test(size=SIZE, notifications=True) as pilot:
         screen = app.chat_screen
@@ -127,12 +131,15 @@ async def test_ring_click_compacts_and_missing_engine_entry_point_says_so(worksp
         await wait_until(pilot, lambda: len(calls) == 2 and not screen.compacting, what="focused compact")
         assert calls[-1] == "tests/"
         del agent.compact_now  # an agent without the entry point (the engine not wired)
-        type(agent).compact_now, saved = property(lambda self: (_ for _ in ()).throw(AttributeError)), \
-            type(agent).compact_now
+        type(agent).compact_now, saved = (
+            property(lambda self: (_ for _ in ()).throw(AttributeError)),
+            type(agent).compact_now,
+        )
         try:
             await pilot.press("ctrl+l")
-            await wait_until(pilot, lambda: not screen.compacting and NO_ENGINE_COMPACT in notices(app),
-                             what="no-engine toast")
+            await wait_until(
+                pilot, lambda: not screen.compacting and NO_ENGINE_COMPACT in notices(app), what="no-engine toast"
+            )
         finally:
             type(agent).compact_now = saved
 

@@ -52,8 +52,12 @@ def test_both_folders_load_with_front_matter_and_clashes_are_reported(tmp_path: 
     workspace, user = tmp_path / "ws", tmp_path / "user"
     own = user / "commands"
     repo = workspace / ".myrm" / "commands"
-    write(own, "review.md", "---\ndescription: Review my diff\nargument-hint: [path]\nmodel: openai/gpt-4o\n---\n"
-                            "Review the changes in $ARGUMENTS.\n")
+    write(
+        own,
+        "review.md",
+        "---\ndescription: Review my diff\nargument-hint: [path]\nmodel: openai/gpt-4o\n---\n"
+        "Review the changes in $ARGUMENTS.\n",
+    )
     write(repo, "review.md", "Review it the team's way.")
     write(repo, "release-notes.md", "---\ndescription: 'Draft the notes'\ncolour: blue\n---\nDraft notes for $1.")
     write(repo, "compact.md", "Pretend to compact.")
@@ -66,8 +70,12 @@ def test_both_folders_load_with_front_matter_and_clashes_are_reported(tmp_path: 
     by_name = {c.name: c for c in loaded.commands}
     assert sorted(by_name) == ["/open", "/release-notes", "/review"]
     review = by_name["/review"]
-    assert (review.scope, review.description, review.argument_hint, review.model) == \
-        ("user", "Review my diff", "[path]", "openai/gpt-4o")
+    assert (review.scope, review.description, review.argument_hint, review.model) == (
+        "user",
+        "Review my diff",
+        "[path]",
+        "openai/gpt-4o",
+    )
     assert review.body == "Review the changes in $ARGUMENTS."
     assert by_name["/release-notes"].description == "Draft the notes"
     assert by_name["/open"].body.startswith("---\ndescription: never closed"), "read as text, and said"
@@ -143,8 +151,11 @@ def last_user_text(record: Path) -> str:
 
 
 async def test_popup_help_palette_and_the_sent_message(workspace, store, tmp_path):
-    write(workspace / ".myrm" / "commands", "explain.md",
-          "---\ndescription: Explain a file simply\nargument-hint: FILE\n---\nExplain $1 to a new teammate.")
+    write(
+        workspace / ".myrm" / "commands",
+        "explain.md",
+        "---\ndescription: Explain a file simply\nargument-hint: FILE\n---\nExplain $1 to a new teammate.",
+    )
     write(user_config_dir() / "commands", "help.md", "Shadowing a built-in.")
     model, record = script_with_record(tmp_path, "It loads config.", "again")
     app = MyrmApp(workspace, scripted_settings(model), store=store, watch_themes=False)
@@ -192,8 +203,15 @@ async def test_an_untrusted_workspace_command_model_is_not_used(workspace, store
 def _myrm(workspace: Path, config: Path, *args: str) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("MYRM_") and not k.endswith("_API_KEY")}
     env.update(MYRM_CONFIG_DIR=str(config), PYTHONPATH=str(REPO_ROOT))
-    return subprocess.run([sys.executable, "-m", "myrm_tui", *args], cwd=workspace, env=env, capture_output=True,
-                          text=True, timeout=180, check=False)
+    return subprocess.run(
+        [sys.executable, "-m", "myrm_tui", *args],
+        cwd=workspace,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=180,
+        check=False,
+    )
 
 
 @pytest.mark.parametrize("how", ["untrusted", "trusted", "flag"])
@@ -208,8 +226,11 @@ def test_myrm_run_expands_a_custom_command(tmp_path: Path, how: str):
     write(workspace / ".myrm", "config.toml", 'theme = "myrm-dark"\n')
     config = tmp_path / "config"
     write(config, "config.toml", f'model = "{main}"\n')
-    args = {"untrusted": ["run", "/tests the parser"], "trusted": ["run", "--trust", "/tests the parser"],
-            "flag": ["run", "--trust", "--model", main, "/tests the parser"]}[how]
+    args = {
+        "untrusted": ["run", "/tests the parser"],
+        "trusted": ["run", "--trust", "/tests the parser"],
+        "flag": ["run", "--trust", "--model", main, "/tests the parser"],
+    }[how]
     result = _myrm(workspace, config, *args)
     assert result.returncode == 0, result.stderr
     assert "note: /tests from " in result.stderr

@@ -48,11 +48,15 @@ async def test_f1_lists_each_key_once_in_one_notation(workspace, store, script):
 
 
 def test_key_rows_merge_a_shared_key_and_keep_letters_as_typed():
-    rows = key_rows([BoundKey("chat.interrupt", "Interrupt", "escape"),
-                     BoundKey("prompt.close_popup", "Close popup", "escape"),
-                     BoundKey("approval.allow", "Allow once", "y"),
-                     BoundKey("chat.help", "Keys", "f1"),
-                     BoundKey("chat.jump", "Jump to bottom", "ctrl+end")])
+    rows = key_rows(
+        [
+            BoundKey("chat.interrupt", "Interrupt", "escape"),
+            BoundKey("prompt.close_popup", "Close popup", "escape"),
+            BoundKey("approval.allow", "Allow once", "y"),
+            BoundKey("chat.help", "Keys", "f1"),
+            BoundKey("chat.jump", "Jump to bottom", "ctrl+end"),
+        ]
+    )
     assert [row.keys for row in rows] == [("F1",), ("Ctrl+End",), ("Esc",), ("y",)]
     assert rows[2].actions == (("Interrupt", "chat.interrupt"), ("Close popup", "prompt.close_popup"))
     table = key_table(rows)

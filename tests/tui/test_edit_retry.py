@@ -150,8 +150,7 @@ async def test_retry_regenerates_the_last_answer_in_a_fork(workspace, store, scr
 
 async def test_edit_and_retry_keys_can_be_remapped_and_are_listed(workspace, store, script):
     model = script({"text": "answer one"}, {"text": "answer two"})
-    settings = Settings(keymap={"chat.retry": "f9", "chat.interrupt": "f8"}).with_values(model=model,
-                                                                                          approval="ask")
+    settings = Settings(keymap={"chat.retry": "f9", "chat.interrupt": "f8"}).with_values(model=model, approval="ask")
     app = MyrmApp(workspace, settings, store=store, watch_themes=False)
     async with app.run_test(size=SIZE, notifications=True) as pilot:
         await send(pilot, app, "one")
@@ -178,8 +177,17 @@ def test_edit_target_skips_summaries_and_knows_where_to_fork(store):
     first = store.append_message(sid, {"role": "user", "content": "hi"}, 1)
     answer = store.append_message(sid, {"role": "assistant", "content": "yo"}, 1)
     store.append_message(sid, {"role": "user", "content": "synthetic", "myrm_synthetic": True}, 1)
-    second = store.append_message(sid, {"role": "user", "content": [
-        {"type": "text", "text": "look at @a.py"}, {"type": "image_url", "image_url": {"url": "vault://x"}}]}, 1)
+    second = store.append_message(
+        sid,
+        {
+            "role": "user",
+            "content": [
+                {"type": "text", "text": "look at @a.py"},
+                {"type": "image_url", "image_url": {"url": "vault://x"}},
+            ],
+        },
+        1,
+    )
     records = store.messages(sid)
     last = edit_target(records)
     assert last is not None and last.message_id == second.id and last.text == "look at @a.py"

@@ -22,12 +22,12 @@ from myrm_tui.tui.widgets.assistant_message import AssistantMessage
 from myrm_tui.tui.widgets.note import Note
 from myrm_tui.tui.widgets.user_message import UserMessage
 
-BROKEN_THEME = '''name = "broken"
+BROKEN_THEME = """name = "broken"
 [colors]
 primary = "#112233"
 [variables]
 "block-cursor-text-style" = "wobbly"
-'''
+"""
 
 
 async def _send(pilot, text: str) -> None:
@@ -48,8 +48,10 @@ def _messages(app) -> list[str]:
 
 
 async def test_after_a_dropped_stream_the_draft_is_back_and_resending_works(workspace, store, script):
-    model = script({"text": "first half and then the second half", "error": "drop_mid_stream", "error_times": 1},
-                   {"text": "complete answer"})
+    model = script(
+        {"text": "first half and then the second half", "error": "drop_mid_stream", "error_times": 1},
+        {"text": "complete answer"},
+    )
     app = MyrmApp(workspace, scripted_settings(model, llm_max_attempts=1), store=store, watch_themes=False)
     async with app.run_test(size=SIZE) as pilot:
         screen = app.chat_screen
@@ -59,8 +61,9 @@ async def test_after_a_dropped_stream_the_draft_is_back_and_resending_works(work
         assert screen.prompt.text == "talk to me"  # the draft is back although half a reply showed
         await pilot.press("enter")
         await wait_until(pilot, lambda: _idle(app) and screen.turns_ended == 2, what="resent turn")
-        await wait_until(pilot, lambda: any(r.text == "complete answer" for r in screen.query(AssistantMessage)),
-                         what="reply")
+        await wait_until(
+            pilot, lambda: any(r.text == "complete answer" for r in screen.query(AssistantMessage)), what="reply"
+        )
         assert screen.prompt.text == ""
         roles = [role for role, _ in _stored(store, app.chat.session_id)]
         # the cut-off half is an answer, so the resend is a new ask (agent/resend.py)
@@ -98,8 +101,13 @@ async def test_a_broken_user_theme_falls_back_to_the_default_with_a_notice(works
     user_themes = tmp_path / "my-themes"
     user_themes.mkdir()
     (user_themes / "broken.toml").write_text(BROKEN_THEME, encoding="utf-8")
-    app = MyrmApp(workspace, scripted_settings(script({"text": "hi"}), theme="broken"), store=store,
-                  watch_themes=False, theme_dirs=[shipped_theme_dir(), user_themes])
+    app = MyrmApp(
+        workspace,
+        scripted_settings(script({"text": "hi"}), theme="broken"),
+        store=store,
+        watch_themes=False,
+        theme_dirs=[shipped_theme_dir(), user_themes],
+    )
     async with app.run_test(size=SIZE, notifications=True) as pilot:
         await pilot.pause(0.2)
         assert app.is_running and app.theme == DEFAULT_THEME
@@ -119,8 +127,13 @@ async def test_a_live_edit_that_breaks_the_active_theme_is_not_reloaded(workspac
     user_themes.mkdir()
     path = user_themes / "mine.toml"
     path.write_text(BROKEN_THEME.replace('"broken"', '"mine"').replace('"wobbly"', '"bold"'), encoding="utf-8")
-    app = MyrmApp(workspace, scripted_settings(script({"text": "hi"}), theme="mine"), store=store,
-                  watch_themes=False, theme_dirs=[shipped_theme_dir(), user_themes])
+    app = MyrmApp(
+        workspace,
+        scripted_settings(script({"text": "hi"}), theme="mine"),
+        store=store,
+        watch_themes=False,
+        theme_dirs=[shipped_theme_dir(), user_themes],
+    )
     async with app.run_test(size=SIZE, notifications=True) as pilot:
         await pilot.pause(0.1)
         assert app.theme == "mine"
@@ -139,8 +152,9 @@ async def test_config_warnings_are_shown_inside_the_app(workspace, store, script
     loaded = load_settings(workspace, user_config_dir=user, env={})
     notices = config_notices(CommandContext(workspace, loaded))
     assert len(notices) == 1 and "llm_timeout" in notices[0] and str(user / "config.toml") in notices[0]
-    app = MyrmApp(workspace, scripted_settings(script({"text": "hi"})), store=store, watch_themes=False,
-                  config_notices=notices)
+    app = MyrmApp(
+        workspace, scripted_settings(script({"text": "hi"})), store=store, watch_themes=False, config_notices=notices
+    )
     async with app.run_test(size=SIZE, notifications=True) as pilot:
         await pilot.pause(0.1)
         assert notices[0] in _messages(app)

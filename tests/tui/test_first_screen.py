@@ -29,7 +29,8 @@ async def test_an_empty_session_welcomes_and_names_the_embedded_model_and_its_li
 
 
 async def test_the_welcome_follows_the_keymap_and_the_model_facts_and_leaves_with_the_first_message(
-        workspace, store, script):
+    workspace, store, script
+):
     model = script({"text": "hi back"})
     settings = Settings(keymap={"chat.model": "ctrl+k"}).with_values(model=model, approval="ask")
     app = MyrmApp(workspace, settings, store=store)
@@ -68,8 +69,7 @@ async def test_ctrl_c_interrupts_a_running_turn_and_keeps_the_draft(workspace, s
         await wait_until(pilot, lambda: _idle(app), what="interrupted turn")
         assert screen.prompt.text == "next idea", "Ctrl+C never deletes what the user typed"
         assert app.is_running, "one press interrupts; it does not quit"
-        stored = [r.message.get("content", "") for r in store.messages(app.chat.session_id)
-                  if r.role == "assistant"]
+        stored = [r.message.get("content", "") for r in store.messages(app.chat.session_id) if r.role == "assistant"]
         assert stored and "cut off" in stored[-1], "the part already shown is kept, marked as cut off"
 
 

@@ -10,21 +10,35 @@ from myrm_tui.tui.history import AssistantItem, ToolItem, UserItem, build_histor
 
 
 def _rec(i: int, message: dict) -> MessageRecord:
-    return MessageRecord(id=i, session_id="s", seq=i, role=message["role"], message=message, tokens=1,
-                         created_at=0.0, tool_call_id=message.get("tool_call_id"))
+    return MessageRecord(
+        id=i,
+        session_id="s",
+        seq=i,
+        role=message["role"],
+        message=message,
+        tokens=1,
+        created_at=0.0,
+        tool_call_id=message.get("tool_call_id"),
+    )
 
 
 def _call(call_id: str, command: str) -> dict:
-    return {"id": call_id, "type": "function",
-            "function": {"name": "bash", "arguments": json.dumps({"command": command})}}
+    return {
+        "id": call_id,
+        "type": "function",
+        "function": {"name": "bash", "arguments": json.dumps({"command": command})},
+    }
 
 
 def test_results_pair_with_calls_and_statuses_come_from_the_agent_prefixes():
     rows = [
         {"role": "system", "content": "engine plumbing"},
         {"role": "user", "content": [{"type": "text", "text": "do things"}, {"type": "image_url"}]},
-        {"role": "assistant", "content": None,
-         "tool_calls": [_call("a", "ls"), _call("b", "rm x"), _call("c", "make"), _call("d", "x")]},
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [_call("a", "ls"), _call("b", "rm x"), _call("c", "make"), _call("d", "x")],
+        },
         {"role": "tool", "tool_call_id": "b", "content": "denied by user: rm x"},
         {"role": "tool", "tool_call_id": "a", "content": "file.txt"},
         {"role": "tool", "tool_call_id": "c", "content": "error: make failed (exit 2)"},
@@ -36,7 +50,12 @@ def test_results_pair_with_calls_and_statuses_come_from_the_agent_prefixes():
     assert isinstance(items[0], UserItem) and items[0].text == "do things\n[image]"
     tools = [i for i in items if isinstance(i, ToolItem)]
     assert [(t.call_id, t.status) for t in tools] == [
-        ("a", "ok"), ("b", "denied"), ("c", "error"), ("d", "pending"), ("zz", "ok")]
+        ("a", "ok"),
+        ("b", "denied"),
+        ("c", "error"),
+        ("d", "pending"),
+        ("zz", "ok"),
+    ]
     assert tools[3].content is None  # a call without a stored result stays visibly unfinished
     assert tools[4].name == "grep"
     assert items[-1] == AssistantItem("Done.", "thought")

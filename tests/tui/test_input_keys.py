@@ -42,8 +42,7 @@ def test_completion_token_and_splice():
 
 
 def test_workspace_files_skip_dependencies_and_hidden(tmp_path):
-    for rel in ("src/app.py", "README.md", ".git/config", "node_modules/x/i.js", ".myrm/sessions.db",
-                ".env"):
+    for rel in ("src/app.py", "README.md", ".git/config", "node_modules/x/i.js", ".myrm/sessions.db", ".env"):
         path = tmp_path / rel
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text("x")
@@ -132,9 +131,21 @@ async def test_help_lists_every_binding_and_the_keymap_applies(workspace, store,
         await pilot.press("f1")
         await wait_until(pilot, lambda: isinstance(app.screen, TextScreen), what="help")
         text = app.screen.markdown
-        for binding_id in ("chat.compact", "chat.fork", "chat.settings", "chat.model", "chat.sessions",
-                           "chat.panel", "chat.health", "chat.help", "chat.editor", "chat.interrupt",
-                           "app.quit", "prompt.submit", "app.command_palette"):
+        for binding_id in (
+            "chat.compact",
+            "chat.fork",
+            "chat.settings",
+            "chat.model",
+            "chat.sessions",
+            "chat.panel",
+            "chat.health",
+            "chat.help",
+            "chat.editor",
+            "chat.interrupt",
+            "app.quit",
+            "prompt.submit",
+            "app.command_palette",
+        ):
             assert f"`{binding_id}`" in text, binding_id
         assert "| `F8` | Compaction panel |" in text and "| `F9` | Context health |" in text
         assert "`/compact [focus]`" in text
@@ -157,8 +168,11 @@ async def test_palette_offers_context_aware_commands(workspace, store, script):
         await pilot.press("ctrl+p")
         await wait_until(pilot, lambda: isinstance(app.screen, CommandPalette), what="palette")
         await type_text(pilot, "compaction panel")
-        await wait_until(pilot, lambda: app.screen.query("CommandList Option") or
-                         app.screen.query_one("CommandList").option_count, what="hits")
+        await wait_until(
+            pilot,
+            lambda: app.screen.query("CommandList Option") or app.screen.query_one("CommandList").option_count,
+            what="hits",
+        )
         await pilot.press("enter")
         await wait_until(pilot, lambda: app.screen is screen and screen.panel.display, what="panel via palette")
 
@@ -187,8 +201,14 @@ async def test_user_theme_live_reload_and_choice_persisted(workspace, store, scr
     theme_file = user_themes / "mine.toml"
     theme_file.write_text('name = "mine"\n[colors]\nprimary = "#112233"\n')
     config = tmp_path / "cfg.toml"
-    app = MyrmApp(workspace, scripted_settings(model), store=store, config_path=config,
-                  theme_dirs=[shipped_theme_dir(), user_themes], watch_themes=True)
+    app = MyrmApp(
+        workspace,
+        scripted_settings(model),
+        store=store,
+        config_path=config,
+        theme_dirs=[shipped_theme_dir(), user_themes],
+        watch_themes=True,
+    )
     async with app.run_test(size=SIZE) as pilot:
         assert app.theme == "myrm-dark"  # the default setting, from themes/
         await type_text(pilot, "/theme mine --default")
@@ -197,8 +217,7 @@ async def test_user_theme_live_reload_and_choice_persisted(workspace, store, scr
         assert tomllib.loads(config.read_text())["theme"] == "mine" and app.settings.theme == "mine"
         await pilot.pause(0.3)  # the watcher is running
         theme_file.write_text('name = "mine"\n[colors]\nprimary = "#AA0000"\n')
-        await wait_until(pilot, lambda: app.get_theme("mine").primary == "#AA0000", what="live reload",
-                         timeout=15)
+        await wait_until(pilot, lambda: app.get_theme("mine").primary == "#AA0000", what="live reload", timeout=15)
         assert app.current_theme.primary == "#AA0000"
     assert app._theme_stop.is_set()  # the watcher was told to stop on exit
     assert os.environ["MYRM_CONFIG_DIR"]  # pilots never write the real user config

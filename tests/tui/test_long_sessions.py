@@ -42,8 +42,9 @@ async def test_resume_mounts_a_window_and_loads_earlier_turns(workspace, store, 
         assert bar.hidden_turns == total - TURN_WINDOW
         assert len(screen.query(AssistantMessage)) == TURN_WINDOW
         screen.transcript.scroll_home(animate=False)  # reaching the top loads a batch
-        await wait_until(pilot, lambda: len(screen.query(UserMessage)) == TURN_WINDOW + LOAD_EARLIER_TURNS,
-                         what="first batch")
+        await wait_until(
+            pilot, lambda: len(screen.query(UserMessage)) == TURN_WINDOW + LOAD_EARLIER_TURNS, what="first batch"
+        )
         assert screen.query_one(LoadEarlier).hidden_turns == 5
         screen.query_one(LoadEarlier).post_message(LoadEarlier.Pressed())  # what a click sends
         await wait_until(pilot, lambda: not screen.query(LoadEarlier), what="all loaded")
@@ -73,8 +74,7 @@ async def test_live_session_prunes_back_to_the_window(workspace, store, script, 
         assert [r.text for r in screen.query(AssistantMessage)] == ["live 2", "live 3", "live 4"]
         screen.query_one(LoadEarlier).post_message(LoadEarlier.Pressed())
         await wait_until(pilot, lambda: not screen.query(LoadEarlier), what="reloaded")
-        assert [u.text for u in screen.query(UserMessage)] == ["question 0", "question 1", "new 0", "new 1",
-                                                              "new 2"]
+        assert [u.text for u in screen.query(UserMessage)] == ["question 0", "question 1", "new 0", "new 1", "new 2"]
 
 
 FENCE_REPLY = "Run this:\n\n```python\ndef add(a, b):\n    return a + b\n```\n\nand then `add(1, 2)`.\n"

@@ -93,8 +93,14 @@ def test_meter_reads_thinking_then_streaming_speed():
 
 
 def test_figures_line_names_only_what_is_known():
-    full = ReplyFigures(prompt_tokens=6_300, completion_tokens=412, cached_read_tokens=6_000, cost=0.0041,
-                        elapsed_s=3.2, first_token_s=0.4)
+    full = ReplyFigures(
+        prompt_tokens=6_300,
+        completion_tokens=412,
+        cached_read_tokens=6_000,
+        cost=0.0041,
+        elapsed_s=3.2,
+        first_token_s=0.4,
+    )
     assert figures_line(full) == "6.3k in · 412 out · 95% cached · $0.0041 · 3.2 s · 147 tok/s"
     assert figures_line(ReplyFigures(elapsed_s=0.8)) == "800 ms"  # a provider without usage
 
@@ -105,16 +111,26 @@ SNAP_SIZE = (100, 24)
 MODEL = "anthropic/claude-sonnet-4-5"
 FIXED_WORKSPACE = Path("/home/user/project")
 FIXED_SESSION = "f16e5000-0000-4000-8000-000000000000"
-REPLY = ("`parse()` dropped the last line because it split on `\\n` and discarded the tail.\n\n"
-         "```python\ndef parse(text):\n    return text.splitlines()\n```\n\nAll 12 tests pass now.")
+REPLY = (
+    "`parse()` dropped the last line because it split on `\\n` and discarded the tail.\n\n"
+    "```python\ndef parse(text):\n    return text.splitlines()\n```\n\nAll 12 tests pass now."
+)
 
 
 def _seed_reply_with_figures(store) -> str:
     sid = store.create_session(MODEL, "fix the parser").id
     store.append_message(sid, {"role": "user", "content": "Why does parse() lose the last line?"}, 9)
     record = store.append_message(sid, {"role": "assistant", "content": REPLY}, 40)
-    figures = ReplyFigures(message_id=record.id, model=MODEL, prompt_tokens=6_300, completion_tokens=412,
-                           cached_read_tokens=6_000, cost=0.0041, elapsed_s=3.2, first_token_s=0.4)
+    figures = ReplyFigures(
+        message_id=record.id,
+        model=MODEL,
+        prompt_tokens=6_300,
+        completion_tokens=412,
+        cached_read_tokens=6_000,
+        cost=0.0041,
+        elapsed_s=3.2,
+        first_token_s=0.4,
+    )
     store.append_event(sid, event_kinds.REPLY_FIGURES, figures.as_data())
     return sid
 
@@ -122,8 +138,14 @@ def _seed_reply_with_figures(store) -> str:
 def test_snapshot_reply_with_figures(snap_compare, workspace, store):
     sid = _seed_reply_with_figures(store)
     settings = Settings().with_values(model=MODEL, animations=False)
-    app = MyrmApp(workspace, settings, session_id=sid, store=store, watch_themes=False,
-                  config_path=Path("/home/user/.config/myrm/config.toml"))
+    app = MyrmApp(
+        workspace,
+        settings,
+        session_id=sid,
+        store=store,
+        watch_themes=False,
+        config_path=Path("/home/user/.config/myrm/config.toml"),
+    )
 
     async def settle(pilot) -> None:
         screen = pilot.app.chat_screen

@@ -20,12 +20,22 @@ def msg(id_: int, message: dict) -> MessageRecord:
 
 
 FULL_REPORT = {
-    "tokens": 7_600, "messages": 9,
-    "budget": {"window": 10_000, "output_reserve": 1_000, "safety_margin": 256, "prompt_limit": 8_744,
-               "fixed_tokens": 2_100, "history_tokens": 5_500, "utilization": 0.869},
+    "tokens": 7_600,
+    "messages": 9,
+    "budget": {
+        "window": 10_000,
+        "output_reserve": 1_000,
+        "safety_margin": 256,
+        "prompt_limit": 8_744,
+        "fixed_tokens": 2_100,
+        "history_tokens": 5_500,
+        "utilization": 0.869,
+    },
     "ladder": {"tier": "full", "action": "deferred: provider cache is warm", "deferred": "full"},
-    "stages": [{"stage": "sync", "tokens_in": 0, "tokens_out": 0, "items": 2, "ms": 0.4},
-               {"stage": "render", "tokens_in": 5_000, "tokens_out": 5_500, "items": 0, "ms": 1.6}],
+    "stages": [
+        {"stage": "sync", "tokens_in": 0, "tokens_out": 0, "items": 2, "ms": 0.4},
+        {"stage": "render", "tokens_in": 5_000, "tokens_out": 5_500, "items": 0, "ms": 1.6},
+    ],
     "breakers": {"smart_filter": "open"},
     "event": None,
     "cache_break": {"position": 3, "previous_len": 7, "reason": "history rewritten by compaction"},
@@ -66,31 +76,67 @@ def test_reading_is_the_last_request_not_a_total():
 
 
 def test_compaction_after_the_last_request_lowers_the_reading():
-    events = [ev(1, "assemble", {"tokens": 900, "prompt_limit": 1000}),
-              ev(2, "compaction", {"state": "started", "tokens_after": 1}),
-              ev(3, "compaction", {"state": "done", "id": "c1", "tier": "manual", "trigger": "manual",
-                                   "tokens_before": 900, "tokens_after": 300, "items": 6, "ms": 12.0})]
+    events = [
+        ev(1, "assemble", {"tokens": 900, "prompt_limit": 1000}),
+        ev(2, "compaction", {"state": "started", "tokens_after": 1}),
+        ev(
+            3,
+            "compaction",
+            {
+                "state": "done",
+                "id": "c1",
+                "tier": "manual",
+                "trigger": "manual",
+                "tokens_before": 900,
+                "tokens_after": 300,
+                "items": 6,
+                "ms": 12.0,
+            },
+        ),
+    ]
     reading = metrics.context_reading(events)
     assert reading.used == 300 and reading.level == "ok" and reading.source == "compaction"
 
 
 def test_compactions_are_deduplicated_across_reports_and_events():
-    event = {"id": "c1", "tier": "full", "trigger": "threshold", "tokens_before": 8000,
-             "tokens_after": 3000, "saved": 5000, "items": 12, "ops": {}, "ms": 40.0}
-    events = [ev(1, "assemble", {**FULL_REPORT, "event": event}),
-              ev(2, "compaction", {"state": "done", **event}),
-              ev(3, "compaction", {"state": "done", "tier": "light", "trigger": "threshold",
-                                   "tokens_before": 5000, "tokens_after": 4000, "items": 2})]
+    event = {
+        "id": "c1",
+        "tier": "full",
+        "trigger": "threshold",
+        "tokens_before": 8000,
+        "tokens_after": 3000,
+        "saved": 5000,
+        "items": 12,
+        "ops": {},
+        "ms": 40.0,
+    }
+    events = [
+        ev(1, "assemble", {**FULL_REPORT, "event": event}),
+        ev(2, "compaction", {"state": "done", **event}),
+        ev(
+            3,
+            "compaction",
+            {
+                "state": "done",
+                "tier": "light",
+                "trigger": "threshold",
+                "tokens_before": 5000,
+                "tokens_after": 4000,
+                "items": 2,
+            },
+        ),
+    ]
     found = metrics.compactions(events)
     assert [(c.tier, c.saved) for c in found] == [("full", 5000), ("light", 1000)]  # saved derived
     assert found[0].summary == "compacted 12 messages, −5,000 tokens"
 
 
 def test_cache_figures_and_breakers():
-    events = [ev(1, "usage", {"prompt_tokens": 1000, "cached_read_tokens": 0, "cached_write_tokens": 900,
-                              "cost": 0.01}),
-              ev(2, "usage", {"prompt_tokens": 1000, "cached_read_tokens": 800, "cost": 0.002}),
-              ev(3, "assemble", FULL_REPORT)]
+    events = [
+        ev(1, "usage", {"prompt_tokens": 1000, "cached_read_tokens": 0, "cached_write_tokens": 900, "cost": 0.01}),
+        ev(2, "usage", {"prompt_tokens": 1000, "cached_read_tokens": 800, "cost": 0.002}),
+        ev(3, "assemble", FULL_REPORT),
+    ]
     calls = metrics.cache_calls(events)
     assert [c.hit_rate for c in calls] == [0.0, 0.8]
     spend = metrics.session_spend(events)
@@ -112,20 +158,42 @@ def test_health_report_has_twenty_plus_figures_from_the_events(tmp_path: Path):
     assert (size.files, size.bytes) == (2, 1024)
     messages = [
         msg(1, {"role": "user", "content": "go"}),
-        msg(2, {"role": "assistant", "content": None, "tool_calls": [
-            {"id": "a", "function": {"name": "ctx_search", "arguments": "{}"}},
-            {"id": "b", "function": {"name": "bash", "arguments": "{}"}}]}),
+        msg(
+            2,
+            {
+                "role": "assistant",
+                "content": None,
+                "tool_calls": [
+                    {"id": "a", "function": {"name": "ctx_search", "arguments": "{}"}},
+                    {"id": "b", "function": {"name": "bash", "arguments": "{}"}},
+                ],
+            },
+        ),
         msg(3, {"role": "tool", "tool_call_id": "a", "content": "hits"}),
         msg(4, {"role": "tool", "tool_call_id": "b", "content": "error: exit 2"}),
         msg(5, {"role": "assistant", "content": "done"}),
     ]
-    events = [ev(1, "assemble", FULL_REPORT), ev(2, "usage", {"prompt_tokens": 7000, "cached_read_tokens": 3500,
-                                                               "completion_tokens": 100, "cost": 0.5}),
-              ev(3, "model_switch", {"old": "a", "new": "b"}), ev(4, "error", {"message": "x"}),
-              ev(5, "compaction", {"state": "done", "tier": "light", "trigger": "manual", "tokens_before": 7000,
-                                   "tokens_after": 5000, "items": 3, "ms": 5.0}),
-              ev(6, "assemble", {**FULL_REPORT, "tokens": 5200}),
-              ev(7, "usage", {"prompt_tokens": 5200, "cached_read_tokens": 0, "completion_tokens": 20})]
+    events = [
+        ev(1, "assemble", FULL_REPORT),
+        ev(2, "usage", {"prompt_tokens": 7000, "cached_read_tokens": 3500, "completion_tokens": 100, "cost": 0.5}),
+        ev(3, "model_switch", {"old": "a", "new": "b"}),
+        ev(4, "error", {"message": "x"}),
+        ev(
+            5,
+            "compaction",
+            {
+                "state": "done",
+                "tier": "light",
+                "trigger": "manual",
+                "tokens_before": 7000,
+                "tokens_after": 5000,
+                "items": 3,
+                "ms": 5.0,
+            },
+        ),
+        ev(6, "assemble", {**FULL_REPORT, "tokens": 5200}),
+        ev(7, "usage", {"prompt_tokens": 5200, "cached_read_tokens": 0, "completion_tokens": 20}),
+    ]
     report = metrics.health_report(messages, events, size)
     assert len(report.metrics) >= 20
     assert report.prompt_series == [7000, 5200]
@@ -182,11 +250,27 @@ def test_dag_lines_nest_folded_children_under_their_parent():
     from myrm_tui.tui.widgets.compaction_panel import dag_lines
 
     def node(handle, depth, first, last, status="active", children=(), fallback=True):
-        return {"handle": handle, "depth": depth, "first_id": first, "last_id": last, "covered_count": last - first + 1,
-                "tokens": 120, "fallback": fallback, "status": status, "children": list(children), "model": "m"}
+        return {
+            "handle": handle,
+            "depth": depth,
+            "first_id": first,
+            "last_id": last,
+            "covered_count": last - first + 1,
+            "tokens": 120,
+            "fallback": fallback,
+            "status": status,
+            "children": list(children),
+            "model": "m",
+        }
 
-    lines = dag_lines([node("S1", 0, 2, 9, "folded"), node("S2", 0, 10, 20, "folded"),
-                       node("S3", 1, 2, 20, children=["S1", "S2"], fallback=False), node("S4", 0, 21, 30)])
+    lines = dag_lines(
+        [
+            node("S1", 0, 2, 9, "folded"),
+            node("S2", 0, 10, 20, "folded"),
+            node("S3", 1, 2, 20, children=["S1", "S2"], fallback=False),
+            node("S4", 0, 21, 30),
+        ]
+    )
     assert lines[0].startswith("S3 d1 · msg 2–20") and "· m" in lines[0]
     assert lines[1].startswith("  S1 d0") and lines[2].startswith("  S2 d0") and "folded" in lines[1]
     assert lines[3].startswith("S4 d0") and "extractive" in lines[3]

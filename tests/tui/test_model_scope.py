@@ -54,8 +54,9 @@ async def test_slash_model_changes_this_session_and_leaves_the_config_alone(work
         assert store.get_session(app.chat.session_id).model == other  # a resume keeps it
         # a new session starts on the default, not on this session's choice
         await _command(pilot, "/clear")
-        await wait_until(pilot, lambda: app.chat.session_id is None and app.chat_screen.ready.is_set(),
-                         what="new session")
+        await wait_until(
+            pilot, lambda: app.chat.session_id is None and app.chat_screen.ready.is_set(), what="new session"
+        )
         assert app.chat.model == default and app.settings.model == default
         assert not config.exists()
 
@@ -100,8 +101,9 @@ async def test_picker_enter_is_this_session_and_its_second_key_makes_default(wor
 
 async def test_theme_is_for_this_session_unless_made_default(workspace, store, script, tmp_path):
     config = tmp_path / "user" / "config.toml"
-    app = MyrmApp(workspace, scripted_settings(script({"text": "unused"})), store=store, watch_themes=False,
-                  config_path=config)
+    app = MyrmApp(
+        workspace, scripted_settings(script({"text": "unused"})), store=store, watch_themes=False, config_path=config
+    )
     async with app.run_test(size=SIZE, notifications=True) as pilot:
         await _command(pilot, "/theme myrm-light")
         await wait_until(pilot, lambda: app.theme == "myrm-light", what="theme applied")

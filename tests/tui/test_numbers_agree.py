@@ -37,8 +37,12 @@ async def live_session(store, workspace: Path, tmp_path: Path) -> tuple[Agent, s
     path.write_text(json.dumps({"turns": turns, "context_window": WINDOW}))
     model = f"scripted/{path}"
     session = store.create_session(model=model)
-    agent = Agent(store=store, session_id=session.id, workspace=workspace,
-                  settings=Settings().with_values(model=model, max_output_tokens=MAX_OUT))
+    agent = Agent(
+        store=store,
+        session_id=session.id,
+        workspace=workspace,
+        settings=Settings().with_values(model=model, max_output_tokens=MAX_OUT),
+    )
     for i in range(TURNS):
         async for _ in agent.turn(f"question {i}: " + "please explain this thing " * 40):
             pass
@@ -49,8 +53,12 @@ async def figures(app, pilot) -> dict:
     """What each of the four readers shows right now."""
     screen = app.chat_screen
     await wait_until(pilot, lambda: screen.context.session_id == app.chat.session_id, what="ring")
-    out = {"ring": screen.ring.label(), "reading": screen.context.reading, "status": screen.status.plain(),
-           "tooltip": str(screen.ring.tooltip)}
+    out = {
+        "ring": screen.ring.label(),
+        "reading": screen.context.reading,
+        "status": screen.status.plain(),
+        "tooltip": str(screen.ring.tooltip),
+    }
     screen.set_panel(True)
     out["dag"] = screen.panel.section_text("dag")
     out["timeline"] = screen.panel.section_text("timeline")
@@ -70,8 +78,13 @@ async def test_four_readers_agree_on_a_compacted_session(workspace, store, tmp_p
     agent, model = await live_session(store, workspace, tmp_path)
     nodes = store.summaries(agent.session_id)
     assert len([n for n in nodes if n["status"] == "folded"]) >= 2, "the session must have folded summaries"
-    app = MyrmApp(workspace, scripted_settings(model, max_output_tokens=MAX_OUT), session_id=agent.session_id,
-                  store=store, watch_themes=False)
+    app = MyrmApp(
+        workspace,
+        scripted_settings(model, max_output_tokens=MAX_OUT),
+        session_id=agent.session_id,
+        store=store,
+        watch_themes=False,
+    )
     async with app.run_test(size=(140, 50)) as pilot:
         seen = await figures(app, pilot)
     reading, health = seen["reading"], seen["health"]
@@ -94,8 +107,11 @@ async def test_each_compaction_names_the_tier_that_ran_and_the_true_reason(works
     done = compactions(events)
     # The ladder decides on the engine's count corrected by the provider's (usage_ratio), which the
     # report of the assemble that ran the compaction records: the same figure the ring follows.
-    ratio = {str(e.data["event"]["id"]): e.data["budget"]["usage_ratio"] for e in events
-             if e.kind == "assemble" and isinstance(e.data.get("event"), dict)}
+    ratio = {
+        str(e.data["event"]["id"]): e.data["budget"]["usage_ratio"]
+        for e in events
+        if e.kind == "assemble" and isinstance(e.data.get("event"), dict)
+    }
     assert done
     for item in done:
         share = item.tokens_before * ratio.get(item.key, 1.0) / limit
@@ -115,8 +131,13 @@ async def test_a_fresh_fork_shows_one_figure_everywhere(workspace, store, tmp_pa
         child = agent.fork_with_summary().id
     else:
         child = store.fork(agent.session_id, title="plain fork").id
-    app = MyrmApp(workspace, scripted_settings(model, max_output_tokens=MAX_OUT), session_id=child,
-                  store=store, watch_themes=False)
+    app = MyrmApp(
+        workspace,
+        scripted_settings(model, max_output_tokens=MAX_OUT),
+        session_id=child,
+        store=store,
+        watch_themes=False,
+    )
     async with app.run_test(size=(140, 50)) as pilot:
         seen = await figures(app, pilot)
     reading, health = seen["reading"], seen["health"]
@@ -128,7 +149,8 @@ async def test_a_fresh_fork_shows_one_figure_everywhere(workspace, store, tmp_pa
         # the fork starts from a summary: far smaller than the parent's last prompt, and said to be an estimate
         parent_used = app.chat.store.events(agent.session_id, "usage")[-1].data["prompt_tokens"]
         assert reading.used < parent_used and reading.used == reading.fixed_tokens + sum(
-            r.tokens for r in store.messages(child))
+            r.tokens for r in store.messages(child)
+        )
         assert "estimated" in seen["tooltip"] and "estimated" in detail
     else:
         assert "parent's last request" in seen["tooltip"] and "parent's last request" in detail
@@ -137,8 +159,9 @@ async def test_a_fresh_fork_shows_one_figure_everywhere(workspace, store, tmp_pa
 @given(tokens=st.integers(0, 20_000), window=st.integers(4_000, 16_000), warm=st.booleans())
 def test_the_ladder_never_says_over_budget_below_the_limit(tokens, window, warm):
     budget = budget_for(window, MAX_OUT)
-    decision = ladder.decide(tokens=tokens, budget=budget, config=DEFAULT_CONFIG, cache_warm=warm,
-                             force_tier=None, recent_savings={})
+    decision = ladder.decide(
+        tokens=tokens, budget=budget, config=DEFAULT_CONFIG, cache_warm=warm, force_tier=None, recent_savings={}
+    )
     if decision.run is None:
         return
     assert decision.run == ladder.tier_for(tokens / budget.prompt_limit, DEFAULT_CONFIG)

@@ -98,9 +98,15 @@ def test_prompt_search_snapshot(snap_compare, workspace, store):
     from test_snapshots import SNAP_SIZE, make_app, settle
 
     old = store.create_session("openai/gpt-4o", "yesterday")
-    for text in ("fix the parser test", "why does the parser drop the last line?\nsee test_parse",
-                 ("rewrite the parser so that it streams input instead of reading the whole file, keeps "
-                  "line numbers for errors, and never allocates more than one line at a time"), "deploy staging"):
+    for text in (
+        "fix the parser test",
+        "why does the parser drop the last line?\nsee test_parse",
+        (
+            "rewrite the parser so that it streams input instead of reading the whole file, keeps "
+            "line numbers for errors, and never allocates more than one line at a time"
+        ),
+        "deploy staging",
+    ):
         store.append_message(old.id, {"role": "user", "content": text}, 3)
         store.append_message(old.id, {"role": "assistant", "content": "ok"}, 1)
     app = make_app(workspace, store)
@@ -111,8 +117,11 @@ def test_prompt_search_snapshot(snap_compare, workspace, store):
         await wait_until(pilot, lambda: len(prompt.prompt_history.entries) == 4, what="history")
         await type_text(pilot, "parser")
         await pilot.press("ctrl+s")
-        await wait_until(pilot, lambda: isinstance(pilot.app.screen, PromptSearchScreen)
-                         and len(pilot.app.screen.matches) == 3, what="matches")
+        await wait_until(
+            pilot,
+            lambda: isinstance(pilot.app.screen, PromptSearchScreen) and len(pilot.app.screen.matches) == 3,
+            what="matches",
+        )
         pilot.app.screen.query_one("#prompt-search-query").cursor_blink = False
         await pilot.pause()
 

@@ -63,8 +63,7 @@ async def test_a_message_queued_during_a_turn_is_sent_after_it(workspace, store,
         await _deny(pilot, screen)
         await wait_until(pilot, lambda: screen.turns_ended >= 2, what="queued turn")
         assert _asks(store, sid) == ["run it", f"also check the logs{QUEUE_JOIN}and the config"]
-        assert [r.message["content"] for r in store.messages(sid) if r.role == "assistant"][-1] == \
-            "answer to the queue"
+        assert [r.message["content"] for r in store.messages(sid) if r.role == "assistant"][-1] == "answer to the queue"
         assert not widget.display and len(screen.queue) == 0
         assert [u.text for u in screen.query(UserMessage)][-1] == f"also check the logs{QUEUE_JOIN}and the config"
 

@@ -19,11 +19,17 @@ def _seed_session(store, model: str) -> str:
     session = store.create_session(model, "earlier work")
     sid = session.id
     store.append_message(sid, {"role": "user", "content": "list the files please"}, 5)
-    store.append_message(sid, {
-        "role": "assistant", "content": "Let me look.",
-        "tool_calls": [{"id": "call_1", "type": "function",
-                        "function": {"name": "bash", "arguments": '{"command": "ls -a"}'}}],
-    }, 12)
+    store.append_message(
+        sid,
+        {
+            "role": "assistant",
+            "content": "Let me look.",
+            "tool_calls": [
+                {"id": "call_1", "type": "function", "function": {"name": "bash", "arguments": '{"command": "ls -a"}'}}
+            ],
+        },
+        12,
+    )
     store.append_message(sid, {"role": "tool", "tool_call_id": "call_1", "content": "README.md\nsrc"}, 4)
     store.append_message(sid, {"role": "assistant", "content": "There is a **README.md** and `src/`."}, 9)
     return sid

@@ -45,8 +45,9 @@ async def test_fork_key_offers_honest_choices_and_opens_the_fork(workspace, stor
         assert app.chat_screen.context.reading.used is not None and app.chat_screen.context.spend.calls == 0
         assert any(n.startswith("Forked from “start here”") for n in notices(app))
         # the fork shows the shared history and continues on its own
-        await wait_until(pilot, lambda: [u.text for u in app.chat_screen.query(UserMessage)] == ["start here"],
-                         what="shared history")
+        await wait_until(
+            pilot, lambda: [u.text for u in app.chat_screen.query(UserMessage)] == ["start here"], what="shared history"
+        )
         await send(pilot, app, "only in the fork")
         assert [m.message["content"] for m in store.messages(parent)][-1] == "first answer"
         assert len(store.messages(child.id)) == 4
@@ -83,7 +84,9 @@ async def test_sessions_screen_resume_rename_delete_export(workspace, store, scr
         await wait_until(pilot, lambda: isinstance(app.screen, SessionsScreen) and app.screen.rows, what="list")
         screen = app.screen
         assert [(r.session.title, r.depth, r.messages) for r in screen.rows] == [
-            ("old work", 0, 2), ("old work (fork)", 1, 2)]
+            ("old work", 0, 2),
+            ("old work (fork)", 1, 2),
+        ]
         text = str(screen.query_one(OptionList).get_option_at_index(1).prompt)
         assert "└ old work (fork)" in text and "2 msgs" in text
         # delete the parent: the store refuses (it has a fork) and the error is shown
@@ -113,8 +116,9 @@ async def test_sessions_screen_resume_rename_delete_export(workspace, store, scr
         # resume the remaining one
         await pilot.press("enter")
         await wait_until(pilot, lambda: app.chat.session_id == old.id, what="resumed")
-        await wait_until(pilot, lambda: [u.text for u in app.chat_screen.query(UserMessage)] == ["old question"],
-                         what="history")
+        await wait_until(
+            pilot, lambda: [u.text for u in app.chat_screen.query(UserMessage)] == ["old question"], what="history"
+        )
 
 
 async def test_settings_screen_is_generated_from_the_schema_and_saves(workspace, store, script, tmp_path):
@@ -151,14 +155,18 @@ async def test_settings_screen_is_generated_from_the_schema_and_saves(workspace,
 
 async def test_model_switch_rebuilds_the_agent_and_warns_before_shrinking(workspace, store, tmp_path):
     big = tmp_path / "big.json"
-    big.write_text(json.dumps({"context_window": 64000, "turns": [
-        {"text": "from big", "usage": {"prompt_tokens": 20000}}, {"text": "big again"}]}))
+    big.write_text(
+        json.dumps(
+            {
+                "context_window": 64000,
+                "turns": [{"text": "from big", "usage": {"prompt_tokens": 20000}}, {"text": "big again"}],
+            }
+        )
+    )
     small = tmp_path / "small.json"
-    small.write_text(json.dumps({"context_window": 16000, "turns": [
-        {"text": "unused"}, {"text": "from small"}]}))
+    small.write_text(json.dumps({"context_window": 16000, "turns": [{"text": "unused"}, {"text": "from small"}]}))
     config = tmp_path / "cfg.toml"
-    app = MyrmApp(workspace, scripted_settings(f"scripted/{big}"), store=store, watch_themes=False,
-                  config_path=config)
+    app = MyrmApp(workspace, scripted_settings(f"scripted/{big}"), store=store, watch_themes=False, config_path=config)
     async with app.run_test(size=SIZE, notifications=True) as pilot:
         await send(pilot, app, "hello")
         # 20k used; the small model's limit is 16000−4096−320 = 11584: a compaction is coming
@@ -186,15 +194,15 @@ async def test_model_switch_rebuilds_the_agent_and_warns_before_shrinking(worksp
 async def test_quick_model_picker_accepts_a_typed_name(workspace, store, script, tmp_path):
     model = script({"text": "unused"})
     other = write_script(tmp_path, [{"text": "x"}])
-    app = MyrmApp(workspace, scripted_settings(model), store=store, watch_themes=False,
-                  config_path=tmp_path / "c.toml")
+    app = MyrmApp(workspace, scripted_settings(model), store=store, watch_themes=False, config_path=tmp_path / "c.toml")
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("ctrl+o")
         await wait_until(pilot, lambda: isinstance(app.screen, ModelPicker), what="picker")
         picker = app.screen
         await type_text(pilot, "gpt-4o")
-        await wait_until(pilot, lambda: picker.results and "gpt-4o" in picker.results[0].name, what="search",
-                         timeout=60)
+        await wait_until(
+            pilot, lambda: picker.results and "gpt-4o" in picker.results[0].name, what="search", timeout=60
+        )
         row = str(picker.query_one(OptionList).get_option_at_index(0).prompt)
         assert "window" in row and "tools" in row and "$" in row
         picker.query_one(Input).value = other

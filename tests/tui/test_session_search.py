@@ -21,10 +21,14 @@ def test_every_word_must_match_somewhere_ignoring_case():
 def _seed(store, model: str) -> dict[str, str]:
     ids = {}
     for title, first, session_model in (
-            ("Refactor the loader", "split loader.py into smaller modules please", "anthropic/claude-sonnet-4"),
-            ("A very long title about the release checklist that goes on and on", "what is left before 2.0?",
-             "openai/gpt-4o"),
-            ("Untitled scratch", "why does the tokenizer drop tabs", model)):
+        ("Refactor the loader", "split loader.py into smaller modules please", "anthropic/claude-sonnet-4"),
+        (
+            "A very long title about the release checklist that goes on and on",
+            "what is left before 2.0?",
+            "openai/gpt-4o",
+        ),
+        ("Untitled scratch", "why does the tokenizer drop tabs", model),
+    ):
         session = store.create_session(session_model, title)
         store.append_message(session.id, {"role": "user", "content": first}, 3)
         store.append_message(session.id, {"role": "assistant", "content": "ok"}, 1)

@@ -24,8 +24,11 @@ async def open_settings(pilot) -> SettingsScreen:
 
 
 def field_widths(screen: SettingsScreen) -> dict[str, int]:
-    return {spec.key: screen.widget_for(spec.key).size.width for spec in SETTINGS
-            if isinstance(screen.widget_for(spec.key), (Input, Select))}
+    return {
+        spec.key: screen.widget_for(spec.key).size.width
+        for spec in SETTINGS
+        if isinstance(screen.widget_for(spec.key), (Input, Select))
+    }
 
 
 async def test_settings_at_80x24_is_one_column_with_the_first_field_focused(workspace, store, script):

@@ -34,8 +34,9 @@ def test_health_screen_80x24(snap_compare, workspace, store):
     async def open_health(pilot):
         await settle(pilot)
         await pilot.press("f3")
-        await wait_until(pilot, lambda: isinstance(pilot.app.screen, HealthScreen) and pilot.app.screen.report,
-                         what="report")
+        await wait_until(
+            pilot, lambda: isinstance(pilot.app.screen, HealthScreen) and pilot.app.screen.report, what="report"
+        )
         await pilot.pause()
 
     assert snap_compare(app, terminal_size=SMALL, run_before=open_health)

@@ -36,11 +36,23 @@ def flat(text: str) -> str:
 
 def test_keys_typed_while_an_approval_appears_stay_in_the_prompt(tmp_path: Path):
     script = tmp_path / "script.json"
-    script.write_text(json.dumps({"turns": [
-        {"tool_calls": [{"id": "call_m", "name": "bash", "arguments": {"command": "touch approved-marker"}}],
-         "chunk_size": 200, "delay_ms": MODEL_DELAY_MS},
-        {"text": "Understood, not run: done-marker"},
-    ]}), encoding="utf-8")
+    script.write_text(
+        json.dumps(
+            {
+                "turns": [
+                    {
+                        "tool_calls": [
+                            {"id": "call_m", "name": "bash", "arguments": {"command": "touch approved-marker"}}
+                        ],
+                        "chunk_size": 200,
+                        "delay_ms": MODEL_DELAY_MS,
+                    },
+                    {"text": "Understood, not run: done-marker"},
+                ]
+            }
+        ),
+        encoding="utf-8",
+    )
     name, workspace, exit_file = start_myrm(tmp_path, f"scripted/{script}")
     try:
         wait_for(name, "Message myrm")

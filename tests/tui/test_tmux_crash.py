@@ -14,8 +14,7 @@ from pathlib import Path
 import pytest
 from tmux_helpers import SCREEN_TIMEOUT_S, capture, quit_and_exit_code, start_myrm, tmux, wait_for
 
-pytestmark = [pytest.mark.llama,
-              pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")]
+pytestmark = [pytest.mark.llama, pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")]
 
 LONG_PROMPT = "Write a very long story about a lighthouse keeper and the sea."
 # The model's first answer (load + prefill of the system prompt) on a busy 2-core machine.
@@ -95,8 +94,11 @@ def test_model_worker_killed_mid_reply_is_a_typed_error_and_the_session_goes_on(
             with Store.open(workspace, read_only=True) as store:
                 (session,) = store.list_sessions()
                 users = [r for r in store.messages(session.id) if r.role == "user"]
-                answered = any(r.role == "assistant" and r.id > users[-1].id
-                               for r in store.messages(session.id)) if len(users) == 2 else False
+                answered = (
+                    any(r.role == "assistant" and r.id > users[-1].id for r in store.messages(session.id))
+                    if len(users) == 2
+                    else False
+                )
             time.sleep(0.5)
         assert answered, f"the second message was answered in the same session; screen:\n{capture(name)}"
         assert quit_and_exit_code(name, exit_file) == "0"

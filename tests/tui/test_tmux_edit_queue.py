@@ -15,8 +15,9 @@ from tmux_helpers import capture, quit_and_exit_code, start_myrm, tmux, wait_for
 
 from myrm_tui.store import Store
 
-pytestmark = pytest.mark.skipif(shutil.which("tmux") is None,
-                                reason="tmux is not installed; the real-terminal test needs it")
+pytestmark = pytest.mark.skipif(
+    shutil.which("tmux") is None, reason="tmux is not installed; the real-terminal test needs it"
+)
 
 
 def _type(name: str, text: str) -> None:
@@ -28,13 +29,19 @@ def test_edit_an_earlier_message_and_queue_during_a_turn(tmp_path: Path):
     # The scripted model answers turn N when the request holds N assistant messages, so the fork
     # (which shares "reply one") is answered by turn 1 again.
     script = tmp_path / "script.json"
-    script.write_text(json.dumps({"turns": [
-        {"text": "reply one"},
-        {"text": "reply two"},
-        {"tool_calls": [{"id": "c1", "name": "bash", "arguments": {"command": "echo hi"}}]},
-        {"text": "not run"},
-        {"text": "reply to the queue"},
-    ]}))
+    script.write_text(
+        json.dumps(
+            {
+                "turns": [
+                    {"text": "reply one"},
+                    {"text": "reply two"},
+                    {"tool_calls": [{"id": "c1", "name": "bash", "arguments": {"command": "echo hi"}}]},
+                    {"text": "not run"},
+                    {"text": "reply to the queue"},
+                ]
+            }
+        )
+    )
     name, workspace, exit_file = start_myrm(tmp_path, f"scripted/{script}")
     try:
         wait_for(name, "Message myrm")

@@ -25,8 +25,9 @@ import pytest
 
 from myrm_tui.store import Store
 
-pytestmark = pytest.mark.skipif(shutil.which("tmux") is None,
-                                reason="tmux is not installed; the real-terminal test needs it")
+pytestmark = pytest.mark.skipif(
+    shutil.which("tmux") is None, reason="tmux is not installed; the real-terminal test needs it"
+)
 
 # Start-up imports litellm (seconds on a shared 2-core box): generous but bounded.
 SCREEN_TIMEOUT_S = 60.0
@@ -50,8 +51,13 @@ class Tmux:
         self.config.write_text("set -g set-clipboard on\nset -g allow-rename on\n", encoding="utf-8")
 
     def __call__(self, *args: str) -> str:
-        return subprocess.run(["tmux", "-S", self.socket, "-f", str(self.config), *args],
-                              check=True, capture_output=True, text=True, env=self.env).stdout
+        return subprocess.run(
+            ["tmux", "-S", self.socket, "-f", str(self.config), *args],
+            check=True,
+            capture_output=True,
+            text=True,
+            env=self.env,
+        ).stdout
 
     def buffers(self) -> str:
         return self("list-buffers", "-F", "#{buffer_sample}")
@@ -68,8 +74,10 @@ class Tmux:
                 return screen
             time.sleep(0.2)
         # An attack that erased the screen shows up here: say what else it did.
-        raise AssertionError(f"{text!r} never appeared; clipboard buffers {self.buffers()!r}, pane title "
-                             f"{self.title(target)!r}; the screen was:\n{screen}")
+        raise AssertionError(
+            f"{text!r} never appeared; clipboard buffers {self.buffers()!r}, pane title "
+            f"{self.title(target)!r}; the screen was:\n{screen}"
+        )
 
     def kill(self) -> None:
         subprocess.run(["tmux", "-S", self.socket, "kill-server"], check=False, capture_output=True)
@@ -82,20 +90,40 @@ def test_poisoned_channels_never_reach_the_real_terminal(tmp_path: Path):
     with Store.open(workspace) as store:  # what `myrm run - < issue.txt` leaves behind
         store.create_session("scripted/x", f"{poison('title')} fix the login bug")
     script = tmp_path / "script.json"
-    script.write_text(json.dumps({"turns": [
-        {"text": f"Reading {poison('model')} now.", "tool_calls": [
-            {"id": "r", "name": "file_read", "arguments": {"path": "poison.txt"}},
-            {"id": "n", "name": f"evil{poison('name')}", "arguments": {}},
-            {"id": "c", "name": "bash", "arguments": {"command": f"cat poison.txt; exit 3 # {poison('args')}"}}]},
-        {"text": f"Summary {poison('stream')} all-done-marker", "chunk_size": 3},
-    ]}), encoding="utf-8")
-    env = {**os.environ, "MYRM_CONFIG_DIR": str(tmp_path / "config"), "TERM": "xterm-256color",
-           "TEXTUAL_ANIMATIONS": "none"}
+    script.write_text(
+        json.dumps(
+            {
+                "turns": [
+                    {
+                        "text": f"Reading {poison('model')} now.",
+                        "tool_calls": [
+                            {"id": "r", "name": "file_read", "arguments": {"path": "poison.txt"}},
+                            {"id": "n", "name": f"evil{poison('name')}", "arguments": {}},
+                            {
+                                "id": "c",
+                                "name": "bash",
+                                "arguments": {"command": f"cat poison.txt; exit 3 # {poison('args')}"},
+                            },
+                        ],
+                    },
+                    {"text": f"Summary {poison('stream')} all-done-marker", "chunk_size": 3},
+                ]
+            }
+        ),
+        encoding="utf-8",
+    )
+    env = {
+        **os.environ,
+        "MYRM_CONFIG_DIR": str(tmp_path / "config"),
+        "TERM": "xterm-256color",
+        "TEXTUAL_ANIMATIONS": "none",
+    }
     tmux = Tmux(tmp_path, env)
     try:
         # The canary: a plain shell printing the same sequences changes title and clipboard.
-        tmux("new-session", "-d", "-s", "canary", "-x", "80", "-y", "10",
-             f"printf '{poison('canary')}' | cat; sleep 60")
+        tmux(
+            "new-session", "-d", "-s", "canary", "-x", "80", "-y", "10", f"printf '{poison('canary')}' | cat; sleep 60"
+        )
         deadline = time.monotonic() + SCREEN_TIMEOUT_S
         while "clip-canary" not in tmux.buffers() and time.monotonic() < deadline:
             time.sleep(0.1)

@@ -23,8 +23,9 @@ from tmux_helpers import (  # noqa: F401  (SCREEN_TIMEOUT_S: re-exported for old
     wait_gone,
 )
 
-pytestmark = pytest.mark.skipif(shutil.which("tmux") is None,
-                                reason="tmux is not installed; the real-terminal smoke test needs it")
+pytestmark = pytest.mark.skipif(
+    shutil.which("tmux") is None, reason="tmux is not installed; the real-terminal smoke test needs it"
+)
 
 
 def test_real_terminal_session(tmp_path: Path):

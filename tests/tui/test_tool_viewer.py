@@ -16,8 +16,10 @@ REAL_CHARS = sum(len(str(i)) + 1 for i in range(1, LINES + 1))
 
 
 def _seq_then_done(call_id: str = "c1") -> tuple[dict, dict]:
-    return ({"tool_calls": [{"id": call_id, "name": "bash", "arguments": {"command": f"seq 1 {LINES}"}}]},
-            {"text": "counted"})
+    return (
+        {"tool_calls": [{"id": call_id, "name": "bash", "arguments": {"command": f"seq 1 {LINES}"}}]},
+        {"text": "counted"},
+    )
 
 
 async def _send(pilot, text: str) -> None:
@@ -44,8 +46,9 @@ async def test_big_output_counts_the_real_output_and_opens_whole_in_the_viewer(w
     app = MyrmApp(workspace, scripted_settings(model, approval="yolo"), store=store)
     async with app.run_test(size=SIZE) as pilot:
         await _send(pilot, "count")
-        await wait_until(pilot, lambda: not app.chat_screen.turn_running and app.chat_screen.query(ToolBlock),
-                         what="turn end")
+        await wait_until(
+            pilot, lambda: not app.chat_screen.turn_running and app.chat_screen.query(ToolBlock), what="turn end"
+        )
         block = app.chat_screen.query_one(ToolBlock)
         assert block.status == "ok" and block.vault_handle
         preview = block.preview
@@ -78,14 +81,16 @@ async def test_big_output_counts_the_real_output_and_opens_whole_in_the_viewer(w
 
 async def test_a_cut_preview_says_how_much_more_and_the_remapped_key_opens_it(workspace, store, script):
     lines = 2_000  # 8,893 characters: more than the block shows, less than tool_output_cap (not spilled)
-    model = script({"tool_calls": [{"id": "c1", "name": "bash", "arguments": {"command": f"seq 1 {lines}"}}]},
-                   {"text": "ok"})
+    model = script(
+        {"tool_calls": [{"id": "c1", "name": "bash", "arguments": {"command": f"seq 1 {lines}"}}]}, {"text": "ok"}
+    )
     settings = Settings(keymap={"tool.open_output": "v"}).with_values(model=model, approval="yolo")
     app = MyrmApp(workspace, settings, store=store)
     async with app.run_test(size=SIZE) as pilot:
         await _send(pilot, "count")
-        await wait_until(pilot, lambda: not app.chat_screen.turn_running and app.chat_screen.query(ToolBlock),
-                         what="turn end")
+        await wait_until(
+            pilot, lambda: not app.chat_screen.turn_running and app.chat_screen.query(ToolBlock), what="turn end"
+        )
         block = app.chat_screen.query_one(ToolBlock)
         assert block.vault_handle is None
         more = len(block.content or "") - TOOL_OUTPUT_DISPLAY_CHARS

@@ -63,11 +63,16 @@ def assert_shown(text: str, *visible: str) -> None:
 async def test_a_live_turn_shows_every_channel_as_text(workspace, store, script):
     (workspace / "notes.txt").write_text(f"Build notes {PAYLOAD} end of notes\n", encoding="utf-8")
     model = script(
-        {"reasoning": f"thinking {PAYLOAD}", "text": f"Reading the notes {PAYLOAD}", "tool_calls": [
-            {"id": "read", "name": "file_read", "arguments": {"path": "notes.txt"}},
-            {"id": "note", "name": "session_note", "arguments": {"text": f"remember {PAYLOAD}"}},
-            {"id": "evil", "name": f"evil{ATTACKS['OSC 2 window title (ST)']}", "arguments": {}},
-            {"id": "cat", "name": "bash", "arguments": {"command": f"cat notes.txt; exit 3 # {PAYLOAD}"}}]},
+        {
+            "reasoning": f"thinking {PAYLOAD}",
+            "text": f"Reading the notes {PAYLOAD}",
+            "tool_calls": [
+                {"id": "read", "name": "file_read", "arguments": {"path": "notes.txt"}},
+                {"id": "note", "name": "session_note", "arguments": {"text": f"remember {PAYLOAD}"}},
+                {"id": "evil", "name": f"evil{ATTACKS['OSC 2 window title (ST)']}", "arguments": {}},
+                {"id": "cat", "name": "bash", "arguments": {"command": f"cat notes.txt; exit 3 # {PAYLOAD}"}},
+            ],
+        },
         {"text": f"The notes say {PAYLOAD} done.", "chunk_size": 1},
     )
     app = MyrmApp(workspace, scripted_settings(model), store=store, watch_themes=False)
@@ -171,15 +176,19 @@ async def test_notes_notifications_dividers_and_the_status_line_show_text(worksp
         await screen.transcript.mount(note)
         await screen.transcript.mount(divider)
         screen.status.set(state=f"running evil{ATTACKS['OSC 0 window title']}")
-        app.notify(f"Export failed: {PAYLOAD}", title=f"title {ATTACKS['OSC 52 clipboard write']}",
-                   severity="error")
+        app.notify(f"Export failed: {PAYLOAD}", title=f"title {ATTACKS['OSC 52 clipboard write']}", severity="error")
         await pilot.pause(0.2)
         assert_shown(shown(note), "provider said " + OSC52, "hint " + OSC52)
         assert_shown(shown(divider), "compacted " + OSC52)
         assert_shown(screen.status.plain(), "running evil\\x1b]0;pwned-title\\x07")
         assert_shown(notices(app)[-1], "Export failed: " + OSC52)
-        assert_shown(screen_text(app), "provider said " + OSC52, "compacted " + OSC52,
-                     "Export failed: " + OSC52, "title " + OSC52)
+        assert_shown(
+            screen_text(app),
+            "provider said " + OSC52,
+            "compacted " + OSC52,
+            "Export failed: " + OSC52,
+            "title " + OSC52,
+        )
 
 
 async def test_workspace_file_names_in_the_path_popup_show_as_text(workspace, store, script):

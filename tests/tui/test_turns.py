@@ -11,8 +11,10 @@ from myrm_tui.tui.widgets.note import Note
 from myrm_tui.tui.widgets.tool_block import ToolBlock
 from myrm_tui.tui.widgets.user_message import UserMessage
 
-REPLY = ("Here is a **streamed** reply. It arrives in small pieces, and the transcript must show it "
-         "growing while the model writes, then render it whole:\n\n- one\n- two\n\n```python\nprint('hi')\n```\n")
+REPLY = (
+    "Here is a **streamed** reply. It arrives in small pieces, and the transcript must show it "
+    "growing while the model writes, then render it whole:\n\n- one\n- two\n\n```python\nprint('hi')\n```\n"
+)
 
 
 def _stored(store, session_id, role):
@@ -52,8 +54,7 @@ async def test_streamed_reply_appears_and_is_stored(workspace, store, script):
         assert REPLY.startswith(reply.markdown.source)
         assert "streaming" in screen.status.plain() or "thinking" in screen.status.plain()
         await wait_until(pilot, lambda: _idle(app), what="turn end")
-        await wait_until(pilot, lambda: reply.markdown.source == REPLY and not reply.streaming,
-                         what="final render")
+        await wait_until(pilot, lambda: reply.markdown.source == REPLY and not reply.streaming, what="final render")
         assert reply.text == REPLY
         # the final render produced real Markdown blocks (a list and a code fence)
         block_names = {type(b).__name__ for b in reply.markdown.children}
@@ -112,8 +113,11 @@ async def test_approval_allow_then_deny(workspace, store, script):
         assert block.status == "ok" and "approved-output" in (block.content or "")
         assert "✓" in block.header_text() and not block.expanded
         assert screen.focused is screen.prompt  # keyboard back to the input
-        await wait_until(pilot, lambda: any(r.text == "It printed approved-output."
-                                            for r in screen.query(AssistantMessage)), what="reply")
+        await wait_until(
+            pilot,
+            lambda: any(r.text == "It printed approved-output." for r in screen.query(AssistantMessage)),
+            what="reply",
+        )
 
         await _send(pilot, "now another")
         await wait_until(pilot, lambda: len(screen.query(ApprovalPrompt)) == 2, what="second approval")
@@ -169,8 +173,11 @@ async def test_interrupt_mid_stream_then_keep_chatting(workspace, store, script)
     async with app.run_test(size=SIZE) as pilot:
         screen = app.chat_screen
         await _send(pilot, "talk slowly")
-        await wait_until(pilot, lambda: screen.query(AssistantMessage)
-                         and screen.query_one(AssistantMessage).text, what="first words")
+        await wait_until(
+            pilot,
+            lambda: screen.query(AssistantMessage) and screen.query_one(AssistantMessage).text,
+            what="first words",
+        )
         # Enter while the turn runs queues the text (tests/tui/test_queue.py): shown, not sent
         await type_text(pilot, "queued")
         await pilot.press("enter")
@@ -195,8 +202,7 @@ async def test_interrupt_mid_stream_then_keep_chatting(workspace, store, script)
         script({"text": "fast one"}, {"text": "fast two"}, {"text": "fast three"})
         screen.prompt.clear()
         await _send(pilot, "again")
-        await wait_until(pilot, lambda: _idle(app) and len(screen.query(AssistantMessage)) == 2,
-                         what="second turn")
+        await wait_until(pilot, lambda: _idle(app) and len(screen.query(AssistantMessage)) == 2, what="second turn")
         second = list(screen.query(AssistantMessage))[1]
         await wait_until(pilot, lambda: not second.streaming, what="final render")
         assert second.text.startswith("fast")
@@ -253,16 +259,26 @@ async def test_provider_error_shows_message_and_hint_and_keeps_the_text(workspac
 
 async def test_live_bash_output_shows_while_running(workspace, store, script):
     model = script(
-        {"tool_calls": [{"id": "call_l", "name": "bash",
-                         "arguments": {"command": "echo first-line; sleep 1.5; echo second-line"}}]},
+        {
+            "tool_calls": [
+                {
+                    "id": "call_l",
+                    "name": "bash",
+                    "arguments": {"command": "echo first-line; sleep 1.5; echo second-line"},
+                }
+            ]
+        },
         {"text": "done"},
     )
     app = MyrmApp(workspace, scripted_settings(model, approval="yolo"), store=store)
     async with app.run_test(size=SIZE) as pilot:
         screen = app.chat_screen
         await _send(pilot, "run")
-        await wait_until(pilot, lambda: screen.query(ToolBlock)
-                         and "first-line" in screen.query_one(ToolBlock).live_text, what="live output")
+        await wait_until(
+            pilot,
+            lambda: screen.query(ToolBlock) and "first-line" in screen.query_one(ToolBlock).live_text,
+            what="live output",
+        )
         block = screen.query_one(ToolBlock)
         live = block.query_one(".live")
         assert block.status == "running" and live.display
@@ -282,8 +298,11 @@ async def test_scrolled_up_reader_is_not_pulled_down(workspace, store, script):
         await _send(pilot, "long please")
         await wait_until(pilot, lambda: transcript.max_scroll_y > 5, what="overflowing transcript")
         # following: the view sits at the bottom while text streams in
-        await wait_until(pilot, lambda: transcript.scroll_y >= transcript.max_scroll_y - 1
-                         and transcript.max_scroll_y > 10, what="following")
+        await wait_until(
+            pilot,
+            lambda: transcript.scroll_y >= transcript.max_scroll_y - 1 and transcript.max_scroll_y > 10,
+            what="following",
+        )
         transcript.scroll_home(animate=False)
         await pilot.pause(0.1)
         assert not transcript.following
@@ -317,8 +336,7 @@ async def test_quit_mid_command_records_the_interrupt_and_stops_the_process(work
         return False
 
     model = script(
-        {"tool_calls": [{"id": "call_q", "name": "bash",
-                         "arguments": {"command": f"echo started; sleep {token}"}}]},
+        {"tool_calls": [{"id": "call_q", "name": "bash", "arguments": {"command": f"echo started; sleep {token}"}}]},
         {"text": "unused"},
     )
     app = MyrmApp(workspace, scripted_settings(model, approval="yolo"), store=store)
@@ -326,8 +344,11 @@ async def test_quit_mid_command_records_the_interrupt_and_stops_the_process(work
     async with app.run_test(size=SIZE) as pilot:
         screen = app.chat_screen
         await _send(pilot, "run forever")
-        await wait_until(pilot, lambda: screen.query(ToolBlock)
-                         and "started" in screen.query_one(ToolBlock).live_text, what="command running")
+        await wait_until(
+            pilot,
+            lambda: screen.query(ToolBlock) and "started" in screen.query_one(ToolBlock).live_text,
+            what="command running",
+        )
         assert running()
         sid = app.chat.session_id
         await pilot.press("ctrl+q")

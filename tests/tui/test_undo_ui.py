@@ -72,8 +72,12 @@ async def test_undo_after_a_manual_edit_needs_the_overwrite_key(workspace, store
 
 
 async def test_rewind_restores_files_and_forks_the_conversation(workspace, store, script):
-    model = script(write_call("c1", "a.txt", "one\n"), {"text": "first done"},
-                   write_call("c2", "a.txt", "two\n"), {"text": "second done"})
+    model = script(
+        write_call("c1", "a.txt", "one\n"),
+        {"text": "first done"},
+        write_call("c2", "a.txt", "two\n"),
+        {"text": "second done"},
+    )
     app = MyrmApp(workspace, scripted_settings(model, approval="auto-edit"), store=store, watch_themes=False)
     async with app.run_test(size=SIZE, notifications=True) as pilot:
         await send(pilot, app, "first")
@@ -109,16 +113,26 @@ def seed_checkpoints(store, workspace, session_id: str) -> None:
     from myrm_tui.store import event_kinds
 
     turn = next(r.id for r in store.messages(session_id) if r.message["role"] == "user")
-    files = {"src/parser.py": (PARSER_BEFORE, PARSER_AFTER, PARSER_AFTER),
-             "tests/test_parser.py": (None, "def test_parse():\n    assert parse('a\\nb') == ['a', 'b']\n", None),
-             "notes.md": ("# Notes\n", "# Notes\nparser fixed\n", "# Notes\nparser fixed\nmy own line\n")}
+    files = {
+        "src/parser.py": (PARSER_BEFORE, PARSER_AFTER, PARSER_AFTER),
+        "tests/test_parser.py": (None, "def test_parse():\n    assert parse('a\\nb') == ['a', 'b']\n", None),
+        "notes.md": ("# Notes\n", "# Notes\nparser fixed\n", "# Notes\nparser fixed\nmy own line\n"),
+    }
     for path, (before, after, now) in files.items():
         target = workspace / path
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(now if now is not None else after)
-        store.append_event(session_id, event_kinds.CHECKPOINT, {
-            "turn": turn, "path": path, "before": store.vault.put(before) if before is not None else None,
-            "after": hashlib.sha256(after.encode()).hexdigest(), "source": "file-tool"})
+        store.append_event(
+            session_id,
+            event_kinds.CHECKPOINT,
+            {
+                "turn": turn,
+                "path": path,
+                "before": store.vault.put(before) if before is not None else None,
+                "after": hashlib.sha256(after.encode()).hexdigest(),
+                "source": "file-tool",
+            },
+        )
 
 
 def test_undo_preview_snapshot(snap_compare, workspace, store):

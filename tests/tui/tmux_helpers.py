@@ -56,14 +56,18 @@ def start_myrm(tmp_path: Path, model: str) -> tuple[str, Path, Path]:
     # The variables go in the command itself: a tmux server that is already running starts new
     # sessions with its own environment, not the client's, so `env=` alone would leak the real
     # user config (or another test's) into this one.
-    variables = {"MYRM_CONFIG_DIR": str(tmp_path / "config"), "TERM": "xterm-256color",
-                 "TEXTUAL_ANIMATIONS": "none"}
+    variables = {"MYRM_CONFIG_DIR": str(tmp_path / "config"), "TERM": "xterm-256color", "TEXTUAL_ANIMATIONS": "none"}
     exports = " ".join(f"{key}={shlex.quote(value)}" for key, value in variables.items())
-    command = (f"cd {shlex.quote(str(workspace))} && env {exports} {sys.executable} -m myrm_tui "
-               f"--model {shlex.quote(model)}; echo $? > {shlex.quote(str(exit_file))}; sleep 30")
+    command = (
+        f"cd {shlex.quote(str(workspace))} && env {exports} {sys.executable} -m myrm_tui "
+        f"--model {shlex.quote(model)}; echo $? > {shlex.quote(str(exit_file))}; sleep 30"
+    )
     name = f"myrm-smoke-{uuid.uuid4().hex[:8]}"
-    subprocess.run(["tmux", "new-session", "-d", "-s", name, "-x", "120", "-y", "40", command],
-                   check=True, env={**os.environ, **variables})
+    subprocess.run(
+        ["tmux", "new-session", "-d", "-s", name, "-x", "120", "-y", "40", command],
+        check=True,
+        env={**os.environ, **variables},
+    )
     return name, workspace, exit_file
 
 

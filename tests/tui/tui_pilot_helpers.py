@@ -17,8 +17,9 @@ def scripted_settings(model: str, **values: Any) -> Settings:
     return Settings().with_values(**{"model": model, "approval": "ask", **values})
 
 
-async def wait_until(pilot, predicate: Callable[[], object], timeout: float = WAIT_TIMEOUT_S,
-                     what: str = "condition") -> None:
+async def wait_until(
+    pilot, predicate: Callable[[], object], timeout: float = WAIT_TIMEOUT_S, what: str = "condition"
+) -> None:
     """Let the app run until `predicate()` is true (pilots spawn tasks; one pause is not enough)."""
     deadline = time.monotonic() + timeout
     while not predicate():

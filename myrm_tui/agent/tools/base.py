@@ -95,9 +95,7 @@ def validate_arguments(tool: Tool, args: dict[str, Any]) -> None:
         raise ToolError(f"{tool.name} needs the argument(s) {', '.join(missing)}; call it again with them.")
     unknown = sorted(set(args) - set(props))
     if unknown:
-        raise ToolError(
-            f"{tool.name} has no argument(s) {', '.join(unknown)}; its arguments are {', '.join(props)}."
-        )
+        raise ToolError(f"{tool.name} has no argument(s) {', '.join(unknown)}; its arguments are {', '.join(props)}.")
     checks = {"string": (str,), "integer": (int,), "boolean": (bool,), "number": (int, float)}
     for key, value in args.items():
         if value is None:

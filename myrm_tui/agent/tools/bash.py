@@ -33,9 +33,11 @@ POST_EXIT_DRAIN_S = 0.5
 # Output shapes that mean "the sandbox said no", to tell the model why instead of letting it
 # retry blindly.
 _READ_ONLY_ERROR = re.compile(r"Read-only file system|EROFS")
-_NETWORK_ERROR = re.compile(r"Network is unreachable|Temporary failure in name resolution|Could not resolve host|"
-                            r"Name or service not known|getaddrinfo|EAI_AGAIN|ENETUNREACH|No route to host|"
-                            r"Connection refused|ECONNREFUSED")
+_NETWORK_ERROR = re.compile(
+    r"Network is unreachable|Temporary failure in name resolution|Could not resolve host|"
+    r"Name or service not known|getaddrinfo|EAI_AGAIN|ENETUNREACH|No route to host|"
+    r"Connection refused|ECONNREFUSED"
+)
 # bwrap's own failures (a mount it could not make) start with this and exit with code 1.
 _BWRAP_ERROR = "bwrap: "
 
@@ -113,8 +115,9 @@ def _format_seconds(value: float) -> str:
 def _network_needs_yes(args: dict[str, Any], ctx: ToolContext) -> bool:
     """The model asked for the network, the sandbox would otherwise cut it, and the user has not
     allowed it for every command."""
-    return (bool(args.get("network")) and not ctx.settings.sandbox_network
-            and sandbox_status(ctx.settings.sandbox).active)
+    return (
+        bool(args.get("network")) and not ctx.settings.sandbox_network and sandbox_status(ctx.settings.sandbox).active
+    )
 
 
 def _sandbox_notes(status: SandboxStatus, plan: SandboxPlan | None, output: str, code: int) -> list[str]:
@@ -122,16 +125,18 @@ def _sandbox_notes(status: SandboxStatus, plan: SandboxPlan | None, output: str,
         return []
     first = output.lstrip().splitlines()[0] if output.strip() else ""
     if code == 1 and first.startswith(_BWRAP_ERROR):
-        return [(f"[the sandbox could not start ({first}); the user can set sandbox = \"off\" to run "
-                 "commands without it]")]
+        return [
+            (f'[the sandbox could not start ({first}); the user can set sandbox = "off" to run commands without it]')
+        ]
     notes = []
     if _READ_ONLY_ERROR.search(output):
         where = "the workspace and /tmp are" if plan.writable else "only /tmp is"
-        notes.append(f"[sandbox ({status.mode}): {where} writable; .git, .myrm and files outside are "
-                     "read-only]")
+        notes.append(f"[sandbox ({status.mode}): {where} writable; .git, .myrm and files outside are read-only]")
     if not plan.network and _NETWORK_ERROR.search(output):
-        notes.append("[sandbox: no network, not even the host's localhost; call bash again with "
-                     "network: true to ask the user for it]")
+        notes.append(
+            "[sandbox: no network, not even the host's localhost; call bash again with "
+            "network: true to ask the user for it]"
+        )
     return notes
 
 
@@ -151,8 +156,10 @@ class Bash(Tool):
         "properties": {
             "command": {"type": "string", "description": "The command line."},
             "timeout": {"type": "number", "description": "Seconds before the command is killed."},
-            "network": {"type": "boolean", "description": "The command needs the network "
-                        "(downloads, installs, git fetch); asks the user."},
+            "network": {
+                "type": "boolean",
+                "description": "The command needs the network (downloads, installs, git fetch); asks the user.",
+            },
         },
         "required": ["command"],
     }
@@ -174,8 +181,9 @@ class Bash(Tool):
         timeout = _timeout_for(args, ctx)
         status = sandbox_status(ctx.settings.sandbox)
         marker = secrets.token_hex(12)
-        built = command_env(os.environ, passthrough_names(ctx.settings.shell_env_passthrough),
-                            {CALL_MARKER_VAR: marker})
+        built = command_env(
+            os.environ, passthrough_names(ctx.settings.shell_env_passthrough), {CALL_MARKER_VAR: marker}
+        )
         shell = shutil.which("bash") or "/bin/sh"
         argv = [shell, "-c", command]
         plan: SandboxPlan | None = None
@@ -194,23 +202,31 @@ class Bash(Tool):
         hidden = mentioned(command, built.withheld)
         if hidden:
             one = len(hidden) == 1
-            notes.append(f"[{', '.join(hidden)} {'is' if one else 'are'} not passed to commands "
-                         f"({'it looks like a secret' if one else 'they look like secrets'}); the user can "
-                         "name variables to pass in shell_env_passthrough]")
+            notes.append(
+                f"[{', '.join(hidden)} {'is' if one else 'are'} not passed to commands "
+                f"({'it looks like a secret' if one else 'they look like secrets'}); the user can "
+                "name variables to pass in shell_env_passthrough]"
+            )
         if not notes:
             return result
         lines = result.content.split("\n")
         return ToolResult("\n".join([*lines[:-1], *notes, lines[-1]]), result.status, result.vault_handle)
 
-    async def _spawn(self, argv: list[str], env: dict[str, str], marker: str | None, timeout: float,
-                     ctx: ToolContext) -> tuple[ToolResult, int | None]:
+    async def _spawn(
+        self, argv: list[str], env: dict[str, str], marker: str | None, timeout: float, ctx: ToolContext
+    ) -> tuple[ToolResult, int | None]:
         loop = asyncio.get_running_loop()
         capture = _Capture(ctx.emit)
         read_fd, write_fd = os.pipe()
         try:
             proc = await asyncio.create_subprocess_exec(
-                *argv, stdin=asyncio.subprocess.DEVNULL, stdout=write_fd, stderr=write_fd,
-                cwd=str(ctx.workspace), env=env, start_new_session=True,
+                *argv,
+                stdin=asyncio.subprocess.DEVNULL,
+                stdout=write_fd,
+                stderr=write_fd,
+                cwd=str(ctx.workspace),
+                env=env,
+                start_new_session=True,
             )
         except BaseException:
             os.close(read_fd)
@@ -235,8 +251,10 @@ class Bash(Tool):
                 # Nothing a call starts outlives it: `server &`, nohup and setsid children end here.
                 stopped = await end_call(pgid, marker, tree=False)
                 if stopped:
-                    notes.append(f"[{stopped} background process{'es' if stopped > 1 else ''} still running "
-                                 "when the command ended: stopped (nothing outlives a bash call)]")
+                    notes.append(
+                        f"[{stopped} background process{'es' if stopped > 1 else ''} still running "
+                        "when the command ended: stopped (nothing outlives a bash call)]"
+                    )
             done, _ = await asyncio.wait({protocol.closed}, timeout=POST_EXIT_DRAIN_S)
             if not done and not timed_out:
                 notes.append("[background processes still hold the output open; stopped reading]")

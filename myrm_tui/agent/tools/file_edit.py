@@ -56,7 +56,8 @@ def apply_edit(text: str, old: str, new: str, replace_all: bool, label: str) -> 
     if not offsets:
         raise ToolError(
             f"`old` was not found in {label} (it must match exactly, whitespace included)."
-            + _nearest_line_hint(text, old) + " Read the file and copy the text exactly."
+            + _nearest_line_hint(text, old)
+            + " Read the file and copy the text exactly."
         )
     lines = [_line_of(text, o) for o in offsets]
     if len(offsets) > 1 and not replace_all:
@@ -94,8 +95,9 @@ class FileEdit(Tool):
         text = current_text(path, label)
         if text is None:
             raise ToolError(f"{label} does not exist; create it with file_write.")
-        updated, lines = apply_edit(text, str(args["old"]), str(args["new"]),
-                                    bool(args.get("replace_all", False)), label)
+        updated, lines = apply_edit(
+            text, str(args["old"]), str(args["new"]), bool(args.get("replace_all", False)), label
+        )
         return path, label, text, updated, lines
 
     def preview(self, args: dict[str, Any], ctx: ToolContext) -> ApprovalPreview:

@@ -37,7 +37,7 @@ def _read_source(path_arg: str, ctx: ToolContext) -> tuple[str, str]:
         if not path.exists():
             raise ToolError(f"{label} does not exist; check the path (glob can list files).")
         if path.is_dir():
-            raise ToolError(f"{label} is a directory; use glob(\"{label}/*\") to list it.")
+            raise ToolError(f'{label} is a directory; use glob("{label}/*") to list it.')
         try:
             data = path.read_bytes()
         except OSError as exc:

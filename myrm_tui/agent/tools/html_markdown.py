@@ -19,18 +19,60 @@ from typing import Any
 from urllib.parse import urljoin
 
 # Elements that never carry readable content (or that only a browser can use).
-_NEVER_CONTENT = ("script", "style", "noscript", "template", "svg", "iframe", "form", "button", "input",
-                  "select", "textarea", "canvas", "link", "meta", "object", "embed", "dialog")
+_NEVER_CONTENT = (
+    "script",
+    "style",
+    "noscript",
+    "template",
+    "svg",
+    "iframe",
+    "form",
+    "button",
+    "input",
+    "select",
+    "textarea",
+    "canvas",
+    "link",
+    "meta",
+    "object",
+    "embed",
+    "dialog",
+)
 # Page chrome by element: site navigation, side rails and page footers.
 _CHROME_TAGS = ("nav", "aside", "footer")
 # Page chrome by a word of its class or id (split at - and _): ads, consent banners, share bars,
 # paywall and newsletter prompts, "related" rails, breadcrumbs, tables of contents, heading
 # permalinks. Comments are kept on purpose: on an issue tracker page they are the content.
-_CHROME_WORDS = frozenset({
-    "ad", "ads", "advert", "advertisement", "banner", "breadcrumb", "breadcrumbs", "consent", "cookie",
-    "cookies", "headerlink", "newsletter", "paywall", "popup", "promo", "related", "share", "sharing",
-    "sidebar", "social", "sponsored", "subscribe", "toc", "anchor", "announcement", "skip",
-})
+_CHROME_WORDS = frozenset(
+    {
+        "ad",
+        "ads",
+        "advert",
+        "advertisement",
+        "banner",
+        "breadcrumb",
+        "breadcrumbs",
+        "consent",
+        "cookie",
+        "cookies",
+        "headerlink",
+        "newsletter",
+        "paywall",
+        "popup",
+        "promo",
+        "related",
+        "share",
+        "sharing",
+        "sidebar",
+        "social",
+        "sponsored",
+        "subscribe",
+        "toc",
+        "anchor",
+        "announcement",
+        "skip",
+    }
+)
 # A page with several <article>s (a listing) is converted whole from its <main> unless one of
 # them holds at least this share of main's text (then that one is the page's content).
 _MAIN_ARTICLE_SHARE = 0.5
@@ -45,8 +87,7 @@ def _words(tag: Any) -> set[str]:
 
 def _hidden(tag: Any) -> bool:
     style = str(tag.get("style") or "").replace(" ", "").lower()
-    return (tag.has_attr("hidden") or str(tag.get("aria-hidden") or "").lower() == "true"
-            or "display:none" in style)
+    return tag.has_attr("hidden") or str(tag.get("aria-hidden") or "").lower() == "true" or "display:none" in style
 
 
 def _text_length(tag: Any) -> int:

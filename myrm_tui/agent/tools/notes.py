@@ -29,8 +29,7 @@ def note_text(args: dict[str, Any]) -> str:
     text = raw.strip() if isinstance(raw, str) else ""
     if not text:
         raise ToolError(
-            "session_note needs a non-empty text; pass the fact to keep, e.g. "
-            '"tests run with: make check".'
+            'session_note needs a non-empty text; pass the fact to keep, e.g. "tests run with: make check".'
         )
     if len(text) > SESSION_NOTE_MAX_CHARS:
         raise ToolError(

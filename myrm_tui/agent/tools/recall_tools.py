@@ -34,8 +34,7 @@ _HANDLE_DESCRIPTION = (
 def _store_of(ctx: ToolContext, tool: str) -> tuple[Any, str]:
     if ctx.store is None or not ctx.session_id:
         raise ToolError(
-            f"{tool} needs the session's store, and none is open here; "
-            "use file_read/grep on the workspace instead."
+            f"{tool} needs the session's store, and none is open here; use file_read/grep on the workspace instead."
         )
     return ctx.store, ctx.session_id
 
@@ -141,7 +140,11 @@ class CtxExpand(Tool):
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         store, session_id = _store_of(ctx, self.name)
         text = recall.ctx_expand(
-            store, session_id, args["handle"], query=args.get("query"), lines=args.get("lines"),
+            store,
+            session_id,
+            args["handle"],
+            query=args.get("query"),
+            lines=args.get("lines"),
             max_chars=expand_max_chars(ctx),
         )
         return _as_result(text)

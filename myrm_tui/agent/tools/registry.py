@@ -58,5 +58,17 @@ def default_tools(extra: Sequence[Tool] = (), mcp_tools: Sequence[Tool] = ()) ->
     by_name = {tool.name: tool for tool in extra}
     recall = tuple(by_name.get(tool.name, tool) for tool in recall_tools())
     rest = tuple(tool for tool in extra if not any(tool is chosen for chosen in recall))
-    return ToolRegistry((FileRead(), FileWrite(), FileEdit(), Bash(), Grep(), Glob(), WebFetch(), *recall, *rest,
-                         *sorted(mcp_tools, key=lambda tool: tool.name)))
+    return ToolRegistry(
+        (
+            FileRead(),
+            FileWrite(),
+            FileEdit(),
+            Bash(),
+            Grep(),
+            Glob(),
+            WebFetch(),
+            *recall,
+            *rest,
+            *sorted(mcp_tools, key=lambda tool: tool.name),
+        )
+    )

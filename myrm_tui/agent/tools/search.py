@@ -65,8 +65,9 @@ def _walk_files(root: Path, fence: Path, links_out: _LinksOut) -> Iterator[Path]
         return
     for folder, dirs, files in os.walk(root):  # followlinks=False: linked folders are not entered
         dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS)
-        links_out.count += sum(1 for d in dirs if (Path(folder) / d).is_symlink()
-                               and not inside(Path(folder) / d, fence))
+        links_out.count += sum(
+            1 for d in dirs if (Path(folder) / d).is_symlink() and not inside(Path(folder) / d, fence)
+        )
         for name in sorted(files):
             path = Path(folder) / name
             if path.is_symlink() and not inside(path, fence):

@@ -19,8 +19,9 @@ from myrm_tui.context.ingest import spill_text
 from myrm_tui.store.vault import Vault
 
 
-def spill_if_large(text: str, cap: int, vault: Vault | None, *, tool: str = "",
-                   arguments: Mapping[str, Any] | None = None) -> tuple[str, str | None]:
+def spill_if_large(
+    text: str, cap: int, vault: Vault | None, *, tool: str = "", arguments: Mapping[str, Any] | None = None
+) -> tuple[str, str | None]:
     """Return (inline text, vault handle or None). Above `cap` the full text goes to the vault
     and the inline text is the smart filter's excerpt (errors, failures, summaries, head and
     tail) headed by the handle. The caller stores the handle's text with the result."""

@@ -43,9 +43,17 @@ MAX_URL_CHARS = 2048
 _READ_CHUNK = 64 * 1024
 _REDIRECTS = (301, 302, 303, 307, 308)
 _HTML_TYPES = ("text/html", "application/xhtml+xml")
-_TEXT_TYPES = ("text/", "application/json", "application/xml", "application/javascript",
-               "application/x-javascript", "application/ld+json", "application/x-yaml", "application/yaml",
-               "application/toml")
+_TEXT_TYPES = (
+    "text/",
+    "application/json",
+    "application/xml",
+    "application/javascript",
+    "application/x-javascript",
+    "application/ld+json",
+    "application/x-yaml",
+    "application/yaml",
+    "application/toml",
+)
 _USER_AGENT = "myrm-web-fetch/1 (a coding agent reading one page for its user)"
 
 
@@ -86,8 +94,10 @@ def parse_target(url: str) -> _Target:
     parts = urlsplit(text)
     scheme = parts.scheme.lower()
     if scheme not in ("http", "https"):
-        raise ToolError(f"web_fetch only fetches http:// and https:// URLs, not {scheme or 'a URL without a scheme'}"
-                        f"{':' if scheme else ''} ({text[:80]}).")
+        raise ToolError(
+            f"web_fetch only fetches http:// and https:// URLs, not {scheme or 'a URL without a scheme'}"
+            f"{':' if scheme else ''} ({text[:80]})."
+        )
     if parts.username or parts.password:
         raise ToolError("the URL carries a user name or password; web_fetch does not send credentials.")
     host = (parts.hostname or "").rstrip(".")
@@ -110,8 +120,14 @@ class _GuardedBackend:
         self._inner = httpcore.AnyIOBackend()
         self._allow_private = allow_private
 
-    async def connect_tcp(self, host: str, port: int, timeout: float | None = None,
-                          local_address: str | None = None, socket_options: Any = None) -> Any:
+    async def connect_tcp(
+        self,
+        host: str,
+        port: int,
+        timeout: float | None = None,
+        local_address: str | None = None,
+        socket_options: Any = None,
+    ) -> Any:
         loop = asyncio.get_running_loop()
         try:
             infos = await loop.getaddrinfo(host, port, type=socket.SOCK_STREAM)
@@ -122,13 +138,16 @@ class _GuardedBackend:
             for address in addresses:
                 reason = _blocked_reason(address)
                 if reason is not None:
-                    raise BlockedAddress(f"{host} resolves to {address}, {reason}; web_fetch does not "
-                                         "reach it (the user can allow it with web_fetch_allow_private = true).")
+                    raise BlockedAddress(
+                        f"{host} resolves to {address}, {reason}; web_fetch does not "
+                        "reach it (the user can allow it with web_fetch_allow_private = true)."
+                    )
         error: Exception | None = None
         for address in addresses:
             try:
-                return await self._inner.connect_tcp(address, port, timeout=timeout, local_address=local_address,
-                                                     socket_options=socket_options)
+                return await self._inner.connect_tcp(
+                    address, port, timeout=timeout, local_address=local_address, socket_options=socket_options
+                )
             except Exception as exc:  # noqa: BLE001 - try the host's next address
                 error = exc
         raise error or ToolError(f"{host} has no address to connect to.")
@@ -172,8 +191,7 @@ def _content_type(raw: str) -> tuple[str, str | None]:
 async def _fetch(target: _Target, allow_private: bool, deadline: float) -> _Page:
     import httpcore
 
-    pool = httpcore.AsyncConnectionPool(network_backend=_GuardedBackend(allow_private), retries=0,
-                                        max_connections=4)
+    pool = httpcore.AsyncConnectionPool(network_backend=_GuardedBackend(allow_private), retries=0, max_connections=4)
     chain: list[str] = []
     current = target
     try:
@@ -182,10 +200,12 @@ async def _fetch(target: _Target, allow_private: bool, deadline: float) -> _Page
             if left <= 0:
                 raise TimeoutError
             timeouts = {"connect": left, "read": left, "write": left, "pool": left}
-            headers = [(b"User-Agent", _USER_AGENT.encode()), (b"Accept-Encoding", b"identity"),
-                       (b"Accept", b"text/html,application/xhtml+xml,text/markdown,text/plain;q=0.9,*/*;q=0.5")]
-            async with pool.stream("GET", current.url, headers=headers,
-                                   extensions={"timeout": timeouts}) as response:
+            headers = [
+                (b"User-Agent", _USER_AGENT.encode()),
+                (b"Accept-Encoding", b"identity"),
+                (b"Accept", b"text/html,application/xhtml+xml,text/markdown,text/plain;q=0.9,*/*;q=0.5"),
+            ]
+            async with pool.stream("GET", current.url, headers=headers, extensions={"timeout": timeouts}) as response:
                 location = _header(response.headers, b"location")
                 if response.status in _REDIRECTS and location:
                     chain.append(current.url)
@@ -231,10 +251,13 @@ def _decode(body: bytes, charset: str | None) -> str:
 def render(page: _Page) -> tuple[str, str]:
     """(text for the model, status) of a fetched page."""
     kind = page.content_type
-    if (kind and not kind.startswith(_HTML_TYPES + _TEXT_TYPES) and not kind.endswith(("+json", "+xml"))) \
-            or _looks_binary(page.body):
-        raise ToolError(f"{page.url} is not a text page ({kind or 'binary content'}, {len(page.body):,} bytes "
-                        "read); web_fetch reads HTML and text. Use bash with curl to download files.")
+    if (
+        kind and not kind.startswith(_HTML_TYPES + _TEXT_TYPES) and not kind.endswith(("+json", "+xml"))
+    ) or _looks_binary(page.body):
+        raise ToolError(
+            f"{page.url} is not a text page ({kind or 'binary content'}, {len(page.body):,} bytes "
+            "read); web_fetch reads HTML and text. Use bash with curl to download files."
+        )
     is_html = kind.startswith(_HTML_TYPES) or (not kind and page.body.lstrip()[:1] == b"<")
     title = ""
     if is_html:
@@ -280,8 +303,10 @@ class WebFetch(Tool):
         "required": ["url"],
     }
     kind = "exec"  # reaches outside the workspace, like a command: the policy asks (approvals.py)
-    runs_outside_sandbox = ("runs in myrm's own process, not the bash sandbox: it reaches the network "
-                            "(public addresses only unless web_fetch_allow_private is on)")
+    runs_outside_sandbox = (
+        "runs in myrm's own process, not the bash sandbox: it reaches the network "
+        "(public addresses only unless web_fetch_allow_private is on)"
+    )
 
     def preview(self, args: dict[str, Any], ctx: ToolContext) -> ApprovalPreview:
         target = parse_target(str(args.get("url", "")))
@@ -295,16 +320,19 @@ class WebFetch(Tool):
             return None
         if _allowed_by_rule(args, ctx):
             return None
-        return ("web_fetch reaches the network and sandbox_network is off; allow the host with a "
-                "WebFetch(domain:HOST) rule, or set sandbox_network = true")
+        return (
+            "web_fetch reaches the network and sandbox_network is off; allow the host with a "
+            "WebFetch(domain:HOST) rule, or set sandbox_network = true"
+        )
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         target = parse_target(str(args["url"]))
         timeout = float(getattr(ctx.settings, "web_fetch_timeout", 30.0))
         deadline = time.monotonic() + timeout
         try:
-            page = await asyncio.wait_for(_fetch(target, bool(ctx.settings.web_fetch_allow_private), deadline),
-                                          timeout=timeout + 1.0)
+            page = await asyncio.wait_for(
+                _fetch(target, bool(ctx.settings.web_fetch_allow_private), deadline), timeout=timeout + 1.0
+            )
         except TimeoutError:
             raise ToolError(f"{target.url} did not answer within web_fetch_timeout ({timeout:g} s).") from None
         except BlockedAddress as exc:

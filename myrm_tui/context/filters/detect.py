@@ -28,12 +28,51 @@ _ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 _WRAPPERS = {"sudo", "time", "nice", "nohup", "command", "exec", "stdbuf", "env", "ionice", "chronic"}
 _WRAPPER_ARG_OPTS = {"-n", "-u", "-g", "-c", "-o", "-e"}
 # Commands that do not produce the output we care about (navigation, plumbing, pagers).
-_TRANSPARENT = {"cd", "pushd", "popd", "export", "set", "source", ".", "true", ":", "unset", "ulimit",
-                "tail", "head", "tee", "less", "more", "cat", "sort", "uniq", "wc", "cut", "sed",
-                "awk", "tr", "column", "nl", "echo", "printf", "sleep", "clear", "ts"}
+_TRANSPARENT = {
+    "cd",
+    "pushd",
+    "popd",
+    "export",
+    "set",
+    "source",
+    ".",
+    "true",
+    ":",
+    "unset",
+    "ulimit",
+    "tail",
+    "head",
+    "tee",
+    "less",
+    "more",
+    "cat",
+    "sort",
+    "uniq",
+    "wc",
+    "cut",
+    "sed",
+    "awk",
+    "tr",
+    "column",
+    "nl",
+    "echo",
+    "printf",
+    "sleep",
+    "clear",
+    "ts",
+}
 _PYTHON = re.compile(r"^(python|python3|python3\.\d+|py|pypy3?)$")
-_RUNNERS = {("uv", "run"), ("poetry", "run"), ("pipenv", "run"), ("pdm", "run"), ("hatch", "run"),
-            ("pnpm", "exec"), ("pnpm", "dlx"), ("yarn", "dlx"), ("rye", "run")}
+_RUNNERS = {
+    ("uv", "run"),
+    ("poetry", "run"),
+    ("pipenv", "run"),
+    ("pdm", "run"),
+    ("hatch", "run"),
+    ("pnpm", "exec"),
+    ("pnpm", "dlx"),
+    ("yarn", "dlx"),
+    ("rye", "run"),
+}
 _RUNNER_PROGRAMS = {"npx", "bunx", "pnpx", "dotenv"}
 _GIT_OPTS_WITH_ARG = {"-C", "-c", "--git-dir", "--work-tree", "--namespace"}
 _COMPILERS = {"gcc", "g++", "cc", "c++", "clang", "clang++", "tcc", "icc", "icx"}
@@ -130,7 +169,7 @@ def normalize(argv: list[str]) -> Command | None:
         while j < len(args) and args[j].startswith("-") and args[j] != "-m":
             j += 1
         if j + 1 < len(args) and args[j] == "-m":
-            return _name(args[j + 1], tuple(args[j + 2:]))
+            return _name(args[j + 1], tuple(args[j + 2 :]))
         return Command("python", tuple(args))
     if base == "uv" and args[:1] == ["pip"]:
         return Command("pip", tuple(args[1:]))
@@ -139,7 +178,7 @@ def normalize(argv: list[str]) -> Command | None:
         while j < len(args) and args[j].startswith("-"):
             j += 2 if args[j] in _GIT_OPTS_WITH_ARG else 1
         if j < len(args) and args[j] == "grep":
-            return Command("grep", tuple(args[j + 1:]))
+            return Command("grep", tuple(args[j + 1 :]))
         return Command("git", tuple(args[j:]))
     return _name(base, tuple(args))
 
@@ -168,8 +207,28 @@ def _name(base: str, args: tuple[str, ...]) -> Command:
 
 
 # Tools some compressor understands; anything else does not decide the output's shape.
-KNOWN_TOOLS = {"git", "pytest", "unittest", "npm", "yarn", "pnpm", "bun", "jest", "pip", "cargo",
-               "make", "cc", "docker-build", "ls", "find", "tree", "fd", "grep", "tox", "nox"}
+KNOWN_TOOLS = {
+    "git",
+    "pytest",
+    "unittest",
+    "npm",
+    "yarn",
+    "pnpm",
+    "bun",
+    "jest",
+    "pip",
+    "cargo",
+    "make",
+    "cc",
+    "docker-build",
+    "ls",
+    "find",
+    "tree",
+    "fd",
+    "grep",
+    "tox",
+    "nox",
+}
 
 
 def detect_command(command: str) -> Command | None:
@@ -202,14 +261,16 @@ _TIMESTAMP = re.compile(
     r"|\w{3} [ \d]\d \d{2}:\d{2}:\d{2}"  # syslog
     r"|\d{2}:\d{2}:\d{2}(?:[.,]\d+)?\s"  # bare time
     r"|\d{10}(?:\.\d+)?\s"  # epoch
-    r")")
+    r")"
+)
 _LEVEL_PREFIX = re.compile(r"^\s*\[?(?:TRACE|DEBUG|INFO|NOTICE|WARN|WARNING|ERROR|CRITICAL|FATAL)\b[\]:]?\s")
 _YAML_LINE = re.compile(r"^\s*(?:-\s+)?[\w.\-\"'/$@]+\s*:(?:\s|$)|^\s*-\s+\S|^\s*#|^\s*$")
 _MD_HEADING = re.compile(r"^#{1,6}\s+\S")
 _CODE_LINE = re.compile(
     r"^\s*(?:(?:export\s+)?(?:async\s+)?(?:def|class|function|fn|func|interface|struct|enum|trait|impl|"
     r"module|package|namespace|type)\b|import\s|from\s+\S+\s+import\s|#include\s|use\s+\w|"
-    r"(?:pub(?:\(crate\))?|public|private|protected|static|const|let|var)\s+\w)")
+    r"(?:pub(?:\(crate\))?|public|private|protected|static|const|let|var)\s+\w)"
+)
 _CODE_SYMBOLS = re.compile(r"[{};()]\s*$")
 
 
@@ -278,9 +339,11 @@ def sniff_content(text: str) -> str | None:
     if code >= 3 or (code >= 1 and sum(1 for ln in lines if _CODE_SYMBOLS.search(ln)) * 3 >= len(lines)):
         return "code"
     if lines[0].strip() == "---" or (
-            len(lines) >= 3 and sum(1 for ln in lines if _YAML_LINE.match(ln)) * 10 >= len(lines) * 8
-            and any(":" in ln for ln in lines)
-            and not any(ln.rstrip().endswith(("{", ";")) for ln in lines)):
+        len(lines) >= 3
+        and sum(1 for ln in lines if _YAML_LINE.match(ln)) * 10 >= len(lines) * 8
+        and any(":" in ln for ln in lines)
+        and not any(ln.rstrip().endswith(("{", ";")) for ln in lines)
+    ):
         return "yaml"
     if delim == "|" and len(lines) >= 3:
         return "markdown" if lines[0].lstrip().startswith("|") else None

@@ -48,18 +48,19 @@ class Excerpt:
     kind: str
     pieces: list[Piece] = field(default_factory=list)
 
-    def keep(self, text: str, tier: int = Tier.BULK, rank: float | None = None, line: int = -1,
-             key: bool | None = None) -> None:
+    def keep(
+        self, text: str, tier: int = Tier.BULK, rank: float | None = None, line: int = -1, key: bool | None = None
+    ) -> None:
         key = tier == Tier.IMPORTANT if key is None else key
         self.pieces.append(Piece(text, int(tier), rank=rank, first=line, last=line, key=key))
 
-    def note(self, what: str, tier: int = Tier.STRUCTURE, omits: int = 0, indent: str = "",
-             rank: float | None = None) -> None:
+    def note(
+        self, what: str, tier: int = Tier.STRUCTURE, omits: int = 0, indent: str = "", rank: float | None = None
+    ) -> None:
         """An informational marker line written by the filter (counts, summaries of dropped spam)."""
         self.pieces.append(Piece(marker(what, indent), int(tier), omits=omits, is_marker=True, rank=rank))
 
-    def skipped(self, count: int, what: str = "", tier: int = Tier.CONTEXT,
-                first: int = -1, last: int = -1) -> None:
+    def skipped(self, count: int, what: str = "", tier: int = Tier.CONTEXT, first: int = -1, last: int = -1) -> None:
         if count > 0:
             text = omitted(count, detail=what, first=first, last=last)
             self.pieces.append(Piece(text, int(tier), omits=count, is_marker=True, first=first, last=last))
@@ -204,8 +205,9 @@ def _render(pieces: list[Piece], texts: list[str], kept: bytearray, budget: int)
     close_gap(len(pieces))
     if shown == 0:
         # Nothing real fit next to the markers: show the best real line alone, cut to size.
-        best = next((i for i in sorted(range(len(pieces)), key=lambda i: -pieces[i].tier)
-                     if not pieces[i].is_marker), None)
+        best = next(
+            (i for i in sorted(range(len(pieces)), key=lambda i: -pieces[i].tier) if not pieces[i].is_marker), None
+        )
         if best is None:
             return Fitted("", 0, 0)
         text = cut_line(pieces[best].text, budget)

@@ -26,8 +26,9 @@ SHELL_TOOLS = frozenset({"bash", "shell", "sh", "run_command", "exec"})
 def filter_output(content: str, *, tool: str, arguments: Mapping[str, Any], budget_chars: int) -> FilterResult | None:
     """The excerpt of `content` to show in the prompt, or None when it already fits."""
     if budget_chars <= 0:
-        raise ValueError(f"budget_chars must be positive (got {budget_chars}); pass the characters the "
-                         "excerpt may use.")
+        raise ValueError(
+            f"budget_chars must be positive (got {budget_chars}); pass the characters the excerpt may use."
+        )
     if len(content) <= budget_chars:
         return None
     lines = content.splitlines()

@@ -67,8 +67,12 @@ class CacheBreak:
     kept_tokens: int
 
     def as_dict(self) -> dict[str, Any]:
-        return {"position": self.position, "previous_len": self.previous_len, "reason": self.reason,
-                "kept_tokens": self.kept_tokens}
+        return {
+            "position": self.position,
+            "previous_len": self.previous_len,
+            "reason": self.reason,
+            "kept_tokens": self.kept_tokens,
+        }
 
 
 def first_difference(previous: Sequence[str], current: Sequence[str]) -> int | None:

@@ -119,8 +119,9 @@ class _Planner:
         saved = self.tok(i) - new_tokens
         if saved <= 0 and kind != REMOVED:
             return
-        self.plan.views[row.id] = View(kind, message, new_tokens, reason, handle or msg_handle(row.id),
-                                       self.inp.event_id)
+        self.plan.views[row.id] = View(
+            kind, message, new_tokens, reason, handle or msg_handle(row.id), self.inp.event_id
+        )
         self.tokens[i] = new_tokens
         self.plan.total -= saved
         self.plan.saved += saved
@@ -165,8 +166,11 @@ class _Planner:
                 continue
             j = latest.get(hashlib.sha256(content.encode("utf-8", "surrogatepass")).hexdigest(), i)
             if j > i:
-                text = pointer_text("duplicate output", msg_handle(self.inp.rows[i].id),
-                                    f"identical result {msg_handle(self.inp.rows[j].id)}")
+                text = pointer_text(
+                    "duplicate output",
+                    msg_handle(self.inp.rows[i].id),
+                    f"identical result {msg_handle(self.inp.rows[j].id)}",
+                )
                 self.apply(i, DEDUP, self.tool_message(i, text), "dedup", "identical to a later output")
 
     def superseded(self) -> None:
@@ -191,8 +195,7 @@ class _Planner:
             if j > i:
                 name, args = self.call_of(i)
                 what = f"superseded {name} {tool_identity(name, args)}".strip()
-                text = pointer_text(what, msg_handle(self.inp.rows[i].id),
-                                    f"result {msg_handle(self.inp.rows[j].id)}")
+                text = pointer_text(what, msg_handle(self.inp.rows[i].id), f"result {msg_handle(self.inp.rows[j].id)}")
                 self.apply(i, SUPERSEDED, self.tool_message(i, text), "superseded", "a later call repeated it")
 
     def filter_big(self) -> None:
@@ -237,13 +240,15 @@ class _Planner:
                 continue
             row = self.inp.rows[i]
             content = _text_of(row.message)
-            if protect_intent and self.inp.intent.protects(content[:4000] + json.dumps(args, default=str),
-                                                           row.message.get("tool_call_id", "")):
+            if protect_intent and self.inp.intent.protects(
+                content[:4000] + json.dumps(args, default=str), row.message.get("tool_call_id", "")
+            ):
                 continue
             first_line = next((ln for ln in content.splitlines() if ln.strip()), "")
             why = "old output masked"
-            text = masked_text(name or "tool", tool_identity(name, args), self.tok(i), msg_handle(row.id),
-                               first_line, why)
+            text = masked_text(
+                name or "tool", tool_identity(name, args), self.tok(i), msg_handle(row.id), first_line, why
+            )
             self.apply(i, MASKED, self.tool_message(i, text), "mask", why)
 
     def shrink_arguments(self, in_tail: bool = False) -> None:
@@ -276,8 +281,9 @@ class _Planner:
                 return
             if unit.start < self.inp.start:
                 continue
-            end = self.inp.tail_start if self.inp.removal_end is None else min(self.inp.tail_start,
-                                                                                 self.inp.removal_end)
+            end = (
+                self.inp.tail_start if self.inp.removal_end is None else min(self.inp.tail_start, self.inp.removal_end)
+            )
             if unit.end > end:
                 return
             indices = range(unit.start, unit.end)
@@ -303,8 +309,10 @@ def shrunk_call_arguments(message: dict[str, Any], handle: str) -> dict[str, Any
         if len(function.get("arguments") or "") > MAX_ARG_CHARS and args:
             for key, value in list(args.items()):
                 if isinstance(value, str) and len(value) > ARG_KEEP_CHARS:
-                    args[key] = (f"{value[:ARG_KEEP_CHARS]}…[{len(value) - ARG_KEEP_CHARS:,} chars omitted; "
-                                 f'ctx_expand("{handle}")]')
+                    args[key] = (
+                        f"{value[:ARG_KEEP_CHARS]}…[{len(value) - ARG_KEEP_CHARS:,} chars omitted; "
+                        f'ctx_expand("{handle}")]'
+                    )
             function["arguments"] = json.dumps(args, ensure_ascii=False)
         new_calls.append({**call, "function": function})
     return {**message, "tool_calls": new_calls}

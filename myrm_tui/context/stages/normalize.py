@@ -27,9 +27,14 @@ def normalize(message: dict[str, Any]) -> dict[str, Any]:
             out["content"] = "" if content is None else str(content)
     if role == "assistant" and out.get("tool_calls"):
         out["tool_calls"] = [
-            {"id": c.get("id", ""), "type": "function",
-             "function": {"name": c.get("function", {}).get("name", ""),
-                          "arguments": c.get("function", {}).get("arguments", "") or "{}"}}
+            {
+                "id": c.get("id", ""),
+                "type": "function",
+                "function": {
+                    "name": c.get("function", {}).get("name", ""),
+                    "arguments": c.get("function", {}).get("arguments", "") or "{}",
+                },
+            }
             for c in out["tool_calls"]
         ]
     return out

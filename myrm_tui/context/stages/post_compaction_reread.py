@@ -32,8 +32,14 @@ def modified_files(rows: Sequence[MessageRecord], limit: int) -> list[str]:
     return seen
 
 
-def build_reread(rows: Sequence[MessageRecord], reader: Callable[[str], str | None] | None, *, max_files: int,
-                 max_tokens: int, count: Callable[[dict[str, Any]], int]) -> tuple[dict[str, Any], int] | None:
+def build_reread(
+    rows: Sequence[MessageRecord],
+    reader: Callable[[str], str | None] | None,
+    *,
+    max_files: int,
+    max_tokens: int,
+    count: Callable[[dict[str, Any]], int],
+) -> tuple[dict[str, Any], int] | None:
     if reader is None:
         return None
     parts: list[str] = []
@@ -57,6 +63,8 @@ def build_reread(rows: Sequence[MessageRecord], reader: Callable[[str], str | No
         return None
     body = "\n\n".join(parts)
     note = "; credentials show as [REDACTED:kind], file_read gives the real lines" if redacted else ""
-    message = {"role": "user", "content": f"{UNTRUSTED_OPEN}\n[files you modified, re-read after compaction{note}]\n"
-                                          f"{body}\n{UNTRUSTED_CLOSE}"}
+    message = {
+        "role": "user",
+        "content": f"{UNTRUSTED_OPEN}\n[files you modified, re-read after compaction{note}]\n{body}\n{UNTRUSTED_CLOSE}",
+    }
     return message, count(message)

@@ -42,7 +42,9 @@ MIN_GOAL_CHARS = 3
 _URL = re.compile(r"\bhttps?://[^\s\"'<>`)\]]+")
 _UUID = re.compile(r"\b[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b")
 _HEX = re.compile(r"\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7,64}\b")
-_PATH = re.compile(r"(?<![\w/.:-])((?:\.{0,2}/)?(?:[\w.-]+/)+[\w.-]+|[\w-]+(?:\.[\w-]+)*\.[A-Za-z][A-Za-z0-9]{0,7})(?![\w/])")
+_PATH = re.compile(
+    r"(?<![\w/.:-])((?:\.{0,2}/)?(?:[\w.-]+/)+[\w.-]+|[\w-]+(?:\.[\w-]+)*\.[A-Za-z][A-Za-z0-9]{0,7})(?![\w/])"
+)
 _SNAKE = re.compile(r"\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b")
 _CAMEL = re.compile(r"\b[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)+\b|\b[a-z]+(?:[A-Z][a-z0-9]*)+\b")
 _WITH_DIGITS = re.compile(r"\b(?=[A-Za-z_]*\d)(?=\w*[A-Za-z]{2})[A-Za-z][A-Za-z0-9_]*\d[A-Za-z0-9_]*\b")
@@ -50,8 +52,11 @@ _ERROR_CODE = re.compile(r"\b[A-Z]{1,4}\d{3,5}\b")
 _HTTP = re.compile(r"\b(?:HTTP(?:/\d(?:\.\d)?)?|status(?: code)?|returned|got)[\s:=]*([45]\d\d)\b", re.IGNORECASE)
 _ERROR_NAME = re.compile(r"\b[A-Z]\w*(?:Error|Exception|Failure|Warning)\b")
 _ENV = re.compile(r"\b[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+\b")
-_PORT = re.compile(r"\b(?:localhost|\d{1,3}(?:\.\d{1,3}){3}|[a-z][\w-]*(?:\.[\w-]+)+):(\d{2,5})\b"
-                   r"|\bport\s+(\d{2,5})\b", re.IGNORECASE)
+_PORT = re.compile(
+    r"\b(?:localhost|\d{1,3}(?:\.\d{1,3}){3}|[a-z][\w-]*(?:\.[\w-]+)+):(\d{2,5})\b"
+    r"|\bport\s+(\d{2,5})\b",
+    re.IGNORECASE,
+)
 # Our own message handles (msg:123) and transcript labels are not content.
 _HANDLE = re.compile(r"\bmsg:\d+\b|\[#\d+ ")
 # Path-shaped noise: abbreviations and version strings.
@@ -78,12 +83,14 @@ class AuditResult:
 
     def feedback(self) -> str:
         """The problems as a retry instruction."""
-        return "Fix these problems and answer with the corrected JSON only:\n" + \
-            "\n".join(f"- {p}" for p in self.problems)
+        return "Fix these problems and answer with the corrected JSON only:\n" + "\n".join(
+            f"- {p}" for p in self.problems
+        )
 
 
-def _add(found: Counter[str], kinds: dict[str, Entity], kind: str, value: str,
-         forms: tuple[str, ...] | None = None) -> None:
+def _add(
+    found: Counter[str], kinds: dict[str, Entity], kind: str, value: str, forms: tuple[str, ...] | None = None
+) -> None:
     value = value.strip().rstrip(".,;:")
     if len(value) < MIN_ENTITY_CHARS and kind != "port":
         return
@@ -133,8 +140,9 @@ def extract_entities(text: str) -> list[Entity]:
     # Identifiers that are part of a longer entity (a path's stem) are not counted twice.
     longer = [v for v in kinds if kinds[v].kind in ("path", "url")]
     order = {v: i for i, v in enumerate(kinds)}
-    entities = [kinds[v] for v in kinds
-                if not (kinds[v].kind in ("ident", "env") and any(v != p and v in p for p in longer))]
+    entities = [
+        kinds[v] for v in kinds if not (kinds[v].kind in ("ident", "env") and any(v != p and v in p for p in longer))
+    ]
     entities.sort(key=lambda e: (-found[e.value], order[e.value]))
     return entities
 
@@ -154,8 +162,10 @@ def _structure_problems(summary: StructuredSummary, depth: int) -> list[str]:
     if len(summary.user_goal.strip()) < MIN_GOAL_CHARS:
         problems.append("user_goal is empty: state the user's overall goal in one sentence.")
     if depth == 0 and not summary.active_task.strip():
-        problems.append("active_task is empty: copy the user's latest unfulfilled request verbatim "
-                        "(write \"none\" only if every request was fulfilled).")
+        problems.append(
+            "active_task is empty: copy the user's latest unfulfilled request verbatim "
+            '(write "none" only if every request was fulfilled).'
+        )
     if depth > 0 and not (summary.narrative.strip() or summary.completed_actions or summary.decisions):
         problems.append("narrative is empty: write the timeline/trajectory this level asks for.")
     for name, cap in FIELD_CAPS.items():
@@ -164,14 +174,23 @@ def _structure_problems(summary: StructuredSummary, depth: int) -> list[str]:
             problems.append(f"{name} has {n} items; keep at most {cap} (merge or drop the least important).")
     bad_files = [f.path for f in summary.files_modified if " " in f.path.strip() and "/" not in f.path]
     if bad_files:
-        problems.append("files_modified items must be objects {\"path\": ..., \"change\": ...} with a real "
-                        f"path; these are not paths: {', '.join(bad_files[:3])}.")
+        problems.append(
+            'files_modified items must be objects {"path": ..., "change": ...} with a real '
+            f"path; these are not paths: {', '.join(bad_files[:3])}."
+        )
     return problems
 
 
-def audit(summary: StructuredSummary, *, source_text: str, source_tokens: int, depth: int = 0,
-          min_retention: float = DEFAULT_MIN_RETENTION, count: Callable[[str], int] | None = None,
-          check_retention: bool = True) -> AuditResult:
+def audit(
+    summary: StructuredSummary,
+    *,
+    source_text: str,
+    source_tokens: int,
+    depth: int = 0,
+    min_retention: float = DEFAULT_MIN_RETENTION,
+    count: Callable[[str], int] | None = None,
+    check_retention: bool = True,
+) -> AuditResult:
     """Check `summary` against the chunk it replaces (`source_text`, `source_tokens`)."""
     if count is None:
         from myrm_tui.context.tokens import count_text_tokens as count
@@ -185,18 +204,32 @@ def audit(summary: StructuredSummary, *, source_text: str, source_tokens: int, d
     if check_retention and share < min_retention:
         problems.append(
             f"Only {share:.0%} of the key identifiers survived (need {min_retention:.0%}). Keep these "
-            f"exactly as written: {', '.join(missing[:12])}.")
+            f"exactly as written: {', '.join(missing[:12])}."
+        )
 
     density = tokens / source_tokens if source_tokens else 1.0
     if tokens >= source_tokens:
-        problems.append(f"The summary ({tokens} tokens) is not smaller than the messages it replaces "
-                        f"({source_tokens} tokens): be much shorter; keep only load-bearing facts.")
+        problems.append(
+            f"The summary ({tokens} tokens) is not smaller than the messages it replaces "
+            f"({source_tokens} tokens): be much shorter; keep only load-bearing facts."
+        )
     elif density > MAX_DENSITY and source_tokens >= DENSITY_FLOOR_SOURCE:
-        problems.append(f"The summary is {density:.0%} of its source; compress to under "
-                        f"{MAX_DENSITY:.0%} (about {int(source_tokens * MAX_DENSITY * 0.8)} tokens).")
+        problems.append(
+            f"The summary is {density:.0%} of its source; compress to under "
+            f"{MAX_DENSITY:.0%} (about {int(source_tokens * MAX_DENSITY * 0.8)} tokens)."
+        )
     elif density < MIN_DENSITY and source_tokens >= DENSITY_FLOOR_SOURCE:
-        problems.append(f"The summary ({tokens} tokens) is too sparse for {source_tokens} tokens of "
-                        "history: add the concrete actions, files, errors and decisions.")
-    return AuditResult(ok=not problems, problems=problems, retained_share=share,
-                       entities_checked=len(entities), missing=missing, summary_tokens=tokens,
-                       source_tokens=source_tokens, density=density)
+        problems.append(
+            f"The summary ({tokens} tokens) is too sparse for {source_tokens} tokens of "
+            "history: add the concrete actions, files, errors and decisions."
+        )
+    return AuditResult(
+        ok=not problems,
+        problems=problems,
+        retained_share=share,
+        entities_checked=len(entities),
+        missing=missing,
+        summary_tokens=tokens,
+        source_tokens=source_tokens,
+        density=density,
+    )

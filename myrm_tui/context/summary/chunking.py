@@ -48,14 +48,17 @@ def unit_end(rows: Sequence[Row], i: int, limit: int) -> int:
     j = i + 1
     if message.get("role") == "assistant" and message.get("tool_calls"):
         ids = {c.get("id") for c in message["tool_calls"]}
-        while j < len(rows) and rows[j].message.get("role") == "tool" \
-                and rows[j].message.get("tool_call_id") in ids:
+        while j < len(rows) and rows[j].message.get("role") == "tool" and rows[j].message.get("tool_call_id") in ids:
             j += 1
     return j if j <= limit else limit + 1  # beyond the limit: the unit crosses it
 
 
-def chunk_cap(summarizer_window: int, overhead: int = DEFAULT_OVERHEAD_TOKENS,
-              target: int = DEFAULT_TARGET_TOKENS, max_chunk: int = MAX_LEAF_CHUNK_TOKENS) -> int:
+def chunk_cap(
+    summarizer_window: int,
+    overhead: int = DEFAULT_OVERHEAD_TOKENS,
+    target: int = DEFAULT_TARGET_TOKENS,
+    max_chunk: int = MAX_LEAF_CHUNK_TOKENS,
+) -> int:
     """Most chunk tokens one summarizer call can take."""
     return min(max_chunk, summarizer_window - overhead - target)
 
@@ -84,9 +87,17 @@ def _pick(rows: Sequence[Row], lo: int, hi: int, cap: int) -> Chunk | None:
     return Chunk(lo, end, total) if end > lo else None
 
 
-def choose_chunk(rows: Sequence[Row], *, start: int, tail_start: int, anchor: int | None,
-                 summarizer_window: int, overhead: int = DEFAULT_OVERHEAD_TOKENS,
-                 target: int = DEFAULT_TARGET_TOKENS, max_chunk: int = MAX_LEAF_CHUNK_TOKENS) -> Chunk | None:
+def choose_chunk(
+    rows: Sequence[Row],
+    *,
+    start: int,
+    tail_start: int,
+    anchor: int | None,
+    summarizer_window: int,
+    overhead: int = DEFAULT_OVERHEAD_TOKENS,
+    target: int = DEFAULT_TARGET_TOKENS,
+    max_chunk: int = MAX_LEAF_CHUNK_TOKENS,
+) -> Chunk | None:
     """The oldest pair-safe run in [start, tail_start) minus the anchor that fits the summarizer.
 
     `start` is the first row not yet covered by a summary; `anchor` the human anchor's row index
@@ -125,9 +136,18 @@ def first_unit_tokens(rows: Sequence[Row], *, start: int, tail_start: int, ancho
     return None
 
 
-def chunks_between(rows: Sequence[Row], *, start: int, end: int, barriers: Collection[int],
-                   blocks: Mapping[int, int], summarizer_window: int, overhead: int = DEFAULT_OVERHEAD_TOKENS,
-                   target: int = DEFAULT_TARGET_TOKENS, max_chunk: int = MAX_LEAF_CHUNK_TOKENS) -> list[Chunk]:
+def chunks_between(
+    rows: Sequence[Row],
+    *,
+    start: int,
+    end: int,
+    barriers: Collection[int],
+    blocks: Mapping[int, int],
+    summarizer_window: int,
+    overhead: int = DEFAULT_OVERHEAD_TOKENS,
+    target: int = DEFAULT_TARGET_TOKENS,
+    max_chunk: int = MAX_LEAF_CHUNK_TOKENS,
+) -> list[Chunk]:
     """Every chunk, oldest first, that summarizer calls would take to cover [start, end) (the
     compact command, or what an emergency is about to remove). Chunks never cross a barrier (a
     row that is never removed: the anchors) nor a range already prepared (`blocks`, start →

@@ -103,13 +103,22 @@ def is_tiny(model: str, info: Any | None) -> bool:
     return bool(info is not None and getattr(info, "known", True) and info.context_window <= TINY_WINDOW)
 
 
-def min_summarizer_window(overhead: int = DEFAULT_OVERHEAD_TOKENS, target: int = DEFAULT_TARGET_TOKENS,
-                          min_chunk: int = MIN_USEFUL_CHUNK_TOKENS) -> int:
+def min_summarizer_window(
+    overhead: int = DEFAULT_OVERHEAD_TOKENS,
+    target: int = DEFAULT_TARGET_TOKENS,
+    min_chunk: int = MIN_USEFUL_CHUNK_TOKENS,
+) -> int:
     return overhead + target + min_chunk
 
 
-def pick_summarizer_model(main_model: str, lite_model: str | None, main_info: Any | None,
-                          lite_info: Any | None, *, min_window: int | None = None) -> tuple[str | None, str]:
+def pick_summarizer_model(
+    main_model: str,
+    lite_model: str | None,
+    main_info: Any | None,
+    lite_info: Any | None,
+    *,
+    min_window: int | None = None,
+) -> tuple[str | None, str]:
     """(model, reason): the lite model when configured, not tiny and its window fits `min_window`
     (default: overhead + target + the smallest useful chunk); else the main model; None (use the
     extractive summary) when the main model is tiny and there is no usable lite model."""
@@ -119,8 +128,10 @@ def pick_summarizer_model(main_model: str, lite_model: str | None, main_info: An
         if is_tiny(lite_model, lite_info):
             lite_problem = f"lite model {lite_model} is too small to write reliable summaries"
         elif lite_info is not None and lite_info.context_window < need:
-            lite_problem = (f"lite model {lite_model} has a {lite_info.context_window}-token window, "
-                            f"below the {need} a summary call needs")
+            lite_problem = (
+                f"lite model {lite_model} has a {lite_info.context_window}-token window, "
+                f"below the {need} a summary call needs"
+            )
         else:
             return lite_model, f"lite model {lite_model}"
     if is_tiny(main_model, main_info):
@@ -137,8 +148,14 @@ def pick_summarizer_model(main_model: str, lite_model: str | None, main_info: An
 NO_SUMMARY_PROVIDERS = frozenset({"replay"})
 
 
-def summarizer_chain(main_model: str, lite_model: str | None, main_info: Any | None,
-                     lite_info: Any | None, *, min_window: int | None = None) -> list[tuple[str, str]]:
+def summarizer_chain(
+    main_model: str,
+    lite_model: str | None,
+    main_info: Any | None,
+    lite_info: Any | None,
+    *,
+    min_window: int | None = None,
+) -> list[tuple[str, str]]:
     """[(model, reason)] in the order a chunk is offered to them: the lite model when usable
     (`pick_summarizer_model`), then the main model, so a failing or rejected lite model does not
     drop straight to the extractive body. Empty: extractive summaries only."""
@@ -155,16 +172,25 @@ def _cannot_summarize(info: Any | None) -> bool:
     return info is not None and getattr(info, "provider", "") in NO_SUMMARY_PROVIDERS
 
 
-def guard_summarizer(summarizer: str, summarizer_window: int, main_model: str, main_window: int, *,
-                     min_chunk_tokens: int, overhead: int = DEFAULT_OVERHEAD_TOKENS,
-                     target: int = DEFAULT_TARGET_TOKENS) -> tuple[str, int, str]:
+def guard_summarizer(
+    summarizer: str,
+    summarizer_window: int,
+    main_model: str,
+    main_window: int,
+    *,
+    min_chunk_tokens: int,
+    overhead: int = DEFAULT_OVERHEAD_TOKENS,
+    target: int = DEFAULT_TARGET_TOKENS,
+) -> tuple[str, int, str]:
     """Auxiliary-model guard: (model, window, warning). If the smallest possible chunk (its first
     unit, `chunking.first_unit_tokens`) does not fit the chosen summarizer, use the main model."""
     if min_chunk_tokens + overhead + target <= summarizer_window or summarizer == main_model:
         return summarizer, summarizer_window, ""
-    warning = (f"The summarizer {summarizer} ({summarizer_window}-token window) cannot take the next "
-               f"{min_chunk_tokens}-token span; summarizing it with the main model {main_model} instead. "
-               "Configure a lite model with a larger window to avoid the extra cost.")
+    warning = (
+        f"The summarizer {summarizer} ({summarizer_window}-token window) cannot take the next "
+        f"{min_chunk_tokens}-token span; summarizing it with the main model {main_model} instead. "
+        "Configure a lite model with a larger window to avoid the extra cost."
+    )
     return main_model, main_window, warning
 
 
@@ -240,8 +266,9 @@ class _Run:
         return result.text
 
 
-def _redacted_answer(answer: str, accepted: StructuredSummary,
-                     policy: RedactionPolicy) -> tuple[StructuredSummary, dict[str, int]]:
+def _redacted_answer(
+    answer: str, accepted: StructuredSummary, policy: RedactionPolicy
+) -> tuple[StructuredSummary, dict[str, int]]:
     """The accepted summary read again from the answer with its values redacted whole (and the
     counts): parsing clips each item, and a clipped key (or a key body split over a clipped
     list item) would no longer be recognised by the redaction that follows."""
@@ -253,25 +280,45 @@ def _redacted_answer(answer: str, accepted: StructuredSummary,
     return summary_from_dict(redacted.value), redacted.counts
 
 
-def _judge(answer: str, *, source_text: str, source_tokens: int, depth: int, min_retention: float,
-           count: Callable[[str], int]) -> tuple[StructuredSummary | None, AuditResult | None, str]:
+def _judge(
+    answer: str, *, source_text: str, source_tokens: int, depth: int, min_retention: float, count: Callable[[str], int]
+) -> tuple[StructuredSummary | None, AuditResult | None, str]:
     """(summary if accepted, audit, feedback if rejected)."""
     try:
         summary = parse_summary(answer)
     except SummaryParseError as exc:
         return None, None, str(exc)
-    result = audit(summary, source_text=source_text, source_tokens=source_tokens, depth=depth,
-                   min_retention=min_retention, count=count)
+    result = audit(
+        summary,
+        source_text=source_text,
+        source_tokens=source_tokens,
+        depth=depth,
+        min_retention=min_retention,
+        count=count,
+    )
     return (summary if result.ok else None), result, ("" if result.ok else result.feedback())
 
 
-async def summarize(messages: Sequence[dict[str, Any]], *, model: str | None, window: int, depth: int = 0,
-                    ids: Sequence[int] | None = None, previous: StructuredSummary | None = None,
-                    focus: str | None = None, call: SummarizerCall | None = None, settings: Any | None = None,
-                    attempts: int = 3, target_tokens: int = DEFAULT_TARGET_TOKENS,
-                    source_tokens: int | None = None, min_retention: float = DEFAULT_MIN_RETENTION,
-                    policy: RedactionPolicy = DEFAULT_POLICY, breaker: SummarizerBreaker | None = None,
-                    session_id: str = "", count: Callable[[str], int] | None = None) -> SummaryOutcome:
+async def summarize(
+    messages: Sequence[dict[str, Any]],
+    *,
+    model: str | None,
+    window: int,
+    depth: int = 0,
+    ids: Sequence[int] | None = None,
+    previous: StructuredSummary | None = None,
+    focus: str | None = None,
+    call: SummarizerCall | None = None,
+    settings: Any | None = None,
+    attempts: int = 3,
+    target_tokens: int = DEFAULT_TARGET_TOKENS,
+    source_tokens: int | None = None,
+    min_retention: float = DEFAULT_MIN_RETENTION,
+    policy: RedactionPolicy = DEFAULT_POLICY,
+    breaker: SummarizerBreaker | None = None,
+    session_id: str = "",
+    count: Callable[[str], int] | None = None,
+) -> SummaryOutcome:
     """Summarize `messages` (a chunk, or `prompts.condense_messages(children)` for depth ≥ 1).
 
     `model=None` (see `pick_summarizer_model`) or an open breaker gives the extractive summary
@@ -288,9 +335,16 @@ async def summarize(messages: Sequence[dict[str, Any]], *, model: str | None, wi
         source_tokens = sum(count_message_tokens(m) for m in messages)
     previous_goal = previous.user_goal if previous is not None else ""
 
-    def finish(summary: StructuredSummary, level: str, run: _Run | None, result: AuditResult | None,
-               failure: str | None, warning: str = "", extra_errors: Sequence[str] = (),
-               redacted_before: dict[str, int] | None = None) -> SummaryOutcome:
+    def finish(
+        summary: StructuredSummary,
+        level: str,
+        run: _Run | None,
+        result: AuditResult | None,
+        failure: str | None,
+        warning: str = "",
+        extra_errors: Sequence[str] = (),
+        redacted_before: dict[str, int] | None = None,
+    ) -> SummaryOutcome:
         final, redactions = redact_summary(enforce_caps(summary), policy)
         for kind, n in (redacted_before or {}).items():
             redactions[kind] = redactions.get(kind, 0) + n
@@ -301,31 +355,54 @@ async def summarize(messages: Sequence[dict[str, Any]], *, model: str | None, wi
             else:
                 breaker.record_failure(session_id, model, failure, errors[-1] if errors else "")
         return SummaryOutcome(
-            summary=final, attempts=run.attempts if run else 0, fallback=level == LEVEL_EXTRACTIVE,
-            level=level, tokens_in=run.tokens_in if run else 0, tokens_out=run.tokens_out if run else 0,
-            cost=run.cost if run else 0.0, errors=errors, summary_tokens=count(body_text(final)),
-            source_tokens=source_tokens, audit=result, redactions=redactions, failure=failure, warning=warning)
+            summary=final,
+            attempts=run.attempts if run else 0,
+            fallback=level == LEVEL_EXTRACTIVE,
+            level=level,
+            tokens_in=run.tokens_in if run else 0,
+            tokens_out=run.tokens_out if run else 0,
+            cost=run.cost if run else 0.0,
+            errors=errors,
+            summary_tokens=count(body_text(final)),
+            source_tokens=source_tokens,
+            audit=result,
+            redactions=redactions,
+            failure=failure,
+            warning=warning,
+        )
 
-    def fallback(run: _Run | None, result: AuditResult | None, failure: str | None, warning: str = "",
-                 extra: Sequence[str] = ()) -> SummaryOutcome:
-        summary = extractive_summary(messages, ids=ids, source_tokens=source_tokens,
-                                     previous_goal=previous_goal, count=count)
+    def fallback(
+        run: _Run | None, result: AuditResult | None, failure: str | None, warning: str = "", extra: Sequence[str] = ()
+    ) -> SummaryOutcome:
+        summary = extractive_summary(
+            messages, ids=ids, source_tokens=source_tokens, previous_goal=previous_goal, count=count
+        )
         return finish(summary, LEVEL_EXTRACTIVE, run, result, failure, warning, extra)
 
     if model is None and call is None:
         return fallback(None, None, None, extra=["no summarizer model: extractive summary"])
     label = model or "injected"
     if breaker is not None and model and not breaker.allow(session_id, model):
-        return fallback(None, None, None, extra=[
-            f"summarizer breaker open for {model}; next try in {breaker.retry_in(session_id, model):.0f}s"])
+        return fallback(
+            None,
+            None,
+            None,
+            extra=[f"summarizer breaker open for {model}; next try in {breaker.retry_in(session_id, model):.0f}s"],
+        )
 
     run = _Run(call=call or stream_call(label, settings), window=window, target=target_tokens, count=count)
     base = build_prompt(messages, depth=depth, ids=ids, previous=previous, focus=focus)
     terse_base = build_prompt(messages, depth=depth, ids=ids, previous=previous, focus=focus, terse=True)
     if not run.budget(base) and not run.budget(terse_base):
-        return fallback(None, None, None, warning=(
-            f"The span to summarize does not fit the summarizer's {window}-token window; "
-            "choose a smaller chunk (chunking.choose_chunk) or a larger summarizer model."))
+        return fallback(
+            None,
+            None,
+            None,
+            warning=(
+                f"The span to summarize does not fit the summarizer's {window}-token window; "
+                "choose a smaller chunk (chunking.choose_chunk) or a larger summarizer model."
+            ),
+        )
 
     last_audit: AuditResult | None = None
     conversation = list(base) if run.budget(base) else list(terse_base)
@@ -339,8 +416,14 @@ async def summarize(messages: Sequence[dict[str, Any]], *, model: str | None, wi
                 permanent = True
                 break
             continue
-        summary, result, feedback = _judge(answer, source_text=source_text, source_tokens=source_tokens,
-                                           depth=depth, min_retention=min_retention, count=count)
+        summary, result, feedback = _judge(
+            answer,
+            source_text=source_text,
+            source_tokens=source_tokens,
+            depth=depth,
+            min_retention=min_retention,
+            count=count,
+        )
         last_audit = result or last_audit
         if summary is not None:
             clean, counts = _redacted_answer(answer, summary, policy)
@@ -355,8 +438,11 @@ async def summarize(messages: Sequence[dict[str, Any]], *, model: str | None, wi
         # Level 2: one terse attempt, continuing the conversation when it fits.
         terse = list(terse_base)
         if answer is not None:
-            candidate = conversation[:-2] + retry_turns(answer, feedback, terse=True) \
-                if len(conversation) > 2 else terse_base + retry_turns(answer, feedback, terse=True)
+            candidate = (
+                conversation[:-2] + retry_turns(answer, feedback, terse=True)
+                if len(conversation) > 2
+                else terse_base + retry_turns(answer, feedback, terse=True)
+            )
             if run.budget(candidate):
                 terse = candidate
         answer = await run.ask(terse)
@@ -364,8 +450,13 @@ async def summarize(messages: Sequence[dict[str, Any]], *, model: str | None, wi
             permanent = True
         elif answer is not None:
             summary, result, feedback = _judge(
-                answer, source_text=source_text, source_tokens=source_tokens, depth=depth,
-                min_retention=min_retention * TERSE_RETENTION_FACTOR, count=count)
+                answer,
+                source_text=source_text,
+                source_tokens=source_tokens,
+                depth=depth,
+                min_retention=min_retention * TERSE_RETENTION_FACTOR,
+                count=count,
+            )
             last_audit = result or last_audit
             if summary is not None:
                 clean, counts = _redacted_answer(answer, summary, policy)
@@ -387,8 +478,9 @@ class SummaryModel:
     call: SummarizerCall | None = None
 
 
-async def summarize_with(models: Sequence[SummaryModel], messages: Sequence[dict[str, Any]], **options: Any
-                         ) -> SummaryOutcome:
+async def summarize_with(
+    models: Sequence[SummaryModel], messages: Sequence[dict[str, Any]], **options: Any
+) -> SummaryOutcome:
     """`summarize` down the chain: each model in turn (its own escalation), the first accepted
     answer wins; the extractive body only when none is accepted (or the chain is empty). The
     outcome counts the calls, tokens and cost of every model asked."""
@@ -396,8 +488,9 @@ async def summarize_with(models: Sequence[SummaryModel], messages: Sequence[dict
     for link in models:
         if link.model is None and link.call is None:
             continue
-        outcome = await summarize(messages, model=link.model, window=link.window, settings=link.settings,
-                                  call=link.call, **options)
+        outcome = await summarize(
+            messages, model=link.model, window=link.window, settings=link.settings, call=link.call, **options
+        )
         tried.append(outcome)
         if not outcome.fallback:
             return _combined(tried, replace(outcome, model=link.model or "injected"))
@@ -410,6 +503,12 @@ def _combined(tried: Sequence[SummaryOutcome], final: SummaryOutcome) -> Summary
     if len(tried) < 2:
         return final
     errors = [e for o in tried for e in o.errors]
-    return replace(final, attempts=sum(o.attempts for o in tried), tokens_in=sum(o.tokens_in for o in tried),
-                   tokens_out=sum(o.tokens_out for o in tried), cost=sum(o.cost for o in tried), errors=errors,
-                   warning="; ".join(o.warning for o in tried if o.warning))
+    return replace(
+        final,
+        attempts=sum(o.attempts for o in tried),
+        tokens_in=sum(o.tokens_in for o in tried),
+        tokens_out=sum(o.tokens_out for o in tried),
+        cost=sum(o.cost for o in tried),
+        errors=errors,
+        warning="; ".join(o.warning for o in tried if o.warning),
+    )

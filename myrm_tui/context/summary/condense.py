@@ -63,9 +63,14 @@ def runs(nodes: Sequence[SummaryNode]) -> list[list[SummaryNode]]:
     return out
 
 
-def find_fold_run(nodes: Sequence[SummaryNode], *, pressure: bool = False,
-                  max_tokens: int | None = None, min_fanout: int = MIN_FANOUT,
-                  min_fanout_pressure: int = MIN_FANOUT_PRESSURE) -> FoldRun | None:
+def find_fold_run(
+    nodes: Sequence[SummaryNode],
+    *,
+    pressure: bool = False,
+    max_tokens: int | None = None,
+    min_fanout: int = MIN_FANOUT,
+    min_fanout_pressure: int = MIN_FANOUT_PRESSURE,
+) -> FoldRun | None:
     """The run to fold next, or None. `nodes`: the current top-level summaries in session order.
     `max_tokens`: the most child tokens the summarizer can take (window − overhead − target)."""
     fanout = max(2, min_fanout_pressure if pressure else min_fanout)
@@ -104,17 +109,81 @@ def oldest_touching_pair(nodes: Sequence[SummaryNode]) -> FoldRun | None:
 
 # Words that say a decision replaced an earlier one. Kept explicit and small on purpose: this
 # marks, it never deletes, and a missed reversal only costs a line the model reads as history.
-REVERSAL_MARKERS = ("revert", "reverted", "reverting", "instead", "no longer", "rolled back",
-                    "roll back", "replaced", "replace ", "switched from", "switch from", "abandon",
-                    "dropped", "undo", "undid", "changed our mind", "back out")
+REVERSAL_MARKERS = (
+    "revert",
+    "reverted",
+    "reverting",
+    "instead",
+    "no longer",
+    "rolled back",
+    "roll back",
+    "replaced",
+    "replace ",
+    "switched from",
+    "switch from",
+    "abandon",
+    "dropped",
+    "undo",
+    "undid",
+    "changed our mind",
+    "back out",
+)
 _WORD = re.compile(r"[A-Za-z_][\w./-]*")
-_STOP = frozenset((
-    "the", "and", "for", "with", "that", "this", "from", "into", "then", "than", "when", "were", "was",
-    "are", "been", "have", "has", "had", "will", "would", "should", "could", "about", "after",
-    "before", "again", "also", "only", "just", "more", "most", "other", "some", "such", "very",
-    "instead", "reverted", "revert", "replaced", "dropped", "longer", "using", "use", "used", "back",
-    "decided", "decision", "switch", "switched", "rolled", "roll",
-))
+_STOP = frozenset(
+    (
+        "the",
+        "and",
+        "for",
+        "with",
+        "that",
+        "this",
+        "from",
+        "into",
+        "then",
+        "than",
+        "when",
+        "were",
+        "was",
+        "are",
+        "been",
+        "have",
+        "has",
+        "had",
+        "will",
+        "would",
+        "should",
+        "could",
+        "about",
+        "after",
+        "before",
+        "again",
+        "also",
+        "only",
+        "just",
+        "more",
+        "most",
+        "other",
+        "some",
+        "such",
+        "very",
+        "instead",
+        "reverted",
+        "revert",
+        "replaced",
+        "dropped",
+        "longer",
+        "using",
+        "use",
+        "used",
+        "back",
+        "decided",
+        "decision",
+        "switch",
+        "switched",
+        "rolled",
+        "roll",
+    )
+)
 # Two shared content words, or one shared identifier-shaped word (has _ . / or a digit or a
 # capital inside), tie a reversal to an earlier decision.
 MIN_SHARED_WORDS = 2
@@ -155,7 +224,7 @@ def mark_superseded_decisions(decisions: Sequence[Sequence[str]]) -> list[list[s
     for pos, (i, j, text) in enumerate(flat):
         if text.startswith(SUPERSEDED_TAG):
             continue
-        if any(reverses(later, text) for _, _, later in flat[pos + 1:]):
+        if any(reverses(later, text) for _, _, later in flat[pos + 1 :]):
             out[i][j] = f"{SUPERSEDED_TAG} {text}"
     return out
 
@@ -192,7 +261,7 @@ def open_items(summaries: Sequence[StructuredSummary]) -> tuple[list[str], list[
     blocked: list[str] = []
     steps: list[str] = []
     for i, child in enumerate(summaries):
-        later = [text for c in summaries[i + 1:] for name in SETTLING_FIELDS for text in getattr(c, name)]
+        later = [text for c in summaries[i + 1 :] for name in SETTLING_FIELDS for text in getattr(c, name)]
         for item in child.blocked_items:
             if item not in blocked and not any(settles(t, item) for t in later):
                 blocked.append(item)

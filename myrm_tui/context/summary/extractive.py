@@ -41,13 +41,13 @@ NO_ASK = "(no user request in this span)"
 
 def _cap(text: str, n: int) -> str:
     text = " ".join(text.split())
-    return text if len(text) <= n else text[:n - 1] + "…"
+    return text if len(text) <= n else text[: n - 1] + "…"
 
 
 def _verbatim(text: str, n: int) -> str:
     """The user's words as written (line breaks kept), only cut at the cap."""
     text = text.strip()
-    return text if len(text) <= n else text[:n - 1] + "…"
+    return text if len(text) <= n else text[: n - 1] + "…"
 
 
 Item = tuple[str, str]
@@ -82,8 +82,11 @@ def _first_line(text: str) -> str:
     return _clean(text).split("\n", 1)[0].strip()
 
 
-_NOT_RUN = {DENIED: "denied, not run", INTERRUPTED: "interrupted, did not finish",
-            UNKNOWN: "no result stored, outcome unknown"}
+_NOT_RUN = {
+    DENIED: "denied, not run",
+    INTERRUPTED: "interrupted, did not finish",
+    UNKNOWN: "no result stored, outcome unknown",
+}
 
 
 def _facts(messages: Sequence[dict[str, Any]], ids: Sequence[int] | None, ends_turn: bool = False) -> _Facts:
@@ -129,37 +132,48 @@ def _facts(messages: Sequence[dict[str, Any]], ids: Sequence[int] | None, ends_t
 
 def _build(messages, ids, previous_goal: str, scale: int, ends_turn: bool = False) -> StructuredSummary:
     facts = _facts(messages, ids, ends_turn)
-    div = 2 ** scale
+    div = 2**scale
     item = max(40, LIST_ITEM_CHARS // div)
     goal_src = previous_goal or facts.goal
-    files = [FileChange(path, op) for path, op in facts.files.items()][-max(1, MAX_FILES // div):]
+    files = [FileChange(path, op) for path, op in facts.files.items()][-max(1, MAX_FILES // div) :]
     commands = [_cap(c, MAX_COMMAND_CHARS) for c in dict.fromkeys(facts.commands)]
     return StructuredSummary(
         user_goal=_cap(goal_src, max(60, GOAL_CHARS // div)),
-        active_task=(_verbatim(facts.active, max(80, ASK_CHARS // div)) if facts.active
-                     else "" if facts.goal else NO_ASK),
-        pending_user_asks=[_item(a, item) for a in facts.pending][-max(1, MAX_ASKS // div):] if scale < 2 else [],
-        resolved_questions=[_item(a, item) for a in facts.answered][-max(1, MAX_ASKS // div):] if scale < 2 else [],
-        completed_actions=[_item(a, item) for a in facts.actions][-max(1, MAX_ACTIONS // div):],
-        errors_and_fixes=[_item(e, item) for e in facts.errors][-max(1, MAX_ERRORS // div):],
-        blocked_items=[_item(b, item) for b in facts.blocked][-max(1, MAX_BLOCKED // div):],
+        active_task=(
+            _verbatim(facts.active, max(80, ASK_CHARS // div)) if facts.active else "" if facts.goal else NO_ASK
+        ),
+        pending_user_asks=[_item(a, item) for a in facts.pending][-max(1, MAX_ASKS // div) :] if scale < 2 else [],
+        resolved_questions=[_item(a, item) for a in facts.answered][-max(1, MAX_ASKS // div) :] if scale < 2 else [],
+        completed_actions=[_item(a, item) for a in facts.actions][-max(1, MAX_ACTIONS // div) :],
+        errors_and_fixes=[_item(e, item) for e in facts.errors][-max(1, MAX_ERRORS // div) :],
+        blocked_items=[_item(b, item) for b in facts.blocked][-max(1, MAX_BLOCKED // div) :],
         files_modified=files,
         artifacts=commands[: max(1, 8 // div)] if scale < 2 else [],
         fallback=True,
     )
 
 
-def minimal_summary(messages: Sequence[dict[str, Any]], previous_goal: str = "",
-                    ends_turn: bool = False) -> StructuredSummary:
+def minimal_summary(
+    messages: Sequence[dict[str, Any]], previous_goal: str = "", ends_turn: bool = False
+) -> StructuredSummary:
     """The smallest honest summary: the goal and the open ask, cut short."""
     facts = _facts(messages, None, ends_turn)
-    return StructuredSummary(user_goal=_cap(previous_goal or facts.goal, 60),
-                             active_task=_verbatim(facts.active, 60) if facts.active else "", fallback=True)
+    return StructuredSummary(
+        user_goal=_cap(previous_goal or facts.goal, 60),
+        active_task=_verbatim(facts.active, 60) if facts.active else "",
+        fallback=True,
+    )
 
 
-def extractive_summary(messages: Sequence[dict[str, Any]], *, ids: Sequence[int] | None = None,
-                       source_tokens: int, previous_goal: str = "",
-                       count: Callable[[str], int] | None = None, ends_turn: bool = False) -> StructuredSummary:
+def extractive_summary(
+    messages: Sequence[dict[str, Any]],
+    *,
+    ids: Sequence[int] | None = None,
+    source_tokens: int,
+    previous_goal: str = "",
+    count: Callable[[str], int] | None = None,
+    ends_turn: bool = False,
+) -> StructuredSummary:
     """A fallback summary strictly smaller than `source_tokens` when at all possible.
     `ends_turn`: a user message follows the span (an ask without a reply in it was never answered)."""
     if count is None:

@@ -57,16 +57,21 @@ class Footer:
         if self.files:
             shown = list(self.files.items())[-MAX_FILES:]
             more = len(self.files) - len(shown)
-            lines.append("Files: " + ", ".join(f"{p} ({op})" for p, op in shown)
-                         + (f" (+{more} more)" if more > 0 else ""))
+            lines.append(
+                "Files: " + ", ".join(f"{p} ({op})" for p, op in shown) + (f" (+{more} more)" if more > 0 else "")
+            )
         if self.tools:
-            lines.append("Tools: " + ", ".join(f"{t} ×{n}" if n > 1 else t
-                                               for t, n in list(self.tools.items())[:MAX_TOOLS]))
+            lines.append(
+                "Tools: " + ", ".join(f"{t} ×{n}" if n > 1 else t for t, n in list(self.tools.items())[:MAX_TOOLS])
+            )
         if self.errors:
             lines.append("Errors: " + " | ".join(f"{e.first_line} ({e.handle})" for e in self.errors))
         if self.first_handle:
-            span = self.first_handle if self.first_handle == self.last_handle else \
-                f"{self.first_handle} … {self.last_handle}"
+            span = (
+                self.first_handle
+                if self.first_handle == self.last_handle
+                else f"{self.first_handle} … {self.last_handle}"
+            )
             extra = f"; notable: {', '.join(self.handles)}" if self.handles else ""
             lines.append(f"Expand: {span}{extra}")
         # Paths are arguments too: the rendered footer leaves its messages as a whole.
@@ -76,7 +81,7 @@ class Footer:
 def _one_line(text: str, cap: int) -> str:
     """The first line, redacted while whole, then clipped to `cap`."""
     first = scrub(SUMMARY_FOOTER, text.strip().split("\n", 1)[0][:SCAN_CHARS]).strip()
-    return first if len(first) <= cap else first[:cap - 1] + "…"
+    return first if len(first) <= cap else first[: cap - 1] + "…"
 
 
 def build_footer(messages: Sequence[dict[str, Any]], ids: Sequence[int] | None = None) -> Footer:

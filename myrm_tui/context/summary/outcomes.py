@@ -116,7 +116,16 @@ def span_facts(messages: Sequence[dict[str, Any]], *, ends_turn: bool = False) -
             if found is not None and found[0] > i:
                 result_index, result = found
                 status, result_text = stored_status(result), _text_of(result)
-            calls.append(CallFact(i, call_id, str(function.get("name", "")),
-                                  parse_arguments(function.get("arguments")), status, result_index, result_text))
+            calls.append(
+                CallFact(
+                    i,
+                    call_id,
+                    str(function.get("name", "")),
+                    parse_arguments(function.get("arguments")),
+                    status,
+                    result_index,
+                    result_text,
+                )
+            )
     close(UNANSWERED if ends_turn else OPEN)
     return SpanFacts(tuple(asks), tuple(calls), tuple(answers))

@@ -43,7 +43,7 @@ def _clip(text: str, cap: int) -> str:
     if len(text) <= cap:
         return text
     cut = text.rfind(" ", 0, cap - 1)
-    return text[:cut if cut > cap // 2 else cap - 1] + "…"
+    return text[: cut if cut > cap // 2 else cap - 1] + "…"
 
 
 def _head(role: str, message_id: int) -> str:
@@ -94,8 +94,9 @@ def _block_chars(kept: Sequence[_Candidate]) -> int:
     return len(QUOTES_HEADER) + sum(len(c.line) + 1 for c in kept) if kept else 0
 
 
-def _select(candidates: list[_Candidate], cap_chars: int, cap_tokens: int | None,
-            count: Callable[[str], int] | None) -> list[str]:
+def _select(
+    candidates: list[_Candidate], cap_chars: int, cap_tokens: int | None, count: Callable[[str], int] | None
+) -> list[str]:
     """Highest priority first, newest first within a priority, until the caps; then in order.
 
     Selection runs on characters (cheap); the finished block is then measured once in tokens
@@ -130,8 +131,14 @@ def render_quotes(lines: Sequence[str]) -> str:
     return "\n".join([QUOTES_HEADER, *lines]) if lines else ""
 
 
-def quotes_for(messages: Sequence[dict[str, Any]], ids: Sequence[int], cap_chars: int, *,
-               cap_tokens: int | None = None, count: Callable[[str], int] | None = None) -> str:
+def quotes_for(
+    messages: Sequence[dict[str, Any]],
+    ids: Sequence[int],
+    cap_chars: int,
+    *,
+    cap_tokens: int | None = None,
+    count: Callable[[str], int] | None = None,
+) -> str:
     """The quote block of a leaf covering `messages` (store ids `ids`): at most `cap_chars`
     characters and, when `count` is given, at most `cap_tokens` tokens."""
     if cap_chars <= 0:
@@ -148,15 +155,20 @@ def parse_quotes(rendered: str) -> list[str]:
     except ValueError:
         return []
     out = []
-    for line in lines[start + 1:]:
+    for line in lines[start + 1 :]:
         if not _LINE.match(line):
             break
         out.append(line)
     return out
 
 
-def merge_quotes(children_rendered: Sequence[str], cap_chars: int, *, cap_tokens: int | None = None,
-                 count: Callable[[str], int] | None = None) -> str:
+def merge_quotes(
+    children_rendered: Sequence[str],
+    cap_chars: int,
+    *,
+    cap_tokens: int | None = None,
+    count: Callable[[str], int] | None = None,
+) -> str:
     """The quote block of a fold: its children's quotes re-selected under the fold's caps."""
     if cap_chars <= 0:
         return ""
@@ -165,7 +177,7 @@ def merge_quotes(children_rendered: Sequence[str], cap_chars: int, *, cap_tokens
         match = _LINE.match(line)
         assert match is not None  # parse_quotes returns matching lines only
         priority = USER if match.group(1) == "user" else CLOSING
-        candidates.append(_Candidate(priority, len(candidates), line[:match.end()], line[match.end():], True))
+        candidates.append(_Candidate(priority, len(candidates), line[: match.end()], line[match.end() :], True))
     return render_quotes(_select(candidates, cap_chars, cap_tokens, count))
 
 

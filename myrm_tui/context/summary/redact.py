@@ -57,7 +57,9 @@ class RedactedObject:
 
 _B64 = r"A-Za-z0-9+/"
 # Data URLs (inline images, files) are never scanned: their base64 may contain any short pattern.
-_DATA_URL = re.compile(r"data:[\w.+/-]+(?:;[\w=.-]+)*;base64,[A-Za-z0-9+/=]+")  # no \s: a span must not swallow the next word
+_DATA_URL = re.compile(
+    r"data:[\w.+/-]+(?:;[\w=.-]+)*;base64,[A-Za-z0-9+/=]+"
+)  # no \s: a span must not swallow the next word
 
 # A line break as it appears in text, or escaped inside a JSON string (tool arguments, exports).
 _NL = r"(?:\r?\n|\\r?\\n)"
@@ -67,19 +69,25 @@ _NL = r"(?:\r?\n|\\r?\\n)"
 # unpadded last line (at most 11 bytes of a key) is the price of never eating the next word of
 # prose.
 # (One way to split any run of blanks, so a long run after a BEGIN line cannot backtrack.)
-_KEY_LINES = (rf"(?:(?:{_NL}{{1,2}}[ \t]*|[ \t]+)(?:[{_B64}]{{16,}}={{0,2}}|[{_B64}]{{1,15}}={{1,2}})"
-              rf"|{_NL}{{1,2}}[A-Za-z-]+:[^\r\n\\]*)*")
+_KEY_LINES = (
+    rf"(?:(?:{_NL}{{1,2}}[ \t]*|[ \t]+)(?:[{_B64}]{{16,}}={{0,2}}|[{_B64}]{{1,15}}={{1,2}})"
+    rf"|{_NL}{{1,2}}[A-Za-z-]+:[^\r\n\\]*)*"
+)
 # DER private keys start with fixed bytes whatever the key, so their base64 starts with fixed
 # text: PKCS#1 RSA (SEQUENCE, INTEGER 0, INTEGER modulus), PKCS#8 (INTEGER 0 then an algorithm
 # id, at each SEQUENCE header length), encrypted PKCS#8 (PBES2), SEC1 EC (INTEGER 1, OCTET
 # STRING) and OpenSSH ("openssh-key-v1"). Public keys and certificates start otherwise.
-_DER_KEY_START = (r"(?:MII[A-Za-z0-9+/]{3}IBAAK|MII[A-Za-z0-9+/]{3}IBADAN|MI[GH][A-Za-z0-9+/]AgEAM"
-                  r"|MC[A-Za-z0-9+/]CAQAw|MII[A-Za-z0-9+/]{3}B[A-Za-z0-9+/]BgkqhkiG9w0BBQ0"
-                  r"|M[A-Za-z0-9+/]{2}CAQEE|MIG[A-Za-z0-9+/]AgEBB|b3BlbnNzaC1rZXktdjE)")
+_DER_KEY_START = (
+    r"(?:MII[A-Za-z0-9+/]{3}IBAAK|MII[A-Za-z0-9+/]{3}IBADAN|MI[GH][A-Za-z0-9+/]AgEAM"
+    r"|MC[A-Za-z0-9+/]CAQAw|MII[A-Za-z0-9+/]{3}B[A-Za-z0-9+/]BgkqhkiG9w0BBQ0"
+    r"|M[A-Za-z0-9+/]{2}CAQEE|MIG[A-Za-z0-9+/]AgEBB|b3BlbnNzaC1rZXktdjE)"
+)
 # Names that mark a value as secret in config, code and YAML (lower or upper case). A name must
 # END with one: `token_count`, `password_policy` and `max_tokens` are not secrets.
-_SECRET_NAME = (r"(?:password|passwd|passphrase|secret|secret_?key|api_?key|apikey|access_?key|"
-                r"private_?key|access_?token|auth_?token|refresh_?token|bearer_?token|token|client_?secret)")
+_SECRET_NAME = (
+    r"(?:password|passwd|passphrase|secret|secret_?key|api_?key|apikey|access_?key|"
+    r"private_?key|access_?token|auth_?token|refresh_?token|bearer_?token|token|client_?secret)"
+)
 # Values that are words of a config language, not secrets (`password: null`).
 _NOT_A_VALUE = r"(?:true|false|null|none|nil|yes|no|required|optional)\b"
 # One char of a value written inline (`token: ab12…`): stops at quotes, brackets, separators.
@@ -94,21 +102,47 @@ _SHELL_WORD = r"(?:'[^'\n]+'|\"[^\"\n]+\"|[^\s\"'\\]+)"
 # the `key = value` forms that would otherwise take a URL as their value).
 _CREDENTIALS: list[tuple[str, re.Pattern[str], int]] = [
     # A PEM block to its END line, or (truncated, pasted without its end) through its body lines.
-    ("private_key", re.compile(r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----(?:"
-                               r"(?:(?!-----BEGIN )[\s\S])*?-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----"
-                               rf"|{_KEY_LINES})"), 0),
+    (
+        "private_key",
+        re.compile(
+            r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----(?:"
+            r"(?:(?!-----BEGIN )[\s\S])*?-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----"
+            rf"|{_KEY_LINES})"
+        ),
+        0,
+    ),
     # The body alone, without its BEGIN/END markers (an env var, a JSON field, a copied block).
     ("private_key", re.compile(rf"(?<![{_B64}]){_DER_KEY_START}[{_B64}]{{12,}}={{0,2}}{_KEY_LINES}"), 0),
     # user:password@host; the password may itself contain '@' or ':' (the last '@' before the
     # path ends it), and the user may be empty (redis://:password@host).
-    ("url_password", re.compile(r"\b[a-zA-Z][a-zA-Z0-9+.-]*://[^\s:/@\"'\\]*:([^\s/?#\"'\\]+)@"
-                                r"(?=[^\s@/?#\"'\\]*(?:[/?#\s\"'\\]|$))"), 1),
+    (
+        "url_password",
+        re.compile(
+            r"\b[a-zA-Z][a-zA-Z0-9+.-]*://[^\s:/@\"'\\]*:([^\s/?#\"'\\]+)@"
+            r"(?=[^\s@/?#\"'\\]*(?:[/?#\s\"'\\]|$))"
+        ),
+        1,
+    ),
     # Credentials passed in a query string (?api_key=…, Azure SAS &sig=…).
-    ("url_query_secret", re.compile(r"(?i)[?&](?:api[_-]?key|apikey|key|access[_-]?token|auth[_-]?token|token|"
-                                    r"secret|client[_-]?secret|password|passwd|sig|signature)=([^&\s#\"'<>\\]{8,})"), 1),
+    (
+        "url_query_secret",
+        re.compile(
+            r"(?i)[?&](?:api[_-]?key|apikey|key|access[_-]?token|auth[_-]?token|token|"
+            r"secret|client[_-]?secret|password|passwd|sig|signature)=([^&\s#\"'<>\\]{8,})"
+        ),
+        1,
+    ),
     # Webhook URLs are the credential themselves: whoever has the path can post.
-    ("slack_webhook", re.compile(r"https://hooks\.slack\.com/(?:services|workflows|triggers)/([A-Za-z0-9_/-]{20,})"), 1),
-    ("discord_webhook", re.compile(r"https://(?:ptb\.|canary\.)?discord(?:app)?\.com/api/webhooks/(\d+/[\w-]{20,})"), 1),
+    (
+        "slack_webhook",
+        re.compile(r"https://hooks\.slack\.com/(?:services|workflows|triggers)/([A-Za-z0-9_/-]{20,})"),
+        1,
+    ),
+    (
+        "discord_webhook",
+        re.compile(r"https://(?:ptb\.|canary\.)?discord(?:app)?\.com/api/webhooks/(\d+/[\w-]{20,})"),
+        1,
+    ),
     # Azure storage / Service Bus connection strings.
     ("azure_key", re.compile(r"(?i)\b(?:AccountKey|SharedAccessKey|SharedSecretValue)=([^;\s\"'\\]{16,})"), 1),
     ("anthropic_key", re.compile(r"(?<![\w-])sk-ant-[A-Za-z0-9_-]{20,}"), 0),
@@ -128,46 +162,88 @@ _CREDENTIALS: list[tuple[str, re.Pattern[str], int]] = [
     # Passwords on a command line: `mysql -pS3cret` (glued; `-p alone` prompts), `--password=…`,
     # `curl -u user:pass`, `sshpass -p …`, `openssl … -passin pass:…`.
     ("cli_password", re.compile(rf"(?<![\w-]){_MYSQL_CLIENTS}\b[^\n;|&]*?[ \t]-p({_SHELL_WORD})"), 1),
-    ("cli_password", re.compile(r"(?<![\w-])--(?:password|passwd|pass|token|api[-_]?key|client[-_]secret|"
-                                rf"auth[-_]token|access[-_]token)(?:=|[ \t]+)((?![-$]){_SHELL_WORD})"), 1),
-    ("cli_password", re.compile(r"(?<![\w-])curl\b[^\n;|&]*?[ \t](?:-u|--user)[ \t]*['\"]?[^\s:'\"]+:([^\s'\"\\]+)"), 1),
+    (
+        "cli_password",
+        re.compile(
+            r"(?<![\w-])--(?:password|passwd|pass|token|api[-_]?key|client[-_]secret|"
+            rf"auth[-_]token|access[-_]token)(?:=|[ \t]+)((?![-$]){_SHELL_WORD})"
+        ),
+        1,
+    ),
+    (
+        "cli_password",
+        re.compile(r"(?<![\w-])curl\b[^\n;|&]*?[ \t](?:-u|--user)[ \t]*['\"]?[^\s:'\"]+:([^\s'\"\\]+)"),
+        1,
+    ),
     ("cli_password", re.compile(r"(?<![\w-])sshpass[ \t]+-p[ \t]*([^\s\\]+)"), 1),
     ("cli_password", re.compile(r"(?<![\w-])-pass(?:in|out)?[ \t]+pass:([^\s\\]+)"), 1),
     # .env style: a KEY whose name ends in a secret word (MAX_TOKENS is not one), any value that
     # is not a reference ($VAR, ${VAR}) or code (os.environ[...], get_token()).
-    ("env_secret", re.compile(
-        r"(?m)\b(?:export\s+)?[A-Z0-9_]*(?:SECRET|PASSWORD|PASSWD|TOKEN|API_KEY|APIKEY|ACCESS_KEY|"
-        r"PRIVATE_KEY|CREDENTIALS|AUTH_KEY)\s*[=:]\s*[\"']?((?!\$)[^\s\"'#()\[\]{},;]{3,}+)(?![(\[{])"), 1),
+    (
+        "env_secret",
+        re.compile(
+            r"(?m)\b(?:export\s+)?[A-Z0-9_]*(?:SECRET|PASSWORD|PASSWD|TOKEN|API_KEY|APIKEY|ACCESS_KEY|"
+            r"PRIVATE_KEY|CREDENTIALS|AUTH_KEY)\s*[=:]\s*[\"']?((?!\$)[^\s\"'#()\[\]{},;]{3,}+)(?![(\[{])"
+        ),
+        1,
+    ),
     # JSON/YAML fields whose key ends in a secret word, with a quoted value.
     # (Anchored at a word start: unanchored, `[\w-]*` rescans a long word from every position.)
-    ("json_secret", re.compile(
-        r"(?i)(?<![\w-])[\"']?[\w-]*(?:password|passwd|secret|api_?key|access_?token|auth_?token|refresh_?token|"
-        r"client_secret|private_?key|token)[\"']?"
-        r"\s*:\s*[\"']((?!\$\{)[^\"'\s]{4,})[\"']"), 1),
+    (
+        "json_secret",
+        re.compile(
+            r"(?i)(?<![\w-])[\"']?[\w-]*(?:password|passwd|secret|api_?key|access_?token|auth_?token|refresh_?token|"
+            r"client_secret|private_?key|token)[\"']?"
+            r"\s*:\s*[\"']((?!\$\{)[^\"'\s]{4,})[\"']"
+        ),
+        1,
+    ),
     # Code and config assignments with a quoted value, any case: db_password = "…", token := '…'.
-    ("assigned_secret", re.compile(
-        rf"(?i)(?<![\w.-])[\w.-]*{_SECRET_NAME}[ \t]*(?::=|=)[ \t]*([\"'])((?!\$)(?:(?!\1)[^\n\\]){{3,}})\1"), 2),
+    (
+        "assigned_secret",
+        re.compile(
+            rf"(?i)(?<![\w.-])[\w.-]*{_SECRET_NAME}[ \t]*(?::=|=)[ \t]*([\"'])((?!\$)(?:(?!\1)[^\n\\]){{3,}})\1"
+        ),
+        2,
+    ),
     # INI/conf lines with a bare value (`password=hunter2` in .my.cnf): the value must be the whole
     # rest of the line, at least 6 chars, and not look like code (an identifier, a call, a number).
-    ("assigned_secret", re.compile(
-        rf"(?im)(?:^|(?<=\\n))[ \t]*[\w.-]*{_SECRET_NAME}[ \t]*=[ \t]*(?!{_NOT_A_VALUE})"
-        r"((?![$\"'\[{(])(?=[^\s]*[^A-Za-z_.\s])(?!\d+\b)[^\s#;\"'\\()\[\]{}]{6,})[ \t]*(?:[#;][^\n]*)?(?=$|\\n)"), 1),
+    (
+        "assigned_secret",
+        re.compile(
+            rf"(?im)(?:^|(?<=\\n))[ \t]*[\w.-]*{_SECRET_NAME}[ \t]*=[ \t]*(?!{_NOT_A_VALUE})"
+            r"((?![$\"'\[{(])(?=[^\s]*[^A-Za-z_.\s])(?!\d+\b)[^\s#;\"'\\()\[\]{}]{6,})[ \t]*(?:[#;][^\n]*)?(?=$|\\n)"
+        ),
+        1,
+    ),
     # The same anywhere in a line (a model's summary or a flattened quote joins lines): then the
     # value must mix letters and digits, which prose after "token:" does not.
-    ("assigned_secret", re.compile(
-        rf"(?i)(?<![\w.-])[\w.-]*{_SECRET_NAME}[\"']?[ \t]*[:=][ \t]*(?!{_NOT_A_VALUE})"
-        rf"((?![$])(?={_INLINE_VALUE}*\d)(?={_INLINE_VALUE}*[A-Za-z]){_INLINE_VALUE}{{8,}})"), 1),
+    (
+        "assigned_secret",
+        re.compile(
+            rf"(?i)(?<![\w.-])[\w.-]*{_SECRET_NAME}[\"']?[ \t]*[:=][ \t]*(?!{_NOT_A_VALUE})"
+            rf"((?![$])(?={_INLINE_VALUE}*\d)(?={_INLINE_VALUE}*[A-Za-z]){_INLINE_VALUE}{{8,}})"
+        ),
+        1,
+    ),
     # YAML with a bare value: `token: value` (a value that runs to the end of its line).
-    ("yaml_secret", re.compile(
-        rf"(?im)(?:^|(?<=\\n))[ \t]*(?:-[ \t]+)?[\w.-]*{_SECRET_NAME}[ \t]*:[ \t]+(?!{_NOT_A_VALUE})"
-        r"((?![$\[{!&*|>\"'])[^\s#\\\"']{4,})[ \t]*(?:#[^\n]*)?(?=$|\\n|\\r|\")"), 1),
+    (
+        "yaml_secret",
+        re.compile(
+            rf"(?im)(?:^|(?<=\\n))[ \t]*(?:-[ \t]+)?[\w.-]*{_SECRET_NAME}[ \t]*:[ \t]+(?!{_NOT_A_VALUE})"
+            r"((?![$\[{!&*|>\"'])[^\s#\\\"']{4,})[ \t]*(?:#[^\n]*)?(?=$|\\n|\\r|\")"
+        ),
+        1,
+    ),
 ]
 
 _EMAIL = re.compile(r"(?<![\w.+-])[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}(?![\w-])")
 # International (+CC …) or North-American (3-3-4 with separators) numbers; bare digit runs are
 # never phones (they are ids, ports, timestamps).
-_PHONE = re.compile(r"(?<![\w+])(?:\+\d{1,3}[ .-]?(?:\(\d{1,4}\)[ .-]?)?\d{1,4}(?:[ .-]?\d{2,4}){2,4}"
-                    r"|\(?\b\d{3}\)?[ .-]\d{3}[ .-]\d{4})(?![\w-])")
+_PHONE = re.compile(
+    r"(?<![\w+])(?:\+\d{1,3}[ .-]?(?:\(\d{1,4}\)[ .-]?)?\d{1,4}(?:[ .-]?\d{2,4}){2,4}"
+    r"|\(?\b\d{3}\)?[ .-]\d{3}[ .-]\d{4})(?![\w-])"
+)
 # Card numbers start with a real issuer prefix (Visa 4, Mastercard 51-55/22-27, Amex 34/37,
 # Discover 6011/65) and pass Luhn; epoch-millisecond timestamps and ids fail one or the other.
 _CARD = re.compile(r"(?<![\w.-])(?:4|5[1-5]|2[2-7]|3[47]|6011|65)\d{0,3}(?:[ -]?\d){9,15}(?![\w-])")
@@ -191,8 +267,7 @@ def _card(match: re.Match[str]) -> bool:
 def _email(match: re.Match[str]) -> bool:
     # user@host:path is an scp/ssh remote (git@github.com:org/repo.git), and scheme://user@host
     # the user part of a URL: neither is a person's address.
-    return not (match.string.startswith(":", match.end())
-                or match.string.endswith("://", 0, match.start()))
+    return not (match.string.startswith(":", match.end()) or match.string.endswith("://", 0, match.start()))
 
 
 def _phone(match: re.Match[str]) -> bool:
@@ -204,8 +279,14 @@ def _protected_spans(text: str) -> list[tuple[int, int]]:
     return [m.span() for m in _DATA_URL.finditer(text)]
 
 
-def _sub(text: str, kind: str, pattern: re.Pattern[str], group: int, counts: Counter[str],
-         accept: Callable[[re.Match[str]], bool] | None = None) -> str:
+def _sub(
+    text: str,
+    kind: str,
+    pattern: re.Pattern[str],
+    group: int,
+    counts: Counter[str],
+    accept: Callable[[re.Match[str]], bool] | None = None,
+) -> str:
     protected = _protected_spans(text)
     out: list[str] = []
     pos = 0

@@ -68,9 +68,11 @@ def _calls(calls: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
             except ValueError:
                 args = None
             if isinstance(args, dict):
-                args = {k: (v[:ARGUMENT_CHARS] + "…" if isinstance(v, str) and len(v) > ARGUMENT_CHARS else v)
-                        for k, v in args.items()}
-                function["arguments"] = json.dumps(args, ensure_ascii=False)[:4 * ARGUMENT_CHARS]
+                args = {
+                    k: (v[:ARGUMENT_CHARS] + "…" if isinstance(v, str) and len(v) > ARGUMENT_CHARS else v)
+                    for k, v in args.items()
+                }
+                function["arguments"] = json.dumps(args, ensure_ascii=False)[: 4 * ARGUMENT_CHARS]
             else:
                 function["arguments"] = raw[:ARGUMENT_CHARS] + "…"
         out.append({**call, "function": function})
@@ -88,7 +90,9 @@ def summarizer_messages(messages: Sequence[dict[str, Any]]) -> list[dict[str, An
         else:
             new = {**message, "content": _content(message.get("content"), TEXT_CHARS)}
             batch = len(message.get("tool_calls") or ())
-            result_cap = max(MIN_RESULT_CHARS, min(TOOL_RESULT_CHARS, BATCH_CHARS // batch)) if batch else TOOL_RESULT_CHARS
+            result_cap = (
+                max(MIN_RESULT_CHARS, min(TOOL_RESULT_CHARS, BATCH_CHARS // batch)) if batch else TOOL_RESULT_CHARS
+            )
             if message.get("tool_calls"):
                 new["tool_calls"] = _calls(message["tool_calls"])
         out.append(new)

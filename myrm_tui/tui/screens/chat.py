@@ -117,8 +117,9 @@ if TYPE_CHECKING:
 
 BUSY_NOTICE = "A turn is running — Esc to interrupt."
 NO_ENGINE_COMPACT = "Compaction arrives with the context engine."
-COMPACT_CANCELLED = ("Compaction cancelled: the prompt is unchanged; summaries already written are kept "
-                     "for the next compaction.")
+COMPACT_CANCELLED = (
+    "Compaction cancelled: the prompt is unchanged; summaries already written are kept for the next compaction."
+)
 NOTHING_YET = "Nothing to {what} yet: send a message first."
 
 
@@ -177,8 +178,7 @@ class ChatScreen(EditQueueMixin, Screen[None]):
     AUTO_FOCUS = "#prompt"
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "interrupt", "Interrupt", priority=True, id="chat.interrupt"),
-        Binding("ctrl+c", "clear_or_quit", "Clear / quit (twice)", show=False, priority=True,
-                id="chat.clear_or_quit"),
+        Binding("ctrl+c", "clear_or_quit", "Clear / quit (twice)", show=False, priority=True, id="chat.clear_or_quit"),
         Binding("ctrl+end", "jump_to_bottom", "Jump to bottom", show=False, id="chat.jump_to_bottom"),
         Binding("ctrl+l", "compact", "Compact now", id="chat.compact"),
         Binding("ctrl+n", "fork", "Fork session", id="chat.fork"),
@@ -191,19 +191,44 @@ class ChatScreen(EditQueueMixin, Screen[None]):
         Binding("ctrl+g", "external_editor", "Edit draft in $EDITOR", id="chat.editor"),
         # Priority: the prompt's own Ctrl+Y (redo) would take it otherwise; only while an approval
         # waits (check_action), so redo works the rest of the time.
-        Binding(FOCUS_KEY, "focus_approval", "Answer the waiting approval (and back)", priority=True,
-                id=FOCUS_BINDING_ID),
+        Binding(
+            FOCUS_KEY, "focus_approval", "Answer the waiting approval (and back)", priority=True, id=FOCUS_BINDING_ID
+        ),
         # Edit, retry and queue (screens/chat_edit_queue.py): Up/Delete are ours only on an empty
         # prompt or while editing (check_action); everywhere else they keep their meaning. Esc
         # (chat.interrupt) also cancels an edit: a second Esc binding would be lost to a keymap.
-        Binding("up", "edit_last", "Edit your last message (empty prompt) / the last queued one",
-                show=False, priority=True, id="chat.edit_last"),
-        Binding("alt+up", "edit_earlier", "While editing: the message before", show=False, priority=True,
-                id="chat.edit_earlier"),
-        Binding("alt+down", "edit_later", "While editing: the message after", show=False, priority=True,
-                id="chat.edit_later"),
-        Binding("delete", "cancel_queued", "Remove the last queued message (empty prompt)", show=False,
-                priority=True, id="chat.cancel_queued"),
+        Binding(
+            "up",
+            "edit_last",
+            "Edit your last message (empty prompt) / the last queued one",
+            show=False,
+            priority=True,
+            id="chat.edit_last",
+        ),
+        Binding(
+            "alt+up",
+            "edit_earlier",
+            "While editing: the message before",
+            show=False,
+            priority=True,
+            id="chat.edit_earlier",
+        ),
+        Binding(
+            "alt+down",
+            "edit_later",
+            "While editing: the message after",
+            show=False,
+            priority=True,
+            id="chat.edit_later",
+        ),
+        Binding(
+            "delete",
+            "cancel_queued",
+            "Remove the last queued message (empty prompt)",
+            show=False,
+            priority=True,
+            id="chat.cancel_queued",
+        ),
         Binding("f5", "retry", "Retry: regenerate the last answer in a fork", id="chat.retry"),
     ]
 
@@ -242,9 +267,14 @@ class ChatScreen(EditQueueMixin, Screen[None]):
                 yield PromptArea(id="prompt")
             yield CompactionPanel(id="panel")
         with Horizontal(id="statusline"):
-            yield StatusBar(StatusInfo(model=self.chat.settings.model or None,
-                                       workspace=self.chat.workspace,
-                                       session_id=self.chat.session_id), id="status")
+            yield StatusBar(
+                StatusInfo(
+                    model=self.chat.settings.model or None,
+                    workspace=self.chat.workspace,
+                    session_id=self.chat.session_id,
+                ),
+                id="status",
+            )
             yield ForkHint(id="fork-hint")
             yield ContextRing(id="ring")
 
@@ -293,12 +323,16 @@ class ChatScreen(EditQueueMixin, Screen[None]):
             self.transcript.mount(Note(self.chat.open_error, "error"))
         records = self.chat.history()
         self.prompt.prompt_history = type(self.prompt.prompt_history)(
-            item.text for item in build_history(records).items if isinstance(item, UserItem))
+            item.text for item in build_history(records).items if isinstance(item, UserItem)
+        )
         self.prompt.add_workspace_history(self.chat.store, {r.id for r in records})
         self._render_history(records)
         if not records and not self.chat.open_error:
-            self.transcript.mount(Welcome(self.chat.settings.model or self.chat.resolve_session_model(),
-                                          self._welcome_keys(), id="welcome"))
+            self.transcript.mount(
+                Welcome(
+                    self.chat.settings.model or self.chat.resolve_session_model(), self._welcome_keys(), id="welcome"
+                )
+            )
         self.ring.compact_key = self.key_for("chat.compact")
         self.refresh_context(announce=False)
         self.reload_custom_commands(announce=True)
@@ -350,7 +384,8 @@ class ChatScreen(EditQueueMixin, Screen[None]):
         for item in done:
             self._seen_compactions.add(item.key)
             out.setdefault(turn_after(starts, item.created_at) + lead, []).append(
-                CompactionDivider(item.summary, item.key))
+                CompactionDivider(item.summary, item.key)
+            )
         return out
 
     def mounted_turns(self) -> list[UserMessage]:
@@ -429,7 +464,8 @@ class ChatScreen(EditQueueMixin, Screen[None]):
 
             settings = self.chat.settings
             self._window_problem = window_problem(
-                settings if settings.model == model else settings.with_values(model=model), self.chat.workspace)
+                settings if settings.model == model else settings.with_values(model=model), self.chat.workspace
+            )
         return model
 
     def _prepared(self, worker: Worker) -> None:
@@ -437,8 +473,13 @@ class ChatScreen(EditQueueMixin, Screen[None]):
             self.chat.model = worker.result
         else:
             self.chat.model = self.chat.settings.model or None
-            self.transcript.mount(Note(f"Could not resolve the model: {worker.error}", "error",
-                                       "Run `myrm doctor` to check the installation."))
+            self.transcript.mount(
+                Note(
+                    f"Could not resolve the model: {worker.error}",
+                    "error",
+                    "Run `myrm doctor` to check the installation.",
+                )
+            )
         from myrm_tui.agent.sandbox import sandbox_status
 
         self.status.set(model=self.chat.model, sandbox=sandbox_status(self.chat.settings.sandbox).badge())
@@ -464,9 +505,11 @@ class ChatScreen(EditQueueMixin, Screen[None]):
         return ""
 
     def _welcome_keys(self) -> WelcomeKeys:
-        return WelcomeKeys(switch_model=pretty_key(self.raw_key_for("chat.model")),
-                           settings=pretty_key(self.raw_key_for("chat.settings")),
-                           help=pretty_key(self.raw_key_for("chat.help")))
+        return WelcomeKeys(
+            switch_model=pretty_key(self.raw_key_for("chat.model")),
+            settings=pretty_key(self.raw_key_for("chat.settings")),
+            help=pretty_key(self.raw_key_for("chat.help")),
+        )
 
     def _refine_welcome(self) -> None:
         found = self.transcript.query_children(Welcome)
@@ -499,9 +542,13 @@ class ChatScreen(EditQueueMixin, Screen[None]):
         # The ring's reading, also when there is none (a fresh session clears the last one's).
         self.status.set(prompt_tokens=state.reading.used)
         if announce and level in ("warn", "crit") and self._cta_level not in ("warn", "crit"):
-            self.notify(f"Context {state.reading.percent}% full. Fork into a fresh session "
-                        f"({self.key_for('chat.fork')}) or compact now ({self.key_for('chat.compact')}).",
-                        title="Context filling up", severity="warning", timeout=8)
+            self.notify(
+                f"Context {state.reading.percent}% full. Fork into a fresh session "
+                f"({self.key_for('chat.fork')}) or compact now ({self.key_for('chat.compact')}).",
+                title="Context filling up",
+                severity="warning",
+                timeout=8,
+            )
         self._cta_level = level
         if self.panel.display:
             self._refresh_panel()
@@ -517,8 +564,10 @@ class ChatScreen(EditQueueMixin, Screen[None]):
         sid = self.chat.session_id
         if sid is None:
             return
-        recent = [*self.chat.store.events(sid, event_kinds.COMPACTION, limit=4),
-                  *self.chat.store.events(sid, event_kinds.ASSEMBLE, limit=2)]
+        recent = [
+            *self.chat.store.events(sid, event_kinds.COMPACTION, limit=4),
+            *self.chat.store.events(sid, event_kinds.ASSEMBLE, limit=2),
+        ]
         for item in compactions(recent):
             if item.key not in self._seen_compactions:
                 self._seen_compactions.add(item.key)
@@ -588,8 +637,9 @@ class ChatScreen(EditQueueMixin, Screen[None]):
             return
         try:  # a refused image or file stops the send; the draft stays in the prompt
             images = self.images.for_message(text, self.chat.workspace)
-            files = load_attachments(file_refs(text, self.chat.workspace), self.chat.workspace,
-                                     self.chat.workspace, self.chat.settings)
+            files = load_attachments(
+                file_refs(text, self.chat.workspace), self.chat.workspace, self.chat.workspace, self.chat.settings
+            )
         except AttachmentError as exc:
             self.notify(str(exc), title="Not attached", severity="error", timeout=8)
             return
@@ -600,13 +650,24 @@ class ChatScreen(EditQueueMixin, Screen[None]):
         self._turn_model = model
         self.start_turn(text, images, files, note=note, draft=draft)
 
-    def start_turn(self, text: str, images: Sequence[ImageAttachment] = (),
-                   files: Sequence[FileAttachment] = (), *, note: str = "", draft: str | None = None) -> None:
+    def start_turn(
+        self,
+        text: str,
+        images: Sequence[ImageAttachment] = (),
+        files: Sequence[FileAttachment] = (),
+        *,
+        note: str = "",
+        draft: str | None = None,
+    ) -> None:
         self._drop_welcome()
         chips = attachment_chips(files, int(self.chat.settings.tool_output_cap), self.chat.model or "")
-        user = UserMessage(text + "".join(f"\n[{chip}]" for chip in chips)
-                           + "".join(f"\n[image: {image.name}]" for image in images)
-                           + (f"\n[{note}]" if note else ""), stored=False)
+        user = UserMessage(
+            text
+            + "".join(f"\n[{chip}]" for chip in chips)
+            + "".join(f"\n[image: {image.name}]" for image in images)
+            + (f"\n[{note}]" if note else ""),
+            stored=False,
+        )
         self.transcript.mount(user)
         self.transcript.anchor()  # sending is a request to follow the reply
         self.turn_text = text if draft is None else draft
@@ -614,11 +675,13 @@ class ChatScreen(EditQueueMixin, Screen[None]):
         self.status.set(state="starting" if self.ready.is_set() else "loading the model library")
         self.workers.cancel_group(self, "maintain")  # background summary work yields to the user
         _defer_full_collections()
-        self.turn_worker = self.run_worker(self._run_turn(text, self.turn_view, images, files), group="turn",
-                                           exclusive=True, exit_on_error=False)
+        self.turn_worker = self.run_worker(
+            self._run_turn(text, self.turn_view, images, files), group="turn", exclusive=True, exit_on_error=False
+        )
 
-    async def _run_turn(self, text: str, view: TurnView, images: Sequence[ImageAttachment] = (),
-                        files: Sequence[FileAttachment] = ()) -> None:
+    async def _run_turn(
+        self, text: str, view: TurnView, images: Sequence[ImageAttachment] = (), files: Sequence[FileAttachment] = ()
+    ) -> None:
         await self.ready.wait()
         if self.chat.model is None:
             raise RuntimeError(ONBOARDING[0])
@@ -648,8 +711,11 @@ class ChatScreen(EditQueueMixin, Screen[None]):
             view.close("interrupted")
         elif worker.state == WorkerState.ERROR:
             error = worker.error
-            view.note(str(error) or type(error).__name__, "error",
-                      "Your message was kept in the input; send it again when fixed.")
+            view.note(
+                str(error) or type(error).__name__,
+                "error",
+                "Your message was kept in the input; send it again when fixed.",
+            )
             view.close("error")
         else:
             view.close("error" if view.failed else "done")
@@ -781,11 +847,15 @@ class ChatScreen(EditQueueMixin, Screen[None]):
         myrm runs is offered at once. `announce`: say what was not loaded (at start)."""
         from myrm_tui.settings.paths import user_config_dir
 
-        self.custom = load_custom_commands(self.chat.workspace, user_config_dir(),
-                                           [c.name for c in SLASH_COMMANDS])
+        self.custom = load_custom_commands(self.chat.workspace, user_config_dir(), [c.name for c in SLASH_COMMANDS])
         if announce and self.custom.problems:
-            self.transcript.mount(Note("Custom commands: " + "; ".join(self.custom.problems), "warning",
-                                       "F1 lists the commands that were loaded."))
+            self.transcript.mount(
+                Note(
+                    "Custom commands: " + "; ".join(self.custom.problems),
+                    "warning",
+                    "F1 lists the commands that were loaded.",
+                )
+            )
 
     def custom_slash(self) -> tuple[SlashCommand, ...]:
         return tuple(SlashCommand(c.name, c.argument_hint, c.help, str(c.path)) for c in self.custom.commands)
@@ -818,8 +888,7 @@ class ChatScreen(EditQueueMixin, Screen[None]):
 
     def _busy(self) -> bool:
         if self.turn_running or self.compacting:
-            self.notify(BUSY_NOTICE if self.turn_running else "A compaction is running.",
-                        severity="warning", timeout=3)
+            self.notify(BUSY_NOTICE if self.turn_running else "A compaction is running.", severity="warning", timeout=3)
             return True
         return False
 
@@ -837,8 +906,9 @@ class ChatScreen(EditQueueMixin, Screen[None]):
         self._compact(focus)
 
     def _compact(self, focus: str | None) -> None:
-        self.compact_worker = self.run_worker(self._run_compact(focus), group="compact", exclusive=True,
-                                              exit_on_error=False)
+        self.compact_worker = self.run_worker(
+            self._run_compact(focus), group="compact", exclusive=True, exit_on_error=False
+        )
 
     async def _run_compact(self, focus: str | None) -> None:
         """The compact command on the app's loop: the summarizer's calls are awaited, the
@@ -935,8 +1005,9 @@ class ChatScreen(EditQueueMixin, Screen[None]):
                 return
             self.apply_changes(changes)
 
-        self.app.push_screen(SettingsScreen(self.myrm.settings, sorted(self.app.available_themes),
-                                            str(self.myrm.config_path)), chosen)
+        self.app.push_screen(
+            SettingsScreen(self.myrm.settings, sorted(self.app.available_themes), str(self.myrm.config_path)), chosen
+        )
 
     def action_switch_model(self) -> None:
         def chosen(choice: ScopedChoice | None) -> None:
@@ -964,7 +1035,8 @@ class ChatScreen(EditQueueMixin, Screen[None]):
         if model and model != self.chat.model:
             warning = await asyncio.to_thread(self._shrink_warning, str(model))
             if warning and not await self.app.push_screen_wait(
-                    ConfirmScreen("Switch to a smaller window?", warning, "Switch")):
+                ConfirmScreen("Switch to a smaller window?", warning, "Switch")
+            ):
                 self.notify("Model unchanged.")
                 changes.pop("model")
                 if not changes:
@@ -994,14 +1066,17 @@ class ChatScreen(EditQueueMixin, Screen[None]):
         from myrm_tui.llm import registry
 
         info = registry.info(model, self.myrm.settings.models)
-        estimate = expected_compaction(self.context.reading.used, info.context_window,
-                                       int(self.myrm.settings.max_output_tokens))
+        estimate = expected_compaction(
+            self.context.reading.used, info.context_window, int(self.myrm.settings.max_output_tokens)
+        )
         if estimate is None:
             return None
         tokens, limit = estimate
-        return (f"{model} has a {format_tokens(info.context_window)} window (prompt limit "
-                f"{format_tokens(limit)}); the last prompt was {format_tokens(self.context.reading.used or 0)} "
-                f"tokens. This will compact about {format_tokens(tokens)} tokens on your next message.")
+        return (
+            f"{model} has a {format_tokens(info.context_window)} window (prompt limit "
+            f"{format_tokens(limit)}); the last prompt was {format_tokens(self.context.reading.used or 0)} "
+            f"tokens. This will compact about {format_tokens(tokens)} tokens on your next message."
+        )
 
     def action_health(self) -> None:
         self.app.push_screen(HealthScreen(self.chat.store, self.chat.session_id))
@@ -1022,21 +1097,35 @@ class ChatScreen(EditQueueMixin, Screen[None]):
 
         keymap = {k: v for k, v in self.myrm.settings.keymap.items()}
         bound: list[BoundKey] = []
-        for bindings in (type(self.prompt).BINDINGS, type(self).BINDINGS, ApprovalPrompt.BINDINGS,
-                         type(self.app).BINDINGS):
+        for bindings in (
+            type(self.prompt).BINDINGS,
+            type(self).BINDINGS,
+            ApprovalPrompt.BINDINGS,
+            type(self.app).BINDINGS,
+        ):
             mapped = BindingsMap(bindings)
             if keymap:
                 mapped.apply_keymap(keymap)
-            bound += [BoundKey(binding.id, binding.description, key) for key, binding in mapped
-                      if binding.id and binding.description]
+            bound += [
+                BoundKey(binding.id, binding.description, key)
+                for key, binding in mapped
+                if binding.id and binding.description
+            ]
         palette = getattr(self.app, "COMMAND_PALETTE_BINDING", "ctrl+p")
         if not any(item.binding_id == "app.command_palette" for item in bound):
             bound.append(BoundKey("app.command_palette", "Command palette", palette))
         lines = key_table(key_rows(bound))
-        lines += ["", "Rebind any key with `[keymap]` in the config: `\"chat.fork\" = \"f6\"`.", "",
-                  "| command | what it does |", "|---|---|"]
-        lines += [f"| `{f'{c.name} {c.args}'.rstrip()}` | {c.help.replace('|', '/')} |"
-                  for c in alphabetical(with_custom(self.custom_slash()))]
+        lines += [
+            "",
+            'Rebind any key with `[keymap]` in the config: `"chat.fork" = "f6"`.',
+            "",
+            "| command | what it does |",
+            "|---|---|",
+        ]
+        lines += [
+            f"| `{f'{c.name} {c.args}'.rstrip()}` | {c.help.replace('|', '/')} |"
+            for c in alphabetical(with_custom(self.custom_slash()))
+        ]
         if self.custom.problems:
             lines += ["", "Custom commands not loaded:", ""] + [f"- {problem}" for problem in self.custom.problems]
         return "\n".join(lines)
@@ -1106,8 +1195,7 @@ class ChatScreen(EditQueueMixin, Screen[None]):
         """Give the keyboard back to the prompt when it was on an approval that closed (never
         to a waiting approval: moving there is the user's deliberate key)."""
         focused = self.focused
-        on_approval = focused is not None and any(isinstance(a, ApprovalPrompt)
-                                                  for a in (focused, *focused.ancestors))
+        on_approval = focused is not None and any(isinstance(a, ApprovalPrompt) for a in (focused, *focused.ancestors))
         if on_approval or focused is None or not focused.can_focus:
             self.prompt.focus()
 
@@ -1176,8 +1264,7 @@ class ChatScreen(EditQueueMixin, Screen[None]):
             self.notify("This terminal cannot hand over to an editor here.", severity="warning")
             return
         except (OSError, Exception) as exc:  # noqa: BLE001 - the draft stays as it was
-            self.notify(f"The editor ({' '.join(command)}) failed: {exc}. Your draft is unchanged.",
-                        severity="error")
+            self.notify(f"The editor ({' '.join(command)}) failed: {exc}. Your draft is unchanged.", severity="error")
             return
         self.prompt.load_text(edited)
         self.prompt.move_cursor(self.prompt.document.end)

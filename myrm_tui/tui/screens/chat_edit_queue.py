@@ -68,8 +68,13 @@ class EditQueueMixin:
     def check_edit_action(self: ChatScreen, action: str) -> bool | None:  # type: ignore[misc]
         """None for actions that are not ours; else whether the key is ours right now (False lets
         the prompt have it: Up, Esc and Delete keep their usual meaning everywhere else)."""
-        if action == "interrupt" and self._edit is not None and not self.turn_running \
-                and self.compact_worker is None and not self.prompt.popup_open:
+        if (
+            action == "interrupt"
+            and self._edit is not None
+            and not self.turn_running
+            and self.compact_worker is None
+            and not self.prompt.popup_open
+        ):
             return True  # Esc cancels the edit (ChatScreen.action_interrupt); an open popup first closes
         if action not in EDIT_ACTIONS:
             return None
@@ -135,12 +140,14 @@ class EditQueueMixin:
         self._edit = target
         self.prompt.load_text(target.text)
         self.prompt.move_cursor(self.prompt.document.end)
-        where = "your last message" if target.position == target.count else \
-            f"message {target.position} of {target.count}"
+        where = (
+            "your last message" if target.position == target.count else f"message {target.position} of {target.count}"
+        )
         into = "a fork" if target.fork_at is not None else "a new session"
         self.query_one("#edit-hint", EditHint).show(
             f"✎ editing {where} · Enter sends it in {into} · {self._key('chat.interrupt')} cancels · "
-            f"{self._key('chat.edit_earlier')}/{self._key('chat.edit_later')} earlier/later")
+            f"{self._key('chat.edit_earlier')}/{self._key('chat.edit_later')} earlier/later"
+        )
         self._highlight(target)
 
     def _highlight(self: ChatScreen, target: EditTarget | None) -> None:  # type: ignore[misc]
@@ -171,15 +178,21 @@ class EditQueueMixin:
         if session is None:
             return
         try:
-            child_id = None if fork_at is None else self.chat.store.fork(
-                session.id, at_message=fork_at, title=f"{session.title} ({what})".strip()).id
+            child_id = (
+                None
+                if fork_at is None
+                else self.chat.store.fork(session.id, at_message=fork_at, title=f"{session.title} ({what})".strip()).id
+            )
         except Exception as exc:  # noqa: BLE001 - StoreError: shown, nothing changed
             self.notify(f"Fork failed: {exc}", severity="error")
             return
         title = session.title or short_id(session.id)
-        notice = (f"{what.capitalize()}: forked from “{title}” ({short_id(session.id)}); the original is "
-                  "unchanged in /sessions." if child_id else
-                  f"{what.capitalize()}: a new session (the first message changed); “{title}” is unchanged.")
+        notice = (
+            f"{what.capitalize()}: forked from “{title}” ({short_id(session.id)}); the original is "
+            "unchanged in /sessions."
+            if child_id
+            else f"{what.capitalize()}: a new session (the first message changed); “{title}” is unchanged."
+        )
         self.myrm.open_session(child_id, notice)
         screen = self.app.screen
         if isinstance(screen, EditQueueMixin):
@@ -213,8 +226,8 @@ class EditQueueMixin:
         if not entries or current.startswith(text):
             return text  # still in the editor as submitted: not stale
         taken = entries[-1]
-        if len(text) > len(taken) and text.startswith(taken) and current.startswith(text[len(taken):]):
-            return text[len(taken):]
+        if len(text) > len(taken) and text.startswith(taken) and current.startswith(text[len(taken) :]):
+            return text[len(taken) :]
         return text
 
     def action_retry(self: ChatScreen) -> None:  # type: ignore[misc]
@@ -238,7 +251,8 @@ class EditQueueMixin:
 
     def _show_queue(self: ChatScreen) -> None:  # type: ignore[misc]
         self.query_one("#queued", QueuedMessages).show(
-            self.queue.items, self._key("chat.edit_last"), self._key("chat.cancel_queued"))
+            self.queue.items, self._key("chat.edit_last"), self._key("chat.cancel_queued")
+        )
 
     def after_turn(self: ChatScreen, worker_state: Any, failed: bool) -> None:  # type: ignore[misc]
         """A turn ended: send what was queued (it ended well) or give it back to the prompt."""

@@ -39,9 +39,11 @@ class ForkScreen(Dialog[str | None]):
             yield Static(Content(for_terminal(f"Fork “{self.session_title}”")), classes="title")
             yield OptionList(
                 Option("fork (full history) — the new session shares every message so far", id=FULL),
-                Option("fork with summary" + ("" if self.summary_available else
-                                              " (needs the summary engine)"),
-                       id=SUMMARY, disabled=not self.summary_available),
+                Option(
+                    "fork with summary" + ("" if self.summary_available else " (needs the summary engine)"),
+                    id=SUMMARY,
+                    disabled=not self.summary_available,
+                ),
                 id="fork-choices",
             )
             yield Static(Content("Enter to fork · Esc to cancel"), classes="hint")

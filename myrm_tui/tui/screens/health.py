@@ -22,8 +22,13 @@ from myrm_tui.tui.context_source import read_context
 from myrm_tui.tui.css import sibling_css
 from myrm_tui.tui.metrics import HealthReport, Metric, health_report, vault_size
 
-CARDS = (("context", "Context"), ("compaction", "Compaction"), ("cache", "Prompt cache"),
-         ("engine", "Engine"), ("session", "Session"))
+CARDS = (
+    ("context", "Context"),
+    ("compaction", "Compaction"),
+    ("cache", "Prompt cache"),
+    ("engine", "Engine"),
+    ("session", "Session"),
+)
 # Card columns by terminal width (health.tcss): three need about 36 columns each to keep a
 # metric and its value on one line, so 80 columns get two and a narrow split pane one.
 CARD_BREAKPOINTS = [(0, "-one-column"), (60, "-two-columns"), (110, "-three-columns")]
@@ -41,7 +46,9 @@ def instructions_line(workspace: Path | None) -> str:
         return "Instruction files: none (AGENTS.md / CLAUDE.md)"
     shown = []
     for item in found.files:
-        size = f"{item.chars:,} chars" if item.state == "whole" else f"{item.state}: {item.included:,} of {item.chars:,}"
+        size = (
+            f"{item.chars:,} chars" if item.state == "whole" else f"{item.state}: {item.included:,} of {item.chars:,}"
+        )
         shown.append(f"{item.label} ({size})")
     return "Instruction files: " + " · ".join(shown)
 
@@ -99,10 +106,13 @@ class HealthScreen(Screen[None]):
     def _compute(self) -> None:
         assert self.session_id is not None
         # The ring's own reading and the panel's own nodes: one set of numbers on every screen.
-        report = health_report(self.store.messages(self.session_id), self.store.events(self.session_id),
-                               vault_size(self.store.vault.directory),
-                               reading=read_context(self.store, self.session_id).reading,
-                               summaries=self.store.summaries(self.session_id))
+        report = health_report(
+            self.store.messages(self.session_id),
+            self.store.events(self.session_id),
+            vault_size(self.store.vault.directory),
+            reading=read_context(self.store, self.session_id).reading,
+            summaries=self.store.summaries(self.session_id),
+        )
         self.app.call_from_thread(self._show, report)
 
     def _instructions(self) -> str:

@@ -27,9 +27,11 @@ from myrm_tui.terminal_text import for_terminal
 from myrm_tui.tui.css import sibling_css
 
 GLYPHS = {READY: "●", STARTING: "…", FAILED: "✗", CRASHED: "✗", DISABLED: "○"}
-NO_SERVERS = ("No MCP servers are configured. Add `[mcp_servers.NAME]` with `command` (or `url`) to your "
-              "config.toml, or put an `.mcp.json` in the workspace (trusted workspaces only); the README's "
-              "\"MCP servers\" section shows both.")
+NO_SERVERS = (
+    "No MCP servers are configured. Add `[mcp_servers.NAME]` with `command` (or `url`) to your "
+    "config.toml, or put an `.mcp.json` in the workspace (trusted workspaces only); the README's "
+    '"MCP servers" section shows both.'
+)
 
 
 def server_row(status: ServerStatus) -> str:
@@ -46,9 +48,12 @@ def server_detail(status: ServerStatus) -> str:
         lines.append(f"tools ({len(status.tools)})  " + ", ".join(names[(status.name, t)] for t in status.tools))
     if status.last_error:
         lines.append(f"last error {status.last_error}")
-    lines += ["", f"transport  {status.transport}",
-              f"runs       {status.summary}" if status.transport == "stdio" else f"url        {status.summary}",
-              f"from       {status.scope}: {status.source or '?'}"]
+    lines += [
+        "",
+        f"transport  {status.transport}",
+        f"runs       {status.summary}" if status.transport == "stdio" else f"url        {status.summary}",
+        f"from       {status.scope}: {status.source or '?'}",
+    ]
     if status.server_info:
         lines.append(f"server     {status.server_info}")
     if status.log_path is not None:

@@ -30,9 +30,16 @@ def model_row(info: Any) -> str:
     """One picker row: name, window, $ per million tokens in/out, capability flags."""
     price = ""
     if info.input_cost_per_token or info.output_cost_per_token:
-        price = (f"  ${info.input_cost_per_token * 1e6:.2f}/${info.output_cost_per_token * 1e6:.2f} per M")
-    flags = [name for name, on_ in (("tools", info.supports_tools), ("vision", info.supports_vision),
-                                    ("cache", info.supports_prompt_caching)) if on_]
+        price = f"  ${info.input_cost_per_token * 1e6:.2f}/${info.output_cost_per_token * 1e6:.2f} per M"
+    flags = [
+        name
+        for name, on_ in (
+            ("tools", info.supports_tools),
+            ("vision", info.supports_vision),
+            ("cache", info.supports_prompt_caching),
+        )
+        if on_
+    ]
     return f"{info.name}  ·  {format_tokens(info.context_window)} window{price}  ·  {' '.join(flags) or '—'}"
 
 
@@ -51,8 +58,7 @@ class ModelPicker(Dialog[ScopedChoice | None]):
         Binding("escape", "cancel", "Cancel", id="dialog.cancel"),
         Binding("down", "to_list", "List", show=False, id="picker.to_list"),
         # Priority: the search Input would otherwise see the key first.
-        Binding(MAKE_DEFAULT_KEY, "make_default", "Use and make default", priority=True,
-                id=MAKE_DEFAULT_BINDING),
+        Binding(MAKE_DEFAULT_KEY, "make_default", "Use and make default", priority=True, id=MAKE_DEFAULT_BINDING),
     ]
 
     def __init__(self, current: str | None = None, overrides: Any = None) -> None:
@@ -66,8 +72,14 @@ class ModelPicker(Dialog[ScopedChoice | None]):
             yield Static(Content(f"Switch model for this session (now: {self.current or 'none'})"), classes="title")
             yield Input(placeholder="type to search, or a full model name + Enter", id="model-query")
             yield OptionList(id="model-list")
-            yield Static(Content(f"Enter this session · {self._make_default_key()} make default (saved to "
-                                 "your config) · ↓ to the list · Esc cancel"), classes="hint", id="model-hint")
+            yield Static(
+                Content(
+                    f"Enter this session · {self._make_default_key()} make default (saved to "
+                    "your config) · ↓ to the list · Esc cancel"
+                ),
+                classes="hint",
+                id="model-hint",
+            )
 
     def _make_default_key(self) -> str:
         keymap = getattr(self.app, "_keymap", {}) or {}
@@ -92,7 +104,8 @@ class ModelPicker(Dialog[ScopedChoice | None]):
 
     def _failed(self, reason: str) -> None:
         self.query_one(OptionList).set_options(
-            [Option(f"model list unavailable ({reason}); type a full name and press Enter", disabled=True)])
+            [Option(f"model list unavailable ({reason}); type a full name and press Enter", disabled=True)]
+        )
 
     def _show(self, results: list[Any]) -> None:
         self.results = results

@@ -66,8 +66,10 @@ class RewindScreen(Dialog[RewindChoice | None]):
     def compose(self) -> ComposeResult:
         with Vertical(classes="box"):
             yield Static(Content("Rewind to just before one of your messages"), classes="title")
-            yield OptionList(*(Option(Content(for_terminal(_label(t))), id=str(i))
-                               for i, t in enumerate(self.targets)), id="rewind-list")
+            yield OptionList(
+                *(Option(Content(for_terminal(_label(t))), id=str(i)) for i, t in enumerate(self.targets)),
+                id="rewind-list",
+            )
             yield Static(Content(self._hint()), classes="hint")
 
     def _hint(self) -> str:
@@ -76,8 +78,10 @@ class RewindScreen(Dialog[RewindChoice | None]):
         def key(binding_id: str, default: str) -> str:
             return pretty_key(keymap.get(binding_id, default))
 
-        return (f"{key('rewind.files', 'f')} files · {key('rewind.conversation', 'c')} conversation (a fork) · "
-                f"{key('rewind.both', 'b')} or Enter both · {key('rewind.cancel', 'escape')} cancels")
+        return (
+            f"{key('rewind.files', 'f')} files · {key('rewind.conversation', 'c')} conversation (a fork) · "
+            f"{key('rewind.both', 'b')} or Enter both · {key('rewind.cancel', 'escape')} cancels"
+        )
 
     def on_mount(self) -> None:
         choices = self.query_one(OptionList)

@@ -48,7 +48,7 @@ class SessionRow:
 
 
 def age(seconds: float) -> str:
-    """"just now", "5 min ago", "3 h ago", "2 d ago"."""
+    """ "just now", "5 min ago", "3 h ago", "2 d ago"."""
     seconds = max(0.0, seconds)
     if seconds < 60:
         return "just now"
@@ -123,8 +123,9 @@ class SessionsScreen(Dialog[str | None]):
             yield Static(Content("Sessions"), classes="title")
             yield Input(placeholder="search title, first message, model", id="session-search")
             yield OptionList(id="session-list")
-            yield Static(Content("Enter resume · / search · r rename · d delete · e export Markdown · Esc close"),
-                         classes="hint")
+            yield Static(
+                Content("Enter resume · / search · r rename · d delete · e export Markdown · Esc close"), classes="hint"
+            )
 
     def on_mount(self) -> None:
         self.query_one(OptionList).focus()
@@ -159,8 +160,10 @@ class SessionsScreen(Dialog[str | None]):
             s = row.session
             marker = "● " if s.id == self.current else "  "
             indent = "   " * row.depth + ("└ " if row.depth else "")
-            text = (f"{marker}{indent}{one_line(s.title or 'untitled', _TITLE_CHARS)}  ·  {s.model or '?'}  ·  "
-                    f"{age(now - s.updated_at)}  ·  {row.messages} msgs  ·  {short_id(s.id)}")
+            text = (
+                f"{marker}{indent}{one_line(s.title or 'untitled', _TITLE_CHARS)}  ·  {s.model or '?'}  ·  "
+                f"{age(now - s.updated_at)}  ·  {row.messages} msgs  ·  {short_id(s.id)}"
+            )
             options.append(Option(Content(for_terminal(text)), id=s.id))  # titles come from prompts: data
         listing = self.query_one(OptionList)
         highlighted = listing.highlighted
@@ -232,8 +235,7 @@ class SessionsScreen(Dialog[str | None]):
         if row is None:
             return
         if row.session.id == self.current:
-            self.notify("This is the open session; resume another one before deleting it.",
-                        severity="warning")
+            self.notify("This is the open session; resume another one before deleting it.", severity="warning")
             return
 
         def confirmed(yes: bool | None) -> None:
@@ -248,17 +250,22 @@ class SessionsScreen(Dialog[str | None]):
             self.reload()
 
         title = row.session.title or "untitled"
-        self.app.push_screen(ConfirmScreen("Delete session?", f"“{title}” ({row.messages} messages) will be "
-                                           "deleted for good. Its vault files stay.", "Delete", danger=True),
-                             confirmed)
+        self.app.push_screen(
+            ConfirmScreen(
+                "Delete session?",
+                f"“{title}” ({row.messages} messages) will be deleted for good. Its vault files stay.",
+                "Delete",
+                danger=True,
+            ),
+            confirmed,
+        )
 
     def action_export(self) -> None:
         row = self.selected()
         if row is None:
             return
         try:
-            path = export_markdown(self.store, row.session.id,
-                                   default_export_path(self.workspace, row.session.id))
+            path = export_markdown(self.store, row.session.id, default_export_path(self.workspace, row.session.id))
         except (OSError, StoreError) as exc:
             self.notify(f"Export failed: {exc}", severity="error")
             return

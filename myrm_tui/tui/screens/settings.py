@@ -76,8 +76,7 @@ def changed_values(current: Settings, values: Mapping[str, Any]) -> dict[str, An
 class SettingsScreen(Dialog[dict[str, Any] | None]):
     DEFAULT_CSS = sibling_css(__file__)
     SCOPED_CSS = False  # the rules name the screen itself (#settings-screen.-narrow)
-    HORIZONTAL_BREAKPOINTS: ClassVar[list[tuple[int, str]] | None] = [
-        (0, "-narrow"), (TWO_COLUMN_MIN_WIDTH, "-roomy")]
+    HORIZONTAL_BREAKPOINTS: ClassVar[list[tuple[int, str]] | None] = [(0, "-narrow"), (TWO_COLUMN_MIN_WIDTH, "-roomy")]
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "cancel", "Cancel", id="settings.cancel"),
         Binding("ctrl+s", "save", "Save", id="settings.save"),
@@ -96,8 +95,12 @@ class SettingsScreen(Dialog[dict[str, Any] | None]):
             names = sorted(set(self.themes) | {str(value)})
             return Select([(n, n) for n in names], value=str(value), allow_blank=False, id=field_id)
         if spec.choices:
-            return Select([(c, c) for c in spec.choices], value=value if value in spec.choices else spec.choices[0],
-                          allow_blank=False, id=field_id)
+            return Select(
+                [(c, c) for c in spec.choices],
+                value=value if value in spec.choices else spec.choices[0],
+                allow_blank=False,
+                id=field_id,
+            )
         if spec.type is bool:
             return Switch(bool(value), id=field_id)
         kind = {int: "integer", float: "number"}.get(spec.type, "text")

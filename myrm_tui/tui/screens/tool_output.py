@@ -33,7 +33,9 @@ class LoadedOutput:
     note: str  # what the viewer says under the text (source, cap, read failure)
 
 
-def load_output(vault: Vault | None, handle: str | None, stored: str, limit: int = TOOL_VIEWER_MAX_CHARS) -> LoadedOutput:
+def load_output(
+    vault: Vault | None, handle: str | None, stored: str, limit: int = TOOL_VIEWER_MAX_CHARS
+) -> LoadedOutput:
     """The whole output by handle (else the stored result), sanitised and capped at `limit`."""
     text, source = stored, "the stored result"
     if handle and vault is not None:

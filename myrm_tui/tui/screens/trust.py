@@ -54,24 +54,26 @@ class TrustScreen(Dialog[str]):
         count = len(self.trust.entries)
         with Vertical(classes="box"):
             yield Static(Content("Trust this workspace's settings?"), classes="title")
-            yield Static(Content(
-                f"{self.trust.config_file} came with this folder. It sets {count} value(s) that decide "
-                "what runs or where your prompts and API keys go; they are ignored until you trust it:"),
-                classes="message")
+            yield Static(
+                Content(
+                    f"{self.trust.config_file} came with this folder. It sets {count} value(s) that decide "
+                    "what runs or where your prompts and API keys go; they are ignored until you trust it:"
+                ),
+                classes="message",
+            )
             with VerticalScroll(id="trust-entries"):
                 yield Static(Content(self.trust.listing("\n")), id="trust-listing")
-            yield Static(Content(
-                f"Trusted or not, a workspace file can only make {tighten_only_keys()} stricter."),
-                classes="message")
+            yield Static(
+                Content(f"Trusted or not, a workspace file can only make {tighten_only_keys()} stricter."),
+                classes="message",
+            )
             yield OptionList(
                 Option("Ignore them and continue (the rest of the file applies)", id=IGNORE),
                 Option("Trust them for this session only", id=ONCE),
-                Option(f"Always trust this version of the file (sha256 {self.trust.short_digest()}…)",
-                       id=ALWAYS),
+                Option(f"Always trust this version of the file (sha256 {self.trust.short_digest()}…)", id=ALWAYS),
                 id="trust-choices",
             )
-            yield Static(Content("Enter to choose · Esc ignores · an edited file asks again"),
-                         classes="hint")
+            yield Static(Content("Enter to choose · Esc ignores · an edited file asks again"), classes="hint")
 
     def on_mount(self) -> None:
         choices = self.query_one(OptionList)

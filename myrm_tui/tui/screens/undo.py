@@ -50,9 +50,14 @@ class UndoScreen(Dialog[str | None]):
             yield Static(Content(for_terminal(summary(self.plan))), id="undo-files")
             if self.plan.conflicts:
                 names = ", ".join(f.path for f in self.plan.conflicts)
-                yield Static(Content(for_terminal(
-                    f"Changed since the turn wrote them: {names}. Restoring would overwrite those edits."
-                )), id="undo-conflict")
+                yield Static(
+                    Content(
+                        for_terminal(
+                            f"Changed since the turn wrote them: {names}. Restoring would overwrite those edits."
+                        )
+                    ),
+                    id="undo-conflict",
+                )
             with VerticalScroll(classes="scroll", id="undo-diffs"):
                 for item in self.plan.files:
                     yield Static(diff_content(item.diff, PREVIEW_DIFF_LINES), classes="undo-diff")
@@ -85,8 +90,9 @@ class UndoScreen(Dialog[str | None]):
         if not self.plan.conflicts:
             self.dismiss(RESTORE)
         else:
-            self.notify("Some files changed since; use “Overwrite my edits” to restore them anyway.",
-                        severity="warning")
+            self.notify(
+                "Some files changed since; use “Overwrite my edits” to restore them anyway.", severity="warning"
+            )
 
     def action_force(self) -> None:
         if self.plan.conflicts:

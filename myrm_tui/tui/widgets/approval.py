@@ -140,8 +140,10 @@ class ApprovalPrompt(Vertical):
         if self.request.offered_rules:
             rules = ", ".join(self.request.offered_rules)
             choices.append(Choice(ALWAYS, "approval.always", f"Always allow in this workspace: {rules}"))
-        choices += [Choice(DENY, "approval.deny", "Deny"),
-                    Choice(REASON, "approval.deny_reason", "Deny with a reason for the model…")]
+        choices += [
+            Choice(DENY, "approval.deny", "Deny"),
+            Choice(REASON, "approval.deny_reason", "Deny with a reason for the model…"),
+        ]
         return choices
 
     def compose(self) -> ComposeResult:
@@ -158,8 +160,7 @@ class ApprovalPrompt(Vertical):
         if where:
             yield Static(Content(for_terminal(where)), classes="where")
         if request.network_requested:
-            yield Static("asks for network access: allowing lets this one command reach the network",
-                         classes="network")
+            yield Static("asks for network access: allowing lets this one command reach the network", classes="network")
         if request.diff:
             yield Static(diff_content(request.diff), classes="diff")
         # Every line is drawn with its final text from the first frame, so the transcript that
@@ -167,8 +168,13 @@ class ApprovalPrompt(Vertical):
         with Vertical(classes="options"):
             for index, choice in enumerate(self.choices):
                 yield OptionRow(choice, self._option_text(index))
-        yield Input(placeholder="why not? (sent to the model)", max_length=DENIAL_REASON_MAX_CHARS, select_on_focus=False,
-                    classes="reason", compact=True)
+        yield Input(
+            placeholder="why not? (sent to the model)",
+            max_length=DENIAL_REASON_MAX_CHARS,
+            select_on_focus=False,
+            classes="reason",
+            compact=True,
+        )
         yield Static(self._hint_text(), classes="hint")
         yield Static("", classes="outcome")
 

@@ -42,8 +42,9 @@ def _segment_cut(written: str, chunk: str) -> int | None:
 class AssistantMessage(Vertical):
     DEFAULT_CSS = sibling_css(__file__)
 
-    def __init__(self, text: str = "", reasoning: str = "", *, streaming: bool = False,
-                 figures: ReplyFigures | None = None) -> None:
+    def __init__(
+        self, text: str = "", reasoning: str = "", *, streaming: bool = False, figures: ReplyFigures | None = None
+    ) -> None:
         super().__init__()
         self.figures: ReplyFigures | None = None
         self._figures_view = Static("", classes="figures")
@@ -61,9 +62,7 @@ class AssistantMessage(Vertical):
         self._segments: list[Markdown] = [self._markdown]
         self._segment_texts: list[str] = [""]
         self._reasoning_view = Static(Content(for_terminal(reasoning)), classes="reasoning-text")
-        self._reasoning_box = Collapsible(
-            self._reasoning_view, title="thinking", collapsed=True, classes="reasoning"
-        )
+        self._reasoning_box = Collapsible(self._reasoning_view, title="thinking", collapsed=True, classes="reasoning")
         self._reasoning_box.display = bool(reasoning)
         if streaming and text:
             self._pending.append(text)

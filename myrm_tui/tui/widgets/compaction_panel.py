@@ -55,8 +55,10 @@ def cache_lines(events: Sequence[EventRecord]) -> list[str]:
     first = max(0, len(calls) - CACHE_ROWS)
     for number, call in enumerate(calls[first:], first + 1):
         rate = "" if call.hit_rate is None else f" ({call.hit_rate * 100:.0f}%)"
-        lines.append(f"#{number} {_tok(call.prompt_tokens)} prompt · {_tok(call.cached_read_tokens)} read{rate}"
-                     f" · {_tok(call.cached_write_tokens)} write")
+        lines.append(
+            f"#{number} {_tok(call.prompt_tokens)} prompt · {_tok(call.cached_read_tokens)} read{rate}"
+            f" · {_tok(call.cached_write_tokens)} write"
+        )
     spend = metrics.session_spend(events)
     if spend.cache_hit_rate is not None:
         lines.append(f"session hit rate {spend.cache_hit_rate * 100:.0f}%")
@@ -87,8 +89,10 @@ def dag_lines(nodes: Sequence[dict]) -> list[str]:
     def line(node: dict, indent: int) -> list[str]:
         how = "extractive" if node["fallback"] else (node.get("model") or "model")
         state = "" if node["status"] == "active" else f" · {node['status']}"
-        out = [f"{'  ' * indent}{node['handle']} d{node['depth']} · msg {node['first_id']}–{node['last_id']} "
-               f"({node['covered_count']} msgs) · {_tok(node['tokens'])} · {how}{state}"]
+        out = [
+            f"{'  ' * indent}{node['handle']} d{node['depth']} · msg {node['first_id']}–{node['last_id']} "
+            f"({node['covered_count']} msgs) · {_tok(node['tokens'])} · {how}{state}"
+        ]
         for child in node.get("children") or ():
             if child in by_handle:
                 out += line(by_handle[child], indent + 1)

@@ -66,8 +66,9 @@ class ContextNoteBlock(Vertical):
     def _render_title(self) -> None:
         arrow = "▾" if self.expanded else "▸"
         hint = "" if self.expanded else "  (Enter to read)"
-        self._title.update(Content.assemble((f"{arrow} ◆ ", "$text-accent"), for_terminal(self.title_text),
-                                            (hint, "$text-muted")))
+        self._title.update(
+            Content.assemble((f"{arrow} ◆ ", "$text-accent"), for_terminal(self.title_text), (hint, "$text-muted"))
+        )
 
     def plain(self) -> str:
         """Title and, when open, the body as plain text (tests, screen readers)."""

@@ -18,8 +18,7 @@ from myrm_tui.tui.context_source import ContextState
 from myrm_tui.tui.css import sibling_css
 from myrm_tui.tui.glyphs import braille_ring
 
-_LEVEL_STYLE = {"ok": "$text-success", "warn": "$text-warning", "crit": "$text-error",
-                "unknown": "$text-muted"}
+_LEVEL_STYLE = {"ok": "$text-success", "warn": "$text-warning", "crit": "$text-error", "unknown": "$text-muted"}
 
 
 def _n(value: int | None) -> str:
@@ -34,8 +33,10 @@ def tooltip_text(state: ContextState, compact_key: str = "") -> str:
         lines.append("Context: no request yet in this session")
     else:
         percent = f" ({reading.percent}%)" if reading.percent is not None else ""
-        what = {"parent": "the parent's last request (none in this fork yet)",
-                "estimate": "estimated (no request in this fork yet)"}.get(reading.source, "last request")
+        what = {
+            "parent": "the parent's last request (none in this fork yet)",
+            "estimate": "estimated (no request in this fork yet)",
+        }.get(reading.source, "last request")
         lines.append(f"Context: {_n(reading.used)} / {_n(reading.limit)} tokens{percent}, {what}")
         budget = []
         if reading.window is not None:
@@ -50,8 +51,11 @@ def tooltip_text(state: ContextState, compact_key: str = "") -> str:
             lines.append(f"  fixed prefix (system + tools): {_n(reading.fixed_tokens)}")
         if reading.history_tokens is not None:
             lines.append(f"  history: {_n(reading.history_tokens)}")
-    steps = [(name, ratio) for name, ratio in
-             (("light", ladder.light), ("full", ladder.full), ("emergency", ladder.emergency)) if ratio]
+    steps = [
+        (name, ratio)
+        for name, ratio in (("light", ladder.light), ("full", ladder.full), ("emergency", ladder.emergency))
+        if ratio
+    ]
     if steps:
         lines.append("Auto-compact: " + " · ".join(f"{name} {ratio * 100:.0f}%" for name, ratio in steps))
     if reading.tier:
@@ -98,8 +102,13 @@ class ContextRing(Static):
         level = reading.level
         style = _LEVEL_STYLE[level]
         percent = "--%" if reading.percent is None else f"{reading.percent}%"
-        return Content.assemble((braille_ring(reading.ratio), style if level != "unknown" else "$text-muted 40%"),
-                                " ", (percent, "bold" if level in ("warn", "crit") else ""), " ", ("●", style))
+        return Content.assemble(
+            (braille_ring(reading.ratio), style if level != "unknown" else "$text-muted 40%"),
+            " ",
+            (percent, "bold" if level in ("warn", "crit") else ""),
+            " ",
+            ("●", style),
+        )
 
     def _render_state(self) -> None:
         for level in _LEVEL_STYLE:

@@ -36,8 +36,7 @@ class PromptArea(TextArea):
     DEFAULT_CSS = sibling_css(__file__)
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("enter", "submit", "Send", priority=True, id="prompt.submit"),
-        Binding("shift+enter,ctrl+j,alt+enter", "newline", "Newline", priority=True,
-                show=False, id="prompt.newline"),
+        Binding("shift+enter,ctrl+j,alt+enter", "newline", "Newline", priority=True, show=False, id="prompt.newline"),
         Binding("up", "history_previous", "Previous prompt", show=False, id="prompt.history_previous"),
         Binding("down", "history_next", "Next prompt", show=False, id="prompt.history_next"),
         # Ctrl+R is the sessions list here (chat.sessions), so the shell's *other* history-search
@@ -133,7 +132,7 @@ class PromptArea(TextArea):
         after pressing Enter: those keys were queued behind the submit and are already in."""
         current = self.expanded_text
         if current.startswith(text):
-            rest = current[len(text):]
+            rest = current[len(text) :]
             self.load_text(rest)
             self.move_cursor(self.document.end)
         else:
@@ -198,8 +197,13 @@ class PromptArea(TextArea):
     def add_workspace_history(self, store: Any, exclude: Collection[int]) -> None:
         """Read the prompts of the workspace's other sessions off the UI thread and put them
         before this session's in the history (Up and the search reach them)."""
-        self.run_worker(partial(workspace_prompts, store, exclude), thread=True, group="workspace-history",
-                        exclusive=True, exit_on_error=False)
+        self.run_worker(
+            partial(workspace_prompts, store, exclude),
+            thread=True,
+            group="workspace-history",
+            exclusive=True,
+            exit_on_error=False,
+        )
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         if event.worker.group == "workspace-history" and event.state == WorkerState.SUCCESS:

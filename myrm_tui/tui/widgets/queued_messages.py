@@ -35,6 +35,7 @@ class QueuedMessages(Static):
             self.update("")
             return
         rows = [f"⏳ queued: {one_line(text, QUEUED_PREVIEW_CHARS)}" for text in items]
-        rows.append(f"   sent as one message when the turn ends · {recall_key} edits the last · "
-                    f"{cancel_key} removes it")
+        rows.append(
+            f"   sent as one message when the turn ends · {recall_key} edits the last · {cancel_key} removes it"
+        )
         self.update(Content(for_terminal("\n".join(rows))))  # the user's own text may hold escapes

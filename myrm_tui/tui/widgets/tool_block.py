@@ -143,8 +143,7 @@ class ToolBlock(Vertical):
         self._live.update(Content(for_terminal(tail_lines(self.live_text, LIVE_OUTPUT_TAIL_LINES))))
         self._live.display = True
 
-    def finish(self, status: str, content: str, duration_s: float | None,
-               vault_handle: str | None = None) -> None:
+    def finish(self, status: str, content: str, duration_s: float | None, vault_handle: str | None = None) -> None:
         self.duration_s = duration_s
         self.content = content
         # A history block has no handle of its own: the stored result's spill marker names it.

@@ -20,8 +20,10 @@ from myrm_tui.terminal_text import for_terminal
 from myrm_tui.tui.css import sibling_css
 
 # What the embedded model is, in the words a newcomer needs (it cannot use tools).
-EMBEDDED_DESCRIPTION = ("the embedded SmolLM2-135M: runs offline with no key, but it is a small chat-only "
-                        "model — no tools, so it cannot read, edit or run anything")
+EMBEDDED_DESCRIPTION = (
+    "the embedded SmolLM2-135M: runs offline with no key, but it is a small chat-only "
+    "model — no tools, so it cannot read, edit or run anything"
+)
 # Provider variables named in the hint; `myrm doctor` lists all of them.
 KEY_EXAMPLES = "ANTHROPIC_API_KEY or OPENAI_API_KEY"
 
@@ -45,13 +47,13 @@ def describe_model(model: str | None, window: int | None = None, tools: bool | N
     if window:
         facts.append(f"{window // 1000:,}k-token window" if window >= 1000 else f"{window}-token window")
     if tools is not None:
-        facts.append("reads, edits and runs things with tools (asks before changes)" if tools
-                     else "no tool calling: plain chat")
+        facts.append(
+            "reads, edits and runs things with tools (asks before changes)" if tools else "no tool calling: plain chat"
+        )
     return f"{model}" + (f" — {', '.join(facts)}" if facts else "")
 
 
-def welcome_text(model: str | None, keys: WelcomeKeys, window: int | None = None,
-                 tools: bool | None = None) -> str:
+def welcome_text(model: str | None, keys: WelcomeKeys, window: int | None = None, tools: bool | None = None) -> str:
     lines = [
         "Welcome to myrm.",
         f"Model: {describe_model(model, window, tools)}.",

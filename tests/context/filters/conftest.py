@@ -59,8 +59,16 @@ def run(argv: list[str], cwd: Path, env: dict[str, str] | None = None, timeout: 
     """Run a real tool and return stdout+stderr as the bash tool would show them."""
     full_env = {**os.environ, "LC_ALL": "C.UTF-8", "NO_COLOR": "1", "TERM": "dumb", **(env or {})}
     full_env.pop("PYTEST_ADDOPTS", None)
-    proc = subprocess.run(argv, cwd=cwd, env=full_env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                          text=True, timeout=timeout, check=False)  # failing builds are the point
+    proc = subprocess.run(
+        argv,
+        cwd=cwd,
+        env=full_env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )  # failing builds are the point
     return proc.stdout
 
 

@@ -64,15 +64,53 @@ def test_fit_always_fits_even_tiny_budgets() -> None:
 @given(
     text=st.one_of(
         st.text(min_size=0, max_size=3000),
-        st.lists(st.sampled_from(["ERROR boom", "ok", "", "  File \"x.py\", line 3", "PASSED", "{", "}",
-                                  "a,b,c", "key: value", "- item", "# Head", "def f():", "@@ -1 +1 @@",
-                                  "diff --git a/x b/x", "+added", "-removed", "warning: w", "… 3 …",
-                                  "x" * 400]), max_size=400).map("\n".join),
+        st.lists(
+            st.sampled_from(
+                [
+                    "ERROR boom",
+                    "ok",
+                    "",
+                    '  File "x.py", line 3',
+                    "PASSED",
+                    "{",
+                    "}",
+                    "a,b,c",
+                    "key: value",
+                    "- item",
+                    "# Head",
+                    "def f():",
+                    "@@ -1 +1 @@",
+                    "diff --git a/x b/x",
+                    "+added",
+                    "-removed",
+                    "warning: w",
+                    "… 3 …",
+                    "x" * 400,
+                ]
+            ),
+            max_size=400,
+        ).map("\n".join),
     ),
     budget=st.integers(min_value=200, max_value=4000),
-    command=st.sampled_from(["", "pytest", "git diff", "git log", "git status", "npm install", "pip install x",
-                             "cargo build", "make", "docker build .", "ls -R", "find .", "grep -rn x .",
-                             "python -m unittest", "cat f"]),
+    command=st.sampled_from(
+        [
+            "",
+            "pytest",
+            "git diff",
+            "git log",
+            "git status",
+            "npm install",
+            "pip install x",
+            "cargo build",
+            "make",
+            "docker build .",
+            "ls -R",
+            "find .",
+            "grep -rn x .",
+            "python -m unittest",
+            "cat f",
+        ]
+    ),
 )
 def test_property_fits_and_only_real_lines(text: str, budget: int, command: str) -> None:
     result = filter_output(text, tool="bash", arguments={"command": command}, budget_chars=budget)

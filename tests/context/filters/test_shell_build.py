@@ -47,8 +47,9 @@ def test_make_recursive_failure(tmp_path: Path, needle: str) -> None:
     sub.mkdir()
     _broken_c(sub, needle)
     (sub / "Makefile").write_text("all:\n\tgcc -Wall -c broken.c -o broken.o\n")
-    (tmp_path / "Makefile").write_text("all:\n" + "".join(f"\t@echo building part {i}\n" for i in range(40))
-                                       + "\t$(MAKE) -C sub\n")
+    (tmp_path / "Makefile").write_text(
+        "all:\n" + "".join(f"\t@echo building part {i}\n" for i in range(40)) + "\t$(MAKE) -C sub\n"
+    )
     out = run(["make"], cwd=tmp_path)
     assert "Entering directory" in out and "Error" in out
     result = filtered(out, 1800, "make -j1 2>&1")

@@ -9,9 +9,15 @@ import pytest
 
 from tests.context.filters.conftest import filtered, run
 
-GIT_ENV = {"GIT_AUTHOR_NAME": "Ada", "GIT_AUTHOR_EMAIL": "ada@example.com", "GIT_COMMITTER_NAME": "Ada",
-           "GIT_COMMITTER_EMAIL": "ada@example.com", "GIT_CONFIG_NOSYSTEM": "1", "HOME": "/nonexistent",
-           "GIT_PAGER": "cat"}
+GIT_ENV = {
+    "GIT_AUTHOR_NAME": "Ada",
+    "GIT_AUTHOR_EMAIL": "ada@example.com",
+    "GIT_COMMITTER_NAME": "Ada",
+    "GIT_COMMITTER_EMAIL": "ada@example.com",
+    "GIT_CONFIG_NOSYSTEM": "1",
+    "HOME": "/nonexistent",
+    "GIT_PAGER": "cat",
+}
 
 
 def git(repo: Path, *args: str) -> str:
@@ -32,8 +38,10 @@ def test_git_diff_keeps_headers_and_changes_and_needle(repo: Path, needle: str) 
     for name in ("alpha", "beta", "gamma"):
         path = repo / f"{name}.py"
         # a small edit every 12 functions: many hunks, like a real refactor
-        text = "\n".join(ln.replace("return", "return int(") + ")" if i % 36 == 1 else ln
-                         for i, ln in enumerate(path.read_text().splitlines()))
+        text = "\n".join(
+            ln.replace("return", "return int(") + ")" if i % 36 == 1 else ln
+            for i, ln in enumerate(path.read_text().splitlines())
+        )
         path.write_text(text + "\n")
     beta = (repo / "beta.py").read_text().splitlines()
     beta[3:3] = [f"raise RuntimeError('{needle}')"]  # an error line in beta's first hunk

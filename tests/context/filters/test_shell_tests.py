@@ -8,7 +8,7 @@ from pathlib import Path
 
 from tests.context.filters.conftest import filtered, run
 
-PYTEST_SUITE = '''
+PYTEST_SUITE = """
 import pytest
 
 @pytest.mark.parametrize("n", range(300))
@@ -31,14 +31,16 @@ def broken():
 
 def test_uses_broken(broken):
     pass
-'''
+"""
 
 
 def _pytest(tmp_path: Path, needle: str, *flags: str) -> str:
     (tmp_path / "test_suite.py").write_text(PYTEST_SUITE.replace("{needle}", needle))
     (tmp_path / "pytest.ini").write_text("[pytest]\n")
-    return run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-p", "no:randomly", *flags,
-                "test_suite.py"], cwd=tmp_path)
+    return run(
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-p", "no:randomly", *flags, "test_suite.py"],
+        cwd=tmp_path,
+    )
 
 
 def test_pytest_verbose_keeps_failures_drops_passed(tmp_path: Path, needle: str) -> None:
@@ -68,7 +70,7 @@ def test_pytest_quiet_drops_dots(tmp_path: Path, needle: str) -> None:
     assert "....." not in result.text
 
 
-UNITTEST_SUITE = '''
+UNITTEST_SUITE = """
 import unittest
 
 class Many(unittest.TestCase):
@@ -83,7 +85,7 @@ class Broken(unittest.TestCase):
 
     def test_error(self):
         {}["nope"]
-'''
+"""
 
 
 def test_unittest_verbose(tmp_path: Path, needle: str) -> None:

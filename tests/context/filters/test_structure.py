@@ -12,9 +12,12 @@ def test_json_skeleton_minified(needle: str) -> None:
     payload = {
         "status": "error",
         "error": {"code": 502, "message": f"upstream failed {needle}"},
-        "data": {"items": [{"id": i, "attributes": {"name": f"n{i}", "tags": ["a", "b"],
-                                                     "deep": {"deeper": {"deepest": i}}}}
-                           for i in range(500)]},
+        "data": {
+            "items": [
+                {"id": i, "attributes": {"name": f"n{i}", "tags": ["a", "b"], "deep": {"deeper": {"deepest": i}}}}
+                for i in range(500)
+            ]
+        },
         **{f"extra_{k}": k for k in range(30)},
     }
     text = json.dumps(payload, separators=(",", ":"))
@@ -38,8 +41,10 @@ def test_json_pretty_input_same_skeleton() -> None:
 
 
 def test_yaml_outline(needle: str) -> None:
-    services = "".join(f"  svc{i}:\n    image: img{i}\n    env:\n" + "".join(
-        f"      - K{k}=v{k}\n" for k in range(20)) for i in range(30))
+    services = "".join(
+        f"  svc{i}:\n    image: img{i}\n    env:\n" + "".join(f"      - K{k}=v{k}\n" for k in range(20))
+        for i in range(30)
+    )
     text = f"version: '3'\nname: {needle}\nservices:\n{services}"
     result = filtered(text, 1500, tool="file_read")
     assert result.kind == "yaml"
@@ -62,9 +67,11 @@ def test_csv_header_and_samples(needle: str) -> None:
 
 
 def test_html_outline_keeps_title_and_counts(needle: str) -> None:
-    body = "\n".join(f"    <div class=\"card\">\n      <p>card {i}</p>\n    </div>" for i in range(300))
-    text = (f"<!DOCTYPE html>\n<html>\n  <head>\n    <title>{needle} dashboard</title>\n  </head>\n"
-            f"  <body>\n    <h1>Overview</h1>\n{body}\n  </body>\n</html>\n")
+    body = "\n".join(f'    <div class="card">\n      <p>card {i}</p>\n    </div>' for i in range(300))
+    text = (
+        f"<!DOCTYPE html>\n<html>\n  <head>\n    <title>{needle} dashboard</title>\n  </head>\n"
+        f"  <body>\n    <h1>Overview</h1>\n{body}\n  </body>\n</html>\n"
+    )
     result = filtered(text, 1200, tool="web_fetch")
     assert result.kind == "html"
     assert needle in result.text and "<h1>Overview</h1>" in result.text
@@ -72,7 +79,7 @@ def test_html_outline_keeps_title_and_counts(needle: str) -> None:
 
 
 def test_xml_outline() -> None:
-    items = "\n".join(f"  <item id=\"{i}\">\n    <name>n{i}</name>\n  </item>" for i in range(400))
+    items = "\n".join(f'  <item id="{i}">\n    <name>n{i}</name>\n  </item>' for i in range(400))
     text = f'<?xml version="1.0"?>\n<catalog>\n{items}\n</catalog>\n'
     result = filtered(text, 800, tool="file_read")
     assert result.kind == "xml"
@@ -97,8 +104,11 @@ def test_log_levels_errors_and_tail(needle: str) -> None:
 
 
 def test_markdown_outline(needle: str) -> None:
-    sections = "\n\n".join(f"## Section {i}\n\nFirst line of section {i}.\n" + "\n".join(
-        f"Body line {k} of section {i}." for k in range(30)) for i in range(20))
+    sections = "\n\n".join(
+        f"## Section {i}\n\nFirst line of section {i}.\n"
+        + "\n".join(f"Body line {k} of section {i}." for k in range(30))
+        for i in range(20)
+    )
     text = f"# Guide {needle}\n\nIntro.\n\n{sections}\n"
     result = filtered(text, 2500, tool="file_read")
     assert result.kind == "markdown"
@@ -110,8 +120,11 @@ def test_markdown_outline(needle: str) -> None:
 
 def test_code_outline_with_line_ranges(needle: str) -> None:
     body = "\n".join(f"def function_{i}(x):\n    y = x + {i}\n    z = y * 2\n    return z\n" for i in range(200))
-    text = "import os\nimport sys\n" + "".join(f"import mod{i}\n" for i in range(20)) + \
-        f"\n\nclass {needle}:\n    def method(self):\n        return 1\n\n\n{body}"
+    text = (
+        "import os\nimport sys\n"
+        + "".join(f"import mod{i}\n" for i in range(20))
+        + f"\n\nclass {needle}:\n    def method(self):\n        return 1\n\n\n{body}"
+    )
     result = filtered(text, 3000, tool="file_read")
     assert result.kind == "code"
     assert f"class {needle}:" in result.text

@@ -36,22 +36,39 @@ def tool(call_id: str, text: str) -> dict[str, Any]:
 def session_chunk() -> list[dict[str, Any]]:
     """A small but realistic span: ask, read, failing test, edit, passing test, answer."""
     return [
-        user("The upload endpoint returns HTTP 500 when the file is empty. Fix it in "
-             "src/api/upload.py and keep the UploadValidator API unchanged. Use pytest."),
+        user(
+            "The upload endpoint returns HTTP 500 when the file is empty. Fix it in "
+            "src/api/upload.py and keep the UploadValidator API unchanged. Use pytest."
+        ),
         assistant("Reading the handler.", call("c1", "file_read", path="src/api/upload.py")),
-        tool("c1", "def handle_upload(request):\n    data = request.files['file'].read()\n"
-                   "    size = len(data)\n    ratio = 100 / size\n    return UploadValidator(data).check()\n" * 8),
+        tool(
+            "c1",
+            "def handle_upload(request):\n    data = request.files['file'].read()\n"
+            "    size = len(data)\n    ratio = 100 / size\n    return UploadValidator(data).check()\n" * 8,
+        ),
         assistant("", call("c2", "bash", command="pytest tests/test_upload.py -q")),
-        tool("c2", "Error: 1 failed\nZeroDivisionError: division by zero in handle_upload\n"
-                   "FAILED tests/test_upload.py::test_empty_file - ZeroDivisionError\n" + "trace line\n" * 30),
-        assistant("Guarding the empty case.",
-                  call("c3", "file_edit", path="src/api/upload.py", old="ratio = 100 / size",
-                       new="if size == 0:\n        raise EmptyUploadError()\n    ratio = 100 / size")),
+        tool(
+            "c2",
+            "Error: 1 failed\nZeroDivisionError: division by zero in handle_upload\n"
+            "FAILED tests/test_upload.py::test_empty_file - ZeroDivisionError\n" + "trace line\n" * 30,
+        ),
+        assistant(
+            "Guarding the empty case.",
+            call(
+                "c3",
+                "file_edit",
+                path="src/api/upload.py",
+                old="ratio = 100 / size",
+                new="if size == 0:\n        raise EmptyUploadError()\n    ratio = 100 / size",
+            ),
+        ),
         tool("c3", "edited src/api/upload.py (1 replacement)"),
         assistant("", call("c4", "bash", command="pytest tests/test_upload.py -q")),
         tool("c4", "12 passed in 0.41s"),
-        assistant("Fixed: empty uploads now raise EmptyUploadError (HTTP 400) instead of a "
-                  "ZeroDivisionError; tests/test_upload.py passes (12 tests). Commit 3f9c2ab1 is ready."),
+        assistant(
+            "Fixed: empty uploads now raise EmptyUploadError (HTTP 400) instead of a "
+            "ZeroDivisionError; tests/test_upload.py passes (12 tests). Commit 3f9c2ab1 is ready."
+        ),
         user("Great. Now also add a MAX_UPLOAD_BYTES limit read from the environment."),
     ]
 
@@ -83,8 +100,19 @@ def good_answer() -> str:
     return "```json\n" + json.dumps(GOOD_SUMMARY, indent=1) + "\n```"
 
 
-def rows_of(messages: list[dict[str, Any]], tokens: list[int] | None = None, first_id: int = 100) -> list[MessageRecord]:
-    return [MessageRecord(id=first_id + i, session_id="s1", seq=i, role=m["role"], message=m,
-                          tokens=tokens[i] if tokens else count_message_tokens(m), created_at=T0 + 60 * i,
-                          tool_call_id=m.get("tool_call_id"))
-            for i, m in enumerate(messages)]
+def rows_of(
+    messages: list[dict[str, Any]], tokens: list[int] | None = None, first_id: int = 100
+) -> list[MessageRecord]:
+    return [
+        MessageRecord(
+            id=first_id + i,
+            session_id="s1",
+            seq=i,
+            role=m["role"],
+            message=m,
+            tokens=tokens[i] if tokens else count_message_tokens(m),
+            created_at=T0 + 60 * i,
+            tool_call_id=m.get("tool_call_id"),
+        )
+        for i, m in enumerate(messages)
+    ]

@@ -22,21 +22,39 @@ def good() -> StructuredSummary:
 
 def test_entities_of_the_chunk_are_the_identifiers_an_agent_needs():
     values = {e.value for e in extract_entities(SOURCE)}
-    for expected in ("src/api/upload.py", "tests/test_upload.py", "ZeroDivisionError", "EmptyUploadError",
-                     "UploadValidator", "handle_upload", "MAX_UPLOAD_BYTES", "3f9c2ab1", "HTTP 500"):
+    for expected in (
+        "src/api/upload.py",
+        "tests/test_upload.py",
+        "ZeroDivisionError",
+        "EmptyUploadError",
+        "UploadValidator",
+        "handle_upload",
+        "MAX_UPLOAD_BYTES",
+        "3f9c2ab1",
+        "HTTP 500",
+    ):
         assert expected in values, expected
     assert not values & {"the", "file", "Fixed"}
 
 
 def test_entity_kinds_cover_urls_uuids_codes_env_and_ports():
-    text = ("GET https://api.example.com/v2/users?id=7 failed with status 503; run id "
-            "123e4567-e89b-12d3-a456-426614174000, error E1234 from TS2345, DATABASE_URL unset, "
-            "server on localhost:8080, parse_config_v2 and HttpClient2 involved; bump 1.2.3, e.g. this.")
+    text = (
+        "GET https://api.example.com/v2/users?id=7 failed with status 503; run id "
+        "123e4567-e89b-12d3-a456-426614174000, error E1234 from TS2345, DATABASE_URL unset, "
+        "server on localhost:8080, parse_config_v2 and HttpClient2 involved; bump 1.2.3, e.g. this."
+    )
     kinds = {(e.kind, e.value) for e in extract_entities(text)}
-    for item in (("url", "https://api.example.com/v2/users?id=7"), ("http", "HTTP 503"),
-                 ("uuid", "123e4567-e89b-12d3-a456-426614174000"), ("code", "E1234"), ("code", "TS2345"),
-                 ("env", "DATABASE_URL"), ("port", ":8080"), ("ident", "parse_config_v2"),
-                 ("ident", "HttpClient2")):
+    for item in (
+        ("url", "https://api.example.com/v2/users?id=7"),
+        ("http", "HTTP 503"),
+        ("uuid", "123e4567-e89b-12d3-a456-426614174000"),
+        ("code", "E1234"),
+        ("code", "TS2345"),
+        ("env", "DATABASE_URL"),
+        ("port", ":8080"),
+        ("ident", "parse_config_v2"),
+        ("ident", "HttpClient2"),
+    ):
         assert item in kinds, item
     assert not any(v in ("1.2.3", "e.g") for _, v in kinds)
 
@@ -57,15 +75,21 @@ def test_missing_goal_and_active_task_are_reported_as_instructions():
 
 
 def test_list_caps_are_enforced_by_the_audit():
-    result = audit(replace(good(), next_steps=[f"step {i}" for i in range(7)],
-                           blocked_items=["a", "b", "c", "d"]), source_text=SOURCE, source_tokens=SOURCE_TOKENS)
+    result = audit(
+        replace(good(), next_steps=[f"step {i}" for i in range(7)], blocked_items=["a", "b", "c", "d"]),
+        source_text=SOURCE,
+        source_tokens=SOURCE_TOKENS,
+    )
     assert "next_steps has 7 items; keep at most 5" in " ".join(result.problems)
     assert "blocked_items has 4 items; keep at most 3" in " ".join(result.problems)
 
 
 def test_a_vague_summary_fails_retention_and_names_what_to_keep():
-    vague = StructuredSummary(user_goal="Fix a bug in the upload code.", active_task=GOOD_SUMMARY["active_task"],
-                              completed_actions=["looked at the code", "ran the tests", "fixed it"])
+    vague = StructuredSummary(
+        user_goal="Fix a bug in the upload code.",
+        active_task=GOOD_SUMMARY["active_task"],
+        completed_actions=["looked at the code", "ran the tests", "fixed it"],
+    )
     result = audit(vague, source_text=SOURCE, source_tokens=SOURCE_TOKENS)
     assert not result.ok and result.retained_share < DEFAULT_MIN_RETENTION
     problem = next(p for p in result.problems if "key identifiers" in p)

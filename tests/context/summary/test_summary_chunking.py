@@ -10,9 +10,18 @@ from myrm_tui.context.summary.chunking import Chunk, choose_chunk, chunk_cap, fi
 def history():
     # 0 anchor user, 1 assistant(call a,b), 2 tool a, 3 tool b, 4 user, 5 assistant, 6 user,
     # 7 assistant(call c), 8 tool c, 9 user (tail)
-    messages = [user("anchor"), assistant("", call("a", "bash", command="ls"), call("b", "bash", command="pwd")),
-                tool("a", "x"), tool("b", "y"), user("q2"), assistant("a2"), user("q3"),
-                assistant("", call("c", "file_read", path="f.py")), tool("c", "z"), user("latest")]
+    messages = [
+        user("anchor"),
+        assistant("", call("a", "bash", command="ls"), call("b", "bash", command="pwd")),
+        tool("a", "x"),
+        tool("b", "y"),
+        user("q2"),
+        assistant("a2"),
+        user("q3"),
+        assistant("", call("c", "file_read", path="f.py")),
+        tool("c", "z"),
+        user("latest"),
+    ]
     return rows_of(messages, tokens=[100] * 10)
 
 

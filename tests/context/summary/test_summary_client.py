@@ -27,8 +27,9 @@ from myrm_tui.llm.model_info import ModelInfo
 SETTINGS = CallSettings(temperature=0.0, max_attempts=1, timeout_s=30.0)
 CHUNK = session_chunk()
 IDS = list(range(100, 111))
-VAGUE = json.dumps({"user_goal": "Fix a bug.", "active_task": "add a limit",
-                    "completed_actions": ["looked at code", "fixed it"]})
+VAGUE = json.dumps(
+    {"user_goal": "Fix a bug.", "active_task": "add a limit", "completed_actions": ["looked at code", "fixed it"]}
+)
 
 
 @pytest.fixture
@@ -67,8 +68,9 @@ class Clock:
 async def test_success_first_attempt(write_script):
     model = write_script([{"text": good_answer()}])
     breaker = SummarizerBreaker()
-    outcome = await summarize(CHUNK, ids=IDS, model=model, window=32_000, settings=SETTINGS,
-                              breaker=breaker, session_id="s")
+    outcome = await summarize(
+        CHUNK, ids=IDS, model=model, window=32_000, settings=SETTINGS, breaker=breaker, session_id="s"
+    )
     assert (outcome.level, outcome.attempts, outcome.fallback, outcome.failure) == (LEVEL_LLM, 1, False, None)
     assert outcome.summary.user_goal == GOOD_SUMMARY["user_goal"]
     assert outcome.summary.active_task == CHUNK[-1]["content"]
@@ -92,8 +94,9 @@ async def test_auditor_rejection_then_success_sends_the_feedback(write_script):
 
 
 async def test_repeated_failure_ends_in_the_extractive_fallback(write_script):
-    model = write_script([{"text": "Sorry, I cannot summarize."}, {"text": VAGUE}, {"text": "{}"},
-                          {"text": "still no"}])
+    model = write_script(
+        [{"text": "Sorry, I cannot summarize."}, {"text": VAGUE}, {"text": "{}"}, {"text": "still no"}]
+    )
     call, sent = recording(model)
     outcome = await summarize(CHUNK, ids=IDS, model=model, window=32_000, call=call, attempts=3)
     assert outcome.attempts == 4, "3 normal attempts + 1 terse"
@@ -105,8 +108,15 @@ async def test_repeated_failure_ends_in_the_extractive_fallback(write_script):
 
 
 async def test_terse_attempt_can_still_win(write_script):
-    terse = json.dumps({**GOOD_SUMMARY, "completed_actions": [], "key_findings": [],
-                        "decisions": [], "constraints_and_preferences": []})
+    terse = json.dumps(
+        {
+            **GOOD_SUMMARY,
+            "completed_actions": [],
+            "key_findings": [],
+            "decisions": [],
+            "constraints_and_preferences": [],
+        }
+    )
     model = write_script([{"text": "no"}, {"text": "no"}, {"text": "no"}, {"text": terse}])
     outcome = await summarize(CHUNK, ids=IDS, model=model, window=32_000, settings=SETTINGS)
     assert (outcome.level, outcome.attempts, outcome.fallback) == (LEVEL_TERSE, 4, False)
@@ -117,13 +127,15 @@ async def test_permanent_error_skips_retries_and_opens_the_breaker(write_script)
     breaker = SummarizerBreaker(clock=clock)
     bad = write_script([{"text": "x", "error": "auth"}])
     for _ in range(3):
-        outcome = await summarize(CHUNK, ids=IDS, model=bad, window=32_000, settings=SETTINGS,
-                                  breaker=breaker, session_id="s")
+        outcome = await summarize(
+            CHUNK, ids=IDS, model=bad, window=32_000, settings=SETTINGS, breaker=breaker, session_id="s"
+        )
         assert (outcome.attempts, outcome.fallback, outcome.failure) == (1, True, PERMANENT)
         assert "call failed (permanent)" in outcome.errors[0]
     assert breaker.state("s", bad) == OPEN
-    skipped = await summarize(CHUNK, ids=IDS, model=bad, window=32_000, settings=SETTINGS,
-                              breaker=breaker, session_id="s")
+    skipped = await summarize(
+        CHUNK, ids=IDS, model=bad, window=32_000, settings=SETTINGS, breaker=breaker, session_id="s"
+    )
     assert skipped.attempts == 0 and skipped.fallback and "breaker open" in skipped.errors[0]
     assert skipped.failure is None
 
@@ -135,8 +147,9 @@ async def test_half_open_probe_success_closes_the_breaker(write_script):
     for _ in range(3):
         breaker.record_failure("s", model, PERMANENT)
     clock.now += PERMANENT_COOLDOWN_S
-    outcome = await summarize(CHUNK, ids=IDS, model=model, window=32_000, settings=SETTINGS,
-                              breaker=breaker, session_id="s")
+    outcome = await summarize(
+        CHUNK, ids=IDS, model=model, window=32_000, settings=SETTINGS, breaker=breaker, session_id="s"
+    )
     assert outcome.level == LEVEL_LLM and breaker.state("s", model) == "closed"
 
 
@@ -148,12 +161,14 @@ async def test_oversized_chunk_for_a_small_summarizer_window(write_script):
     outcome = await summarize(history, model=model, window=4_096, settings=SETTINGS)
     assert outcome.attempts == 0 and outcome.fallback and "does not fit" in outcome.warning
     # The chunk chosen for that window fits it: the call is made.
-    chunk = choose_chunk(rows, start=1, tail_start=len(rows) - 1, anchor=0, summarizer_window=4_096,
-                         overhead=1_200, target=600)
+    chunk = choose_chunk(
+        rows, start=1, tail_start=len(rows) - 1, anchor=0, summarizer_window=4_096, overhead=1_200, target=600
+    )
     assert chunk is not None and 1 <= chunk.end - chunk.start < 12
     call, sent = recording(model)
-    outcome = await summarize(history[chunk.start:chunk.end], model=model, window=4_096, call=call,
-                              target_tokens=600, min_retention=0.0)
+    outcome = await summarize(
+        history[chunk.start : chunk.end], model=model, window=4_096, call=call, target_tokens=600, min_retention=0.0
+    )
     assert outcome.attempts >= 1 and sent[0][1] <= 600
 
 
@@ -169,12 +184,14 @@ async def test_secrets_in_the_model_answer_are_redacted(write_script):
 
 
 async def test_incremental_merge_sends_the_existing_summary(write_script):
-    previous = StructuredSummary(user_goal="Harden the upload API", active_task="fix empty uploads",
-                                 blocked_items=["CI runner offline"])
+    previous = StructuredSummary(
+        user_goal="Harden the upload API", active_task="fix empty uploads", blocked_items=["CI runner offline"]
+    )
     model = write_script([{"text": good_answer()}])
     call, sent = recording(model)
-    outcome = await summarize(CHUNK, ids=IDS, model=model, window=32_000, call=call, previous=previous,
-                              focus="upload validation")
+    outcome = await summarize(
+        CHUNK, ids=IDS, model=model, window=32_000, call=call, previous=previous, focus="upload validation"
+    )
     assert outcome.level == LEVEL_LLM
     system, body = sent[0][0][0]["content"], sent[0][0][1]["content"]
     assert "UPDATING an existing summary" in system and 'on "upload validation"' in system
@@ -194,20 +211,28 @@ async def test_no_model_and_a_failing_injected_call_never_raise():
 
 
 def info(name: str, window: int, known: bool = True) -> ModelInfo:
-    return ModelInfo(name=name, provider="x", context_window=window, max_output_tokens=4_096,
-                     supports_tools=True, known=known)
+    return ModelInfo(
+        name=name, provider="x", context_window=window, max_output_tokens=4_096, supports_tools=True, known=known
+    )
 
 
-@pytest.mark.parametrize("main,lite,expected", [
-    (("anthropic/claude-sonnet-4-5", 200_000), ("anthropic/claude-haiku-4-5", 200_000), "anthropic/claude-haiku-4-5"),
-    (("anthropic/claude-sonnet-4-5", 200_000), None, "anthropic/claude-sonnet-4-5"),
-    (("anthropic/claude-sonnet-4-5", 200_000), ("openai/tiny-aux", 4_096), "anthropic/claude-sonnet-4-5"),
-    (("anthropic/claude-sonnet-4-5", 200_000), ("local/smollm2", 8_192), "anthropic/claude-sonnet-4-5"),
-    (("local/smollm2", 8_192), None, None),
-    (("openai/smollm2", 8_192), None, None),
-    (("local/smollm2", 8_192), ("openai/gpt-4.1-mini", 1_000_000), "openai/gpt-4.1-mini"),
-    (("openai/my-vllm-model", 8_192), None, "openai/my-vllm-model"),  # unknown window: not judged tiny
-])
+@pytest.mark.parametrize(
+    "main,lite,expected",
+    [
+        (
+            ("anthropic/claude-sonnet-4-5", 200_000),
+            ("anthropic/claude-haiku-4-5", 200_000),
+            "anthropic/claude-haiku-4-5",
+        ),
+        (("anthropic/claude-sonnet-4-5", 200_000), None, "anthropic/claude-sonnet-4-5"),
+        (("anthropic/claude-sonnet-4-5", 200_000), ("openai/tiny-aux", 4_096), "anthropic/claude-sonnet-4-5"),
+        (("anthropic/claude-sonnet-4-5", 200_000), ("local/smollm2", 8_192), "anthropic/claude-sonnet-4-5"),
+        (("local/smollm2", 8_192), None, None),
+        (("openai/smollm2", 8_192), None, None),
+        (("local/smollm2", 8_192), ("openai/gpt-4.1-mini", 1_000_000), "openai/gpt-4.1-mini"),
+        (("openai/my-vllm-model", 8_192), None, "openai/my-vllm-model"),  # unknown window: not judged tiny
+    ],
+)
 def test_pick_summarizer_model(main, lite, expected):
     main_info = info(*main, known=main[0] != "openai/my-vllm-model")
     lite_info = info(*lite) if lite else None
@@ -219,9 +244,13 @@ def test_pick_summarizer_model(main, lite, expected):
 
 
 def test_auxiliary_guard_falls_back_to_the_main_model_with_a_warning():
-    model, window, warning = guard_summarizer("openai/gpt-4.1-mini", 8_000, "anthropic/claude-sonnet-4-5", 200_000,
-                                              min_chunk_tokens=9_000)
+    model, window, warning = guard_summarizer(
+        "openai/gpt-4.1-mini", 8_000, "anthropic/claude-sonnet-4-5", 200_000, min_chunk_tokens=9_000
+    )
     assert (model, window) == ("anthropic/claude-sonnet-4-5", 200_000)
     assert "cannot take the next 9000-token span" in warning
-    assert guard_summarizer("openai/gpt-4.1-mini", 128_000, "m", 200_000, min_chunk_tokens=9_000) == \
-        ("openai/gpt-4.1-mini", 128_000, "")
+    assert guard_summarizer("openai/gpt-4.1-mini", 128_000, "m", 200_000, min_chunk_tokens=9_000) == (
+        "openai/gpt-4.1-mini",
+        128_000,
+        "",
+    )

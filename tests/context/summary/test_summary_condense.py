@@ -67,8 +67,7 @@ def test_trimmed_deep_run_that_cannot_fold_lets_a_shallower_one_go():
 
 def test_reversal_needs_a_marker_and_a_shared_subject():
     assert reverses("Reverted the asyncpg driver; back on psycopg2", "Use asyncpg for the database driver")
-    assert reverses("Use REST polling instead of websockets for the status feed",
-                    "Use websockets for the status feed")
+    assert reverses("Use REST polling instead of websockets for the status feed", "Use websockets for the status feed")
     assert not reverses("Use asyncpg for the pool as well", "Use asyncpg for the database driver"), "no marker"
     assert not reverses("Reverted the README typo fix", "Use asyncpg for the database driver"), "other subject"
 

@@ -28,7 +28,9 @@ def test_extract_of_a_session_chunk():
     assert any("pytest tests/test_upload.py -q" in a for a in summary.completed_actions)
     # The first ask was answered ("Fixed: …", msg:109): resolved, not pending (issue 13).
     assert summary.pending_user_asks == []
-    assert summary.resolved_questions[0].startswith("The upload endpoint") and "msg:109" in summary.resolved_questions[0]
+    assert (
+        summary.resolved_questions[0].startswith("The upload endpoint") and "msg:109" in summary.resolved_questions[0]
+    )
     result = audit(summary, source_text=transcript(chunk, ids), source_tokens=source_tokens(chunk))
     assert result.summary_tokens < source_tokens(chunk)
     assert not any("user_goal" in p or "active_task" in p for p in result.problems)

@@ -13,12 +13,25 @@ from myrm_tui.llm.call_settings import CallSettings
 
 pytestmark = pytest.mark.llama
 
+
 async def test_smollm2_summary_is_accepted_or_falls_back(llama_server):
-    settings = CallSettings(api_base=llama_server.api_base, temperature=0.0, timeout_s=120.0,
-                            max_attempts=1, extra={"api_key": DUMMY_API_KEY})
+    settings = CallSettings(
+        api_base=llama_server.api_base,
+        temperature=0.0,
+        timeout_s=120.0,
+        max_attempts=1,
+        extra={"api_key": DUMMY_API_KEY},
+    )
     chunk = session_chunk()
-    outcome = await summarize(chunk, ids=list(range(100, 111)), model="openai/smollm2", window=LLAMA_N_CTX,
-                              settings=settings, attempts=2, target_tokens=400)
+    outcome = await summarize(
+        chunk,
+        ids=list(range(100, 111)),
+        model="openai/smollm2",
+        window=LLAMA_N_CTX,
+        settings=settings,
+        attempts=2,
+        target_tokens=400,
+    )
     assert outcome.attempts >= 1, "the request really went to the server"
     assert outcome.tokens_in > 0, "usage came back over HTTP"
     if outcome.level == LEVEL_EXTRACTIVE:

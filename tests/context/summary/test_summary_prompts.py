@@ -36,8 +36,12 @@ def test_each_depth_has_its_style():
 
 
 def test_merge_prompt_carries_the_existing_summary_and_the_update_rules():
-    previous = StructuredSummary(user_goal="Fix uploads", active_task="fix empty files",
-                                 blocked_items=["CI runner offline"], next_steps=["run pytest"])
+    previous = StructuredSummary(
+        user_goal="Fix uploads",
+        active_task="fix empty files",
+        blocked_items=["CI runner offline"],
+        next_steps=["run pytest"],
+    )
     messages = build_prompt(session_chunk()[4:], depth=0, previous=previous)
     system, body = messages[0]["content"], messages[1]["content"]
     assert "UPDATING an existing summary" in system
@@ -50,8 +54,11 @@ def test_focus_topic_and_terse_mode():
     system = system_prompt(0, focus="the database migration", terse=True)
     assert 'about 60-70% of the summary on "the database migration"' in system
     assert "as terse as possible" in system
-    big = [user("x" * 10_000), assistant("", call("c", "file_write", path="a.txt", content="y" * 5_000)),
-           tool("c", "ok")]
+    big = [
+        user("x" * 10_000),
+        assistant("", call("c", "file_write", path="a.txt", content="y" * 5_000)),
+        tool("c", "ok"),
+    ]
     normal = build_prompt(big, depth=0)[1]["content"]
     terse = build_prompt(big, depth=0, terse=True)[1]["content"]
     assert "x" * 10_000 in normal

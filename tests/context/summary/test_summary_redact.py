@@ -84,7 +84,7 @@ def corpus() -> list[tuple[str, str, str]]:
         k = rand(ALNUM, 24)
         items.append(("env_secret", f"STRIPE_WEBHOOK_SECRET: {k}", k))
         k = rand(ALNUM, 32)
-        items.append(("env_secret", f"export MY_SERVICE_API_KEY=\"{k}\"", k))
+        items.append(("env_secret", f'export MY_SERVICE_API_KEY="{k}"', k))
         k = rand(ALNUM, 12)
         items.append(("json_secret", json.dumps({"user": "ada", "password": k}), k))
         k = "AIza" + rand(ALNUM + "_-", 35)
@@ -126,7 +126,7 @@ def near_misses() -> list[str]:
         "src/auth/password_policy.py and tests/test_password_policy.py",
         "MAX_TOKENS=4096 and TOKEN_LIMIT=8000 in config",
         "PASSWORD=${DB_PASSWORD} and API_KEY=$API_KEY",
-        "api_key = os.environ[\"API_KEY\"]",
+        'api_key = os.environ["API_KEY"]',
         "SECRET_KEY = get_secret_key()",
         "version 1.2.3, python 3.11.4, node v20.10.0",
         "pip install scikit-learn; import sk-learn alias",
@@ -150,7 +150,7 @@ def test_near_misses_survive(text):
 
 def test_pii_by_policy():
     card = luhn_card("4", 16)
-    spaced = " ".join(card[i:i + 4] for i in range(0, 16, 4))
+    spaced = " ".join(card[i : i + 4] for i in range(0, 16, 4))
     amex = luhn_card("37", 15)
     text = f"Mail ada.lovelace@example.org or call +44 20 7946 0958 / (555) 123-4567; card {spaced}, amex {amex}."
     result = redact(text)
@@ -167,51 +167,73 @@ def test_redact_obj_walks_json_and_keeps_keys():
     key = "ghp_" + rand(ALNUM, 36)
     obj = {"notes": ["use " + key, {"mail": "bob@example.com", "n": 3}], "token_count": 7, "ok": True}
     result = redact_obj(obj)
-    assert result.value == {"notes": ["use [REDACTED:github_token]", {"mail": "[REDACTED:email]", "n": 3}],
-                            "token_count": 7, "ok": True}
+    assert result.value == {
+        "notes": ["use [REDACTED:github_token]", {"mail": "[REDACTED:email]", "n": 3}],
+        "token_count": 7,
+        "ok": True,
+    }
     assert result.counts == {"github_token": 1, "email": 1}
 
 
 def test_redact_summary_scrubs_every_field_and_keeps_paths():
     key = "sk-" + rand(ALNUM, 40)
-    summary = StructuredSummary(user_goal=f"rotate {key}", active_task="t",
-                                files_modified=[FileChange("config/password_policy.py", f"key {key} removed")],
-                                next_steps=["mail ops@example.com"])
+    summary = StructuredSummary(
+        user_goal=f"rotate {key}",
+        active_task="t",
+        files_modified=[FileChange("config/password_policy.py", f"key {key} removed")],
+        next_steps=["mail ops@example.com"],
+    )
     redacted, counts = redact_summary(summary)
     assert key not in redacted.to_json()
     assert redacted.files_modified[0].path == "config/password_policy.py"
     assert counts == {"openai_key": 2, "email": 1}
 
 
-@pytest.mark.parametrize("text,expected", [
-    ("postgres://app:p@ss:w@rd@db.internal:5432/app",
-     "postgres://app:[REDACTED:url_password]@db.internal:5432/app"),
-    ("redis://:s3cretpass@cache:6379/0", "redis://:[REDACTED:url_password]@cache:6379/0"),
-    ("http://127.0.0.1:8080/v1?api_key=abcdef0123456789&x=1",
-     "http://127.0.0.1:8080/v1?api_key=[REDACTED:url_query_secret]&x=1"),
-    ('db_password = "Hunter2!x"', 'db_password = "[REDACTED:assigned_secret]"'),
-    ("mysql -uroot -pS3cr3tPw -h db app", "mysql -uroot -p[REDACTED:cli_password] -h db app"),
-    ("mysqldump -p'my pass' shop", "mysqldump -p[REDACTED:cli_password] shop"),
-    ("github:\n  token: abcdefghijklmnop\n", "github:\n  token: [REDACTED:yaml_secret]\n"),
-    ("https://hooks.slack.com/services/T0123ABCD/B0123ABCDE/abcdefghijklmnopqrstuvwx",
-     "https://hooks.slack.com/services/[REDACTED:slack_webhook]"),
-    ("AccountName=acme;AccountKey=" + "A" * 86 + "==;EndpointSuffix=core.windows.net",
-     "AccountName=acme;AccountKey=[REDACTED:azure_key];EndpointSuffix=core.windows.net"),
-    ("-----BEGIN RSA PRIVATE KEY-----\n" + "A" * 64 + "\n" + "B" * 64 + "\nend of paste",
-     "[REDACTED:private_key]\nend of paste"),
-])
+@pytest.mark.parametrize(
+    "text,expected",
+    [
+        (
+            "postgres://app:p@ss:w@rd@db.internal:5432/app",
+            "postgres://app:[REDACTED:url_password]@db.internal:5432/app",
+        ),
+        ("redis://:s3cretpass@cache:6379/0", "redis://:[REDACTED:url_password]@cache:6379/0"),
+        (
+            "http://127.0.0.1:8080/v1?api_key=abcdef0123456789&x=1",
+            "http://127.0.0.1:8080/v1?api_key=[REDACTED:url_query_secret]&x=1",
+        ),
+        ('db_password = "Hunter2!x"', 'db_password = "[REDACTED:assigned_secret]"'),
+        ("mysql -uroot -pS3cr3tPw -h db app", "mysql -uroot -p[REDACTED:cli_password] -h db app"),
+        ("mysqldump -p'my pass' shop", "mysqldump -p[REDACTED:cli_password] shop"),
+        ("github:\n  token: abcdefghijklmnop\n", "github:\n  token: [REDACTED:yaml_secret]\n"),
+        (
+            "https://hooks.slack.com/services/T0123ABCD/B0123ABCDE/abcdefghijklmnopqrstuvwx",
+            "https://hooks.slack.com/services/[REDACTED:slack_webhook]",
+        ),
+        (
+            "AccountName=acme;AccountKey=" + "A" * 86 + "==;EndpointSuffix=core.windows.net",
+            "AccountName=acme;AccountKey=[REDACTED:azure_key];EndpointSuffix=core.windows.net",
+        ),
+        (
+            "-----BEGIN RSA PRIVATE KEY-----\n" + "A" * 64 + "\n" + "B" * 64 + "\nend of paste",
+            "[REDACTED:private_key]\nend of paste",
+        ),
+    ],
+)
 def test_issue_formats_are_replaced_and_their_context_kept(text, expected):
     assert redact(text).text == expected
 
 
-@pytest.mark.parametrize("text", [
-    "mysql -u root -p app",  # -p alone prompts for the password
-    "docker login --password-stdin ghcr.io",
-    "token = self.tokens[0]",
-    'if password == "":',
-    "password: null",
-    "https://ada@git.example.com/acme/app.git",  # a URL's user is not an email address
-    "-----BEGIN CERTIFICATE-----",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "mysql -u root -p app",  # -p alone prompts for the password
+        "docker login --password-stdin ghcr.io",
+        "token = self.tokens[0]",
+        'if password == "":',
+        "password: null",
+        "https://ada@git.example.com/acme/app.git",  # a URL's user is not an email address
+        "-----BEGIN CERTIFICATE-----",
+    ],
+)
 def test_issue_format_near_misses_survive(text):
     assert redact(text).text == text

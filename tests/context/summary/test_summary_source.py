@@ -19,9 +19,11 @@ def call(cid: str, name: str = "bash", **args) -> dict:
 
 def test_tool_results_keep_head_and_tail_and_name_no_identifier_the_auditor_would_demand():
     log = "START " + "line of output\n" * 5000 + " VERDICT: 3 failed"
-    messages = [{"role": "user", "content": "run the tests"},
-                {"role": "assistant", "content": None, "tool_calls": [call("a", command="pytest")]},
-                {"role": "tool", "tool_call_id": "a", "content": log}]
+    messages = [
+        {"role": "user", "content": "run the tests"},
+        {"role": "assistant", "content": None, "tool_calls": [call("a", command="pytest")]},
+        {"role": "tool", "tool_call_id": "a", "content": log},
+    ]
     out = summarizer_messages(messages)
     text = out[2]["content"]
     assert text.startswith("START") and text.endswith("VERDICT: 3 failed")
@@ -43,10 +45,17 @@ def test_parallel_results_share_one_batch_allowance():
 
 def test_long_arguments_and_images_shrink_to_a_line():
     body = "z" * 50_000
-    messages = [{"role": "user", "content": [{"type": "text", "text": "see screenshot"},
-                                             {"type": "image_url", "image_url": {"url": "data:image/png;base64," + "Q" * 9000}}]},
-                {"role": "assistant", "content": None, "tool_calls": [call("w", "file_write", path="a.py", content=body)]},
-                {"role": "tool", "tool_call_id": "w", "content": "wrote a.py"}]
+    messages = [
+        {
+            "role": "user",
+            "content": [
+                {"type": "text", "text": "see screenshot"},
+                {"type": "image_url", "image_url": {"url": "data:image/png;base64," + "Q" * 9000}},
+            ],
+        },
+        {"role": "assistant", "content": None, "tool_calls": [call("w", "file_write", path="a.py", content=body)]},
+        {"role": "tool", "tool_call_id": "w", "content": "wrote a.py"},
+    ]
     out = summarizer_messages(messages)
     assert "QQQQ" not in json.dumps(out[0]) and "see screenshot" in json.dumps(out[0])
     args = json.loads(out[1]["tool_calls"][0]["function"]["arguments"])

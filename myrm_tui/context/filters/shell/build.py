@@ -15,18 +15,24 @@ from myrm_tui.context.filters.detect import Command
 from myrm_tui.context.filters.excerpt import Dropper, Excerpt, Tier
 from myrm_tui.context.filters.patterns import DIAGNOSTIC, IMPORTANT
 
-_CARGO_PROGRESS = re.compile(r"^\s*(?:Compiling|Checking|Downloading|Downloaded|Updating|Locking|Adding|"
-                             r"Blocking|Unpacking|Fresh|Documenting|Packaging|Verifying|Installing|"
-                             r"Installed|Replacing|Building \[|Fetch \[|Removed)\b")
-_CARGO_FINAL = re.compile(r"^\s*(?:Finished|Running|Executable|Doc-tests)\b|^test result:|^running \d+ tests?|"
-                          r"^error: (?:could not compile|test failed|aborting)|^(?:warning|error): .*generated \d+")
+_CARGO_PROGRESS = re.compile(
+    r"^\s*(?:Compiling|Checking|Downloading|Downloaded|Updating|Locking|Adding|"
+    r"Blocking|Unpacking|Fresh|Documenting|Packaging|Verifying|Installing|"
+    r"Installed|Replacing|Building \[|Fetch \[|Removed)\b"
+)
+_CARGO_FINAL = re.compile(
+    r"^\s*(?:Finished|Running|Executable|Doc-tests)\b|^test result:|^running \d+ tests?|"
+    r"^error: (?:could not compile|test failed|aborting)|^(?:warning|error): .*generated \d+"
+)
 _RUST_DIAG = re.compile(r"^(error|warning)(?:\[\w+\])?: ")
 _CARGO_TEST = re.compile(r"^test (\S+) \.\.\. (ok|FAILED|ignored|bench)")
 
 
 def compress_cargo(lines: list[str], cmd: Command) -> Excerpt | None:
-    if not any(_CARGO_PROGRESS.match(ln) or _RUST_DIAG.match(ln) or _CARGO_FINAL.match(ln)
-               or _CARGO_TEST.match(ln) for ln in lines):
+    if not any(
+        _CARGO_PROGRESS.match(ln) or _RUST_DIAG.match(ln) or _CARGO_FINAL.match(ln) or _CARGO_TEST.match(ln)
+        for ln in lines
+    ):
         return None
     ex = Excerpt("cargo")
     drop = Dropper(ex, Tier.CONTEXT)
@@ -93,17 +99,26 @@ def compress_cargo(lines: list[str], cmd: Command) -> Excerpt | None:
 
 
 _MAKE_NOISE = re.compile(r"^make(?:\[\d+\])?: (?:Entering|Leaving) directory|^make(?:\[\d+\])?: Nothing to be done")
-_MAKE_ERROR = re.compile(r"^(?:g?make(?:\[\d+\])?: \*\*\*|collect2: |ld: |/usr/bin/ld: |\S*ld(?:\.\w+)?: |"
-                         r"\d+ (?:warnings? and \d+ )?errors? generated|ninja: build stopped|FAILED: |"
-                         r"Makefile:\d+: )")
+_MAKE_ERROR = re.compile(
+    r"^(?:g?make(?:\[\d+\])?: \*\*\*|collect2: |ld: |/usr/bin/ld: |\S*ld(?:\.\w+)?: |"
+    r"\d+ (?:warnings? and \d+ )?errors? generated|ninja: build stopped|FAILED: |"
+    r"Makefile:\d+: )"
+)
 _FRAME = re.compile(r"^\s*(?:\d+\s*)?\|")  # gcc/clang code frame `  5 |   x = y;` and `    |   ^~~`
-_IN_FUNCTION = re.compile(r"^\S[^:]*: (?:In (?:function|member function|constructor|instantiation)|"
-                          r"At (?:top level|global scope))|^In file included from|^\s+from \S+:\d+")
+_IN_FUNCTION = re.compile(
+    r"^\S[^:]*: (?:In (?:function|member function|constructor|instantiation)|"
+    r"At (?:top level|global scope))|^In file included from|^\s+from \S+:\d+"
+)
 
 
 def compress_cc(lines: list[str], cmd: Command) -> Excerpt | None:
-    if not any(DIAGNOSTIC.match(ln) or _MAKE_ERROR.match(ln) or _MAKE_NOISE.match(ln)
-               or ln.startswith(("make", "gcc", "cc ", "g++", "clang")) for ln in lines):
+    if not any(
+        DIAGNOSTIC.match(ln)
+        or _MAKE_ERROR.match(ln)
+        or _MAKE_NOISE.match(ln)
+        or ln.startswith(("make", "gcc", "cc ", "g++", "clang"))
+        for ln in lines
+    ):
         return None
     ex = Excerpt("compiler")
     drop = Dropper(ex, Tier.CONTEXT)

@@ -15,12 +15,16 @@ from myrm_tui.context.filters.excerpt import Dropper, Excerpt, Tier
 from myrm_tui.context.filters.patterns import IMPORTANT
 
 _STEP = re.compile(r"^#\d+ \[[^\]]+\] |^Step \d+/\d+ : ")
-_BOOKKEEPING = re.compile(r"^#\d+ (?:DONE|CACHED|resolve |sha256:|extracting |transferring |"
-                          r"\[internal\]|naming to|exporting layers|writing image|unpacking to)|"
-                          r"^ ---> |^Removing intermediate container|^#\d+\s*$|^#0 building with")
+_BOOKKEEPING = re.compile(
+    r"^#\d+ (?:DONE|CACHED|resolve |sha256:|extracting |transferring |"
+    r"\[internal\]|naming to|exporting layers|writing image|unpacking to)|"
+    r"^ ---> |^Removing intermediate container|^#\d+\s*$|^#0 building with"
+)
 _RUN_OUTPUT = re.compile(r"^#(\d+) \d+\.\d+ ")
-_ERROR = re.compile(r"^(?:#\d+ )?ERROR\b|^ERROR:|^error:|failed to solve|did not complete successfully|"
-                    r"^The command .* returned a non-zero code")
+_ERROR = re.compile(
+    r"^(?:#\d+ )?ERROR\b|^ERROR:|^error:|failed to solve|did not complete successfully|"
+    r"^The command .* returned a non-zero code"
+)
 _FINAL = re.compile(r"^(?:#\d+ (?:naming to|writing image)|Successfully (?:built|tagged)|#\d+ exporting to image)")
 
 

@@ -16,14 +16,20 @@ from myrm_tui.context.filters.detect import Command
 from myrm_tui.context.filters.excerpt import Dropper, Excerpt, Piece, Tier
 
 _STATUS_HINT = re.compile(r'^\s*\(use "git |^\s*\(commit or discard|^\s*\(fix conflicts|^\s*\(all conflicts')
-_STATUS_SECTION = re.compile(r"^(Changes to be committed|Changes not staged for commit|Untracked files|"
-                             r"Unmerged paths|Ignored files):\s*$")
-_STATUS_BRANCH = re.compile(r"^(On branch |HEAD detached |Your branch |nothing to commit|nothing added|"
-                            r"no changes added|You have unmerged|All conflicts fixed|You are currently|"
-                            r"rebase in progress|interactive rebase)")
+_STATUS_SECTION = re.compile(
+    r"^(Changes to be committed|Changes not staged for commit|Untracked files|"
+    r"Unmerged paths|Ignored files):\s*$"
+)
+_STATUS_BRANCH = re.compile(
+    r"^(On branch |HEAD detached |Your branch |nothing to commit|nothing added|"
+    r"no changes added|You have unmerged|All conflicts fixed|You are currently|"
+    r"rebase in progress|interactive rebase)"
+)
 _PORCELAIN = re.compile(r"^(?:[ MADRCU?!]{2}) \S|^## ")
-_PROGRESS = re.compile(r"^(?:remote: )?(?:Enumerating|Counting|Compressing|Receiving|Resolving|Writing|"
-                       r"Unpacking|Total|Delta compression|Updating files|Checking out files)\b")
+_PROGRESS = re.compile(
+    r"^(?:remote: )?(?:Enumerating|Counting|Compressing|Receiving|Resolving|Writing|"
+    r"Unpacking|Total|Delta compression|Updating files|Checking out files)\b"
+)
 
 
 def compress(lines: list[str], cmd: Command) -> Excerpt | None:
@@ -34,8 +40,23 @@ def compress(lines: list[str], cmd: Command) -> Excerpt | None:
         return _diff(lines, sub)
     if sub in {"log", "reflog", "shortlog"}:
         return _log(lines)
-    if sub in {"push", "pull", "fetch", "clone", "checkout", "switch", "merge", "rebase", "commit", "add",
-               "gc", "submodule", "cherry-pick", "am", "stash"}:
+    if sub in {
+        "push",
+        "pull",
+        "fetch",
+        "clone",
+        "checkout",
+        "switch",
+        "merge",
+        "rebase",
+        "commit",
+        "add",
+        "gc",
+        "submodule",
+        "cherry-pick",
+        "am",
+        "stash",
+    }:
         return _operation(lines)
     return None
 
@@ -62,8 +83,7 @@ def _status(lines: list[str]) -> Excerpt | None:
             in_section += 1
             counts[section] = counts.get(section, 0) + 1
             # rank: the first files of every section before the 100th file of any one
-            ex.keep(line, Tier.CONTEXT if in_section <= C.LISTING_PER_DIR else Tier.BULK,
-                    rank=in_section, line=i)
+            ex.keep(line, Tier.CONTEXT if in_section <= C.LISTING_PER_DIR else Tier.BULK, rank=in_section, line=i)
     if counts:
         ex.pieces.insert(0, _note(ex, "files: " + ", ".join(f"{k or 'other'} {v:,}" for k, v in counts.items())))
     return ex
@@ -128,8 +148,19 @@ def _diff(lines: list[str], sub: str) -> Excerpt | None:
             ex.keep(line, Tier.CONTEXT, rank=hunk_in_file * 1000 + 1, line=i)
         elif line.startswith(("index ", "--- ", "+++ ", "similarity index", "dissimilarity index")):
             drop.drop(i, "header")
-        elif line.startswith(("new file mode", "deleted file mode", "rename from", "rename to",
-                              "old mode", "new mode", "Binary files", "copy from", "copy to")):
+        elif line.startswith(
+            (
+                "new file mode",
+                "deleted file mode",
+                "rename from",
+                "rename to",
+                "old mode",
+                "new mode",
+                "Binary files",
+                "copy from",
+                "copy to",
+            )
+        ):
             ex.keep(line, Tier.STRUCTURE, line=i)
         elif line[:1] in {"+", "-"}:
             drop.flush()
@@ -146,7 +177,7 @@ def _diff(lines: list[str], sub: str) -> Excerpt | None:
             ex.keep(line, Tier.BULK, rank=hunk_in_file * 1000 + hunk_index, line=i)
     drop.flush()
     if len(stats) > 1:
-        shown = stats[:C.DIFF_STAT_FILES]
+        shown = stats[: C.DIFF_STAT_FILES]
         summary = "; ".join(f"{n} +{a} -{r}" for n, a, r in shown)
         more = f"; and {len(stats) - len(shown):,} more files" if len(stats) > len(shown) else ""
         total_a = sum(s[1] for s in stats)
@@ -180,8 +211,7 @@ def _log(lines: list[str]) -> Excerpt | None:
             if not line.strip():
                 continue
             commits += 1 if re.match(r"^[*|\\/ ]*[0-9a-f]{7,40}\b", line) else 0
-            ex.keep(line, Tier.STRUCTURE if commits <= C.LOG_MAX_COMMITS else Tier.BULK,
-                    rank=i, line=i)
+            ex.keep(line, Tier.STRUCTURE if commits <= C.LOG_MAX_COMMITS else Tier.BULK, rank=i, line=i)
         if not commits:
             return None
     ex.pieces.insert(0, _note(ex, f"{commits:,} commits"))
@@ -197,8 +227,9 @@ def _operation(lines: list[str]) -> Excerpt:
             drop.drop(i, "progress")
         elif re.search(r"\b(?:error|fatal|rejected|conflict|abort)", line, re.IGNORECASE):
             drop.keep(line, Tier.IMPORTANT, i)
-        elif re.match(r"^\[[^\]]+ [0-9a-f]{7,}\]|^\s*\d+ files? changed|^To |^From |^ [+*!-] |^Already up to date",
-                      line):
+        elif re.match(
+            r"^\[[^\]]+ [0-9a-f]{7,}\]|^\s*\d+ files? changed|^To |^From |^ [+*!-] |^Already up to date", line
+        ):
             drop.keep(line, Tier.STRUCTURE, i)
         else:
             drop.keep(line, Tier.BULK, i)

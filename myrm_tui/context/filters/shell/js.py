@@ -13,36 +13,67 @@ import re
 from myrm_tui.context.filters.detect import Command
 from myrm_tui.context.filters.excerpt import Dropper, Excerpt, Tier
 
-_INSTALL_SUBS = {"install", "i", "ci", "add", "update", "up", "upgrade", "remove", "rm", "uninstall",
-                 "audit", "dedupe", "prune", "link", ""}
+_INSTALL_SUBS = {
+    "install",
+    "i",
+    "ci",
+    "add",
+    "update",
+    "up",
+    "upgrade",
+    "remove",
+    "rm",
+    "uninstall",
+    "audit",
+    "dedupe",
+    "prune",
+    "link",
+    "",
+}
 _ERROR = re.compile(r"^(?:npm (?:error|ERR!)|ERR_PNPM|error |yarn error|\s*ERR!|.*\berror\b.*:)", re.IGNORECASE)
-_DEPRECATED = re.compile(r"^(?:npm warn deprecated|npm WARN deprecated|warning .*deprecated|"
-                         r"\s*WARN\s+deprecated|.*\bdeprecated\b)", re.IGNORECASE)
+_DEPRECATED = re.compile(
+    r"^(?:npm warn deprecated|npm WARN deprecated|warning .*deprecated|"
+    r"\s*WARN\s+deprecated|.*\bdeprecated\b)",
+    re.IGNORECASE,
+)
 _WARN = re.compile(r"^(?:npm warn|npm WARN|warning |\s*WARN\b)", re.IGNORECASE)
-_SUMMARY = re.compile(r"^(?:added \d|removed \d|changed \d|up to date|audited \d|found \d+ vulnerabilit|"
-                      r"\d+ (?:low|moderate|high|critical)|\d+ packages? (?:are|is) looking for funding|"
-                      r"Packages: [+-]|Done in |success |✨\s*Done|Lockfile is up to date|"
-                      r"Already up to date|\+ \S+ \d|dependencies:|devDependencies:|bun install|"
-                      r"\d+ packages? installed|Saved lockfile|Checked \d+ installs)")
-_PROGRESS = re.compile(r"^(?:Progress: resolved|npm (?:http|timing|sill|verb|info)|\[\d+/\d+\] |info |"
-                       r"(?:Resolving|Fetching|Linking|Building) (?:packages|fresh packages|dependencies)|"
-                       r"[+\-]{5,}\s*$|\s*[⠁-⣿]|reify:|idealTree|Downloading |Downloaded )")
+_SUMMARY = re.compile(
+    r"^(?:added \d|removed \d|changed \d|up to date|audited \d|found \d+ vulnerabilit|"
+    r"\d+ (?:low|moderate|high|critical)|\d+ packages? (?:are|is) looking for funding|"
+    r"Packages: [+-]|Done in |success |✨\s*Done|Lockfile is up to date|"
+    r"Already up to date|\+ \S+ \d|dependencies:|devDependencies:|bun install|"
+    r"\d+ packages? installed|Saved lockfile|Checked \d+ installs)"
+)
+_PROGRESS = re.compile(
+    r"^(?:Progress: resolved|npm (?:http|timing|sill|verb|info)|\[\d+/\d+\] |info |"
+    r"(?:Resolving|Fetching|Linking|Building) (?:packages|fresh packages|dependencies)|"
+    r"[+\-]{5,}\s*$|\s*[⠁-⣿]|reify:|idealTree|Downloading |Downloaded )"
+)
 
-_TEST_MARK = re.compile(r"^\s*(?:Tests?:|Test Suites:|Test Files|# (?:tests|pass|fail)\b|ℹ (?:tests|pass|fail)\b|"
-                        r"(?:not )?ok \d+|✓|✔|×|✖|✗|PASS |FAIL |● )")
+_TEST_MARK = re.compile(
+    r"^\s*(?:Tests?:|Test Suites:|Test Files|# (?:tests|pass|fail)\b|ℹ (?:tests|pass|fail)\b|"
+    r"(?:not )?ok \d+|✓|✔|×|✖|✗|PASS |FAIL |● )"
+)
 _TEST_PASS = re.compile(r"^\s*(?:PASS |✓ |✔ |√ |ok \d+ )")
-_TEST_FAIL = re.compile(r"^\s*(?:FAIL |× |✖ |✗ |not ok \d+|● |AssertionError|Error:|Expected|Received|"
-                        r"expected|received|\+ |- |>\s*\d+ \||at .*:\d+:\d+\)?$)")
-_TEST_SUMMARY = re.compile(r"^\s*(?:Tests?:|Test Suites:|Test Files|Snapshots:|Time:|Duration|Ran all test|"
-                           r"# (?:tests|suites|pass|fail|cancelled|skipped|todo|duration_ms)|"
-                           r"ℹ (?:tests|suites|pass|fail|cancelled|skipped|todo|duration_ms)|"
-                           r"\d+ (?:passing|failing|pending)|npm (?:error|ERR!) (?:Test failed|code|command))")
+_TEST_FAIL = re.compile(
+    r"^\s*(?:FAIL |× |✖ |✗ |not ok \d+|● |AssertionError|Error:|Expected|Received|"
+    r"expected|received|\+ |- |>\s*\d+ \||at .*:\d+:\d+\)?$)"
+)
+_TEST_SUMMARY = re.compile(
+    r"^\s*(?:Tests?:|Test Suites:|Test Files|Snapshots:|Time:|Duration|Ran all test|"
+    r"# (?:tests|suites|pass|fail|cancelled|skipped|todo|duration_ms)|"
+    r"ℹ (?:tests|suites|pass|fail|cancelled|skipped|todo|duration_ms)|"
+    r"\d+ (?:passing|failing|pending)|npm (?:error|ERR!) (?:Test failed|code|command))"
+)
 
 
 def compress(lines: list[str], cmd: Command) -> Excerpt | None:
     sample = lines[:300] + lines[-300:]
-    looks_like_tests = cmd.tool == "jest" or cmd.sub in {"test", "t", "tst", "run", "exec"} \
+    looks_like_tests = (
+        cmd.tool == "jest"
+        or cmd.sub in {"test", "t", "tst", "run", "exec"}
         or sum(1 for ln in sample if _TEST_MARK.match(ln)) >= 3
+    )
     if looks_like_tests and any(_TEST_SUMMARY.match(ln) or _TEST_MARK.match(ln) for ln in sample):
         return _tests(lines)
     if cmd.sub in _INSTALL_SUBS or cmd.tool in {"yarn", "bun"}:

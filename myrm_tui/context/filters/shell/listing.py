@@ -65,12 +65,14 @@ def _paths(lines: list[str]) -> Excerpt:
         parent = path.rsplit("/", 1)[0] if "/" in path else "."
         per_dir[parent] += 1
         n = per_dir[parent]
-        tier = Tier.IMPORTANT if re.search(r"Permission denied|No such file", line) else (
-            Tier.CONTEXT if n <= C.LISTING_PER_DIR else Tier.BULK)
+        tier = (
+            Tier.IMPORTANT
+            if re.search(r"Permission denied|No such file", line)
+            else (Tier.CONTEXT if n <= C.LISTING_PER_DIR else Tier.BULK)
+        )
         ex.keep(line, tier, rank=n + path.count("/") * 0.01, line=i)
     big = ", ".join(f"{d}/ ({n:,})" for d, n in per_dir.most_common(5))
-    ex.note(f"{sum(per_dir.values()):,} paths in {len(per_dir):,} directories; largest: {big}",
-            Tier.IMPORTANT)
+    ex.note(f"{sum(per_dir.values()):,} paths in {len(per_dir):,} directories; largest: {big}", Tier.IMPORTANT)
     ex.pieces.insert(0, ex.pieces.pop())
     return ex
 
@@ -84,7 +86,7 @@ def _tree(lines: list[str]) -> Excerpt:
             ex.keep(line, Tier.IMPORTANT, line=i)
         elif m:
             depth = len(m.group(1)) // 4
-            del counters[depth + 1:]
+            del counters[depth + 1 :]
             while len(counters) <= depth:
                 counters.append(0)
             counters[depth] += 1

@@ -18,20 +18,29 @@ _SPAM = (
     (re.compile(r"^\s*Downloading "), "Downloading"),
     (re.compile(r"^\s*Using cached "), "Using cached"),
     (re.compile(r"^\s*Requirement already satisfied"), "Requirement already satisfied"),
-    (re.compile(r"^\s*(?:Obtaining|Processing|Looking in (?:indexes|links)|Building wheels? for|"
-                r"Created wheel for|Stored in directory|Installing build dependencies|Getting requirements|"
-                r"Preparing (?:editable )?metadata|Checking if build backend|Building editable|"
-                r"Installing backend dependencies|Attempting uninstall|Found existing installation|"
-                r"Uninstalling |Successfully uninstalled|Resolved \d|Prepared \d|Audited \d|Downloaded \d|"
-                r"Building |Built )"), "build steps"),
+    (
+        re.compile(
+            r"^\s*(?:Obtaining|Processing|Looking in (?:indexes|links)|Building wheels? for|"
+            r"Created wheel for|Stored in directory|Installing build dependencies|Getting requirements|"
+            r"Preparing (?:editable )?metadata|Checking if build backend|Building editable|"
+            r"Installing backend dependencies|Attempting uninstall|Found existing installation|"
+            r"Uninstalling |Successfully uninstalled|Resolved \d|Prepared \d|Audited \d|Downloaded \d|"
+            r"Building |Built )"
+        ),
+        "build steps",
+    ),
     (re.compile(r"^\[notice\]"), "notice"),
 )
 _BOILERPLATE = re.compile(r"^\s*(?:note|hint): ")  # pip's fixed advice lines under an error
-_IMPORTANT = re.compile(r"^\s*(?:ERROR|error|×|│|╰─>|Successfully installed|Successfully built|"
-                        r"Installed \d|Uninstalled \d|Would install|[+-] \S+==)")
+_IMPORTANT = re.compile(
+    r"^\s*(?:ERROR|error|×|│|╰─>|Successfully installed|Successfully built|"
+    r"Installed \d|Uninstalled \d|Would install|[+-] \S+==)"
+)
 _WARNING = re.compile(r"^\s*(?:WARNING|DEPRECATION|warning)")
-_MARK = re.compile(r"Collecting |Requirement already|Successfully|ERROR|Installing collected|Would install|"
-                   r"Resolved \d|Installed \d|Processing |Obtaining ")
+_MARK = re.compile(
+    r"Collecting |Requirement already|Successfully|ERROR|Installing collected|Would install|"
+    r"Resolved \d|Installed \d|Processing |Obtaining "
+)
 
 
 def compress(lines: list[str], cmd: Command) -> Excerpt | None:

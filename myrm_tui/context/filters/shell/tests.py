@@ -14,18 +14,24 @@ from myrm_tui.context.filters.detect import Command
 from myrm_tui.context.filters.excerpt import Dropper, Excerpt, Tier
 
 _SECTION = re.compile(r"^(?:=|_|-){3,} ?(.*?) ?(?:=|_|-){3,}$")
-_SUMMARY = re.compile(r"^=*\s*(?:\d+ (?:passed|failed|errors?|skipped|deselected|xfailed|xpassed|warnings?)"
-                      r"|no tests ran)\b.*\bin [\d.]+s")
-_PREAMBLE = re.compile(r"^(?:platform |rootdir:|configfile:|inifile:|plugins:|cachedir:|cache dir|"
-                       r"Using --randomly-seed|hypothesis profile|asyncio: |benchmark: |timeout: )")
+_SUMMARY = re.compile(
+    r"^=*\s*(?:\d+ (?:passed|failed|errors?|skipped|deselected|xfailed|xpassed|warnings?)"
+    r"|no tests ran)\b.*\bin [\d.]+s"
+)
+_PREAMBLE = re.compile(
+    r"^(?:platform |rootdir:|configfile:|inifile:|plugins:|cachedir:|cache dir|"
+    r"Using --randomly-seed|hypothesis profile|asyncio: |benchmark: |timeout: )"
+)
 _VERBOSE_RESULT = re.compile(r"::\S*.*? (PASSED|FAILED|ERROR|SKIPPED|XFAIL|XPASS)\b")
 _DOTS = re.compile(r"^\S+\.py [.sxXFE]+\s*(?:\[\s*\d+%\])?\s*$|^[.sxXFE]+\s*(?:\[\s*\d+%\])?\s*$")
 _LOCATION = re.compile(r"^\S+\.py:\d+: \w+")
 
 
 def compress_pytest(lines: list[str], cmd: Command) -> Excerpt | None:
-    if not any(_SUMMARY.match(ln) or "test session starts" in ln or _VERBOSE_RESULT.search(ln)
-               for ln in lines[-200:] + lines[:50]):
+    if not any(
+        _SUMMARY.match(ln) or "test session starts" in ln or _VERBOSE_RESULT.search(ln)
+        for ln in lines[-200:] + lines[:50]
+    ):
         return None
     ex = Excerpt("pytest")
     drop = Dropper(ex, Tier.CONTEXT)
@@ -78,8 +84,9 @@ def compress_pytest(lines: list[str], cmd: Command) -> Excerpt | None:
         elif "warnings summary" in section:
             drop.keep(line, Tier.BULK, i)
         else:
-            drop.keep(line, Tier.IMPORTANT if re.search(r"\b(?:Error|error|FAIL|Exception)\b", line)
-                      else Tier.CONTEXT, i)
+            drop.keep(
+                line, Tier.IMPORTANT if re.search(r"\b(?:Error|error|FAIL|Exception)\b", line) else Tier.CONTEXT, i
+            )
     flush_block()
     drop.flush()
     return ex

@@ -13,9 +13,12 @@ _SYMBOL = re.compile(
     r"^\s*(?:@\w|(?:export\s+)?(?:default\s+)?(?:pub(?:\([\w:]+\))?\s+)?(?:async\s+)?(?:unsafe\s+)?"
     r"(?:def|class|function|fn|func|interface|struct|enum|trait|impl|type|module|namespace|object|"
     r"protocol|extension|record)\s)"
-    r"|^\s*(?:public|private|protected|internal|static|final|abstract|override|virtual)\s[^=;]*\(")
-_IMPORT = re.compile(r"^\s*(?:import\s|from\s+\S+\s+import\s|#include\s|use\s+[\w:{]|require\(|"
-                     r"(?:const|let|var)\s+\S+\s*=\s*require\(|package\s|using\s+[\w.]+;)")
+    r"|^\s*(?:public|private|protected|internal|static|final|abstract|override|virtual)\s[^=;]*\("
+)
+_IMPORT = re.compile(
+    r"^\s*(?:import\s|from\s+\S+\s+import\s|#include\s|use\s+[\w:{]|require\(|"
+    r"(?:const|let|var)\s+\S+\s*=\s*require\(|package\s|using\s+[\w.]+;)"
+)
 
 
 def trim(text: str, lines: list[str]) -> Excerpt | None:
@@ -36,7 +39,9 @@ def trim(text: str, lines: list[str]) -> Excerpt | None:
         else:
             drop.keep(line, Tier.BULK, i)
     drop.flush()
-    ex.note(f"code {len(lines):,} lines, {symbols:,} symbols, {imports:,} imports (outline; ranges in markers)",
-            Tier.IMPORTANT)
+    ex.note(
+        f"code {len(lines):,} lines, {symbols:,} symbols, {imports:,} imports (outline; ranges in markers)",
+        Tier.IMPORTANT,
+    )
     ex.pieces.insert(0, ex.pieces.pop())
     return ex

@@ -38,8 +38,7 @@ def trim_json(text: str, lines: list[str]) -> Excerpt | None:
     except (ValueError, RecursionError):
         return None
     ex = Excerpt("json")
-    ex.note(f"JSON {_shape(value)}; skeleton to depth {C.TREE_MAX_DEPTH}, canonical 2-space layout",
-            Tier.IMPORTANT)
+    ex.note(f"JSON {_shape(value)}; skeleton to depth {C.TREE_MAX_DEPTH}, canonical 2-space layout", Tier.IMPORTANT)
     _walk(ex, value, depth=0, prefix="", last=True, order=[0])
     return ex
 
@@ -83,8 +82,9 @@ def _indent_of(line: str) -> float:
     return indent
 
 
-def outline(lines: list[str], kind: str, max_depth: int = C.TREE_MAX_DEPTH,
-            promote: re.Pattern[str] | None = None) -> Excerpt:
+def outline(
+    lines: list[str], kind: str, max_depth: int = C.TREE_MAX_DEPTH, promote: re.Pattern[str] | None = None
+) -> Excerpt:
     """Indentation outline of real lines: at most `max_depth` levels and TREE_MAX_KEYS
     children per parent; dropped subtrees become `… N lines omitted (lines a–b) …`.
     Lines matching `promote` (titles, headings) are kept wherever they are."""
@@ -135,8 +135,7 @@ def trim_table(text: str, lines: list[str]) -> Excerpt | None:
     kind = "tsv" if delim == "\t" else "csv"
     ex = Excerpt(kind)
     columns = rows[0].count(delim) + 1
-    ex.note(f"{kind.upper()} {len(rows) - 1:,} rows × {columns} columns (header, first and last rows)",
-            Tier.IMPORTANT)
+    ex.note(f"{kind.upper()} {len(rows) - 1:,} rows × {columns} columns (header, first and last rows)", Tier.IMPORTANT)
     n = len(lines)
     data_index = 0
     for i, line in enumerate(lines):

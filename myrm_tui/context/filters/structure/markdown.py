@@ -32,7 +32,8 @@ def trim(text: str, lines: list[str]) -> Excerpt | None:
             ex.keep(line, Tier.CONTEXT, rank=since_heading * 100_000 + i, line=i)
         else:
             ex.keep(line, Tier.BULK, line=i)
-    ex.note(f"Markdown {len(lines):,} lines, {headings:,} headings (outline and first lines of sections)",
-            Tier.IMPORTANT)
+    ex.note(
+        f"Markdown {len(lines):,} lines, {headings:,} headings (outline and first lines of sections)", Tier.IMPORTANT
+    )
     ex.pieces.insert(0, ex.pieces.pop())
     return ex
