@@ -2,7 +2,8 @@
 
 Commands: workload (bench.workload), real-sessions (bench.real_sessions), score (bench.score),
 all / quick (bench.grid: every contender, tables and bench/results/<mode>.json), adversarial
-(bench.adversarial: B4's 12 hostile cases, bench/results/adversarial.json; also part of `all`).
+(bench.adversarial: B4's 12 hostile cases, bench/results/adversarial.json; also part of `all`),
+perf (bench.perf_tests: the test suite's wall-clock budgets, `pytest -m perf`).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ COMMANDS = {
     "all": "bench.grid",
     "quick": "bench.grid",
     "adversarial": "bench.adversarial",
+    "perf": "bench.perf_tests",
 }
 
 

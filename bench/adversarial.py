@@ -175,11 +175,12 @@ class _Script:
                         "type": "function",
                         "function": {"name": name, "arguments": json.dumps(args, ensure_ascii=False)},
                     }
-                    for i, (name, args, _) in zip(ids, calls)
+                    for i, (name, args, _) in zip(ids, calls, strict=True)
                 ],
             }
         ]
-        for i, (name, _, output) in list(zip(ids, calls))[: answered if answered is not None else len(calls)]:
+        shown = answered if answered is not None else len(calls)
+        for i, (name, _, output) in list(zip(ids, calls, strict=True))[:shown]:
             out.append({"role": "tool", "tool_call_id": i, "name": name, "content": output})
         return out
 
@@ -368,7 +369,7 @@ EMOJI = (
 
 def _cjk(rng: random.Random, chars: int) -> str:
     out = []
-    for i in range(chars):
+    for _ in range(chars):
         roll = rng.random()
         if roll < 0.08:
             out.append(rng.choice(EMOJI))

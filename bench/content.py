@@ -142,12 +142,14 @@ def _statement(rng: random.Random, indent: str, names: list[str]) -> list[str]:
         return [f"{indent}with self._lock:", f"{indent}    self._{rng.choice(NOUNS)}s.append({var})"]
     if kind == 7:
         return [
-            f"{indent}# {sentence_case(rng.choice(VERBS))} before {rng.choice(VERBS)}ing: the {rng.choice(NOUNS)} may be stale."
+            f"{indent}# {sentence_case(rng.choice(VERBS))} before {rng.choice(VERBS)}ing: "
+            f"the {rng.choice(NOUNS)} may be stale."
         ]
     if kind == 8:
         return [f'{indent}assert {var} is not None, "{rng.choice(NOUNS)} missing"']
     return [
-        f"{indent}{var} = [{rng.choice(NOUNS)} for {rng.choice(NOUNS)} in {var} if {rng.choice(NOUNS)}.{rng.choice(ATTRS)}]"
+        f"{indent}{var} = [{rng.choice(NOUNS)} for {rng.choice(NOUNS)} in {var} "
+        f"if {rng.choice(NOUNS)}.{rng.choice(ATTRS)}]"
     ]
 
 
@@ -156,7 +158,8 @@ def _function(rng: random.Random, indent: str = "") -> list[str]:
     args = rng.sample(NOUNS, rng.randrange(1, 4))
     lines = [
         f"{indent}def {name}({', '.join(args)}) -> {rng.choice(['dict', 'list', 'int', 'bool', 'None', 'str'])}:",
-        f'{indent}    """{sentence_case(rng.choice(VERBS))} the {rng.choice(NOUNS)} so the {rng.choice(NOUNS)} stays consistent."""',
+        f'{indent}    """{sentence_case(rng.choice(VERBS))} the {rng.choice(NOUNS)} '
+        f'so the {rng.choice(NOUNS)} stays consistent."""',
         f"{indent}    total = 0",
     ]
     names = list(args)
@@ -295,7 +298,7 @@ def pytest_log(rng: random.Random, project: FakeProject, *, failing: bool, verbo
     count = rng.randrange(100, 401)
     tests = [p for p in project.files if p.startswith("tests/")]
     results: list[tuple[str, str]] = []
-    for i in range(count):
+    for _ in range(count):
         node = f"{rng.choice(tests)}::test_{ident(rng)}"
         if rng.random() < 0.1:
             node += f"[{rng.choice(NOUNS)}-{rng.randrange(10)}]"
@@ -361,9 +364,15 @@ def log_line(rng: random.Random, second: int) -> str:
     logger = rng.choice(LOGGERS)
     kind = rng.randrange(6)
     if kind == 0:
-        msg = f"GET /api/v1/{rng.choice(NOUNS)}s/{rng.randrange(100000)} status={rng.choice((200, 200, 200, 404, 500))} duration_ms={rng.randrange(1, 900)}"
+        msg = (
+            f"GET /api/v1/{rng.choice(NOUNS)}s/{rng.randrange(100000)} "
+            f"status={rng.choice((200, 200, 200, 404, 500))} duration_ms={rng.randrange(1, 900)}"
+        )
     elif kind == 1:
-        msg = f"processed job id={rng.randrange(10**6)} queue={rng.choice(('default', 'bulk', 'mail'))} attempts={rng.randrange(1, 5)}"
+        msg = (
+            f"processed job id={rng.randrange(10**6)} queue={rng.choice(('default', 'bulk', 'mail'))} "
+            f"attempts={rng.randrange(1, 5)}"
+        )
     elif kind == 2:
         msg = f"pool size={rng.randrange(1, 32)} idle={rng.randrange(0, 16)} waiting={rng.randrange(0, 5)}"
     elif kind == 3:
@@ -372,7 +381,10 @@ def log_line(rng: random.Random, second: int) -> str:
         msg = f"retrying {rng.choice(NOUNS)} after {rng.choice(EXCEPTIONS)} backoff_ms={rng.randrange(50, 5000)}"
     else:
         msg = f"cache {rng.choice(('hit', 'miss', 'evict'))} key={rng.choice(NOUNS)}:{rng.getrandbits(32):08x}"
-    return f"2025-03-{14 + second // 86400:02d}T{hh:02d}:{mm:02d}:{ss:02d}.{rng.randrange(1000):03d}Z {level:<5} [{logger}] {msg}"
+    return (
+        f"2025-03-{14 + second // 86400:02d}T{hh:02d}:{mm:02d}:{ss:02d}.{rng.randrange(1000):03d}Z "
+        f"{level:<5} [{logger}] {msg}"
+    )
 
 
 def log_text(rng: random.Random, *, min_chars: int = 0, lines: int = 0, start_second: int = 36000) -> str:
@@ -400,11 +412,13 @@ def build_log(rng: random.Random, project: FakeProject, lines: int) -> str:
             out.append(log_line(rng, 36000 + len(out)))
         elif roll < 0.85:
             out.append(
-                f"{rng.choice(paths)}:{rng.randrange(1, 300)}: note: {rng.choice(VERBS)} of {rng.choice(NOUNS)} is untyped"
+                f"{rng.choice(paths)}:{rng.randrange(1, 300)}: note: "
+                f"{rng.choice(VERBS)} of {rng.choice(NOUNS)} is untyped"
             )
         else:
             out.append(
-                f"  cache: restored {rng.randrange(1, 400)} objects ({rng.uniform(0.1, 90):.1f} MB) key=build-{rng.getrandbits(32):08x}"
+                f"  cache: restored {rng.randrange(1, 400)} objects ({rng.uniform(0.1, 90):.1f} MB) "
+                f"key=build-{rng.getrandbits(32):08x}"
             )
     return "\n".join(out)
 
@@ -422,7 +436,10 @@ def _record(rng: random.Random, index: int) -> dict:
         "currency": rng.choice(("EUR", "USD", "GBP")),
         "tags": rng.sample(NOUNS, rng.randrange(0, 4)),
         "owner": {"name": rng.choice(NAMES), "team": rng.choice(MODULES)},
-        "updated_at": f"2025-0{rng.randrange(1, 10)}-{rng.randrange(1, 29):02d}T{rng.randrange(24):02d}:{rng.randrange(60):02d}:00Z",
+        "updated_at": (
+            f"2025-0{rng.randrange(1, 10)}-{rng.randrange(1, 29):02d}"
+            f"T{rng.randrange(24):02d}:{rng.randrange(60):02d}:00Z"
+        ),
     }
 
 
@@ -476,6 +493,7 @@ def git_status(rng: random.Random, project: FakeProject) -> str:
 
 def git_log_oneline(rng: random.Random, n: int) -> str:
     return "\n".join(
-        f"{rng.getrandbits(28):07x} {sentence_case(rng.choice(VERBS))} {rng.choice(NOUNS)} {rng.choice(('handling', 'retries', 'tests', 'docs', 'types'))}"
+        f"{rng.getrandbits(28):07x} {sentence_case(rng.choice(VERBS))} {rng.choice(NOUNS)} "
+        f"{rng.choice(('handling', 'retries', 'tests', 'docs', 'types'))}"
         for _ in range(n)
     )

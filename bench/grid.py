@@ -36,7 +36,7 @@ QUICK_WINDOW = 32_000
 SEED = 1
 REAL_TURNS = 60
 REAL_WINDOW = 32_000  # 60-turn sessions barely fill 64k: only the smaller window tells contenders apart
-# Per-run wall caps (s): litellm's own tokenizer is quadratic (research: DNF past ~150 turns), so
+# Per-run wall caps (s): litellm's own tokenizer is quadratic (it does not finish past ~150 turns), so
 # its defaults row gets a short cap; its shared-counter row is still O(n^2) in messages and gets
 # 12 s (a DNF row says at which turn: ~200 turns; the 12 adversarial cases need the minutes
 # it saved); everything else finishes far below the general cap.
@@ -186,8 +186,8 @@ def cli_check(folder: Path) -> dict[str, Any]:
         return prompts, probes
 
     (cli_prompts, cli_probes), (own_prompts, own_probes) = split(via_cli), split(in_process)
-    prompt_diffs = [a[0] for a, b in zip(cli_prompts, own_prompts) if a != b]
-    probe_diffs = [a[:2] for a, b in zip(cli_probes, own_probes) if a != b]
+    prompt_diffs = [a[0] for a, b in zip(cli_prompts, own_prompts, strict=False) if a != b]
+    probe_diffs = [a[:2] for a, b in zip(cli_probes, own_probes, strict=False) if a != b]
     prompts_identical = len(cli_prompts) == len(own_prompts) and not prompt_diffs
     return {
         "session": path.name,
@@ -283,9 +283,13 @@ def main(argv: list[str] | None = None, *, mode: str = "all") -> int:
 
 
 def publish(document: dict[str, Any], out: Path, text: str, markdown: str | None, elapsed: float) -> None:
-    """Write the results JSON (and the tables, if asked), print the tables."""
+    """Write the results JSON, its small summary (bench/result_summary.py; the one kept in git) and
+    the tables, if asked; print the tables."""
+    from bench.result_summary import write_summary
+
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(document, indent=1, default=str) + "\n", encoding="utf-8")
+    write_summary(document, out)
     if markdown:
         Path(markdown).write_text(text + "\n", encoding="utf-8")
     print(text)

@@ -20,7 +20,7 @@ from bench.score import _Scorer, default_count, default_count_tools
 from bench.sessionio import Session, read_answers, read_jsonl, read_session
 
 # A contender that needs longer than this on one session is stopped and reported as DNF at the
-# turn it reached (litellm's own tokenizer is O(n^2) per turn; research saw 1.6-20 s per turn).
+# turn it reached (litellm's own tokenizer is O(n^2) per turn; 1.6-20 s per turn measured on 2 cores).
 DEFAULT_CAP_S = 60.0
 
 

@@ -26,7 +26,7 @@ from typing import Any
 from bench.tui_bench import RESULTS_DIR, environment, fmt, now, print_table, ratio, summary
 
 MODEL = "local/smollm2"
-# ~2k prompt tokens (BENCHMARKS.md L1); --quick uses a quarter so the smoke test stays short.
+# ~2k prompt tokens (L1 in docs/benchmarks.md); --quick uses a quarter so the smoke test stays short.
 PROMPT_TOKENS = 2000
 QUICK_PROMPT_TOKENS = 500
 # 5 repetitions of the four calls: a median that a single page-cache or scheduler hiccup does

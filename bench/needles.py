@@ -15,7 +15,7 @@ from typing import Any
 
 from bench.content import MODULES, NAMES, NOUNS, VERBS
 
-# Probe lags, in turns after planting (BENCHMARKS.md): short, medium, past a compaction, long.
+# Probe lags, in turns after planting (docs/benchmarks.md, "Workloads"): short, medium, past a compaction, long.
 PROBE_LAGS = (5, 20, 50, 120)
 
 CARRIERS = {

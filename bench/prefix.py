@@ -69,7 +69,7 @@ class Overlap:
 def overlap(previous: list[str], current: list[str], current_tokens: list[int]) -> Overlap:
     """Compare canonical message strings; the partial message is prorated by characters."""
     same = 0
-    for a, b in zip(previous, current):
+    for a, b in zip(previous, current, strict=False):
         if a != b:
             break
         same += 1

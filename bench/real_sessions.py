@@ -7,7 +7,7 @@ into the replay format, with needles in user messages (carrier 1) and a first-me
 (carrier 6). The conversation around the outputs is scripted from a seed; the outputs are not,
 so two captures differ when the tree does (the manifest records each session's sha256).
 
-    python -m bench.real_sessions --out DIR [--turns 60] [--seed 0] [--root /work/main]
+    python -m bench.real_sessions --out DIR [--turns 60] [--seed 0] [--root REPO]
 """
 
 from __future__ import annotations
@@ -234,13 +234,13 @@ def build_session(
                 "content": None,
                 "tool_calls": [
                     {"id": cid, "type": "function", "function": {"name": step.name, "arguments": json.dumps(step.args)}}
-                    for cid, step in zip(call_ids, batch)
+                    for cid, step in zip(call_ids, batch, strict=True)
                 ],
             }
         )
         messages += [
             {"role": "tool", "tool_call_id": cid, "name": step.name, "content": step.output}
-            for cid, step in zip(call_ids, batch)
+            for cid, step in zip(call_ids, batch, strict=True)
         ]
         messages.append({"role": "assistant", "content": rng.choice(ASSISTANT_NOTES)})
         lines.append({"turn": turn, "messages": messages})

@@ -1,4 +1,4 @@
-"""Cost of the redactor (`myrm_tui.context.summary.redact.redact`) on ordinary and hostile text.
+"""Cost of the redactor (`myrm_tui.redact.redact`) on ordinary and hostile text.
 
 Why it matters: every sink of `myrm_tui/sinks.py` runs it (compaction redacts each removed
 message's facts, an export redacts the whole session), and its patterns are regular expressions
@@ -16,7 +16,7 @@ import random
 import string
 import time
 
-from myrm_tui.context.summary.redact import redact
+from myrm_tui.redact import redact
 
 REPEATS = 3  # best of 3 hides a scheduler hiccup on a shared 2-core box
 SEED = 7

@@ -41,7 +41,7 @@ async def _tool_times(ws: Path, runs: int) -> dict[str, list[float]]:
     }
     times: dict[str, list[float]] = {mode: [] for mode in contexts}
     tool = Bash()
-    for mode, ctx in contexts.items():  # warm-up: the bwrap probe and first-use costs
+    for ctx in contexts.values():  # warm-up: the bwrap probe and first-use costs
         await tool.run({"command": "true"}, ctx)
     for _ in range(runs):
         for mode, ctx in contexts.items():

@@ -7,7 +7,7 @@ file as given are the engine's own timings (`engine_ms`) and summarizer spend
 
     python -m bench.score OUT --session S --answers A --window 64000 --reserve 4096 [--json]
 
-Definitions (BENCHMARKS.md B1-B5, peers-context §13):
+Definitions (B1-B5 of docs/benchmarks.md, "Definitions"):
 - budget: a turn is over budget when prompt tokens + output reserve > window;
 - prefix break: the previous request is not a prefix of the current one (message level);
   `deep_breaks` counts turns that reuse less than half of the previous request;
@@ -39,7 +39,7 @@ from bench.structure import ERROR_KEYS, check_structure
 
 # The model whose tokenizer is the shared counter for all contenders (o200k, like current models).
 SHARED_COUNTER_MODEL = "gpt-4o"
-# Price factors relative to one uncached input token (BENCHMARKS.md B5). Cache reads cost 0.1
+# Price factors relative to one uncached input token (B5, docs/benchmarks.md). Cache reads cost 0.1
 # on both providers' current pricing. Anthropic bills a prompt's uncached part as a cache write
 # (1.25, 5-minute TTL) since every request here places a breakpoint; OpenAI caches automatically
 # and bills the uncached part at the plain rate (1.0), but only caches from 1,024 tokens on and
@@ -49,7 +49,7 @@ OPENAI_MIN_CACHED = 1024
 OPENAI_CACHE_STEP = 128
 # Tokens an agent spends re-fetching a fact it lost (re-running the tool and reading its output).
 REFETCH_PENALTY_TOKENS = 2000
-# B1 buckets: "at L turns" = the last 50 turns before L (the research protocol's window).
+# B1 buckets: "at L turns" = the last 50 turns before L (B1 in docs/benchmarks.md).
 TIMING_BUCKETS = (100, 200, 400, 800)
 TIMING_WINDOW = 50
 TIMING_MIN_SAMPLES = 10
@@ -151,7 +151,7 @@ def _slope(xs: list[float], ys: list[float]) -> float | None:
     denominator = sum((x - mean_x) ** 2 for x in xs)
     if denominator == 0:
         return None
-    return sum((x - mean_x) * (y - mean_y) for x, y in zip(xs, ys)) / denominator
+    return sum((x - mean_x) * (y - mean_y) for x, y in zip(xs, ys, strict=True)) / denominator
 
 
 def _ratio(numerator: float, denominator: float) -> float | None:
@@ -249,7 +249,7 @@ class _Scorer:
         harness memoizes it per message object, since most messages repeat turn after turn)."""
         normalized = [normalize_message(m) if isinstance(m, dict) else {"role": None, "content": m} for m in prompt]
         keys = [canonical(m) for m in normalized]
-        tokens = [self.tokens_of(m, k) for m, k in zip(normalized, keys)]
+        tokens = [self.tokens_of(m, k) for m, k in zip(normalized, keys, strict=True)]
         return normalized, keys, tokens
 
     def add_turn(self, line: dict[str, Any], where: str) -> None:
@@ -392,7 +392,7 @@ class _Scorer:
         read = PRICES["cache_read"]
         anthropic = openai = 0.0
         rows = {r["turn"]: r for r in self.prefix_rows}
-        for turn, total in zip(self.turns_seen, self.prompt_tokens):
+        for turn, total in zip(self.turns_seen, self.prompt_tokens, strict=True):
             row = rows.get(turn)
             cached_a = row["lcp_anthropic"] if row else 0
             lcp = row["lcp_openai"] if row else 0

@@ -1,6 +1,6 @@
 """When model summaries are written inside a turn: between steps, or right before an emergency.
 
-The question (issue 13, part 4): `myrm run` has no idle time after a turn, so a summary written
+The question: `myrm run` has no idle time after a turn, so a summary written
 by a model must be prepared inside the turn. Two places can do it:
 
 - between steps (default): after a step's tools, once the prompt is past the full threshold

@@ -45,7 +45,8 @@ def _row(result: dict[str, Any], myrm_cost: float | None) -> str:
     cost = _cost(r) if result["status"] == "ok" else None  # a DNF's partial sums compare with nothing
     ratio = f"{cost / myrm_cost:.2f}" if cost is not None and myrm_cost else "n/a"
     return (
-        f"| {name} | {timing} | {_f(ret.get('r_verbatim'))} | {_f(ret.get('r_1'))} | {_f(ret.get('constraint_share'), 2)} | "
+        f"| {name} | {timing} | {_f(ret.get('r_verbatim'))} | {_f(ret.get('r_1'))} | "
+        f"{_f(ret.get('constraint_share'), 2)} | "
         f"{_f(ret.get('latest_user_share'), 2)} | {_f(p.get('openai', {}).get('token_weighted'))} | "
         f"{p.get('breaks', 'n/a')} / {_f(p.get('compactions'))} | {s.get('system_prompt_changes', 'n/a')} | "
         f"{b.get('over_budget_turns', 'n/a')} | {s.get('turns_with_errors', 'n/a')} | "
@@ -206,13 +207,13 @@ def render(document: dict[str, Any]) -> str:
         ),
         "",
         (
-            "Columns: B1 engine ms per turn (p50/p95, summarizer time excluded); B2 share of probed needles verbatim in "
-            "the prompt (R_verb) or also in one recall result (R_1), constraint and latest user message present (share of "
-            "turns); B3 token-weighted common prefix with the previous request (OpenAI-like), prefix breaks / compactions "
-            "the contender reported; B4 turns over budget (prompt + tools + 4,096 reserve > window), turns with "
-            "orphan/dangling/role/duplicate-id errors, exceptions / silent no-ops (unmanaged history sent over budget); "
-            "B5 prompt tokens and cost in thousand units (Anthropic-like: cache read 0.1, write 1.25, plus summarizer "
-            "and recall tokens, plus 2,000 tokens re-fetch per lost probe)."
+            "Columns: B1 engine ms per turn (p50/p95, summarizer time excluded); B2 share of probed needles verbatim "
+            "in the prompt (R_verb) or also in one recall result (R_1), constraint and latest user message present "
+            "(share of turns); B3 token-weighted common prefix with the previous request (OpenAI-like), prefix "
+            "breaks / compactions the contender reported; B4 turns over budget (prompt + tools + 4,096 reserve > "
+            "window), turns with orphan/dangling/role/duplicate-id errors, exceptions / silent no-ops (unmanaged "
+            "history sent over budget); B5 prompt tokens and cost in thousand units (Anthropic-like: cache read "
+            "0.1, write 1.25, plus summarizer and recall tokens, plus 2,000 tokens re-fetch per lost probe)."
         ),
         "",
     ]

@@ -1,4 +1,4 @@
-"""T1 and T2 of /work/shared/BENCHMARKS.md: how fast the TUI starts, streams and stays with long sessions.
+"""T1 and T2 of docs/benchmarks.md ("Definitions"): how fast the TUI starts, streams and stays with long sessions.
 
 Why subprocesses for start-up and for the long-session rows: start-up is only honest from a
 fresh interpreter (import caches, page cache aside), and RSS only means something per process
@@ -41,7 +41,7 @@ PEER_VENVS = REPO_ROOT / "bench" / ".tui-venv"
 # 10 runs: enough for a median and a (rough) p95 while keeping T1 under a couple of minutes even
 # though every run waits for the litellm warm-up (3-8 s here).
 START_RUNS = 10
-# The size the research used for its headless numbers (section 5), so figures line up.
+# One terminal size for every headless figure (a common 120×40), so runs and rows compare.
 HEADLESS_SIZE = (120, 40)
 # A child that has not painted in this long is hung, not slow.
 CHILD_TIMEOUT_S = 180.0
@@ -51,7 +51,7 @@ STREAM_DELAY_MS = 5
 STREAM_SECONDS = 10.0
 # The loop probe's period: 10 ms resolves a 16 ms (60 fps) frame without itself loading the loop.
 PROBE_INTERVAL_S = 0.010
-# BENCHMARKS.md T2 target: no frame (and so no input) waits longer than this.
+# The T2 target (docs/benchmarks.md, "Definitions"): no frame (and so no input) waits longer than this.
 FRAME_BUDGET_MS = 50.0
 # During the stream, one keypress every 200 ms: a fast typist, measured while the reply renders.
 STREAM_KEY_PERIOD_S = 0.2
@@ -119,10 +119,10 @@ def print_table(title: str, header: Sequence[str], rows: Iterable[Sequence[Any]]
     rows = [[str(c) for c in row] for row in rows]
     widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(header)]
     print(f"\n{title}")
-    print("| " + " | ".join(h.ljust(w) for h, w in zip(header, widths)) + " |")
+    print("| " + " | ".join(h.ljust(w) for h, w in zip(header, widths, strict=True)) + " |")
     print("|" + "|".join("-" * (w + 2) for w in widths) + "|")
     for row in rows:
-        print("| " + " | ".join(c.ljust(w) for c, w in zip(row, widths)) + " |")
+        print("| " + " | ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)) + " |")
 
 
 def rss_mb() -> float:
@@ -667,11 +667,11 @@ async def measure_stream(seconds: float, gc_freeze: bool = False, idle_s: float 
     # place each loop sample in a phase: the turn's start (agent, first litellm call), the
     # stream itself, and the end (final full Markdown render, store writes)
     phases: dict[str, list[float]] = {"start": [], "streaming": [], "end": []}
-    for woke, late in zip(stamps, lateness):
+    for woke, late in zip(stamps, lateness, strict=True):
         phase = "start" if woke < t_first else "streaming" if woke <= t_turn_end else "end"
         phases[phase].append(late)
     late_stats = summary(phases["streaming"])
-    worst = sorted(zip(frames.durations, frames.ends), reverse=True)[:5]
+    worst = sorted(zip(frames.durations, frames.ends, strict=True), reverse=True)[:5]
     worst_frames = [{"ms": ms, "at_s_after_first_delta": end - t_first} for ms, end in worst]
     idle_stats = summary(idle)
     return {
@@ -702,8 +702,8 @@ async def measure_stream(seconds: float, gc_freeze: bool = False, idle_s: float 
 
 
 def seed_session(store: Any, model: str, messages: int) -> str | None:
-    """`messages` stored messages: user questions and markdown answers of ~12 blocks each (the
-    research's transcript shape), in one session."""
+    """`messages` stored messages: user questions and markdown answers of ~12 blocks each (a
+    typical agent reply: heading, paragraphs, list, code fence, table), in one session."""
     if messages <= 0:
         return None
     session = store.create_session(model, "long session")

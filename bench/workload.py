@@ -1,7 +1,7 @@
 """Seeded synthetic sessions in the replay format, with needles planted in six carriers.
 
 Why scripted sessions: the assistant's text and tool calls are fixed, so every contender sees
-exactly the same history and only its context management differs (BENCHMARKS.md, "Workloads").
+exactly the same history and only its context management differs (docs/benchmarks.md, "Workloads").
 A session is a pure function of (kind, turns, seed): same arguments, same bytes.
 
 Sessions carry no system message: each contender adds its own fixed system prompt (as `myrm
@@ -26,7 +26,7 @@ from bench.sessionio import write_session
 GENERATOR_VERSION = 1
 KINDS = ("coding", "chatty", "tool-storm")
 MIN_TURNS, MAX_TURNS = 50, 800
-# Cadences from BENCHMARKS.md / peers-context §13.0.
+# Cadences of docs/benchmarks.md, "Workloads".
 BIG_JSON_EVERY = 25
 BIG_JSON_CHARS = 200_000
 SCREENSHOT_EVERY = 37
@@ -147,11 +147,11 @@ class _Turn:
                 "content": text,
                 "tool_calls": [
                     {"id": call_id, "type": "function", "function": {"name": name, "arguments": json.dumps(args)}}
-                    for call_id, (name, args, _) in zip(ids, calls)
+                    for call_id, (name, args, _) in zip(ids, calls, strict=True)
                 ],
             }
         )
-        for call_id, (name, _, output) in zip(ids, calls):
+        for call_id, (name, _, output) in zip(ids, calls, strict=True):
             self.messages.append({"role": "tool", "tool_call_id": call_id, "name": name, "content": output})
 
     def say(self, text: str) -> None:
@@ -318,7 +318,8 @@ class _Builder:
         middle = len(lines) // 2
         lines.insert(
             middle,
-            f"2025-03-14T10:{middle % 60:02d}:07.412Z WARN  [config.loader] override applied {needle.text} (source=env)",
+            f"2025-03-14T10:{middle % 60:02d}:07.412Z WARN  [config.loader] "
+            f"override applied {needle.text} (source=env)",
         )
         return "bash", {"command": f"make ci PACKAGE={self.project.package} 2>&1"}, "\n".join(lines)
 

@@ -5,7 +5,7 @@ heavy (litellm, Textual, the store) is imported until a command actually runs.
 Annotations stay evaluated (no `from __future__ import annotations`) because typer reads them.
 """
 
-from enum import Enum
+from enum import Enum, StrEnum
 from pathlib import Path
 from typing import Annotated
 
@@ -14,7 +14,8 @@ import typer
 from myrm_tui import __version__
 from myrm_tui.settings.schema import SPECS_BY_KEY
 
-Approval = Enum("Approval", {c.replace("-", "_"): c for c in SPECS_BY_KEY["approval"].choices}, type=str)
+# Built from the settings schema so the choices live in one place; mypy wants literal members.
+Approval = Enum("Approval", {c.replace("-", "_"): c for c in SPECS_BY_KEY["approval"].choices}, type=str)  # type: ignore[misc]
 
 
 # A screenful: `myrm models` without --search is a sample, --search narrows it.
@@ -24,7 +25,7 @@ DEFAULT_MODELS_LIMIT = 30
 HELP_MARKUP = None
 
 
-class ExportFormat(str, Enum):
+class ExportFormat(StrEnum):
     md = "md"
     json = "json"
 

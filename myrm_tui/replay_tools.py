@@ -107,12 +107,13 @@ class RecordedTool(Tool):
     kind = "read"  # nothing runs: never asks
 
     def __init__(self, name: str, schema: dict[str, Any], results: RecordedResults):
-        self.name = name  # type: ignore[misc]  (per instance: one class stands in for every tool)
-        self.description = str((schema.get("function") or {}).get("description", ""))  # type: ignore[misc]
+        self.name = name  # per instance: one class stands in for every tool
+        self.description = str((schema.get("function") or {}).get("description", ""))
         self._schema = schema
         self._results = results
 
-    @property  # type: ignore[override]
+    # Read-only on purpose: it follows the recording's pending calls, so nothing may set it.
+    @property
     def parameters(self) -> dict[str, Any]:  # type: ignore[override]
         """What argument validation sees: every argument the recording's pending calls use."""
         return {"type": "object", "properties": {key: {} for key in self._results.argument_names(self.name)}}

@@ -24,7 +24,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from myrm_tui.context.summary.redact import (
+from myrm_tui.redact import (
     CREDENTIALS_ONLY,
     DEFAULT_POLICY,
     RedactionPolicy,
@@ -78,7 +78,7 @@ SYNTHETIC_ROW = Sink(
 )
 EXPORT = Sink(
     "export",
-    "cli_commands.export.export_session: `myrm sessions export`, /export and the sessions screen",
+    "transcripts.export.export_session: `myrm sessions export`, /export and the sessions screen",
     DEFAULT_POLICY,
 )
 DOCTOR = Sink("doctor", "cli_commands.doctor: effective settings and model overrides", CREDENTIALS_ONLY)

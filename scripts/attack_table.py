@@ -1,4 +1,4 @@
-"""Issue 11 attack table: each hostile attempt against whichever myrm_tui is on PYTHONPATH.
+"""Attack table: each hostile attempt against whichever myrm_tui is on PYTHONPATH.
 
 Usage: python scripts/attack_table.py            (this tree)
        git archive HEAD | tar -x -C /tmp/old && PYTHONPATH=/tmp/old python scripts/attack_table.py
@@ -53,7 +53,10 @@ def tally(group, blocked):
     counts[group] = (a + 1, b + int(blocked))
 
 
-W = lambda p: (FileWrite(), {"path": p, "content": "evil\n"})
+def W(p):
+    return (FileWrite(), {"path": p, "content": "evil\n"})
+
+
 writes = [
     ("write: workspace .myrm (config, store)", W(".myrm/config.toml")),
     ("write: workspace .myrm (config, store)", W("../ws/.myrm/config.toml")),

@@ -1,4 +1,5 @@
-"""claude-code-policy: Claude Code's documented tiers (peers-context §5a, community figures).
+"""claude-code-policy: Claude Code's documented tiers (docs/benchmarks.md, "Contenders";
+community figures).
 
 - Tool results over 30,000 characters are truncated at ingestion (Bash's output cap).
 - Near 83% of the budget, microcompact first: clear every tool result but the 5 most recent.

@@ -1,4 +1,4 @@
-"""codex-policy: Codex CLI's documented local compaction (peers-context §3).
+"""codex-policy: Codex CLI's documented local compaction (docs/benchmarks.md, "Contenders").
 
 - Tool outputs are capped at ingestion (10 KiB, head + tail), as the model view does.
 - At 90% of the budget: one summary of everything, then the new history is the system prompt,

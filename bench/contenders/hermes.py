@@ -1,6 +1,6 @@
 """hermes-agent's `ContextCompressor` (PyPI hermes-agent, MIT), driven as hermes drives it.
 
-Per turn (peers-context §13.1): append the turn, estimate with hermes's own rough counter, and
+Per turn (docs/benchmarks.md, "Contenders"): append the turn, estimate with hermes's own rough counter, and
 if `should_compress` says so, `compress`; then report the prompt size as the provider's usage
 (`update_from_response`) with the shared counter. The summarizer hermes calls
 (`agent.context_compressor.call_llm`) is replaced by the shared fake, fed only the transcript
@@ -8,8 +8,8 @@ part of hermes's prompt (after "TURNS TO SUMMARIZE:" / the previous summary plus
 INCORPORATE:"), so hermes's template wording never reaches the summary.
 
 Two rows: `hermes` with its own thresholds (derived from the window and the output reserve) and
-`hermes@budget` with threshold = the shared budget and tail = 20% of it (the research's
-budget-matched setting).
+`hermes@budget` with threshold = the shared budget and tail = 20% of it (the
+budget-matched setting of docs/benchmarks.md).
 """
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
-"""jetbrains-mask-policy: observation masking from "The Complexity Trap" (peers-context §8).
+"""jetbrains-mask-policy: observation masking from "The Complexity Trap" (docs/benchmarks.md, "Contenders").
 
 Tool outputs older than the last 10 turns are replaced by a placeholder; nothing else changes,
 and there is no summary and no budget (the paper's setup). The boundary moves every turn, which
-is exactly what costs it prompt-cache prefix (peers-context §13.3).
+is exactly what costs it prompt-cache prefix (B3).
 """
 
 from __future__ import annotations

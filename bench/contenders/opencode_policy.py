@@ -1,4 +1,4 @@
-"""opencode-policy: opencode's documented prune and overflow compaction (peers-context §4).
+"""opencode-policy: opencode's documented prune and overflow compaction (docs/benchmarks.md, "Contenders").
 
 - Prune after every turn: walking back from the newest message, skip the last 2 user turns,
   then count tool-output tokens; outputs beyond the first 40,000 protected tokens are cleared

@@ -1,7 +1,7 @@
 """Small pieces the re-implemented `-policy` contenders share (none of the peers' code is used).
 
-The policies are written from the peers' documented behaviour (research/peers-context.md §3-§5,
-§8), a few dozen lines each: they show what a documented strategy does on our workloads, not
+The policies are written from the peers' documented behaviour (summarised in docs/benchmarks.md,
+"Contenders"), a few dozen lines each: they show what a documented strategy does on our workloads, not
 what the product does in every detail.
 """
 

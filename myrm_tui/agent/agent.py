@@ -15,7 +15,7 @@ import asyncio
 import dataclasses
 import logging
 import time
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Sequence
 from contextlib import aclosing, asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -50,7 +50,6 @@ from myrm_tui.agent.events import (
 from myrm_tui.agent.limits import KILL_GRACE_S
 from myrm_tui.agent.model_calls import SummaryRoute, call_settings_for, summary_routes
 from myrm_tui.agent.permission_rules import (
-    RuleError,
     RulesStoreError,
     call_for,
     effective_rules,
@@ -81,6 +80,7 @@ from myrm_tui.llm.events import (
     ToolCallEvent,
     UsageEvent,
 )
+from myrm_tui.settings.permission_syntax import RuleError
 from myrm_tui.settings.settings import Settings
 from myrm_tui.store import event_kinds
 from myrm_tui.store.disk_full import disk_full
@@ -167,7 +167,8 @@ class Agent:
     ):
         self.store = store
         # The app's McpManager (mcp/manager.py), or None: it outlives this agent (rebuilds keep the
-        # servers running); each turn starts by syncing its tools into the build (mcp/agent_sync.py).
+        # servers running); each turn starts by syncing its tools into the build (`mcp.sync_turn`, in
+        # mcp/agent_sync.py: a method of the manager, since mcp sits above the agent in the layers).
         self.mcp = mcp
         self.extra_tools = tuple(extra_tools)  # kept for the MCP tool sync's rebuilds
         # Headless (`myrm run`): nobody can answer an approval, so a call that would ask is
@@ -259,7 +260,7 @@ class Agent:
         )
 
     # -- the turn -------------------------------------------------------------------------
-    async def turn(self, text: str | list[dict[str, Any]]) -> AsyncIterator[AgentEvent]:
+    async def turn(self, text: str | list[dict[str, Any]]) -> AsyncGenerator[AgentEvent, None]:
         """One user turn. `text` may also be OpenAI list content (text and `image_url` parts,
         as `myrm replay` feeds recorded user messages): its images go to the vault first."""
         if self._busy:
@@ -292,13 +293,11 @@ class Agent:
                 yield Notice(note, level="warning")
             if not self._sandbox_noticed and "bash" in self.build.tools.names:
                 self._sandbox_noticed = True
-                note = sandbox_status(self.settings.sandbox).start_notice()
-                if note:
-                    yield Notice(note, level="warning")
+                sandbox_note = sandbox_status(self.settings.sandbox).start_notice()
+                if sandbox_note:
+                    yield Notice(sandbox_note, level="warning")
             if self.mcp is not None and self.build.model.supports_tools:
-                from myrm_tui.mcp.agent_sync import sync_mcp_tools
-
-                async for notice in sync_mcp_tools(self):
+                async for notice in self.mcp.sync_turn(self):
                     yield notice
             async with aclosing(self._loop(state)) as events:
                 async for event in events:
@@ -315,7 +314,7 @@ class Agent:
         finally:
             self._busy = False
 
-    async def _loop(self, state: _TurnState) -> AsyncIterator[AgentEvent]:
+    async def _loop(self, state: _TurnState) -> AsyncGenerator[AgentEvent, None]:
         max_steps = max(1, int(self.settings.max_steps))
         while True:
             state.steps += 1
@@ -466,7 +465,7 @@ class Agent:
             return None
         return await self.engine.maintain(self.turn_input(), models=models, breaker=self.engine.summary_breaker)
 
-    async def _summaries_between_steps(self, state: _TurnState) -> AsyncIterator[AgentEvent]:
+    async def _summaries_between_steps(self, state: _TurnState) -> AsyncGenerator[AgentEvent, None]:
         """Summary work inside a turn, before the next request: a long tool-using turn can pass
         from the full threshold to a removal without an idle moment, and `myrm run` has none.
         After a step's tools, the next chunk (or fold) is prepared as after a turn; with
@@ -507,7 +506,7 @@ class Agent:
             raise RuntimeError("a turn is running; fork after it ends or interrupt it")
         return fork_with_summary(self.store, self.session_id, model=self.model_name, keep_user_turns=keep_user_turns)
 
-    async def _stream_once(self, prompt, state: _TurnState) -> AsyncIterator[AgentEvent]:
+    async def _stream_once(self, prompt, state: _TurnState) -> AsyncGenerator[AgentEvent, None]:
         state.calls, state.finish = [], None
         async with aclosing(self._stream_phase(prompt, state)) as events:
             async for event in events:
@@ -517,7 +516,7 @@ class Agent:
         self.engine.note_provider_call()
 
     # -- stream phase ---------------------------------------------------------------------
-    async def _stream_phase(self, prompt, state: _TurnState) -> AsyncIterator[AgentEvent]:
+    async def _stream_phase(self, prompt, state: _TurnState) -> AsyncGenerator[AgentEvent, None]:
         stream_fn = self._stream_fn or _default_stream()
         tools = prompt.tools or None
         stream = stream_fn(self.model_name, prompt.messages, tools, self.call_settings())
@@ -599,7 +598,7 @@ class Agent:
             [old for old, _ in renamed] if renamed else [raw.get("id", "") for raw in message.get("tool_calls") or ()]
         )
         ordered = []
-        for raw, sent_id in zip(message.get("tool_calls") or (), sent):
+        for raw, sent_id in zip(message.get("tool_calls") or (), sent, strict=True):
             call_id = raw.get("id", "")
             if by_id.get(sent_id):
                 ordered.append(dataclasses.replace(by_id[sent_id].pop(0), id=call_id))
@@ -629,7 +628,7 @@ class Agent:
         state.partial_text = ""
 
     # -- tool phase -----------------------------------------------------------------------
-    async def _tool_phase(self, call: ToolCallEvent, state: _TurnState) -> AsyncIterator[AgentEvent]:
+    async def _tool_phase(self, call: ToolCallEvent, state: _TurnState) -> AsyncGenerator[AgentEvent, None]:
         started = self.clock()
         yield ToolStarted(call.id, call.name, dict(call.arguments))
         state.result, state.approval_wait_s = None, 0.0
@@ -656,7 +655,7 @@ class Agent:
             call.id, call.name, result.status == "ok", content, round(ran, 3), record.id, handle, result.status
         )
 
-    async def _execute(self, call: ToolCallEvent, state: _TurnState) -> AsyncIterator[AgentEvent]:
+    async def _execute(self, call: ToolCallEvent, state: _TurnState) -> AsyncGenerator[AgentEvent, None]:
         """Validate, ask, run. Sets state.result; every failure becomes an error result."""
         if call.parse_error:
             state.result = ToolResult(
@@ -776,7 +775,7 @@ class Agent:
 
     async def _run_tool(
         self, tool: Tool, call: ToolCallEvent, args: dict[str, Any], state: _TurnState, network_granted: bool = False
-    ) -> AsyncIterator[AgentEvent]:
+    ) -> AsyncGenerator[AgentEvent, None]:
         queue: asyncio.Queue[str] = asyncio.Queue()
         ctx = dataclasses.replace(self._ctx, emit=queue.put_nowait, network_granted=network_granted)
         state.tool_output = []

@@ -317,7 +317,7 @@ def spill_attachments(
     for part in content:
         text = part.get("text") if isinstance(part, dict) and part.get("type") == "text" else None
         found = attachment_of(text) if isinstance(text, str) else None
-        if found is None or len(text) <= cap_chars:
+        if found is None or not isinstance(text, str) or len(text) <= cap_chars:
             parts.append(part)
             continue
         kind, path = found

@@ -43,12 +43,6 @@ class AgentCache:
     def session_id(self) -> str:
         return self._session_id
 
-    def switch_session(self, session_id: str) -> None:
-        """Another session (resume, fork): the next get() builds a fresh agent for it."""
-        if session_id != self._session_id:
-            self._session_id = session_id
-            self._agent = None
-
     @property
     def current(self) -> Agent | None:
         return self._agent

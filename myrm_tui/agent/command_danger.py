@@ -24,7 +24,7 @@ import re
 from dataclasses import dataclass, field
 
 from myrm_tui.agent import command_rules as rules
-from myrm_tui.agent.shell_lex import (
+from myrm_tui.shell_lex import (
     Command,
     Word,
     expand_braces,
@@ -144,12 +144,13 @@ def _redirect_reason(command: Command) -> str | None:
 
 
 def _check_command(command: Command, words: list[Word], scope: _Scope) -> str | None:
-    words = _resolve_name(words, scope)
-    if isinstance(words, str):
-        return words
-    words = _unwrap(words, scope)
-    if isinstance(words, str):
-        return words
+    checked = _resolve_name(words, scope)
+    if isinstance(checked, str):
+        return checked
+    checked = _unwrap(checked, scope)
+    if isinstance(checked, str):
+        return checked
+    words = checked
     if not words:
         return None
     name = os.path.basename(words[0].text)
@@ -380,9 +381,9 @@ def _shell(command: Command, args: list[Word], scope: _Scope) -> str | None:
         if rest[0].process_subst:
             return "runs a shell script produced by another command"
         return None  # a script file: not visible from here
-    text, fed = _stdin_text(command)
-    if text is not None:
-        return _check_text(text, scope)
+    piped, fed = _stdin_text(command)
+    if piped is not None:
+        return _check_text(piped, scope)
     if fed:
         return "pipes text into a shell (what runs cannot be checked)"
     return None
@@ -431,9 +432,9 @@ def _python(command: Command, args: list[Word], scope: _Scope) -> str | None:
         if rest[0].process_subst:
             return "runs a python script produced by another command"
         return None
-    text, fed = _stdin_text(command)
-    if text is not None:
-        return _code_reason(text, scope)
+    piped, fed = _stdin_text(command)
+    if piped is not None:
+        return _code_reason(piped, scope)
     if fed:
         return "pipes text into python (what runs cannot be checked)"
     return None
@@ -456,10 +457,10 @@ def _inline_code(command: Command, name: str, args: list[Word], scope: _Scope) -
         if name == "perl" and in_place:
             return rules.writer_reason("sed", ["-i", *texts[index + 2 :]])
         return None
-    text, fed = _stdin_text(command)
+    piped, fed = _stdin_text(command)
     if not [t for t in texts if not t.startswith("-")] and fed:
-        if text is not None:
-            return _code_reason(text, scope)
+        if piped is not None:
+            return _code_reason(piped, scope)
         return f"pipes text into {name} (what runs cannot be checked)"
     return None
 

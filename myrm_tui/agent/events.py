@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass, field
-from typing import Any, Union
+from typing import Any
 
 from myrm_tui.agent.reply_figures import ReplyFigures
 from myrm_tui.llm.events import ReasoningDelta, RetryEvent, TextDelta, UsageEvent
@@ -124,19 +124,19 @@ class TurnFinished:
     steps: int
 
 
-AgentEvent = Union[
-    UserMessageStored,
-    StepStarted,
-    TextDelta,
-    ReasoningDelta,
-    AssistantMessageStored,
-    ToolStarted,
-    ToolOutputChunk,
-    ToolFinished,
-    ApprovalRequest,
-    UsageEvent,
-    RetryEvent,
-    Notice,
-    TurnError,
-    TurnFinished,
-]
+AgentEvent = (
+    UserMessageStored
+    | StepStarted
+    | TextDelta
+    | ReasoningDelta
+    | AssistantMessageStored
+    | ToolStarted
+    | ToolOutputChunk
+    | ToolFinished
+    | ApprovalRequest
+    | UsageEvent
+    | RetryEvent
+    | Notice
+    | TurnError
+    | TurnFinished
+)

@@ -19,9 +19,9 @@ from typing import Any
 
 from myrm_tui.context.summary.extractive import extractive_summary
 from myrm_tui.context.summary.footer import build_footer
-from myrm_tui.context.summary.redact import redact_summary
 from myrm_tui.context.summary.schema import render
 from myrm_tui.context.tokens import count_message_tokens, count_text_tokens
+from myrm_tui.redact import redact_summary
 from myrm_tui.store import event_kinds
 
 # The stored message's bookkeeping key (read by the TUI history and the health screen) and

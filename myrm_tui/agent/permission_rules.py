@@ -48,35 +48,21 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from myrm_tui.agent.shell_lex import Command, Word, nested_substitutions, split_commands
 from myrm_tui.settings.atomic_file import atomic_write_text
+from myrm_tui.settings.permission_syntax import MCP_PREFIX, MCP_RULE, Rule, RuleError, parse_rule
+from myrm_tui.shell_lex import Command, Word, nested_substitutions, split_commands
 
-# Rule tool name -> the tools it covers. Edit covers every tool that changes a file (a user who
-# allows edits under src/ means whole-file writes there too); Write only file_write.
-RULE_TOOLS: dict[str, tuple[str, ...]] = {
-    "Bash": ("bash",),
-    "Edit": ("file_edit", "file_write"),
-    "Write": ("file_write",),
-    "WebFetch": ("web_fetch",),
-}
 # The rule word used when "Always allow" is offered for a tool call.
 SUGGESTED_RULE_TOOL = {"bash": "Bash", "file_edit": "Edit", "file_write": "Write", "web_fetch": "WebFetch"}
 
 RULES_FILE_NAME = "permission-rules.json"
 RULES_FILE_VERSION = 1
-# Longer rules are typos or pasted scripts, not a prefix anyone means to vouch for.
-MAX_RULE_CHARS = 500
 # The walk into `$(...)`, `bash -c` and `eval` for deny rules stops here (real lines nest two or
 # three levels; the seatbelt in command_danger asks about deeper nesting anyway).
 MAX_DENY_DEPTH = 8
 # Words a suggested prefix may hold: "git status", "npm run build"; more is a whole command line.
 MAX_SUGGESTED_WORDS = 3
 
-_RULE = re.compile(r"^([A-Za-z]+)(?:\((.*)\))?$", re.DOTALL)
-# MCP tools are named `mcp__<server>__<tool>` to the model (mcp/names.py); a rule is written the
-# same way (as Claude Code writes it), for a whole server or one tool. Bare words, no pattern.
-MCP_PREFIX = "mcp__"
-_MCP_RULE = re.compile(r"^mcp__[A-Za-z0-9_-]+$")
 _SUBCOMMAND = re.compile(r"^[a-z][a-z0-9_:-]*$")
 _WRITE_REDIRECTS = frozenset({">", ">>", ">|", "&>", "&>>", "<>"})
 _HARMLESS_TARGETS = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr"})
@@ -164,14 +150,6 @@ _WRAPPERS = frozenset(
 )
 _SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "ash", "mksh", "yash", "rbash", "fish"})
 _DURATION = re.compile(r"^\d+(?:\.\d+)?[smhd]?$")
-# A WebFetch rule's host: DNS labels (letters, digits, hyphens), an optional leading `*.`.
-_DOMAIN_RULE = re.compile(
-    r"^domain:(\*\.)?([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*)$"
-)
-
-
-class RuleError(ValueError):
-    """A rule that cannot be read; the message says what is wrong and how to write it."""
 
 
 class RulesStoreError(Exception):
@@ -179,114 +157,8 @@ class RulesStoreError(Exception):
 
 
 # ---------------------------------------------------------------- rules
-
-
-@dataclass(frozen=True)
-class Rule:
-    tool: str  # Bash, Edit, Write
-    pattern: str | None  # None: the whole tool
-    source: str = ""  # where the rule was written, for messages
-
-    @property
-    def text(self) -> str:
-        return self.tool if self.pattern is None else f"{self.tool}({self.pattern})"
-
-    def __str__(self) -> str:
-        return self.text
-
-    @property
-    def words(self) -> tuple[str, ...]:
-        """A Bash rule's command words (without the `:*`)."""
-        return _bash_words(self.pattern or "")
-
-    @property
-    def prefix(self) -> bool:
-        return bool(self.pattern and self.pattern.endswith(":*"))
-
-    def covers(self, tool_name: str) -> bool:
-        if self.tool.startswith(MCP_PREFIX):
-            # `mcp__git` covers every tool of the server git; `mcp__git__log` that one tool. The
-            # `__` boundary keeps `mcp__git` from covering a server named `git2`.
-            return tool_name == self.tool or tool_name.startswith(self.tool + "__")
-        return tool_name in RULE_TOOLS[self.tool]
-
-
-def parse_rule(text: str, source: str = "") -> Rule:
-    """One rule from its text; RuleError with a readable sentence when it is not one."""
-    if not isinstance(text, str):
-        raise RuleError(f'a rule is a string such as "Bash(git status:*)", not {text!r}')
-    raw = text.strip()
-    if not raw:
-        raise RuleError("a rule cannot be empty")
-    if len(raw) > MAX_RULE_CHARS:
-        raise RuleError(f"a rule is at most {MAX_RULE_CHARS} characters")
-    if raw.startswith(MCP_PREFIX):
-        if not _MCP_RULE.match(raw):
-            raise RuleError(
-                f"{raw!r}: an MCP rule is mcp__<server> (every tool of that server) or "
-                "mcp__<server>__<tool>, as the tools are named to the model"
-            )
-        return Rule(raw, None, source)
-    match = _RULE.match(raw)
-    if match is None:
-        raise RuleError(
-            f'{raw!r} is not a rule; write Tool or Tool(pattern), e.g. "Bash(git status:*)" or "Edit(src/**)"'
-        )
-    tool, pattern = match.group(1), match.group(2)
-    if tool not in RULE_TOOLS:
-        known = {name.lower(): name for name in RULE_TOOLS}
-        hint = f" (did you mean {known[tool.lower()]}?)" if tool.lower() in known else ""
-        raise RuleError(f"{raw!r} names no known tool{hint}; rules cover {', '.join(RULE_TOOLS)}")
-    if pattern is None:
-        return Rule(tool, None, source)
-    pattern = pattern.strip()
-    if not pattern:
-        raise RuleError(f"{raw!r} has an empty pattern; write {tool} alone to cover every call")
-    if tool == "Bash":
-        _check_bash_pattern(raw, pattern)
-    elif tool == "WebFetch":
-        pattern = pattern.lower().rstrip(".")
-        if not _DOMAIN_RULE.match(pattern):
-            raise RuleError(
-                f"{raw!r}: a WebFetch rule names a host, e.g. WebFetch(domain:docs.python.org) "
-                "or WebFetch(domain:*.python.org) for its subdomains"
-            )
-    else:
-        _check_path_pattern(raw, pattern)
-    return Rule(tool, pattern, source)
-
-
-def _bash_words(pattern: str) -> tuple[str, ...]:
-    body = pattern.removesuffix(":*")
-    commands = split_commands(body)
-    return tuple(commands[0].argv) if commands else ()
-
-
-def _check_bash_pattern(raw: str, pattern: str) -> None:
-    body = pattern.removesuffix(":*")
-    if ":*" in body or "*" in body:
-        raise RuleError(
-            f"{raw!r}: a Bash rule is a command, optionally followed by :* for any arguments; "
-            "`*` elsewhere is not supported"
-        )
-    commands = split_commands(body)
-    if len(commands) != 1 or not commands[0].words:
-        raise RuleError(f"{raw!r}: a Bash rule names one simple command (no ;, &&, |, or redirections)")
-    command = commands[0]
-    if command.assignments or command.redirects or any(w.dynamic or w.substitutions for w in command.words):
-        raise RuleError(f"{raw!r}: a Bash rule is plain words, without $, `...`, assignments or redirections")
-
-
-def _check_path_pattern(raw: str, pattern: str) -> None:
-    if "\x00" in pattern:
-        raise RuleError(f"{raw!r}: a path cannot hold a NUL character")
-    parts = pattern.split("/")
-    if ".." in parts:
-        raise RuleError(
-            f"{raw!r}: `..` is not allowed in a path rule; write the path from the workspace root, or an absolute one"
-        )
-    if any(part not in ("**",) and "**" in part for part in parts):
-        raise RuleError(f"{raw!r}: `**` stands alone between slashes (src/**/test_*.py)")
+# The grammar (Rule, parse_rule, RuleError) is settings/permission_syntax.py: the loader checks
+# rules when it reads a config file, below the agent.
 
 
 # ---------------------------------------------------------------- what a call touches
@@ -625,7 +497,7 @@ def combine(*sets: RuleSet) -> RuleSet:
 def suggest_rules(call: RuleCall) -> tuple[str, ...]:
     """The rules "Always allow" would store for this call, or () when none would be honest: the
     stored rules must allow this very call next time and nothing as broad as a whole interpreter."""
-    if call.tool.startswith(MCP_PREFIX) and _MCP_RULE.match(call.tool):
+    if call.tool.startswith(MCP_PREFIX) and MCP_RULE.match(call.tool):
         return (call.tool,)  # one tool of one server: the narrowest honest rule
     tool_word = SUGGESTED_RULE_TOOL.get(call.tool)
     if tool_word is None:
@@ -722,7 +594,7 @@ def _read(path: Path) -> dict[str, dict[str, list[str]]]:
         }
         for extra in ("updated_at",):
             if isinstance(entry.get(extra), str):
-                clean[key][extra] = entry[extra]  # type: ignore[assignment]
+                clean[key][extra] = entry[extra]
     return clean
 
 

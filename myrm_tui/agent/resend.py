@@ -4,7 +4,7 @@ Why: the agent stores the user's message before it assembles the prompt (nothing
 lost), so a turn that then fails (provider down, bad key, prompt too large) leaves it in the
 session. Sending the same text again must not add a second copy: two identical asks confuse
 the model, and in a tight window each copy made the next attempt need more room than the last
-(issue 12: a session stuck for good).
+(a session stuck for good).
 
 "Nothing answered it" means the message is still the newest row of the session. Anything stored
 after it is an answer, including an assistant message cut off by an error or an interrupt

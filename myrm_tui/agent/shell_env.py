@@ -14,7 +14,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from myrm_tui.llm.defaults import PROVIDER_KEYS
+from myrm_tui.llm.provider_keys import PROVIDER_KEYS
 
 # A name is secret when one of its _-separated parts is one of these words…
 SECRET_PARTS = frozenset(

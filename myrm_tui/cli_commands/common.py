@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import sys
-from collections.abc import Mapping
+from collections.abc import Mapping, Set
 from dataclasses import dataclass
 from pathlib import Path
 from types import MappingProxyType
@@ -138,7 +138,7 @@ def open_store(workspace: Path):
         return None
 
 
-def format_table(headers: list[str], rows: list[list[str]], right: set[int] = frozenset()) -> str:
+def format_table(headers: list[str], rows: list[list[str]], right: Set[int] = frozenset()) -> str:
     """Plain aligned columns: readable in a terminal, and no colour codes when piped."""
     widths = [len(h) for h in headers]
     for row in rows:

@@ -126,7 +126,7 @@ def settings_lines(settings) -> list[str]:
 
 
 def _provider_lines() -> list[str]:
-    from myrm_tui.llm.defaults import provider_key_status
+    from myrm_tui.llm.provider_keys import provider_key_status
 
     status = provider_key_status()
     present = [var for _provider, var, is_set in status if is_set]

@@ -66,9 +66,9 @@ class _StreamWatch:
     def __enter__(self) -> Self:
         self._saved = (sys.stdout, sys.stderr)
         if self.stream is sys.stdout:
-            sys.stdout = self  # type: ignore[assignment]
+            sys.stdout = self
         else:
-            sys.stderr = self  # type: ignore[assignment]
+            sys.stderr = self
         return self
 
     def __exit__(self, *exc: object) -> None:

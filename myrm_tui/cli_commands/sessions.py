@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from myrm_tui.cli_commands.common import (
     EXIT_OK,
@@ -14,8 +15,11 @@ from myrm_tui.cli_commands.common import (
     format_table,
     one_line,
 )
-from myrm_tui.cli_commands.transcript import render_text, stamp
 from myrm_tui.terminal_text import for_terminal, json_for_terminal
+from myrm_tui.transcripts.transcript import render_text, stamp
+
+if TYPE_CHECKING:
+    from myrm_tui.store.records import MessageRecord, SessionRecord
 
 TITLE_COLUMN_CHARS = 50
 ID_COLUMN_CHARS = 12  # ids are long; a 12-char prefix is unique in practice and accepted back
@@ -86,7 +90,7 @@ def list_command(json_out: bool) -> int:
     return EXIT_OK
 
 
-def _load(session_ref: str):
+def _load(session_ref: str) -> tuple[SessionRecord, list[MessageRecord]] | None:
     """(session, messages) for an id or unique prefix, or None after printing why not."""
     from myrm_tui.store.store import StoreError
 
@@ -118,7 +122,7 @@ def export_command(session_ref: str, fmt: str, out: Path | None) -> int:
     loaded = _load(session_ref)
     if loaded is None:
         return EXIT_USAGE
-    from myrm_tui.cli_commands.export import export_session, write_atomic
+    from myrm_tui.transcripts.export import export_session, write_atomic
 
     # Exports leave the private .myrm folder: credentials and PII are replaced by typed
     # placeholders (the stored session keeps the originals).

@@ -11,6 +11,7 @@ any thread exists, and the parent imports nothing more.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import sys
@@ -100,10 +101,8 @@ def _wait_for_app(pid: int, saved: list | None) -> int:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
     def forward(signum: int, _frame: object) -> None:
-        try:
+        with contextlib.suppress(ProcessLookupError):
             os.kill(pid, signum)
-        except ProcessLookupError:
-            pass
 
     for signum in (signal.SIGTERM, signal.SIGHUP):
         signal.signal(signum, forward)

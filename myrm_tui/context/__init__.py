@@ -1,1 +1,1 @@
-"""The context engine: what the model sees each turn (the foundation's pass-through for now)."""
+"""The context engine: what the model sees each turn, built from the stored log (docs/context-engine.md)."""

@@ -1,6 +1,6 @@
 """Per-session circuit breakers for engine stages.
 
-Why per session (not process-global, Myrm's bug): one pathological session must not disable a
+Why per session (not process-global): one pathological session must not disable a
 stage for every other session in the same process. A stage that raises `threshold` times in a
 row is skipped for the rest of the session; the turn goes on without it.
 """

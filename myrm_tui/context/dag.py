@@ -30,7 +30,6 @@ from myrm_tui.context.summary.condense import (
 from myrm_tui.context.summary.extractive import extractive_summary
 from myrm_tui.context.summary.footer import footer_from_records
 from myrm_tui.context.summary.quotes import merge_quotes, quotes_for, strip_quotes
-from myrm_tui.context.summary.redact import redact_summary
 from myrm_tui.context.summary.schema import (
     LIST_FIELDS,
     TEXT_FIELDS,
@@ -42,6 +41,7 @@ from myrm_tui.context.summary.schema import (
 )
 from myrm_tui.context.summary.source import summarizer_messages
 from myrm_tui.context.view_log import SyntheticView
+from myrm_tui.redact import redact_summary
 from myrm_tui.store.records import MessageRecord
 
 SUMMARY_KIND = "summary"
@@ -101,25 +101,26 @@ def _merged_content(children: Sequence[StructuredSummary], fake_text: str | None
         return StructuredSummary(narrative=fake_text)
     marked = mark_superseded(children)
     blocked, steps = open_items(marked)
+    concatenated: dict[str, Any] = {
+        name: [item for c in marked for item in getattr(c, name)]
+        for name in (
+            "completed_actions",
+            "key_findings",
+            "errors_and_fixes",
+            "files_modified",
+            "decisions",
+            "constraints_and_preferences",
+            "resolved_questions",
+            "pending_user_asks",
+            "artifacts",
+        )
+    }
     merged = StructuredSummary(
         user_goal=next((c.user_goal for c in marked if c.user_goal), ""),
         active_task=next((c.active_task for c in reversed(marked) if c.active_task), ""),
         active_state=next((c.active_state for c in reversed(marked) if c.active_state), ""),
         fallback=any(c.fallback for c in marked),
-        **{
-            name: [item for c in marked for item in getattr(c, name)]
-            for name in (
-                "completed_actions",
-                "key_findings",
-                "errors_and_fixes",
-                "files_modified",
-                "decisions",
-                "constraints_and_preferences",
-                "resolved_questions",
-                "pending_user_asks",
-                "artifacts",
-            )
-        },
+        **concatenated,
         blocked_items=blocked,
         next_steps=steps,
     )
@@ -187,13 +188,8 @@ class SummaryDag:
         self.session_id = session_id
         self.fake = fake
 
-    def _usable(self) -> bool:
-        return hasattr(self.store, "add_summary")
-
     def prepared_for(self, first_id: int, last_id: int) -> dict[str, Any] | None:
         """A summary a model prepared in the background for exactly this range, if any."""
-        if not self._usable():
-            return None
         for node in self.store.summaries(self.session_id, status="prepared"):
             if node["first_id"] == first_id and node["last_id"] == last_id and not node["children"]:
                 return node
@@ -202,7 +198,7 @@ class SummaryDag:
     def prepared_fold(self, handles: Sequence[str]) -> dict[str, Any] | None:
         """A condensed node a model prepared for the first two or more of `handles` (in order),
         the longest such, if any: a fold run may have grown by a node since it was predicted."""
-        if not self._usable() or len(handles) < 2:
+        if len(handles) < 2:
             return None
         best = None
         for node in self.store.summaries(self.session_id, status="prepared"):
@@ -315,8 +311,6 @@ class SummaryDag:
         """Fold the deepest qualifying run of same-depth summary views into one deeper node (or,
         with `squeeze`, the oldest two touching nodes of any depth); returns the new list of
         summary views (unchanged when nothing qualifies)."""
-        if not self._usable():
-            return list(views)
         nodes = []
         by_handle = {}
         for view in views:
@@ -438,7 +432,7 @@ class SummaryDag:
         cannot, and `ctx_expand` still walks back from it to every original."""
         if view.kind == SUMMARY_BRIEF_KIND:
             return view
-        node = self.store.get_summary(self.session_id, view.handle) if self._usable() and view.handle else None
+        node = self.store.get_summary(self.session_id, view.handle) if view.handle else None
         if node is not None:
             first, last, covered, depth = node["first_id"], node["last_id"], node["covered_count"], node["depth"]
         elif view.covers is not None:

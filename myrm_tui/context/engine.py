@@ -4,7 +4,7 @@ One `ContextEngine` per session keeps an incremental view of the history, so the
 grows with the new rows, not with the session: rows are rendered once and cached; only
 compaction events (batched, rare) re-render from the first changed position.
 
-Pipeline per `assemble` (names from the seed; one module per stage under `stages/`):
+Pipeline per `assemble` (one module per stage under `stages/`; docs/context-engine.md, "Stages"):
  1 thinking cleanup · 2 media filter · 3 smart filter (new rows) · 4 cache-TTL prune (run the
  deferred event once the provider cache is cold) · 5 pre-compact hook · 6 compress (the ladder's
  event) · 7 session notes (kept in markers) · 8 summarize (slot: the marker's summary) ·
@@ -18,6 +18,7 @@ import contextlib
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 from myrm_tui.context import ladder
@@ -33,6 +34,7 @@ from myrm_tui.context.integrity import repair_pairs
 from myrm_tui.context.intent import _text_of, build_intent
 from myrm_tui.context.media import has_media
 from myrm_tui.context.pointers import anchor_pointer
+from myrm_tui.context.prefix_tokens import fixed_tokens, tools_key
 from myrm_tui.context.prompt import AssembledPrompt, ContextExhausted
 from myrm_tui.context.report import StageTimer
 from myrm_tui.context.stages.cache_optimize import (
@@ -56,7 +58,7 @@ from myrm_tui.context.stages.thinking_cleanup import clean_thinking
 from myrm_tui.context.summarizers import Summarizer
 from myrm_tui.context.tokens import count_message_tokens
 from myrm_tui.context.units import Unit, last_user_index, split_units
-from myrm_tui.context.view_log import MemoryViewLog, StoreViewLog, SyntheticView, ViewLog
+from myrm_tui.context.view_log import StoreViewLog, SyntheticView, ViewLog
 from myrm_tui.context.views import (
     FILTERED,
     REMOVED,
@@ -137,7 +139,7 @@ class ContextEngine(SummaryEvents, SummaryPreparation):
         self.store = store
         self.session_id = session_id
         self.config = config
-        self.view_log: ViewLog = view_log if view_log is not None else _default_view_log(store)
+        self.view_log: ViewLog = view_log if view_log is not None else StoreViewLog(store)
         self.summarizer = summarizer
         self.dag = SummaryDag(store, session_id, fake=summarizer)
         from myrm_tui.context.summary.breaker import SummarizerBreaker
@@ -199,14 +201,14 @@ class ContextEngine(SummaryEvents, SummaryPreparation):
         timer = StageTimer()
         budget = budget_for(inp.model.context_window, inp.max_output_tokens)
         family = family_of(inp.model.name)
-        fixed = _fixed_tokens(inp.system_prompt, tuple(inp.tools) and _tools_key(inp.tools), inp.model.name)
+        fixed = fixed_tokens(inp.system_prompt, tuple(inp.tools) and tools_key(inp.tools), inp.model.name)
 
         with timer.stage("sync") as st:
             self._sync_rows()
             new_rows = self._take_unfiltered()
             st.items = len(new_rows)
         with timer.stage("smart_filter") as st:
-            decided = self.breakers.run(
+            decided: dict[int, View] = self.breakers.run(
                 "smart_filter", lambda: self._ingest_views(new_rows, budget, inp.model.name), {}
             )
             st.items = len(decided)
@@ -256,8 +258,16 @@ class ContextEngine(SummaryEvents, SummaryPreparation):
                 overhead = max(0, repair_delta)
                 event = self.breakers.run(
                     "compress",
-                    lambda trigger=trigger, no_tail=no_tail, floor=floor, overhead=overhead: self._compaction_event(
-                        EMERGENCY, budget, inp, now, trigger=trigger, no_tail=no_tail, floor=floor, overhead=overhead
+                    partial(
+                        self._compaction_event,
+                        EMERGENCY,
+                        budget,
+                        inp,
+                        now,
+                        trigger=trigger,
+                        no_tail=no_tail,
+                        floor=floor,
+                        overhead=overhead,
                     ),
                     event,
                 )
@@ -445,7 +455,8 @@ class ContextEngine(SummaryEvents, SummaryPreparation):
             view = self.views.get(row.id)
             if view is not None and view.kind == REMOVED:
                 continue
-            base = view.message if view is not None else row.message
+            # Only a REMOVED view has no message (skipped above); the original stands in otherwise.
+            base = view.message if view is not None and view.message is not None else row.message
             tokens = view.tokens if view is not None else row.tokens
             message = base
             if index in self._media_rows and index not in media_window:
@@ -493,14 +504,14 @@ class ContextEngine(SummaryEvents, SummaryPreparation):
             shown = count_message_tokens({"role": "user", "content": result.text}, model)
             noun = "output" if row.role == "tool" else f"{row.role} message"
             text = f"{filtered_header(row.tokens, shown, handle, result.kind, noun)}\n{result.text}"
-            content: Any = text
+            new_content: Any = text
             if isinstance(row.message.get("content"), list):
                 # Keep the non-text parts (images) of a long multimodal message.
-                content = [
+                new_content = [
                     {"type": "text", "text": text},
                     *[p for p in row.message["content"] if isinstance(p, dict) and p.get("type") != "text"],
                 ]
-            message = {**row.message, "content": content}
+            message = {**row.message, "content": new_content}
             decided[row.id] = View(
                 FILTERED if row.role == "tool" else SHRUNK,
                 message,
@@ -629,10 +640,11 @@ class ContextEngine(SummaryEvents, SummaryPreparation):
         the integrity repair adds to the prompt, kept free when sizing the summary area;
         `manual`: the compact command's smaller kept tail."""
         started = time.perf_counter()
-        fixed = _fixed_tokens(inp.system_prompt, tuple(inp.tools) and _tools_key(inp.tools), inp.model.name)
+        fixed = fixed_tokens(inp.system_prompt, tuple(inp.tools) and tools_key(inp.tools), inp.model.name)
         before = fixed + self._history_tokens
-        if self.pre_compact is not None:
-            self.breakers.run("pre_compact", lambda: self.pre_compact({"tier": tier, "tokens": before}), None)
+        hook = self.pre_compact
+        if hook is not None:
+            self.breakers.run("pre_compact", lambda: hook({"tier": tier, "tokens": before}), None)
         event_record = self.store.append_event(
             self.session_id,
             "compaction",
@@ -770,7 +782,7 @@ class ContextEngine(SummaryEvents, SummaryPreparation):
         self._render((family_of(inp.model.name), inp.model.supports_vision, inp.model.name))
         now = self.clock() if inp.now is None else inp.now
         total = (
-            _fixed_tokens(inp.system_prompt, tuple(inp.tools) and _tools_key(inp.tools), inp.model.name)
+            fixed_tokens(inp.system_prompt, tuple(inp.tools) and tools_key(inp.tools), inp.model.name)
             + self._history_tokens
         )
         decision = ladder.decide(
@@ -856,39 +868,9 @@ class ContextEngine(SummaryEvents, SummaryPreparation):
 # ---------------------------------------------------------------------- helpers
 
 
-def _default_view_log(store: Any) -> ViewLog:
-    return StoreViewLog(store) if hasattr(store, "load_context_views") else MemoryViewLog()
-
-
 def _shape_changed(before: dict[str, Any], after: dict[str, Any]) -> bool:
     keys = ("content", "tool_calls", "reasoning_content", "thinking_blocks")
     return any(before.get(k) != after.get(k) for k in keys)
-
-
-_FIXED_CACHE: dict[tuple[str, str, str], int] = {}
-
-
-def _tools_key(tools: Sequence[dict[str, Any]]) -> str:
-    import json
-
-    return json.dumps(list(tools), sort_keys=True)
-
-
-def _fixed_tokens(system_prompt: str, tools_key: str | tuple, model: str) -> int:
-    """System prompt + tool schemas, counted once per distinct prefix."""
-    key = (system_prompt, tools_key if isinstance(tools_key, str) else "", model)
-    if key not in _FIXED_CACHE:
-        import json
-
-        tokens = count_message_tokens({"role": "system", "content": system_prompt}, model)
-        if key[1]:
-            from myrm_tui.context.tokens import count_tools_tokens
-
-            tokens += count_tools_tokens(json.loads(key[1]), model)
-        if len(_FIXED_CACHE) > 64:
-            _FIXED_CACHE.clear()
-        _FIXED_CACHE[key] = tokens
-    return _FIXED_CACHE[key]
 
 
 __all__ = ["UNTRUSTED_OPEN", "ContextEngine", "TurnInput"]

@@ -27,6 +27,7 @@ from myrm_tui.context.budget import Budget, budget_for
 from myrm_tui.context.config import EngineConfig
 from myrm_tui.context.dag import SUMMARY_KINDS, SummaryDag
 from myrm_tui.context.family import family_of
+from myrm_tui.context.prefix_tokens import fixed_tokens, tools_key
 from myrm_tui.context.tokens import count_message_tokens
 from myrm_tui.context.units import Unit, split_units
 from myrm_tui.context.view_log import SyntheticView
@@ -342,8 +343,6 @@ class SummaryPreparation:
         area's share of B), substituting folds already prepared, so the event finds them."""
         from myrm_tui.context.summary.condense import SummaryNode, find_fold_run
 
-        if not hasattr(self.store, "summaries"):
-            return None
         nodes: list[tuple[SummaryNode, dict[str, Any]]] = []
         live = self._live_from()
         for view in self.synthetic:
@@ -381,10 +380,8 @@ class SummaryPreparation:
         return budget
 
     def _prompt_tokens(self, inp: Any) -> int:
-        from myrm_tui.context.engine import _fixed_tokens, _tools_key
-
         return (
-            _fixed_tokens(inp.system_prompt, tuple(inp.tools) and _tools_key(inp.tools), inp.model.name)
+            fixed_tokens(inp.system_prompt, tuple(inp.tools) and tools_key(inp.tools), inp.model.name)
             + self._history_tokens
         )
 

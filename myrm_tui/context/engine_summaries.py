@@ -69,26 +69,31 @@ class SummaryEvents:
                 runs[-1].append(i)
             else:
                 runs.append([i])
-        count = lambda m: count_message_tokens(m, model)
-        count_text = lambda t: count_text_tokens(t, model)
+
+        def count(message: dict[str, Any]) -> int:
+            return count_message_tokens(message, model)
+
+        def count_text(text: str) -> int:
+            return count_text_tokens(text, model)
+
         runs = [segment for run in runs for segment in self._split_by_prepared(run)]
         for run in runs:
             after = run[-1] + 1
             if after < len(self.rows):
-                summaries.append(
-                    self.breakers.run(
-                        "summarize",
-                        lambda run=run, after=after: self.dag.leaf(
-                            [self.rows[i] for i in run],
-                            self.rows[after].id,
-                            event_id,
-                            count,
-                            count_text,
-                            quote_tokens=self._quote_tokens(budget),
-                            max_tokens=self._max_node_tokens(budget),
-                        ),
-                        None,
+
+                def leaf(run: list[int] = run, after: int = after) -> SyntheticView | None:
+                    return self.dag.leaf(
+                        [self.rows[i] for i in run],
+                        self.rows[after].id,
+                        event_id,
+                        count,
+                        count_text,
+                        quote_tokens=self._quote_tokens(budget),
+                        max_tokens=self._max_node_tokens(budget),
                     )
+
+                summaries.append(
+                    self.breakers.run("summarize", leaf, None)
                     or self._bare_marker([self.rows[i] for i in run], self.rows[after].id, event_id, model)
                 )
         summaries.sort(key=self._summary_position)
@@ -186,9 +191,9 @@ class SummaryEvents:
             over = sum(v.tokens for v in summaries) > pressure_at
             if squeeze and (len(summaries) < 2 or not over):
                 break
-            folded = self.breakers.run(
-                "summarize",
-                lambda views=summaries, pressure=over: self.dag.fold(
+
+            def fold(views: list[SyntheticView] = summaries, pressure: bool = over) -> list[SyntheticView]:
+                return self.dag.fold(
                     views,
                     self._index_of_id,
                     pressure=pressure,
@@ -197,9 +202,9 @@ class SummaryEvents:
                     quote_tokens=self._quote_tokens(budget),
                     max_tokens=self._max_node_tokens(budget),
                     squeeze=squeeze,
-                ),
-                summaries,
-            )
+                )
+
+            folded = self.breakers.run("summarize", fold, summaries)
             if len(folded) == len(summaries):
                 break
             summaries = folded

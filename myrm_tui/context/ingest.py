@@ -52,7 +52,9 @@ def spill_text(
     return f"{spill_marker(len(content), result.original_lines, handle, result.kind)}\n{result.text}", handle
 
 
-def _tool_call_context(history_calls: Mapping[str, tuple[str, dict[str, Any]]], call_id: str) -> tuple[str, dict]:
+def _tool_call_context(
+    history_calls: Mapping[str, tuple[str, dict[str, Any]]], call_id: str
+) -> tuple[str, dict[str, Any]]:
     return history_calls.get(call_id, ("", {}))
 
 
@@ -68,7 +70,8 @@ def ingest_message(
     out = offload_images(message, vault) if vault is not None else message
     content = out.get("content")
     if isinstance(content, str) and len(content) > cap_chars:
-        tool, arguments = "", {}
+        tool = ""
+        arguments: dict[str, Any] = {}
         if out.get("role") == "tool":
             tool, arguments = _tool_call_context(calls or {}, out.get("tool_call_id", ""))
             tool = tool or out.get("name", "")

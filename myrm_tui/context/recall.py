@@ -84,6 +84,13 @@ def parse_handle(raw: object) -> Handle | None:
     return None
 
 
+def _message_id(handle: Handle) -> int:
+    """A msg handle's id: parse_handle always sets it for that kind, so a missing one is a bug."""
+    if handle.message_id is None:
+        raise StoreError(f"{handle.text} names no message")
+    return handle.message_id
+
+
 def _unknown(raw: object) -> str:
     return (
         f"error: unknown handle {raw!r}; use a handle shown in this session: msg:<id> or "
@@ -163,7 +170,9 @@ def _message_kind(record: MessageRecord) -> str:
         labels = []
         for call in calls:
             if isinstance(call, Mapping):
-                function = call.get("function") if isinstance(call.get("function"), Mapping) else {}
+                function = call.get("function")
+                if not isinstance(function, Mapping):
+                    function = {}
                 labels.append(f"{function.get('name', '?')} [{call.get('id', '?')}]")
         return "assistant tool call" + ("s" if len(labels) > 1 else "") + ": " + ", ".join(labels)
     return f"{record.role} message"
@@ -241,7 +250,7 @@ def ctx_inspect(
 
 
 def _inspect_message(store: Store, session_id: str, handle: Handle) -> list[str]:
-    record = store.history_message(session_id, handle.message_id)
+    record = store.history_message(session_id, _message_id(handle))
     text = message_search_text(record.message)
     owner = "this session" if record.session_id == session_id else f"session {record.session_id} (fork ancestor)"
     lines = [
@@ -319,7 +328,7 @@ def ctx_expand(
             )
             spilled = []
         elif parsed.kind == "msg":
-            record = store.history_message(session_id, parsed.message_id)
+            record = store.history_message(session_id, _message_id(parsed))
             text = message_search_text(record.message)
             describe = f"{parsed.text} · {_message_kind(record)} · {_when(record.created_at)}"
             spilled = sorted(set(_VAULT_HANDLE.findall(text)))

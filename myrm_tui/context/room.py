@@ -28,9 +28,9 @@ MIN_MESSAGE_TOKENS = 256
 
 def fixed_prefix_tokens(system_prompt: str, tools: Sequence[dict[str, Any]], model: str) -> int:
     """System prompt + tool schemas, counted exactly as the engine counts them per assemble."""
-    from myrm_tui.context.engine import _fixed_tokens, _tools_key
+    from myrm_tui.context.prefix_tokens import fixed_tokens, tools_key
 
-    return _fixed_tokens(system_prompt, tuple(tools) and _tools_key(tools), model)
+    return fixed_tokens(system_prompt, tuple(tools) and tools_key(tools), model)
 
 
 @dataclass(frozen=True)

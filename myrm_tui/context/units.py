@@ -34,10 +34,6 @@ def split_units(rows: Sequence[MessageRecord], start: int = 0) -> list[Unit]:
     return units
 
 
-def first_user_index(rows: Sequence[MessageRecord]) -> int | None:
-    return next((i for i, r in enumerate(rows) if r.role == "user"), None)
-
-
 def last_user_index(rows: Sequence[MessageRecord]) -> int | None:
     for i in range(len(rows) - 1, -1, -1):
         if rows[i].role == "user":

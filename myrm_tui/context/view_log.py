@@ -7,7 +7,7 @@ across upgrades of the filters, or the provider's prompt cache breaks for no rea
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 from myrm_tui.context.views import View
@@ -35,24 +35,6 @@ class ViewLog(Protocol):
     ) -> None:
         """Record `views` (latest wins per message) and, when not None, replace the
         synthetic set."""
-
-
-@dataclass
-class MemoryViewLog:
-    """For tests and the replay of sessions that must not touch a store file."""
-
-    views: dict[str, dict[int, View]] = field(default_factory=dict)
-    synthetic: dict[str, list[SyntheticView]] = field(default_factory=dict)
-
-    def load_views(self, session_id: str) -> tuple[dict[int, View], list[SyntheticView]]:
-        return dict(self.views.get(session_id, {})), list(self.synthetic.get(session_id, []))
-
-    def save_views(
-        self, session_id: str, event_id: int, views: dict[int, View], synthetic: list[SyntheticView] | None
-    ) -> None:
-        self.views.setdefault(session_id, {}).update(views)
-        if synthetic is not None:
-            self.synthetic[session_id] = list(synthetic)
 
 
 class StoreViewLog:

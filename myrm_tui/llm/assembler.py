@@ -45,7 +45,7 @@ def _int(value: Any) -> int:
 
 # Random per process, mixed into every generated call id. The caller's salt (model and
 # conversation length) is the same in two processes that answer the same session state, and
-# identical ids from two writers made results pair with the wrong call (issue 12); 64 random
+# identical ids from two writers made results pair with the wrong call; 64 random
 # bits make a cross-process clash practically impossible, while ids stay reproducible within
 # one process (the same stream assembled twice gives the same id).
 _PROCESS_NONCE = secrets.token_hex(8)

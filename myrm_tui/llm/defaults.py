@@ -1,7 +1,7 @@
 """Which model to use when the user named none, and what to tell them when there is none.
 
 Why "first provider with a key": a user who exported ANTHROPIC_API_KEY expects myrm to use it
-without further setup; the order of PROVIDER_KEYS decides ties and is fixed so the choice is
+without further setup; the order of PROVIDER_KEYS (provider_keys.py) decides ties and is fixed so the choice is
 reproducible. The model is read from litellm's registry (not hard-coded alone) so a newer
 litellm brings newer defaults; the preference lists only make the pick deterministic and sane.
 """
@@ -11,17 +11,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 
-# (provider, env var, litellm model prefix) in priority order.
-PROVIDER_KEYS: tuple[tuple[str, str, str], ...] = (
-    ("anthropic", "ANTHROPIC_API_KEY", "anthropic/"),
-    ("openai", "OPENAI_API_KEY", "openai/"),
-    ("gemini", "GEMINI_API_KEY", "gemini/"),
-    ("deepseek", "DEEPSEEK_API_KEY", "deepseek/"),
-    ("openrouter", "OPENROUTER_API_KEY", "openrouter/"),
-    ("mistral", "MISTRAL_API_KEY", "mistral/"),
-    ("groq", "GROQ_API_KEY", "groq/"),
-    ("xai", "XAI_API_KEY", "xai/"),
-)
+from myrm_tui.llm.provider_keys import PROVIDER_KEYS
 
 # Per provider, registry names tried in order (balanced agentic coding models first, then the
 # rolling "-latest" aliases). The first one present in litellm's registry without a deprecation
@@ -93,9 +83,3 @@ def default_model(env: Mapping[str, str] | None = None) -> str | None:
     from myrm_tui.llm.local_provider import local_available
 
     return LOCAL_MODEL if local_available() else None
-
-
-def provider_key_status(env: Mapping[str, str] | None = None) -> list[tuple[str, str, bool]]:
-    """(provider, env var name, present) for `myrm doctor`; never the values."""
-    env = os.environ if env is None else env
-    return [(provider, var, bool(env.get(var, "").strip())) for provider, var, _ in PROVIDER_KEYS]

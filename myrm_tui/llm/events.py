@@ -8,7 +8,7 @@ parsing provider chunks in four places.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Union
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -64,4 +64,4 @@ class RetryEvent:
     reason: str
 
 
-LLMEvent = Union[TextDelta, ReasoningDelta, ToolCallEvent, UsageEvent, FinishEvent, RetryEvent]
+LLMEvent = TextDelta | ReasoningDelta | ToolCallEvent | UsageEvent | FinishEvent | RetryEvent

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import atexit
+import contextlib
 import itertools
 import json
 import logging
@@ -243,10 +244,8 @@ class LocalWorker:
         # Retire it before the signal lands: the reader thread notices the death a moment later,
         # and a request made in between must start a fresh worker, not inherit this one's end.
         _forget(self)
-        try:
+        with contextlib.suppress(OSError):
             self.process.kill()
-        except OSError:
-            pass
 
     def close(self) -> None:
         """Stop the worker: stdin EOF lets it exit cleanly; kill it if it does not."""
@@ -314,10 +313,8 @@ async def generate(
     inbox: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
 
     def route(message: dict[str, Any]) -> None:
-        try:
+        with contextlib.suppress(RuntimeError):  # the loop is closed: nobody listens any more
             loop.call_soon_threadsafe(inbox.put_nowait, message)
-        except RuntimeError:  # the loop is closed: nobody listens any more
-            pass
 
     worker = get_worker(key, model)
     rid = next(_REQUEST_IDS)

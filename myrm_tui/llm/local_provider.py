@@ -150,7 +150,9 @@ def make_handler() -> Any:
     from litellm.llms.custom_llm import CustomLLM
 
     class LocalLLM(CustomLLM):
-        async def astreaming(
+        # litellm types astreaming as a coroutine, yet iterates what the call returns (main.py hands
+        # it to CustomStreamWrapper unawaited): an async generator is what actually works.
+        async def astreaming(  # type: ignore[override]
             self,
             model: str,
             messages: list,

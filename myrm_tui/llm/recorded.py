@@ -181,7 +181,11 @@ def make_handler() -> Any:
     from litellm.llms.custom_llm import CustomLLM
 
     class RecordedLLM(CustomLLM):
-        async def astreaming(self, model: str, messages: list, *args: Any, **kwargs: Any) -> AsyncIterator[Any]:
+        # litellm types astreaming as a coroutine, yet iterates what the call returns (main.py hands
+        # it to CustomStreamWrapper unawaited): an async generator is what actually works.
+        async def astreaming(  # type: ignore[override]
+            self, model: str, messages: list, *args: Any, **kwargs: Any
+        ) -> AsyncIterator[Any]:
             for chunk in _serve(model):
                 yield chunk
 

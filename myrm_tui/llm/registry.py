@@ -15,22 +15,11 @@ from collections.abc import Mapping
 from typing import Any
 
 from myrm_tui.llm.model_info import CONSERVATIVE_MAX_OUTPUT, CONSERVATIVE_WINDOW, ModelInfo
+from myrm_tui.settings.model_overrides import MODEL_OVERRIDE_TYPES
 
-# ModelInfo fields a config override may set (config keys are the field names).
-OVERRIDABLE_FIELDS = (
-    "context_window",
-    "max_output_tokens",
-    "supports_tools",
-    "supports_vision",
-    "supports_prompt_caching",
-    "supports_reasoning",
-    "input_cost_per_token",
-    "output_cost_per_token",
-    "cache_read_cost_per_token",
-    "cache_write_cost_per_token",
-    "api_base",
-    "reasoning_effort",
-)
+# ModelInfo fields a config override may set (config keys are the field names); the settings
+# schema owns the list, since the loader checks `[models."NAME"]` tables before any model is known.
+OVERRIDABLE_FIELDS = tuple(MODEL_OVERRIDE_TYPES)
 
 # Providers whose model names embed another vendor's name ("openrouter/anthropic/claude-x"):
 # their prices differ, but the window and capabilities are the vendor's.
@@ -197,7 +186,7 @@ def chat_models() -> list[tuple[str, Mapping[str, Any]]]:
 
 def ready_providers(env: Mapping[str, str] | None = None) -> set[str]:
     """Providers whose API key is in the environment: their models can run right now."""
-    from myrm_tui.llm.defaults import provider_key_status
+    from myrm_tui.llm.provider_keys import provider_key_status
 
     return {provider for provider, _var, present in provider_key_status(env) if present}
 
@@ -295,7 +284,3 @@ def unknown_model_problem(
         f"Find the right name with `myrm models --search {hint}`, or declare a server's model under "
         f'[models."{model}"] with its api_base in the config.'
     )
-
-
-def clear_cache() -> None:
-    _registry_info.cache_clear()

@@ -149,7 +149,11 @@ def make_handler() -> Any:
     from litellm.llms.custom_llm import CustomLLM
 
     class FakeSummarizerLLM(CustomLLM):
-        async def astreaming(self, model: str, messages: list, *args: Any, **kwargs: Any) -> AsyncIterator[Any]:
+        # litellm types astreaming as a coroutine, yet iterates what the call returns (main.py hands
+        # it to CustomStreamWrapper unawaited): an async generator is what actually works.
+        async def astreaming(  # type: ignore[override]
+            self, model: str, messages: list, *args: Any, **kwargs: Any
+        ) -> AsyncIterator[Any]:
             for chunk in _chunks(model, messages):
                 yield chunk
 

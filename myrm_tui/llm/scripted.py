@@ -185,12 +185,6 @@ def should_fail(script: Script, index: int, turn: ScriptedTurn) -> bool:
         return True
 
 
-def reset_failures() -> None:
-    """Forget attempt counts (tests that reuse a script path in one process)."""
-    with _FAILURES.lock:
-        _FAILURES.counts.clear()
-
-
 def _estimate(text: str) -> int:
     return math.ceil(len(text) / CHARS_PER_TOKEN)
 
@@ -328,7 +322,11 @@ def make_handler() -> Any:
     from litellm.llms.custom_llm import CustomLLM
 
     class ScriptedLLM(CustomLLM):
-        async def astreaming(self, model: str, messages: list, *args: Any, **kwargs: Any) -> AsyncIterator[Any]:
+        # litellm types astreaming as a coroutine, yet iterates what the call returns (main.py hands
+        # it to CustomStreamWrapper unawaited): an async generator is what actually works.
+        async def astreaming(  # type: ignore[override]
+            self, model: str, messages: list, *args: Any, **kwargs: Any
+        ) -> AsyncIterator[Any]:
             script = _load_or_raise(model)
             record_request(script, messages)
             p = plan(script, messages, model)

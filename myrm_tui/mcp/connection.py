@@ -20,8 +20,8 @@ from pathlib import Path
 from typing import Any
 
 from myrm_tui.mcp import server_log
-from myrm_tui.mcp.config import STDIO, McpServerConfig
 from myrm_tui.mcp.expand import MissingVariable, expanded
+from myrm_tui.settings.mcp_config import STDIO, McpServerConfig
 
 STARTING = "starting"
 READY = "ready"

@@ -10,12 +10,14 @@ and the first prompt never misses one.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from myrm_tui.mcp.config import McpServerConfig
+from myrm_tui.agent.events import Notice
+from myrm_tui.mcp.agent_sync import sync_mcp_tools
 from myrm_tui.mcp.connection import READY, STARTING, STOPPED, ServerConnection, ServerStatus
+from myrm_tui.settings.mcp_config import McpServerConfig
 
 
 def _import_sdk() -> None:
@@ -104,6 +106,13 @@ class McpManager:
         from myrm_tui.mcp.tool import build_tools
 
         return build_tools(self.ready(), trust_read_only_hints=trust_read_only_hints)
+
+    def sync_turn(self, agent: Any) -> AsyncIterator[Notice]:
+        """The start of `agent`'s turn: its build gets this manager's current tools.
+
+        Why the agent calls this method rather than importing agent_sync: mcp sits above the agent
+        in the layers (its tools are agent Tools), so the agent only knows the manager it was given."""
+        return sync_mcp_tools(agent)
 
     def announce_failure(self, connection: ServerConnection) -> bool:
         """True the first time this failure of this server is to be told to the user (the agent

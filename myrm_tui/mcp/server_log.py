@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 import time
 from pathlib import Path
-from typing import IO
+from typing import TextIO
 
 from myrm_tui.log_files import MAX_LOG_BYTES, log_dir
 from myrm_tui.mcp.names import clean
@@ -25,7 +25,7 @@ def log_path(server: str) -> Path:
     return log_dir() / f"mcp-{clean(server)}.log"
 
 
-def open_log(server: str) -> tuple[IO[str], Path]:
+def open_log(server: str) -> tuple[TextIO, Path]:
     """An append handle for the server's stderr (rotated once past MAX_LOG_BYTES, like every myrm
     log); /dev/null when the log folder is not writable (a log is never worth a failed start)."""
     path = log_path(server)

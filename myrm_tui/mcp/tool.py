@@ -30,14 +30,18 @@ def _validation_view(schema: Mapping[str, Any]) -> dict[str, Any]:
     """The schema as myrm's own argument check reads it: required keys, known keys and simple
     types. Types it does not model (unions, `["string", "null"]`, `$ref`) are dropped here and
     left to the server, which validates anyway; the model is sent the server's schema untouched."""
-    properties = schema.get("properties") if isinstance(schema.get("properties"), Mapping) else {}
+    properties = schema.get("properties")
+    if not isinstance(properties, Mapping):
+        properties = {}
     view_props: dict[str, Any] = {}
     for key, spec in properties.items():
         spec = dict(spec) if isinstance(spec, Mapping) else {}
         if spec.get("type") not in _SIMPLE_TYPES:
             spec.pop("type", None)
         view_props[str(key)] = spec
-    required = schema.get("required") if isinstance(schema.get("required"), list) else []
+    required = schema.get("required")
+    if not isinstance(required, list):
+        required = []
     return {"type": "object", "properties": view_props, "required": [r for r in required if r in view_props]}
 
 

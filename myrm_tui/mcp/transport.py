@@ -12,9 +12,9 @@ import os
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import IO, Any, Self
+from typing import Any, Self, TextIO
 
-from myrm_tui.mcp.config import STDIO, McpServerConfig
+from myrm_tui.settings.mcp_config import STDIO, McpServerConfig
 
 # Largest single server-sent event accepted from an HTTP server. The SDK's default (1 MiB) is
 # smaller than one 1 MB tool result in its JSON envelope; the engine spills big outputs to the
@@ -69,7 +69,7 @@ class _WatchedReadStream:
 
 @asynccontextmanager
 async def open_transport(
-    config: McpServerConfig, *, workspace: Path, errlog: IO[str], on_end: Callable[[], None], read_timeout_s: float
+    config: McpServerConfig, *, workspace: Path, errlog: TextIO, on_end: Callable[[], None], read_timeout_s: float
 ) -> AsyncIterator[Any]:
     """Yield the (read, write) streams of a connection to `config` (already `${VAR}`-expanded).
     Leaving the context closes it: stdin is closed, then the process tree is terminated (SDK).

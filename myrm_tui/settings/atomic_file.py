@@ -7,6 +7,7 @@ half-written trust store as "nothing trusted".
 
 from __future__ import annotations
 
+import contextlib
 import os
 import tempfile
 from pathlib import Path
@@ -27,8 +28,6 @@ def atomic_write_text(path: Path, text: str) -> None:
         os.chmod(temp, path.stat().st_mode & 0o777 if path.exists() else NEW_FILE_MODE)
         os.replace(temp, path)
     except BaseException:
-        try:
+        with contextlib.suppress(FileNotFoundError):
             os.unlink(temp)
-        except FileNotFoundError:
-            pass
         raise

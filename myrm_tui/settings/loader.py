@@ -24,11 +24,11 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
-from myrm_tui.llm.model_info import ModelInfo
-from myrm_tui.llm.registry import OVERRIDABLE_FIELDS
 from myrm_tui.settings import mcp_entries, paths
 from myrm_tui.settings import trust as T
 from myrm_tui.settings.atomic_file import atomic_write_text as _atomic_write
+from myrm_tui.settings.model_overrides import MODEL_OVERRIDE_TYPES
+from myrm_tui.settings.permission_syntax import RuleError, parse_rule
 from myrm_tui.settings.schema import (
     MODEL_FIELD_MINIMUMS,
     NEEDS_TRUST,
@@ -38,7 +38,7 @@ from myrm_tui.settings.schema import (
     SettingSpec,
 )
 from myrm_tui.settings.settings import PermissionLists, RuleEntry, Settings
-from myrm_tui.settings.toml_write import dumps
+from myrm_tui.settings.toml_write import dumps, parse_for_edit
 
 ENV_PREFIX = "MYRM_"
 MODELS_TABLE = "models"
@@ -51,13 +51,6 @@ _SECRET_KEY = re.compile(r"(api_?key|secret|password|passwd|(^|_)(access|auth|be
 _TRUE = {"1", "true", "yes", "on"}
 _FALSE = {"0", "false", "no", "off", ""}
 _TYPE_WORDS = {str: "text", int: "a whole number", float: "a number", bool: "true or false"}
-
-# Per-model overrides accepted under [models."name"]: the registry's list of overridable fields,
-# typed by ModelInfo's annotations (strings, because of postponed evaluation; hence the map).
-_ANNOTATION_TYPES = {"int": int, "float": float, "bool": bool, "str": str, "str | None": str}
-MODEL_OVERRIDE_TYPES: dict[str, type] = {
-    f.name: _ANNOTATION_TYPES[str(f.type)] for f in dataclasses.fields(ModelInfo) if f.name in OVERRIDABLE_FIELDS
-}
 
 
 @dataclass(frozen=True)
@@ -146,11 +139,14 @@ def save_user_settings(changes: Mapping[str, Any], path: Path | None = None) -> 
     ConfigWriteError when the existing file cannot be parsed (rewriting it would lose content).
     """
     path = path if path is not None else paths.user_config_file()
-    current: dict[str, Any] = {}
+    # An editable document, not plain data: the rewrite keeps the user's comments and key order.
+    current: dict[str, Any] = parse_for_edit("")
     if path.is_file():
         try:
-            current = tomllib.loads(path.read_text(encoding="utf-8"))
-        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+            text = path.read_text(encoding="utf-8")
+            tomllib.loads(text)  # the reader's verdict decides what counts as broken
+            current = parse_for_edit(text)
+        except (tomllib.TOMLDecodeError, UnicodeDecodeError, ValueError) as exc:
             raise ConfigWriteError(f"{path} is not valid TOML ({exc}); fix or remove it, then save again.") from exc
     for key, value in changes.items():
         if key == MODELS_TABLE:
@@ -182,7 +178,7 @@ class _Layers:
         self.sources: dict[str, str] = {s.key: "default" for s in SETTINGS}
         self.models: dict[str, dict[str, Any]] = {}
         self.keymap: dict[str, str] = {}
-        self.mcp_servers: dict[str, Any] = {}  # name -> mcp.config.McpServerConfig
+        self.mcp_servers: dict[str, Any] = {}  # name -> settings.mcp_config.McpServerConfig
         self.permissions: dict[str, list[RuleEntry]] = {kind: [] for kind in PERMISSION_LISTS}
         self.problems: list[ConfigProblem] = []
 
@@ -371,8 +367,6 @@ class _Layers:
     def _apply_permissions(self, name: str, locate: _Locator, table: Any, gate: _Gate) -> None:
         """`[permissions] allow = [...]`, `deny = [...]`: rule strings, each checked on its own (a
         bad rule is skipped with its line; the others apply)."""
-        from myrm_tui.agent.permission_rules import RuleError, parse_rule
-
         if not isinstance(table, dict):
             self._problem(
                 name,
@@ -446,7 +440,7 @@ class _Layers:
 class _Gate:
     """Says whether a valid value from a config file may apply (the user's files: always)."""
 
-    scope = "user"  # what an MCP server from this file counts as (mcp.config.USER)
+    scope = "user"  # what an MCP server from this file counts as (settings.mcp_config.USER)
 
     def mcp_server(self, config: Any, label: str, line: int | None) -> bool:
         return True
@@ -672,9 +666,13 @@ def _merge_table(current: dict[str, Any], name: str, changes: Any, check) -> Non
             continue
         check(key, value)
         if isinstance(value, Mapping) and isinstance(table.get(key), dict):
-            merged = dict(table[key])
-            merged.update(value)
-            table[key] = {k: v for k, v in merged.items() if v is not None}
+            # In place, not a fresh table: the comments inside the user's table survive.
+            existing = table[key]
+            for field_name, field_value in value.items():
+                if field_value is None:
+                    existing.pop(field_name, None)
+                else:
+                    existing[field_name] = field_value
         else:
             table[key] = dict(value) if isinstance(value, Mapping) else value
     if not table:

@@ -1,7 +1,7 @@
 """The loader's MCP layer: `[mcp_servers.NAME]` tables and `.mcp.json` files into the settings.
 
-Why its own module: the entries are parsed by myrm_tui.mcp.config (shared with anything else that
-reads them); what is left here is the loader's part — problems with file and line, the scope of
+Why its own module: the entries are parsed by settings/mcp_config.py (the MCP client starts servers
+from the same entries); what is left here is the loader's part — problems with file and line, the scope of
 the file, and the workspace gate: a server entry is a command that runs (or an endpoint that
 receives the conversation), so a workspace's servers wait for trust like `model` and `api_base`,
 and are listed in the trust dialog with the command line they would run.
@@ -13,7 +13,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from myrm_tui.mcp.config import (
+from myrm_tui.settings.mcp_config import (
     STDIO,
     USER,
     WORKSPACE,

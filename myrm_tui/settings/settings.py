@@ -47,7 +47,7 @@ class Settings:
     keymap: Mapping[str, str] = field(default_factory=dict)
     sources: Mapping[str, str] = field(default_factory=dict)
     permissions: PermissionLists = field(default_factory=PermissionLists)
-    # MCP servers by name (myrm_tui.mcp.config.McpServerConfig): user entries, and workspace entries
+    # MCP servers by name (settings.mcp_config.McpServerConfig): user entries, and workspace entries
     # once the workspace is trusted (settings/loader.py).
     mcp_servers: Mapping[str, Any] = field(default_factory=dict)
 

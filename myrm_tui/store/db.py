@@ -145,3 +145,12 @@ def transaction(conn: sqlite3.Connection, *, write: bool) -> Iterator[sqlite3.Co
         if isinstance(exc, sqlite3.Error):
             raise StoreError(f"session database operation failed: {exc}.") from exc
         raise
+
+
+def inserted_id(cursor: sqlite3.Cursor) -> int:
+    """The rowid an INSERT just made. sqlite3 types `lastrowid` as optional (it is None before
+    any INSERT); after one it is always set, so None here is a store bug, not a user error."""
+    rowid = cursor.lastrowid
+    if rowid is None:
+        raise StoreError("an INSERT returned no row id; this is a bug in myrm's store.")
+    return rowid

@@ -10,6 +10,8 @@ REPAIR = "repair"  # data: repaired_call_ids (dangling calls answered on resume)
 NOTE = "note"  # data: text (a user-visible note, e.g. "model has no tool calling")
 FORK = "fork"  # data: child / parent, with_summary, summarized_messages (agent/fork.py)
 MCP_TOOLS = "mcp_tools"  # data: tools (the MCP tool names offered), digest (of their schemas)
-CHECKPOINT = "checkpoint"  # data: turn, path, before (vault handle or None: absent), after (sha256 or None), source (agent/checkpoints.py)
+# data: turn, path, before (vault handle or None: absent), after (sha256 or None), source (agent/checkpoints.py)
+CHECKPOINT = "checkpoint"
 UNDO = "undo"  # data: turns, paths, forced (agent/undo.py)
-REPLY_FIGURES = "reply_figures"  # data: message_id, model, tokens in/out/cached, cost, elapsed_s, first_token_s (agent/reply_figures.py)
+# data: message_id, model, tokens in/out/cached, cost, elapsed_s, first_token_s (agent/reply_figures.py)
+REPLY_FIGURES = "reply_figures"

@@ -8,6 +8,7 @@ complete, so a 0-byte `sessions.db` is never myrm's own doing and can be reporte
 
 from __future__ import annotations
 
+import contextlib
 import os
 import secrets
 from pathlib import Path
@@ -51,14 +52,11 @@ def create_database(db_path: Path) -> None:
         finally:
             conn.close()  # the last connection checkpoints and removes the temp WAL
         _fsync_path(temp)
-        try:
+        # FileExistsError: another process published its store first; both now open that one.
+        with contextlib.suppress(FileExistsError):
             os.link(temp, db_path)
-        except FileExistsError:
-            pass  # another process published its store first; both now open that one
         _fsync_path(db_path.parent)
     finally:
         for leftover in (temp, wal_path(temp), temp.with_name(temp.name + "-shm")):
-            try:
+            with contextlib.suppress(FileNotFoundError):
                 os.unlink(leftover)
-            except FileNotFoundError:
-                pass

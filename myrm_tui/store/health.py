@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from myrm_tui.store.constants import DB_NAME, DIR_NAME
@@ -66,24 +66,24 @@ def inspect(workspace: Path) -> StoreHealth:
     """Open read-only, check, count; never creates, migrates or writes anything."""
     folder = Path(workspace) / DIR_NAME
     db_path = folder / DB_NAME
-    base = {"folder": folder, "db_path": db_path, "folder_exists": folder.is_dir(), "writable": _writable(folder)}
+    base = StoreHealth(folder=folder, db_path=db_path, folder_exists=folder.is_dir(), writable=_writable(folder))
     if folder.exists() and not folder.is_dir():
-        return StoreHealth(**base, problem=f"{folder} is a file, not a folder; move it aside.")
+        return replace(base, problem=f"{folder} is a file, not a folder; move it aside.")
     if not db_path.exists():
-        return StoreHealth(**base)
+        return base
     size = db_path.stat().st_size
     problem = file_problem(db_path)
     if problem is not None:
-        return StoreHealth(**base, problem=problem, size_bytes=size)
+        return replace(base, problem=problem, size_bytes=size)
     try:
         conn = connect(db_path, read_only=True)
     except StoreError as exc:
-        return StoreHealth(**base, problem=str(exc), size_bytes=size)
+        return replace(base, problem=str(exc), size_bytes=size)
     try:
         try:
             refuse_foreign_schema(conn, db_path)
         except StoreError as exc:
-            return StoreHealth(**base, problem=str(exc), size_bytes=size)
+            return replace(base, problem=str(exc), size_bytes=size)
         damage = quick_check(conn)
         version = read_version(conn)
         notes: list[str] = []
@@ -97,8 +97,6 @@ def inspect(workspace: Path) -> StoreHealth:
         except sqlite3.DatabaseError as exc:
             if not damage:
                 damage = (f"the sessions table cannot be read: {exc}",)
-        return StoreHealth(
-            **base, damage=damage, version=version, sessions=sessions, size_bytes=size, notes=tuple(notes)
-        )
+        return replace(base, damage=damage, version=version, sessions=sessions, size_bytes=size, notes=tuple(notes))
     finally:
         conn.close()

@@ -6,6 +6,7 @@ Permissions are set with an explicit chmod after creation because `mkdir(mode=)`
 
 from __future__ import annotations
 
+import contextlib
 import os
 from pathlib import Path
 
@@ -44,10 +45,8 @@ def private_file(path: Path) -> Path:
 
 def restrict_if_present(path: Path) -> None:
     """chmod an optional file (e.g. `sessions.db-wal`) to owner-only if it exists."""
-    try:
+    with contextlib.suppress(FileNotFoundError):
         os.chmod(path, FILE_MODE)
-    except FileNotFoundError:
-        pass
 
 
 def ensure_layout(workspace_root: Path) -> Path:

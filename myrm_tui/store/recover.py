@@ -9,6 +9,7 @@ Recovery holds the store lock exclusively, so no myrm can write the file while i
 
 from __future__ import annotations
 
+import contextlib
 import os
 import secrets
 import sqlite3
@@ -200,10 +201,8 @@ def recover(workspace: Path, *, use_cli: bool | None = None) -> RecoveryReport:
     finally:
         for leftover in (new_path, scratch):
             for path in (leftover, wal_path(leftover), leftover.with_name(leftover.name + "-shm")):
-                try:
+                with contextlib.suppress(FileNotFoundError):
                     os.unlink(path)
-                except FileNotFoundError:
-                    pass
         lock.release()
 
 

@@ -90,7 +90,7 @@ class TableRead:
     unreadable: int = 0  # rowids that raised while reading (at least this many rows lost)
 
 
-def _json_of(text: object, kind: type) -> bool:
+def _json_of(text: object, kind: type | tuple[type, ...]) -> bool:
     if not isinstance(text, str):
         return False
     try:
@@ -105,7 +105,7 @@ def _is_number(value: object) -> bool:
 
 def valid_row(table: str, row: tuple) -> bool:
     """Whether a row read from a damaged file can be what the store wrote (types, JSON)."""
-    values = dict(zip(TABLE_COLUMNS[table], row))
+    values = dict(zip(TABLE_COLUMNS[table], row, strict=True))
     if table == "sessions":
         return (
             isinstance(values["id"], str)

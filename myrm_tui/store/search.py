@@ -307,8 +307,9 @@ def search(conn: sqlite3.Connection, segments: Segments, query: str, limit: int 
         kind = how[key]
         text = conn.execute(f"SELECT text FROM {text_table} WHERE rowid = ?", (key[1],)).fetchone()[0]
         snippet = None
-        if kind in ("all", "any") and len(text) <= SNIPPET_FTS_MAX_CHARS:
-            snippet = _word_snippet(conn, text_table, word_all if kind == "all" else word_any, key[1])
+        words = word_all if kind == "all" else word_any if kind == "any" else None
+        if words and len(text) <= SNIPPET_FTS_MAX_CHARS:
+            snippet = _word_snippet(conn, text_table, words, key[1])
         if snippet is None:
             needles = [parsed.phrase] if kind == "phrase" else list(parsed.terms)
             snippet = window_snippet(text, needles + list(parsed.terms) + _stems(parsed.terms))

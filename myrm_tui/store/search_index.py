@@ -26,6 +26,7 @@ from myrm_tui.store.constants import (
     TRIGRAM_MIN_SQLITE,
     WORD_TOKENIZER,
 )
+from myrm_tui.store.db import inserted_id
 from myrm_tui.store.errors import StoreError
 from myrm_tui.store.records import MessageRecord
 from myrm_tui.store.search_text import message_search_text, message_tool_label
@@ -221,7 +222,7 @@ def link_artifact(conn: sqlite3.Connection, session_id: str, artifact: ArtifactT
                 now,
             ),
         )
-        artifact_id = int(cursor.lastrowid)
+        artifact_id = inserted_id(cursor)
         if text is not None:
             conn.execute(
                 "INSERT INTO artifacts_fts (rowid, text, handle) VALUES (?, ?, ?)",

@@ -188,6 +188,8 @@ def holder(myrm_dir: Path, session_id: str) -> int | None:
 class StoreLock:
     """`store.lock`: shared by every read-write store, exclusive for `sessions recover`."""
 
+    _key: str | None  # the registry key while held; unset until the first acquire
+
     def __init__(self, myrm_dir: Path):
         self.path = locks_dir(myrm_dir) / STORE_LOCK_NAME
 

@@ -36,7 +36,7 @@ from myrm_tui.store.constants import (
     INTERRUPTED_TOOL_CONTENT,
     SESSION_ID_BYTES,
 )
-from myrm_tui.store.db import connect, transaction
+from myrm_tui.store.db import connect, inserted_id, transaction
 from myrm_tui.store.errors import StoreDamagedError, StoreError
 from myrm_tui.store.file_checks import refuse_foreign_file, refuse_foreign_schema, refuse_unusable_file
 from myrm_tui.store.fresh import create_database
@@ -314,7 +314,8 @@ class Store:
             seen.add(current)
             record = self._session_row(conn, current)
             segments.append((current, limit))
-            if record.parent_id is not None:
+            # The schema sets fork_message_id exactly when parent_id is set (a CHECK).
+            if record.fork_message_id is not None:
                 fork_at = record.fork_message_id
                 limit = fork_at if limit is None else min(limit, fork_at)
             current = record.parent_id
@@ -354,7 +355,7 @@ class Store:
             (session_id, seq, role, text, tool_call_id, names_json, int(tokens), now),
         )
         record = MessageRecord(
-            id=cursor.lastrowid,
+            id=inserted_id(cursor),
             session_id=session_id,
             seq=seq,
             role=role,
@@ -377,7 +378,9 @@ class Store:
             "INSERT INTO events (session_id, kind, data_json, created_at) VALUES (?, ?, ?, ?)",
             (session_id, kind, text, now),
         )
-        return EventRecord(id=cursor.lastrowid, session_id=session_id, kind=kind, data=json.loads(text), created_at=now)
+        return EventRecord(
+            id=inserted_id(cursor), session_id=session_id, kind=kind, data=json.loads(text), created_at=now
+        )
 
     def _insert_session(
         self,
@@ -453,15 +456,6 @@ class Store:
             ).fetchone()
         return None if row is None else _session(row)
 
-    def forks_of(self, session_id: str) -> list[SessionRecord]:
-        """Direct children of a session, oldest first."""
-        with self._lock, self._read() as conn:
-            rows = conn.execute(
-                f"SELECT {_SESSION_COLUMNS} FROM sessions WHERE parent_id = ? ORDER BY created_at, id",
-                (session_id,),
-            ).fetchall()
-        return [_session(row) for row in rows]
-
     def rename_session(self, session_id: str, title: str) -> None:
         with self._lock, self._write() as conn:
             self._session_row(conn, session_id)
@@ -509,12 +503,12 @@ class Store:
         syn_keys = ("before_id", "kind", "message", "tokens", "event_id", "covers_first", "covers_last", "handle")
         out_views = []
         for row in views:
-            item = dict(zip(view_keys, row))
+            item = dict(zip(view_keys, row, strict=True))
             item["message"] = json.loads(item["message"]) if item["message"] is not None else None
             out_views.append(item)
         out_syn = []
         for row in synthetic:
-            item = dict(zip(syn_keys, row))
+            item = dict(zip(syn_keys, row, strict=True))
             item["message"] = json.loads(item["message"])
             out_syn.append(item)
         return out_views, out_syn

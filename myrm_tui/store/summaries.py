@@ -62,7 +62,7 @@ def create_tables(conn: sqlite3.Connection) -> None:
 
 
 def _row(row: tuple) -> dict[str, Any]:
-    item = dict(zip(COLUMNS, row))
+    item = dict(zip(COLUMNS, row, strict=True))
     item["children"] = json.loads(item["children"])
     item["fallback"] = bool(item["fallback"])
     item["content"] = json.loads(item.pop("content_json"))

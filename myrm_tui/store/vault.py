@@ -13,6 +13,7 @@ served as the original. Storing the same content again repairs such a file.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import re
@@ -102,10 +103,8 @@ class Vault:
                 os.fsync(temp.fileno())
             os.replace(temp_name, target)
         except BaseException:
-            try:
+            with contextlib.suppress(FileNotFoundError):
                 os.unlink(temp_name)
-            except FileNotFoundError:
-                pass
             raise
         self._fsync_directory()
 
@@ -167,7 +166,7 @@ class Vault:
     def path_of(self, handle: str) -> Path:
         prefix = self._parse(handle)
         matches = self._files_for_prefix(prefix)
-        digests = sorted({_ARTIFACT_NAME.fullmatch(path.name).group(1) for path in matches})
+        digests = sorted({m.group(1) for path in matches if (m := _ARTIFACT_NAME.fullmatch(path.name))})
         if not digests:
             raise UnknownArtifactError(
                 f"no artifact {self.HANDLE_PREFIX}{prefix} in this workspace; "

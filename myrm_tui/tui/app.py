@@ -38,6 +38,8 @@ from myrm_tui.tui.themes import (
     shipped_theme_dir,
     theme_dirs,
 )
+from myrm_tui.tui.widgets.prompt import PromptArea
+from myrm_tui.tui.widgets.tool_block import ToolBlock
 
 DEFAULT_THEME = SPECS_BY_KEY["theme"].default
 
@@ -99,6 +101,19 @@ class MyrmApp(App[None]):
 
     def get_system_commands(self, screen: Any) -> Iterator[SystemCommand]:
         return system_commands(super().get_system_commands(screen))
+
+    def on_prompt_area_history_search(self, event: PromptArea.HistorySearch) -> None:
+        """The prompt's history search (Ctrl+S). The widget asks, the app opens: widgets sit below
+        screens in the TUI, so the prompt does not import the dialog."""
+        from myrm_tui.tui.screens.prompt_search import PromptSearchScreen
+
+        self.push_screen(PromptSearchScreen(event.history, event.query), event.chosen)
+
+    def on_tool_block_open_output(self, event: ToolBlock.OpenOutput) -> None:
+        """A tool call's full-output viewer (`o` on a block); asked for by the block, as above."""
+        from myrm_tui.tui.screens.tool_output import ToolOutputScreen
+
+        self.push_screen(ToolOutputScreen(event.title, event.vault, event.handle, event.stored))
 
     @property
     def config_path(self) -> Path:
@@ -163,6 +178,11 @@ class MyrmApp(App[None]):
     def open_session(self, session_id: str | None, notice: str = "") -> None:
         """Show another session (resume, fork) or a fresh one (None) in a new chat screen."""
         self.store.release_sessions(keep=session_id)  # others may now continue the one we leave
+        leaving = self.chat.session_id
+        if leaving is not None and leaving != session_id:
+            from myrm_tui.context import engines  # lazily: the engine stack loads after first paint
+
+            engines.forget(self.store, leaving)  # else every session opened once stays in memory
         self.chat = ChatSession.open(self.store, self.settings, self.workspace, session_id)
         self.chat.mcp = self.mcp
         self.switch_screen(ChatScreen(self.chat))

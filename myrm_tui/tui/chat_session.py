@@ -6,6 +6,7 @@ resolution, the agent/litellm imports) have one obvious home that runs off the U
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -134,10 +135,8 @@ class ChatSession:
     def warm_up() -> None:
         """Import the agent stack (litellm takes seconds) so the first turn does not freeze the UI."""
         for name in ("myrm_tui.agent.agent", "litellm"):
-            try:
+            with contextlib.suppress(ImportError):  # the first turn reports the real error
                 importlib.import_module(name)
-            except ImportError:
-                pass  # the first turn reports the real error
 
     # main thread -----------------------------------------------------------------------------
 

@@ -39,7 +39,7 @@ APPROVAL_DIFF_LINES = 200
 APPROVAL_ANSWER_GUARD_S = 0.3
 
 # Resumed transcripts mount only their tail: every mounted Markdown reply costs ~30 DOM nodes and
-# a few hundred replies make keypresses and resizes visibly slow (see research, section 5).
+# a few hundred replies make keypresses and resizes visibly slow (docs/tui-benchmarks.md, T2).
 HISTORY_TAIL_ITEMS = 120
 
 # Second Ctrl+C within this window quits; long enough for a deliberate double press.
@@ -66,7 +66,7 @@ TOOL_STATUS_GLYPHS: dict[str, str] = {
 RING_WARN_RATIO = 0.75
 RING_CRIT_RATIO = 0.90
 
-# Transcript windowing (research section 5: ~50 mounted Markdown replies keep keypresses and
+# Transcript windowing (docs/tui-benchmarks.md, T2: ~50 mounted Markdown replies keep keypresses and
 # resizes under ~200 ms on a 2-core box). Live sessions prune back to the window once they pass
 # the high-water mark, so pruning happens every ten turns, not every turn.
 TURN_WINDOW = 50

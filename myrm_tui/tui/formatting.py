@@ -22,10 +22,11 @@ def summarize_arguments(arguments: dict[str, Any] | str | None, limit: int = ARG
     if arguments is None:
         return ""
     if isinstance(arguments, str):
+        raw = arguments
         try:
-            arguments = json.loads(arguments) if arguments.strip() else {}
+            arguments = json.loads(raw) if raw.strip() else {}
         except json.JSONDecodeError:
-            return one_line(arguments, limit)
+            return one_line(raw, limit)
     if not isinstance(arguments, dict):
         return one_line(str(arguments), limit)
     for key in _SUMMARY_KEYS:

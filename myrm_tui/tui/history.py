@@ -123,10 +123,11 @@ def build_history(records: Iterable[MessageRecord], tail: int | None = None) -> 
                 items.append(item)
         elif role == "tool":
             call_id = str(message.get("tool_call_id") or record.tool_call_id or "")
-            item = calls.get(call_id)
-            if item is None:  # an orphan result: show it rather than drop it
-                item = ToolItem(call_id, str(message.get("name", "tool")), {})
-                items.append(item)
+            known = calls.get(call_id)
+            if known is None:  # an orphan result: show it rather than drop it
+                known = ToolItem(call_id, str(message.get("name", "tool")), {})
+                items.append(known)
+            item = known
             item.content = message_text(message.get("content"))
             item.status = result_status(message)
         # system and other roles are engine plumbing, not conversation

@@ -11,10 +11,11 @@ sending drafts again.
 
 from __future__ import annotations
 
-from enum import Enum
+from enum import StrEnum
+from typing import cast
 
 
-class ExtraKey(str, Enum):
+class ExtraKey(StrEnum):
     """Key names for sequences Textual's own `Keys` enum has no member for."""
 
     ALT_ENTER = "alt+enter"
@@ -30,5 +31,7 @@ def install_extra_sequences() -> None:
     """Idempotent; a sequence Textual already maps itself is left as Textual has it."""
     from textual._ansi_sequences import ANSI_SEQUENCES_KEYS
 
+    # A dict at runtime; Textual types it as a read-only Mapping of its own Keys.
+    table = cast("dict[str, object]", ANSI_SEQUENCES_KEYS)
     for sequence, keys in EXTRA_SEQUENCES.items():
-        ANSI_SEQUENCES_KEYS.setdefault(sequence, keys)  # type: ignore[arg-type]
+        table.setdefault(sequence, keys)

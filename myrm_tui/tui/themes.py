@@ -27,6 +27,7 @@ with "wobbly"), so a user theme is parsed against every loaded widget's CSS befo
 
 from __future__ import annotations
 
+import contextlib
 import tomllib
 from dataclasses import dataclass
 from importlib import resources
@@ -114,10 +115,8 @@ def load_theme_file(path: Path) -> Theme:
 def theme_dirs() -> list[Path]:
     """Shipped first, then the user's: a user theme with the same name wins."""
     dirs = [shipped_theme_dir()]
-    try:
+    with contextlib.suppress(Exception):  # no platform config dir: shipped themes still load
         dirs.append(user_theme_dir())
-    except Exception:  # noqa: BLE001, S110 - no platform config dir: shipped themes still load
-        pass
     return dirs
 
 
@@ -168,9 +167,12 @@ def css_problem(theme: Theme, path: Path | None = None) -> str | None:
 
 
 def _loaded_widget_classes(base: type) -> list[type]:
-    out, stack, seen = [], [base], set()
+    out: list[type] = []
+    stack: list[type] = [base]
+    seen: set[type] = set()
     while stack:
-        for cls in stack.pop().__subclasses__():
+        subclasses: list[type] = stack.pop().__subclasses__()
+        for cls in subclasses:
             if cls not in seen:
                 seen.add(cls)
                 out.append(cls)

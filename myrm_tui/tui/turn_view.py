@@ -127,9 +127,9 @@ class TurnView:
             self.block(event.call_id, event.name, event.arguments).start(event.arguments)
             self.status.set(state=f"running {event.name}")
         elif isinstance(event, ToolOutputChunk):
-            block = self.blocks.get(event.call_id)
-            if block is not None:
-                block.append_live(event.text)
+            live = self.blocks.get(event.call_id)
+            if live is not None:
+                live.append_live(event.text)
         elif isinstance(event, ToolFinished):
             self.produced = True
             block = self.block(event.call_id, event.name, None)

@@ -8,6 +8,7 @@ names the process wherever it runs.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import secrets
 import time
@@ -58,7 +59,5 @@ def kill_all(token: str) -> None:
     import signal
 
     for pid in pids_with(token):
-        try:
+        with contextlib.suppress(ProcessLookupError):
             os.kill(pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from bench.sandbox_corpus import DESTRUCTIVE, HARMLESS, all_destructive
 from myrm_tui.agent.command_danger import destructive_reason
-from myrm_tui.agent.shell_lex import split_commands
+from myrm_tui.shell_lex import split_commands
 
 
 def test_the_corpus_is_big_enough_to_mean_something():

@@ -1,4 +1,4 @@
-"""Fork with summary tells the truth (issue 13, part 5).
+"""Fork with summary tells the truth.
 
 A live session through the scripted provider, real store, real tools and a real bash: the user
 denies `rm -rf build` and an edit of config.py, interrupts an endless loop, lets a write

@@ -1,4 +1,4 @@
-"""Images from the user (issue 13, part 7), live through the scripted provider.
+"""Images from the user, live through the scripted provider.
 
 The script records every request the provider received (after litellm), so the tests see what
 a real model would get: an image part for a vision model, a placeholder naming the vault

@@ -58,7 +58,10 @@ def repo(workspace: Path) -> Path:
 
 def attempts(workspace: Path, home: Path, user_dir: Path) -> list[tuple[str, dict]]:
     """(group, tool call) for every way in; the groups are the issue's table rows."""
-    write = lambda path, content=HOOK: {"name": "file_write", "arguments": {"path": path, "content": content}}
+
+    def write(path: str, content: str = HOOK) -> dict:
+        return {"name": "file_write", "arguments": {"path": path, "content": content}}
+
     (workspace / "innocent.txt").symlink_to(home / ".bashrc")
     return [
         ("workspace config", write(".myrm/config.toml", 'approval = "yolo"\nallow_outside_workspace = true\n')),

@@ -1,6 +1,6 @@
 """Everything that leaves the prompt for the vault is searchable, whatever tool produced it.
 
-Issue 13: a bash output of ~160k characters with a needle in the middle was in neither the inline
+The bug: a bash output of ~160k characters with a needle in the middle was in neither the inline
 excerpt nor `ctx_search`, because bash spilled to the vault without indexing and the agent only
 indexed outputs it spilled itself. Now the agent stores every result that names a vault handle
 together with the handle's search index, in one transaction.

@@ -50,8 +50,11 @@ ANSWERS = {
         },
     ],
 }
+
+
 # Every message costs 10 tokens, so budgets and costs can be worked out by hand.
-TEN = lambda message: 10
+def TEN(message):
+    return 10
 
 
 @pytest.fixture
@@ -226,7 +229,7 @@ def test_cost_prices_cached_and_uncached_tokens_and_the_refetch_penalty(tmp_path
     # Turn 4 drops message 3 (the needle) and turn 5 brings it back: both reuse only 3 messages.
     reused = [0, 30, 70, 30, 30]
     assert c["prompt_tokens"] == sum(sizes) and c["summarizer_tokens"] == 42 and c["lost_probes"] == 1
-    assert c["anthropic"] == pytest.approx(sum(0.1 * r + 1.25 * (s - r) for s, r in zip(sizes, reused)))
+    assert c["anthropic"] == pytest.approx(sum(0.1 * r + 1.25 * (s - r) for s, r in zip(sizes, reused, strict=True)))
     assert c["openai"] == sum(sizes)  # nothing is cached below OpenAI's 1,024-token minimum
     assert c["total_anthropic"] == pytest.approx(c["anthropic"] + 42 + 1000 * 1.25)
     assert c["total_openai"] == pytest.approx(c["openai"] + 42 + 1000)

@@ -5,11 +5,10 @@ same-depth fold joined: 94 % of the budget. The squeeze fold caps the summary ar
 
 from __future__ import annotations
 
+from bench.workload import generate
 from myrm_tui.context.config import DEFAULT_CONFIG
 from myrm_tui.context.tokens import count_message_tokens
 from myrm_tui.replay import ReplayOptions, replay
-
-from bench.workload import generate
 
 
 def test_coding_400_at_32k_with_head_summaries_keeps_summaries_under_their_cap():

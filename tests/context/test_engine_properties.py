@@ -1,4 +1,4 @@
-"""Property tests: the engine's invariants (ARCHITECTURE.md) over generated sessions.
+"""Property tests: the engine's invariants (docs/context-engine.md, "Invariants") over generated sessions.
 
 Sessions are arbitrary interleavings of user turns, assistants with parallel tool calls,
 interrupted calls (no result), orphan results, reused call ids, images, huge messages, run
@@ -15,7 +15,8 @@ import re
 import tempfile
 from pathlib import Path
 
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from myrm_tui.context.engine import ContextEngine, TurnInput
 from myrm_tui.context.ingest import ingest_message

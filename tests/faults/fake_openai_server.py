@@ -17,7 +17,7 @@ import asyncio
 import json
 import threading
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 
 FAKE_MODEL = "openai/fake-model"
@@ -185,10 +185,8 @@ class FakeOpenAI:
         if self.closing is None:
             await asyncio.sleep(seconds)
             return
-        try:
+        with suppress(TimeoutError):
             await asyncio.wait_for(self.closing.wait(), seconds)
-        except TimeoutError:
-            pass
 
 
 @contextmanager

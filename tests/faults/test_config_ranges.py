@@ -1,4 +1,4 @@
-"""Issue 12, part 6: every numeric setting is range-checked, and a window that cannot hold
+"""Every numeric setting is range-checked, and a window that cannot hold
 myrm's fixed prefix is refused before the first turn.
 
 Failure first: before the fix, `context_window = 0`, `max_output_tokens = -1`-style values in

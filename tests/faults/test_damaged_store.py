@@ -1,4 +1,4 @@
-"""Issue 12, part 5: damaged or unusual stores are reported, recovered, never made worse.
+"""Damaged or unusual stores are reported, recovered, never made worse.
 
 Failing cases first: 4 KB of garbage in the middle of sessions.db (before: `sessions list`
 crashed with a traceback and `doctor` said the store opens, exit 0), a 0-byte sessions.db

@@ -1,4 +1,4 @@
-"""Issue 12, part 2: a session always makes progress.
+"""A session always makes progress.
 
 The promise (docs/context-engine.md, "Progress"): for any stored history and any window, when
 the fixed prefix + the latest user message (as the prompt shows it) + the engine's floor

@@ -33,8 +33,8 @@ from secret_corpus import NearMiss, Secret, corpus, near_misses, public_key_mate
 
 import myrm_tui  # noqa: F401  (offline env before litellm)
 from myrm_tui import log_redaction, sinks
-from myrm_tui.context.summary.redact import redact
 from myrm_tui.context.tokens import count_message_tokens
+from myrm_tui.redact import redact
 from myrm_tui.store import Store
 
 CORPUS = corpus()
@@ -271,7 +271,7 @@ def drive_session_title(world: World, tag: str, text: str) -> list[str]:
 def drive_export(world: World, tag: str, text: str) -> list[str]:
     """`myrm sessions export` (md, json) and the TUI's /export and sessions screen; the
     session's title carries the text too (a user may name a session anything)."""
-    from myrm_tui.cli_commands.export import export_session
+    from myrm_tui.transcripts.export import export_session
     from myrm_tui.tui.screens.sessions import export_markdown
 
     session_id = world.session(tag, text)

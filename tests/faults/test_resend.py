@@ -1,4 +1,4 @@
-"""Issue 12, part 7: resending after a failed turn stores the ask once, and no attempt makes the
+"""Resending after a failed turn stores the ask once, and no attempt makes the
 next one harder.
 
 Each test is the failure first: on the code before the fix, a resend after an auth error stored

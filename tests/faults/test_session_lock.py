@@ -1,4 +1,4 @@
-"""Issue 12, part 1: one writer per session, across real processes.
+"""One writer per session, across real processes.
 
 The failing case comes first: two `myrm run --continue` started together on one session. Before
 the lock both exited 0 and left the session interleaved (user, user, assistant, assistant,

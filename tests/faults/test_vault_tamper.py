@@ -1,4 +1,4 @@
-"""Issue 12, part 5: the vault is content-addressed, so changed bytes are tampering, never the
+"""The vault is content-addressed, so changed bytes are tampering, never the
 original. Failing case first: before, a tampered artifact was served (and shown to the model)
 as if it were what the tool produced.
 """

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from myrm_tui.llm import defaults, registry
+from myrm_tui.llm import defaults, provider_keys, registry
 from myrm_tui.llm.model_info import CONSERVATIVE_WINDOW
 
 
@@ -91,7 +91,7 @@ def test_empty_env_falls_back_to_local_or_none():
 
 
 def test_provider_key_status_names_only():
-    status = defaults.provider_key_status({"GROQ_API_KEY": "gsk_secret_value"})
+    status = provider_keys.provider_key_status({"GROQ_API_KEY": "gsk_secret_value"})
     assert ("groq", "GROQ_API_KEY", True) in status
     assert ("anthropic", "ANTHROPIC_API_KEY", False) in status
     assert "gsk_secret_value" not in repr(status)

@@ -12,7 +12,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from myrm_tui.mcp.config import HTTP, STDIO, McpServerConfig
+from myrm_tui.settings.mcp_config import HTTP, STDIO, McpServerConfig
 
 HERE = Path(__file__).resolve().parent
 REPO_ROOT = HERE.parents[1]

@@ -12,9 +12,9 @@ import pytest
 from mcp_helpers import HttpServer, http_config, server_pids, stdio_config, wait_gone
 
 from myrm_tui.agent.tools.base import ToolContext, ToolError
-from myrm_tui.mcp.config import McpServerConfig
 from myrm_tui.mcp.connection import CRASHED, DISABLED, FAILED, READY
 from myrm_tui.mcp.manager import McpManager
+from myrm_tui.settings.mcp_config import McpServerConfig
 from myrm_tui.settings.settings import Settings
 
 TOOLS = ["add_tool", "big", "boom", "crash", "echo", "env_probe", "hang", "image", "report_link", "weather"]

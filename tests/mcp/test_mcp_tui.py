@@ -16,8 +16,8 @@ from pathlib import Path
 from mcp_helpers import SIZE, server_pids, stdio_config, toml_server, wait_gone, wait_until
 from textual.widgets import OptionList, Static
 
-from myrm_tui.mcp.config import McpServerConfig
 from myrm_tui.mcp.connection import FAILED, READY, STARTING
+from myrm_tui.settings.mcp_config import McpServerConfig
 from myrm_tui.settings.settings import Settings
 from myrm_tui.tui.app import MyrmApp
 from myrm_tui.tui.screens.chat import ChatScreen

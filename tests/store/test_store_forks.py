@@ -87,4 +87,4 @@ def test_fork_at_message_outside_history_is_refused(store: Store):
         store.fork(store.create_session("m").id)
     with pytest.raises(StoreError, match="no session"):
         store.fork("abcdefabcdef")
-    assert [s.id for s in store.forks_of(parent.id)] == [child.id]
+    assert [s.id for s in store.list_sessions() if s.parent_id == parent.id] == [child.id]

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tui_pilot_helpers import record_notifications
 
 from myrm_tui.store import Store
 
@@ -44,3 +45,9 @@ def _private_config_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path
     config = tmp_path / "config"
     monkeypatch.setenv("MYRM_CONFIG_DIR", str(config))
     return config
+
+
+@pytest.fixture(autouse=True)
+def _notifications_log(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`tui_pilot_helpers.notices(app)` reads this log of what every app was asked to show."""
+    record_notifications(monkeypatch)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 
-from tui_pilot_helpers import SIZE, scripted_settings, type_text, wait_until
+from tui_pilot_helpers import SIZE, screen_text, scripted_settings, type_text, wait_until
 
 from myrm_tui.agent.permission_rules import rules_file
 from myrm_tui.settings import Settings
@@ -213,5 +213,5 @@ async def test_at_80_columns_a_wrapped_command_keeps_the_whole_block_on_screen(w
             if child.display:
                 assert child.region.bottom <= approval.region.bottom, child
         assert approval.region.bottom <= screen.transcript.region.bottom
-        rows = [strip.text for strip in app.screen._compositor.render_strips()]
+        rows = screen_text(app).splitlines()
         assert any("Ctrl+Y to answer" in row for row in rows)

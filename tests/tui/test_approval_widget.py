@@ -15,7 +15,7 @@ from typing import ClassVar
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.widgets import Input
-from tui_pilot_helpers import type_text, wait_until
+from tui_pilot_helpers import screen_text, type_text, wait_until
 
 from myrm_tui.agent.events import ApprovalAnswer, ApprovalRequest
 from myrm_tui.tui.widgets.approval import ApprovalPrompt, OptionRow
@@ -64,10 +64,6 @@ class Host(App):
 
     def action_arm(self) -> None:
         self.approval.arm()
-
-
-def screen_text(app) -> str:
-    return "\n".join(strip.text for strip in app.screen._compositor.render_strips())
 
 
 def flat(text: str) -> str:

@@ -1,4 +1,4 @@
-"""The TUI side of issue 13: images attached from the prompt (`@shot.png`, `/image PATH`) reach
+"""The TUI side of images and fork summaries: images attached from the prompt (`@shot.png`, `/image PATH`) reach
 the model through the real agent and scripted provider, and a fork's summary shows as its own
 block, never as a user bubble with `<context-note>` tags."""
 
@@ -9,8 +9,8 @@ import struct
 import zlib
 from pathlib import Path
 
-from test_snapshots import SNAP_SIZE, make_app, settle
-from tui_pilot_helpers import SIZE, scripted_settings, wait_until
+from snapshot_helpers import SNAP_SIZE, make_app, settle
+from tui_pilot_helpers import SIZE, notices, scripted_settings, wait_until
 
 from myrm_tui.agent.agent import Agent
 from myrm_tui.agent.fork import FORK_SUMMARY, SYNTHETIC_KEY
@@ -73,7 +73,7 @@ async def test_at_image_and_slash_image_reach_the_model(workspace, store, tmp_pa
         assert "[image: shot.png]" in screen.query(UserMessage).last().text
         # /image with a file that is not an image: refused, said, nothing queued
         await submit(pilot, app, "/image notes.png")
-        await wait_until(pilot, lambda: any("not a PNG" in n.message for n in app._notifications), what="refusal")
+        await wait_until(pilot, lambda: any("not a PNG" in n for n in notices(app)), what="refusal")
         await submit(pilot, app, "/image shot.png")
         await wait_until(
             pilot, lambda: any("goes with your next message" in n.text for n in screen.query(Note)), what="queued note"
@@ -93,7 +93,7 @@ async def test_a_missing_image_stops_the_send_and_keeps_the_draft(workspace, sto
     async with app.run_test(size=SIZE, notifications=True) as pilot:
         screen = app.chat_screen
         await submit(pilot, app, "compare @before.png")
-        await wait_until(pilot, lambda: any("before.png" in n.message for n in app._notifications), what="error")
+        await wait_until(pilot, lambda: any("before.png" in n for n in notices(app)), what="error")
         assert screen.prompt.text == "compare @before.png"
         assert screen.turns_ended == 0 and not record.exists() and app.chat.session_id is None
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 
-from tui_pilot_helpers import SIZE, scripted_settings, type_text, wait_until
+from tui_pilot_helpers import SIZE, notices, scripted_settings, type_text, wait_until
 
 from myrm_tui.context.tokens import count_message_tokens
 from myrm_tui.tui.app import MyrmApp
@@ -50,10 +50,6 @@ def chat_session(store, model: str, turns: int = 80) -> str:
         ):
             store.append_message(session, message, count_message_tokens(message, model))
     return session
-
-
-def notices(app) -> list[str]:
-    return [n.message for n in app._notifications]
 
 
 async def test_compact_shows_progress_while_the_model_writes_and_summarizes_the_chat(workspace, store, tmp_path):

@@ -3,9 +3,8 @@ session (the store is append-only) and the original stays exactly as it was."""
 
 from __future__ import annotations
 
-from test_context_ui import notices, send
-from test_snapshots import SNAP_SIZE, make_app, seed, settle
-from tui_pilot_helpers import SIZE, scripted_settings, type_text, wait_until
+from snapshot_helpers import SNAP_SIZE, make_app, seed, settle
+from tui_pilot_helpers import SIZE, notices, scripted_settings, send, type_text, wait_until
 
 from myrm_tui.settings import Settings
 from myrm_tui.tui.app import MyrmApp
@@ -80,7 +79,7 @@ async def test_esc_cancels_the_edit_and_a_second_up_walks_the_history(workspace,
         assert screen.prompt.prompt_history.browsing
         await pilot.press("down", "down")
         assert screen.prompt.text == ""
-        assert app.chat.session_id == parent and len(store.forks_of(parent)) == 0
+        assert app.chat.session_id == parent and not [s for s in store.list_sessions() if s.parent_id == parent]
 
 
 async def test_alt_up_picks_an_earlier_message_and_forks_before_it(workspace, store, script):

@@ -6,9 +6,8 @@ import os
 import stat
 import tomllib
 
-from test_context_ui import notices, send
 from textual.command import CommandPalette
-from tui_pilot_helpers import SIZE, scripted_settings, type_text, wait_until
+from tui_pilot_helpers import SIZE, notices, scripted_settings, send, type_text, wait_until
 
 from myrm_tui.settings import Settings
 from myrm_tui.tui.app import MyrmApp

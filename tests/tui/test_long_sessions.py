@@ -3,9 +3,8 @@ streaming regression for code fences split at awkward chunk boundaries."""
 
 from __future__ import annotations
 
-from test_context_ui import send
-from textual.widgets._markdown import MarkdownFence
-from tui_pilot_helpers import SIZE, scripted_settings, wait_until
+from textual.widgets.markdown import MarkdownFence
+from tui_pilot_helpers import SIZE, scripted_settings, send, wait_until
 
 from myrm_tui.tui.app import MyrmApp
 from myrm_tui.tui.constants import LOAD_EARLIER_TURNS, TURN_WINDOW

@@ -1,14 +1,13 @@
 """Model and theme switches change this session; only an explicit make-default writes the user
-config (issue 15, item 6: a mistyped scripted path used to become every later launch's model)."""
+config (a mistyped scripted path used to become every later launch's model)."""
 
 from __future__ import annotations
 
 import json
 import tomllib
 
-from test_context_ui import notices, send
 from textual.widgets import Input
-from tui_pilot_helpers import SIZE, scripted_settings, type_text, wait_until
+from tui_pilot_helpers import SIZE, notices, scripted_settings, send, type_text, wait_until
 
 from myrm_tui.tui.app import MyrmApp
 from myrm_tui.tui.scope import ScopedChoice, parse_scoped

@@ -1,4 +1,4 @@
-"""One set of numbers (issue 13, part 6): the ring, the status bar, the compaction panel and the
+"""One set of numbers: the ring, the status bar, the compaction panel and the
 health screen read the same figures, and a compaction names the tier that ran and why.
 
 The session is lived through the real agent and engine (scripted provider, tight window) until
@@ -127,10 +127,7 @@ async def test_each_compaction_names_the_tier_that_ran_and_the_true_reason(works
 @pytest.mark.parametrize("with_summary", [True, False])
 async def test_a_fresh_fork_shows_one_figure_everywhere(workspace, store, tmp_path, with_summary):
     agent, model = await live_session(store, workspace, tmp_path)
-    if with_summary:
-        child = agent.fork_with_summary().id
-    else:
-        child = store.fork(agent.session_id, title="plain fork").id
+    child = agent.fork_with_summary().id if with_summary else store.fork(agent.session_id, title="plain fork").id
     app = MyrmApp(
         workspace,
         scripted_settings(model, max_output_tokens=MAX_OUT),

@@ -3,9 +3,8 @@ and the chip expands on demand (Ctrl+T)."""
 
 from __future__ import annotations
 
-from test_context_ui import send
 from textual import events
-from tui_pilot_helpers import SIZE, scripted_settings, type_text, wait_until
+from tui_pilot_helpers import SIZE, scripted_settings, send, type_text, wait_until
 
 from myrm_tui.tui.app import MyrmApp
 from myrm_tui.tui.constants import PASTE_CHIP_LINES

@@ -95,7 +95,7 @@ async def test_a_new_session_recalls_and_searches_other_sessions_prompts(workspa
 def test_prompt_search_snapshot(snap_compare, workspace, store):
     """The search dialog over another session's prompts: newest first, one line each (a
     multi-line prompt joined with ⏎, a long one cut with an ellipsis)."""
-    from test_snapshots import SNAP_SIZE, make_app, settle
+    from snapshot_helpers import SNAP_SIZE, make_app, settle
 
     old = store.create_session("openai/gpt-4o", "yesterday")
     for text in (

@@ -6,9 +6,8 @@ against a timer."""
 
 from __future__ import annotations
 
-from test_context_ui import notices
-from test_snapshots import SNAP_SIZE, make_app, seed, settle
-from tui_pilot_helpers import SIZE, scripted_settings, type_text, wait_until
+from snapshot_helpers import SNAP_SIZE, make_app, seed, settle
+from tui_pilot_helpers import SIZE, notices, scripted_settings, type_text, wait_until
 
 from myrm_tui.tui.app import MyrmApp
 from myrm_tui.tui.message_queue import QUEUE_JOIN, MessageQueue

@@ -5,9 +5,8 @@ from __future__ import annotations
 import json
 import tomllib
 
-from test_context_ui import notices, send, write_script
 from textual.widgets import Collapsible, Input, OptionList, Select, Switch
-from tui_pilot_helpers import SIZE, scripted_settings, type_text, wait_until
+from tui_pilot_helpers import SIZE, notices, scripted_settings, send, type_text, wait_until, write_script
 
 from myrm_tui.settings import SETTINGS
 from myrm_tui.tui.app import MyrmApp

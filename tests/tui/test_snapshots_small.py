@@ -6,7 +6,7 @@ SVGs: after re-recording, copy them to `screenshots/settings-80x24.svg` and `scr
 
 from __future__ import annotations
 
-from test_snapshots import make_app, seed, settle
+from snapshot_helpers import make_app, seed, settle
 from tui_pilot_helpers import wait_until
 
 from myrm_tui.tui.screens.health import HealthScreen

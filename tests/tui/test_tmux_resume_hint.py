@@ -1,4 +1,4 @@
-"""After the app exits, the real terminal shows how to resume the session (issue 15, item 5):
+"""After the app exits, the real terminal shows how to resume the session:
 printed once the alternate screen is gone, and only when the session has messages."""
 
 from __future__ import annotations

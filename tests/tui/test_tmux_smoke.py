@@ -13,8 +13,7 @@ import time
 from pathlib import Path
 
 import pytest
-from tmux_helpers import (  # noqa: F401  (SCREEN_TIMEOUT_S: re-exported for older imports)
-    SCREEN_TIMEOUT_S,
+from tmux_helpers import (
     capture,
     quit_and_exit_code,
     start_myrm,

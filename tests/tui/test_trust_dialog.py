@@ -10,9 +10,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from test_context_ui import notices, send
 from textual.widgets import OptionList, Static
-from tui_pilot_helpers import SIZE, wait_until
+from tui_pilot_helpers import SIZE, notices, send, wait_until
 
 from myrm_tui.cli_commands.common import CommandContext
 from myrm_tui.cli_commands.trust import trust_prompt_for

@@ -13,9 +13,8 @@ from __future__ import annotations
 import re
 
 from escape_attacks import ATTACKS, inert
-from test_context_ui import notices, send
 from textual.widgets import Input, OptionList
-from tui_pilot_helpers import scripted_settings, type_text, wait_until
+from tui_pilot_helpers import notices, screen_text, scripted_settings, send, type_text, wait_until
 
 from myrm_tui.tui.app import MyrmApp
 from myrm_tui.tui.export_target import default_export_path
@@ -36,12 +35,6 @@ TITLE_ATTACK = "\x1b]0;pwned-title\x07\x9b2J\u202e fix the login bug"
 SHOWN_TITLE = "\\x1b]0;pwned-title\\x07\\x9b2J\\u202e fix the login bug"
 # Tall enough that the whole transcript of a test is on screen (headless: no real terminal).
 BIG = (160, 120)
-
-
-def screen_text(app) -> str:
-    """The text of every segment the active screen renders: what Textual writes to the
-    terminal between its own style codes (the compositor is what the driver draws from)."""
-    return "\n".join(strip.text for strip in app.screen._compositor.render_strips())
 
 
 def shown(widget) -> str:

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from test_context_ui import notices, send
 from textual.widgets import Button, OptionList, Static
-from tui_pilot_helpers import SIZE, scripted_settings, type_text, wait_until
+from tui_pilot_helpers import SIZE, notices, scripted_settings, send, type_text, wait_until
 
 from myrm_tui.settings import Settings
 from myrm_tui.tui.app import MyrmApp
@@ -136,7 +135,7 @@ def seed_checkpoints(store, workspace, session_id: str) -> None:
 
 
 def test_undo_preview_snapshot(snap_compare, workspace, store):
-    from test_snapshots import SNAP_SIZE, make_app, seed, settle
+    from snapshot_helpers import SNAP_SIZE, make_app, seed, settle
 
     session_id = seed(store)
     seed_checkpoints(store, workspace, session_id)

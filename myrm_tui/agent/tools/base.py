@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any
 
 from myrm_tui.settings.settings import Settings
 from myrm_tui.store.vault import Vault
@@ -60,11 +60,13 @@ class ApprovalPreview:
 
 
 class Tool:
-    name: ClassVar[str]
-    description: ClassVar[str]
-    parameters: ClassVar[dict[str, Any]]
+    # Instance attributes, not ClassVars: most tools set them once on the class, but an MCP tool
+    # or a replayed recording is one class standing in for many tools, set per instance.
+    name: str
+    description: str
+    parameters: dict[str, Any]
     # read: never asks; write: file changes; exec: runs commands (see approvals.py)
-    kind: ClassVar[str] = "read"
+    kind: str = "read"
 
     def schema(self) -> dict[str, Any]:
         """OpenAI function-tool schema (litellm translates it for every provider)."""

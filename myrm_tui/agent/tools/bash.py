@@ -18,7 +18,7 @@ import os
 import re
 import secrets
 import shutil
-from typing import Any, ClassVar
+from typing import Any
 
 from myrm_tui.agent.limits import BASH_MAX_CAPTURE_CHARS, BASH_MAX_TIMEOUT_S, KILL_GRACE_S
 from myrm_tui.agent.sandbox import SandboxPlan, SandboxStatus, plan_for, sandbox_status
@@ -151,7 +151,7 @@ class Bash(Tool):
         "network: true (the user is asked), and secrets are not in the environment. Background "
         "processes end with the call: start a server and its client in the same command."
     )
-    parameters: ClassVar[dict[str, Any]] = {
+    parameters: dict[str, Any] = {
         "type": "object",
         "properties": {
             "command": {"type": "string", "description": "The command line."},
@@ -255,8 +255,8 @@ class Bash(Tool):
                         f"[{stopped} background process{'es' if stopped > 1 else ''} still running "
                         "when the command ended: stopped (nothing outlives a bash call)]"
                     )
-            done, _ = await asyncio.wait({protocol.closed}, timeout=POST_EXIT_DRAIN_S)
-            if not done and not timed_out:
+            drained, _ = await asyncio.wait({protocol.closed}, timeout=POST_EXIT_DRAIN_S)
+            if not drained and not timed_out:
                 notes.append("[background processes still hold the output open; stopped reading]")
         except asyncio.CancelledError:
             await end_call(pgid, marker, tree=not waiter.done())

@@ -7,7 +7,7 @@ clear refusal; the error shows the nearest similar line so the model can correct
 from __future__ import annotations
 
 import difflib
-from typing import Any, ClassVar
+from typing import Any
 
 from myrm_tui.agent.tools.base import ApprovalPreview, Tool, ToolContext, ToolError, ToolResult
 from myrm_tui.agent.tools.diffs import unified_diff
@@ -78,7 +78,7 @@ class FileEdit(Tool):
         "Replace an exact piece of text in a file with new text. `old` must match exactly once "
         "(whitespace included) unless replace_all is true."
     )
-    parameters: ClassVar[dict[str, Any]] = {
+    parameters: dict[str, Any] = {
         "type": "object",
         "properties": {
             "path": {"type": "string", "description": "Workspace-relative path."},

@@ -8,7 +8,7 @@ from one tool would show different lines in another.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any
 
 from myrm_tui.agent.limits import BINARY_SNIFF_BYTES, FILE_READ_MAX_LINES
 from myrm_tui.agent.tools.base import ApprovalPreview, Tool, ToolContext, ToolError, ToolResult
@@ -65,7 +65,7 @@ class FileRead(Tool):
         "Read a text file in the workspace, or a vault:// handle from an earlier result. "
         "Optional 1-based inclusive line range. Large files are cut; the header says how to read on."
     )
-    parameters: ClassVar[dict[str, Any]] = {
+    parameters: dict[str, Any] = {
         "type": "object",
         "properties": {
             "path": {"type": "string", "description": "Workspace-relative path, or a vault://… handle."},
@@ -101,7 +101,8 @@ class FileRead(Tool):
         if shown_last < last:
             body = body.rstrip("\n") + (
                 f"\n[cut at line {shown_last:,}; read on with "
-                f'file_read("{args["path"]}", start_line={shown_last + 1}, end_line={min(last, shown_last + FILE_READ_MAX_LINES)})]'
+                f'file_read("{args["path"]}", start_line={shown_last + 1}, '
+                f"end_line={min(last, shown_last + FILE_READ_MAX_LINES)})]"
             )
         return ToolResult(f"{header}\n{body}".rstrip("\n"))
 

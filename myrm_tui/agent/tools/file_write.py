@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import tempfile
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any
 
 from myrm_tui.agent.limits import EDIT_MAX_BYTES
 from myrm_tui.agent.tools.base import ApprovalPreview, Tool, ToolContext, ToolError, ToolResult
@@ -49,7 +49,7 @@ class FileWrite(Tool):
     name = "file_write"
     kind = "write"
     description = "Create a text file or replace its whole content. Prefer file_edit for changes to existing files."
-    parameters: ClassVar[dict[str, Any]] = {
+    parameters: dict[str, Any] = {
         "type": "object",
         "properties": {
             "path": {"type": "string", "description": "Workspace-relative path."},

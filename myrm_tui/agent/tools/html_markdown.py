@@ -117,13 +117,6 @@ def _code_language(tag: Any) -> str:
     return ""
 
 
-def html_title(html: str) -> str:
-    from bs4 import BeautifulSoup
-
-    title = BeautifulSoup(html, "html.parser").title
-    return " ".join(title.get_text().split()) if title is not None else ""
-
-
 def html_to_markdown(html: str, base_url: str = "") -> tuple[str, str]:
     """(title, Markdown of the page's main content). Links and images point at absolute URLs
     (from `base_url`), so the model can fetch what a page links to."""

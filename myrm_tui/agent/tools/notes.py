@@ -11,7 +11,7 @@ needs the same filter.
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import Any
 
 from myrm_tui.agent.tools.base import ApprovalPreview, Tool, ToolContext, ToolError, ToolResult
 
@@ -55,7 +55,7 @@ class SessionNote(Tool):
         "constraints, key paths, commands that work, what is done and what is left. One fact per "
         f"note, at most {SESSION_NOTE_MAX_CHARS:,} characters. Costs nothing to keep."
     )
-    parameters: ClassVar[dict[str, Any]] = {
+    parameters: dict[str, Any] = {
         "type": "object",
         "properties": {
             "text": {

@@ -12,6 +12,7 @@ the sandbox: a process that starts with a cleared environment (`env -i setsid cm
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import signal
 from pathlib import Path
@@ -41,17 +42,13 @@ def group_alive(pgid: int) -> bool:
 
 
 def signal_group(pgid: int, sig: int) -> None:
-    try:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(pgid, sig)
-    except (ProcessLookupError, PermissionError):
-        pass
 
 
 def _signal(pid: int, sig: int) -> None:
-    try:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
         os.kill(pid, sig)
-    except (ProcessLookupError, PermissionError):
-        pass
 
 
 def _stat(pid: int) -> tuple[str, int] | None:
@@ -168,11 +165,6 @@ async def _late_forks(pgid: int, marker: str | None, tree: bool, seen: set[int])
         seen = seen | fresh
         found += len(fresh)
     return found
-
-
-async def kill_group(pgid: int, grace_s: float = KILL_GRACE_S) -> None:
-    """SIGTERM, wait up to `grace_s` for the group to exit, then SIGKILL whatever is left."""
-    await end_call(pgid, None, tree=False, grace_s=grace_s)
 
 
 def kill_group_now(pgid: int) -> None:

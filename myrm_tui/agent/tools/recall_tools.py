@@ -11,7 +11,7 @@ All are read-only (kind "read"): recall never changes anything, so it never need
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, ClassVar
+from typing import Any
 
 from myrm_tui.agent.tools.base import ApprovalPreview, Tool, ToolContext, ToolError, ToolResult
 from myrm_tui.agent.tools.notes import SessionNote
@@ -66,7 +66,7 @@ class CtxSearch(Tool):
         "gave. Matches words, phrases and identifiers. Returns ranked snippets with handles for "
         "ctx_expand (the original text) and ctx_inspect (what a handle is)."
     )
-    parameters: ClassVar[dict[str, Any]] = {
+    parameters: dict[str, Any] = {
         "type": "object",
         "properties": {
             "query": {"type": "string", "description": "Words, a phrase or an identifier to find."},
@@ -93,7 +93,7 @@ class CtxInspect(Tool):
         "how big, and what your context shows in its place. Use it before ctx_expand on "
         "something that may be large, or to learn why content is missing from your context."
     )
-    parameters: ClassVar[dict[str, Any]] = {
+    parameters: dict[str, Any] = {
         "type": "object",
         "properties": {"handle": {"type": "string", "description": _HANDLE_DESCRIPTION}},
         "required": ["handle"],
@@ -118,7 +118,7 @@ class CtxExpand(Tool):
         '(lines="200:400", 1-based inclusive), or only the lines matching query with some '
         "context. Long content comes in parts; the result ends with the call that continues."
     )
-    parameters: ClassVar[dict[str, Any]] = {
+    parameters: dict[str, Any] = {
         "type": "object",
         "properties": {
             "handle": {"type": "string", "description": _HANDLE_DESCRIPTION},

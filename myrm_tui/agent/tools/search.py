@@ -19,7 +19,7 @@ import stat
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any
 
 from myrm_tui.agent.limits import (
     BINARY_SNIFF_BYTES,
@@ -89,7 +89,7 @@ class Grep(Tool):
         "Search file contents with a Python regular expression. Optional path (file or folder) "
         "and glob filter on file names (e.g. '*.py'). Returns path:line: text, capped."
     )
-    parameters: ClassVar[dict[str, Any]] = {
+    parameters: dict[str, Any] = {
         "type": "object",
         "properties": {
             "pattern": {"type": "string", "description": "Python regular expression."},
@@ -146,7 +146,7 @@ class Grep(Tool):
 class Glob(Tool):
     name = "glob"
     description = "List workspace files matching a glob pattern ('**' recurses), sorted, capped."
-    parameters: ClassVar[dict[str, Any]] = {
+    parameters: dict[str, Any] = {
         "type": "object",
         "properties": {"pattern": {"type": "string", "description": "e.g. 'src/**/*.py'"}},
         "required": ["pattern"],

@@ -27,7 +27,7 @@ import ipaddress
 import socket
 import time
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any, cast
 from urllib.parse import urljoin, urlsplit
 
 from myrm_tui.agent.tools.base import ApprovalPreview, Tool, ToolContext, ToolError, ToolResult
@@ -191,7 +191,10 @@ def _content_type(raw: str) -> tuple[str, str | None]:
 async def _fetch(target: _Target, allow_private: bool, deadline: float) -> _Page:
     import httpcore
 
-    pool = httpcore.AsyncConnectionPool(network_backend=_GuardedBackend(allow_private), retries=0, max_connections=4)
+    # Duck-typed (httpcore calls only these three methods): subclassing AsyncNetworkBackend would
+    # import httpcore with this module, which loads whether or not anything is fetched.
+    backend = cast(httpcore.AsyncNetworkBackend, _GuardedBackend(allow_private))
+    pool = httpcore.AsyncConnectionPool(network_backend=backend, retries=0, max_connections=4)
     chain: list[str] = []
     current = target
     try:
@@ -297,7 +300,7 @@ class WebFetch(Tool):
         "issues, articles. Asks the user first unless they allowed the domain. Not for downloads "
         "or APIs that need credentials."
     )
-    parameters: ClassVar[dict[str, Any]] = {
+    parameters: dict[str, Any] = {
         "type": "object",
         "properties": {"url": {"type": "string", "description": "The http:// or https:// URL to fetch."}},
         "required": ["url"],

@@ -60,7 +60,7 @@ def choose(content: str, lines: list[str], *, tool: str, arguments: Mapping[str,
         command = arguments.get("command") if isinstance(arguments, Mapping) else None
         cmd = detect_command(command) if isinstance(command, str) else None
         compressor = shell.pick(cmd) if cmd is not None else None
-        if compressor is not None:
+        if compressor is not None and cmd is not None:
             compressed = compressor(lines, cmd)
         if compressed is not None and _understood(compressed, len(content)):
             return compressed

@@ -77,7 +77,7 @@ class CacheBreak:
 
 def first_difference(previous: Sequence[str], current: Sequence[str]) -> int | None:
     """Index of the first differing digest, or None if `current` extends `previous`."""
-    for i, (a, b) in enumerate(zip(previous, current)):
+    for i, (a, b) in enumerate(zip(previous, current, strict=False)):
         if a != b:
             return i
     if len(current) < len(previous):

@@ -2,9 +2,9 @@
 
 Order: dedup → superseded → filter big outputs (light) → mask outputs by priority and shrink
 huge arguments (full) → remove whole units oldest first (emergency). Each step stops as soon as
-the prompt is under the target, so an event changes as little as it must. Fixes Myrm's bug of
-keeping by priority instead of recency: within a priority bucket the oldest goes first, and the
-fresh tail is never a candidate.
+the prompt is under the target, so an event changes as little as it must. Priority alone is not
+enough (it would drop a fresh low-priority output before a stale one): within a priority bucket
+the oldest goes first, and the fresh tail is never a candidate.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import hashlib
 import json
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from myrm_tui.context.filters import filter_output
 from myrm_tui.context.intent import Intent, _text_of, looks_failed
@@ -52,12 +52,19 @@ READ_ONLY_TOOLS = frozenset({"file_read", "grep", "glob", "ctx_search", "ctx_exp
 PROTECTED_TOOLS = frozenset({"session_note"})
 
 
+class RowTokens(Protocol):
+    """Tokens by row index: a list, or the engine's lazy view (the planner only indexes it, and
+    computing every row up front would cost what the laziness saves)."""
+
+    def __getitem__(self, index: int, /) -> int: ...
+
+
 @dataclass
 class PlanInput:
     rows: Sequence[MessageRecord]
     units: Sequence[Unit]
     views: Mapping[int, View]  # message id → current view (absent = verbatim)
-    row_tokens: Sequence[int]  # current prompt tokens of each row (0 when removed)
+    row_tokens: RowTokens  # current prompt tokens of each row (0 when removed)
     total: int
     target: int
     tier: str

@@ -3,8 +3,8 @@
 Why per family: Anthropic wants `thinking_blocks` (signed) and never `reasoning_content`;
 DeepSeek/Kimi/Qwen-style APIs need `reasoning_content` back on tool-call turns and reject or
 waste it on old text turns; other providers accept neither. Pure and idempotent, so it is
-safe at any position without a cache fence (Comis learned that fencing such transforms breaks
-signed blocks).
+safe at any position without a cache fence (fencing such a transform would break signed
+blocks).
 """
 
 from __future__ import annotations

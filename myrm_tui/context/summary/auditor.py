@@ -5,7 +5,7 @@ one is expensive. Structure catches empty or malformed output; entity retention 
 typical loss (a summary that says "fixed the config" instead of naming `deploy/app.yaml`);
 size guarantees a summary never costs more than what it replaces.
 
-Fixed against Myrm's auditor: retention and density are measured against the CHUNK, not the
+Why against the chunk: retention and density are measured against the CHUNK, not the
 whole history (a 240k-token history made every summary "too sparse" and burned three paid
 attempts), and entities are the identifiers an agent needs back (paths, ids, hashes, URLs,
 error codes, env vars, ports), ranked by how often the chunk uses them.
@@ -24,7 +24,7 @@ from myrm_tui.context.summary.schema import FIELD_CAPS, StructuredSummary, body_
 
 # Share of the chunk's top entities that must appear in the summary. Why 0.6: it is the share a
 # careful human summary of a coding session keeps in our fixtures (the rest are one-off mentions);
-# Myrm's 0.3 over the whole history accepted summaries that lost most file names.
+# a 0.3 threshold over the whole history accepted summaries that lost most file names.
 DEFAULT_MIN_RETENTION = 0.6
 # Retention is judged on the most-mentioned entities only: no summary can keep 300 identifiers,
 # and the frequently used ones are the load-bearing ones.
@@ -193,7 +193,9 @@ def audit(
 ) -> AuditResult:
     """Check `summary` against the chunk it replaces (`source_text`, `source_tokens`)."""
     if count is None:
-        from myrm_tui.context.tokens import count_text_tokens as count
+        from myrm_tui.context.tokens import count_text_tokens
+
+        count = count_text_tokens
     text = body_text(summary)
     tokens = count(text)
     problems = _structure_problems(summary, depth)

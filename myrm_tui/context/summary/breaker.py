@@ -1,6 +1,6 @@
 """Circuit breaker for summarizer calls, per (session, model).
 
-Why per (session, model), not process-global (Myrm's bug): one session with a broken summarizer
+Why per (session, model), not process-global: one session with a broken summarizer
 model must not switch summaries off for every other session, and switching the summarizer model
 starts from a closed breaker. While open, callers use the extractive fallback (no call made).
 

@@ -29,10 +29,14 @@ MAX_LEAF_CHUNK_TOKENS = 20_000
 
 
 class Row(Protocol):
-    """What chunking needs of a row (`store.records.MessageRecord` satisfies it)."""
+    """What chunking needs of a row (`store.records.MessageRecord` satisfies it). Read-only
+    properties, so a frozen record matches."""
 
-    message: dict[str, Any]
-    tokens: int
+    @property
+    def message(self) -> dict[str, Any]: ...
+
+    @property
+    def tokens(self) -> int: ...
 
 
 @dataclass(frozen=True)

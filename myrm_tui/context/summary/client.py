@@ -27,7 +27,6 @@ from myrm_tui.context.summary.breaker import PERMANENT, TRANSIENT, SummarizerBre
 from myrm_tui.context.summary.chunking import DEFAULT_OVERHEAD_TOKENS, DEFAULT_TARGET_TOKENS
 from myrm_tui.context.summary.extractive import extractive_summary
 from myrm_tui.context.summary.prompts import build_prompt, retry_turns, transcript
-from myrm_tui.context.summary.redact import DEFAULT_POLICY, RedactionPolicy, redact_obj, redact_summary
 from myrm_tui.context.summary.schema import (
     StructuredSummary,
     SummaryParseError,
@@ -37,6 +36,7 @@ from myrm_tui.context.summary.schema import (
     parse_summary,
     summary_from_dict,
 )
+from myrm_tui.redact import DEFAULT_POLICY, RedactionPolicy, redact_obj, redact_summary
 
 _log = logging.getLogger(__name__)
 
@@ -326,7 +326,9 @@ async def summarize(
     messages (for handles); `previous` an existing summary to merge into (incremental mode).
     """
     if count is None:
-        from myrm_tui.context.tokens import count_text_tokens as count
+        from myrm_tui.context.tokens import count_text_tokens
+
+        count = count_text_tokens
     messages = list(messages)
     source_text = transcript(messages, ids)
     if source_tokens is None:

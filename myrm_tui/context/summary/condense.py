@@ -1,7 +1,7 @@
 """How the summary DAG grows upward: which top-level summaries fold into a deeper one, and
 which decisions a depth-1 timeline marks as superseded.
 
-Fold choice (fixes from Comis's history): a run is a maximal sequence of same-depth summaries
+Fold choice: a run is a maximal sequence of same-depth summaries
 whose covered ranges touch (a raw message or a depth change in between breaks it, so a fold never
 hides an unsummarized message); the DEEPEST qualifying run is folded first, ties to the oldest
 (folding the shallowest first kept re-folding depth 0 and the tree never climbed). A run
@@ -233,7 +233,7 @@ def mark_superseded(summaries: Sequence[StructuredSummary]) -> list[StructuredSu
     """The child summaries of a depth-1 fold with reversed decisions marked (before the call, so
     the model sees the marks; the timeline prompt asks it to keep them)."""
     marked = mark_superseded_decisions([s.decisions for s in summaries])
-    return [replace(s, decisions=d) if d != s.decisions else s for s, d in zip(summaries, marked)]
+    return [replace(s, decisions=d) if d != s.decisions else s for s, d in zip(summaries, marked, strict=True)]
 
 
 # ---------------------------------------------------------------- what a fold keeps open

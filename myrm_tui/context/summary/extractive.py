@@ -177,7 +177,9 @@ def extractive_summary(
     """A fallback summary strictly smaller than `source_tokens` when at all possible.
     `ends_turn`: a user message follows the span (an ask without a reply in it was never answered)."""
     if count is None:
-        from myrm_tui.context.tokens import count_text_tokens as count
+        from myrm_tui.context.tokens import count_text_tokens
+
+        count = count_text_tokens
     for scale in range(SHRINK_STEPS):
         summary = _build(messages, ids, previous_goal, scale, ends_turn)
         if count(body_text(summary)) < source_tokens:

@@ -19,9 +19,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from myrm_tui.context.intent import _text_of
-from myrm_tui.context.summary.redact import redact
 from myrm_tui.context.summary.schema import neutralize
 from myrm_tui.context.views import msg_handle
+from myrm_tui.redact import redact
 
 QUOTES_HEADER = "Said (verbatim, newest kept):"
 QUOTE_PREFIX = "> "
@@ -74,7 +74,7 @@ class _Candidate:
 
 def _candidates(messages: Sequence[dict[str, Any]], ids: Sequence[int]) -> list[_Candidate]:
     out: list[_Candidate] = []
-    for position, (message, message_id) in enumerate(zip(messages, ids)):
+    for position, (message, message_id) in enumerate(zip(messages, ids, strict=True)):
         role = message.get("role")
         if role not in _ROLE_PRIORITY:
             continue

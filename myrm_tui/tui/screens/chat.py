@@ -14,7 +14,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import gc
-import inspect
 import json
 import time
 from collections.abc import Sequence
@@ -113,10 +112,9 @@ from myrm_tui.tui.widgets.user_message import UserMessage
 from myrm_tui.tui.widgets.welcome import Welcome, WelcomeKeys
 
 if TYPE_CHECKING:
-    from myrm_tui.tui.app import MyrmApp
+    from myrm_tui.tui.app_host import ChatHost
 
 BUSY_NOTICE = "A turn is running — Esc to interrupt."
-NO_ENGINE_COMPACT = "Compaction arrives with the context engine."
 COMPACT_CANCELLED = (
     "Compaction cancelled: the prompt is unchanged; summaries already written are kept for the next compaction."
 )
@@ -254,7 +252,7 @@ class ChatScreen(EditQueueMixin, Screen[None]):
         self._turn_model: str | None = None  # a custom command's model, for the turn it starts
 
     @property
-    def myrm(self) -> MyrmApp:
+    def myrm(self) -> ChatHost:
         return self.app  # type: ignore[return-value]
 
     def compose(self) -> ComposeResult:
@@ -804,7 +802,7 @@ class ChatScreen(EditQueueMixin, Screen[None]):
         elif name == "/fork":
             self.action_fork()
         elif name in ("/undo", "/rewind"):
-            from myrm_tui.tui import undo_flow
+            from myrm_tui.tui.screens import undo_flow
 
             (undo_flow.start_undo if name == "/undo" else undo_flow.start_rewind)(self)
         elif name == "/model":
@@ -916,12 +914,7 @@ class ChatScreen(EditQueueMixin, Screen[None]):
         until every summary is written)."""
         try:
             agent = self.chat.agent("")
-            if not hasattr(agent, "compact_now"):
-                self._compacted(None, NO_ENGINE_COMPACT)
-                return
-            result = agent.compact_now(focus, progress=self._compact_progress)
-            if inspect.isawaitable(result):
-                result = await result
+            result = await agent.compact_now(focus, progress=self._compact_progress)
         except asyncio.CancelledError:
             self._compacted(None, COMPACT_CANCELLED)
             raise
@@ -944,8 +937,7 @@ class ChatScreen(EditQueueMixin, Screen[None]):
         self.compact_worker = None
         self.status.set(state="")
         if problem is not None:
-            severity = "warning" if problem in (NO_ENGINE_COMPACT, COMPACT_CANCELLED) else "error"
-            self.notify(problem, severity=severity)
+            self.notify(problem, severity="warning" if problem == COMPACT_CANCELLED else "error")
             self.refresh_context()
             return
         if not result:
@@ -962,16 +954,15 @@ class ChatScreen(EditQueueMixin, Screen[None]):
             self.notify(NOTHING_YET.format(what="fork"), severity="warning")
             return
         agent = self.chat.current_agent
-        summary_available = agent is not None and hasattr(agent, "fork_with_summary")
+        summary_available = agent is not None
         title = session.title or short_id(session.id)
 
         def chosen(choice: str | None) -> None:
             if choice is None:
                 return
             try:
-                if choice == SUMMARY and summary_available:  # the later summary engine
-                    child = agent.fork_with_summary()
-                    child_id = getattr(child, "id", child)
+                if choice == SUMMARY and summary_available:
+                    child_id = agent.fork_with_summary().id
                 else:
                     child_id = self.chat.store.fork(session.id, title=f"{session.title} (fork)".strip()).id
             except Exception as exc:  # noqa: BLE001 - StoreError or the engine's: shown, nothing changed

@@ -29,6 +29,8 @@ from myrm_tui.tui.widgets.queued_messages import QueuedMessages
 from myrm_tui.tui.widgets.user_message import UserMessage
 
 if TYPE_CHECKING:
+    from textual import events
+
     from myrm_tui.tui.screens.chat import ChatScreen
 
 EDIT_ACTIONS = frozenset({"edit_last", "edit_earlier", "edit_later", "cancel_queued"})
@@ -52,7 +54,7 @@ class EditQueueMixin:
     def editing(self) -> EditTarget | None:
         return self._edit
 
-    def _on_mount(self: ChatScreen) -> None:  # type: ignore[misc]
+    def _on_mount(self: ChatScreen, event: events.Mount) -> None:  # type: ignore[misc]
         """Textual calls this besides ChatScreen.on_mount: a fork made by an edit or a retry
         sends its text as soon as the new screen is up."""
         text, self._send_on_mount = self._send_on_mount, None

@@ -70,7 +70,8 @@ class HealthScreen(Screen[None]):
         Binding("escape,q", "close", "Close", id="health.close"),
         Binding("r", "refresh_report", "Refresh", id="health.refresh"),
     ]
-    HORIZONTAL_BREAKPOINTS: ClassVar[list[tuple[int, str]] | None] = CARD_BREAKPOINTS
+    # Not ClassVar: Textual's own annotation (`ClassVar[...] | None`) reads as an instance attribute.
+    HORIZONTAL_BREAKPOINTS: list[tuple[int, str]] | None = CARD_BREAKPOINTS
 
     def __init__(self, store: Any, session_id: str | None) -> None:
         super().__init__()

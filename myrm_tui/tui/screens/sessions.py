@@ -84,7 +84,7 @@ def session_tree(sessions: list[SessionRecord]) -> list[tuple[SessionRecord, int
 def export_markdown(store: Any, session_id: str, path: Path) -> Path:
     """Write the session as Markdown through the CLI's export (redacted, atomic), so both
     exports are the same file."""
-    from myrm_tui.cli_commands.export import export_to_file
+    from myrm_tui.transcripts.export import export_to_file
 
     written, _exported = export_to_file(store, session_id, path, "md")
     return written

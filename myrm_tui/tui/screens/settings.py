@@ -9,7 +9,7 @@ only the values that changed, and the chat screen saves and applies them.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Literal
 
 from textual import on
 from textual.app import ComposeResult
@@ -76,7 +76,8 @@ def changed_values(current: Settings, values: Mapping[str, Any]) -> dict[str, An
 class SettingsScreen(Dialog[dict[str, Any] | None]):
     DEFAULT_CSS = sibling_css(__file__)
     SCOPED_CSS = False  # the rules name the screen itself (#settings-screen.-narrow)
-    HORIZONTAL_BREAKPOINTS: ClassVar[list[tuple[int, str]] | None] = [(0, "-narrow"), (TWO_COLUMN_MIN_WIDTH, "-roomy")]
+    # Not ClassVar: Textual's own annotation (`ClassVar[...] | None`) reads as an instance attribute.
+    HORIZONTAL_BREAKPOINTS: list[tuple[int, str]] | None = [(0, "-narrow"), (TWO_COLUMN_MIN_WIDTH, "-roomy")]
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "cancel", "Cancel", id="settings.cancel"),
         Binding("ctrl+s", "save", "Save", id="settings.save"),
@@ -103,8 +104,8 @@ class SettingsScreen(Dialog[dict[str, Any] | None]):
             )
         if spec.type is bool:
             return Switch(bool(value), id=field_id)
-        kind = {int: "integer", float: "number"}.get(spec.type, "text")
-        return Input(str(value), type=kind, id=field_id)  # type: ignore[arg-type]
+        kinds: dict[type, Literal["integer", "number"]] = {int: "integer", float: "number"}
+        return Input(str(value), type=kinds.get(spec.type, "text"), id=field_id)
 
     def _row(self, spec: SettingSpec) -> ComposeResult:
         with Horizontal(classes="setting-row -model" if spec.key == "model" else "setting-row"):

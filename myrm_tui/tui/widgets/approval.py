@@ -347,10 +347,7 @@ class ApprovalPrompt(Vertical):
             future.set_result(answer)
         self.answer = answer
         self.decision = answer.allow
-        if answer.allow:
-            outcome = "always allowed" if answer.remember else "allowed"
-        else:
-            outcome = "denied"
+        outcome = ("always allowed" if answer.remember else "allowed") if answer.allow else "denied"
         self._close("allowed" if answer.allow else "denied", outcome, answer)
         self.post_message(self.Decided(self, answer.allow))
 

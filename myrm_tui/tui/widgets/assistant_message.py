@@ -167,7 +167,7 @@ class AssistantMessage(Vertical):
             self._reasoning_box.display = bool(self.reasoning)
             self._reasoning_view.update(Content(for_terminal(self.reasoning)))
         if len(self._segments) > 1 and "".join(self._segment_texts) == self.text:
-            for segment, text in zip(self._segments, self._segment_texts):
+            for segment, text in zip(self._segments, self._segment_texts, strict=True):
                 await segment.update(for_terminal(text))
         else:
             for segment in self._segments[1:]:

@@ -25,17 +25,18 @@ from myrm_tui.tui.css import sibling_css
 
 class ContextNoteTitle(Static, can_focus=True):
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("enter,space", "toggle", "Show or hide the summary", show=False, id="context_note.toggle"),
+        Binding("enter,space", "toggle_summary", "Show or hide the summary", show=False, id="context_note.toggle"),
     ]
 
-    def action_toggle(self) -> None:
+    # Not `action_toggle`: that is DOMNode's `toggle(attribute)` action (see ToolHeader).
+    def action_toggle_summary(self) -> None:
         block = self.parent
         if isinstance(block, ContextNoteBlock):
             block.expanded = not block.expanded
 
     def on_click(self, event: events.Click) -> None:
         event.stop()
-        self.action_toggle()
+        self.action_toggle_summary()
 
 
 class ContextNoteBlock(Vertical):

@@ -11,7 +11,7 @@ and drive the completion popup while it is open; Tab accepts a completion (else 
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from functools import partial
 from typing import Any, ClassVar
 
@@ -56,6 +56,16 @@ class PromptArea(TextArea):
         @property
         def control(self) -> PromptArea:
             return self.prompt
+
+    class HistorySearch(Message):
+        """Asks for the prompt-history search dialog; the app opens it (MyrmApp, since widgets sit
+        below screens and do not import them). `chosen` gets the pick, or None."""
+
+        def __init__(self, history: PromptHistory, query: str, chosen: Callable[[str | None], None]) -> None:
+            super().__init__()
+            self.history = history
+            self.query = query
+            self.chosen = chosen
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(
@@ -212,8 +222,6 @@ class PromptArea(TextArea):
     def action_history_search(self) -> None:
         """Search every earlier prompt of the workspace; the pick replaces the draft, which Down
         brings back (PromptHistory.jump_to). A one-line draft is the starting query."""
-        from myrm_tui.tui.screens.prompt_search import PromptSearchScreen
-
         draft = self.text
         query = draft.strip() if "\n" not in draft.strip() else ""
 
@@ -225,7 +233,7 @@ class PromptArea(TextArea):
             self.move_cursor(self.document.end)
             self.focus()
 
-        self.app.push_screen(PromptSearchScreen(self.prompt_history, query), chosen)
+        self.post_message(self.HistorySearch(self.prompt_history, query, chosen))
 
     def restore(self, text: str) -> None:
         """Put an unsent message back, keeping anything typed since (nothing is lost)."""

@@ -14,6 +14,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.content import Content
+from textual.message import Message
 from textual.reactive import reactive
 from textual.widgets import Static
 
@@ -50,11 +51,13 @@ class ToolHeader(Static, can_focus=True):
     """The clickable, focusable one-line summary; Enter or a click toggles the output."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("enter,space", "toggle", "Toggle output", show=False, id="tool.toggle"),
+        Binding("enter,space", "toggle_output", "Toggle output", show=False, id="tool.toggle"),
         Binding(OPEN_OUTPUT_KEY, "open_output", "Open full output", show=False, id=OPEN_OUTPUT_BINDING),
     ]
 
-    def action_toggle(self) -> None:
+    # Not `action_toggle`: that name is DOMNode's `toggle(attribute)` action, which this must not
+    # replace with an incompatible signature.
+    def action_toggle_output(self) -> None:
         block = self.parent
         if isinstance(block, ToolBlock):
             block.expanded = not block.expanded
@@ -66,11 +69,22 @@ class ToolHeader(Static, can_focus=True):
 
     def on_click(self, event: events.Click) -> None:
         event.stop()
-        self.action_toggle()
+        self.action_toggle_output()
 
 
 class ToolBlock(Vertical):
     DEFAULT_CSS = sibling_css(__file__)
+
+    class OpenOutput(Message):
+        """Asks for the full-output viewer on one call; the app opens it (MyrmApp, since widgets sit
+        below screens and do not import them)."""
+
+        def __init__(self, title: str, vault: Any, handle: str | None, stored: str) -> None:
+            super().__init__()
+            self.title = title
+            self.vault = vault  # the store's Vault, or None outside an app with a store
+            self.handle = handle
+            self.stored = stored
 
     expanded: reactive[bool] = reactive(False, toggle_class="-expanded")
     status: reactive[str] = reactive("pending")
@@ -170,11 +184,9 @@ class ToolBlock(Vertical):
 
     def open_output(self) -> None:
         """Open the viewer on this call's whole output (the vault artifact, else the stored result)."""
-        from myrm_tui.tui.screens.tool_output import ToolOutputScreen
-
         if self.content is None:
             self.notify("No output yet: the call has not finished.", severity="warning")
             return
         vault = getattr(getattr(self.app, "store", None), "vault", None)
         title = " ".join(part for part in (self.tool_name, self.summary) if part)
-        self.app.push_screen(ToolOutputScreen(title, vault, self.vault_handle, self.content))
+        self.post_message(self.OpenOutput(title, vault, self.vault_handle, self.content))

@@ -3,6 +3,7 @@ run real tools into text."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import secrets
@@ -20,10 +21,8 @@ def real_lines(content: str) -> list[str]:
     """The lines a result may quote: the input's lines, plus the canonical re-indented lines
     when the input is JSON (the JSON skeleton is rendered in that layout)."""
     lines = content.splitlines()
-    try:
+    with contextlib.suppress(ValueError, RecursionError):
         lines += json.dumps(json.loads(content), indent=2, ensure_ascii=False).splitlines()
-    except (ValueError, RecursionError):
-        pass
     return lines
 
 

@@ -121,6 +121,7 @@ def test_property_fits_and_only_real_lines(text: str, budget: int, command: str)
     assert_real_excerpt(result, text, budget)
 
 
+@pytest.mark.perf  # a speed budget, measured on the wall clock: `pytest -m perf` runs it
 def test_ten_megabytes_is_fast() -> None:
     rng = random.Random(3)
     words = ["alpha", "beta", "gamma", "delta", "error", "warning", "ok", "x" * 30]

@@ -26,7 +26,7 @@ def test_extract_of_a_session_chunk():
     assert summary.files_modified == [FileChange("src/api/upload.py", "edit")]
     assert any(e.startswith("Error: 1 failed") and "msg:104" in e for e in summary.errors_and_fixes)
     assert any("pytest tests/test_upload.py -q" in a for a in summary.completed_actions)
-    # The first ask was answered ("Fixed: …", msg:109): resolved, not pending (issue 13).
+    # The first ask was answered ("Fixed: …", msg:109): resolved, not pending.
     assert summary.pending_user_asks == []
     assert (
         summary.resolved_questions[0].startswith("The upload endpoint") and "msg:109" in summary.resolved_questions[0]

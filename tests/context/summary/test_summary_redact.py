@@ -11,7 +11,8 @@ import uuid
 
 import pytest
 
-from myrm_tui.context.summary.redact import (
+from myrm_tui.context.summary.schema import FileChange, StructuredSummary
+from myrm_tui.redact import (
     CREDENTIALS_ONLY,
     RedactionPolicy,
     luhn_ok,
@@ -19,7 +20,6 @@ from myrm_tui.context.summary.redact import (
     redact_obj,
     redact_summary,
 )
-from myrm_tui.context.summary.schema import FileChange, StructuredSummary
 
 RNG = random.Random(20260101)
 ALNUM = string.ascii_letters + string.digits

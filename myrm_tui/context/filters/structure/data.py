@@ -61,7 +61,7 @@ def _walk(ex: Excerpt, value: Any, depth: int, prefix: str, last: bool, order: l
     if depth + 1 > C.TREE_MAX_DEPTH:
         ex.note(_shape(value), tier, indent=inner, rank=rank)
     else:
-        items = list(value.items()) if is_dict else list(enumerate(value))
+        items = list(value.items()) if isinstance(value, dict) else list(enumerate(value))
         limit = C.TREE_MAX_KEYS if is_dict else C.TREE_MAX_ITEMS
         shown = items[:limit]
         for k, (key, child) in enumerate(shown):

@@ -37,9 +37,9 @@ def _user_text(screen: ChatScreen, message_id: int) -> str:
 
 def _apply(screen: ChatScreen, plan: undo.UndoPlan, choice: str | None) -> bool:
     """True when the files were restored."""
-    if choice is None:
-        return False
     chat = screen.chat
+    if choice is None or chat.session_id is None:
+        return False
     try:
         lines = undo.apply(plan, chat.store, chat.session_id, chat.workspace, force=choice == FORCE)
     except undo.UndoConflict as exc:
@@ -64,11 +64,17 @@ def start_undo(screen: ChatScreen) -> None:
         screen.notify(NOTHING_TO_UNDO, severity="warning")
         return
     title = f"Undo the file changes of “{_quote(_user_text(screen, plan.turns[-1]))}”"
-    screen.app.push_screen(UndoScreen(title, plan), lambda choice: _apply(screen, plan, choice))
+
+    def decided(choice: str | None) -> None:
+        _apply(screen, plan, choice)
+
+    screen.app.push_screen(UndoScreen(title, plan), decided)
 
 
 def rewind_targets(screen: ChatScreen) -> list[RewindTarget]:
     chat = screen.chat
+    if chat.session_id is None:
+        return []
     changes = undo.open_changes(chat.store, chat.session_id)
     targets = []
     for record in chat.history():
@@ -89,9 +95,9 @@ def start_rewind(screen: ChatScreen) -> None:
 
 
 def _rewind(screen: ChatScreen, choice: RewindChoice | None) -> None:
-    if choice is None:
-        return
     chat = screen.chat
+    if choice is None or chat.session_id is None:
+        return
     if choice.mode in (FILES, BOTH):
         plan = undo.plan_rewind(chat.store, chat.session_id, chat.workspace, choice.target.message_id)
         if not plan.empty:

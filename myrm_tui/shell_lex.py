@@ -489,9 +489,9 @@ class _Splitter:
                 self.expect_pattern = True
                 return index
             if plain and token.text == "function":
-                nxt = self.tokens[index] if index < len(self.tokens) else None
-                if isinstance(nxt, Word):
-                    self.function_pending = nxt.text
+                name = self.tokens[index] if index < len(self.tokens) else None
+                if isinstance(name, Word):
+                    self.function_pending = name.text
                     index += 1
                 return index
             if _ASSIGNMENT.match(token.text) and not token.raw.startswith(("'", '"')):

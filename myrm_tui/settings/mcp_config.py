@@ -4,6 +4,8 @@
 Why stdlib only: the settings loader reads these at every start, and the SDK import costs half a
 second; parsing never needs it. Why problems instead of exceptions: a typo in one server entry
 must not stop myrm or the other servers (the loader reports each problem with file and line).
+Why in settings and not in mcp/: the loader reads them, and settings sit below every other layer
+(the MCP client, which starts the servers, sits above the agent).
 """
 
 from __future__ import annotations

@@ -17,10 +17,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from myrm_tui.cli_commands.transcript import export_json, render_markdown
 from myrm_tui.settings.atomic_file import atomic_write_text
 from myrm_tui.store.records import MessageRecord, SessionRecord
 from myrm_tui.terminal_text import json_for_terminal
+from myrm_tui.transcripts.transcript import export_json, render_markdown
 
 FORMATS = ("md", "json")
 
@@ -44,7 +44,7 @@ def export_session(session: SessionRecord, messages: Sequence[MessageRecord], fm
     escaped quotes and newlines would hide a `"password": "…"` or a YAML line), then the rendered
     text is scanned once more for anything the rendering put together.
     """
-    from myrm_tui.context.summary.redact import redact, redact_obj
+    from myrm_tui.redact import redact, redact_obj
     from myrm_tui.sinks import EXPORT
 
     if fmt not in FORMATS:

@@ -1,0 +1,49 @@
+"""Leaving a session in the TUI releases its context engine.
+
+Why it matters: `context/engines.py` keeps one engine per session for the process (so agent
+rebuilds keep the incremental state); without a release every session opened once in a long
+TUI run would keep its rendered history in memory until exit.
+"""
+
+from __future__ import annotations
+
+from tui_pilot_helpers import SIZE, scripted_settings, type_text, wait_until
+
+from myrm_tui.context.engines import engine_for
+from myrm_tui.tui.app import MyrmApp
+
+
+async def _send(pilot, app, text: str) -> None:
+    ended = app.chat_screen.turns_ended
+    await type_text(pilot, text)
+    await pilot.press("enter")
+    await wait_until(pilot, lambda: app.chat_screen.turns_ended > ended, what="turn end")
+
+
+async def test_clear_releases_the_left_sessions_engine_and_resume_rebuilds_it(workspace, store, script):
+    model = script({"text": "first answer"}, {"text": "second answer"}, {"text": "third answer"})
+    app = MyrmApp(workspace, scripted_settings(model), store=store, watch_themes=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await _send(pilot, app, "hello")
+        left = app.chat.session_id
+        engine = app.chat.current_agent.engine
+        await _send(pilot, app, "again")  # a turn in the same session keeps its engine
+        assert app.chat.current_agent.engine is engine
+        assert engine_for(store, left) is engine
+
+        await type_text(pilot, "/clear")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: app.chat.session_id != left, what="new session")
+        fresh = engine_for(store, left)
+        assert fresh is not engine  # the old one was released, not kept for the process
+
+        # Coming back uses an engine rebuilt from the store, and the session goes on.
+        app.open_session(left)
+        await wait_until(pilot, lambda: app.chat.session_id == left, what="resumed")
+        await _send(pilot, app, "third")
+        assert app.chat.current_agent.engine is fresh
+        assert [m.message.get("content") for m in store.messages(left) if m.role == "assistant"] == [
+            "first answer",
+            "second answer",
+            "third answer",
+        ]
