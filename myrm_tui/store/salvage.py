@@ -18,6 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import quote
 
+from myrm_tui.store.summaries import COLUMNS as summary_columns
+
 # The tables recovery copies, parents first, with their columns (the store's schema).
 TABLE_COLUMNS: dict[str, tuple[str, ...]] = {
     "sessions": ("id", "title", "created_at", "updated_at", "model", "parent_id", "fork_message_id"),
@@ -47,25 +49,8 @@ TABLE_COLUMNS: dict[str, tuple[str, ...]] = {
         "handle",
     ),
     "context_synthetic_sets": ("session_id", "event_id"),
-    "summaries": (
-        "session_id",
-        "handle",
-        "seq",
-        "depth",
-        "first_id",
-        "last_id",
-        "covered_count",
-        "children",
-        "time_start",
-        "time_end",
-        "tokens",
-        "fallback",
-        "status",
-        "content_json",
-        "rendered",
-        "model",
-        "created_at",
-    ),
+    # The summaries table is its columns plus the session it belongs to: one list, in summaries.py.
+    "summaries": ("session_id", *summary_columns),
     "artifacts": ("id", "digest", "size_bytes", "binary", "indexed_chars", "truncated", "created_at"),
     "artifact_links": ("artifact_id", "session_id", "after_message_id", "created_at"),
 }
