@@ -38,6 +38,7 @@ from bench import content as C
 from bench.needles import NeedleFactory, probe_lines
 from bench.png import data_url, screenshot_png
 from bench.workload import ACKS, CONSTRAINTS, NEEDLE_USER_TEMPLATES, REQUESTS, SUMMARIES, TASKS, _fill
+from myrm_tui.messages import content_text
 
 GENERATOR_VERSION = 1
 SEED = 1
@@ -75,11 +76,7 @@ SUMMARIZER_CALLS: Counter = Counter()
 
 
 def _text_of(message: dict[str, Any]) -> str:
-    content = message.get("content")
-    if isinstance(content, list):
-        text = "\n".join(str(p.get("text", "")) for p in content if isinstance(p, dict) and p.get("type") == "text")
-    else:
-        text = "" if content is None else str(content)
+    text = content_text(message.get("content"), image=None, keep_empty=True)
     calls = [str((c.get("function") or {}).get("arguments", "")) for c in message.get("tool_calls") or ()]
     return "\n".join([text, *calls]) if calls else text
 

@@ -33,10 +33,11 @@ from typing import Any
 
 import myrm_tui  # noqa: F401  (offline env before litellm)
 from myrm_tui.agent.agent import Agent
+from myrm_tui.context.compaction_event import DONE, CompactionEvent
 from myrm_tui.context.summary.auditor import extract_entities
 from myrm_tui.context.summary.client import CallResult, SummaryModel
 from myrm_tui.settings.settings import Settings
-from myrm_tui.store import Store
+from myrm_tui.store import Store, event_kinds
 
 POLICIES = ("none", "between", "before", "both")
 WINDOW = 32_000
@@ -139,8 +140,12 @@ async def run(policy: str, turns: int, latency: float, window: int = WINDOW) -> 
                     pass
             wall = time.perf_counter() - started
             nodes = store.summaries(session)
-            events = [e.data for e in store.events(session, "compaction") if e.data.get("state") == "done"]
-            asked = [e.data for e in store.events(session, "summary") if e.data.get("attempts")]
+            events = [
+                c
+                for c in (CompactionEvent.from_dict(e.data) for e in store.events(session, event_kinds.COMPACTION))
+                if c.state == DONE
+            ]
+            asked = [e.data for e in store.events(session, event_kinds.SUMMARY) if e.data.get("attempts")]
         leaves = [n for n in nodes if n["depth"] == 0]
         used = [n for n in leaves if n["status"] != "prepared"]
         removed = sum(n["covered_count"] for n in used)
@@ -155,7 +160,7 @@ async def run(policy: str, turns: int, latency: float, window: int = WINDOW) -> 
             "wait_s": sum(waits),
             "wait_p50": statistics.median(waits) if waits else 0.0,
             "wait_max": max(waits, default=0.0),
-            "removals": sum(1 for e in events if e.get("ops", {}).get("remove")),
+            "removals": sum(1 for e in events if e.ops.get("remove")),
             "removed": removed,
             "model_share": by_model / removed if removed else 0.0,
             "unused": sum(1 for n in leaves if n["status"] == "prepared" and not n["fallback"]),

@@ -65,6 +65,9 @@ KEY_GAP_S = 0.03
 # Page-ups per size: few enough that the 50 mounted turns never reach the top (which would load
 # earlier turns and measure that instead).
 SCROLL_SAMPLES = 10
+# "Load earlier" page-ups per size (each reveals one batch of stored turns), measured after the
+# ordinary page-ups; the first is the one a user meets first.
+LOAD_SAMPLES = 5
 # A key whose effect has not shown in this long is reported as lost, not waited for forever.
 KEY_TIMEOUT_S = 10.0
 
@@ -571,6 +574,31 @@ async def scroll_latency(transcript: Any, frames: FrameClock) -> float | None:
         frames.watch = None
 
 
+async def load_earlier_latency(transcript: Any, frames: FrameClock) -> float | None:
+    """The page-up that reaches the top of the mounted turns, so earlier stored replies load
+    ("load earlier"): ms until a frame shows them with the view kept on the old place. None
+    when no turns are hidden."""
+    if not transcript.hidden_turns:
+        return None
+    transcript.scroll_to(y=min(transcript.scroll_y, transcript.size.height), animate=False)
+    await asyncio.sleep(0.2)  # settle: the sample starts one page below the top
+    before = transcript.hidden_turns
+    frames.seen.clear()
+    frames.watch = lambda: (transcript.hidden_turns, transcript.scroll_y)
+    try:
+        start = now()
+        transcript.scroll_page_up(animate=False)
+        deadline = start + KEY_TIMEOUT_S
+        while now() < deadline:
+            shown = next((end for end, (hidden, y) in frames.seen if hidden != before and y > 0), None)
+            if shown is not None:
+                return (shown - start) * 1000
+            await asyncio.sleep(0.0005)
+        return None
+    finally:
+        frames.watch = None
+
+
 async def wait_for(predicate: Callable[[], object], timeout: float, what: str) -> None:
     deadline = now() + timeout
     while not predicate():
@@ -633,7 +661,7 @@ async def measure_stream(seconds: float, gc_freeze: bool = False, idle_s: float 
                 probe = asyncio.create_task(loop_probe(stop, lateness, stamps))
                 gc_clock = GcClock().__enter__()
                 cpu0 = time.process_time()
-                screen.start_turn("Explain the refactor step by step.")
+                screen.send_message("Explain the refactor step by step.", draft=None)
                 await wait_for(lambda: screen.query(AssistantMessage), 60, "reply widget")
                 t_first = now()
                 letters = "abcdefghijklmnopqrstuvwxyz"
@@ -772,6 +800,13 @@ async def session_child(messages: int, samples: int) -> dict[str, Any]:
                         if took is not None:
                             scrolls.append(took)
                         await asyncio.sleep(KEY_GAP_S)
+                loads: list[float] = []
+                for _ in range(LOAD_SAMPLES):
+                    took = await load_earlier_latency(screen.transcript, frames)
+                    if took is None:
+                        break
+                    loads.append(took)
+                    await asyncio.sleep(KEY_GAP_S)
                 nodes = len(list(screen.walk_children(with_self=True)))
                 mounted_turns = len(screen.mounted_turns())
                 hidden = screen.hidden_turns
@@ -788,6 +823,8 @@ async def session_child(messages: int, samples: int) -> dict[str, Any]:
         "key_to_frame_ms": summary([k[1] for k in keys]),
         "keys_lost": lost,
         "scroll_to_frame_ms": summary(scrolls),
+        "load_earlier_ms": summary(loads),
+        "first_load_earlier_ms": loads[0] if loads else None,
         "dom_nodes": nodes,
         "mounted_turns": mounted_turns,
         "hidden_turns": hidden,
@@ -897,6 +934,50 @@ def print_report(result: dict[str, Any]) -> None:
     sessions = result.get("sessions")
     if sessions:
         print_sessions(sessions)
+    if result.get("refresh"):
+        print_refresh(result["refresh"])
+    paint = result.get("first_paint")
+    if paint:
+        print_table(
+            f"First paint in tmux 120×40 (ms from spawn to text on the pane, poll {fmt(paint.get('poll_ms'))} ms)",
+            ["app", "n", "median", "p95", "× bare"],
+            [
+                [
+                    "bare Textual app, one Input",
+                    paint["bare_ms"]["n"],
+                    fmt(paint["bare_ms"]["median"]),
+                    fmt(paint["bare_ms"]["p95"]),
+                    "1.00",
+                ],
+                [
+                    "myrm",
+                    paint["myrm_ms"]["n"],
+                    fmt(paint["myrm_ms"]["median"]),
+                    fmt(paint["myrm_ms"]["p95"]),
+                    fmt(paint["myrm_vs_bare"], 2),
+                ],
+            ]
+            if paint.get("bare_ms")
+            else [],
+        )
+        print(f"status: {paint['status']}")
+
+
+def print_refresh(rows: list[dict[str, Any]]) -> None:
+    print_table(
+        "Context ring refresh after one model call (ms, median / p95): fresh read vs following the session",
+        ["stored events", "fresh read (before)", "followed read (now)", "first read", "mismatches"],
+        [
+            [
+                f"{row['events']:,}",
+                f"{fmt(row['fresh_read_ms']['median'], 2)} / {fmt(row['fresh_read_ms']['p95'], 2)}",
+                f"{fmt(row['followed_read_ms']['median'], 2)} / {fmt(row['followed_read_ms']['p95'], 2)}",
+                fmt(row["first_read_ms"], 1),
+                row["mismatches"],
+            ]
+            for row in rows
+        ],
+    )
 
 
 def print_stream(label: str, stream: dict[str, Any]) -> None:
@@ -952,7 +1033,7 @@ def print_sessions(sessions: list[dict[str, Any]]) -> None:
     rows = []
     for row in sessions:
         if row["status"] != "ok":
-            rows.append([row["messages"], row["status"], "", "", "", "", "", "", ""])
+            rows.append([row["messages"], row["status"], "", "", "", "", "", "", "", ""])
             continue
         rows.append(
             [
@@ -962,6 +1043,7 @@ def print_sessions(sessions: list[dict[str, Any]]) -> None:
                 f"{fmt(row['key_to_frame_ms']['median'], 1)} / {fmt(row['key_to_frame_ms']['p95'], 1)}",
                 fmt(row.get("key_to_frame_vs_empty"), 2),
                 f"{fmt(row['scroll_to_frame_ms']['median'], 1)} / {fmt(row['scroll_to_frame_ms']['p95'], 1)}",
+                f"{fmt(row.get('first_load_earlier_ms'), 1)} / {fmt(row.get('load_earlier_ms', {}).get('p95'), 1)}",
                 f"{row['mounted_turns']} (+{row['hidden_turns']} hidden)",
                 row["dom_nodes"],
                 f"{fmt(row['rss_mb'])} ({fmt(row.get('rss_vs_empty'), 2)}×)",
@@ -976,6 +1058,7 @@ def print_sessions(sessions: list[dict[str, Any]]) -> None:
             "key → frame ms (med / p95)",
             "key × empty",
             "page-up → frame ms (med / p95)",
+            "page-up into older turns ms (first / p95)",
             "turns mounted",
             "DOM nodes",
             "RSS MB (× empty)",
@@ -1008,7 +1091,7 @@ def environment() -> dict[str, Any]:
 
 def run(args: argparse.Namespace) -> dict[str, Any]:
     quick = args.quick
-    parts = set(args.only.split(",")) if args.only else {"imports", "start", "stream", "sessions"}
+    parts = set(args.only.split(",")) if args.only else {"imports", "start", "stream", "sessions", "refresh"}
     log = (lambda m: print(m, file=sys.stderr, flush=True)) if not args.silent else (lambda m: None)
     runs = args.runs or (1 if quick else START_RUNS)
     result: dict[str, Any] = {
@@ -1043,16 +1126,32 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         sizes = tuple(int(s) for s in args.sizes.split(",")) if args.sizes else ((0, 100) if quick else SESSION_SIZES)
         samples = args.samples or (5 if quick else KEY_SAMPLES)
         result["sessions"] = measure_sessions(sizes, samples, log)
+    if "refresh" in parts:
+        log("context refresh at 0 / 2k / 20k stored events…")
+        from bench.tui_context_refresh import EVENT_COUNTS, REFRESH_SAMPLES, measure_refresh
+
+        counts = EVENT_COUNTS[:2] if quick else EVENT_COUNTS
+        if args.event_counts:
+            counts = tuple(int(s) for s in args.event_counts.split(","))
+        result["refresh"] = measure_refresh(counts, 10 if quick else REFRESH_SAMPLES, summary, log)
+    if "first_paint" in parts:  # opt-in: needs tmux, and a terminal-visible paint is what it times
+        log("first paint in tmux, bare Textual app vs myrm…")
+        from bench.tui_first_paint import measure_first_paint
+
+        result["first_paint"] = measure_first_paint(runs, child_env, scripted_model, summary, log)
     return result
 
 
 def parse_args(argv: Sequence[str]) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="python -m bench.tui_bench", description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="1 start run, 1 s stream, sizes 0 and 100")
-    parser.add_argument("--only", default="", help="comma list of: imports,start,stream,sessions")
+    parser.add_argument(
+        "--only", default="", help="comma list of: imports,start,stream,sessions,refresh,first_paint (tmux, opt-in)"
+    )
     parser.add_argument("--runs", type=int, default=0, help=f"start-up runs (default {START_RUNS})")
     parser.add_argument("--stream-seconds", type=float, default=0.0)
     parser.add_argument("--sizes", default="", help="comma list of stored-message counts")
+    parser.add_argument("--event-counts", default="", help="comma list of stored events for refresh (0,2000,20000)")
     parser.add_argument("--samples", type=int, default=0, help=f"keypresses per size (default {KEY_SAMPLES})")
     parser.add_argument("--no-peers", action="store_true", help="skip elia/oterm")
     parser.add_argument(

@@ -29,15 +29,16 @@ from __future__ import annotations
 import asyncio
 import json
 import tempfile
-from collections.abc import Iterable, Iterator
+from collections.abc import AsyncIterator, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
 from myrm_tui.context.config import DEFAULT_CONFIG, EngineConfig
 from myrm_tui.context.recall import ctx_expand, ctx_search
+from myrm_tui.llm.events import LLMEvent
 from myrm_tui.llm.model_info import ModelInfo
-from myrm_tui.store import Store
+from myrm_tui.store import Store, event_kinds
 
 # A user turn every minute: inside every provider's cache lifetime, so between events the
 # engine behaves as it does for an active user (the hot-cache bypass applies).
@@ -263,7 +264,7 @@ class ReplaySession:
         self.store.close()
 
     # -- the agent's model call: the real `llm.stream`, the request remembered --------------
-    def _stream(self, model: str, messages: list[dict[str, Any]], tools: Any, settings: Any):
+    def _stream(self, model: str, messages: list[dict[str, Any]], tools: Any, settings: Any) -> AsyncIterator[LLMEvent]:
         from myrm_tui.llm.stream import stream
 
         self._sent = messages
@@ -288,8 +289,6 @@ class ReplaySession:
         return self._turn_record(turn, report)
 
     def _turn_record(self, turn: Any, report: _LineReport) -> dict[str, Any]:
-        from myrm_tui.store import event_kinds
-
         events = self.store.events(self.session_id, kind=event_kinds.ASSEMBLE, after_id=self._last_event)
         if events:
             self._last_event = events[-1].id
@@ -340,7 +339,7 @@ class ReplaySession:
         if ok:
             await self.agent.maintain()
         # Every summary the agent prepared in this turn: between its steps and after it.
-        done = self.store.events(self.session_id, kind="summary", after_id=self._last_summary)
+        done = self.store.events(self.session_id, kind=event_kinds.SUMMARY, after_id=self._last_summary)
         if done:
             self._last_summary = done[-1].id
         report.summaries += [{k: e.data.get(k) for k in _SUMMARY_FIELDS} for e in done if e.data.get("attempts")]

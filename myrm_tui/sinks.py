@@ -82,7 +82,7 @@ EXPORT = Sink(
     DEFAULT_POLICY,
 )
 DOCTOR = Sink("doctor", "cli_commands.doctor: effective settings and model overrides", CREDENTIALS_ONLY)
-RUN_ECHO = Sink("run_echo", "cli_commands.run: tool lines (arguments, failures) on stderr", CREDENTIALS_ONLY)
+RUN_ECHO = Sink("run_echo", "cli_commands.run_report: tool lines (arguments, failures) on stderr", CREDENTIALS_ONLY)
 PROVIDER_ERROR = Sink(
     "provider_error",
     "llm.classify: the endpoint and provider text quoted in an error (shown, stored as an error event)",

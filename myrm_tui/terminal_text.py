@@ -32,6 +32,7 @@ terminal. Pure stdlib, importable by every layer.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 # Code point ranges (inclusive) a terminal may obey instead of drawing: C0 except TAB (09) and
 # LF (0a), DEL with C1, the Unicode Bidi_Control characters (ALM; LRM, RLM; LRE…RLO; LRI…PDI)
@@ -52,7 +53,7 @@ def _runs(ranges: tuple[tuple[int, int], ...]) -> re.Pattern[str]:
     return re.compile("[" + "".join(f"\\u{a:04x}-\\u{b:04x}" for a, b in ranges) + "]+")
 
 
-def _table(ranges: tuple[tuple[int, int], ...], escape) -> dict[int, str]:
+def _table(ranges: tuple[tuple[int, int], ...], escape: Callable[[int], str]) -> dict[int, str]:
     return {code: escape(code) for a, b in ranges for code in range(a, b + 1)}
 
 

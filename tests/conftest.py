@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import time
@@ -10,6 +11,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 import pytest
+from hypothesis import settings as hypothesis_settings
 
 import myrm_tui  # noqa: F401  (sets the offline litellm/tiktoken environment first)
 from myrm_tui.llm.local_provider import smollm2_path
@@ -18,6 +20,15 @@ from myrm_tui.llm.local_provider import smollm2_path
 # 2-core machine before the fixture gives up.
 SERVER_START_TIMEOUT_S = 90.0
 LLAMA_N_CTX = 4096
+
+
+# Property tests explore fresh random inputs on a developer's machine (that is how they find new
+# edge cases: an unclosed `<!--` in web_fetch's HTML was one), but CI replays a fixed sequence so a
+# landing is never decided by which random examples a run happened to draw. Anything a local run
+# finds gets fixed and, where it teaches something, pinned with an `@example`.
+hypothesis_settings.register_profile("ci", derandomize=True, print_blob=True)
+if os.environ.get("CI"):
+    hypothesis_settings.load_profile("ci")
 
 
 @pytest.fixture(autouse=True)

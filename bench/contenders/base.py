@@ -17,6 +17,8 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from myrm_tui import messages
+
 # The shared counter's model: o200k, like current frontier models (bench.score uses the same).
 COUNTER_MODEL = "gpt-4o"
 # Output tokens reserved per request, for every contender (myrm replay's default).
@@ -172,21 +174,9 @@ class Contender:
 
 
 def content_text(content: Any) -> str:
-    """A message content as plain text (list parts joined; images as a marker)."""
-    if content is None:
-        return ""
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        pieces = []
-        for part in content:
-            if isinstance(part, dict) and part.get("type") == "text":
-                pieces.append(str(part.get("text", "")))
-            elif isinstance(part, dict) and part.get("type") in ("image_url", "image", "input_image"):
-                pieces.append("[image]")
-            else:
-                pieces.append(str(part))
-        return "\n".join(pieces)
+    """A message content as plain text for the peer policies: myrm's one reading, with empty
+    parts kept so a part list joins the way the recorded peer figures were measured."""
+    return messages.content_text(content, keep_empty=True)
     return str(content)
 
 

@@ -15,140 +15,54 @@ import asyncio
 import dataclasses
 import logging
 import time
-from collections.abc import AsyncGenerator, AsyncIterator, Callable, Sequence
-from contextlib import aclosing, asynccontextmanager
-from dataclasses import dataclass, field
+from collections.abc import AsyncGenerator, Callable, Sequence
+from contextlib import aclosing
 from pathlib import Path
 from typing import Any
 
-from myrm_tui.agent.approvals import (
-    Decision,
-    Verdict,
-    decide,
-    denial_result,
-    headless_refusal,
-    rule_refusal,
-    sandbox_note,
-)
 from myrm_tui.agent.attachments import no_vision_notice
 from myrm_tui.agent.build import AgentBuild, build_agent
 from myrm_tui.agent.checkpoints import Checkpointer
 from myrm_tui.agent.events import (
     AgentEvent,
-    ApprovalRequest,
     AssistantMessageStored,
     Notice,
     StepStarted,
-    ToolFinished,
-    ToolOutputChunk,
-    ToolStarted,
-    TurnError,
     TurnFinished,
     UserMessageStored,
-    as_answer,
 )
+from myrm_tui.agent.excerpt_notice import excerpt_notice
+from myrm_tui.agent.hooks import HookRunner
 from myrm_tui.agent.limits import KILL_GRACE_S
 from myrm_tui.agent.model_calls import SummaryRoute, call_settings_for, summary_routes
-from myrm_tui.agent.permission_rules import (
-    RulesStoreError,
-    call_for,
-    effective_rules,
-    remember_allow,
-    suggest_rules,
-)
-from myrm_tui.agent.reply_figures import ReplyFigures, call_cost
+from myrm_tui.agent.model_stream import ModelStream, StreamFn
+from myrm_tui.agent.read_registry import seen_recording_reader
 from myrm_tui.agent.resend import reusable_user_message
-from myrm_tui.agent.sandbox import headless_network_refusal, sandbox_status
-from myrm_tui.agent.tools.base import Tool, ToolContext, ToolError, ToolResult, validate_arguments
+from myrm_tui.agent.sandbox import sandbox_status
+from myrm_tui.agent.tool_runner import ToolRunner
+from myrm_tui.agent.tools.base import Tool, ToolContext
+from myrm_tui.agent.tools.bash_background import BackgroundInfo, BackgroundJobs
 from myrm_tui.agent.tools.processes import kill_group_now
-from myrm_tui.agent.tools.spill import spill_if_large
+from myrm_tui.agent.turn_record import TurnRecord
+from myrm_tui.agent.turn_state import CUT_OFF_NOTE, INTERRUPTED_RESULT, TurnState, assistant_message, calls_of
 from myrm_tui.agent.user_content import text_of_parts, user_content
 from myrm_tui.context.call_ids import unique_call_ids
 from myrm_tui.context.engine import TurnInput
 from myrm_tui.context.engine_prepare import PrepareProgress
-from myrm_tui.context.engines import engine_for
+from myrm_tui.context.engines import engine_for, workspace_reader
 from myrm_tui.context.media import image_parts, image_url_of
-from myrm_tui.context.prompt import ContextExhausted
-from myrm_tui.context.tokens import count_message_tokens
+from myrm_tui.context.prompt import AssembledPrompt, ContextExhausted
 from myrm_tui.llm.call_settings import CallSettings, reasoning_effort_for
 from myrm_tui.llm.errors import ContextWindowExceededError, LLMError
-from myrm_tui.llm.events import (
-    FinishEvent,
-    ReasoningDelta,
-    RetryEvent,
-    TextDelta,
-    ToolCallEvent,
-    UsageEvent,
-)
-from myrm_tui.settings.permission_syntax import RuleError
+from myrm_tui.llm.events import UsageEvent
 from myrm_tui.settings.settings import Settings
 from myrm_tui.store import event_kinds
 from myrm_tui.store.disk_full import disk_full
-from myrm_tui.store.errors import VaultError
-from myrm_tui.store.tool_status import INTERRUPTED, with_status
 
-StreamFn = Callable[..., AsyncIterator[Any]]
+# Re-exported: importers name them from here (`from myrm_tui.agent.agent import CUT_OFF_NOTE`).
+__all__ = ["CUT_OFF_NOTE", "INTERRUPTED_RESULT", "Agent", "StreamFn", "excerpt_notice"]
+
 _log = logging.getLogger(__name__)
-
-INTERRUPTED_RESULT = "interrupted by user: the call was stopped before it finished; run it again if still needed"
-# Appended to assistant text that was cut off, so the model (and a reader) knows it is partial.
-CUT_OFF_NOTE = "\n\n[answer cut off: {why}]"
-
-
-def _short_tokens(count: int) -> str:
-    return (
-        f"{count / 1000:.1f}k" if 1000 <= count < 10_000 else (f"{count // 1000:,}k" if count >= 10_000 else str(count))
-    )
-
-
-def excerpt_notice(message_tokens: int, shown_tokens: int, handle: str) -> str:
-    """What the user is told when their message was larger than the model can take: it is never
-    cut silently."""
-    return (
-        f"your message is {_short_tokens(message_tokens)} tokens, too large to send whole; "
-        f"the model saw a {_short_tokens(shown_tokens)}-token excerpt and can read the rest from the store "
-        f"({handle}, with ctx_expand)."
-    )
-
-
-def _default_stream() -> StreamFn:
-    from myrm_tui.llm.stream import stream
-
-    return stream
-
-
-@asynccontextmanager
-async def _closing(iterator: AsyncIterator[Any]):
-    """Like contextlib.aclosing, for any async iterator (an injected stream_fn may return one
-    without aclose)."""
-    try:
-        yield iterator
-    finally:
-        close = getattr(iterator, "aclose", None)
-        if close is not None:
-            await close()
-
-
-@dataclass
-class _TurnState:
-    """What an interrupt needs to know to leave the store consistent."""
-
-    steps: int = 0
-    partial_text: str = ""  # streamed but not yet stored as an assistant message
-    open_calls: list[tuple[str, str]] = field(default_factory=list)  # (id, name) without result
-    tool_task: asyncio.Task | None = None
-    tool_output: list[str] = field(default_factory=list)  # live output of the running call
-    # filled by the stream phase
-    calls: list[ToolCallEvent] = field(default_factory=list)
-    finish: FinishEvent | None = None
-    call_started: float = 0.0  # monotonic: the request of the current model call was sent
-    first_token_at: float | None = None  # monotonic: its first text, thinking or tool call arrived
-    call_ended: float | None = None
-    call_usage: UsageEvent | None = None
-    # filled by the tool phase
-    result: ToolResult | None = None
-    approval_wait_s: float = 0.0  # time the current call waited for a person (not its duration)
-    user_record: Any = None  # the stored user message of this turn
 
 
 class Agent:
@@ -164,6 +78,7 @@ class Agent:
         extra_tools: Sequence[Tool] = (),
         headless: bool = False,
         mcp: Any = None,
+        background: BackgroundJobs | None = None,
     ):
         self.store = store
         # The app's McpManager (mcp/manager.py), or None: it outlives this agent (rebuilds keep the
@@ -171,9 +86,7 @@ class Agent:
         # mcp/agent_sync.py: a method of the manager, since mcp sits above the agent in the layers).
         self.mcp = mcp
         self.extra_tools = tuple(extra_tools)  # kept for the MCP tool sync's rebuilds
-        # Headless (`myrm run`): nobody can answer an approval, so a call that would ask is
-        # refused here with the real reason instead of being sent to a consumer that can only say no.
-        self.headless = headless
+        self.headless = headless  # `myrm run`: nobody answers an approval (tool_runner.py)
         # Times model calls (reply figures) and tool runs; a test swaps in a clock it steps itself.
         self.clock: Callable[[], float] = time.monotonic
         self.session_id = session_id
@@ -185,8 +98,11 @@ class Agent:
             mcp_tools=(mcp.tools(trust_read_only_hints=bool(settings.mcp_trust_read_only)) if mcp is not None else ()),
         )
         self.settings = self.build.settings
-        self._stream_fn = stream_fn
         self._process_groups: set[int] = set()
+        # The session's background commands (bash with background: true); a rebuilt agent for the
+        # same session is handed the old one's (agent/cache.py), so they keep running. The UI lists
+        # them (`background.listing()`) and hears them start and end (`background.subscribe`).
+        self.background = background if background is not None else BackgroundJobs()
         self._ctx = ToolContext(
             workspace=self.workspace,
             settings=self.settings,
@@ -194,14 +110,34 @@ class Agent:
             process_groups=self._process_groups,
             store=store,
             session_id=session_id,
+            background=self.background,
         )
         self._plain_chat_noticed = False
         self._sandbox_noticed = False
-        self._rules_problem_noticed = False
+        self._summarizer_noticed = False
         self._busy = False
-        self.engine = engine_for(store, session_id, workspace=self.workspace)
-        self._checkpoints = Checkpointer(store, session_id, self.workspace)  # pre-images for /undo
+        # The post-compaction reread's files count as seen by the model (agent/read_registry.py).
+        reader = seen_recording_reader(workspace_reader(self.workspace), store, session_id, self.workspace)
+        self.engine = engine_for(store, session_id, workspace=self.workspace, file_reader=reader)
         self._ctx.replacements = self.engine.replacements
+        # The turn's helpers; the clock is read through the agent, so swapping it reaches them.
+        self._record = TurnRecord(store, session_id, self.model_name)
+        # The user config's [hooks] (agent/hooks.py); the engine gets the pre-compact one.
+        self._hooks = HookRunner(
+            self.settings.hooks, self._ctx, self._record.event, str(getattr(store, "root", id(store)))
+        )
+        self._hooks.attach(self.engine)
+        self._model_stream = ModelStream(stream_fn, self._record, lambda: self.clock())
+        self._tools = ToolRunner(
+            settings=self.settings,
+            workspace=self.workspace,
+            ctx=self._ctx,
+            checkpoints=Checkpointer(store, session_id, self.workspace),
+            record=self._record,
+            headless=headless,
+            clock=lambda: self.clock(),
+            hooks=self._hooks,
+        )
 
     # -- identity -------------------------------------------------------------------------
     @property
@@ -232,33 +168,6 @@ class Agent:
             reasoning_effort=reasoning_effort_for(str(self.settings.reasoning_effort), model),
         )
 
-    # -- store helpers --------------------------------------------------------------------
-    def _append(self, message: dict[str, Any], artifacts: dict[str, str | None] | None = None):
-        """Store `message`; `artifacts` (vault handle → its text, or None to read the vault)
-        are indexed in the same transaction, so what left the prompt stays searchable."""
-        tokens = count_message_tokens(message, self.model_name)
-        try:
-            return self.store.append_message(self.session_id, message, tokens, artifacts=artifacts)
-        except (VaultError, OSError):
-            if not artifacts:
-                raise
-            # The vault lost or changed the file under us: the message itself must still be
-            # stored (search is a convenience; the handle says where the text should be).
-            _log.warning("could not index %s for search", ", ".join(artifacts), exc_info=True)
-            return self.store.append_message(self.session_id, message, tokens)
-
-    def _event(self, kind: str, data: dict[str, Any]) -> None:
-        self.store.append_event(self.session_id, kind, data)
-
-    def _store_tool_result(
-        self, call_id: str, name: str, content: str, status: str, artifacts: dict[str, str | None] | None = None
-    ):
-        # The outcome is stored beside the content (store/tool_status.py): the fork summary, the
-        # transcript and the health screen read it instead of guessing from untrusted output.
-        return self._append(
-            with_status({"role": "tool", "tool_call_id": call_id, "name": name, "content": content}, status), artifacts
-        )
-
     # -- the turn -------------------------------------------------------------------------
     async def turn(self, text: str | list[dict[str, Any]]) -> AsyncGenerator[AgentEvent, None]:
         """One user turn. `text` may also be OpenAI list content (text and `image_url` parts,
@@ -266,8 +175,10 @@ class Agent:
         if self._busy:
             raise RuntimeError("a turn is already running on this agent; wait for it or interrupt it")
         self._busy = True
-        state = _TurnState()
+        state = TurnState()
         try:
+            for notice in await self._hooks.session_start():
+                yield notice
             repaired = self.store.repair_dangling_tool_calls(self.session_id)
             if repaired:
                 yield Notice(
@@ -277,7 +188,9 @@ class Agent:
             # A resend after a failed turn reuses the stored ask (agent/resend.py).
             content, artifacts = user_content(text, self._ctx.vault, self.settings.tool_output_cap)
             reused = reusable_user_message(self.engine.last_row(), content)
-            record = reused if reused is not None else self._append({"role": "user", "content": content}, artifacts)
+            record = (
+                reused if reused is not None else self._record.append({"role": "user", "content": content}, artifacts)
+            )
             state.user_record = record
             yield UserMessageStored(
                 record.id, text if isinstance(text, str) else text_of_parts(content), reused=reused is not None
@@ -289,13 +202,16 @@ class Agent:
             if not self.build.model.supports_tools and not self._plain_chat_noticed:
                 self._plain_chat_noticed = True
                 note = f"{self.model_name} has no tool calling; running as plain chat"
-                self._event(event_kinds.NOTE, {"text": note})
+                self._record.event(event_kinds.NOTE, {"text": note})
                 yield Notice(note, level="warning")
             if not self._sandbox_noticed and "bash" in self.build.tools.names:
                 self._sandbox_noticed = True
                 sandbox_note = sandbox_status(self.settings.sandbox).start_notice()
                 if sandbox_note:
                     yield Notice(sandbox_note, level="warning")
+            summarizer_note = self._summarizer_notice()
+            if summarizer_note:
+                yield Notice(summarizer_note, level="warning")
             if self.mcp is not None and self.build.model.supports_tools:
                 async for notice in self.mcp.sync_turn(self):
                     yield notice
@@ -314,7 +230,7 @@ class Agent:
         finally:
             self._busy = False
 
-    async def _loop(self, state: _TurnState) -> AsyncGenerator[AgentEvent, None]:
+    async def _loop(self, state: TurnState) -> AsyncGenerator[AgentEvent, None]:
         max_steps = max(1, int(self.settings.max_steps))
         while True:
             state.steps += 1
@@ -323,7 +239,11 @@ class Agent:
                     yield notice
             try:
                 prompt = self.engine.assemble(self.turn_input())
-                self._event(event_kinds.ASSEMBLE, dict(prompt.report))
+                self._record.event(event_kinds.ASSEMBLE, dict(prompt.report))
+                for trip in self.engine.take_notices():
+                    yield Notice(trip, level="warning")
+                for hook_notice in self._hooks.take_notices():  # a pre_compact hook that failed
+                    yield hook_notice
                 if state.steps == 1 and state.user_record is not None:
                     excerpt = self.engine.excerpt_of(state.user_record.id)
                     if excerpt is not None:
@@ -340,7 +260,7 @@ class Agent:
                     if state.partial_text:
                         raise
                     prompt = self.engine.assemble(self.turn_input(force_tier="emergency", trigger="context_exceeded"))
-                    self._event(event_kinds.ASSEMBLE, dict(prompt.report))
+                    self._record.event(event_kinds.ASSEMBLE, dict(prompt.report))
                     yield Notice(
                         "the provider said the prompt was too long; compacted and retrying once", level="warning"
                     )
@@ -348,19 +268,19 @@ class Agent:
                         async for event in events:
                             yield event
             except ContextExhausted as exc:
-                yield self._turn_error("ContextExhausted", exc.user_text(), "", state)
+                yield self._record.turn_error("ContextExhausted", exc.user_text(), "", state)
                 yield TurnFinished("error", state.steps)
                 return
             except LLMError as exc:
-                self._keep_partial_text(state, "the provider call failed")
-                yield self._turn_error(type(exc).__name__, exc.message, exc.hint, state)
+                self._record.keep_partial_text(state, "the provider call failed")
+                yield self._record.turn_error(type(exc).__name__, exc.message, exc.hint, state)
                 yield TurnFinished("error", state.steps)
                 return
             except Exception as exc:  # a bug must end the turn readably, not kill the app
                 if disk_full(exc, getattr(self.store, "root", None)) is not None:
                     raise  # turn() names the disk; nothing more can be stored anyway
-                self._keep_partial_text(state, "an internal error")
-                yield self._turn_error(
+                self._record.keep_partial_text(state, "an internal error")
+                yield self._record.turn_error(
                     type(exc).__name__,
                     f"Internal error: {exc}",
                     "This is a bug in myrm; your message is kept. Please report it.",
@@ -369,12 +289,12 @@ class Agent:
                 yield TurnFinished("error", state.steps)
                 return
 
-            message, renamed = unique_call_ids(self._assistant_message(state), set(self.engine.call_ids()))
-            record = self._append(message)
+            message, renamed = unique_call_ids(assistant_message(state), set(self.engine.call_ids()))
+            record = self._record.append(message)
             state.partial_text = ""
-            calls = self._calls_of(state, message, renamed)
+            calls = calls_of(state, message, renamed)
             state.open_calls = [(c.id, c.name) for c in calls]
-            figures = self._reply_figures(record.id, state)
+            figures = self._model_stream.reply_figures(record.id, state, self.model_name)
             yield AssistantMessageStored(
                 record.id, message.get("content") or "", tuple(message.get("tool_calls") or ()), figures
             )
@@ -384,7 +304,7 @@ class Agent:
                 return
 
             for call in calls:
-                async with aclosing(self._tool_phase(call, state)) as events:
+                async with aclosing(self._tools.phase(call, state, self.build.tools)) as events:
                     async for event in events:
                         yield event
 
@@ -443,6 +363,19 @@ class Agent:
 
         return [SummaryModel(r.model, r.window, r.settings) for r in self.summary_routes()]
 
+    def _summarizer_notice(self) -> str:
+        """Once per agent: the lite model the user configured cannot write summaries (too small a
+        window, a tiny model), so the main model (or the extractive body) does. Said, not only
+        stored, because the user chose that model to save cost and it is not being used."""
+        if self._summarizer_noticed:
+            return ""
+        self._summarizer_noticed = True
+        lite = self.settings.lite_model
+        if not lite:
+            return ""
+        model, _window, why = self.summarizer()
+        return f"summaries: {why}" if model != lite else ""
+
     def summarizer(self) -> tuple[str | None, int, str]:
         """(model, window, why) of the first model of the summarizer chain: the lite model if
         configured and able, else the main model; None for a tiny main model without a usable
@@ -465,7 +398,7 @@ class Agent:
             return None
         return await self.engine.maintain(self.turn_input(), models=models, breaker=self.engine.summary_breaker)
 
-    async def _summaries_between_steps(self, state: _TurnState) -> AsyncGenerator[AgentEvent, None]:
+    async def _summaries_between_steps(self, state: TurnState) -> AsyncGenerator[AgentEvent, None]:
         """Summary work inside a turn, before the next request: a long tool-using turn can pass
         from the full threshold to a removal without an idle moment, and `myrm run` has none.
         After a step's tools, the next chunk (or fold) is prepared as after a turn; with
@@ -506,334 +439,22 @@ class Agent:
             raise RuntimeError("a turn is running; fork after it ends or interrupt it")
         return fork_with_summary(self.store, self.session_id, model=self.model_name, keep_user_turns=keep_user_turns)
 
-    async def _stream_once(self, prompt, state: _TurnState) -> AsyncGenerator[AgentEvent, None]:
+    async def _stream_once(self, prompt: AssembledPrompt, state: TurnState) -> AsyncGenerator[AgentEvent, None]:
         state.calls, state.finish = [], None
-        async with aclosing(self._stream_phase(prompt, state)) as events:
+        stream = self._model_stream.run(
+            prompt, state, model_name=self.model_name, model=self.build.model, call_settings=self.call_settings()
+        )
+        async with aclosing(stream) as events:
             async for event in events:
                 if isinstance(event, UsageEvent):
                     self.engine.note_provider_call(prompt_tokens=event.prompt_tokens, estimated_tokens=prompt.tokens)
                 yield event
         self.engine.note_provider_call()
 
-    # -- stream phase ---------------------------------------------------------------------
-    async def _stream_phase(self, prompt, state: _TurnState) -> AsyncGenerator[AgentEvent, None]:
-        stream_fn = self._stream_fn or _default_stream()
-        tools = prompt.tools or None
-        stream = stream_fn(self.model_name, prompt.messages, tools, self.call_settings())
-        state.call_started, state.first_token_at, state.call_ended, state.call_usage = self.clock(), None, None, None
-        async with _closing(stream) as llm_events:
-            async for event in llm_events:
-                if isinstance(event, (TextDelta, ReasoningDelta, ToolCallEvent)) and state.first_token_at is None:
-                    state.first_token_at = self.clock()
-                if isinstance(event, TextDelta):
-                    state.partial_text += event.text
-                    yield event
-                elif isinstance(event, ReasoningDelta):
-                    yield event
-                elif isinstance(event, ToolCallEvent):
-                    state.calls.append(event)
-                elif isinstance(event, UsageEvent):
-                    if event.cost is None:  # the provider sent no price: litellm's map, when it knows one
-                        event = dataclasses.replace(
-                            event,
-                            cost=call_cost(
-                                event.prompt_tokens,
-                                event.completion_tokens,
-                                event.cached_read_tokens,
-                                event.cached_write_tokens,
-                                self.build.model,
-                            ),
-                        )
-                    state.call_usage = event
-                    self._event(event_kinds.USAGE, {"model": self.model_name, **dataclasses.asdict(event)})
-                    yield event
-                elif isinstance(event, RetryEvent):
-                    # the failed attempt's time is not this answer's: time the retry from here
-                    state.call_started, state.first_token_at = self.clock(), None
-                    yield event
-                elif isinstance(event, FinishEvent):
-                    state.finish = event
-        state.call_ended = self.clock()
-
-    def _reply_figures(self, message_id: int, state: _TurnState) -> ReplyFigures:
-        """The call's figures, stored beside the reply so a reopened session shows the same line."""
-        usage = state.call_usage or UsageEvent()
-        ended = state.call_ended if state.call_ended is not None else self.clock()
-        figures = ReplyFigures(
-            message_id=message_id,
-            model=self.model_name,
-            prompt_tokens=usage.prompt_tokens,
-            completion_tokens=usage.completion_tokens,
-            cached_read_tokens=usage.cached_read_tokens,
-            cached_write_tokens=usage.cached_write_tokens,
-            cost=usage.cost,
-            elapsed_s=round(ended - state.call_started, 3),
-            first_token_s=None if state.first_token_at is None else round(state.first_token_at - state.call_started, 3),
-        )
-        self._event(event_kinds.REPLY_FIGURES, figures.as_data())
-        return figures
-
-    def _assistant_message(self, state: _TurnState) -> dict[str, Any]:
-        if state.finish is not None and state.finish.message:
-            return dict(state.finish.message)
-        # A provider that ended without a finish event: rebuild the message from what streamed.
-        message: dict[str, Any] = {"role": "assistant", "content": state.partial_text or None}
-        if state.calls:
-            message["tool_calls"] = [
-                {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.raw_arguments or "{}"}}
-                for c in state.calls
-            ]
-        return message
-
-    @staticmethod
-    def _calls_of(
-        state: _TurnState, message: dict[str, Any], renamed: Sequence[tuple[str, str]] = ()
-    ) -> list[ToolCallEvent]:
-        """The calls to run, in the stored message's order (the parsed events carry the args),
-        under their session-unique ids (`renamed`: (id the model sent, id stored) per call)."""
-        by_id: dict[str, list[ToolCallEvent]] = {}
-        for c in state.calls:
-            by_id.setdefault(c.id, []).append(c)
-        sent = (
-            [old for old, _ in renamed] if renamed else [raw.get("id", "") for raw in message.get("tool_calls") or ()]
-        )
-        ordered = []
-        for raw, sent_id in zip(message.get("tool_calls") or (), sent, strict=True):
-            call_id = raw.get("id", "")
-            if by_id.get(sent_id):
-                ordered.append(dataclasses.replace(by_id[sent_id].pop(0), id=call_id))
-            else:
-                function = raw.get("function", {})
-                ordered.append(
-                    ToolCallEvent(
-                        call_id,
-                        function.get("name", ""),
-                        {},
-                        function.get("arguments", ""),
-                        parse_error="the call's arguments were not received",
-                    )
-                )
-        return ordered
-
-    def _turn_error(self, error_class: str, message: str, hint: str, state: _TurnState) -> TurnError:
-        self._event(
-            event_kinds.ERROR, {"error_class": error_class, "message": message, "hint": hint, "step": state.steps}
-        )
-        return TurnError(error_class, message, hint)
-
-    def _keep_partial_text(self, state: _TurnState, why: str) -> None:
-        """Text the user already saw is stored, marked as cut off: nothing shown is lost."""
-        if state.partial_text.strip():
-            self._append({"role": "assistant", "content": state.partial_text + CUT_OFF_NOTE.format(why=why)})
-        state.partial_text = ""
-
-    # -- tool phase -----------------------------------------------------------------------
-    async def _tool_phase(self, call: ToolCallEvent, state: _TurnState) -> AsyncGenerator[AgentEvent, None]:
-        started = self.clock()
-        yield ToolStarted(call.id, call.name, dict(call.arguments))
-        state.result, state.approval_wait_s = None, 0.0
-        async with aclosing(self._execute(call, state)) as events:
-            async for event in events:
-                yield event
-        result = state.result or ToolResult("error: the tool produced no result", "error")
-        content, handle = result.content, result.vault_handle
-        # Whatever tool put the output in the vault (bash spills itself), the text is indexed
-        # with the result that names it (None: read back from the vault).
-        artifacts: dict[str, str | None] = {handle: None} if handle else {}
-        if handle is None and len(content) > self.settings.tool_output_cap:
-            full = content
-            content, handle = spill_if_large(
-                full, self.settings.tool_output_cap, self._ctx.vault, tool=call.name, arguments=call.arguments
-            )
-            if handle:
-                artifacts[handle] = full
-        record = self._store_tool_result(call.id, call.name, content, result.status, artifacts)
-        state.open_calls = [c for c in state.open_calls if c[0] != call.id]
-        # The duration is the tool's own: the time a person took to answer the approval is not it.
-        ran = max(0.0, self.clock() - started - state.approval_wait_s)
-        yield ToolFinished(
-            call.id, call.name, result.status == "ok", content, round(ran, 3), record.id, handle, result.status
-        )
-
-    async def _execute(self, call: ToolCallEvent, state: _TurnState) -> AsyncGenerator[AgentEvent, None]:
-        """Validate, ask, run. Sets state.result; every failure becomes an error result."""
-        if call.parse_error:
-            state.result = ToolResult(
-                f"error: the arguments were not a valid JSON object ({call.parse_error}); "
-                f"call {call.name} again with a JSON object.",
-                "error",
-            )
-            return
-        tool = self.build.tools.get(call.name)
-        if tool is None:
-            available = ", ".join(self.build.tools.names) or "none"
-            state.result = ToolResult(f"error: there is no tool named {call.name!r}; available: {available}.", "error")
-            return
-        args = dict(call.arguments)
-        try:
-            validate_arguments(tool, args)
-            command = str(args.get("command", "")) if tool.kind == "exec" else None
-            rule_call = call_for(tool.name, args, self.workspace)
-            rules = self._permission_rules() if tool.kind != "read" else None
-            if rules is not None and rules.problems and not self._rules_problem_noticed:
-                self._rules_problem_noticed = True
-                yield Notice("; ".join(rules.problems), level="warning")
-            decision = decide(self.settings.approval, tool.kind, command, rules=rules, call=rule_call)
-            forced = tool.required_approval(args, self._ctx)  # e.g. bash asking for the network
-            if forced and decision.verdict is Verdict.ALLOW:
-                decision = Decision(Verdict.ASK, reason=forced, forced=True)
-            network_granted = False
-            if decision.verdict is not Verdict.ALLOW:
-                preview = tool.preview(args, self._ctx)
-                if decision.verdict is Verdict.REFUSE and decision.rules:
-                    refusal = rule_refusal(preview.summary, decision)
-                    yield Notice(refusal.for_user, level="warning")
-                    state.result = ToolResult(refusal.for_model, "denied")
-                    return
-                if decision.verdict is Verdict.REFUSE:
-                    state.result = ToolResult(
-                        f"refused: {preview.summary} ({decision.reason}; the user must change the "
-                        "`approval` setting to allow it). Do not retry; tell the user what you wanted to do.",
-                        "denied",
-                    )
-                    return
-                if self.headless:
-                    refusal = (
-                        headless_network_refusal(preview.summary)
-                        if preview.network_requested
-                        else headless_refusal(decision, tool.kind, preview.summary, self.settings.approval, command)
-                    )
-                    yield Notice(refusal.for_user, level="warning")
-                    state.result = ToolResult(refusal.for_model, "denied")
-                    return
-                # "Always allow" is offered only when the stored rule would really let this call
-                # run next time: never for a destructive command or a network request.
-                offered = () if (decision.destructive or preview.network_requested) else suggest_rules(rule_call)
-                request = ApprovalRequest(
-                    call.id,
-                    call.name,
-                    args,
-                    preview.summary,
-                    preview.diff,
-                    decision.destructive,
-                    asyncio.get_running_loop().create_future(),
-                    network_requested=preview.network_requested,
-                    cwd=str(self.workspace),
-                    sandbox=self._sandbox_note(tool, preview),
-                    offered_rules=offered,
-                    why=decision.reason,
-                )
-                asked = self.clock()
-                yield request
-                assert request.decision is not None
-                try:
-                    answer = as_answer(await request.decision)
-                finally:
-                    state.approval_wait_s += self.clock() - asked
-                if not answer.allow:
-                    state.result = ToolResult(denial_result(preview.summary, answer.reason), "denied")
-                    return
-                remember = tuple(r for r in answer.remember if r in offered)
-                if remember:
-                    yield self._remember_rules(remember)
-                network_granted = preview.network_requested
-        except ToolError as exc:
-            state.result = ToolResult(f"error: {exc}", "error")
-            return
-        except Exception as exc:  # noqa: BLE001 - e.g. an unreadable file while previewing
-            state.result = ToolResult(f"error: {call.name} failed: {type(exc).__name__}: {exc}", "error")
-            return
-        async with aclosing(self._run_tool(tool, call, args, state, network_granted)) as events:
-            async for event in events:
-                yield event
-
-    def _permission_rules(self):
-        """Read fresh for each call that may ask: "Always allow" in another myrm, or the user
-        editing the store, applies at once."""
-        from myrm_tui.settings.paths import user_config_dir
-
-        return effective_rules(getattr(self.settings, "permissions", None), self.workspace, user_config_dir())
-
-    def _remember_rules(self, rules: tuple[str, ...]) -> Notice:
-        from myrm_tui.settings.paths import user_config_dir
-
-        listed = ", ".join(rules)
-        try:
-            path = remember_allow(user_config_dir(), self.workspace, rules)
-        except (RulesStoreError, RuleError, OSError) as exc:
-            return Notice(f"allowed once; could not store {listed}: {exc}", level="warning")
-        return Notice(f"always allowed in this workspace: {listed} (stored in {path})")
-
-    def _sandbox_note(self, tool: Tool, preview: Any) -> str:
-        if tool.kind != "exec":
-            return ""
-        runs_elsewhere = getattr(tool, "runs_outside_sandbox", None)  # MCP tools: in their server's process
-        if runs_elsewhere:
-            return str(runs_elsewhere)
-        status = sandbox_status(self.settings.sandbox)
-        return sandbox_note(status.mode, status.active, bool(self.settings.sandbox_network), preview.network_requested)
-
-    async def _run_tool(
-        self, tool: Tool, call: ToolCallEvent, args: dict[str, Any], state: _TurnState, network_granted: bool = False
-    ) -> AsyncGenerator[AgentEvent, None]:
-        queue: asyncio.Queue[str] = asyncio.Queue()
-        ctx = dataclasses.replace(self._ctx, emit=queue.put_nowait, network_granted=network_granted)
-        state.tool_output = []
-        checkpoint, problem = await asyncio.to_thread(self._checkpoints.before, tool, args, ctx)
-        if problem:
-            yield Notice(problem, level="warning")
-        task = asyncio.create_task(tool.run(args, ctx), name=f"tool:{call.name}:{call.id}")
-        state.tool_task = task
-        try:
-            while True:
-                getter = asyncio.ensure_future(queue.get())
-                try:
-                    await asyncio.wait({task, getter}, return_when=asyncio.FIRST_COMPLETED)
-                finally:
-                    if not getter.done():
-                        getter.cancel()
-                pieces = [getter.result()] if getter.done() and not getter.cancelled() else []
-                while not queue.empty():
-                    pieces.append(queue.get_nowait())
-                if pieces:
-                    text = "".join(pieces)
-                    state.tool_output.append(text)
-                    yield ToolOutputChunk(call.id, text)
-                if task.done():
-                    break
-        finally:
-            if task.done():
-                state.tool_task = None
-        turn = state.user_record.id if state.user_record is not None else 0
-        problem = await asyncio.to_thread(self._checkpoints.after, checkpoint, turn)
-        if problem:
-            yield Notice(problem, level="warning")
-        try:
-            state.result = task.result()
-        except ToolError as exc:
-            state.result = ToolResult(f"error: {exc}", "error")
-        except Exception as exc:  # noqa: BLE001 - a tool bug must not end the turn
-            state.result = ToolResult(f"error: {call.name} failed: {type(exc).__name__}: {exc}", "error")
-
     # -- interrupt ------------------------------------------------------------------------
-    async def _on_interrupt(self, state: _TurnState) -> None:
+    async def _on_interrupt(self, state: TurnState) -> None:
         """Leave the store valid first (synchronous writes), then stop what is running."""
-        self._keep_partial_text(state, "interrupted by user")
-        repaired = []
-        output = "".join(state.tool_output)
-        for call_id, name in state.open_calls:
-            content = INTERRUPTED_RESULT
-            artifacts: dict[str, str | None] = {}
-            running = state.tool_task is not None and not state.tool_task.done()
-            if running and output and call_id == state.open_calls[0][0]:
-                preview, handle = spill_if_large(output, self.settings.tool_output_cap, self._ctx.vault)
-                content = f"{INTERRUPTED_RESULT}\n[output before the interrupt]\n{preview}"
-                if handle:
-                    artifacts[handle] = output
-            self._store_tool_result(call_id, name, content, INTERRUPTED, artifacts)
-            repaired.append(call_id)
-        state.open_calls = []
-        self._event(event_kinds.INTERRUPTED, {"reason": "user", "repaired_call_ids": repaired, "step": state.steps})
+        self._record.interrupted(state, self.settings.tool_output_cap, self._ctx.vault)
         task = state.tool_task
         if task is not None and not task.done():
             task.cancel()
@@ -844,7 +465,22 @@ class Agent:
             self._process_groups.discard(pgid)
 
     def kill_running_processes(self) -> None:
-        """For app shutdown: SIGKILL every process group a tool started and that still runs."""
+        """For app shutdown: SIGKILL every process group a tool started and that still runs,
+        background commands included."""
         for pgid in list(self._process_groups):
             kill_group_now(pgid)
             self._process_groups.discard(pgid)
+        self.background.kill_now()
+        self._hooks.session_end_blocking()
+
+    async def aclose(self) -> list[BackgroundInfo]:
+        """The session ends (`myrm run` finishing, a test): stop the background commands still
+        running, with a grace period, keeping their unread output in the vault, then run the
+        session_end hooks (their failures: `take_hook_notices`). Returns the stopped commands."""
+        stopped = await self.background.aclose()
+        await self._hooks.session_end()
+        return stopped
+
+    def take_hook_notices(self) -> list[Notice]:
+        """Hook failures no turn has yielded (session_end, a pre_compact outside a turn)."""
+        return self._hooks.take_notices()

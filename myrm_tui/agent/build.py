@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from myrm_tui.agent.fingerprint import execution_fingerprint
-from myrm_tui.agent.prompts import SystemPrompt, build_system_prompt
+from myrm_tui.agent.prompts import SystemPrompt, build_system_prompt, offers_tool
 from myrm_tui.agent.tools.base import Tool
 from myrm_tui.agent.tools.registry import ToolRegistry, default_tools
 from myrm_tui.llm.model_info import ModelInfo
@@ -50,7 +50,9 @@ def build_agent(
     """`mcp_tools`: the MCP servers' tools at this moment (McpManager.tools); they are part of the
     tool schemas, so the fingerprint changes exactly when that sorted list does."""
     model = model or resolve_model_info(settings)
-    tools = default_tools(extra_tools, mcp_tools) if model.supports_tools else ToolRegistry(())
-    prompt = build_system_prompt(settings.prompt_mode, workspace, tools_enabled=model.supports_tools)
+    mode = settings.prompt_mode
+    offered = default_tools(extra_tools, mcp_tools) if model.supports_tools else ()
+    tools = ToolRegistry([tool for tool in offered if offers_tool(mode, tool.name)])
+    prompt = build_system_prompt(mode, workspace, tools_enabled=model.supports_tools, model=model.name)
     fingerprint = execution_fingerprint(settings, tools.schemas(), prompt.text)
     return AgentBuild(settings, model, tools, prompt, fingerprint)

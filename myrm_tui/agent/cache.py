@@ -64,6 +64,7 @@ class AgentCache:
             build=build,
             extra_tools=self._extra_tools,
             mcp=self._mcp,
+            background=old.background if old is not None else None,  # same session: they keep running
         )
         if old is not None and old.model_name != agent.model_name:
             self.store.append_event(

@@ -18,13 +18,14 @@ import logging
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from myrm_tui.agent.checkpoint_git import GitSnapshotError, GitSnapshotter
 from myrm_tui.agent.tools.base import Tool, ToolContext, ToolError
 from myrm_tui.agent.tools.paths import resolve_writable_path
 from myrm_tui.store import event_kinds
 from myrm_tui.store.constants import HANDLE_HEX_CHARS
+from myrm_tui.store.vault import Vault
 
 _log = logging.getLogger(__name__)
 
@@ -112,8 +113,15 @@ class Checkpointer:
         return self._git
 
     @property
-    def vault(self):
-        return getattr(self.store, "vault", None)
+    def vault(self) -> Vault | None:
+        # cast: `store` is Any (tests hand in stores without a vault); a real Store's is a Vault.
+        return cast(Vault | None, getattr(self.store, "vault", None))
+
+    def _vault(self) -> Vault:
+        """The vault, for the steps that run only after `before` found one (a Pending exists)."""
+        vault = self.vault
+        assert vault is not None, "a checkpoint was started without a vault"
+        return vault
 
     def before(self, tool: Tool, args: dict[str, Any], ctx: ToolContext) -> tuple[Pending | None, str | None]:
         """Capture what `tool` may change; (pending, problem)."""
@@ -143,7 +151,7 @@ class Checkpointer:
                 tree = self.git.snapshot()
                 rows = []
                 for change in self.git.changes(pending.tree, tree):
-                    before = self.vault.put(self.git.blob(change.before_blob)) if change.before_blob else None
+                    before = self._vault().put(self.git.blob(change.before_blob)) if change.before_blob else None
                     rows.append((self.workspace / change.path, before))
                 self._record(turn, rows, SOURCE_GIT)
         except (OSError, GitSnapshotError) as exc:
@@ -153,7 +161,7 @@ class Checkpointer:
     def _keep(self, path: Path) -> str | None:
         if not path.is_file():
             return None
-        return self.vault.put(path.read_bytes())
+        return self._vault().put(path.read_bytes())
 
     def _record(self, turn: int, rows: Iterable[tuple[Path, str | None]], source: str) -> None:
         for path, before in rows:
@@ -161,7 +169,7 @@ class Checkpointer:
             if (
                 before is not None
                 and after is not None
-                and before == self.vault.HANDLE_PREFIX + after[:HANDLE_HEX_CHARS]
+                and before == self._vault().HANDLE_PREFIX + after[:HANDLE_HEX_CHARS]
             ):
                 continue  # the tool left the file as it was
             if before is None and after is None:

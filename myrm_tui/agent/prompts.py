@@ -5,6 +5,10 @@ Why static: the system prompt opens every request, so any byte that changes betw
 whole conversation. Modes are fixed strings; instruction files are read once per agent build
 and appended in a fixed order, normalised so the same file always gives the same bytes.
 
+After the mode text comes the model family's discipline block (agent/discipline.py), in the
+modes that do full agent work; it is static per family, so it stays in the cached prefix. The
+`search` mode is for look-ups: a short prompt and only the read-only tools (SEARCH_TOOLS).
+
 Instruction files are read the way the peers (Codex, Claude Code) read them: `AGENTS.md` then
 `CLAUDE.md` from the user's config folder (rules for every workspace), from the workspace root,
 then from each folder between the root and the current directory, outer first, so the most
@@ -22,9 +26,17 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
+from myrm_tui.agent.discipline import discipline_block
 from myrm_tui.agent.limits import WORKSPACE_RULES_MAX_CHARS
 
-PROMPT_MODES = ("full", "lean", "naked")
+PROMPT_MODES = ("full", "lean", "naked", "search")
+# Modes that carry the discipline block. Not naked (the bare prompt, nothing added), not search
+# (a short look-up prompt whose read-only tools make most of the edit-loop advice moot).
+DISCIPLINE_MODES = ("full", "lean")
+# The tools the search mode offers: reading the workspace, and the ctx_* tools that read this
+# session's history. Nothing that writes, runs commands or reaches the network.
+SEARCH_TOOLS = ("file_read", "grep", "glob")
+SEARCH_TOOL_PREFIX = "ctx_"
 # Rules files, in the order they are appended within one folder.
 WORKSPACE_RULE_FILES = ("AGENTS.md", "CLAUDE.md")
 # Where an instruction file was found.
@@ -90,6 +102,13 @@ _LEAN_SECTIONS = (
 
 _NAKED = "You are myrm, a coding agent. Use the tools to do what the user asks."
 
+_SEARCH = (
+    "You are myrm, answering questions about the user's project from a terminal. Look things up "
+    "with the read-only tools (file_read, grep, glob, ctx_*) and answer from what you read; you "
+    "cannot edit files or run commands. Cite paths and line numbers, say plainly what you did not "
+    "find, and be brief."
+)
+
 # Kept short and plain on purpose: tool-less models are often tiny local ones (SmolLM2-135M),
 # which answer sensibly to a one-line assistant prompt and drift into loops on longer ones.
 _CHAT = (
@@ -108,9 +127,18 @@ def base_prompt(mode: str, tools_enabled: bool = True) -> str:
         return _CHAT
     if mode == "naked":
         return _NAKED
+    if mode == "search":
+        return _SEARCH
     if mode == "lean":
         return f"{_IDENTITY}\n\n{_tagged(_LEAN_SECTIONS)}"
     return f"{_IDENTITY}\n\n{_tagged(_FULL_SECTIONS)}"
+
+
+def offers_tool(mode: str, tool_name: str) -> bool:
+    """Whether an agent in `mode` offers this tool (every tool, except in the search mode)."""
+    if mode != "search":
+        return True
+    return tool_name in SEARCH_TOOLS or tool_name.startswith(SEARCH_TOOL_PREFIX)
 
 
 def _normalise(text: str) -> str:
@@ -240,10 +268,14 @@ class SystemPrompt:
     mode: str
     tools_enabled: bool
     rules: str  # the workspace rules part ('' when none), also part of the fingerprint
+    discipline: str = ""  # the model family's block ('' when none), between the mode text and the rules
 
 
-def build_system_prompt(mode: str, workspace: Path, tools_enabled: bool = True) -> SystemPrompt:
+def build_system_prompt(mode: str, workspace: Path, tools_enabled: bool = True, model: str = "") -> SystemPrompt:
+    """`model`: the model's name, which picks the discipline block (none for '' or an unknown family,
+    and none without tools: the chat prompt stays one line for tiny models)."""
     rules = read_workspace_rules(workspace)
     base = base_prompt(mode, tools_enabled)
-    text = f"{base}\n\n{rules}" if rules else base
-    return SystemPrompt(text=text, mode=mode, tools_enabled=tools_enabled, rules=rules)
+    discipline = discipline_block(model) if tools_enabled and mode in DISCIPLINE_MODES else ""
+    text = "\n\n".join(part for part in (base, discipline, rules) if part)
+    return SystemPrompt(text=text, mode=mode, tools_enabled=tools_enabled, rules=rules, discipline=discipline)

@@ -28,8 +28,12 @@ import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from myrm_tui.agent.protected_paths import PROTECTED_DIR_NAMES, SHELL_STARTUP_FILES, protected_paths
+
+if TYPE_CHECKING:  # the approvals module imports this one; the type is only named here
+    from myrm_tui.agent.approvals import Refusal
 
 MODES = ("workspace-write", "read-only", "off")
 # Seconds the one-time `bwrap ... true` probe may take: namespace setup is milliseconds, but a
@@ -286,7 +290,7 @@ def _first_missing(path: Path, root: Path) -> Path:
     return current
 
 
-def headless_network_refusal(summary: str):
+def headless_network_refusal(summary: str) -> Refusal:
     """What a headless run says when a command asks for the network: no flag of `myrm run`
     grants it (yolo does not), only a person's yes or the `sandbox_network` setting."""
     from myrm_tui.agent.approvals import Refusal

@@ -11,14 +11,13 @@ plan, so `/undo` twice walks back two turns.
 from __future__ import annotations
 
 import dataclasses
-import os
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from myrm_tui.agent.checkpoints import FileChange, changes_of, sha256_of
 from myrm_tui.agent.tools.diffs import unified_diff
+from myrm_tui.atomic_write import atomic_write
 from myrm_tui.store import event_kinds
 
 # Files larger than this are restored but not diffed in the preview (a diff of megabytes helps
@@ -134,22 +133,6 @@ def plan_rewind(store: Any, session_id: str, workspace: Path, message_id: int) -
     return _plan(store, workspace, [c for c in open_changes(store, session_id) if c.turn >= message_id])
 
 
-def _write_bytes(path: Path, data: bytes) -> None:
-    """Temp file + rename (a crash never leaves half a file); an existing file keeps its mode."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    mode = path.stat().st_mode & 0o7777 if path.exists() else None
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".myrm-tmp")
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-        if mode is not None:
-            os.chmod(tmp, mode)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
 def apply(plan: UndoPlan, store: Any, session_id: str, workspace: Path, *, force: bool = False) -> list[str]:
     """Restore the plan's files; lines saying what was done. UndoConflict (nothing touched) when a
     file changed since its turn and `force` is false. The files are hashed again here: an edit
@@ -167,7 +150,7 @@ def apply(plan: UndoPlan, store: Any, session_id: str, workspace: Path, *, force
                 path.unlink()
             done.append(f"deleted {item.path} (the turn created it)")
         else:
-            _write_bytes(path, store.vault.read_bytes(item.before))
+            atomic_write(path, store.vault.read_bytes(item.before))  # the user's file keeps its mode
             done.append(f"{'recreated' if item.current is None else 'restored'} {item.path}")
     store.append_event(
         session_id,

@@ -12,11 +12,15 @@ from collections.abc import Mapping, Set
 from dataclasses import dataclass
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from myrm_tui.settings.loader import LoadedSettings, load_settings
+from myrm_tui.settings.model_choice import AUTOMATIC, SESSION, choose_model
 from myrm_tui.settings.settings import Settings
 from myrm_tui.terminal_text import for_terminal
+
+if TYPE_CHECKING:  # the store is opened only by the commands that need it
+    from myrm_tui.store.store import Store
 
 # Exit codes shared by the commands (documented in the README).
 EXIT_OK = 0
@@ -71,6 +75,11 @@ def bootstrap(
             err(f"error: {problem}")
         elif not quiet:
             err(f"warning: {problem}")
+    from myrm_tui.cli_commands.filter_setup import install_filters  # declarative output filters
+
+    for problem in install_filters(root, loaded, accept_workspace):
+        if not quiet:
+            err(f"warning: {problem}")
     return None if fatal else CommandContext(root, loaded)
 
 
@@ -82,19 +91,25 @@ def config_notices(context: CommandContext) -> list[str]:
     return [str(p) for p in context.loaded.problems if p.level == "warning" and p.message != asked]
 
 
-def resolve_model(settings: Settings) -> tuple[Settings, str] | None:
-    """Settings with a concrete model (flag > settings > first usable provider), or None.
-
-    The second item says where the model came from, for messages and `myrm doctor`.
+def resolve_model(settings: Settings, session_model: str | None = None) -> tuple[Settings, str] | None:
+    """Settings with a concrete model, and where it came from (for messages and `myrm doctor`),
+    or None when no model can be chosen. The rule is settings.model_choice.choose_model, the one
+    the TUI uses too; before a session is picked there is no `session_model`, so it is
+    flag/env > config > first usable provider.
     """
-    if settings.model:
-        return settings, settings.sources.get("model", "settings")
+    chosen = choose_model(settings, session_model, fallback=_default_model)
+    if chosen is None:
+        return None
+    if chosen.source in (SESSION, AUTOMATIC):  # not the settings' own model: record it and where it came from
+        return with_value(settings, "model", chosen.model, chosen.source), chosen.source
+    return settings, chosen.source
+
+
+def _default_model() -> str | None:
+    """llm.defaults.default_model, imported only when no model is named (it reads litellm's registry)."""
     from myrm_tui.llm.defaults import default_model
 
-    chosen = default_model()
-    if not chosen:
-        return None
-    return with_value(settings, "model", chosen, "automatic (default_model)"), "automatic (default_model)"
+    return default_model()
 
 
 def refuse_unknown_model(settings: Settings) -> bool:
@@ -102,7 +117,7 @@ def refuse_unknown_model(settings: Settings) -> bool:
     session is created); False when the name is usable."""
     from myrm_tui.llm.registry import unknown_model_problem
 
-    problem = unknown_model_problem(str(settings.model), settings.models, settings.api_base or None)
+    problem = unknown_model_problem(settings.model, settings.models, settings.api_base or None)
     if problem is None:
         return False
     err(f"error: {problem}")
@@ -118,7 +133,7 @@ def with_value(settings: Settings, key: str, value: Any, source: str) -> Setting
     return dataclasses.replace(settings, values=MappingProxyType(values), sources=MappingProxyType(sources))
 
 
-def open_store(workspace: Path):
+def open_store(workspace: Path) -> Store | None:
     """The workspace's Store, or None after printing why it cannot be opened."""
     from myrm_tui.store.store import Store, StoreError
 

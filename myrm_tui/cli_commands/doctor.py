@@ -8,8 +8,13 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from myrm_tui.cli_commands.common import EXIT_OK, EXIT_USAGE, bootstrap
+
+if TYPE_CHECKING:  # each check imports what it needs when it runs
+    from myrm_tui.settings.settings import Settings
+    from myrm_tui.settings.trust import WorkspaceTrust
 
 OK, BAD, INFO = "✓", "✗", "·"
 EXIT_UNUSABLE = 1
@@ -36,6 +41,9 @@ def doctor_command() -> int:
 
     lines += ["", "Workspace trust"]
     lines += _trust_lines(loaded.workspace_trust)
+
+    lines += ["", "Output filters"]
+    lines += _filter_lines(context.workspace, loaded.workspace_trust)
 
     lines += ["", "Providers and models"]
     lines += _provider_lines()
@@ -66,7 +74,7 @@ def doctor_command() -> int:
     return EXIT_OK if usable else EXIT_UNUSABLE
 
 
-def _trust_lines(state) -> list[str]:
+def _trust_lines(state: WorkspaceTrust | None) -> list[str]:
     """Whether the workspace's config file is trusted, and what that changes (never fatal: the
     values that need trust are just ignored until the user decides)."""
     from myrm_tui.settings import trust as T
@@ -108,7 +116,7 @@ def _trust_lines(state) -> list[str]:
     return lines
 
 
-def settings_lines(settings) -> list[str]:
+def settings_lines(settings: Settings) -> list[str]:
     """Every effective value and its source. Values are redacted (credentials only): an
     api_base may carry user:password or ?api_key=, and doctor output gets pasted into issues."""
     from myrm_tui.sinks import DOCTOR, scrub, scrub_obj
@@ -125,6 +133,37 @@ def settings_lines(settings) -> list[str]:
     return lines
 
 
+def _filter_lines(workspace: Path, trust: WorkspaceTrust | None) -> list[str]:
+    """The declarative filters (settings/filter_files.py): which apply, which wait for the
+    workspace's trust, and the files skipped with the reason (never fatal)."""
+    from myrm_tui.settings.filter_files import (
+        load_filter_files,
+        user_filters_dir,
+        workspace_filters_dir,
+        workspace_filters_trusted,
+    )
+    from myrm_tui.settings.paths import user_config_dir
+    from myrm_tui.terminal_text import for_terminal
+
+    found = load_filter_files(workspace, user_config_dir(), workspace_trusted=workspace_filters_trusted(trust))
+    lines = []
+    for spec in found.applied:
+        lines.append(f"  {OK} {spec.name} ({spec.scope}): {spec.describe_match()} — {spec.path}")
+    for spec in found.held:
+        lines.append(
+            f"  {BAD} {spec.name} (workspace): {spec.describe_match()} — {spec.path}: held, not applied until "
+            "you trust this workspace (`myrm trust`, or --trust for one run)"
+        )
+    for problem in found.problems:
+        lines.append(f"  {BAD} {problem}")
+    if not lines:
+        lines.append(
+            f"  {INFO} none ({user_filters_dir(user_config_dir())}/*.toml or "
+            f"{workspace_filters_dir(workspace)}/*.toml add your own; see the README)"
+        )
+    return [for_terminal(line) for line in lines]
+
+
 def _provider_lines() -> list[str]:
     from myrm_tui.llm.provider_keys import provider_key_status
 
@@ -137,7 +176,7 @@ def _provider_lines() -> list[str]:
     return [line]
 
 
-def _model_lines(settings) -> tuple[bool, list[str]]:
+def _model_lines(settings: Settings) -> tuple[bool, list[str]]:
     if settings.model:
         return True, [f"  {OK} model: {settings.model} (from {settings.sources.get('model', 'settings')})"]
     from myrm_tui.llm.defaults import default_model
@@ -152,7 +191,7 @@ def _model_lines(settings) -> tuple[bool, list[str]]:
     return False, [line]
 
 
-def _local_lines(settings) -> tuple[bool, list[str]]:
+def _local_lines(settings: Settings) -> tuple[bool, list[str]]:
     """The embedded model, tested for real: a worker process loads it and decodes a multi-token
     prompt (a one-token decode passes even where the CPU path is broken). Only a failure of the
     model the user would actually run makes myrm "not ready"."""
@@ -196,7 +235,7 @@ def _store_lines(workspace: Path) -> tuple[bool, list[str]]:
     return store_lines(workspace)
 
 
-def _sandbox_lines(settings) -> list[str]:
+def _sandbox_lines(settings: Settings) -> list[str]:
     """The bash sandbox: the mode, bwrap and whether it really starts a sandbox here (a probe
     run of `bwrap … true`). Never fatal: without it bash still runs, guarded by approvals."""
     from myrm_tui.agent.sandbox import sandbox_status
@@ -217,7 +256,7 @@ def _sandbox_lines(settings) -> list[str]:
     ]
 
 
-def _mcp_lines(settings, workspace: Path, trust) -> list[str]:
+def _mcp_lines(settings: Settings, workspace: Path, trust: WorkspaceTrust | None) -> list[str]:
     """Each MCP server started for real, its tools and start time (cli_commands/doctor_mcp.py)."""
     from myrm_tui.cli_commands.doctor_mcp import mcp_lines
 

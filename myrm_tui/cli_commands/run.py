@@ -13,28 +13,34 @@ import json
 import signal
 import sys
 from collections.abc import AsyncIterator, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Self
+from typing import TYPE_CHECKING, Any, Self, TextIO
 
 from myrm_tui.cli_commands.common import (
     EXIT_INTERRUPTED,
-    EXIT_OK,
     EXIT_TURN_ERROR,
     EXIT_USAGE,
     bootstrap,
     err,
     onboarding_message,
-    one_line,
     open_store,
     refuse_unknown_model,
     resolve_model,
     with_value,
 )
+from myrm_tui.cli_commands.run_report import RunReport
 from myrm_tui.terminal_text import for_terminal, json_for_terminal
 
+if TYPE_CHECKING:  # types only: the modules load when a run needs them, after argument parsing
+    from myrm_tui.agent.agent import Agent
+    from myrm_tui.context.engine_prepare import PrepareProgress
+    from myrm_tui.mcp.manager import McpManager
+    from myrm_tui.settings.settings import Settings
+    from myrm_tui.store.store import Store
+
+__all__ = ["RunReport", "run_command"]
+
 TITLE_CHARS = 60  # a session title is the prompt's start; 60 chars fit a list row
-ARG_PREVIEW_CHARS = 100  # a tool line on stderr shows this much of the call
 
 
 def run_command(prompt: str, *, json_out: bool, model: str | None, **options: Any) -> int:
@@ -58,7 +64,7 @@ class _StreamWatch:
     """Passes writes through to a stream and remembers them (to know whether stdout got the JSON,
     and what stderr said when it did not)."""
 
-    def __init__(self, stream: Any) -> None:
+    def __init__(self, stream: TextIO) -> None:
         self.stream = stream
         self.text: list[str] = []
         self.written = False
@@ -191,7 +197,7 @@ def _run_command(
         )
         report = RunReport(session_id=session_id, model=settings.model, stream_text=not json_out)
         content = message_content(prompt, attached, files) if (attached or files) else prompt
-        asyncio.run(_drive_with_servers(agent.turn(content), report, mcp))
+        asyncio.run(_drive_with_servers(agent.turn(content), report, mcp, agent))
         report.finish_stdout()
         if compact and report.exit_code() == 0 and not _compact(agent):
             report.interrupted = True
@@ -237,7 +243,7 @@ def _custom_command(prompt: str, model: str | None, trust: bool) -> tuple[str, s
     return command.expand(parsed.argument), model or chosen or None
 
 
-def _with_session_model(loaded, settings, session_model: str | None):
+def _with_session_model(loaded: Settings, settings: Settings, session_model: str | None) -> Settings:
     """`--continue` / `--session`: the session keeps its own model unless this run names one
     (settings.model_for_session, the same rule as the TUI)."""
     from myrm_tui.settings.settings import model_for_session
@@ -248,7 +254,7 @@ def _with_session_model(loaded, settings, session_model: str | None):
     return with_value(settings, "model", chosen[0], chosen[1])
 
 
-def _drop_if_nothing_to_resume(store, session_id: str, report: RunReport) -> None:
+def _drop_if_nothing_to_resume(store: Store, session_id: str, report: RunReport) -> None:
     """A new session whose only content is the prompt of a failed run is not worth resuming
     (the prompt is still in the user's shell): remove it, so `sessions list` stays honest."""
     rows = store.messages(session_id)
@@ -262,12 +268,12 @@ def _drop_if_nothing_to_resume(store, session_id: str, report: RunReport) -> Non
     err("note: nothing was stored (the failed run's new session was removed); fix the error and run again.")
 
 
-def _compact(agent) -> bool:
+def _compact(agent: Agent) -> bool:
     """`--compact`: after the turn, everything outside the latest exchange becomes summary nodes
     (written by the summarizer model when there is one; a line per summary on stderr while it
     writes). False when Ctrl+C cancelled it (the prompt is then unchanged)."""
 
-    def progress(step) -> None:
+    def progress(step: PrepareProgress) -> None:
         if step.what != "done":
             what = "summary" if step.what == "leaf" else "fold"
             err(f"compacting: writing {what} {step.done + 1} of {max(step.total, step.done + 1)}…")
@@ -295,7 +301,7 @@ def _compact(agent) -> bool:
 
 
 def _choose_session(
-    store, session: str | None, continue_last: bool, model: str, prompt: str, fork: bool = False
+    store: Store, session: str | None, continue_last: bool, model: str, prompt: str, fork: bool = False
 ) -> str:
     """The session this run writes, claimed for this process (one writer per session).
 
@@ -325,7 +331,7 @@ def _choose_session(
     return store.create_session(model=model, title=session_title(prompt, TITLE_CHARS)).id
 
 
-def _mcp_servers(settings, workspace):
+def _mcp_servers(settings: Settings, workspace: Path) -> McpManager | None:
     """The run's MCP servers (None without any configured: the SDK is then never imported)."""
     if not settings.mcp_servers:
         return None
@@ -334,13 +340,21 @@ def _mcp_servers(settings, workspace):
     return McpManager.from_settings(settings, workspace)
 
 
-async def _drive_with_servers(events: AsyncIterator[Any], report: RunReport, mcp: Any) -> None:
+async def _drive_with_servers(events: AsyncIterator[Any], report: RunReport, mcp: Any, agent: Any = None) -> None:
     """MCP servers live as long as the turn's event loop: the turn starts them (and waits for them
     before its first model call); they are stopped here however the turn ended, so no server
-    process outlives `myrm run`."""
+    process outlives `myrm run`. So are the agent's background commands, said on stderr."""
     try:
         await _drive(events, report)
     finally:
+        if agent is not None:
+            stopped = await agent.aclose()
+            if stopped:
+                named = ", ".join(f"{info.handle} ({info.command})" for info in stopped)
+                note = f"note: stopped {len(stopped)} background command(s) still running at the end: {named}"
+                err(for_terminal(note))
+            for notice in agent.take_hook_notices():  # a session_end hook that failed
+                err(for_terminal(f"warning: {notice.text}"))
         if mcp is not None:
             await mcp.aclose()
 
@@ -383,169 +397,3 @@ async def _drive(events: AsyncIterator[Any], report: RunReport) -> None:
     finally:
         if installed:
             loop.remove_signal_handler(signal.SIGINT)
-
-
-@dataclass
-class RunReport:
-    """Prints the turn as it streams and remembers what the --json summary needs."""
-
-    session_id: str
-    model: str
-    stream_text: bool = True
-    texts: list[str] = field(default_factory=list)
-    tool_calls: list[dict[str, Any]] = field(default_factory=list)
-    usage: dict[str, Any] = field(
-        default_factory=lambda: {
-            "prompt_tokens": 0,
-            "completion_tokens": 0,
-            "cached_read_tokens": 0,
-            "cached_write_tokens": 0,
-            "cost": None,
-        }
-    )
-    finish_reason: str | None = None
-    error: dict[str, str] | None = None
-    interrupted: bool = False
-    _last_char: str = "\n"
-
-    def handle(self, event: Any) -> None:
-        # Event classes are looked up by name: the agent module imports litellm-side types we
-        # must not require at import time, and a name table keeps this a flat dispatch.
-        handler = getattr(self, "_on_" + type(event).__name__, None)
-        if handler is not None:
-            handler(event)
-
-    # -- streamed text
-    def _on_TextDelta(self, event) -> None:
-        if self.stream_text and event.text:
-            shown = for_terminal(event.text)  # model text is data: escapes shown, not obeyed
-            sys.stdout.write(shown)
-            sys.stdout.flush()
-            self._last_char = shown[-1]
-
-    def _on_StepStarted(self, event) -> None:
-        if event.step > 1 and self._last_char != "\n" and self.stream_text:
-            sys.stdout.write("\n")
-            self._last_char = "\n"
-
-    def _on_AssistantMessageStored(self, event) -> None:
-        if event.text:
-            self.texts.append(event.text)
-
-    # -- tools
-    def _on_ToolStarted(self, event) -> None:
-        self.tool_calls.append(
-            {"id": event.call_id, "name": event.name, "arguments": event.arguments, "status": "started"}
-        )
-        err(f"→ {event.name} {_argument_preview(event.arguments)}".rstrip())
-
-    def _on_ToolFinished(self, event) -> None:
-        entry = next((c for c in self.tool_calls if c["id"] == event.call_id), None)
-        if entry is None:  # a result for a call that never "started" (e.g. denied up front)
-            entry = {"id": event.call_id, "name": event.name, "arguments": {}}
-            self.tool_calls.append(entry)
-        entry.update(
-            status=event.status,
-            ok=event.ok,
-            content=event.content,
-            duration_s=round(event.duration_s, 3),
-            vault_handle=event.vault_handle,
-        )
-        mark = "✓" if event.ok else "✗"
-        detail = "" if event.ok else ": " + _echo(event.content)
-        err(f"{mark} {event.name} {event.status} ({event.duration_s:.1f}s){detail}")
-
-    def _on_ApprovalRequest(self, event) -> None:
-        """Unreachable with a headless agent (it refuses such calls itself, with the true reason);
-        kept so a future request type can never leave the turn waiting for an answer."""
-        if event.decision is not None and not event.decision.done():
-            event.decision.set_result(False)
-        err(f"not run: {event.summary} — nobody can be asked in a headless run.")
-
-    # -- notes, usage, end
-    def _on_Notice(self, event) -> None:
-        err(f"{event.level}: {event.text}")
-
-    def _on_RetryEvent(self, event) -> None:
-        err(f"retry {event.attempt}/{event.max_attempts} in {event.delay_s:.1f}s: {event.reason}")
-
-    def _on_UsageEvent(self, event) -> None:
-        for key in ("prompt_tokens", "completion_tokens", "cached_read_tokens", "cached_write_tokens"):
-            self.usage[key] += getattr(event, key) or 0
-        if event.cost is not None:
-            self.usage["cost"] = (self.usage["cost"] or 0.0) + event.cost
-
-    def _on_TurnError(self, event) -> None:
-        self.error = {"error_class": event.error_class, "message": event.message, "hint": event.hint}
-        self.finish_stdout()
-        err(f"error: {event.message} {event.hint}".rstrip())
-
-    def _on_TurnFinished(self, event) -> None:
-        self.finish_reason = event.reason
-        if event.reason == "tool_limit":
-            err(
-                f"note: stopped after {event.steps} model calls (max_steps); continue with "
-                f"`myrm run --session {self.session_id[:12]} ...` or raise --max-steps."
-            )
-
-    def crash(self, exc: Exception) -> None:
-        from myrm_tui.store.disk_full import disk_full
-
-        full = disk_full(exc)
-        if full is not None:  # not a bug: the sentence says which disk and what to do
-            self.error = {"error_class": type(full).__name__, "message": str(full), "hint": ""}
-        else:
-            self.error = {
-                "error_class": type(exc).__name__,
-                "message": str(exc) or type(exc).__name__,
-                "hint": "This is a bug in myrm; the session is kept. Please report it.",
-            }
-        self.finish_stdout()
-        err(f"error: {self.error['message']} {self.error['hint']}".rstrip())
-
-    def finish_stdout(self) -> None:
-        """End streamed text with a newline so the shell prompt starts on its own line."""
-        if self.stream_text and self._last_char != "\n":
-            sys.stdout.write("\n")
-            sys.stdout.flush()
-            self._last_char = "\n"
-
-    def exit_code(self) -> int:
-        if self.interrupted:
-            return EXIT_INTERRUPTED
-        if self.error is not None or self.finish_reason == "error":
-            return EXIT_TURN_ERROR
-        return EXIT_OK
-
-    def as_json(self) -> dict[str, Any]:
-        reason = "interrupted" if self.interrupted else self.finish_reason
-        return {
-            "session_id": self.session_id or None,
-            "model": self.model,
-            "text": "\n\n".join(self.texts),
-            "tool_calls": self.tool_calls,
-            "usage": self.usage,
-            "finish_reason": reason,
-            "error": self.error,
-        }
-
-
-def _echo(text: str) -> str:
-    """One stderr line of model- or tool-made text: redacted while whole, then clipped (stderr
-    ends up in CI logs and terminal scrollback)."""
-    from myrm_tui.sinks import RUN_ECHO, SCAN_CHARS, scrub
-
-    return one_line(scrub(RUN_ECHO, text[:SCAN_CHARS]), ARG_PREVIEW_CHARS)
-
-
-def _argument_preview(arguments: dict[str, Any]) -> str:
-    for key in ("command", "path", "file_path", "pattern", "query", "handle"):
-        value = arguments.get(key)
-        if isinstance(value, str) and value:
-            return _echo(value)
-    if not arguments:
-        return ""
-    from myrm_tui.sinks import RUN_ECHO, scrub_obj
-
-    # Values redacted as decoded strings first: JSON escapes would hide a YAML or .env line.
-    return _echo(json.dumps(scrub_obj(RUN_ECHO, arguments), ensure_ascii=False))

@@ -20,12 +20,13 @@ from myrm_tui.transcripts.transcript import render_text, stamp
 
 if TYPE_CHECKING:
     from myrm_tui.store.records import MessageRecord, SessionRecord
+    from myrm_tui.store.store import Store
 
 TITLE_COLUMN_CHARS = 50
 ID_COLUMN_CHARS = 12  # ids are long; a 12-char prefix is unique in practice and accepted back
 
 
-def open_read_only(workspace: Path):
+def open_read_only(workspace: Path) -> Store | None:
     """The workspace's store opened read-only (these commands never write, and must work on a
     read-only or damaged `.myrm/`); None after printing why it cannot be read."""
     from myrm_tui.store.store import Store, StoreError

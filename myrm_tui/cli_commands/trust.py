@@ -9,12 +9,15 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from myrm_tui.cli_commands.common import EXIT_OK, EXIT_USAGE, bootstrap, err, resolve_model
+from myrm_tui.cli_commands.common import EXIT_OK, EXIT_USAGE, CommandContext, bootstrap, err, resolve_model
 from myrm_tui.settings.settings import Settings
 from myrm_tui.settings.trust import WorkspaceTrust
 from myrm_tui.terminal_text import for_terminal
+
+if TYPE_CHECKING:  # the TUI (Textual) is imported only when the TUI starts
+    from myrm_tui.tui.screens.trust import TrustPrompt
 
 
 def _say(text: str) -> None:
@@ -72,14 +75,14 @@ def trust_command(*, revoke: bool = False) -> int:
     return EXIT_OK
 
 
-def _print_entries(state) -> None:
+def _print_entries(state: WorkspaceTrust) -> None:
     for entry in state.entries:
         _say(f"  {entry}")
     for entry in state.overridden:
         _say(f"  {entry}  (your environment or flags override it in this shell)")
 
 
-def _print_still_ignored(context, state) -> None:
+def _print_still_ignored(context: CommandContext, state: WorkspaceTrust) -> None:
     """What trust does not change: values a workspace file may only tighten, approval keys."""
     notes = [p for p in context.loaded.problems if p.file == str(state.config_file) and p.message != state.notice()]
     if notes:
@@ -88,7 +91,7 @@ def _print_still_ignored(context, state) -> None:
             _say(f"  {problem}")
 
 
-def trust_prompt_for(context, flags: Mapping[str, Any]):
+def trust_prompt_for(context: CommandContext, flags: Mapping[str, Any]) -> TrustPrompt | None:
     """The TUI's trust question for this workspace, or None when there is nothing to decide."""
     state = context.loaded.workspace_trust
     if state is None or not state.needs_decision:
@@ -120,5 +123,8 @@ def settle_choice(
     loaded = load_settings(workspace, flags, user_config_dir=user_dir, accept_workspace=state.digest)
     if loaded.workspace_trust is None or not loaded.workspace_trust.applied:
         return None, "The file changed after it was shown, so nothing in it was applied; restart myrm to review it."
+    from myrm_tui.cli_commands.filter_setup import install_filters
+
+    install_filters(workspace, loaded, state.digest, user_dir)  # the workspace's output filters apply now too
     resolved = resolve_model(loaded.settings)
     return (resolved[0] if resolved else loaded.settings), note

@@ -43,6 +43,7 @@ from myrm_tui.context.summary.source import summarizer_messages
 from myrm_tui.context.view_log import SyntheticView
 from myrm_tui.redact import redact_summary
 from myrm_tui.store.records import MessageRecord
+from myrm_tui.store.store import Store
 
 SUMMARY_KIND = "summary"
 # The one-line form of a node (`SummaryDag.brief`): same handle, same coverage, no body.
@@ -183,7 +184,7 @@ def _fold_footer(
 
 
 class SummaryDag:
-    def __init__(self, store: Any, session_id: str, *, fake: Summarizer | None = None):
+    def __init__(self, store: Store, session_id: str, *, fake: Summarizer | None = None) -> None:
         self.store = store
         self.session_id = session_id
         self.fake = fake
@@ -427,7 +428,7 @@ class SummaryDag:
 
     def brief(self, view: SyntheticView, count: Callable[[dict[str, Any]], int]) -> SyntheticView:
         """The one-line form of a summary view: its handle and the ids it covers, nothing
-        else. The last resort of the summary area (see `SummaryEvents._fit_summaries`): a
+        else. The last resort of the summary area (see `SummaryArea._fit_summaries`): a
         node's body, footer and quotes can outgrow the room a tight window leaves, its handle
         cannot, and `ctx_expand` still walks back from it to every original."""
         if view.kind == SUMMARY_BRIEF_KIND:

@@ -20,17 +20,19 @@ session with extractive summaries while the main model could write them.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Any
 
-from myrm_tui.context.budget import Budget, budget_for
-from myrm_tui.context.config import EngineConfig
+from myrm_tui.context.budget import Budget
+from myrm_tui.context.compactor import Compactor
 from myrm_tui.context.dag import SUMMARY_KINDS, SummaryDag
-from myrm_tui.context.family import family_of
-from myrm_tui.context.prefix_tokens import fixed_tokens, tools_key
+from myrm_tui.context.history import RenderedHistory
+from myrm_tui.context.summary_area import SummaryArea
 from myrm_tui.context.tokens import count_message_tokens
-from myrm_tui.context.units import Unit, split_units
-from myrm_tui.context.view_log import SyntheticView
+from myrm_tui.context.turn_input import TurnInput
+from myrm_tui.context.units import split_units
+from myrm_tui.store.event_kinds import SUMMARY
 from myrm_tui.store.records import MessageRecord
 
 # Between steps and after turns, a chunk smaller than this share of a full summarizer chunk
@@ -53,23 +55,39 @@ ProgressFn = Callable[[PrepareProgress], None]
 
 
 class SummaryPreparation:
-    # Provided by ContextEngine.
-    store: Any
-    session_id: str
-    config: EngineConfig
-    dag: SummaryDag
-    rows: list[MessageRecord]
-    synthetic: list[SyntheticView]
-    usage_ratio: float
-    _first_user: int | None
-    _last_user: int | None
-    _system_rows: list[int]
-    _history_tokens: int
+    """The model-written summaries ahead of the events that use them (see the module's docstring).
+
+    Why it takes the engine's lock: these entry points are coroutines that wait for a model, and
+    a compaction (the compact command, a turn's assemble) may run meanwhile. They read and write
+    engine state only under `lock`, and never hold it across an await: the model call works on
+    row copies, and what it wrote is stored as a prepared node (by row ids, which never move), so
+    an event that ran in between only means the node waits for the next removal.
+    """
+
+    def __init__(
+        self,
+        history: RenderedHistory,
+        summaries: SummaryArea,
+        compactor: Compactor,
+        dag: SummaryDag,
+        lock: AbstractContextManager[Any],
+        removed_next: Callable[..., list[int]],
+    ):
+        self.history = history
+        self.summaries = summaries
+        self.compactor = compactor
+        self.dag = dag
+        self.config = history.config
+        self.store = history.store
+        self.session_id = history.session_id
+        self._lock = lock
+        self._removed_next = removed_next  # the engine's `rows_removed_next`
+        self._failed_folds: set[tuple[str, ...]] = set()  # children a model could not fold (not asked again)
 
     # ------------------------------------------------------------------ entry points
     async def maintain(
         self,
-        inp: Any,
+        inp: TurnInput,
         *,
         model: str | None = None,
         window: int = 0,
@@ -86,27 +104,27 @@ class SummaryPreparation:
         chain = _chain(models, model, window, call, settings)
         if not chain:
             return None
-        budget = self._ready(inp)
-        # Prepare only once the full tier is reached: removal is then near, so the paid summary
-        # is very likely to be used (below it, sessions often end before anything is removed).
-        if self._prompt_tokens(inp) < budget.prompt_limit * self.config.full_ratio:
-            return None
-        # The oldest chunk of what an emergency would remove now: removal takes the oldest units
-        # first, so that is what the next removal takes, whenever it comes. (Summarizing "the
-        # oldest units outside the tail" instead paid, between steps, for a chunk of the one or
-        # two units added since the last step, a call each: 50 calls where 22 cover as much,
-        # bench/summary_timing.py.) Nothing when masking alone would do: no removal is near.
-        chunks = self._removal_chunks(self.rows_removed_next(inp, if_emergency_now=True), chain)
-        chunk = chunks[0] if chunks else None
-        full = min(_full_chunk(chain), budget.prompt_limit)  # a small window's removals are small too
-        if chunk is not None and chunk.tokens < full * MIN_CHUNK_FILL and not self.rows_removed_next(inp):
-            chunk = None  # a small chunk now would cost a call that a later, fuller one saves
-        if chunk is not None:
-            record = await self._prepare_leaf(
-                inp, budget, self.rows[chunk.start : chunk.end], chain, breaker, kind="prepare"
-            )
+        with self._lock:
+            budget = self.ready(inp)
+            # Prepare only once the full tier is reached: removal is then near, so the paid summary
+            # is very likely to be used (below it, sessions often end before anything is removed).
+            if self.prompt_tokens(inp) < budget.prompt_limit * self.config.full_ratio:
+                return None
+            # The oldest chunk of what an emergency would remove now: removal takes the oldest units
+            # first, so that is what the next removal takes, whenever it comes. (Summarizing "the
+            # oldest units outside the tail" instead paid, between steps, for a chunk of the one or
+            # two units added since the last step, a call each: 50 calls where 22 cover as much,
+            # bench/summary_timing.py.) Nothing when masking alone would do: no removal is near.
+            chunks = self._removal_chunks(self._removed_next(inp, if_emergency_now=True), chain)
+            chunk = chunks[0] if chunks else None
+            full = min(_full_chunk(chain), budget.prompt_limit)  # a small window's removals are small too
+            if chunk is not None and chunk.tokens < full * MIN_CHUNK_FILL and not self._removed_next(inp):
+                chunk = None  # a small chunk now would cost a call that a later, fuller one saves
+            rows = self.history.rows[chunk.start : chunk.end] if chunk is not None else None
+            fold = self._next_fold(budget) if chunk is None else None
+        if rows is not None:
+            record = await self._prepare_leaf(inp, budget, rows, chain, breaker, kind="prepare")
         else:
-            fold = self._next_fold(budget)
             if fold is None:
                 return None
             record = await self._prepare_fold(inp, budget, fold[0], fold[1], chain, breaker)
@@ -115,7 +133,7 @@ class SummaryPreparation:
 
     async def prepare_for_compact(
         self,
-        inp: Any,
+        inp: TurnInput,
         *,
         models: Sequence[Any],
         breaker: Any = None,
@@ -130,25 +148,23 @@ class SummaryPreparation:
         chain = list(models)
         if not chain:
             return []
-        budget = self._ready(inp)
-        live = self._live_from()
-        end = self._manual_tail_start(split_units(self.rows, live), budget.window)
-        chunks = chunks_between(
-            self.rows,
-            start=live,
-            end=end,
-            barriers=self._never_removed(),
-            blocks=self._prepared_blocks(),
-            summarizer_window=_window(chain),
-        )
-        records = []
-        for i, chunk in enumerate(chunks):
-            _report(progress, i, len(chunks), "leaf")
-            records.append(
-                await self._prepare_leaf(
-                    inp, budget, self.rows[chunk.start : chunk.end], chain, breaker, kind="compact", focus=focus
-                )
+        with self._lock:
+            budget = self.ready(inp)
+            live = self.history.live_from()
+            end = self.compactor.manual_tail_start(split_units(self.history.rows, live), budget.window)
+            chunks = chunks_between(
+                self.history.rows,
+                start=live,
+                end=end,
+                barriers=self.history.never_removed(),
+                blocks=self.summaries.prepared_blocks(),
+                summarizer_window=_window(chain),
             )
+            pieces = [self.history.rows[chunk.start : chunk.end] for chunk in chunks]
+        records = []
+        for i, rows in enumerate(pieces):
+            _report(progress, i, len(pieces), "leaf")
+            records.append(await self._prepare_leaf(inp, budget, rows, chain, breaker, kind="compact", focus=focus))
         records += await self.prepare_folds(
             inp, models=chain, breaker=breaker, focus=focus, progress=progress, done=len(records)
         )
@@ -157,7 +173,7 @@ class SummaryPreparation:
 
     async def prepare_folds(
         self,
-        inp: Any,
+        inp: TurnInput,
         *,
         models: Sequence[Any],
         breaker: Any = None,
@@ -171,10 +187,11 @@ class SummaryPreparation:
         chain = _chain(models, None, 0, None, None)
         if not chain:
             return []
-        budget = self._ready(inp)
+        budget = self.ready(inp)
         records: list[dict[str, Any]] = []
         for _ in range(FOLD_LOOKAHEAD_ROUNDS):
-            fold = self._next_fold(budget)
+            with self._lock:
+                fold = self._next_fold(budget)
             if fold is None:
                 break
             _report(progress, done + len(records), done + len(records) + 1, "fold")
@@ -184,7 +201,7 @@ class SummaryPreparation:
                 break
         return records
 
-    def chunks_before_removal(self, inp: Any, models: Sequence[Any]) -> list[Any]:
+    def chunks_before_removal(self, inp: TurnInput, models: Sequence[Any]) -> list[Any]:
         """The chunks the next request's emergency is about to remove that no model has
         summarized yet (a dry run of its plan: `rows_removed_next`), cut at what is already
         prepared. Empty when no removal is ahead. The caller then waits for `prepare_chunks`
@@ -192,7 +209,8 @@ class SummaryPreparation:
         chain = _chain(models, None, 0, None, None)
         if not chain:
             return []
-        return self._removal_chunks(self.rows_removed_next(inp), chain)
+        with self._lock:
+            return self._removal_chunks(self._removed_next(inp), chain)
 
     def _removal_chunks(self, removed: Sequence[int], chain: Sequence[Any]) -> list[Any]:
         """`removed` (row indices, ascending) as summarizer chunks, cut at prepared ranges."""
@@ -204,18 +222,23 @@ class SummaryPreparation:
                 runs[-1].append(i)
             else:
                 runs.append([i])
-        blocks, barriers, window = self._prepared_blocks(), self._never_removed(), _window(chain)
+        blocks, barriers, window = self.summaries.prepared_blocks(), self.history.never_removed(), _window(chain)
         return [
             chunk
             for run in runs
             for chunk in chunks_between(
-                self.rows, start=run[0], end=run[-1] + 1, barriers=barriers, blocks=blocks, summarizer_window=window
+                self.history.rows,
+                start=run[0],
+                end=run[-1] + 1,
+                barriers=barriers,
+                blocks=blocks,
+                summarizer_window=window,
             )
         ]
 
     async def prepare_chunks(
         self,
-        inp: Any,
+        inp: TurnInput,
         chunks: Sequence[Any],
         *,
         models: Sequence[Any],
@@ -227,19 +250,19 @@ class SummaryPreparation:
         chain = _chain(models, None, 0, None, None)
         if not chain:
             return []
-        budget = self._ready(inp)
+        with self._lock:
+            budget = self.ready(inp)
+            pieces = [self.history.rows[chunk.start : chunk.end] for chunk in chunks]
         records = []
-        for i, chunk in enumerate(chunks):
-            _report(progress, i, len(chunks), "leaf")
-            records.append(
-                await self._prepare_leaf(inp, budget, self.rows[chunk.start : chunk.end], chain, breaker, kind=kind)
-            )
+        for i, rows in enumerate(pieces):
+            _report(progress, i, len(pieces), "leaf")
+            records.append(await self._prepare_leaf(inp, budget, rows, chain, breaker, kind=kind))
         return records
 
     # ------------------------------------------------------------------ the work
     async def _prepare_leaf(
         self,
-        inp: Any,
+        inp: TurnInput,
         budget: Budget,
         rows: Sequence[MessageRecord],
         chain: Sequence[Any],
@@ -265,21 +288,22 @@ class SummaryPreparation:
         # failed) the extractive summary. Leaving a failed chunk unprepared made the next idle
         # step pay for the same rejected chunk again, after every turn (4 calls each time).
         # A breaker-open skip (no call made) stays unprepared so a later probe can still try.
-        if not outcome.fallback or outcome.attempts:
-            node = self.dag.prepare(
-                rows,
-                outcome.summary,
-                lambda m: count_message_tokens(m, inp.model.name),
-                model=outcome.model if not outcome.fallback else "extractive",
-                quote_tokens=self._quote_tokens(budget),
-            )
-            record["handle"] = node["handle"]
-        self.store.append_event(self.session_id, "summary", record)
+        with self._lock:
+            if not outcome.fallback or outcome.attempts:
+                node = self.dag.prepare(
+                    rows,
+                    outcome.summary,
+                    lambda m: count_message_tokens(m, inp.model.name),
+                    model=outcome.model if not outcome.fallback else "extractive",
+                    quote_tokens=self.summaries.quote_tokens(budget),
+                )
+                record["handle"] = node["handle"]
+            self.store.append_event(self.session_id, SUMMARY, record)
         return record
 
     async def _prepare_fold(
         self,
-        inp: Any,
+        inp: TurnInput,
         budget: Budget,
         children: list[dict[str, Any]],
         depth: int,
@@ -319,21 +343,22 @@ class SummaryPreparation:
         record.update(
             first_id=children[0]["first_id"], last_id=children[-1]["last_id"], children=list(handles), depth=depth
         )
-        if outcome.fallback:
-            if outcome.attempts:  # asked and failed (a breaker-open skip may try again later)
-                self._failed_folds.add(handles)
-        else:
-            node = self.dag.prepare_fold(
-                children,
-                depth,
-                outcome.summary,
-                lambda m: count_message_tokens(m, inp.model.name),
-                model=outcome.model,
-                quote_tokens=self._quote_tokens(budget),
-                max_tokens=self._max_node_tokens(budget),
-            )
-            record["handle"] = node["handle"]
-        self.store.append_event(self.session_id, "summary", record)
+        with self._lock:
+            if outcome.fallback:
+                if outcome.attempts:  # asked and failed (a breaker-open skip may try again later)
+                    self._failed_folds.add(handles)
+            else:
+                node = self.dag.prepare_fold(
+                    children,
+                    depth,
+                    outcome.summary,
+                    lambda m: count_message_tokens(m, inp.model.name),
+                    model=outcome.model,
+                    quote_tokens=self.summaries.quote_tokens(budget),
+                    max_tokens=self.summaries.max_node_tokens(budget),
+                )
+                record["handle"] = node["handle"]
+            self.store.append_event(self.session_id, SUMMARY, record)
         return record
 
     def _next_fold(self, budget: Budget) -> tuple[list[dict[str, Any]], int] | None:
@@ -344,14 +369,14 @@ class SummaryPreparation:
         from myrm_tui.context.summary.condense import SummaryNode, find_fold_run
 
         nodes: list[tuple[SummaryNode, dict[str, Any]]] = []
-        live = self._live_from()
-        for view in self.synthetic:
+        live = self.history.live_from()
+        for view in self.history.synthetic:
             if view.kind in SUMMARY_KINDS and view.handle:
                 node = self.store.get_summary(self.session_id, view.handle)
                 if node is not None:
                     nodes.append((self._summary_node(node, view.tokens), node))
         for node in self.store.summaries(self.session_id, status="prepared"):
-            if not node["children"] and self._index_of_id(node["first_id"]) >= live:
+            if not node["children"] and self.history.index_of_id(node["first_id"]) >= live:
                 nodes.append((self._summary_node(node, int(node["tokens"])), node))
         nodes.sort(key=lambda pair: pair[0].start)
         pressure_at = budget.prompt_limit * self.config.marker_cap_ratio
@@ -373,20 +398,15 @@ class SummaryPreparation:
         return None
 
     # ------------------------------------------------------------------ helpers
-    def _ready(self, inp: Any) -> Budget:
-        budget = budget_for(inp.model.context_window, inp.max_output_tokens)
-        self._sync_rows()
-        self._render((family_of(inp.model.name), inp.model.supports_vision, inp.model.name))
-        return budget
+    def ready(self, inp: TurnInput) -> Budget:
+        """The rows synced and rendered (not filtered: the next assemble does that), under the lock."""
+        with self._lock:
+            self.history.sync()
+            self.history.render(inp.render_key())
+        return inp.budget()
 
-    def _prompt_tokens(self, inp: Any) -> int:
-        return (
-            fixed_tokens(inp.system_prompt, tuple(inp.tools) and tools_key(inp.tools), inp.model.name)
-            + self._history_tokens
-        )
-
-    def _never_removed(self) -> set[int]:
-        return {i for i in (self._first_user, self._last_user) if i is not None} | set(self._system_rows)
+    def prompt_tokens(self, inp: TurnInput) -> int:
+        return inp.fixed_tokens() + self.history.tokens
 
     def _summary_node(self, node: dict[str, Any], tokens: int) -> Any:
         from myrm_tui.context.summary.condense import SummaryNode
@@ -394,24 +414,10 @@ class SummaryPreparation:
         return SummaryNode(
             node["handle"],
             int(node["depth"]),
-            self._index_of_id(node["first_id"]),
-            self._index_of_id(node["last_id"]) + 1,
+            self.history.index_of_id(node["first_id"]),
+            self.history.index_of_id(node["last_id"]) + 1,
             tokens,
         )
-
-    # Provided by ContextEngine / SummaryEvents.
-    _failed_folds: set[tuple[str, ...]]
-    _sync_rows: Callable[[], Any]
-    _render: Callable[[tuple[Any, ...]], None]
-    _live_from: Callable[[], int]
-    _tail_start: Callable[[Sequence[Unit], int], int]
-    _manual_tail_start: Callable[[Sequence[Unit], int], int]
-    _row_tokens: Callable[[int], int]
-    _index_of_id: Callable[[int], int]
-    _prepared_blocks: Callable[[], dict[int, int]]
-    _quote_tokens: Callable[[Budget], int]
-    _max_node_tokens: Callable[[Budget], int]
-    rows_removed_next: Callable[..., list[int]]
 
 
 def _chain(models: Sequence[Any] | None, model: str | None, window: int, call: Any, settings: Any) -> list[Any]:

@@ -46,6 +46,10 @@ def engine_for(store: Any, session_id: str, *, workspace: Path | None = None, **
                 kwargs["file_reader"] = workspace_reader(workspace)
             engine = ContextEngine(store, session_id, **kwargs)
             _ENGINES[key] = engine
+        elif kwargs.get("file_reader") is not None:
+            # The engine outlives agents (a rebuild, the replay building it first): the newest
+            # agent's reader (it records what a post-compaction reread showed the model) wins.
+            engine.summaries.file_reader = kwargs["file_reader"]
         return engine
 
 

@@ -7,11 +7,12 @@ older history, so it reflects the task the model is working on right now.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from myrm_tui.context.views import parse_arguments
+from myrm_tui.messages import content_text
 from myrm_tui.store.records import MessageRecord
 
 # Path-looking tokens: a slash or a dotted extension of 1–8 letters (src/app.py, README.md).
@@ -32,13 +33,11 @@ class Intent:
         return any(path in text for path in self.focus_paths | self.pinned_paths)
 
 
-def _text_of(message: dict[str, Any]) -> str:
-    content = message.get("content")
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        return " ".join(str(p.get("text", "")) for p in content if isinstance(p, dict))
-    return ""
+def _text_of(message: Mapping[str, Any]) -> str:
+    """A message's text as compaction has always read it: parts joined by " ", an image an empty
+    piece. Dedup hashes, filters and the summaries are built from this text, so its bytes are
+    part of the prompt: keep the options, not the defaults of `content_text`."""
+    return content_text(message.get("content"), sep=" ", image="", keep_empty=True)
 
 
 def looks_failed(content: str) -> bool:

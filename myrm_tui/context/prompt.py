@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
+from myrm_tui.context.assemble_report import AssembleReport
 from myrm_tui.context.budget import Budget
 
 
@@ -42,5 +43,5 @@ class AssembledPrompt:
     tools: list[dict[str, Any]]
     tokens: int
     budget: Budget
-    cache_breakpoints: tuple[int, ...] = ()
-    report: dict[str, Any] = field(default_factory=dict)
+    cache_breakpoints: tuple[int, ...]
+    report: AssembleReport  # also reads as the stored JSON (`dict(report)`)

@@ -7,8 +7,9 @@ an "error: …" string (the model can correct itself), never an exception.
 
 Recalled content is wrapped in `<recalled untrusted="true">` with a one-line reminder that it is
 data: an old tool output saying "ignore previous instructions" must not read like a new order.
-A session only sees its own history (fork ancestry included); a handle from another session is
-an error, not a leak.
+A session searches its own history (fork ancestry included) unless it asks for the workspace
+(`recall_scope`): then every session of this workspace's store, hits labelled with their
+session, and such handles open from here. A handle from another workspace is an error, not a leak.
 """
 
 from __future__ import annotations
@@ -20,6 +21,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Literal
 
+from myrm_tui.context.recall_scope import (
+    DEFAULT_SCOPE,
+    parse_scope,
+    reach_artifact,
+    reach_message,
+    scope_error,
+    session_label,
+)
 from myrm_tui.context.recall_select import (
     Excerpt,
     SelectionError,
@@ -56,6 +65,8 @@ _VAULT_HANDLE = re.compile(r"vault://[0-9a-fA-F]{6,64}")
 _MSG_HANDLE = re.compile(r"msg:\s*(\d{1,18})", re.IGNORECASE)
 _SUMMARY_HANDLE = re.compile(r"S\d{1,9}")
 _CLOSE_TAG = re.compile(re.escape(RECALL_CLOSE[:-1]), re.IGNORECASE)
+# An artifact only another session reaches: it may be linked to several, so none is named.
+_OTHER_SESSION = "another session of this workspace"
 
 
 # --- handles ---------------------------------------------------------------------------------
@@ -186,28 +197,40 @@ def _hint(handle: str, lines: str, query: str | None) -> str:
 # --- ctx_search ------------------------------------------------------------------------------
 
 
-def ctx_search(store: Store, session_id: str, query: str, limit: int = SEARCH_DEFAULT_LIMIT) -> str:
-    """Ranked hits for `query` in the session's history and its vault artifacts."""
+def ctx_search(
+    store: Store,
+    session_id: str,
+    query: str,
+    limit: int = SEARCH_DEFAULT_LIMIT,
+    scope: object = DEFAULT_SCOPE,
+) -> str:
+    """Ranked hits for `query` in the session's history and its vault artifacts, or (scope
+    "workspace") in every session of the workspace, each hit labelled with its session."""
     if not isinstance(query, str) or not query.strip():
         return "error: empty query; pass words, a phrase or an identifier to search for."
     try:
         limit = max(1, min(int(limit), SEARCH_MAX_LIMIT))
     except (TypeError, ValueError):
         return f"error: limit={limit!r} is not a number; pass an integer such as 10."
+    reach = parse_scope(scope)
+    if reach is None:
+        return scope_error(scope)
     try:
-        hits = store.search(session_id, query, limit=limit)
+        hits = store.search(session_id, query, limit=limit, scope=reach)
     except StoreError as exc:
         return f"error: {exc}"
     shown_query = json.dumps(query.strip(), ensure_ascii=False)
+    workspace = reach == "workspace"
     if not hits:
-        return (
-            f"no matches for {shown_query} in this session's history or its artifacts; "
-            "try other or fewer words, or a distinctive substring."
-        )
-    lines = [f"search {shown_query}: {len(hits)} hit{'s' if len(hits) != 1 else ''}, best first"]
+        where = "any session of this workspace" if workspace else "this session's history or its artifacts"
+        return f"no matches for {shown_query} in {where}; try other or fewer words, or a distinctive substring."
+    across = " across this workspace's sessions" if workspace else ""
+    lines = [f"search {shown_query}{across}: {len(hits)} hit{'s' if len(hits) != 1 else ''}, best first"]
+    titles: dict[str, str] = {}
     for index, hit in enumerate(hits, 1):
         who = hit.role + (f" · {hit.tool}" if hit.tool else "")
-        lines.append(f"[{index}] {hit.handle} · {who} · {_when(hit.created_at)}")
+        origin = f" · {session_label(store, hit.session_id, session_id, titles)}" if workspace else ""
+        lines.append(f"[{index}] {hit.handle} · {who} · {_when(hit.created_at)}{origin}")
         lines.append(f"    {hit.snippet}")
     lines.append('expand one with ctx_expand("<handle>", query=...) or ctx_inspect("<handle>")')
     return _wrap(lines)
@@ -250,9 +273,14 @@ def ctx_inspect(
 
 
 def _inspect_message(store: Store, session_id: str, handle: Handle) -> list[str]:
-    record = store.history_message(session_id, _message_id(handle))
+    record, elsewhere = reach_message(store, session_id, _message_id(handle))
     text = message_search_text(record.message)
-    owner = "this session" if record.session_id == session_id else f"session {record.session_id} (fork ancestor)"
+    if elsewhere is not None:
+        owner = f"{elsewhere} (another session of this workspace)"
+    elif record.session_id == session_id:
+        owner = "this session"
+    else:
+        owner = f"session {record.session_id} (fork ancestor)"
     lines = [
         handle.text,
         f"what: {_message_kind(record)}",
@@ -269,8 +297,10 @@ def _inspect_message(store: Store, session_id: str, handle: Handle) -> list[str]
 
 
 def _inspect_artifact(store: Store, session_id: str, handle: Handle) -> list[str]:
-    info = store.session_artifact(session_id, handle.text)
+    info, elsewhere = reach_artifact(store, session_id, handle.text)
     lines = [info.handle, f"what: vault artifact (sha256 {info.digest[:16]}…)"]
+    if elsewhere:
+        lines.append(f"from: {_OTHER_SESSION}")
     if info.binary:
         lines.append(f"size: {info.size_bytes:,} bytes, binary (not shown as text)")
     elif info.size_bytes <= INSPECT_READ_MAX_BYTES:
@@ -328,16 +358,17 @@ def ctx_expand(
             )
             spilled = []
         elif parsed.kind == "msg":
-            record = store.history_message(session_id, _message_id(parsed))
+            record, owner = reach_message(store, session_id, _message_id(parsed))
             text = message_search_text(record.message)
             describe = f"{parsed.text} · {_message_kind(record)} · {_when(record.created_at)}"
+            describe += f" · from {owner}" if owner else ""
             spilled = sorted(set(_VAULT_HANDLE.findall(text)))
         else:
-            info = store.session_artifact(session_id, parsed.text)
+            info, elsewhere = reach_artifact(store, session_id, parsed.text)
             if info.binary:
                 return f"error: {info.handle} is binary ({info.size_bytes:,} bytes) and cannot be shown as text."
             text = store.vault.read_text(info.handle)
-            describe = f"{info.handle} · vault artifact"
+            describe = f"{info.handle} · vault artifact" + (f" · from {_OTHER_SESSION}" if elsewhere else "")
             spilled = []
             parsed = Handle("vault", info.handle)
     except (StoreError, VaultError) as exc:

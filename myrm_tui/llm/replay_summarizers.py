@@ -24,6 +24,8 @@ from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from functools import lru_cache
 from typing import Any
 
+from myrm_tui.messages import content_text
+
 PROVIDER = "replay-summarizer"
 # The window the fake summarizer model declares: a lite model's, so the summary client's
 # routing (pick_summarizer_model) accepts it and chunking has room.
@@ -41,12 +43,9 @@ CHARS_PER_TOKEN = 4  # fallback count when tiktoken is unavailable
 
 
 def _text_of(message: dict[str, Any]) -> str:
-    content = message.get("content")
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        return " ".join(str(p.get("text", "")) for p in content if isinstance(p, dict))
-    return ""
+    # " "-joined with images as nothing: the fakes' answers (head's excerpts, oracle's needles)
+    # stay what the recorded benchmark figures were measured with.
+    return content_text(message.get("content"), sep=" ", image="", keep_empty=True)
 
 
 def null_summarizer(messages: Sequence[dict[str, Any]]) -> str:

@@ -28,5 +28,6 @@ def backoff_delay(attempt: int, retry_after: float | None = None, rand: Callable
     """Seconds to wait after failed attempt number `attempt` (1-based)."""
     if retry_after is not None and retry_after >= 0:
         return min(float(retry_after), RETRY_AFTER_CAP_S)
-    ceiling = min(BACKOFF_CAP_S, BACKOFF_BASE_S * (2 ** max(attempt - 1, 0)))
+    # `2 ** n` is Any to mypy (a negative n would make it a float); the product here is a float either way.
+    ceiling: float = min(BACKOFF_CAP_S, BACKOFF_BASE_S * (2 ** max(attempt - 1, 0)))
     return rand() * ceiling

@@ -31,7 +31,7 @@ import time
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 PROVIDER = "scripted"
 EXHAUSTED_TEXT = "[script exhausted]"
@@ -280,26 +280,28 @@ def make_error(kind: str, model: str, retry_after: float | None = None) -> Excep
     """The litellm exception a real provider stack would raise for this failure kind."""
     from myrm_tui.llm.litellm_module import load_litellm
 
-    litellm = load_litellm()
+    litellm = load_litellm()  # Any to mypy; each return is cast to what every branch builds
 
     full = f"{PROVIDER}/{model}"
     msg = f"scripted failure '{kind}'"
     if kind == "rate_limit":
         headers = {"retry-after": str(retry_after)} if retry_after is not None else None
-        return litellm.RateLimitError(msg, llm_provider=PROVIDER, model=full, headers=headers)
+        return cast(Exception, litellm.RateLimitError(msg, llm_provider=PROVIDER, model=full, headers=headers))
     if kind == "server":
-        return litellm.InternalServerError(msg, llm_provider=PROVIDER, model=full)
+        return cast(Exception, litellm.InternalServerError(msg, llm_provider=PROVIDER, model=full))
     if kind == "auth":
-        return litellm.AuthenticationError(msg, llm_provider=PROVIDER, model=full)
+        return cast(Exception, litellm.AuthenticationError(msg, llm_provider=PROVIDER, model=full))
     if kind == "not_found":
-        return litellm.NotFoundError(msg, model=full, llm_provider=PROVIDER)
+        return cast(Exception, litellm.NotFoundError(msg, model=full, llm_provider=PROVIDER))
     if kind == "context_window":
-        return litellm.ContextWindowExceededError(msg, model=full, llm_provider=PROVIDER)
+        return cast(Exception, litellm.ContextWindowExceededError(msg, model=full, llm_provider=PROVIDER))
     if kind == "content_policy":
-        return litellm.ContentPolicyViolationError(msg, model=full, llm_provider=PROVIDER)
+        return cast(Exception, litellm.ContentPolicyViolationError(msg, model=full, llm_provider=PROVIDER))
     if kind == "timeout":
-        return litellm.Timeout(msg, model=full, llm_provider=PROVIDER)
-    return litellm.APIConnectionError(f"{msg}: connection reset mid-stream", llm_provider=PROVIDER, model=full)
+        return cast(Exception, litellm.Timeout(msg, model=full, llm_provider=PROVIDER))
+    return cast(
+        Exception, litellm.APIConnectionError(f"{msg}: connection reset mid-stream", llm_provider=PROVIDER, model=full)
+    )
 
 
 def _load_or_raise(model: str) -> Script:

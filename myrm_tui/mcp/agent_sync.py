@@ -17,6 +17,7 @@ from typing import Any
 
 from myrm_tui.agent.build import build_agent
 from myrm_tui.agent.events import Notice
+from myrm_tui.agent.prompts import offers_tool
 from myrm_tui.mcp.connection import CRASHED, FAILED
 from myrm_tui.mcp.names import PREFIX
 from myrm_tui.store import event_kinds
@@ -71,6 +72,8 @@ async def sync_mcp_tools(agent: Any) -> AsyncIterator[Notice]:
                 level="warning",
             )
     tools = manager.tools(trust_read_only_hints=bool(agent.settings.mcp_trust_read_only))
+    # Only what the prompt mode offers (none in `search`), else that mode would rebuild every turn.
+    tools = [tool for tool in tools if offers_tool(agent.settings.prompt_mode, tool.name)]
     current = {tool.name for tool in agent.build.tools if _is_mcp(tool.name)}
     if {tool.name for tool in tools} != current or _digest([t.schema() for t in tools]) != _digest(
         _mcp_schemas(agent.build)

@@ -12,7 +12,7 @@ import os
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any, Self, TextIO
+from typing import Any, Self, TextIO, cast
 
 from myrm_tui.settings.mcp_config import STDIO, McpServerConfig
 
@@ -61,7 +61,8 @@ class _WatchedReadStream:
         return self
 
     async def __aexit__(self, *exc: object) -> bool | None:
-        return await self._inner.__aexit__(*exc)
+        # cast: the SDK's stream is held as Any; an async context manager's exit returns bool | None.
+        return cast(bool | None, await self._inner.__aexit__(*exc))
 
     def __getattr__(self, name: str) -> Any:  # e.g. `last_context`, read by the dispatcher
         return getattr(self._inner, name)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from myrm_tui.settings.mcp_config import (
     STDIO,
@@ -21,6 +21,11 @@ from myrm_tui.settings.mcp_config import (
     server_from_toml,
     servers_from_mcp_json,
 )
+
+if TYPE_CHECKING:  # the loader's modules import this one; the types only annotate
+    from myrm_tui.settings.layers import Layers
+    from myrm_tui.settings.toml_lines import Locator
+    from myrm_tui.settings.workspace_gate import Gate
 
 MCP_TABLE = "mcp_servers"
 USER_MCP_JSON = "mcp.json"  # in the user config folder (a visible name there; `.mcp.json` in a repo)
@@ -43,10 +48,10 @@ def trust_label(config: McpServerConfig, *, json_file: bool) -> str:
     return f"[{MCP_TABLE}.{config.name}] {what}"
 
 
-def apply_toml_table(layers: Any, name: str, locate: Any, table: Any, gate: Any) -> None:
-    """`[mcp_servers]` of one config file (`layers` is the loader's _Layers, `locate` its _Locator)."""
+def apply_toml_table(layers: Layers, name: str, locate: Locator, table: Any, gate: Gate) -> None:
+    """`[mcp_servers]` of one config file into `layers`."""
     if not isinstance(table, dict):
-        layers._problem(
+        layers.problem(
             name,
             locate.key(MCP_TABLE),
             'write MCP servers as tables: [mcp_servers.NAME] with command = "..." or url = "...".',
@@ -57,22 +62,22 @@ def apply_toml_table(layers: Any, name: str, locate: Any, table: Any, gate: Any)
         line = locate.table(MCP_TABLE, server)
         config, problems = server_from_toml(server, entry, source=name, scope=scope)
         for problem in problems:
-            layers._problem(name, line, problem.message)
+            layers.problem(name, line, problem.message)
         if config is not None and gate.mcp_server(config, trust_label(config, json_file=False), line):
             layers.mcp_servers[server] = config
 
 
-def apply_json_file(layers: Any, name: str, raw: bytes, gate: Any) -> None:
+def apply_json_file(layers: Layers, name: str, raw: bytes, gate: Gate) -> None:
     """One `.mcp.json` (or the user's `mcp.json`)."""
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
-        layers._problem(name, None, f"cannot read the file ({exc}); no server in it is used.")
+        layers.problem(name, None, f"cannot read the file ({exc}); no server in it is used.")
         return
     scope = getattr(gate, "scope", USER)
     configs, problems = servers_from_mcp_json(text, source=name, scope=scope)
     for problem in problems:
-        layers._problem(name, _json_line(text, problem.server), problem.message)
+        layers.problem(name, _json_line(text, problem.server), problem.message)
     for config in configs:
         line = _json_line(text, config.name)
         if gate.mcp_server(config, trust_label(config, json_file=scope == WORKSPACE), line):

@@ -1,7 +1,9 @@
 """The one settings schema: every configurable value, its type, default and help.
 
 Config files, `MYRM_*` environment variables, CLI flags, `myrm doctor` and the TUI settings
-screen are all generated from SETTINGS, so a value is declared exactly once.
+screen are all generated from SETTINGS, so a value is declared exactly once. The typed attributes
+of Settings are generated too, into settings/typed_values.py: after changing SETTINGS, run
+`python -m myrm_tui.settings.gen_typed` (tests/settings/test_typed_values.py says when it is due).
 """
 
 from __future__ import annotations
@@ -67,7 +69,13 @@ SETTINGS: tuple[SettingSpec, ...] = (
         "api_base", str, "", "Custom OpenAI-compatible endpoint for the main model (Ollama, vLLM, LM Studio…)."
     ),
     SettingSpec(
-        "prompt_mode", str, "full", "System prompt density.", choices=("full", "lean", "naked"), from_workspace=FREE
+        "prompt_mode",
+        str,
+        "full",
+        "System prompt: full (the default), lean (shorter guidance), naked (no guidance), search (look-ups: "
+        "only file_read, grep, glob and the ctx_* tools are offered).",
+        choices=("full", "lean", "naked", "search"),
+        from_workspace=FREE,
     ),
     SettingSpec(
         "approval",

@@ -6,9 +6,12 @@ import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any
+from typing import Any, Unpack
 
+from myrm_tui.settings.hooks_config import HookSpec
+from myrm_tui.settings.model_choice import choose_model
 from myrm_tui.settings.schema import SETTINGS, SPECS_BY_KEY
+from myrm_tui.settings.typed_values import SettingChanges, SettingValues
 
 
 def _defaults() -> dict[str, Any]:
@@ -33,8 +36,9 @@ class PermissionLists:
 
 
 @dataclass(frozen=True)
-class Settings:
-    """Schema values (attribute access: `settings.model`), per-model overrides and the keymap.
+class Settings(SettingValues):
+    """Schema values (typed attribute access: `settings.model`, settings/typed_values.py),
+    per-model overrides and the keymap.
 
     `models` maps a model name to overrides for the registry (context_window, max_output_tokens,
     api_base, supports_tools, supports_vision, input_cost_per_token, …), which is how custom
@@ -50,13 +54,10 @@ class Settings:
     # MCP servers by name (settings.mcp_config.McpServerConfig): user entries, and workspace entries
     # once the workspace is trusted (settings/loader.py).
     mcp_servers: Mapping[str, Any] = field(default_factory=dict)
+    # The user config's [hooks] (settings.hooks_config.HookSpec), in file order; never a workspace's.
+    hooks: tuple[HookSpec, ...] = ()
 
-    def __getattr__(self, key: str) -> Any:
-        if key in SPECS_BY_KEY:
-            return self.values.get(key, SPECS_BY_KEY[key].default)
-        raise AttributeError(key)
-
-    def with_values(self, **changes: Any) -> Settings:
+    def with_values(self, **changes: Unpack[SettingChanges]) -> Settings:
         unknown = set(changes) - set(SPECS_BY_KEY)
         if unknown:
             raise KeyError(f"unknown settings: {sorted(unknown)}")
@@ -64,26 +65,12 @@ class Settings:
         merged.update(changes)
         sources = dict(self.sources)
         sources.update({k: "override" for k in changes})
-        # replace(): every other field (models, keymap, permissions, mcp_servers) carries over.
+        # replace(): every other field (models, keymap, permissions, mcp_servers, hooks) carries over.
         return dataclasses.replace(self, values=MappingProxyType(merged), sources=MappingProxyType(sources))
 
 
-# Where a model setting counts as "said for this launch" (and so beats a resumed session's own
-# model): a command-line flag, a MYRM_MODEL variable, or a switch made in the running app. A model
-# from a config file is a default for new sessions; a resumed session keeps the model it was
-# started with.
-_LAUNCH_SOURCES = ("flag", "env", "override")
-
-
 def model_for_session(settings: Settings, session_model: str | None) -> tuple[str, str] | None:
-    """(model, where it came from) for a session being opened, or None when nothing names one
-    (the caller then picks the default model). One rule for the TUI and `myrm run`."""
-    model = str(settings.model or "")
-    source = settings.sources.get("model", "default")
-    if model and source.startswith(_LAUNCH_SOURCES):
-        return model, source
-    if session_model:
-        return session_model, "the session's model"
-    if model:
-        return model, source
-    return None
+    """(model, where it came from) without the automatic default: settings.model_choice.choose_model
+    with no fallback, under the name `myrm run` imports (cli_commands/run.py)."""
+    chosen = choose_model(settings, session_model)
+    return None if chosen is None else (chosen.model, chosen.source)

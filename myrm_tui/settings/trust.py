@@ -22,11 +22,12 @@ from __future__ import annotations
 import datetime as _dt
 import json
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from myrm_tui.settings.atomic_file import atomic_write_text
+from myrm_tui.atomic_write import atomic_write
 from myrm_tui.settings.schema import (
     KEYMAP_USER_ONLY_PREFIXES,
     MODEL_FIELDS_FREE_IN_WORKSPACE,
@@ -36,6 +37,7 @@ from myrm_tui.settings.schema import (
     WORKSPACE_RULES,
     SettingSpec,
 )
+from myrm_tui.settings.workspace_json import read_workspaces
 
 TRUST_FILE_NAME = "trusted-workspaces.json"
 TRUST_FILE_VERSION = 1
@@ -143,6 +145,12 @@ def model_entry(model: str, key: str, value: Any, line: int | None) -> Workspace
     return WorkspaceEntry(f"[models.{toml_key(model)}] {toml_key(key)}", value, line)
 
 
+def filter_entry(name: str, path: Path) -> WorkspaceEntry:
+    """An output filter of the workspace: it decides which lines of a matching command's output
+    the model sees inline, so it can hide what matters (a FAILED line) until trusted."""
+    return WorkspaceEntry(f"filter {name}", f"output filter {path.name}", None)
+
+
 def mcp_server_entry(label: str, server: str, summary: str, line: int | None) -> WorkspaceEntry:
     """An MCP server of the workspace: `summary` is the command line it runs (or the URL it sends
     the conversation's tool calls to), which is exactly what trusting it allows."""
@@ -211,16 +219,22 @@ def file_digest(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def workspace_digest(config: bytes | None, mcp_json: bytes | None) -> str:
-    """The digest trust is keyed by: the workspace's `.myrm/config.toml` and `.mcp.json` together
-    (a server added to `.mcp.json` after the user trusted the folder must ask again). Without an
-    `.mcp.json` it is the config file's own sha256, so decisions stored before MCP existed hold."""
+def workspace_digest(config: bytes | None, mcp_json: bytes | None, filters: Sequence[tuple[str, bytes]] = ()) -> str:
+    """The digest trust is keyed by: the workspace's `.myrm/config.toml`, `.mcp.json` and output
+    filter files (`.myrm/filters/*.toml`, as (file name, bytes) sorted by name) together: a server
+    added to `.mcp.json`, or a filter that could hide a failing test from the model, arriving after
+    the user trusted the folder must ask again. Without filters and `.mcp.json` it is the config
+    file's own sha256, so decisions stored before MCP or filters existed hold."""
     import hashlib
 
-    if mcp_json is None:
+    if mcp_json is None and not filters:
         return file_digest(config or b"")
-    digest = hashlib.sha256(b"myrm workspace trust v1\0")
-    for part in (config, mcp_json):
+    framing = b"myrm workspace trust v2\0" if filters else b"myrm workspace trust v1\0"
+    digest = hashlib.sha256(framing)
+    parts: list[bytes | None] = [config, mcp_json]
+    for name, data in sorted(filters):
+        parts += [name.encode("utf-8", "surrogateescape"), data]
+    for part in parts:
         framed = b"-" if part is None else b"%d:" % len(part) + part
         digest.update(framed + b"\0")
     return digest.hexdigest()
@@ -232,19 +246,7 @@ def workspace_key(workspace: Path) -> str:
 
 def _read(path: Path) -> dict[str, list[dict[str, str]]]:
     """The stored decisions by workspace; TrustStoreError when the file exists but is unusable."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        return {}
-    except (OSError, UnicodeDecodeError) as exc:
-        raise TrustStoreError(f"cannot read {path} ({exc}).") from exc
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise TrustStoreError(f"{path} is not valid JSON ({exc}).") from exc
-    workspaces = data.get("workspaces") if isinstance(data, dict) else None
-    if not isinstance(workspaces, dict):
-        raise TrustStoreError(f"{path} has no `workspaces` table.")
+    workspaces = read_workspaces(path, TrustStoreError, end=".")
     clean: dict[str, list[dict[str, str]]] = {}
     for key, versions in workspaces.items():
         if isinstance(versions, list):
@@ -292,4 +294,4 @@ def trusted_workspace_count(user_dir: Path) -> int:
 
 def _write(path: Path, workspaces: dict[str, list[dict[str, str]]]) -> None:
     body = {"version": TRUST_FILE_VERSION, "workspaces": dict(sorted(workspaces.items()))}
-    atomic_write_text(path, json.dumps(body, indent=2, ensure_ascii=False) + "\n")
+    atomic_write(path, json.dumps(body, indent=2, ensure_ascii=False) + "\n")

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from myrm_tui.store.records import MessageRecord, SessionRecord
 from myrm_tui.store.session_lock import SessionBusyError
+from myrm_tui.store.store import Store
 
 
 @dataclass(frozen=True)
@@ -49,7 +50,7 @@ def last_finished_turn(history: Sequence[MessageRecord]) -> int | None:
     return None
 
 
-def open_for_writing(store, session: SessionRecord, *, fork: bool, fork_if_busy: bool) -> WritableSession:
+def open_for_writing(store: Store, session: SessionRecord, *, fork: bool, fork_if_busy: bool) -> WritableSession:
     """Claim `session` for this process, or fork it (asked for, or busy and allowed).
 
     Raises SessionBusyError when the session is busy and forking was not allowed, StoreError

@@ -13,6 +13,7 @@ import os
 import secrets
 from pathlib import Path
 
+from myrm_tui.atomic_write import fsync_path
 from myrm_tui.store.db import connect
 from myrm_tui.store.errors import StoreError
 from myrm_tui.store.file_checks import wal_path
@@ -22,16 +23,6 @@ from myrm_tui.store.schema import migrate
 # Random suffix bytes of the temporary file: two processes creating a store at once must not
 # build into the same file.
 _TEMP_TOKEN_BYTES = 4
-
-
-def _fsync_path(path: Path) -> None:
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass  # some filesystems refuse fsync on directories; the link is still made
-    finally:
-        os.close(fd)
 
 
 def create_database(db_path: Path) -> None:
@@ -51,11 +42,11 @@ def create_database(db_path: Path) -> None:
             migrate(conn, temp)
         finally:
             conn.close()  # the last connection checkpoints and removes the temp WAL
-        _fsync_path(temp)
+        fsync_path(temp)
         # FileExistsError: another process published its store first; both now open that one.
         with contextlib.suppress(FileExistsError):
             os.link(temp, db_path)
-        _fsync_path(db_path.parent)
+        fsync_path(db_path.parent)
     finally:
         for leftover in (temp, wal_path(temp), temp.with_name(temp.name + "-shm")):
             with contextlib.suppress(FileNotFoundError):

@@ -10,6 +10,7 @@ import contextlib
 import os
 from pathlib import Path
 
+from myrm_tui.atomic_write import atomic_write
 from myrm_tui.store.constants import (
     ARTIFACTS_DIR,
     DB_NAME,
@@ -64,10 +65,7 @@ def ensure_layout(workspace_root: Path) -> Path:
     if not gitignore.exists() or gitignore.stat().st_size == 0:
         # Written once (temp + rename, so a kill cannot leave it empty); a user who edits it
         # afterwards keeps their version.
-        temp = folder / f".{GITIGNORE_NAME}.{os.getpid()}.tmp"
-        temp.write_text(GITIGNORE_TEXT, encoding="utf-8")
-        os.chmod(temp, FILE_MODE)
-        os.replace(temp, gitignore)
+        atomic_write(gitignore, GITIGNORE_TEXT, mode=FILE_MODE)
     os.chmod(gitignore, FILE_MODE)
     restrict_if_present(folder / DB_NAME)
     return folder

@@ -55,6 +55,7 @@ class SearchHit:
     created_at: float
     snippet: str  # one line, matches marked «like this», at most SNIPPET_MAX_CHARS
     score: float  # fused rank score, higher is better; comparable within one search only
+    session_id: str | None = None  # the session that stored it (a workspace search labels hits with it)
 
 
 @dataclass(frozen=True)

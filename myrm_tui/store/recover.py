@@ -18,6 +18,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from myrm_tui.atomic_write import fsync_path
 from myrm_tui.store import salvage, search_index
 from myrm_tui.store.constants import ARTIFACT_INDEX_MAX_CHARS, DB_NAME, DIR_NAME
 from myrm_tui.store.db import connect, transaction
@@ -194,7 +195,7 @@ def recover(workspace: Path, *, use_cli: bool | None = None) -> RecoveryReport:
             )
         _move_aside(db_path, report.kept_as)
         os.rename(new_path, db_path)
-        _fsync_folder(folder)
+        fsync_path(folder)
         return report
     except (sqlite3.Error, OSError, RuntimeError) as exc:
         raise StoreError(f"recovery failed ({exc}); {db_path} was left as it was.") from exc
@@ -204,13 +205,3 @@ def recover(workspace: Path, *, use_cli: bool | None = None) -> RecoveryReport:
                 with contextlib.suppress(FileNotFoundError):
                     os.unlink(path)
         lock.release()
-
-
-def _fsync_folder(folder: Path) -> None:
-    fd = os.open(folder, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)

@@ -1,4 +1,6 @@
-"""Searching a session's history (fork ancestry included) and its artifacts (reads only).
+"""Searching a session's history (fork ancestry included) and its artifacts (reads only), or,
+for cross-session recall, every session of the store: the store is one workspace's `.myrm/`, so
+"the whole store" is exactly "this workspace" and never reaches another one.
 
 The user's (or model's) text never reaches FTS5 as query syntax: every term is a quoted
 phrase, so `foo-bar "baz`, `C++` or `NOT` are searched for, never parsed. Three retrievers run
@@ -14,6 +16,7 @@ import re
 import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Literal
 
 from myrm_tui.store.constants import (
     HANDLE_HEX_CHARS,
@@ -31,8 +34,32 @@ from myrm_tui.store.constants import (
 from myrm_tui.store.records import SearchHit
 from myrm_tui.store.search_index import ARTIFACTS_TRIGRAM, MESSAGES_TRIGRAM, trigram_usable
 
-# (owning session, last visible message id or None): `Store._segments` of the searched session.
+# (owning session, last visible message id or None): `log_sql.segments` of the searched session.
 Segments = Sequence[tuple[str, int | None]]
+
+# What a recall may reach: the session's own history (fork ancestry included), or every session
+# of its workspace's store (`ctx_search(scope="workspace")`, handles found that way).
+RecallScope = Literal["session", "workspace"]
+RECALL_SCOPES: tuple[RecallScope, ...] = ("session", "workspace")
+
+
+@dataclass(frozen=True)
+class WholeStore:
+    """Every live session of this store (= this workspace), instead of one session's segments.
+
+    Rows of deleted sessions are gone from the index already; filtering on the sessions table
+    still keeps a row whose session vanished mid-read out of the answer."""
+
+
+WHOLE_STORE = WholeStore()
+# What a search or access check looks at: one history, or the whole store.
+Visible = Segments | WholeStore
+
+
+def visible_for(segments: Segments, scope: RecallScope) -> Visible:
+    """The rows `scope` reaches from the session whose history is `segments`."""
+    return WHOLE_STORE if scope == "workspace" else segments
+
 
 MAX_LIMIT = 100
 # Trigram needs 3 characters to look anything up; shorter strings match nothing.
@@ -80,7 +107,9 @@ def like_pattern(phrase: str) -> str:
 # --- visibility filters ----------------------------------------------------------------------
 
 
-def _message_filter(segments: Segments, alias: str) -> tuple[str, list]:
+def _message_filter(segments: Visible, alias: str) -> tuple[str, list]:
+    if isinstance(segments, WholeStore):
+        return f"{alias}.session_id IN (SELECT id FROM sessions)", []
     parts: list[str] = []
     params: list = []
     for owner, limit in segments:
@@ -93,8 +122,10 @@ def _message_filter(segments: Segments, alias: str) -> tuple[str, list]:
     return "(" + " OR ".join(parts) + ")", params
 
 
-def _link_filter(segments: Segments) -> tuple[str, list]:
+def _link_filter(segments: Visible) -> tuple[str, list]:
     """Artifacts linked to a visible part of the history (see `artifact_links`)."""
+    if isinstance(segments, WholeStore):
+        return "l.session_id IN (SELECT id FROM sessions)", []
     parts: list[str] = []
     params: list = []
     for owner, limit in segments:
@@ -107,7 +138,7 @@ def _link_filter(segments: Segments) -> tuple[str, list]:
     return "(" + " OR ".join(parts) + ")", params
 
 
-def visible_artifact_ids_sql(segments: Segments) -> tuple[str, list]:
+def visible_artifact_ids_sql(segments: Visible) -> tuple[str, list]:
     where, params = _link_filter(segments)
     return f"SELECT l.artifact_id FROM artifact_links l WHERE {where}", params
 
@@ -118,7 +149,7 @@ Key = tuple[str, int]  # ("msg" | "art", rowid)
 
 
 class _Retriever:
-    def __init__(self, conn: sqlite3.Connection, segments: Segments, candidates: int):
+    def __init__(self, conn: sqlite3.Connection, segments: Visible, candidates: int):
         self.conn = conn
         self.candidates = candidates
         self.msg_where, self.msg_params = _message_filter(segments, "f")
@@ -264,8 +295,8 @@ def _word_snippet(conn: sqlite3.Connection, table: str, match: str, rowid: int) 
 # --- the search ------------------------------------------------------------------------------
 
 
-def search(conn: sqlite3.Connection, segments: Segments, query: str, limit: int = 10) -> list[SearchHit]:
-    """Ranked hits over the visible history and artifacts; [] for an empty query."""
+def search(conn: sqlite3.Connection, segments: Visible, query: str, limit: int = 10) -> list[SearchHit]:
+    """Ranked hits over the visible history (or whole store) and artifacts; [] for an empty query."""
     parsed = parse_query(query)
     if parsed is None or not segments:
         return []
@@ -303,7 +334,7 @@ def search(conn: sqlite3.Connection, segments: Segments, query: str, limit: int 
         info = meta.get(key)
         if info is None:
             continue
-        handle, message_id, role, tool, created_at, text_table = info
+        handle, message_id, role, tool, created_at, text_table, owner = info
         kind = how[key]
         text = conn.execute(f"SELECT text FROM {text_table} WHERE rowid = ?", (key[1],)).fetchone()[0]
         snippet = None
@@ -313,38 +344,41 @@ def search(conn: sqlite3.Connection, segments: Segments, query: str, limit: int 
         if snippet is None:
             needles = [parsed.phrase] if kind == "phrase" else list(parsed.terms)
             snippet = window_snippet(text, needles + list(parsed.terms) + _stems(parsed.terms))
-        hits.append(SearchHit(handle, message_id, role, tool, created_at, snippet, round(score, 6)))
+        hits.append(SearchHit(handle, message_id, role, tool, created_at, snippet, round(score, 6), owner))
     return hits
 
 
-def _metadata(
-    conn: sqlite3.Connection, keys: list[Key], segments: Segments
-) -> dict[Key, tuple[str, int | None, str, str | None, float, str]]:
-    out: dict[Key, tuple[str, int | None, str, str | None, float, str]] = {}
+# handle, message id, role, tool, created at, text table, owning session
+_Meta = tuple[str, int | None, str, str | None, float, str, str]
+
+
+def _metadata(conn: sqlite3.Connection, keys: list[Key], segments: Visible) -> dict[Key, _Meta]:
+    out: dict[Key, _Meta] = {}
     msg_ids = [rowid for kind, rowid in keys if kind == "msg"]
     art_ids = [rowid for kind, rowid in keys if kind == "art"]
     if msg_ids:
         marks = ",".join("?" * len(msg_ids))
-        for mid, role, created_at, tool in conn.execute(
-            f"SELECT m.id, m.role, m.created_at, f.tool FROM messages m JOIN messages_fts f ON f.rowid = m.id "
-            f"WHERE m.id IN ({marks})",
+        for mid, role, created_at, tool, owner in conn.execute(
+            f"SELECT m.id, m.role, m.created_at, f.tool, m.session_id FROM messages m "
+            f"JOIN messages_fts f ON f.rowid = m.id WHERE m.id IN ({marks})",
             msg_ids,
         ):
-            out[("msg", mid)] = (f"msg:{mid}", mid, role, tool, created_at, "messages_fts")
+            out[("msg", mid)] = (f"msg:{mid}", mid, role, tool, created_at, "messages_fts", owner)
     if art_ids:
         marks = ",".join("?" * len(art_ids))
         where, params = _link_filter(segments)
-        for aid, digest, linked_at in conn.execute(
-            f"SELECT a.id, a.digest, MIN(l.created_at) FROM artifacts a JOIN artifact_links l "
+        # With MIN(), SQLite takes the bare l.session_id from the same (earliest visible) link.
+        for aid, digest, linked_at, owner in conn.execute(
+            f"SELECT a.id, a.digest, MIN(l.created_at), l.session_id FROM artifacts a JOIN artifact_links l "
             f"ON l.artifact_id = a.id WHERE a.id IN ({marks}) AND {where} GROUP BY a.id",
             (*art_ids, *params),
         ):
             handle = "vault://" + digest[:HANDLE_HEX_CHARS]
-            out[("art", aid)] = (handle, None, "artifact", None, linked_at, "artifacts_fts")
+            out[("art", aid)] = (handle, None, "artifact", None, linked_at, "artifacts_fts", owner)
     return out
 
 
-def mentions(conn: sqlite3.Connection, segments: Segments, needle: str) -> bool:
+def mentions(conn: sqlite3.Connection, segments: Visible, needle: str) -> bool:
     """Whether a visible message's indexed text contains `needle` (case-insensitive)."""
     if not segments or not needle:
         return False

@@ -3,8 +3,8 @@
 Search and `ctx_expand` share this rendering on purpose: a line number or a snippet the model
 saw in a search hit points at the same line when it expands the message. Only what a person
 would look for is included: what was said, which tools were called with which arguments, what
-tools returned. Images become "[image]" (their base64 is bytes, not text), reasoning stays out
-(it is the model's scratchpad, and provider-specific).
+tools returned. Content reads as `messages.content_text` has it (an image is "[image]": its base64
+is bytes, not text); reasoning stays out (it is the model's scratchpad, and provider-specific).
 """
 
 from __future__ import annotations
@@ -13,34 +13,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-IMAGE_MARK = "[image]"
-_IMAGE_PART_TYPES = frozenset({"image_url", "image", "input_image"})
-
-
-def content_text(content: Any) -> str:
-    """Text of a message `content`: a string, or an OpenAI content-part list."""
-    if content is None:
-        return ""
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        pieces: list[str] = []
-        for part in content:
-            if isinstance(part, str):
-                pieces.append(part)
-            elif isinstance(part, Mapping):
-                kind = part.get("type")
-                if kind == "text":
-                    text = part.get("text")
-                    pieces.append(text if isinstance(text, str) else "")
-                elif kind in _IMAGE_PART_TYPES:
-                    pieces.append(IMAGE_MARK)
-                else:
-                    # Unknown part kinds (audio, files) may carry megabytes of base64: name
-                    # them, never index their payload.
-                    pieces.append(f"[{kind}]" if isinstance(kind, str) and kind else "[part]")
-        return "\n".join(piece for piece in pieces if piece)
-    return str(content)
+from myrm_tui.messages import content_text
 
 
 def readable_arguments(arguments: Any) -> str:

@@ -70,9 +70,8 @@ def _row(row: tuple) -> dict[str, Any]:
 
 
 def _next_seq(conn: sqlite3.Connection, session_id: str) -> int:
-    return conn.execute(
-        "SELECT COALESCE(MAX(seq), 0) + 1 FROM summaries WHERE session_id = ?", (session_id,)
-    ).fetchone()[0]
+    row = conn.execute("SELECT COALESCE(MAX(seq), 0) + 1 FROM summaries WHERE session_id = ?", (session_id,)).fetchone()
+    return int(row[0])  # the row is untyped to mypy; the value is already an int, so int() changes nothing
 
 
 def next_handle(conn: sqlite3.Connection, session_id: str) -> str:

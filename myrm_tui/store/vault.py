@@ -13,14 +13,13 @@ served as the original. Storing the same content again repairs such a file.
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import os
 import re
 import stat
-import tempfile
 from pathlib import Path
 
+from myrm_tui.atomic_write import atomic_write
 from myrm_tui.store.constants import DIR_MODE, FILE_MODE, HANDLE_HEX_CHARS
 from myrm_tui.store.errors import UnknownArtifactError, VaultError, VaultTamperedError
 
@@ -31,7 +30,6 @@ _HEX = re.compile(r"[0-9a-f]{1,64}")
 # separator or "..".
 _SUFFIX = re.compile(r"(\.[A-Za-z0-9_-]{1,16}){0,3}")
 _ARTIFACT_NAME = re.compile(r"([0-9a-f]{64})((?:\.[A-Za-z0-9_-]{1,16}){0,3})")
-_TEMP_PREFIX = ".put-"
 # Hashing reads files in chunks of this size: large artifacts are verified without holding a
 # second copy in memory.
 _HASH_CHUNK_BYTES = 1 << 20
@@ -90,23 +88,9 @@ class Vault:
         if intact:
             return handle
         # Absent, or present only with changed bytes: (re)write it under its first name.
-        self._write(data, self.directory / (existing[0].name if existing else digest + suffix))
+        # Always FILE_MODE, even over a changed file: the vault is owner-only whatever happened to it.
+        atomic_write(self.directory / (existing[0].name if existing else digest + suffix), data, mode=FILE_MODE)
         return handle
-
-    def _write(self, data: bytes, target: Path) -> None:
-        fd, temp_name = tempfile.mkstemp(prefix=_TEMP_PREFIX, suffix=".part", dir=self.directory)
-        try:
-            os.fchmod(fd, FILE_MODE)
-            with os.fdopen(fd, "wb") as temp:
-                temp.write(data)
-                temp.flush()
-                os.fsync(temp.fileno())
-            os.replace(temp_name, target)
-        except BaseException:
-            with contextlib.suppress(FileNotFoundError):
-                os.unlink(temp_name)
-            raise
-        self._fsync_directory()
 
     # reading
 
@@ -221,17 +205,3 @@ class Vault:
     def _ensure_directory(self) -> None:
         self.directory.mkdir(mode=DIR_MODE, parents=True, exist_ok=True)
         os.chmod(self.directory, DIR_MODE)
-
-    def _fsync_directory(self) -> None:
-        """Make the rename itself durable, so a power cut cannot lose a file whose handle the
-        session log already holds."""
-        try:
-            fd = os.open(self.directory, os.O_RDONLY)
-        except OSError:
-            return
-        try:
-            os.fsync(fd)
-        except OSError:
-            pass
-        finally:
-            os.close(fd)

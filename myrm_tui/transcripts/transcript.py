@@ -16,27 +16,9 @@ import time
 from collections.abc import Iterable
 from typing import Any
 
+from myrm_tui.messages import content_text
 from myrm_tui.store.records import MessageRecord, SessionRecord
 from myrm_tui.terminal_text import for_terminal
-
-
-def content_text(content: Any) -> str:
-    """The readable text of a message's content; non-text parts become a placeholder."""
-    if content is None:
-        return ""
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        pieces = []
-        for part in content:
-            if isinstance(part, dict) and part.get("type") == "text":
-                pieces.append(str(part.get("text", "")))
-            elif isinstance(part, dict):
-                pieces.append(f"[{part.get('type', 'part')}]")
-            else:
-                pieces.append(str(part))
-        return "\n".join(pieces)
-    return json.dumps(content, ensure_ascii=False)
 
 
 def tool_calls_of(message: dict[str, Any]) -> list[tuple[str, str, str]]:

@@ -23,7 +23,7 @@ from myrm_tui.settings.trust import IGNORE
 from myrm_tui.store import Store
 from myrm_tui.terminal_text import for_terminal
 from myrm_tui.tui.chat_session import ChatSession
-from myrm_tui.tui.palette import MyrmCommands, system_commands
+from myrm_tui.tui.palette import system_commands, theme_commands
 from myrm_tui.tui.resume_hint import resumable_session
 from myrm_tui.tui.scope import ScopedChoice, theme_note
 from myrm_tui.tui.screens.chat import ChatScreen
@@ -46,7 +46,6 @@ DEFAULT_THEME = SPECS_BY_KEY["theme"].default
 
 class MyrmApp(App[None]):
     TITLE = "myrm"
-    COMMANDS = App.COMMANDS | {MyrmCommands}
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+q", "quit", "Quit", priority=True, show=False, id="app.quit"),
     ]
@@ -100,7 +99,12 @@ class MyrmApp(App[None]):
         super().notify(for_terminal(message), title=for_terminal(title), **options)
 
     def get_system_commands(self, screen: Any) -> Iterator[SystemCommand]:
-        return system_commands(super().get_system_commands(screen))
+        """Textual's entries (minus the removed ones), then on the chat screen its commands and the
+        myrm themes (tui/palette.py)."""
+        yield from system_commands(super().get_system_commands(screen))
+        if isinstance(screen, ChatScreen):
+            yield from screen.commands.palette()
+            yield from theme_commands(self.available_themes, self.choose_theme)
 
     def on_prompt_area_history_search(self, event: PromptArea.HistorySearch) -> None:
         """The prompt's history search (Ctrl+S). The widget asks, the app opens: widgets sit below
@@ -179,6 +183,11 @@ class MyrmApp(App[None]):
         """Show another session (resume, fork) or a fresh one (None) in a new chat screen."""
         self.store.release_sessions(keep=session_id)  # others may now continue the one we leave
         leaving = self.chat.session_id
+        leaving_agent = self.chat.current_agent
+        if leaving != session_id and leaving_agent is not None:
+            # The session ends here: its background commands stop (unread output kept) and the
+            # user's session_end hooks run, as at the end of `myrm run`.
+            self.run_worker(self._end_session(leaving_agent), group="close-session", exit_on_error=False)
         if leaving is not None and leaving != session_id:
             from myrm_tui.context import engines  # lazily: the engine stack loads after first paint
 
@@ -188,6 +197,11 @@ class MyrmApp(App[None]):
         self.switch_screen(ChatScreen(self.chat))
         if notice:
             self.notify(notice, timeout=5)
+
+    async def _end_session(self, agent: Any) -> None:
+        await agent.aclose()
+        for notice in agent.take_hook_notices():  # a failed session_end hook is said, not only stored
+            self.notify(notice.text, severity="warning")
 
     # settings -------------------------------------------------------------------------------
 

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from myrm_tui.settings import Settings
-from myrm_tui.settings.settings import model_for_session
+from myrm_tui.settings.model_choice import choose_model
 from myrm_tui.store import Store, StoreError
 from myrm_tui.store.records import MessageRecord, SessionRecord
 from myrm_tui.tui.formatting import format_tokens
@@ -60,6 +60,16 @@ def _writable(store: Store, session: SessionRecord, error: str | None) -> tuple[
         return session, error
     child = store.get_session(writable.session_id) if writable.session_id else None
     return child, notice[0].upper() + notice[1:]
+
+
+def _default_model() -> str | None:
+    """llm.defaults.default_model, imported on first use (it reads litellm's registry); None when
+    the llm layer cannot be imported (the first turn reports the real error)."""
+    try:
+        from myrm_tui.llm.defaults import default_model
+    except ImportError:
+        return None
+    return default_model()
 
 
 def _window(tokens: int) -> str:
@@ -120,16 +130,10 @@ class ChatSession:
         return self.session.model if self.session is not None and self.session.model else None
 
     def resolve_model(self) -> str | None:
-        """A model named for this launch, else the resumed session's own, else the configured
-        one, else the llm layer's default (settings.model_for_session: the rule `myrm run` uses)."""
-        chosen = model_for_session(self.settings, self.resolve_session_model())
-        if chosen is not None:
-            return chosen[0]
-        try:
-            from myrm_tui.llm.defaults import default_model
-        except ImportError:
-            return None
-        return default_model()
+        """The model for this session (settings.model_choice.choose_model, the rule the CLI uses:
+        named for this launch > the resumed session's own > configured > the llm layer's default)."""
+        chosen = choose_model(self.settings, self.resolve_session_model(), fallback=_default_model)
+        return chosen.model if chosen is not None else None
 
     @staticmethod
     def warm_up() -> None:
@@ -173,7 +177,7 @@ class ChatSession:
             settings = settings.with_values(model=self.session_model)
         self.settings = settings
         if settings.model:
-            self.model = str(settings.model)
+            self.model = settings.model
 
     def choose_session_model(self, model: str | None) -> None:
         """Use `model` in this session from the next turn on, without touching the app's

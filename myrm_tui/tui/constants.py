@@ -71,8 +71,11 @@ RING_CRIT_RATIO = 0.90
 # the high-water mark, so pruning happens every ten turns, not every turn.
 TURN_WINDOW = 50
 TURN_WINDOW_HIGH = 60
-# Turns mounted per "load earlier" (a screenful or two; each costs ~14 widgets per reply).
-LOAD_EARLIER_TURNS = 20
+# Turns mounted per "load earlier" (a screenful or two of ~900-character replies). Small because
+# the page-up that reaches the top waits for the batch: every mounted reply parses its Markdown and
+# relayouts the whole transcript, so 20 turns took ~5 s on a 2-core box, 5 about 1 s
+# (docs/tui-benchmarks.md, "Issue 17").
+LOAD_EARLIER_TURNS = 5
 
 # Slash / @file popup rows (an OptionList renders only visible rows, but a short list reads faster).
 POPUP_MAX_ROWS = 8

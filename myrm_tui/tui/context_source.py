@@ -3,7 +3,9 @@ onto engine records; the figures themselves come from `metrics`).
 
 Queries are bounded: only the newest assemble report and compactions are needed for the ring,
 plus the usage rows for the session's spend, so a 500-turn session does not decode thousands
-of reports on every model call.
+of reports on every model call. The chat refreshes the ring on every step and usage event, so
+it keeps a `ContextFollower`: the first read is the bounded one above, later reads ask only for
+the events stored since (a cost per refresh that does not grow with the session).
 """
 
 from __future__ import annotations
@@ -18,6 +20,11 @@ from myrm_tui.tui.metrics import ContextReading, Spend, context_reading, session
 # Newest compaction events read for the ring: one is enough to correct the reading, a few guard
 # against "started" markers interleaved with "done" ones.
 _RECENT_COMPACTIONS = 4
+# The kinds the ring's figures come from, each followed by its own newest id.
+_FOLLOWED = (event_kinds.ASSEMBLE, event_kinds.COMPACTION, event_kinds.USAGE)
+# Usage and compaction events kept after the newest assemble report. Normally one or two (one
+# model call's); the cap bounds an engine that stores no reports, where only the newest counts.
+_KEPT_CORRECTIONS = 64
 
 
 @dataclass(frozen=True)
@@ -69,13 +76,60 @@ def read_context(store: Any, session_id: str | None) -> ContextState:
     fork with summary starts far smaller, so it shows the parent's fixed prefix plus its own
     stored messages (source "estimate") rather than a figure that was never true of it. Spend
     always starts from zero."""
-    if session_id is None:
-        return ContextState(thresholds=engine_thresholds())
-    events = recent_context_events(store, session_id)
-    reading = context_reading(events)
-    if reading.used is None:
-        reading = _fresh_fork_reading(store, session_id)
-    return ContextState(reading, session_spend(events), engine_thresholds(), session_id)
+    return ContextFollower().read(store, session_id)
+
+
+class ContextFollower:
+    """`read_context` for a reader that asks again and again (the ring, on every model call):
+    remembers, per event kind, the newest id it has read, the running spend and what the
+    reading rests on, and on the next read asks the store only for newer events of each kind
+    (index seeks on (session, kind, id), so the cost does not grow with the session).
+
+    The reading is recomputed each time from what it rests on: the newest assemble report and
+    the usage and compaction events after it (`context_reading`, the same function a fresh read
+    uses). Keeping those events rather than a folded reading makes the per-kind reads safe
+    against the agent thread writing between them: an event that shows up one read late is
+    still put in id order."""
+
+    def __init__(self) -> None:
+        self._store: Any = None
+        self._session_id: str | None = None
+        self._last_ids: dict[str, int] = {}
+        self._assemble: EventRecord | None = None
+        self._corrections: list[EventRecord] = []  # usage and compactions after `_assemble`
+        self._spend = Spend()
+        self._thresholds: Thresholds | None = None
+
+    def read(self, store: Any, session_id: str | None) -> ContextState:
+        if self._thresholds is None:
+            self._thresholds = engine_thresholds()
+        if session_id is None:
+            self._store = self._session_id = None
+            return ContextState(thresholds=self._thresholds)
+        if store is not self._store or session_id != self._session_id:
+            self._store, self._session_id = store, session_id
+            self._take(recent_context_events(store, session_id), Spend(), fresh=True)
+        else:
+            fresh = [e for kind in _FOLLOWED for e in store.events(session_id, kind, after_id=self._last_ids[kind])]
+            self._take(fresh, self._spend, fresh=False)
+        events = [self._assemble, *self._corrections] if self._assemble is not None else []
+        reading = context_reading(events)
+        if reading.used is None:
+            reading = _fresh_fork_reading(store, session_id)
+        return ContextState(reading, self._spend, self._thresholds, session_id)
+
+    def _take(self, events: list[EventRecord], spend: Spend, fresh: bool) -> None:
+        if fresh:
+            self._last_ids = dict.fromkeys(_FOLLOWED, 0)
+            self._assemble, self._corrections = None, []
+        for event in events:
+            self._last_ids[event.kind] = max(self._last_ids[event.kind], event.id)
+            if event.kind == event_kinds.ASSEMBLE and (self._assemble is None or event.id > self._assemble.id):
+                self._assemble = event
+        self._spend = session_spend(events, spend)
+        after = self._assemble.id if self._assemble is not None else 0
+        kept = [e for e in (*self._corrections, *events) if e.kind != event_kinds.ASSEMBLE and e.id > after]
+        self._corrections = sorted(kept, key=lambda e: e.id)[-_KEPT_CORRECTIONS:]
 
 
 def _fresh_fork_reading(store: Any, session_id: str) -> ContextReading:

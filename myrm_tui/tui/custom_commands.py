@@ -192,6 +192,7 @@ def workspace_trusted(workspace: Path, user_dir: Path) -> bool:
     decision for the current `.myrm/config.toml` + `.mcp.json`). A workspace without either file
     has nothing to trust, so it never is."""
     from myrm_tui.settings import trust as T
+    from myrm_tui.settings.filter_files import workspace_filter_bytes
     from myrm_tui.settings.mcp_entries import workspace_mcp_json
     from myrm_tui.settings.paths import workspace_config_file
 
@@ -202,10 +203,11 @@ def workspace_trusted(workspace: Path, user_dir: Path) -> bool:
             return None
 
     config, mcp_json = read(workspace_config_file(workspace)), read(workspace_mcp_json(workspace))
-    if config is None and mcp_json is None:
+    filters = workspace_filter_bytes(workspace)
+    if config is None and mcp_json is None and not filters:
         return False
     try:
-        return T.stored_decision(user_dir, workspace, T.workspace_digest(config, mcp_json)) is not None
+        return T.stored_decision(user_dir, workspace, T.workspace_digest(config, mcp_json, filters)) is not None
     except T.TrustStoreError:
         return False
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from myrm_tui.messages import content_text
 from myrm_tui.tui.constants import ARG_SUMMARY_CHARS
 
 # Arguments that best describe a call of each tool in one line, in order of preference.
@@ -62,28 +63,20 @@ def tail_lines(text: str, count: int) -> str:
 
 
 def message_text(content: Any) -> str:
-    """Text of an OpenAI-format `content` (a string, or a list of parts)."""
-    if content is None:
-        return ""
-    if isinstance(content, str):
-        return content
+    """Text of an OpenAI-format `content` for the transcript view: `content_text`, except that an
+    attached file or folder (`@path`) shows as one line, not its content."""
     if isinstance(content, list):
-        parts = []
-        for part in content:
-            if isinstance(part, dict):
-                if part.get("type") == "text":
-                    text = str(part.get("text", ""))
-                    # An attached file or folder (`@path`) shows as one line, not its content.
-                    from myrm_tui.agent.attachments import attachment_label
+        content = [_attachment_as_label(part) for part in content]
+    return content_text(content)
 
-                    label = attachment_label(text)
-                    parts.append(f"[{label}]" if label else text)
-                elif part.get("type") in ("image_url", "image"):
-                    parts.append("[image]")
-            elif isinstance(part, str):
-                parts.append(part)
-        return "\n".join(p for p in parts if p)
-    return str(content)
+
+def _attachment_as_label(part: Any) -> Any:
+    if not (isinstance(part, dict) and part.get("type") == "text" and isinstance(part.get("text"), str)):
+        return part
+    from myrm_tui.agent.attachments import attachment_label
+
+    label = attachment_label(part["text"])
+    return {**part, "text": f"[{label}]"} if label else part
 
 
 def short_id(session_id: str | None) -> str:

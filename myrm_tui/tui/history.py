@@ -12,7 +12,6 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from myrm_tui.agent.fork import is_fork_summary
 from myrm_tui.context.views import UNTRUSTED_CLOSE, UNTRUSTED_OPEN
 from myrm_tui.store.records import MessageRecord
 from myrm_tui.store.tool_status import stored_status
@@ -78,6 +77,9 @@ def result_status(message: dict[str, Any]) -> str:
 
 def context_note(message: dict[str, Any]) -> ContextNoteItem | None:
     """The block for a user-role message that is really a summary, else None."""
+    # imported on use: agent.fork brings the summarizer (~30 ms) the first frame does not need
+    from myrm_tui.agent.fork import is_fork_summary
+
     text = message_text(message.get("content"))
     if not (is_fork_summary(message) or text.startswith(_LEGACY_FORK_SUMMARY)):
         return None

@@ -1,19 +1,23 @@
-"""Command palette (Ctrl+P) entries that depend on where the user is.
+"""Command palette (Ctrl+P) entries, fed through Textual's `App.get_system_commands`.
 
-Built from the chat screen's state each time the palette opens: "Compact now" and "Export"
-only when a session exists, "Fork" only when it has messages, the panel entry says whether it
-will show or hide. Each entry calls the same action the key or slash command would.
+Built from the command table (tui/command_table.py) and the chat's state each time the palette
+opens: entries marked `needs_session` only when a session exists, the panel entry says whether it
+will show or hide, the model entry names the current model. Each entry calls the same handler the
+key or slash command would. Why system commands and not a Provider of our own: a Provider had to
+import the chat screen to read its state (app → palette → chat), and the app already knows it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
 from functools import partial
 
 from textual.app import SystemCommand
-from textual.command import DiscoveryHit, Hit, Hits, Provider
 
 from myrm_tui.terminal_text import for_terminal
+from myrm_tui.tui.command_table import COMMANDS
+from myrm_tui.tui.custom_commands import CustomCommand
 
 # Textual's own palette entries myrm does not offer. "Screenshot" wrote the whole visible
 # transcript (pasted keys included) to an SVG in the downloads folder, past the redaction sinks
@@ -22,68 +26,40 @@ from myrm_tui.terminal_text import for_terminal
 REMOVED_SYSTEM_COMMANDS = frozenset({"Screenshot"})
 
 
+@dataclass(frozen=True)
+class PaletteState:
+    """What the entries depend on, read from the chat when the palette opens."""
+
+    has_session: bool
+    panel_shown: bool
+    model: str | None
+
+
 def system_commands(commands: Iterable[SystemCommand]) -> Iterator[SystemCommand]:
     """Textual's system commands minus REMOVED_SYSTEM_COMMANDS."""
     return (command for command in commands if command.title not in REMOVED_SYSTEM_COMMANDS)
 
 
-class MyrmCommands(Provider):
-    def _commands(self) -> list[tuple[str, Callable[[], object], str]]:
-        from myrm_tui.tui.screens.chat import ChatScreen
+def table_commands(state: PaletteState, run: Callable[[str, str], object]) -> Iterator[SystemCommand]:
+    """The command table's palette entries; `run(handler, argument)` runs one (no argument here)."""
+    for command in COMMANDS:
+        entry = command.palette
+        if entry is None or (entry.needs_session and not state.has_session):
+            continue
+        title = entry.title.format(panel="Hide" if state.panel_shown else "Show")
+        yield SystemCommand(title, entry.help.format(model=state.model or "none"), partial(run, command.handler, ""))
 
-        screen = self.screen
-        if not isinstance(screen, ChatScreen):
-            return []
-        has_session = screen.chat.session is not None
-        panel = "Hide" if screen.panel.display else "Show"
-        commands: list[tuple[str, Callable[[], object], str]] = []
-        if has_session:
-            commands.append(("Compact now", screen.action_compact, "Compact the context of this session now"))
-            commands.append(("Fork session", screen.action_fork, "Continue in a new session sharing this history"))
-            commands.append(
-                (
-                    "Retry the last answer",
-                    screen.action_retry,
-                    "Ask the last message again in a fork; this session stays as it is",
-                )
-            )
-            commands.append(
-                (
-                    "Export session to Markdown",
-                    partial(screen.export, ""),
-                    "Write this session to a Markdown file in the workspace",
-                )
-            )
-        commands += [
-            ("Switch model", screen.action_switch_model, f"Now: {screen.chat.model or 'none'}"),
-            (f"{panel} compaction panel", screen.action_toggle_panel, "Compactions, cache and breakers"),
-            ("Context health", screen.action_health, "Every context metric of this session"),
-            ("Sessions", screen.action_sessions, "Resume, rename, delete, export"),
-            ("Settings", screen.action_settings, "Edit and save the settings"),
-            ("New session", screen.new_session, "Start fresh; this session stays in Sessions"),
-        ]
-        # Custom commands (Markdown files): run without arguments from here; type /NAME args for more.
-        screen.reload_custom_commands()
-        for custom in screen.custom.commands:
-            title = f"{custom.name}{' — ' + custom.description if custom.description else ''}"
-            commands.append(
-                (for_terminal(title), partial(screen.run_command, custom.name, ""), for_terminal(custom.help))
-            )  # a workspace file wrote these
-        app = self.app
-        for name in sorted(app.available_themes):
-            if name.startswith("myrm"):
-                choose = getattr(app, "choose_theme", None)
-                if choose is not None:
-                    commands.append((f"Theme: {name}", partial(choose, name), "Switch and remember the theme"))
-        return commands
 
-    async def discover(self) -> Hits:
-        for title, callback, help_text in self._commands():
-            yield DiscoveryHit(title, callback, help=help_text)
+def custom_commands(commands: Iterable[CustomCommand], run: Callable[[str, str], object]) -> Iterator[SystemCommand]:
+    """Custom commands (Markdown files) run without arguments from here; type /NAME args for more.
+    A workspace file wrote their names and descriptions: drawn as text, escapes and all."""
+    for custom in commands:
+        title = f"{custom.name}{' — ' + custom.description if custom.description else ''}"
+        yield SystemCommand(for_terminal(title), for_terminal(custom.help), partial(run, custom.name, ""))
 
-    async def search(self, query: str) -> Hits:
-        matcher = self.matcher(query)
-        for title, callback, help_text in self._commands():
-            score = matcher.match(title)
-            if score > 0:
-                yield Hit(score, matcher.highlight(title), callback, help=help_text)
+
+def theme_commands(themes: Iterable[str], choose: Callable[[str], object]) -> Iterator[SystemCommand]:
+    """One entry per myrm theme (Textual's own "Theme" entry lists every theme)."""
+    for name in sorted(themes):
+        if name.startswith("myrm"):
+            yield SystemCommand(f"Theme: {name}", "Switch and remember the theme", partial(choose, name))

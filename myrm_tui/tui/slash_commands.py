@@ -1,6 +1,6 @@
 """The slash commands the prompt understands (pure: the popup, /help and tests read this).
 
-Built-in commands are the table below; custom commands (Markdown files, tui/custom_commands.py)
+Built-in commands are the slash rows of tui/command_table.py; custom commands (Markdown files, tui/custom_commands.py)
 join them as `SlashCommand`s with their file as `source`, after the built-ins, so the popup, the
 palette, F1 and the parser read one list.
 """
@@ -11,6 +11,8 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from myrm_tui.tui.command_table import COMMANDS
+
 
 @dataclass(frozen=True)
 class SlashCommand:
@@ -20,30 +22,8 @@ class SlashCommand:
     source: str = ""  # a custom command's file ("" for a built-in)
 
 
-SLASH_COMMANDS: tuple[SlashCommand, ...] = (
-    SlashCommand("/compact", "[focus]", "Compact the context now (optional focus for the summary)"),
-    SlashCommand("/fork", "", "Fork this session into a new one"),
-    SlashCommand("/undo", "", "Restore the files the last turn changed (preview first)"),
-    SlashCommand("/rewind", "", "Go back to before an earlier message: files, conversation (a fork) or both"),
-    SlashCommand("/retry", "", "Regenerate the last answer in a fork (this session stays as it is)"),
-    SlashCommand(
-        "/model",
-        "[name] [--default]",
-        "Switch the model for this session; --default also saves it (no name: the picker)",
-    ),
-    SlashCommand("/sessions", "", "Browse, resume, rename, delete and export sessions"),
-    SlashCommand("/settings", "", "Open the settings"),
-    SlashCommand("/image", "PATH", "Attach an image to your next message (or write @shot.png in it)"),
-    SlashCommand("/export", "[path]", "Export this session to Markdown"),
-    SlashCommand("/copy", "", "Copy the last reply to the clipboard"),
-    SlashCommand("/notes", "", "Show the session notes"),
-    SlashCommand("/mcp", "", "MCP servers: state, tools, last error; restart"),
-    SlashCommand(
-        "/theme", "[name] [--default]", "Switch the theme for this session; --default also saves it (no name: pick one)"
-    ),
-    SlashCommand("/clear", "", "Start a new session (the current one stays in /sessions)"),
-    SlashCommand("/help", "", "Keys and commands"),
-)
+# The built-ins come from the one command table (tui/command_table.py), in its order.
+SLASH_COMMANDS: tuple[SlashCommand, ...] = tuple(SlashCommand(c.name, c.args, c.help) for c in COMMANDS if c.name)
 BY_NAME = {command.name: command for command in SLASH_COMMANDS}
 
 # A lone "/word" is meant as a command; "/usr/bin is missing" (a path) is a message.

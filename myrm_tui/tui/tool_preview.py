@@ -10,8 +10,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from myrm_tui.context.ingest import spilled_output
-
 
 @dataclass(frozen=True)
 class ToolPreview:
@@ -23,6 +21,10 @@ class ToolPreview:
 
 def tool_preview(content: str, limit: int, handle: str | None = None) -> ToolPreview:
     """The block's preview of `content` (the stored result) in at most `limit` characters."""
+    # imported on use: context.ingest brings the output filters (~50 ms), which the first frame
+    # of a new session never needs
+    from myrm_tui.context.ingest import spilled_output
+
     spilled = spilled_output(content)
     total = len(content)
     if spilled is not None:

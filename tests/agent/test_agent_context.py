@@ -85,3 +85,39 @@ async def test_fork_with_summary_starts_small_and_keeps_anchor_and_last_turns(st
     ]
     assert sum(r.tokens for r in rows) < parent_tokens / 2
     assert len(store.messages(agent.session_id)) == 16  # the parent is untouched
+
+
+async def test_a_tripped_stage_breaker_is_told_to_the_user_once(store, workspace, script, monkeypatch):
+    """A stage switched off for the session changes what the engine does (here: big outputs go in
+    unfiltered); the user hears it once, as a warning, not only in the stored report."""
+    from myrm_tui.context import arrival_filter
+
+    def boom(*args, **kwargs):
+        raise RuntimeError("filter bug")
+
+    monkeypatch.setattr(arrival_filter, "filter_output", boom)
+    calls = [
+        {"tool_calls": [{"id": f"s{i}", "name": "bash", "arguments": {"command": "seq 1 20000"}}]} for i in range(5)
+    ]
+    model = script(*calls, {"text": "done"}, context_window=200_000)
+    agent = make_agent(store, workspace, model, approval="yolo")
+    log = await drive(agent, "count five times")
+    trips = [n for n in log.of(Notice) if "smart_filter" in n.text]
+    assert len(trips) == 1, [n.text for n in log.of(Notice)]
+    assert trips[0].level == "warning" and "off for this session" in trips[0].text and "filter bug" in trips[0].text
+    assert log.events[-1] == TurnFinished("stop", 6)
+
+
+async def test_a_lite_model_too_small_to_summarize_is_told_once(store, workspace, script, tmp_path):
+    """The user set a lite model to save cost; when it cannot take a summary call, the main model
+    summarizes instead, and the user hears why (once per session), not only the stored report."""
+    small = script({"text": "never asked"}, context_window=3_000)
+    model = script({"text": "one"}, {"text": "two"})
+    agent = make_agent(store, workspace, model, lite_model=small)
+    first = await drive(agent, "hello")
+    second = await drive(agent, "again")
+    said = [n.text for n in first.of(Notice) if n.text.startswith("summaries:")]
+    assert len(said) == 1 and small in said[0] and "too small" in said[0] and "main model" in said[0]
+    assert not [n for n in second.of(Notice) if n.text.startswith("summaries:")]
+    fine = make_agent(store, workspace, script({"text": "ok"}), lite_model=script({"text": "x"}))
+    assert not [n for n in (await drive(fine, "hi")).of(Notice) if n.text.startswith("summaries:")]

@@ -471,6 +471,8 @@ async def test_call_settings_passed_to_the_provider(store, workspace, script):
         "file_write",
         "file_edit",
         "bash",
+        "bash_output",
+        "bash_kill",
         "grep",
         "glob",
         "web_fetch",

@@ -135,8 +135,11 @@ async def test_with_no_model_able_to_summarize_compact_still_frees_tokens_with_e
     lite, _ = summarizer_script(tmp_path, "lite", error="server")
     agent, main_record = chat_agent(store, workspace, tmp_path, lite=lite, main_turn={"text": "not a summary"})
     before = agent.engine.assemble(agent.turn_input()).tokens
+    # The system prompt and the tool schemas are not the history compaction works on: the claim is
+    # about the rest (they grow with every tool myrm ships, which is not this test's business).
+    fixed = agent.turn_input().fixed_tokens()
     event = await agent.compact_now()
-    assert event is not None and event["tokens_after"] < before / 2
+    assert event is not None and event["tokens_after"] - fixed < (before - fixed) / 2, (before, fixed, event)
     nodes = [n for n in store.summaries(agent.session_id) if n["status"] == "active"]
     assert nodes and all(n["fallback"] for n in nodes)
     assert requests_of(main_record), "the main model was asked before the extractive body was used"

@@ -23,6 +23,8 @@ EXPECTED_TOOL_ORDER = [
     "file_write",
     "file_edit",
     "bash",
+    "bash_output",
+    "bash_kill",
     "grep",
     "glob",
     "web_fetch",

@@ -26,14 +26,45 @@ from myrm_tui.agent.tools.recall_tools import (
 )
 from myrm_tui.agent.tools.registry import default_tools
 from myrm_tui.context.recall import EXPAND_MAX_CHARS, RECALL_CLOSE, RECALL_NOTE, RECALL_OPEN
+from myrm_tui.store import Store
 
 RECALL_NAMES = ["ctx_search", "ctx_inspect", "ctx_expand", "session_note"]
-BUILTIN_NAMES = ["file_read", "file_write", "file_edit", "bash", "grep", "glob", "web_fetch"]
+BUILTIN_NAMES = [
+    "file_read",
+    "file_write",
+    "file_edit",
+    "bash",
+    "bash_output",
+    "bash_kill",
+    "grep",
+    "glob",
+    "web_fetch",
+]
 
 
 @pytest.fixture
 def session(store) -> str:
     return store.create_session(model="m").id
+
+
+@pytest.fixture
+def elsewhere(tmp_path):
+    """Another workspace's store (its own `.myrm/`): recall never reaches into it."""
+    root = tmp_path / "elsewhere"
+    root.mkdir()
+    opened = Store.open(root)
+    yield opened
+    opened.close()
+
+
+def foreign_message(elsewhere: Store, text: str, past_id: int = 50):
+    """A message of another workspace whose id this workspace's store has not used (ids are per
+    store, so the same number may name a message here)."""
+    away = elsewhere.create_session(model="m").id
+    record = None
+    while record is None or record.id < past_id:
+        record = user(elsewhere, away, text)
+    return record
 
 
 @pytest.fixture
@@ -144,6 +175,25 @@ async def test_search_errors_are_error_results(store, rctx, session):
         await call(CtxSearch(), {}, rctx)
 
 
+async def test_search_scope_is_a_static_enum_and_checked(store, rctx, session):
+    schema = CtxSearch().schema()["function"]
+    scope = schema["parameters"]["properties"]["scope"]
+    assert scope["enum"] == sorted(scope["enum"]) == ["session", "workspace"]
+    assert "scope" not in schema["parameters"]["required"]
+    assert 'scope="workspace"' in schema["description"]
+    # the tool list is a cached prompt prefix: nothing of the session may appear in it
+    assert session not in str(CtxSearch().schema())
+    assert CtxSearch().schema()["function"] == schema
+    user(store, session, "hello scope")
+    bad = await call(CtxSearch(), {"query": "hello", "scope": "galaxy"}, rctx)
+    assert bad.status == "error" and bad.content.startswith("error: scope='galaxy' is not one of session, workspace")
+    assert (
+        CtxSearch().preview({"query": "x", "scope": "workspace"}, rctx).summary
+        == "search history across the workspace for 'x'"
+    )
+    assert CtxSearch().preview({"query": "x"}, rctx).summary == "search history for 'x'"
+
+
 @pytest.mark.parametrize(
     "tool, args",
     [
@@ -183,34 +233,45 @@ async def test_inspect_reports_what_the_engine_replaced(store, rctx, session):
     assert "in the prompt: sent as stored (not replaced)" in result.content
 
 
-async def test_inspect_unknown_and_foreign_handles(store, rctx, session):
+async def test_inspect_unknown_and_foreign_handles(store, rctx, session, elsewhere):
     bad = await call(CtxInspect(), {"handle": "banana"}, rctx)
     assert bad.status == "error" and bad.content.startswith("error: unknown handle 'banana'")
-    other_session = store.create_session(model="m").id
-    foreign = user(store, other_session, "secret of another session ORCHID-55")
+    foreign = foreign_message(elsewhere, "secret of another workspace ORCHID-55")
     result = await call(CtxInspect(), {"handle": f"msg:{foreign.id}"}, rctx)
     assert result.status == "error" and result.content.startswith("error: ")
     assert "ORCHID-55" not in result.content
+    other_session = store.create_session(model="m", title="neighbour").id
+    neighbour = user(store, other_session, "another session of this workspace")
+    result = await call(CtxInspect(), {"handle": f"msg:{neighbour.id}"}, rctx)
+    assert result.status == "ok"
+    assert f'in session {other_session[:8]} "neighbour" (another session of this workspace)' in result.content
 
 
 # --- ctx_expand ------------------------------------------------------------------------------
 
 
-async def test_expand_returns_the_original_and_refuses_other_sessions(store, rctx, session):
+async def test_expand_returns_the_original_and_refuses_other_workspaces(store, rctx, session, elsewhere):
     text = "first line\nthe original words, verbatim: KESTREL-204\nlast line"
     mine = user(store, session, text)
     result = await call(CtxExpand(), {"handle": f"msg:{mine.id}"}, rctx)
     assert result.status == "ok" and body_of(result.content) == text
 
-    other_session = store.create_session(model="m").id
-    foreign = user(store, other_session, "not yours: ORCHID-55")
+    foreign = foreign_message(elsewhere, "not yours: ORCHID-55")
     refused = await call(CtxExpand(), {"handle": f"msg:{foreign.id}"}, rctx)
     assert refused.status == "error" and refused.content.startswith("error: ")
     assert "ORCHID-55" not in refused.content
-    foreign_artifact = store.vault.put("artifact of another session ORCHID-56\n")
-    store.index_artifact(other_session, foreign_artifact)
+    foreign_artifact = elsewhere.vault.put("artifact of another workspace ORCHID-56\n")
+    elsewhere.index_artifact(elsewhere.list_sessions()[0].id, foreign_artifact)
     refused = await call(CtxExpand(), {"handle": foreign_artifact}, rctx)
     assert refused.status == "error" and "ORCHID-56" not in refused.content
+
+    # Another session of the same workspace: its artifact opens, marked as coming from elsewhere.
+    other_session = store.create_session(model="m").id
+    neighbour_artifact = store.vault.put("artifact of another session OSPREY-57\n")
+    store.index_artifact(other_session, neighbour_artifact)
+    opened = await call(CtxExpand(), {"handle": neighbour_artifact}, rctx)
+    assert opened.status == "ok" and body_of(opened.content) == "artifact of another session OSPREY-57"
+    assert " · vault artifact · from another session of this workspace · " in opened.content
 
 
 async def test_expand_by_lines_and_query(store, rctx, session):
@@ -341,10 +402,11 @@ async def test_agent_recalls_an_earlier_message_by_search_then_expand(store, wor
     )
 
 
-async def test_agent_cannot_expand_another_sessions_message(store, workspace, script):
-    other = make_agent(store, workspace, script({"text": "ok"}))
-    log = await drive(other, "private to the other session: GANNET-12", approve=False)
-    [foreign] = log.of(UserMessageStored)
+async def test_agent_cannot_expand_another_workspaces_message(store, workspace, script, elsewhere, tmp_path):
+    other = make_agent(elsewhere, tmp_path / "elsewhere", script({"text": "ok"}))
+    for _ in range(3):  # past the ids the turn below stores here, so the number names nothing here
+        log = await drive(other, "private to the other workspace: GANNET-12", approve=False)
+    foreign = log.of(UserMessageStored)[-1]
     model = script(
         {"tool_calls": [{"id": "e1", "name": "ctx_expand", "arguments": {"handle": f"msg:{foreign.message_id}"}}]},
         {"text": "could not"},
@@ -354,3 +416,64 @@ async def test_agent_cannot_expand_another_sessions_message(store, workspace, sc
     [done] = log.of(ToolFinished)
     assert not done.ok and done.content.startswith("error: ")
     assert "GANNET-12" not in done.content
+
+
+async def test_agent_recalls_a_fact_from_another_session_of_the_workspace(store, workspace, script, tmp_path):
+    (workspace / "notes.txt").write_text("deploy key rotation day: the fact is CORMORANT-9931\n")
+    first = make_agent(
+        store,
+        workspace,
+        script(
+            {"tool_calls": [{"id": "r1", "name": "file_read", "arguments": {"path": "notes.txt"}}]},
+            {"text": "Read."},
+        ),
+    )
+    store.rename_session(first.session_id, "rotation notes")
+    await drive(first, "read notes.txt", approve=True)
+    [fact] = [m for m in store.messages(first.session_id) if m.role == "tool"]
+    assert "CORMORANT-9931" in fact.message["content"]
+    handle = f"msg:{fact.id}"
+
+    def searches_then_expands(with_expand: bool) -> str:
+        calls = [
+            {"tool_calls": [{"id": "w1", "name": "ctx_search", "arguments": {"query": "CORMORANT-9931"}}]},
+            {
+                "tool_calls": [
+                    {
+                        "id": "w2",
+                        "name": "ctx_search",
+                        "arguments": {"query": "CORMORANT-9931", "scope": "workspace"},
+                    }
+                ]
+            },
+        ]
+        if with_expand:
+            calls.append({"tool_calls": [{"id": "w3", "name": "ctx_expand", "arguments": {"handle": handle}}]})
+        return script(*calls, {"text": "done"})
+
+    second = make_agent(store, workspace, searches_then_expands(with_expand=True))
+    log = await drive(second, "what was the fact from the other conversation?", approve=False)
+    assert log.approvals == []  # a workspace search is still a read: it never asks
+    finished = {e.call_id: e for e in log.of(ToolFinished)}
+    assert all(e.ok for e in finished.values()), [e.content for e in finished.values()]
+    # The default scope sees only this session (where the query itself is, in the model's calls).
+    assert handle not in finished["w1"].content and first.session_id[:8] not in finished["w1"].content
+    wide = finished["w2"].content.split("\n")
+    [labelled] = [line for line in wide if line.startswith("[") and f"] {handle} · " in line]
+    assert labelled.endswith(f' · session {first.session_id[:8]} "rotation notes"')
+    assert " · tool · file_read · " in labelled
+    assert "«CORMORANT-9931»" in wide[wide.index(labelled) + 1]
+    assert "CORMORANT-9931" in body_of(finished["w3"].content)
+    assert f" · from session {first.session_id[:8]} " in finished["w3"].content
+
+    # Another workspace has its own store: the same calls find nothing there.
+    away_root = tmp_path / "away"
+    away_root.mkdir()
+    with Store.open(away_root) as away:
+        third = make_agent(away, away_root, searches_then_expands(with_expand=False))
+        log = await drive(third, "and here?", approve=False)
+        results = {e.call_id: e.content for e in log.of(ToolFinished)}
+        # Only its own calls (which name the query) match; nothing of the first workspace.
+        hit_lines = [line for line in results["w2"].split("\n") if line.startswith("[")]
+        assert hit_lines and all(line.endswith(" · this session") for line in hit_lines)
+        assert "file_read" not in results["w2"] and first.session_id[:8] not in results["w2"]

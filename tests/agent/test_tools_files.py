@@ -92,6 +92,10 @@ async def test_file_write_creates_parents_and_keeps_mode(ctx, workspace):
     result = await FileWrite().run({"path": "a/b/c.txt", "content": "one\ntwo\n"}, ctx)
     assert result.content.startswith("created a/b/c.txt (2 lines")
     assert (workspace / "a/b/c.txt").read_text() == "one\ntwo\n"
+    # A new file is the user's work: the umask decides its mode (as their editor's would), not 0o600.
+    mask = os.umask(0)
+    os.umask(mask)
+    assert os.stat(workspace / "a/b/c.txt").st_mode & 0o777 == 0o666 & ~mask
     script = workspace / "run.sh"
     script.write_text("echo old\n")
     script.chmod(0o755)

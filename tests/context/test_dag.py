@@ -175,15 +175,18 @@ async def test_maintain_pays_only_for_what_the_next_removal_takes(store):
         return CallResult("not a summary at all", 1000, 5, 0.0)
 
     roomy = TurnInput("sys", [], info(10_000), 1024, now=0.0)
-    budget = engine._ready(roomy)
-    assert engine._prompt_tokens(roomy) >= budget.prompt_limit * engine.config.full_ratio
+    budget = engine.preparation.ready(roomy)
+    assert engine.preparation.prompt_tokens(roomy) >= budget.prompt_limit * engine.config.full_ratio
     assert await engine.maintain(roomy, model="openai/gpt-4o-mini", window=128_000, call=call) is None
     assert not calls and not engine.rows_removed_next(roomy, if_emergency_now=True)
     tight = TurnInput("sys", [], info(5_000), 1024, now=0.0)
     ahead = engine.rows_removed_next(tight, if_emergency_now=True)
     record = await engine.maintain(tight, model="openai/gpt-4o-mini", window=128_000, call=call)
     assert record is not None and calls
-    assert engine._index_of_id(record["first_id"]) == ahead[0] and engine._index_of_id(record["last_id"]) <= ahead[-1]
+    assert (
+        engine.history.index_of_id(record["first_id"]) == ahead[0]
+        and engine.history.index_of_id(record["last_id"]) <= ahead[-1]
+    )
     prompt = engine.assemble(TurnInput("sys", [], info(5_000), 1024, now=0.0, force_tier="emergency"))
     assert prompt.report["event"]["ops"].get("remove")
     assert store.get_summary(session, record["handle"])["status"] in ("active", "folded")

@@ -246,12 +246,12 @@ def test_a_smaller_model_rescales_the_budget_on_the_next_assemble(store):
 def test_a_failing_stage_is_disabled_for_the_session_and_the_turn_goes_on(store, monkeypatch):
     s = Session(store)
     s.turn(1, output_chars=200)
-    from myrm_tui.context import engine as engine_module
+    from myrm_tui.context import arrival_filter
 
     def boom(*args, **kwargs):
         raise RuntimeError("filter bug")
 
-    monkeypatch.setattr(engine_module, "filter_output", boom)
+    monkeypatch.setattr(arrival_filter, "filter_output", boom)
     for n in range(2, 6):
         s.turn(n, output_chars=40_000)  # over the ingest allowance: the smart filter runs
         prompt = s.assemble(model=info(64_000))

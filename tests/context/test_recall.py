@@ -32,6 +32,16 @@ def store(tmp_path: Path):
 
 
 @pytest.fixture
+def elsewhere(tmp_path: Path):
+    """The store of another workspace: recall never reaches into it."""
+    workspace = tmp_path / "elsewhere"
+    workspace.mkdir()
+    opened = Store.open(workspace)
+    yield opened
+    opened.close()
+
+
+@pytest.fixture
 def session(store: Store) -> str:
     return store.create_session("m", "recall").id
 
@@ -116,6 +126,40 @@ def test_search_follows_fork_ancestry(store: Store, session: str):
     assert f"msg:{shared.id}" in result and "beta" not in result
 
 
+def test_workspace_scope_searches_every_session_labelled(store: Store, session: str, elsewhere: Store):
+    mine = store.append_message(session, {"role": "user", "content": "here WIDE-NEEDLE one"}, 1)
+    other = store.create_session("m", "Deploy\nnotes " + "x" * 80).id
+    theirs = store.append_message(other, {"role": "user", "content": "there WIDE-NEEDLE two"}, 1)
+    fork = store.fork(other).id
+    forked = store.append_message(fork, {"role": "user", "content": "fork WIDE-NEEDLE three"}, 1)
+    spill = store.vault.put("spilled WIDE-NEEDLE four\n")
+    store.index_artifact(other, spill)
+    away = elsewhere.create_session("m").id
+    elsewhere.append_message(away, {"role": "user", "content": "away WIDE-NEEDLE five"}, 1)
+
+    default = ctx_search(store, session, "WIDE-NEEDLE")
+    assert default == ctx_search(store, session, "WIDE-NEEDLE", scope="session")
+    assert default == ctx_search(store, session, "WIDE-NEEDLE", scope=None)
+    assert f"msg:{mine.id}" in default and f"msg:{theirs.id}" not in default and "session" not in default.split("\n")[2]
+
+    wide = ctx_search(store, session, "WIDE-NEEDLE", scope="workspace")
+    assert wide.startswith(
+        f'{RECALL_OPEN}\n{RECALL_NOTE}\nsearch "WIDE-NEEDLE" across this workspace\'s sessions: 4 hits'
+    )
+    lines = {line.split(" · ")[0].split("] ")[1]: line for line in wide.splitlines() if line.startswith("[")}
+    assert lines[f"msg:{mine.id}"].endswith(" · this session")
+    title = '"' + ("Deploy notes " + "x" * 80)[:59] + '…"'  # one line, cut to SESSION_LABEL_TITLE_CHARS
+    assert lines[f"msg:{theirs.id}"].endswith(f" · session {other[:8]} {title}")
+    assert lines[f"msg:{forked.id}"].endswith(f" · session {fork[:8]}")  # a fork has no title of its own
+    assert lines[spill].endswith(f" · session {other[:8]} {title}")
+    assert "five" not in wide  # another workspace's store is never searched
+    assert ctx_search(store, session, "nothing-like-it", scope="workspace").startswith(
+        'no matches for "nothing-like-it" in any session of this workspace;'
+    )
+    assert ctx_search(store, session, "WIDE-NEEDLE", scope="everywhere").startswith("error: scope='everywhere'")
+    assert ctx_search(store, session, "WIDE-NEEDLE", scope=" Workspace ") == wide
+
+
 # --- ctx_inspect -----------------------------------------------------------------------------
 
 
@@ -162,18 +206,22 @@ def test_inspect_artifacts(store: Store, session: str):
     assert "in the prompt: spilled: preview of 20 lines shown" in replaced
 
 
-def test_inspect_errors_are_text(store: Store, session: str):
-    other = store.create_session("m").id
-    foreign = store.append_message(other, {"role": "user", "content": "secret"}, 1)
+def test_inspect_errors_are_text(store: Store, session: str, elsewhere: Store):
+    other = elsewhere.create_session("m").id
+    elsewhere.append_message(other, {"role": "user", "content": "padding"}, 1)
+    foreign = elsewhere.append_message(other, {"role": "user", "content": "secret"}, 1)
     assert ctx_inspect(store, session, f"msg:{foreign.id}").startswith("error: message")
     assert ctx_inspect(store, session, "msg:999999").startswith("error: message msg:999999")
     assert ctx_inspect(store, session, "banana").startswith("error: unknown handle")
     assert ctx_inspect(store, session, "S12").startswith("error: unknown handle 'S12'")
     assert ctx_inspect(store, session, "vault://abcdef123456").startswith("error: no artifact")
     assert ctx_inspect(store, session, "vault://../../etc").startswith("error: unknown handle")
-    unrelated = store.vault.put("other session's data\n")
-    store.index_artifact(other, unrelated)
-    assert ctx_inspect(store, session, unrelated).startswith(f"error: {unrelated} is not part of session")
+    unrelated = elsewhere.vault.put("other workspace's data\n")
+    elsewhere.index_artifact(other, unrelated)
+    assert ctx_inspect(store, session, unrelated).startswith("error: no artifact")
+    # In this workspace's vault but reached by no session: still the session's own refusal.
+    orphan = store.vault.put("stored, never linked\n")
+    assert ctx_inspect(store, session, orphan).startswith(f"error: {orphan} is not part of session")
 
 
 # --- ctx_expand ------------------------------------------------------------------------------
@@ -306,14 +354,21 @@ def test_expand_one_megabyte_artifact_by_search_then_query(store: Store, session
     assert "27182: line 27182 panic: VAULT-NEEDLE-e in scheduler" in expanded
 
 
-def test_expand_respects_sessions_and_forks(store: Store, session: str):
+def test_expand_respects_workspaces_and_labels_other_sessions(store: Store, session: str, elsewhere: Store):
     shared = store.append_message(session, {"role": "user", "content": "shared"}, 1)
     child = store.fork(session).id
     later = store.append_message(session, {"role": "user", "content": "parent only"}, 1)
-    other = store.create_session("m").id
-    foreign = store.append_message(other, {"role": "user", "content": "foreign"}, 1)
-    assert "shared" in ctx_expand(store, child, f"msg:{shared.id}")
-    assert ctx_expand(store, child, f"msg:{later.id}").startswith("error: message")
+    other = store.create_session("m", "the other one").id
+    neighbour = store.append_message(other, {"role": "user", "content": "neighbour"}, 1)
+    away = elsewhere.create_session("m").id
+    for _ in range(neighbour.id + 1):
+        foreign = elsewhere.append_message(away, {"role": "user", "content": "foreign"}, 1)
+    own = ctx_expand(store, child, f"msg:{shared.id}")
+    assert "shared" in own and " · from session" not in own
+    # Sessions of the same workspace (a fork's parent after the fork, an unrelated session) open,
+    # labelled with where they come from; another workspace's ids mean nothing here.
+    assert f" · from session {session[:8]} " in ctx_expand(store, child, f"msg:{later.id}")
+    assert f' · from session {other[:8]} "the other one"' in ctx_expand(store, session, f"msg:{neighbour.id}")
     assert ctx_expand(store, session, f"msg:{foreign.id}").startswith("error: message")
     assert ctx_expand(store, session, "S12").startswith("error: unknown handle")
     assert ctx_expand(store, session, "rm -rf /").startswith("error: unknown handle")

@@ -23,9 +23,10 @@ from myrm_tui.context import engines
 from myrm_tui.settings.settings import Settings
 from myrm_tui.store import Store
 
-# A window the real fixed prefix (~1.95k tokens) fits with room for a short message only: the
-# prompt limit is 5,000 − 2,500 (reserve, half the window) − 256 (margin) = 2,244 tokens.
-SMALL_WINDOW = 5_000
+# A window the real fixed prefix (~2.45k tokens: system prompt and tool schemas) fits with room for
+# a short message only: the prompt limit is 6,000 − 3,000 (reserve, half the window) − 256
+# (margin) = 2,744 tokens. Grows with the tool list: when a tool is added, this moves with it.
+SMALL_WINDOW = 6_000
 # About 400 tokens: under the 35 % single-item cap (no excerpt), over the room the window leaves.
 TOO_BIG_FOR_THE_WINDOW = "please look at this: " + " ".join(f"word{i}" for i in range(200))
 

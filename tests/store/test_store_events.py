@@ -33,3 +33,15 @@ def test_event_for_unknown_session_or_bad_data_is_refused(store: Store):
     with pytest.raises(StoreError, match="plain JSON"):
         store.append_event(s.id, "note", {"when": object()})
     assert store.events(s.id) == []
+
+
+def test_event_kinds_are_stored_as_their_plain_strings(store: Store):
+    # The enum must not change what is on disk: readers older than it (and raw SQL) see "usage".
+    s = store.create_session("m")
+    record = store.append_event(s.id, event_kinds.EventKind.SUMMARY, {"attempts": 1})
+    assert type(record.kind) is str and record.kind == "summary"
+    row = store._db().execute("SELECT kind FROM events WHERE id = ?", (record.id,)).fetchone()
+    assert row == ("summary",)
+    assert store.events(s.id, kind="summary") == store.events(s.id, kind=event_kinds.SUMMARY) == [record]
+    assert {kind.value for kind in event_kinds.EventKind} >= {"usage", "compaction", "summary", "fork", "undo"}
+    assert event_kinds.USAGE is event_kinds.EventKind.USAGE  # the module names are the members

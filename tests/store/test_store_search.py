@@ -14,7 +14,7 @@ from types import ModuleType
 
 import pytest
 
-from myrm_tui.store import Store, StoreError, VaultError, schema, search_index
+from myrm_tui.store import Store, StoreError, VaultError, log_sql, schema, search_index
 from myrm_tui.store.constants import SNIPPET_CLOSE, SNIPPET_MAX_CHARS, SNIPPET_OPEN
 from myrm_tui.store.search import parse_query, quote
 
@@ -300,6 +300,42 @@ def test_other_sessions_are_invisible(store: Store, session: str):
         store.history_message(session, store.messages(other)[0].id)
 
 
+def test_workspace_scope_reaches_every_session_of_the_store_and_no_other(store: Store, session: str, tmp_path: Path):
+    other = store.create_session("m", "other").id
+    theirs = store.append_message(other, user("workspace-needle in another session"), 1)
+    handle = store.vault.put("other session spill with workspace-vault-needle\n")
+    store.index_artifact(other, handle)
+    named = store.vault.put("named, never indexed\n")
+    store.append_message(other, user(f"see {named}"), 1)
+    fork = store.fork(other).id
+    forked = store.append_message(fork, user("workspace-needle in a fork"), 1)
+    assert store.search(session, "workspace-needle") == []
+    wide = store.search(session, "workspace-needle", scope="workspace")
+    assert {(hit.handle, hit.session_id) for hit in wide} == {(f"msg:{theirs.id}", other), (f"msg:{forked.id}", fork)}
+    [spill] = store.search(session, "workspace-vault-needle", scope="workspace")
+    assert (spill.handle, spill.session_id) == (handle, other)
+    assert store.history_message(session, theirs.id, scope="workspace") == theirs
+    assert store.session_artifact(session, handle, scope="workspace").indexed
+    assert not store.session_artifact(session, named, scope="workspace").indexed
+    # A deleted session's rows leave the workspace too.
+    store.delete_session(fork)
+    assert {hit.session_id for hit in store.search(session, "workspace-needle", scope="workspace")} == {other}
+    with pytest.raises(StoreError, match="not part of session"):
+        store.history_message(session, forked.id, scope="workspace")
+
+    # Another workspace is another `.myrm/`: nothing of this store is visible from it.
+    elsewhere_root = tmp_path / "elsewhere"
+    elsewhere_root.mkdir()
+    with Store.open(elsewhere_root) as elsewhere:
+        assert elsewhere.root != store.root
+        away = elsewhere.create_session("m").id
+        assert elsewhere.search(away, "workspace-needle", scope="workspace") == []
+        with pytest.raises(StoreError):
+            elsewhere.history_message(away, theirs.id, scope="workspace")
+        with pytest.raises(VaultError):
+            elsewhere.session_artifact(away, handle, scope="workspace")
+
+
 def test_unknown_session_is_a_store_error(store: Store):
     with pytest.raises(StoreError, match="no session"):
         store.search("nope", "x")
@@ -344,7 +380,7 @@ def test_artifact_text_can_be_passed_and_binary_is_skipped(store: Store, session
 
 
 def test_artifact_index_is_capped(store: Store, session: str, monkeypatch):
-    monkeypatch.setattr("myrm_tui.store.store.ARTIFACT_INDEX_MAX_CHARS", 1_000)
+    monkeypatch.setattr("myrm_tui.store.artifact_access.ARTIFACT_INDEX_MAX_CHARS", 1_000)
     body = "early-marker " + "z " * 2_000 + " late-marker"
     handle = store.vault.put(body)
     info = store.index_artifact(session, handle)
@@ -568,7 +604,7 @@ def test_search_over_five_thousand_messages_is_fast(store: Store, session: str):
             message = (
                 user(words) if i % 2 else {"role": "tool", "tool_call_id": f"c{i}", "name": "bash", "content": words}
             )
-            store._insert_message(conn, session, message, 1, time.time())
+            log_sql.insert_message(conn, session, message, 1, time.time())
     queries = ["PERF-NEEDLE-xyz", "error timeout", "socket retry deploy", "missing-word", "数据库"]
     store.search(session, "warm up")
     for query in queries:
@@ -590,7 +626,7 @@ def test_common_word_in_many_big_outputs_stays_fast(store: Store, session: str):
     with store._lock, store._write() as conn:
         for i in range(12):
             content = line * (200_000 // len(line)) + f"finished build {i}\n"
-            store._insert_message(
+            log_sql.insert_message(
                 conn,
                 session,
                 {"role": "tool", "tool_call_id": f"c{i}", "name": "bash", "content": content},

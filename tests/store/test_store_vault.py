@@ -145,3 +145,21 @@ def test_binary_and_undecodable_content(vault: Vault):
     assert "\ufffd" in vault.read_text(handle)
     surrogate = vault.put("bad byte: \udcff")
     assert vault.read_bytes(surrogate) == b"bad byte: \xff"
+
+
+def test_a_put_that_fails_midway_leaves_nothing_behind(vault: Vault, monkeypatch):
+    # The vault writes with the one atomic_write: a failure leaves no artifact and no temp file,
+    # so a later put of the same content starts clean.
+    from myrm_tui import atomic_write
+
+    def disk_full(src, dst):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(atomic_write.os, "replace", disk_full)
+    with pytest.raises(OSError, match="No space"):
+        vault.put("lost output")
+    assert list(vault.directory.iterdir()) == []
+    monkeypatch.undo()
+    handle = vault.put("lost output")
+    assert vault.read_text(handle) == "lost output"
+    assert stat.S_IMODE(vault.path_of(handle).stat().st_mode) == 0o600

@@ -13,7 +13,7 @@ from tui_pilot_helpers import SIZE, notices, scripted_settings, type_text, wait_
 
 from myrm_tui.context.tokens import count_message_tokens
 from myrm_tui.tui.app import MyrmApp
-from myrm_tui.tui.screens.chat import COMPACT_CANCELLED
+from myrm_tui.tui.turn_runner import COMPACT_CANCELLED
 from myrm_tui.tui.widgets.compaction_divider import CompactionDivider
 
 ANSWER = ("Water the tomatoes early in the morning and mulch the beds against the heat. " * 5).strip()

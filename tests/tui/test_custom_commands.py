@@ -177,9 +177,7 @@ async def test_popup_help_palette_and_the_sent_message(workspace, store, tmp_pat
         help_text = screen.help_markdown()
         assert "| `/explain FILE` | Explain a file simply (custom, .myrm/commands) |" in help_text
         assert "/help is a built-in command" in help_text
-        from myrm_tui.tui.palette import MyrmCommands
-
-        titles = [title for title, _, _ in MyrmCommands(screen, None)._commands()]
+        titles = [command.title for command in app.get_system_commands(screen)]
         assert "/explain — Explain a file simply" in titles
 
 

@@ -155,14 +155,11 @@ async def test_palette_offers_context_aware_commands(workspace, store, script):
     app = MyrmApp(workspace, scripted_settings(model), store=store, watch_themes=False)
     async with app.run_test(size=SIZE) as pilot:
         screen = app.chat_screen
-        from myrm_tui.tui.palette import MyrmCommands
-
-        provider = MyrmCommands(screen)
-        titles = [t for t, _, _ in provider._commands()]
+        titles = [command.title for command in app.get_system_commands(screen)]
         assert "Compact now" not in titles and "Switch model" in titles  # no session yet
         assert "Theme: myrm-light" in titles
         await send(pilot, app, "hello")
-        titles = [t for t, _, _ in provider._commands()]
+        titles = [command.title for command in app.get_system_commands(screen)]
         assert {"Compact now", "Fork session", "Export session to Markdown", "Show compaction panel"} <= set(titles)
         await pilot.press("ctrl+p")
         await wait_until(pilot, lambda: isinstance(app.screen, CommandPalette), what="palette")

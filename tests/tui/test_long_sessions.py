@@ -52,11 +52,11 @@ async def test_resume_mounts_a_window_and_loads_earlier_turns(workspace, store, 
 
 
 async def test_live_session_prunes_back_to_the_window(workspace, store, script, monkeypatch):
-    import myrm_tui.tui.screens.chat as chat_module
+    import myrm_tui.tui.widgets.transcript as transcript_module
 
     # a small window so the test needs a few turns, not sixty
-    monkeypatch.setattr(chat_module, "TURN_WINDOW", 3)
-    monkeypatch.setattr(chat_module, "TURN_WINDOW_HIGH", 4)
+    monkeypatch.setattr(transcript_module, "TURN_WINDOW", 3)
+    monkeypatch.setattr(transcript_module, "TURN_WINDOW_HIGH", 4)
     model = script(*[{"text": f"live {i}"} for i in range(6)])
     sid = seed_turns(store, model, 2)
     app = MyrmApp(workspace, scripted_settings(model), session_id=sid, store=store, watch_themes=False)

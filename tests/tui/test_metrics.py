@@ -100,7 +100,7 @@ def test_compaction_after_the_last_request_lowers_the_reading():
 
 def test_compactions_are_deduplicated_across_reports_and_events():
     event = {
-        "id": "c1",
+        "id": 41,  # the store id of the engine's compaction event
         "tier": "full",
         "trigger": "threshold",
         "tokens_before": 8000,

@@ -162,7 +162,7 @@ def test_snapshot_queued_messages_above_the_prompt(snap_compare, workspace, stor
         screen = pilot.app.chat_screen
         screen.queue.add("also run the linter")
         screen.queue.add("and explain why the last line was dropped in one sentence")
-        screen._show_queue()
+        screen.edits.show_queue()
         await pilot.pause()
 
     assert snap_compare(app, terminal_size=SNAP_SIZE, run_before=queue_two)

@@ -39,7 +39,9 @@ async def _answer(pilot, screen, approval, key: str) -> None:
 
 
 async def test_streamed_reply_appears_and_is_stored(workspace, store, script):
-    model = script({"text": REPLY, "chunk_size": 4, "delay_ms": 15})
+    # 46 chunks 40 ms apart: ~1.8 s of streaming, so a busy CI box that stalls the UI for a
+    # moment (a first-message import, a GC pass) still shows a partial reply to the check below.
+    model = script({"text": REPLY, "chunk_size": 4, "delay_ms": 40})
     app = MyrmApp(workspace, scripted_settings(model), store=store)
     async with app.run_test(size=SIZE) as pilot:
         screen = app.chat_screen

@@ -40,6 +40,9 @@ class ToolContext:
     replacements: Callable[[], Mapping[str, str]] | None = None
     # A person said yes to this call after being told it asks for the network (bash only).
     network_granted: bool = False
+    # The session's background commands (tools/bash_background.BackgroundJobs), shared by bash,
+    # bash_output and bash_kill; None (a bare tool test) makes `background: true` an error.
+    background: Any = None
 
 
 @dataclass(frozen=True)

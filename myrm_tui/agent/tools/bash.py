@@ -3,7 +3,9 @@
 The command runs inside the bwrap sandbox (agent/sandbox.py) unless the `sandbox` setting is off
 or bwrap cannot run here; its environment has secrets removed (agent/shell_env.py). Nothing it
 starts outlives the call: when the shell exits, times out or is interrupted, its group, its
-descendants and anything still carrying the call's marker are ended (tools/processes.py).
+descendants and anything still carrying the call's marker are ended (tools/processes.py). With
+`background: true` the command is handed to the session's background jobs instead
+(tools/bash_background.py) and the call returns a handle at once.
 
 Output is decoded leniently (invalid UTF-8 becomes U+FFFD, NUL bytes are dropped and noted) so
 a stray binary never breaks the transcript; above `tool_output_cap` characters the full output
@@ -15,37 +17,22 @@ from __future__ import annotations
 import asyncio
 import codecs
 import os
-import re
-import secrets
-import shutil
+from collections.abc import Callable
 from typing import Any
 
 from myrm_tui.agent.limits import BASH_MAX_CAPTURE_CHARS, BASH_MAX_TIMEOUT_S, KILL_GRACE_S
-from myrm_tui.agent.sandbox import SandboxPlan, SandboxStatus, plan_for, sandbox_status
-from myrm_tui.agent.shell_env import command_env, mentioned, passthrough_names
+from myrm_tui.agent.sandbox import sandbox_status
 from myrm_tui.agent.tools.base import ApprovalPreview, Tool, ToolContext, ToolError, ToolResult
-from myrm_tui.agent.tools.processes import CALL_MARKER_VAR, end_call
+from myrm_tui.agent.tools.bash_background import start_background
+from myrm_tui.agent.tools.bash_launch import POST_EXIT_DRAIN_S, launch_for, spawn_piped
+from myrm_tui.agent.tools.processes import end_call
 from myrm_tui.agent.tools.spill import spill_if_large
-
-# After the shell exits, background children may still hold the pipe open (`server &`);
-# read what is already there for this long, then stop listening instead of hanging.
-POST_EXIT_DRAIN_S = 0.5
-# Output shapes that mean "the sandbox said no", to tell the model why instead of letting it
-# retry blindly.
-_READ_ONLY_ERROR = re.compile(r"Read-only file system|EROFS")
-_NETWORK_ERROR = re.compile(
-    r"Network is unreachable|Temporary failure in name resolution|Could not resolve host|"
-    r"Name or service not known|getaddrinfo|EAI_AGAIN|ENETUNREACH|No route to host|"
-    r"Connection refused|ECONNREFUSED"
-)
-# bwrap's own failures (a mount it could not make) start with this and exit with code 1.
-_BWRAP_ERROR = "bwrap: "
 
 
 class _Capture:
     """Accumulates decoded output, bounded in memory, and streams each piece out."""
 
-    def __init__(self, emit) -> None:
+    def __init__(self, emit: Callable[[str], None]) -> None:
         self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
         self._parts: list[str] = []
         self._size = 0
@@ -120,26 +107,6 @@ def _network_needs_yes(args: dict[str, Any], ctx: ToolContext) -> bool:
     )
 
 
-def _sandbox_notes(status: SandboxStatus, plan: SandboxPlan | None, output: str, code: int) -> list[str]:
-    if plan is None:
-        return []
-    first = output.lstrip().splitlines()[0] if output.strip() else ""
-    if code == 1 and first.startswith(_BWRAP_ERROR):
-        return [
-            (f'[the sandbox could not start ({first}); the user can set sandbox = "off" to run commands without it]')
-        ]
-    notes = []
-    if _READ_ONLY_ERROR.search(output):
-        where = "the workspace and /tmp are" if plan.writable else "only /tmp is"
-        notes.append(f"[sandbox ({status.mode}): {where} writable; .git, .myrm and files outside are read-only]")
-    if not plan.network and _NETWORK_ERROR.search(output):
-        notes.append(
-            "[sandbox: no network, not even the host's localhost; call bash again with "
-            "network: true to ask the user for it]"
-        )
-    return notes
-
-
 class Bash(Tool):
     name = "bash"
     kind = "exec"
@@ -148,8 +115,10 @@ class Bash(Tool):
         "No stdin. Killed with its whole process group on timeout. Big outputs are saved to the "
         "vault and shown as head+tail with a vault:// handle. Usually sandboxed: only the workspace "
         "and /tmp are writable, .git and .myrm are read-only, there is no network unless you set "
-        "network: true (the user is asked), and secrets are not in the environment. Background "
-        "processes end with the call: start a server and its client in the same command."
+        "network: true (the user is asked), and secrets are not in the environment. Processes a "
+        "command leaves behind end with the call; for a server or watcher that must keep running, "
+        "set background: true: the call returns a handle (bg-1) at once, bash_output reads its new "
+        "output, bash_kill stops it, and it is stopped when the session ends."
     )
     parameters: dict[str, Any] = {
         "type": "object",
@@ -160,6 +129,10 @@ class Bash(Tool):
                 "type": "boolean",
                 "description": "The command needs the network (downloads, installs, git fetch); asks the user.",
             },
+            "background": {
+                "type": "boolean",
+                "description": "Start it and return a handle at once; no timeout unless one is given.",
+            },
         },
         "required": ["command"],
     }
@@ -167,6 +140,8 @@ class Bash(Tool):
     def preview(self, args: dict[str, Any], ctx: ToolContext) -> ApprovalPreview:
         _timeout_for(args, ctx)
         summary = str(args["command"])
+        if args.get("background"):
+            summary = f"{summary}   [background]"
         if _network_needs_yes(args, ctx):
             return ApprovalPreview(summary=f"{summary}   [asks for network access]", network_requested=True)
         return ApprovalPreview(summary=summary)
@@ -179,60 +154,34 @@ class Bash(Tool):
         if not command.strip():
             raise ToolError("The command is empty.")
         timeout = _timeout_for(args, ctx)
-        status = sandbox_status(ctx.settings.sandbox)
-        marker = secrets.token_hex(12)
-        built = command_env(
-            os.environ, passthrough_names(ctx.settings.shell_env_passthrough), {CALL_MARKER_VAR: marker}
-        )
-        shell = shutil.which("bash") or "/bin/sh"
-        argv = [shell, "-c", command]
-        plan: SandboxPlan | None = None
-        if status.active and status.probe is not None and status.probe.path:
-            plan = plan_for(ctx.workspace, status.mode, bool(ctx.settings.sandbox_network or ctx.network_granted))
-            argv = plan.bwrap_argv(status.probe.path, argv)
-            _sandbox_env(built.env, plan)
+        if args.get("background"):
+            explicit = timeout if args.get("timeout") not in (None, 0) else None
+            return await start_background(command, explicit, ctx)
+        launch = launch_for(command, ctx)
         try:
             # Inside the sandbox its PID namespace already ends every process; the marker scan is
             # only needed without it.
-            result, code = await self._spawn(argv, built.env, marker if plan is None else None, timeout, ctx)
+            result, code = await self._spawn(launch.argv, launch.env, launch.kill_marker, timeout, ctx, args)
         finally:
-            if plan is not None:
-                plan.cleanup()
-        notes = _sandbox_notes(status, plan, result.content, code) if code is not None else []
-        hidden = mentioned(command, built.withheld)
-        if hidden:
-            one = len(hidden) == 1
-            notes.append(
-                f"[{', '.join(hidden)} {'is' if one else 'are'} not passed to commands "
-                f"({'it looks like a secret' if one else 'they look like secrets'}); the user can "
-                "name variables to pass in shell_env_passthrough]"
-            )
+            launch.cleanup()
+        notes = launch.notes(result.content, code)
         if not notes:
             return result
         lines = result.content.split("\n")
         return ToolResult("\n".join([*lines[:-1], *notes, lines[-1]]), result.status, result.vault_handle)
 
     async def _spawn(
-        self, argv: list[str], env: dict[str, str], marker: str | None, timeout: float, ctx: ToolContext
+        self,
+        argv: list[str],
+        env: dict[str, str],
+        marker: str | None,
+        timeout: float,
+        ctx: ToolContext,
+        args: dict[str, Any],
     ) -> tuple[ToolResult, int | None]:
         loop = asyncio.get_running_loop()
         capture = _Capture(ctx.emit)
-        read_fd, write_fd = os.pipe()
-        try:
-            proc = await asyncio.create_subprocess_exec(
-                *argv,
-                stdin=asyncio.subprocess.DEVNULL,
-                stdout=write_fd,
-                stderr=write_fd,
-                cwd=str(ctx.workspace),
-                env=env,
-                start_new_session=True,
-            )
-        except BaseException:
-            os.close(read_fd)
-            raise
-        finally:
-            os.close(write_fd)  # only the child keeps a write end: EOF comes when it (and its kids) exit
+        proc, read_fd = await spawn_piped(argv, env, ctx)
         pgid = proc.pid
         ctx.process_groups.add(pgid)
         protocol = _PipeProtocol(capture, loop.create_future())
@@ -273,7 +222,9 @@ class Bash(Tool):
             notes.append("[output held binary data: NUL bytes dropped, invalid UTF-8 shown as \ufffd]")
         if capture.dropped:
             notes.append(f"[{capture.dropped:,} further chars not kept: output above the in-memory limit]")
-        inline, handle = spill_if_large(output, ctx.settings.tool_output_cap, ctx.vault)
+        # With the tool and its command, as every other tool's output is spilled (tool_runner) and as
+        # the replay feeds bash results: the command picks the compressor (pytest, git, a user filter).
+        inline, handle = spill_if_large(output, ctx.settings.tool_output_cap, ctx.vault, tool=self.name, arguments=args)
         body = inline.rstrip("\n") if inline.strip() else "(no output)"
         if timed_out:
             notes.append(f"[timed out after {_format_seconds(timeout)}: process group killed]")
@@ -282,13 +233,3 @@ class Bash(Tool):
         notes.append(f"[exit code {code}]")
         status = "ok" if code == 0 else "error"
         return ToolResult("\n".join([body, *notes]), status=status, vault_handle=handle), code
-
-
-def _sandbox_env(env: dict[str, str], plan: SandboxPlan) -> None:
-    """Point temp files and caches at the private /tmp: $HOME is read-only in the sandbox, and a
-    TMPDIR outside the workspace would not be writable."""
-    tmpdir = env.get("TMPDIR", "")
-    if not (tmpdir and plan.writable and os.path.abspath(tmpdir).startswith(str(plan.workspace) + os.sep)):
-        env["TMPDIR"] = "/tmp"
-    env["XDG_CACHE_HOME"] = "/tmp/.cache"
-    env["npm_config_cache"] = "/tmp/.npm"

@@ -7,10 +7,13 @@ clear refusal; the error shows the nearest similar line so the model can correct
 from __future__ import annotations
 
 import difflib
+from pathlib import Path
 from typing import Any
 
+from myrm_tui.agent.read_registry import EDIT
 from myrm_tui.agent.tools.base import ApprovalPreview, Tool, ToolContext, ToolError, ToolResult
 from myrm_tui.agent.tools.diffs import unified_diff
+from myrm_tui.agent.tools.file_guard import refuse_if_changed, remember_written
 from myrm_tui.agent.tools.file_write import current_text, write_atomically
 from myrm_tui.agent.tools.paths import display_path, resolve_writable_path
 
@@ -89,12 +92,13 @@ class FileEdit(Tool):
         "required": ["path", "old", "new"],
     }
 
-    def _plan(self, args: dict[str, Any], ctx: ToolContext):
+    def _plan(self, args: dict[str, Any], ctx: ToolContext) -> tuple[Path, str, str, str, list[int]]:
         path = resolve_writable_path(str(args["path"]), ctx)
         label = display_path(path, ctx)
         text = current_text(path, label)
         if text is None:
             raise ToolError(f"{label} does not exist; create it with file_write.")
+        refuse_if_changed(path, label, ctx)
         updated, lines = apply_edit(
             text, str(args["old"]), str(args["new"]), bool(args.get("replace_all", False)), label
         )
@@ -111,6 +115,7 @@ class FileEdit(Tool):
             write_atomically(path, updated)
         except OSError as exc:
             raise ToolError(f"Cannot write {label}: {exc.strerror or exc}.") from exc
+        remember_written(path, updated, ctx, EDIT)
         if len(lines) == 1:
             return ToolResult(f"edited {label}: replaced 1 occurrence at line {lines[0]}")
         return ToolResult(f"edited {label}: replaced {len(lines)} occurrences (lines {', '.join(map(str, lines))})")

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from myrm_tui.agent.limits import BINARY_SNIFF_BYTES, FILE_READ_MAX_LINES
+from myrm_tui.agent.read_registry import RANGE, READ, ReadRegistry
 from myrm_tui.agent.tools.base import ApprovalPreview, Tool, ToolContext, ToolError, ToolResult
 from myrm_tui.agent.tools.paths import display_path, resolve_path
 from myrm_tui.context.recall_select import split_lines
@@ -21,8 +22,8 @@ def looks_binary(data: bytes) -> bool:
     return b"\x00" in data[:BINARY_SNIFF_BYTES]
 
 
-def _read_source(path_arg: str, ctx: ToolContext) -> tuple[str, str]:
-    """(label, text) of a file path or a vault handle."""
+def _read_source(path_arg: str, ctx: ToolContext) -> tuple[str, bytes, Path | None]:
+    """(label, bytes, the file's path or None for a vault handle)."""
     if path_arg.startswith(Vault.HANDLE_PREFIX):
         if ctx.vault is None:
             raise ToolError("No vault is open in this session, so vault:// handles cannot be read.")
@@ -30,7 +31,7 @@ def _read_source(path_arg: str, ctx: ToolContext) -> tuple[str, str]:
             data = ctx.vault.read_bytes(path_arg)
         except Exception as exc:  # VaultError and OS errors read the same to the model
             raise ToolError(f"Cannot read {path_arg}: {exc}. Use a handle exactly as shown in a result.") from exc
-        label = path_arg
+        label, path = path_arg, None
     else:
         path = resolve_path(path_arg, ctx)
         label = display_path(path, ctx)
@@ -44,7 +45,7 @@ def _read_source(path_arg: str, ctx: ToolContext) -> tuple[str, str]:
             raise ToolError(f"Cannot read {label}: {exc.strerror or exc}.") from exc
     if looks_binary(data):
         raise ToolError(f"{label} is a binary file ({len(data):,} bytes); file_read shows text files only.")
-    return label, data.decode("utf-8", errors="replace")
+    return label, data, path
 
 
 def _window(total: int, start: int | None, end: int | None, label: str) -> tuple[int, int]:
@@ -57,6 +58,17 @@ def _window(total: int, start: int | None, end: int | None, label: str) -> tuple
     if last < first and total:
         raise ToolError(f"end_line {end} is before start_line {first}.")
     return first, last
+
+
+def _remember(args: dict[str, Any], data: bytes, path: Path | None, ctx: ToolContext) -> None:
+    """Record what the model is shown (agent/read_registry.py). A line range counts too: the
+    guard looks for changes made since the read, not for lines the model skipped."""
+    registry = ReadRegistry(ctx.store, ctx.session_id, ctx.workspace)
+    if path is None:
+        registry.accept_offer(str(args["path"]))
+        return
+    ranged = args.get("start_line") is not None or args.get("end_line") is not None
+    registry.record(path, data, RANGE if ranged else READ)
 
 
 class FileRead(Tool):
@@ -79,12 +91,15 @@ class FileRead(Tool):
         return ApprovalPreview(summary=f"read {args.get('path')}")
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
-        label, text = _read_source(str(args["path"]), ctx)
+        label, data, path = _read_source(str(args["path"]), ctx)
+        text = data.decode("utf-8", errors="replace")
         if not text:
+            _remember(args, data, path, ctx)
             return ToolResult(f"[{label}: empty file]")
         lines = [line + "\n" for line in split_lines(text)]
         total = len(lines)
         first, last = _window(total, args.get("start_line"), args.get("end_line"), label)
+        _remember(args, data, path, ctx)
         cap_chars = ctx.settings.tool_output_cap
         shown: list[str] = []
         size = 0

@@ -2,16 +2,17 @@
 
 from __future__ import annotations
 
-import os
-import tempfile
 from pathlib import Path
 from typing import Any
 
 from myrm_tui.agent.limits import EDIT_MAX_BYTES
+from myrm_tui.agent.read_registry import WRITE
 from myrm_tui.agent.tools.base import ApprovalPreview, Tool, ToolContext, ToolError, ToolResult
 from myrm_tui.agent.tools.diffs import unified_diff
+from myrm_tui.agent.tools.file_guard import refuse_if_changed, remember_written
 from myrm_tui.agent.tools.file_read import read_text_file
 from myrm_tui.agent.tools.paths import display_path, resolve_writable_path
+from myrm_tui.atomic_write import atomic_write, user_file_mode
 
 
 def current_text(path: Path, label: str) -> str | None:
@@ -26,19 +27,9 @@ def current_text(path: Path, label: str) -> str | None:
 
 
 def write_atomically(path: Path, content: str) -> None:
-    """Temp file + rename: a crash mid-write never leaves a half-written file; mode is kept."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    mode = path.stat().st_mode & 0o7777 if path.exists() else None
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".myrm-tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
-            handle.write(content)
-        if mode is not None:
-            os.chmod(tmp, mode)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    """The tools' write: all or nothing; a user's file keeps its permissions and a new one gets
+    what their editor would give it (umask), since it is their work, not myrm's data."""
+    atomic_write(path, content, new_file_mode=user_file_mode())
 
 
 def count_lines(text: str) -> int:
@@ -62,6 +53,7 @@ class FileWrite(Tool):
         path = resolve_writable_path(str(args["path"]), ctx)
         label = display_path(path, ctx)
         old = current_text(path, label)
+        refuse_if_changed(path, label, ctx)
         content = str(args["content"])
         verb = "create" if old is None else "overwrite"
         return ApprovalPreview(
@@ -73,10 +65,12 @@ class FileWrite(Tool):
         path = resolve_writable_path(str(args["path"]), ctx)
         label = display_path(path, ctx)
         old = current_text(path, label)
+        refuse_if_changed(path, label, ctx)
         content = str(args["content"])
         try:
             write_atomically(path, content)
         except OSError as exc:
             raise ToolError(f"Cannot write {label}: {exc.strerror or exc}.") from exc
+        remember_written(path, content, ctx, WRITE)
         verb = "created" if old is None else "overwrote"
         return ToolResult(f"{verb} {label} ({count_lines(content)} lines, {len(content.encode()):,} bytes)")

@@ -78,6 +78,10 @@ _CHROME_WORDS = frozenset(
 _MAIN_ARTICLE_SHARE = 0.5
 _CODE_CLASS = re.compile(r"(?:^|\s)(?:language|lang|highlight-source|highlight)-([A-Za-z0-9_+#-]+)")
 _BLANK_RUNS = re.compile(r"\n{3,}")
+# An HTML comment as a browser ends it: at `-->`, at the `>` of an empty `<!-->` / `<!--->`, or at
+# the end of the document when it is never closed. The stdlib parser instead gives an unclosed
+# comment's tail back as text, which would hand the model markup a browser never shows.
+_COMMENT = re.compile(r"<!--(?:-?>|.*?(?:-->|\Z))", re.S)
 
 
 def _words(tag: Any) -> set[str]:
@@ -123,7 +127,7 @@ def html_to_markdown(html: str, base_url: str = "") -> tuple[str, str]:
     from bs4 import BeautifulSoup
     from markdownify import MarkdownConverter
 
-    soup = BeautifulSoup(html, "html.parser")
+    soup = BeautifulSoup(_COMMENT.sub("", html), "html.parser")
     title = " ".join(soup.title.get_text().split()) if soup.title is not None else ""
     for tag in soup.find_all(_NEVER_CONTENT):
         tag.decompose()

@@ -171,3 +171,12 @@ def kill_group_now(pgid: int) -> None:
     """Synchronous last resort (generator finalisation, shutdown): no grace, SIGKILL."""
     signal_group(pgid, signal.SIGTERM)
     signal_group(pgid, signal.SIGKILL)
+
+
+def kill_call_now(pgid: int, marker: str | None) -> None:
+    """Synchronous stop of a call that has not been reaped yet (app or interpreter exit): SIGKILL
+    its group, its descendants and, without the sandbox, the processes carrying its marker."""
+    targets = _targets(pgid, marker, tree=True)
+    signal_group(pgid, signal.SIGKILL)
+    for pid in targets:
+        _signal(pid, signal.SIGKILL)

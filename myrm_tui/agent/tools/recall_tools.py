@@ -16,6 +16,8 @@ from typing import Any
 from myrm_tui.agent.tools.base import ApprovalPreview, Tool, ToolContext, ToolError, ToolResult
 from myrm_tui.agent.tools.notes import SessionNote
 from myrm_tui.context import recall
+from myrm_tui.context.recall_scope import DEFAULT_SCOPE
+from myrm_tui.store.search import RECALL_SCOPES
 
 # Hits a model may ask ctx_search for: 25 snippets are ~2.5k tokens. The store allows more,
 # but past ~25 the ranking has stopped helping and a narrower query is the better move.
@@ -28,6 +30,11 @@ EXPAND_FRAME_CHARS = 1_000
 _HANDLE_DESCRIPTION = (
     "A handle exactly as shown in this session: msg:<id> or vault://<hex>, from ctx_search "
     "results, omission markers or spilled-output notes."
+)
+# Static text (the tool list is part of the cached prompt prefix): no session ids, no titles.
+_SCOPE_DESCRIPTION = (
+    f'Where to search: "{DEFAULT_SCOPE}" (default) is this session; "workspace" also searches the '
+    "other sessions of this workspace (earlier conversations, forks), each hit labelled with its session."
 )
 
 
@@ -64,7 +71,8 @@ class CtxSearch(Tool):
         "your context and full spilled outputs (vault://). Use it when you need something from "
         "earlier that you cannot see now: a path, an error message, a value or decision the user "
         "gave. Matches words, phrases and identifiers. Returns ranked snippets with handles for "
-        "ctx_expand (the original text) and ctx_inspect (what a handle is)."
+        'ctx_expand (the original text) and ctx_inspect (what a handle is). Use scope="workspace" '
+        "when the user refers to an earlier conversation, or this session has no match."
     )
     parameters: dict[str, Any] = {
         "type": "object",
@@ -74,16 +82,20 @@ class CtxSearch(Tool):
                 "type": "integer",
                 "description": f"How many hits (1-{SEARCH_TOOL_MAX_LIMIT}, default {recall.SEARCH_DEFAULT_LIMIT}).",
             },
+            "scope": {"type": "string", "enum": sorted(RECALL_SCOPES), "description": _SCOPE_DESCRIPTION},
         },
         "required": ["query"],
     }
 
     def preview(self, args: dict[str, Any], ctx: ToolContext) -> ApprovalPreview:
-        return ApprovalPreview(summary=f"search history for {args.get('query')!r}")
+        where = " across the workspace" if args.get("scope") == "workspace" else ""
+        return ApprovalPreview(summary=f"search history{where} for {args.get('query')!r}")
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         store, session_id = _store_of(ctx, self.name)
-        return _as_result(recall.ctx_search(store, session_id, args["query"], _clamp_limit(args.get("limit"))))
+        scope = args.get("scope")
+        text = recall.ctx_search(store, session_id, args["query"], _clamp_limit(args.get("limit")), scope)
+        return _as_result(text)
 
 
 class CtxInspect(Tool):

@@ -7,9 +7,10 @@ calls (e.g. iterating a set) would miss the cache on every request.
 from __future__ import annotations
 
 import copy
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
+from myrm_tui.agent.tools.background_tools import BashKill, BashOutput
 from myrm_tui.agent.tools.base import Tool
 from myrm_tui.agent.tools.bash import Bash
 from myrm_tui.agent.tools.file_edit import FileEdit
@@ -40,7 +41,7 @@ class ToolRegistry:
         """The same list, in the same order, every call (a deep copy: callers may annotate it)."""
         return copy.deepcopy(list(self._schemas))
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[Tool]:
         return iter(self._tools)
 
     def __len__(self) -> int:
@@ -64,6 +65,8 @@ def default_tools(extra: Sequence[Tool] = (), mcp_tools: Sequence[Tool] = ()) ->
             FileWrite(),
             FileEdit(),
             Bash(),
+            BashOutput(),
+            BashKill(),
             Grep(),
             Glob(),
             WebFetch(),

@@ -1,6 +1,7 @@
 """`filter_output`: pick the filter for one oversized tool output and fit it to a budget.
 
-Order: a shell compressor for the detected command (bash tool only) → a structural trimmer
+Order: a user's declarative filter that matches the call (context/filters/declarative.py) → a
+shell compressor for the detected command (bash tool only) → a structural trimmer
 for the sniffed content type → generic head + tail + important lines. A compressor that keeps
 most of the text (it did not understand the output) yields to a structural trimmer when the
 content has a recognisable structure. Whatever is chosen, `excerpt.fit` guarantees the size
@@ -13,7 +14,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from myrm_tui.context.filters import constants as C
-from myrm_tui.context.filters import shell, structure
+from myrm_tui.context.filters import declarative, shell, structure
 from myrm_tui.context.filters.detect import detect_command, sniff_content
 from myrm_tui.context.filters.excerpt import Excerpt, Tier, fit
 from myrm_tui.context.filters.generic import head_tail
@@ -54,10 +55,14 @@ def _understood(excerpt: Excerpt, content_chars: int) -> bool:
 
 
 def choose(content: str, lines: list[str], *, tool: str, arguments: Mapping[str, Any]) -> Excerpt:
-    """The unfitted excerpt from the most specific filter that understands the content."""
+    """The unfitted excerpt from the most specific filter that understands the content: a
+    user's declarative filter for this call first (the user knows their tool best)."""
     compressed: Excerpt | None = None
+    command = arguments.get("command") if tool in SHELL_TOOLS and isinstance(arguments, Mapping) else None
+    user_filter = declarative.pick(tool, command if isinstance(command, str) else None)
+    if user_filter is not None:
+        return declarative.compress(user_filter, lines)
     if tool in SHELL_TOOLS:
-        command = arguments.get("command") if isinstance(arguments, Mapping) else None
         cmd = detect_command(command) if isinstance(command, str) else None
         compressor = shell.pick(cmd) if cmd is not None else None
         if compressor is not None and cmd is not None:

@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from myrm_tui.context.family import ANTHROPIC
+from myrm_tui.context.json_fields import int_or_none
 
 MAX_BREAKPOINTS = 4
 
@@ -61,18 +62,30 @@ def apply_markers(messages: list[dict[str, Any]], points: Sequence[int], family:
 
 @dataclass(frozen=True)
 class CacheBreak:
-    position: int  # index of the first message that differs from the previous request
-    previous_len: int
-    reason: str
-    kept_tokens: int
+    """Where the prompt stopped extending the previous request's, and why (the report's
+    `cache_break`; stored as JSON, so read back with `from_dict`)."""
 
-    def as_dict(self) -> dict[str, Any]:
+    position: int | None  # index of the first message that differs from the previous request
+    previous_len: int | None
+    reason: str
+    kept_tokens: int = 0
+
+    def to_dict(self) -> dict[str, Any]:
         return {
             "position": self.position,
             "previous_len": self.previous_len,
             "reason": self.reason,
             "kept_tokens": self.kept_tokens,
         }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> CacheBreak:
+        return cls(
+            int_or_none(data.get("position")),
+            int_or_none(data.get("previous_len")),
+            str(data.get("reason") or "unknown"),
+            int_or_none(data.get("kept_tokens")) or 0,
+        )
 
 
 def first_difference(previous: Sequence[str], current: Sequence[str]) -> int | None:

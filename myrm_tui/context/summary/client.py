@@ -1,4 +1,4 @@
-"""One summarization pass: model routing, the LLM call, escalation, fallback, redaction.
+"""One summarization pass: the LLM call, escalation, fallback, redaction.
 
 Escalation (never raises for model failures; the session never loses history):
 1. up to `attempts` calls; each answer is parsed and audited, a rejected answer goes back to
@@ -7,10 +7,8 @@ Escalation (never raises for model failures; the session never loses history):
 3. the extractive summary (no LLM), marked fallback.
 Auth / model-not-found errors skip straight to 3: retrying cannot fix them.
 
-Routing: tiny models write bad summaries (and eat the window they are asked to free), so a tiny
-main model without a usable lite model gets no LLM summaries at all (extractive only). The
-auxiliary guard: a lite model whose window cannot take even the smallest chunk is replaced by
-the main model, with a warning the caller shows.
+Routing (which model writes the summary, if any: tiny models do not) is routing.py; its names
+are re-exported here, where callers have always found them.
 
 litellm is only reached through `myrm_tui.llm.stream.stream`, imported inside the call.
 """
@@ -24,9 +22,20 @@ from typing import Any
 
 from myrm_tui.context.summary.auditor import DEFAULT_MIN_RETENTION, AuditResult, audit
 from myrm_tui.context.summary.breaker import PERMANENT, TRANSIENT, SummarizerBreaker, error_class
-from myrm_tui.context.summary.chunking import DEFAULT_OVERHEAD_TOKENS, DEFAULT_TARGET_TOKENS
+from myrm_tui.context.summary.chunking import DEFAULT_TARGET_TOKENS
 from myrm_tui.context.summary.extractive import extractive_summary
 from myrm_tui.context.summary.prompts import build_prompt, retry_turns, transcript
+from myrm_tui.context.summary.routing import (
+    MIN_USEFUL_CHUNK_TOKENS,
+    NO_SUMMARY_PROVIDERS,
+    TINY_MODEL_MARKERS,
+    TINY_WINDOW,
+    guard_summarizer,
+    is_tiny,
+    min_summarizer_window,
+    pick_summarizer_model,
+    summarizer_chain,
+)
 from myrm_tui.context.summary.schema import (
     StructuredSummary,
     SummaryParseError,
@@ -38,15 +47,30 @@ from myrm_tui.context.summary.schema import (
 )
 from myrm_tui.redact import DEFAULT_POLICY, RedactionPolicy, redact_obj, redact_summary
 
+__all__ = [
+    "LEVEL_EXTRACTIVE",
+    "LEVEL_LLM",
+    "LEVEL_TERSE",
+    "MIN_USEFUL_CHUNK_TOKENS",
+    "NO_SUMMARY_PROVIDERS",
+    "TINY_MODEL_MARKERS",
+    "TINY_WINDOW",
+    "CallResult",
+    "SummarizerCall",
+    "SummaryModel",
+    "SummaryOutcome",
+    "guard_summarizer",
+    "is_tiny",
+    "min_summarizer_window",
+    "pick_summarizer_model",
+    "stream_call",
+    "summarize",
+    "summarize_with",
+    "summarizer_chain",
+]
+
 _log = logging.getLogger(__name__)
 
-# A model with a window this small (or named like a sub-1B model) is "tiny": its summaries fail
-# the auditor nearly always and each attempt costs a large share of its own window.
-TINY_WINDOW = 8_192
-TINY_MODEL_MARKERS = ("smollm", "tinyllama", "-135m", "-360m", "0.5b", "-1b", "qwen2.5-0.5b")
-# The smallest chunk worth a summarizer call; a lite model that cannot take overhead + target +
-# this much is not used (the main model summarizes instead).
-MIN_USEFUL_CHUNK_TOKENS = 2_048
 # Token margin kept free in the summarizer's window (tokenizer mismatch between our count and
 # the provider's; chat-template tokens).
 WINDOW_SAFETY_TOKENS = 256
@@ -90,108 +114,6 @@ class SummaryOutcome:
     failure: str | None = None  # None, "transient" or "permanent": what the breaker recorded
     warning: str = ""
     model: str = ""  # the model whose answer was accepted ("" for the extractive body)
-
-
-# ---------------------------------------------------------------- routing
-
-
-def is_tiny(model: str, info: Any | None) -> bool:
-    """Tiny by name, or by a KNOWN small window (an unknown model's window is only a guess)."""
-    name = model.lower()
-    if any(marker in name for marker in TINY_MODEL_MARKERS):
-        return True
-    return bool(info is not None and getattr(info, "known", True) and info.context_window <= TINY_WINDOW)
-
-
-def min_summarizer_window(
-    overhead: int = DEFAULT_OVERHEAD_TOKENS,
-    target: int = DEFAULT_TARGET_TOKENS,
-    min_chunk: int = MIN_USEFUL_CHUNK_TOKENS,
-) -> int:
-    return overhead + target + min_chunk
-
-
-def pick_summarizer_model(
-    main_model: str,
-    lite_model: str | None,
-    main_info: Any | None,
-    lite_info: Any | None,
-    *,
-    min_window: int | None = None,
-) -> tuple[str | None, str]:
-    """(model, reason): the lite model when configured, not tiny and its window fits `min_window`
-    (default: overhead + target + the smallest useful chunk); else the main model; None (use the
-    extractive summary) when the main model is tiny and there is no usable lite model."""
-    need = min_window if min_window is not None else min_summarizer_window()
-    lite_problem = ""
-    if lite_model:
-        if is_tiny(lite_model, lite_info):
-            lite_problem = f"lite model {lite_model} is too small to write reliable summaries"
-        elif lite_info is not None and lite_info.context_window < need:
-            lite_problem = (
-                f"lite model {lite_model} has a {lite_info.context_window}-token window, "
-                f"below the {need} a summary call needs"
-            )
-        else:
-            return lite_model, f"lite model {lite_model}"
-    if is_tiny(main_model, main_info):
-        why = f"; {lite_problem}" if lite_problem else ""
-        return None, f"main model {main_model} is too small to summarize{why}: extractive summaries only"
-    if lite_problem:
-        return main_model, f"main model {main_model} ({lite_problem})"
-    return main_model, f"main model {main_model} (no lite model configured)"
-
-
-# Providers whose "model" cannot be asked for a summary: a recorded session (`myrm replay`)
-# answers every request with the next recorded assistant turn, so a summary request would take
-# the answer the agent's next step is waiting for.
-NO_SUMMARY_PROVIDERS = frozenset({"replay"})
-
-
-def summarizer_chain(
-    main_model: str,
-    lite_model: str | None,
-    main_info: Any | None,
-    lite_info: Any | None,
-    *,
-    min_window: int | None = None,
-) -> list[tuple[str, str]]:
-    """[(model, reason)] in the order a chunk is offered to them: the lite model when usable
-    (`pick_summarizer_model`), then the main model, so a failing or rejected lite model does not
-    drop straight to the extractive body. Empty: extractive summaries only."""
-    first, why = pick_summarizer_model(main_model, lite_model, main_info, lite_info, min_window=min_window)
-    chain: list[tuple[str, str]] = []
-    if first is not None and not (first == main_model and _cannot_summarize(main_info)):
-        chain.append((first, why))
-    if first != main_model and not is_tiny(main_model, main_info) and not _cannot_summarize(main_info):
-        chain.append((main_model, f"main model {main_model} (when {first} fails)"))
-    return chain
-
-
-def _cannot_summarize(info: Any | None) -> bool:
-    return info is not None and getattr(info, "provider", "") in NO_SUMMARY_PROVIDERS
-
-
-def guard_summarizer(
-    summarizer: str,
-    summarizer_window: int,
-    main_model: str,
-    main_window: int,
-    *,
-    min_chunk_tokens: int,
-    overhead: int = DEFAULT_OVERHEAD_TOKENS,
-    target: int = DEFAULT_TARGET_TOKENS,
-) -> tuple[str, int, str]:
-    """Auxiliary-model guard: (model, window, warning). If the smallest possible chunk (its first
-    unit, `chunking.first_unit_tokens`) does not fit the chosen summarizer, use the main model."""
-    if min_chunk_tokens + overhead + target <= summarizer_window or summarizer == main_model:
-        return summarizer, summarizer_window, ""
-    warning = (
-        f"The summarizer {summarizer} ({summarizer_window}-token window) cannot take the next "
-        f"{min_chunk_tokens}-token span; summarizing it with the main model {main_model} instead. "
-        "Configure a lite model with a larger window to avoid the extra cost."
-    )
-    return main_model, main_window, warning
 
 
 # ---------------------------------------------------------------- the call

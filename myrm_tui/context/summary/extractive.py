@@ -130,7 +130,13 @@ def _facts(messages: Sequence[dict[str, Any]], ids: Sequence[int] | None, ends_t
     return out
 
 
-def _build(messages, ids, previous_goal: str, scale: int, ends_turn: bool = False) -> StructuredSummary:
+def _build(
+    messages: Sequence[dict[str, Any]],
+    ids: Sequence[int] | None,
+    previous_goal: str,
+    scale: int,
+    ends_turn: bool = False,
+) -> StructuredSummary:
     facts = _facts(messages, ids, ends_turn)
     div = 2**scale
     item = max(40, LIST_ITEM_CHARS // div)

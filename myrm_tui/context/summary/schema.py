@@ -15,6 +15,7 @@ import ast
 import json
 import re
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Any
 
@@ -86,7 +87,7 @@ class StructuredSummary:
     def to_json(self) -> str:
         return json.dumps(self.to_dict(), ensure_ascii=False, sort_keys=False)
 
-    def map_text(self, fn) -> StructuredSummary:
+    def map_text(self, fn: Callable[[str], str]) -> StructuredSummary:
         """A copy with `fn` applied to every string (redaction, neutralisation)."""
         changes: dict[str, Any] = {name: fn(getattr(self, name)) for name in TEXT_FIELDS}
         for name in LIST_FIELDS:

@@ -1,21 +1,20 @@
 """/undo and /rewind on the chat screen: build the plan, show the preview, apply, report.
 
-Kept out of chat.py (which only dispatches the two commands here) so the flow reads in one place.
+Kept out of chat.py (the command table's /undo and /rewind handlers call in here) so the flow
+reads in one place.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from myrm_tui.agent import undo
 from myrm_tui.agent.user_content import text_of_parts
 from myrm_tui.store.errors import StoreError, VaultError
+from myrm_tui.tui.chat_parts import ChatParts
 from myrm_tui.tui.screens.rewind import BOTH, CONVERSATION, FILES, RewindChoice, RewindScreen, RewindTarget
 from myrm_tui.tui.screens.undo import FORCE, UndoScreen
 from myrm_tui.tui.widgets.note import Note
-
-if TYPE_CHECKING:
-    from myrm_tui.tui.screens.chat import ChatScreen
 
 NOTHING_TO_UNDO = (
     "No file changes to undo in this session (file_write and file_edit are recorded; "
@@ -30,12 +29,12 @@ def _quote(text: str) -> str:
     return line if len(line) <= TITLE_QUOTE_CHARS else line[: TITLE_QUOTE_CHARS - 1] + "…"
 
 
-def _user_text(screen: ChatScreen, message_id: int) -> str:
+def _user_text(screen: ChatParts, message_id: int) -> str:
     record = next((r for r in screen.chat.history() if r.id == message_id), None)
     return text_of_parts(record.message.get("content") or "") if record is not None else ""
 
 
-def _apply(screen: ChatScreen, plan: undo.UndoPlan, choice: str | None) -> bool:
+def _apply(screen: ChatParts, plan: undo.UndoPlan, choice: str | None) -> bool:
     """True when the files were restored."""
     chat = screen.chat
     if choice is None or chat.session_id is None:
@@ -52,8 +51,8 @@ def _apply(screen: ChatScreen, plan: undo.UndoPlan, choice: str | None) -> bool:
     return True
 
 
-def start_undo(screen: ChatScreen) -> None:
-    if screen._busy():
+def start_undo(screen: ChatParts) -> None:
+    if screen.busy():
         return
     chat = screen.chat
     if chat.session_id is None:
@@ -71,7 +70,7 @@ def start_undo(screen: ChatScreen) -> None:
     screen.app.push_screen(UndoScreen(title, plan), decided)
 
 
-def rewind_targets(screen: ChatScreen) -> list[RewindTarget]:
+def rewind_targets(screen: ChatParts) -> list[RewindTarget]:
     chat = screen.chat
     if chat.session_id is None:
         return []
@@ -85,8 +84,8 @@ def rewind_targets(screen: ChatScreen) -> list[RewindTarget]:
     return targets
 
 
-def start_rewind(screen: ChatScreen) -> None:
-    if screen._busy():
+def start_rewind(screen: ChatParts) -> None:
+    if screen.busy():
         return
     if screen.chat.session_id is None or not screen.chat.history():
         screen.notify("Nothing to rewind yet: send a message first.", severity="warning")
@@ -94,7 +93,7 @@ def start_rewind(screen: ChatScreen) -> None:
     screen.app.push_screen(RewindScreen(rewind_targets(screen)), lambda choice: _rewind(screen, choice))
 
 
-def _rewind(screen: ChatScreen, choice: RewindChoice | None) -> None:
+def _rewind(screen: ChatParts, choice: RewindChoice | None) -> None:
     chat = screen.chat
     if choice is None or chat.session_id is None:
         return
@@ -114,7 +113,7 @@ def _rewind(screen: ChatScreen, choice: RewindChoice | None) -> None:
         _fork_before(screen, choice.target)
 
 
-def _fork_before(screen: ChatScreen, target: RewindTarget) -> None:
+def _fork_before(screen: ChatParts, target: RewindTarget) -> None:
     """The conversation part: a fork that ends just before `target` (a new empty session when it
     was the first message), opened in the chat with that message back in the prompt."""
     chat = screen.chat

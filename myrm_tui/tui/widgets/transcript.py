@@ -1,14 +1,66 @@
-"""The scrolling conversation: sticky to the bottom unless the user scrolled up."""
+"""The scrolling conversation: sticky to the bottom unless the user scrolled up, and windowed.
+
+Only the last TURN_WINDOW stored turns are mounted (a long session would otherwise mount thousands
+of widgets); a live session is pruned back to the window past TURN_WINDOW_HIGH, and older turns come
+back in batches on "load earlier". The transcript owns that window; what it mounts comes from a
+`HistoryPage` the chat screen reads from the store (tui/history_page.py).
+"""
 
 from __future__ import annotations
 
-from textual import events
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from textual import events, on
 from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.message import Message
+from textual.widget import Widget
 from textual.widgets import Static
 
+from myrm_tui.agent.reply_figures import ReplyFigures
+from myrm_tui.tui.constants import LOAD_EARLIER_TURNS, TURN_WINDOW, TURN_WINDOW_HIGH
 from myrm_tui.tui.css import sibling_css
+from myrm_tui.tui.history import AssistantItem, ContextNoteItem, HistoryItem, ToolItem, UserItem
+from myrm_tui.tui.widgets.assistant_message import AssistantMessage
+from myrm_tui.tui.widgets.context_note_block import ContextNoteBlock
+from myrm_tui.tui.widgets.tool_block import ToolBlock
+from myrm_tui.tui.widgets.user_message import UserMessage
+
+
+@dataclass
+class HistoryPage:
+    """A session's stored turns, ready to mount in any window of them."""
+
+    turns: list[list[HistoryItem]]
+    dividers: dict[int, list[Widget]] = field(default_factory=dict)  # compaction dividers before turn i
+    figures: dict[int, ReplyFigures] = field(default_factory=dict)  # reply figures by message id
+
+
+def history_widgets(items: list[HistoryItem], figures: dict[int, ReplyFigures] | None = None) -> list[Widget]:
+    widgets: list[Widget] = []
+    for item in items:
+        if isinstance(item, UserItem):
+            widgets.append(UserMessage(item.text))
+        elif isinstance(item, AssistantItem):
+            found = (figures or {}).get(item.message_id) if item.message_id is not None else None
+            widgets.append(AssistantMessage(item.text, item.reasoning, figures=found))
+        elif isinstance(item, ToolItem):
+            block = ToolBlock(item.call_id, item.name, item.arguments)
+            if item.content is not None:
+                block.finish(item.status, item.content, None)
+            widgets.append(block)
+        elif isinstance(item, ContextNoteItem):
+            widgets.append(ContextNoteBlock(item.title, item.body))
+    return widgets
+
+
+def _page_widgets(page: HistoryPage, first: int, stop: int) -> list[Widget]:
+    widgets: list[Widget] = []
+    for index in range(first, stop):
+        widgets += page.dividers.get(index, [])
+        widgets += history_widgets(page.turns[index], page.figures)
+    return widgets
 
 
 class Transcript(VerticalScroll):
@@ -27,8 +79,90 @@ class Transcript(VerticalScroll):
     class ReachedTop(Message):
         """The user scrolled to the very top."""
 
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.hidden_turns = 0  # stored turns not mounted
+        self.page_source: Callable[[], HistoryPage] | None = None  # re-reads the history for "load earlier"
+        # The page `show_history` mounted from, kept for "load earlier": its hidden turns are the ones
+        # not mounted yet, so loading them needs no store read (the whole history, on the UI thread).
+        # Dropped by `prune`, whose turns and dividers were mounted once already.
+        self._page: HistoryPage | None = None
+
     def on_mount(self) -> None:
         self.anchor()
+
+    def show_history(self, page: HistoryPage) -> None:
+        """Mount the last TURN_WINDOW turns of `page` (a "load earlier" bar above them if any are left)."""
+        self._page = page
+        self.hidden_turns = max(0, len(page.turns) - TURN_WINDOW)
+        widgets: list[Widget] = [LoadEarlier(self.hidden_turns)] if self.hidden_turns else []
+        widgets += _page_widgets(page, self.hidden_turns, len(page.turns))
+        widgets += page.dividers.get(len(page.turns), [])
+        if widgets:
+            self.mount_all(widgets)
+
+    def mounted_turns(self) -> list[UserMessage]:
+        return [u for u in self.query_children(UserMessage) if not u.has_class("-pending")]
+
+    def prune(self) -> None:
+        """Past the high-water mark, unmount the oldest turns (they stay in the store)."""
+        users = self.mounted_turns()
+        if len(users) <= TURN_WINDOW_HIGH:
+            return
+        drop = len(users) - TURN_WINDOW
+        self._page = None
+        keep_from = users[drop]
+        doomed = []
+        for child in self.children:
+            if child is keep_from:
+                break
+            if not isinstance(child, LoadEarlier):
+                doomed.append(child)
+        self.hidden_turns += drop
+        bar = self.query_children(LoadEarlier)
+        if bar:
+            bar.first().set_hidden(self.hidden_turns)
+        else:
+            self.mount(LoadEarlier(self.hidden_turns), before=0)
+        self.remove_children(doomed)
+
+    @on(ReachedTop)
+    def _reached_top(self, event: ReachedTop) -> None:
+        event.stop()
+        self.load_earlier()
+
+    def load_earlier(self) -> None:
+        """Mount the batch of turns before the first one shown, keeping the view on what the user reads."""
+        bars = self.query_children(LoadEarlier)
+        if not self.hidden_turns or not bars or self.page_source is None:
+            return
+        bar = bars.first()
+        page = self._page if self._page is not None else self.page_source()
+        first = max(0, self.hidden_turns - LOAD_EARLIER_TURNS)
+        widgets = _page_widgets(page, first, min(self.hidden_turns, len(page.turns)))
+        loaded = self.hidden_turns - first
+        self.hidden_turns = first
+        self.run_worker(self._mount_earlier(widgets, bar, loaded), group="load-earlier")
+
+    async def _mount_earlier(self, widgets: list[Widget], bar: LoadEarlier, loaded: int) -> None:
+        """Mount the batch as one layout change: each reply builds its Markdown blocks as it mounts,
+        and every such change would otherwise relayout the whole transcript once more."""
+        old_height = self.virtual_size.height
+        old_y = self.scroll_y
+        with self.app.batch_update():
+            if self.hidden_turns:
+                bar.set_hidden(self.hidden_turns)
+            if widgets:
+                await self.mount_all(widgets, after=bar)
+            if not self.hidden_turns:
+                await bar.remove()
+
+        def keep_place() -> None:  # the view stays on what the user was reading
+            grown = self.virtual_size.height - old_height
+            self.scroll_to(y=old_y + max(0, grown), animate=False)
+
+        self.call_after_refresh(keep_place)
+        self.notify(f"Loaded {loaded} earlier turns.", timeout=2)
 
     @property
     def following(self) -> bool:
@@ -63,6 +197,12 @@ class LoadEarlier(Static, can_focus=True):
     def on_click(self, event: events.Click) -> None:
         event.stop()
         self.post_message(self.Pressed())
+
+    def on_load_earlier_pressed(self, event: Pressed) -> None:
+        """The bar's own message: the transcript it sits in loads the batch."""
+        event.stop()
+        if isinstance(self.parent, Transcript):
+            self.parent.load_earlier()
 
     def on_key(self, event: events.Key) -> None:
         if event.key == "enter":

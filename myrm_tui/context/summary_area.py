@@ -1,9 +1,9 @@
-"""The summary side of a compaction event: removed rows become summary nodes, nodes fold.
+"""The summary area of the prompt: what stands in for the rows a compaction event removes.
 
-Why apart from `engine.py`: the engine decides *what* leaves the prompt; this part decides what
-stands in for it (leaf nodes with their quotes, same-depth folds, the squeeze fold that caps the
-summary area, the post-compaction reread). It reads the engine's rows and views and writes only
-through the summary DAG, so it is a mixin of `ContextEngine`, not a separate object.
+Why apart from the compactor: the compactor decides *what* leaves the prompt; this part decides
+what stands in for it (leaf nodes with their quotes, same-depth folds, the squeeze fold that caps
+the summary area, the post-compaction reread). It reads the history's rows and views and writes
+only through the summary DAG.
 """
 
 from __future__ import annotations
@@ -13,35 +13,36 @@ from typing import Any
 
 from myrm_tui.context.breaker import StageBreakers
 from myrm_tui.context.budget import Budget
-from myrm_tui.context.config import EngineConfig
 from myrm_tui.context.dag import SUMMARY_KIND, SUMMARY_KINDS, SummaryDag
+from myrm_tui.context.history import RenderedHistory
 from myrm_tui.context.markers import omission_marker
+from myrm_tui.context.pipeline import POST_COMPACTION_REREAD, SUMMARIZE
 from myrm_tui.context.stages.post_compaction_reread import build_reread
 from myrm_tui.context.tokens import count_message_tokens, count_text_tokens
 from myrm_tui.context.view_log import SyntheticView
-from myrm_tui.context.views import REMOVED, View
+from myrm_tui.context.views import REMOVED
 from myrm_tui.store.records import MessageRecord
 
+FileReader = Callable[[str], "str | None"]
 # Same-depth fold rounds per event: a deep tree folds level by level.
 MAX_FOLD_ROUNDS = 8
 # Squeeze folds per event at most (each joins two nodes; a runaway tree shrinks over events).
 MAX_SQUEEZE_FOLDS = 32
 
 
-class SummaryEvents:
-    # Provided by ContextEngine.
-    store: Any
-    session_id: str
-    config: EngineConfig
-    dag: SummaryDag
-    breakers: StageBreakers
-    rows: list[MessageRecord]
-    views: dict[int, View]
-    synthetic: list[SyntheticView]
-    file_reader: Any
-    _index_of_id: Callable[[int], int]
+class SummaryArea:
+    """The summary messages of the prompt; reads the history, writes through the summary DAG."""
 
-    def _rebuild_synthetic(
+    def __init__(
+        self, history: RenderedHistory, dag: SummaryDag, breakers: StageBreakers, file_reader: FileReader | None
+    ):
+        self.history = history
+        self.dag = dag
+        self.breakers = breakers
+        self.config = history.config
+        self.file_reader = file_reader
+
+    def rebuild(
         self,
         event_id: int,
         model: str,
@@ -61,8 +62,8 @@ class SummaryEvents:
         # user message) is removed at a later one, so its leaf is created after nodes that come
         # after it; folds look for neighbours that touch, and only session order shows them.
         # (Rendering places each view by `before_id`, so the order here changes no prompt byte.)
-        summaries = sorted((s for s in self.synthetic if s.kind in SUMMARY_KINDS), key=self._summary_position)
-        newly_removed = [i for i in changed if self.views[self.rows[i].id].kind == REMOVED]
+        summaries = sorted((s for s in self.history.synthetic if s.kind in SUMMARY_KINDS), key=self._summary_position)
+        newly_removed = [i for i in changed if self.history.views[self.history.rows[i].id].kind == REMOVED]
         runs: list[list[int]] = []
         for i in newly_removed:
             if runs and i == runs[-1][-1] + 1:
@@ -79,22 +80,24 @@ class SummaryEvents:
         runs = [segment for run in runs for segment in self._split_by_prepared(run)]
         for run in runs:
             after = run[-1] + 1
-            if after < len(self.rows):
+            if after < len(self.history.rows):
 
                 def leaf(run: list[int] = run, after: int = after) -> SyntheticView | None:
                     return self.dag.leaf(
-                        [self.rows[i] for i in run],
-                        self.rows[after].id,
+                        [self.history.rows[i] for i in run],
+                        self.history.rows[after].id,
                         event_id,
                         count,
                         count_text,
-                        quote_tokens=self._quote_tokens(budget),
-                        max_tokens=self._max_node_tokens(budget),
+                        quote_tokens=self.quote_tokens(budget),
+                        max_tokens=self.max_node_tokens(budget),
                     )
 
                 summaries.append(
-                    self.breakers.run("summarize", leaf, None)
-                    or self._bare_marker([self.rows[i] for i in run], self.rows[after].id, event_id, model)
+                    self.breakers.run(SUMMARIZE, leaf, None)
+                    or self._bare_marker(
+                        [self.history.rows[i] for i in run], self.history.rows[after].id, event_id, model
+                    )
                 )
         summaries.sort(key=self._summary_position)
         pressure_at = budget.prompt_limit * self.config.marker_cap_ratio
@@ -114,9 +117,9 @@ class SummaryEvents:
         )
         reread = (
             self.breakers.run(
-                "post_compaction_reread",
+                POST_COMPACTION_REREAD,
                 lambda: build_reread(
-                    self.rows,
+                    self.history.rows,
                     self.file_reader,
                     max_files=self.config.reread_max_files,
                     max_tokens=min(
@@ -126,7 +129,7 @@ class SummaryEvents:
                 ),
                 None,
             )
-            if tail_start < len(self.rows)
+            if tail_start < len(self.history.rows)
             else None
         )
         if room is not None and sum(v.tokens for v in summaries) + (reread[1] if reread else 0) > room:
@@ -134,11 +137,11 @@ class SummaryEvents:
             summaries = self._fit_summaries(summaries, max(0, room), budget, event_id, count)
         out = list(summaries)
         if reread is not None:
-            out.append(SyntheticView(self.rows[tail_start].id, "reread", reread[0], reread[1], event_id))
+            out.append(SyntheticView(self.history.rows[tail_start].id, "reread", reread[0], reread[1], event_id))
         return out
 
     def _summary_position(self, view: SyntheticView) -> int:
-        return self._index_of_id(view.covers[0] if view.covers else view.before_id)
+        return self.history.index_of_id(view.covers[0] if view.covers else view.before_id)
 
     def _fit_summaries(
         self,
@@ -195,47 +198,47 @@ class SummaryEvents:
             def fold(views: list[SyntheticView] = summaries, pressure: bool = over) -> list[SyntheticView]:
                 return self.dag.fold(
                     views,
-                    self._index_of_id,
+                    self.history.index_of_id,
                     pressure=pressure,
                     event_id=event_id,
                     count=count,
-                    quote_tokens=self._quote_tokens(budget),
-                    max_tokens=self._max_node_tokens(budget),
+                    quote_tokens=self.quote_tokens(budget),
+                    max_tokens=self.max_node_tokens(budget),
                     squeeze=squeeze,
                 )
 
-            folded = self.breakers.run("summarize", fold, summaries)
+            folded = self.breakers.run(SUMMARIZE, fold, summaries)
             if len(folded) == len(summaries):
                 break
             summaries = folded
         return summaries
 
-    def _quote_tokens(self, budget: Budget) -> int:
+    def quote_tokens(self, budget: Budget) -> int:
         """Tokens of verbatim quotes one summary node may keep (`summary.quotes`)."""
         return int(budget.prompt_limit * self.config.quote_ratio)
 
-    def _max_node_tokens(self, budget: Budget) -> int:
+    def max_node_tokens(self, budget: Budget) -> int:
         """The largest summary body one node may carry (a bigger one falls back to extractive)."""
         return int(budget.prompt_limit * self.config.max_node_ratio)
 
-    def _prepared_blocks(self) -> dict[int, int]:
+    def prepared_blocks(self) -> dict[int, int]:
         """Row ranges with a summary prepared in the background: start index → end (exclusive)."""
-        getter = getattr(self.store, "summaries", None)
+        getter = getattr(self.history.store, "summaries", None)
         if getter is None:
             return {}
         blocks = {}
-        for node in getter(self.session_id, status="prepared"):
+        for node in getter(self.history.session_id, status="prepared"):
             if node["children"]:
                 continue  # a prepared fold: it stands for nodes, not for rows
-            start, end = self._index_of_id(node["first_id"]), self._index_of_id(node["last_id"]) + 1
-            if start < len(self.rows) and self.rows[start].id == node["first_id"]:
+            start, end = self.history.index_of_id(node["first_id"]), self.history.index_of_id(node["last_id"]) + 1
+            if start < len(self.history.rows) and self.history.rows[start].id == node["first_id"]:
                 blocks[start] = end
         return blocks
 
     def _split_by_prepared(self, run: list[int]) -> list[list[int]]:
         """A removed run (consecutive row indices) cut at the edges of prepared summaries, so
         each prepared range gets its own node and the rest gets the extractive one."""
-        blocks = self._prepared_blocks()
+        blocks = self.prepared_blocks()
         out: list[list[int]] = []
         plain: list[int] = []
         i, last = run[0], run[-1]

@@ -1,0 +1,26 @@
+"""Settle the declarative output filters for this process, once the workspace's trust is known.
+
+Why here and not in the settings loader: the filters are not settings values, and installing
+them touches the context layer (context/filters/declarative.py), which the settings layer must
+not import. `bootstrap` calls this for every command; only the commands that run turns use it.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from myrm_tui.context.filters import declarative
+from myrm_tui.settings.config_problem import ConfigProblem
+from myrm_tui.settings.filter_files import load_filter_files, workspace_filters_trusted
+from myrm_tui.settings.loader import LoadedSettings
+from myrm_tui.settings.paths import user_config_dir
+
+
+def install_filters(
+    workspace: Path, loaded: LoadedSettings, accept_workspace: str | None, user_dir: Path | None = None
+) -> list[ConfigProblem]:
+    """Install the filters that apply here; the problems of the files that were skipped."""
+    trusted = workspace_filters_trusted(loaded.workspace_trust, accept_workspace)
+    found = load_filter_files(workspace, user_dir or user_config_dir(), workspace_trusted=trusted)
+    declarative.install(found.applied)
+    return list(found.problems)

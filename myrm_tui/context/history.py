@@ -1,0 +1,255 @@
+"""The engine's incremental view of a session: stored rows, their decided views, the rendered row cache.
+
+Why one object: rows, views, synthetic messages and the rendered entries must change together
+(a new view re-renders from its row on; a new user message re-renders the previous turn), and
+every other part of the engine (arrival filter, compactor, summary area, preparation) reads them.
+Rows are rendered once and cached, so the per-turn cost grows with the new rows, not with the
+session; only `invalidate_from` (a compaction event, a new view) makes a suffix render again.
+"""
+
+from __future__ import annotations
+
+import bisect
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from myrm_tui.context.config import EngineConfig
+from myrm_tui.context.family import family_of
+from myrm_tui.context.integrity import IntegrityReport, repair_pairs
+from myrm_tui.context.media import has_media
+from myrm_tui.context.pipeline import MEDIA_FILTER, NORMALIZE, THINKING_CLEANUP
+from myrm_tui.context.report import StageClock
+from myrm_tui.context.stages.cache_optimize import message_digest
+from myrm_tui.context.stages.media_filter import strip_media
+from myrm_tui.context.stages.normalize import normalize
+from myrm_tui.context.stages.thinking_cleanup import clean_thinking
+from myrm_tui.context.tokens import count_message_tokens
+from myrm_tui.context.turn_input import RenderKey
+from myrm_tui.context.units import last_user_index
+from myrm_tui.context.view_log import SyntheticView
+from myrm_tui.context.views import REMOVED, View, parse_arguments
+from myrm_tui.store.event_kinds import REPLY_FIGURES
+from myrm_tui.store.records import MessageRecord
+from myrm_tui.store.store import Store
+
+
+@dataclass
+class Entry:
+    """One message of the cached history part of the prompt."""
+
+    row: int  # index into rows, or -1 for a synthetic message
+    message: dict[str, Any]
+    tokens: int
+    anchor: int = -1  # the row index this entry renders or precedes (entries are ordered by it)
+    digest: str = ""  # of `message`, for the cache-break detector (computed once)
+
+
+class RenderedHistory:
+    def __init__(
+        self,
+        store: Store,
+        session_id: str,
+        config: EngineConfig,
+        views: dict[int, View],
+        synthetic: list[SyntheticView],
+    ) -> None:
+        self.store = store
+        self.session_id = session_id
+        self.config = config
+        self.rows: list[MessageRecord] = []
+        self.views = views
+        self.synthetic = synthetic
+        self.entries: list[Entry] = []
+        self.tokens = 0  # of `entries`: the history part of the prompt
+        self.entry_of_row: dict[int, int] = {}
+        self.render_key: RenderKey | None = None
+        self.media_rows: list[int] = []
+        self.first_user: int | None = None
+        self.last_user: int | None = None
+        self.system_rows: list[int] = []
+        self.calls: dict[str, tuple[str, dict[str, Any]]] = {}  # tool_call_id → (name, arguments)
+        self._unfiltered: list[MessageRecord] = []  # synced, not yet seen by the smart filter
+        self._rendered_upto = 0  # rows[: _rendered_upto] are in entries
+        self._live_hint = 0
+        # Message id → the model that wrote it, for rows with signed reasoning only (read from the
+        # agent's `reply_figures` events when such a row arrives; `signer_family`).
+        self._signers: dict[int, str] = {}
+        self._signers_after: int | None = None  # the last `reply_figures` event read
+
+    # ------------------------------------------------------------------ rows
+    def sync(self) -> list[MessageRecord]:
+        """Read the rows stored since the last sync; note the anchors, calls and media they add."""
+        after = self.rows[-1].id if self.rows else 0
+        new = self.store.messages_after(self.session_id, after) if self.rows else self.store.messages(self.session_id)
+        self._unfiltered.extend(new)
+        for row in new:
+            index = len(self.rows)
+            self.rows.append(row)
+            for call in row.message.get("tool_calls") or ():
+                function = call.get("function", {})
+                self.calls[call.get("id", "")] = (function.get("name", ""), parse_arguments(function.get("arguments")))
+            if row.role == "user":
+                if self.first_user is None:
+                    self.first_user = index
+            elif row.role == "system":
+                self.system_rows.append(index)
+            if has_media(row.message):
+                self.media_rows.append(index)
+        if new:
+            previous_last_user = self.last_user
+            self.last_user = last_user_index(self.rows)
+            # Thinking cleanup depends on "before the latest user message": a new user message
+            # changes how the previous turn renders, so re-render from there (the tail only).
+            if previous_last_user is not None and self.last_user != previous_last_user:
+                self.invalidate_from(previous_last_user)
+            # The sliding visual window moved: re-render from the image that fell out of it.
+            keep = self.config.media_keep
+            new_media = [i for i in self.media_rows if i >= len(self.rows) - len(new)]
+            if new_media and len(self.media_rows) > keep:
+                fallen = self.media_rows[-keep - 1 : len(self.media_rows) - keep]
+                if fallen:
+                    self.invalidate_from(fallen[0])
+        return new
+
+    def take_unfiltered(self) -> list[MessageRecord]:
+        """Rows synced since the smart filter last ran (`maintain` and `last_row` sync without
+        filtering)."""
+        rows, self._unfiltered = self._unfiltered, []
+        return rows
+
+    def index_of_id(self, message_id: int) -> int:
+        """Row index of `message_id` (or where it would go): rows are ordered by id."""
+        return bisect.bisect_left(self.rows, message_id, key=lambda row: row.id)
+
+    def row_tokens(self, index: int) -> int:
+        """Tokens row `index` takes in the prompt now (0 when it is left out)."""
+        position = self.entry_of_row.get(index)
+        return self.entries[position].tokens if position is not None else 0
+
+    def live_from(self) -> int:
+        """First row index after the human anchor that is not left out. Removal always takes
+        the oldest units first, so everything between the anchor and this index is removed."""
+        start = (self.first_user + 1) if self.first_user is not None else 0
+        i = max(start, self._live_hint)
+        while i < len(self.rows):
+            view = self.views.get(self.rows[i].id)
+            if view is None or view.kind != REMOVED:
+                break
+            i += 1
+        self._live_hint = i
+        return i
+
+    def never_removed(self) -> set[int]:
+        """The anchors: the first and latest user messages and stored system rows."""
+        return {i for i in (self.first_user, self.last_user) if i is not None} | set(self.system_rows)
+
+    # ------------------------------------------------------------------ rendering
+    def invalidate_from(self, row_index: int) -> None:
+        """Forget the rendering of rows from `row_index` on (and of the synthetic messages
+        placed before them); the next `render` redoes exactly that part."""
+        if row_index >= self._rendered_upto:
+            return
+        position = len(self.entries)
+        while position > 0 and self.entries[position - 1].anchor >= row_index:
+            position -= 1
+        for entry in self.entries[position:]:
+            self.tokens -= entry.tokens
+            if entry.row >= 0:
+                self.entry_of_row.pop(entry.row, None)
+        del self.entries[position:]
+        self._rendered_upto = row_index
+
+    def signer_family(self, row: MessageRecord) -> str | None:
+        """The provider family of the model that wrote `row`'s signed reasoning (None: no signed
+        reasoning, or not recorded: a row from before `reply_figures`, or a fork parent's)."""
+        if not row.message.get("thinking_blocks"):
+            return None
+        if row.id not in self._signers and hasattr(self.store, "events"):
+            for event in self.store.events(self.session_id, REPLY_FIGURES, after_id=self._signers_after):
+                self._signers_after = event.id
+                message_id, model = event.data.get("message_id"), event.data.get("model")
+                if isinstance(message_id, int) and isinstance(model, str) and model:
+                    self._signers[message_id] = model
+        model = self._signers.get(row.id)
+        return family_of(model) if model else None
+
+    def render(self, key: RenderKey, clock: StageClock | None = None) -> None:
+        """Render the rows not rendered yet (all of them when the model's family, vision or
+        name changed): thinking cleanup, media filter and normalize, per row. `clock`: where
+        each of the three stages' time goes (summed over the rows)."""
+        if key != self.render_key:
+            self.entries, self.entry_of_row, self.tokens, self._rendered_upto = [], {}, 0, 0
+            self.render_key = key
+        family, vision, model = key
+        synthetic_before: dict[int, list[SyntheticView]] = {}
+        for syn in self.synthetic:
+            synthetic_before.setdefault(syn.before_id, []).append(syn)
+        media_window = set(self.media_rows[-self.config.media_keep :]) if vision else set()
+        last_user = self.last_user if self.last_user is not None else -1
+        media_ms = thinking_ms = normalize_ms = 0.0  # seconds, summed over the rows rendered
+        for index in range(self._rendered_upto, len(self.rows)):
+            row = self.rows[index]
+            for syn in synthetic_before.get(row.id, ()):
+                self.entries.append(Entry(-1, syn.message, syn.tokens, index))
+                self.tokens += syn.tokens
+            view = self.views.get(row.id)
+            if view is not None and view.kind == REMOVED:
+                continue
+            # Only a REMOVED view has no message (skipped above); the original stands in otherwise.
+            base = view.message if view is not None and view.message is not None else row.message
+            tokens = view.tokens if view is not None else row.tokens
+            message = base
+            started = time.perf_counter()
+            if index in self.media_rows and index not in media_window:
+                message = strip_media(message, "model has no vision" if not vision else "older than the newest images")
+            media_done = time.perf_counter()
+            message = clean_thinking(message, family, index < last_user, self.signer_family(row))
+            thinking_done = time.perf_counter()
+            message = normalize(message)
+            if message is not base and _shape_changed(base, message):
+                tokens = count_message_tokens(message, model)
+            media_ms += media_done - started
+            thinking_ms += thinking_done - media_done
+            normalize_ms += time.perf_counter() - thinking_done
+            self.entry_of_row[index] = len(self.entries)
+            self.entries.append(Entry(index, message, tokens, index))
+            self.tokens += tokens
+        self._rendered_upto = len(self.rows)
+        if clock is not None:
+            clock.add(THINKING_CLEANUP, thinking_ms * 1000)
+            clock.add(MEDIA_FILTER, media_ms * 1000)
+            clock.add(NORMALIZE, normalize_ms * 1000)
+
+    def valid_history(self, model: str) -> tuple[list[dict[str, Any]], IntegrityReport, int]:
+        """The rendered history made provider-valid, and the token change the repair made
+        (synthetic results added, orphans dropped), so the budget check counts what is sent."""
+        rendered = [e.message for e in self.entries]
+        history, integrity = repair_pairs(rendered)
+        delta = 0
+        if integrity.dangling_repaired or integrity.orphans_dropped:
+            kept = {id(m) for m in history}
+            delta -= sum(e.tokens for e in self.entries if id(e.message) not in kept)
+            known = {id(e.message) for e in self.entries}
+            delta += sum(count_message_tokens(m, model) for m in history if id(m) not in known)
+        return history, integrity, delta
+
+    def digests(self, history: Sequence[dict[str, Any]]) -> list[str]:
+        """Digest per prompt message; entries carry theirs, so only repaired messages hash anew."""
+        by_identity = {id(e.message): e for e in self.entries}
+        out = []
+        for message in history:
+            entry = by_identity.get(id(message))
+            if entry is None:
+                out.append(message_digest(message))
+                continue
+            if not entry.digest:
+                entry.digest = message_digest(message)
+            out.append(entry.digest)
+        return out
+
+
+def _shape_changed(before: dict[str, Any], after: dict[str, Any]) -> bool:
+    keys = ("content", "tool_calls", "reasoning_content", "thinking_blocks")
+    return any(before.get(k) != after.get(k) for k in keys)

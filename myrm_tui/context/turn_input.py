@@ -1,0 +1,43 @@
+"""What the caller hands the engine per request, and the figures every part derives from it.
+
+Why its own module: the engine, the compactor and the summary preparation all need the prompt's
+fixed prefix, its budget and its render key; computing them here keeps one expression for each
+(three copies of the fixed-token count had drifted into the engine).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from myrm_tui.context.budget import Budget, budget_for
+from myrm_tui.context.family import family_of
+from myrm_tui.context.prefix_tokens import fixed_tokens, tools_key
+from myrm_tui.llm.model_info import ModelInfo
+
+# (provider family, vision, model name): what a rendered message depends on besides its row.
+RenderKey = tuple[str, bool, str]
+
+
+@dataclass(frozen=True)
+class TurnInput:
+    """What the caller knows per request: the fixed prefix and the model."""
+
+    system_prompt: str
+    tools: Sequence[dict[str, Any]]
+    model: ModelInfo
+    max_output_tokens: int
+    now: float | None = None  # seconds; None = wall clock (replay passes a virtual clock)
+    force_tier: str | None = None  # "light"/"full"/"emergency": compact now (manual, or a provider overflow)
+    trigger: str = "auto"
+
+    def fixed_tokens(self) -> int:
+        """System prompt + tool schemas (memoised per distinct prefix in `prefix_tokens`)."""
+        return fixed_tokens(self.system_prompt, tuple(self.tools) and tools_key(self.tools), self.model.name)
+
+    def budget(self) -> Budget:
+        return budget_for(self.model.context_window, self.max_output_tokens)
+
+    def render_key(self) -> RenderKey:
+        return (family_of(self.model.name), self.model.supports_vision, self.model.name)

@@ -1,0 +1,350 @@
+"""The chat's work against the engine: warm-up, sending one turn at a time, the compact command, idle
+upkeep.
+
+A turn is an async worker iterating `agent.turn()`; Esc cancels it (the agent stores synthetic
+results for unfinished tool calls). The engine is warmed up in a thread worker right after mount so
+the first paint never waits for litellm. The garbage collector is held to its young generations
+while a reply streams and runs its full pass after the turn, while the user reads.
+
+The runner owns the workers and their state; what the user sees (the transcript, the status line,
+the prompt) it reaches through the screen (`ChatParts`), which forwards worker events here.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import gc
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from textual.worker import Worker, WorkerState
+
+from myrm_tui.agent.attachments import (
+    AttachmentError,
+    FileAttachment,
+    ImageAttachment,
+    attachment_chips,
+    file_refs,
+    load_attachments,
+    message_content,
+)
+from myrm_tui.agent.events import StepStarted
+from myrm_tui.llm.events import UsageEvent
+from myrm_tui.tui.chat_parts import ChatParts
+from myrm_tui.tui.chat_session import ONBOARDING, ChatSession
+from myrm_tui.tui.constants import IDLE_COLLECT_DELAY_S, SHUTDOWN_TURN_WAIT_S, STREAMING_GEN2_THRESHOLD
+from myrm_tui.tui.widgets.note import Note
+from myrm_tui.tui.widgets.user_message import UserMessage
+
+if TYPE_CHECKING:  # imported on the first turn: the tool blocks and approvals the first frame does not need
+    from myrm_tui.tui.turn_view import TurnView
+
+BUSY_NOTICE = "A turn is running — Esc to interrupt."
+COMPACT_CANCELLED = (
+    "Compaction cancelled: the prompt is unchanged; summaries already written are kept for the next compaction."
+)
+
+_DEFAULT_GC_THRESHOLDS = gc.get_threshold()
+
+
+def _defer_full_collections() -> None:
+    """While a reply streams, keep the collector to its cheap young generations: a full pass over
+    litellm's heap stalls the UI for hundreds of ms (bench/tui_bench.py). It runs after the turn."""
+    young, middle, _ = _DEFAULT_GC_THRESHOLDS
+    gc.set_threshold(young, middle, STREAMING_GEN2_THRESHOLD)
+
+
+def _restore_collections() -> None:
+    gc.set_threshold(*_DEFAULT_GC_THRESHOLDS)
+
+
+def compacted_text(event: dict[str, Any]) -> str:
+    """The toast after the compact command: tokens freed and who wrote the summaries."""
+    saved = event.get("saved")
+    summaries = event.get("summaries") or {}
+    made = sum(int(n) for n in (summaries.get("created_by_depth") or {}).values())
+    extractive = int(summaries.get("fallback") or 0)
+    text = f"Compacted{f': −{saved:,} tokens' if isinstance(saved, int) else ''}"
+    if made:
+        written = made - extractive
+        text += f"; {made} summar{'y' if made == 1 else 'ies'}"
+        text += f" ({written} written by the model)" if written else " (extractive: no model wrote them)"
+    return text + "."
+
+
+class TurnRunner:
+    def __init__(self, screen: ChatParts) -> None:
+        self.screen = screen
+        self.ready = asyncio.Event()  # set once the engine warm-up finished (either way)
+        self.window_problem: str | None = None  # the model window cannot hold a conversation
+        self.turn_worker: Worker[None] | None = None
+        self.turn_view: TurnView | None = None
+        self.turn_text = ""
+        self.turn_model: str | None = None  # a custom command's model, for the turn it starts
+        self.turns_ended = 0  # finished turns this screen ran (tests and the palette wait on it)
+        self.compacting = False
+        self.compact_worker: Worker[None] | None = None
+
+    @property
+    def chat(self) -> ChatSession:
+        return self.screen.chat
+
+    @property
+    def turn_running(self) -> bool:
+        return self.turn_worker is not None
+
+    def busy(self) -> bool:
+        """True (and says why) when a turn or a compaction runs."""
+        if self.turn_running or self.compacting:
+            self.screen.notify(
+                BUSY_NOTICE if self.turn_running else "A compaction is running.", severity="warning", timeout=3
+            )
+            return True
+        return False
+
+    # warm-up --------------------------------------------------------------------------------
+
+    def prepare(self) -> None:
+        self.screen.run_worker(self._prepare, thread=True, group="prepare", exit_on_error=False)
+
+    def _prepare(self) -> str | None:
+        from myrm_tui.agent.sandbox import sandbox_status
+
+        sandbox_status(self.chat.settings.sandbox)  # the one bwrap probe, off the UI thread
+        model = self.chat.resolve_model()
+        if model:
+            self.chat.warm_up()
+            from myrm_tui.agent.window_check import window_problem
+
+            settings = self.chat.settings
+            self.window_problem = window_problem(
+                settings if settings.model == model else settings.with_values(model=model), self.chat.workspace
+            )
+        return model
+
+    def _prepared(self, worker: Worker[Any]) -> None:
+        if worker.state == WorkerState.SUCCESS:
+            self.chat.model = worker.result
+            problem = None
+        else:
+            self.chat.model = self.chat.settings.model or None
+            problem = f"Could not resolve the model: {worker.error}"
+        self.screen.engine_prepared(problem, self.window_problem)
+        # litellm's import leaves hundreds of thousands of long-lived objects; moving them out of
+        # the collector's reach halves the worst full-collection stall while a reply streams
+        # (measured: bench/tui_bench.py, docs/tui-benchmarks.md).
+        gc.freeze()
+        self.ready.set()
+
+    # a turn ---------------------------------------------------------------------------------
+
+    def send(self, text: str, *, draft: str | None, model: str | None = None, note: str = "") -> None:
+        """Send `text` as the next message (attachments read now). `draft`: what the prompt holds
+        (taken when the message goes, given back if the turn fails); None when the message did
+        not come from the prompt (the palette). `model`: a custom command's model for this turn."""
+        if self.turn_running:
+            self.screen.notify(BUSY_NOTICE, severity="warning", timeout=3)
+            return
+        if self.compacting:
+            self.screen.notify("Compacting — your message can go as soon as it ends.", severity="warning")
+            return
+        if self.ready.is_set() and self.chat.model is None:
+            self.screen.transcript.mount(Note(ONBOARDING[0], "warning", ONBOARDING[1]))
+            return
+        try:  # a refused image or file stops the send; the draft stays in the prompt
+            images = self.screen.images.for_message(text, self.chat.workspace)
+            files = load_attachments(
+                file_refs(text, self.chat.workspace), self.chat.workspace, self.chat.workspace, self.chat.settings
+            )
+        except AttachmentError as exc:
+            self.screen.notify(str(exc), title="Not attached", severity="error", timeout=8)
+            return
+        if draft is not None:
+            self.screen.prompt.prompt_history.add(draft)
+            self.screen.prompt.take_submitted(draft)
+        self.screen.images.commit()
+        self.start(text, images, files, note=note, draft=draft, model=model)
+
+    def start(
+        self,
+        text: str,
+        images: Sequence[ImageAttachment] = (),
+        files: Sequence[FileAttachment] = (),
+        *,
+        note: str = "",
+        draft: str | None = None,
+        model: str | None = None,
+    ) -> None:
+        screen = self.screen
+        screen.drop_welcome()
+        chips = attachment_chips(files, int(self.chat.settings.tool_output_cap), self.chat.model or "")
+        user = UserMessage(
+            text
+            + "".join(f"\n[{chip}]" for chip in chips)
+            + "".join(f"\n[image: {image.name}]" for image in images)
+            + (f"\n[{note}]" if note else ""),
+            stored=False,
+        )
+        screen.transcript.mount(user)
+        screen.transcript.anchor()  # sending is a request to follow the reply
+        self.turn_text = text if draft is None else draft
+        self.turn_model = model
+        from myrm_tui.tui.turn_view import TurnView
+
+        self.turn_view = TurnView(screen.transcript, screen.status, user)
+        screen.status.set(state="starting" if self.ready.is_set() else "loading the model library")
+        screen.cancel_workers("maintain")  # background summary work yields to the user
+        _defer_full_collections()
+        self.turn_worker = screen.run_worker(
+            self._run_turn(text, self.turn_view, images, files), group="turn", exclusive=True, exit_on_error=False
+        )
+
+    async def _run_turn(
+        self, text: str, view: TurnView, images: Sequence[ImageAttachment] = (), files: Sequence[FileAttachment] = ()
+    ) -> None:
+        await self.ready.wait()
+        if self.chat.model is None:
+            raise RuntimeError(ONBOARDING[0])
+        model, self.turn_model = self.turn_model, None
+        agent = self.chat.agent(text, model=model)
+        switch = self.chat.take_switch()
+        if switch is not None:
+            view.mount(Note(switch.describe()), after=None)
+        self.screen.status.set(session_id=self.chat.session_id, state="thinking")
+        turn = agent.turn(message_content(text, images, files) if (images or files) else text)
+        try:
+            async for event in turn:
+                view.handle(event)
+                if isinstance(event, (StepStarted, UsageEvent)):
+                    self.screen.refresh_context()
+        finally:
+            await turn.aclose()
+
+    def _turn_ended(self, worker: Worker[Any]) -> None:
+        screen = self.screen
+        view = self.turn_view
+        self.turn_worker = None
+        self.turn_view = None
+        self.turns_ended += 1
+        if view is None or not screen.app.is_running or not screen.transcript.is_mounted:
+            return  # the app is closing; shutdown waits for the agent instead
+        if worker.state == WorkerState.CANCELLED:
+            view.close("interrupted")
+        elif worker.state == WorkerState.ERROR:
+            error = worker.error
+            view.note(
+                str(error) or type(error).__name__,
+                "error",
+                "Your message was kept in the input; send it again when fixed.",
+            )
+            view.close("error")
+        else:
+            view.close("error" if view.failed else "done")
+        # After any failure the draft comes back, even when part of a reply had streamed (a
+        # dropped stream): sending it again is the retry, and the agent reuses the stored ask
+        # when nothing answered it (agent/resend.py). An interrupt is the user's own stop: the
+        # draft comes back only if nothing was produced.
+        failed = worker.state == WorkerState.ERROR or (worker.state == WorkerState.SUCCESS and view.failed)
+        if failed or (worker.state == WorkerState.CANCELLED and not view.produced):
+            screen.prompt.restore(self.turn_text)
+            screen.images.give_back()
+        screen.refresh_context()
+        screen.transcript.prune()
+        screen.focus_next_approval()
+        _restore_collections()
+        screen.set_timer(IDLE_COLLECT_DELAY_S, lambda: gc.collect())  # the full pass, while the user reads
+        if worker.state == WorkerState.SUCCESS and not view.failed:
+            screen.run_worker(self._maintain(), group="maintain", exclusive=True, exit_on_error=False)
+        screen.after_turn(worker.state, view.failed)  # queued messages: sent, or back in the prompt
+
+    async def _maintain(self) -> None:
+        """Idle-time engine work after a turn (a summary prepared in the background); it never
+        blocks input, and the next turn simply waits for nothing: a new turn cancels it."""
+        agent = self.chat.current_agent
+        maintain = getattr(agent, "maintain", None)
+        if maintain is None:
+            return
+        try:
+            await maintain()
+        except Exception:  # noqa: BLE001 - background work: failures are recorded as events
+            return
+
+    def worker_changed(self, worker: Worker[Any], state: WorkerState) -> None:
+        """The screen's Worker.StateChanged, forwarded: a warm-up or a turn finished."""
+        if state not in (WorkerState.SUCCESS, WorkerState.ERROR, WorkerState.CANCELLED):
+            return
+        if worker.group == "prepare":
+            self._prepared(worker)
+        elif worker is self.turn_worker:
+            self._turn_ended(worker)
+
+    def interrupt(self) -> None:
+        """Esc: cancel the compaction, else the turn (each stops cleanly: see the module doc)."""
+        compacting = self.compact_worker
+        if compacting is not None and not compacting.is_cancelled:
+            self.screen.status.set(state="cancelling the compaction")
+            compacting.cancel()
+            return
+        worker = self.turn_worker
+        if worker is not None and not worker.is_cancelled:
+            self.screen.status.set(state="interrupting")
+            worker.cancel()
+
+    async def shutdown(self) -> None:
+        """Quitting mid-turn: let the agent record the interrupt (synthetic results, killed
+        processes) before the app closes the store."""
+        worker, self.turn_worker = self.turn_worker, None  # no UI updates while closing
+        if worker is not None:
+            worker.cancel()
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(worker.wait(), SHUTDOWN_TURN_WAIT_S)
+        self.chat.shutdown()
+
+    # the compact command --------------------------------------------------------------------
+
+    def compact(self, focus: str | None) -> None:
+        self.compacting = True
+        self.screen.status.set(state="compacting")
+        self.compact_worker = self.screen.run_worker(
+            self._run_compact(focus), group="compact", exclusive=True, exit_on_error=False
+        )
+
+    async def _run_compact(self, focus: str | None) -> None:
+        """The compact command on the app's loop: the summarizer's calls are awaited, the
+        progress line follows them, and Esc cancels the worker (nothing in the prompt changes
+        until every summary is written)."""
+        try:
+            agent = self.chat.agent("")
+            result = await agent.compact_now(focus, progress=self._compact_progress)
+        except asyncio.CancelledError:
+            self._compacted(None, COMPACT_CANCELLED)
+            raise
+        except Exception as exc:  # noqa: BLE001 - shown to the user; the session is untouched
+            self._compacted(None, f"Compaction failed: {exc}")
+            return
+        self._compacted(result, None)
+
+    def _compact_progress(self, progress: Any) -> None:
+        """The progress line while the summarizer writes (status bar), with the cancel key."""
+        if progress.what == "done":
+            state = "compacting"
+        else:
+            what = "summary" if progress.what == "leaf" else "fold"
+            state = f"compacting: {what} {progress.done + 1} of {max(progress.total, progress.done + 1)}"
+        self.screen.status.set(state=f"{state} · {self.screen.key_for('chat.interrupt')} cancels")
+
+    def _compacted(self, result: dict[str, Any] | None, problem: str | None) -> None:
+        screen = self.screen
+        self.compacting = False
+        self.compact_worker = None
+        screen.status.set(state="")
+        if problem is not None:
+            screen.notify(problem, severity="warning" if problem == COMPACT_CANCELLED else "error")
+            screen.refresh_context()
+            return
+        if not result:
+            screen.notify("Nothing to compact: only the latest exchange is left.")
+        else:
+            screen.notify(compacted_text(result))
+        screen.refresh_context()

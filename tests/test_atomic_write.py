@@ -1,0 +1,108 @@
+"""The one atomic write: a file is either its old content or its new content, never half."""
+
+from __future__ import annotations
+
+import os
+import stat
+
+import pytest
+
+from myrm_tui import atomic_write as module
+from myrm_tui.atomic_write import NEW_FILE_MODE, TEMP_SUFFIX, atomic_write
+
+
+def _leftovers(folder):
+    return [p.name for p in folder.iterdir() if p.name.endswith(TEMP_SUFFIX)]
+
+
+def test_text_and_bytes_are_written_whole(tmp_path):
+    target = tmp_path / "sub" / "f.txt"
+    atomic_write(target, "héllo\r\nwörld")  # UTF-8, newlines untranslated, parents created
+    assert target.read_bytes() == "héllo\r\nwörld".encode()
+    atomic_write(target, b"\x00\xff")
+    assert target.read_bytes() == b"\x00\xff"
+    assert _leftovers(target.parent) == []
+
+
+def test_a_new_file_is_owner_only_and_an_existing_one_keeps_its_mode(tmp_path):
+    new = tmp_path / "new"
+    atomic_write(new, "x")
+    assert stat.S_IMODE(new.stat().st_mode) == NEW_FILE_MODE
+    script = tmp_path / "run.sh"
+    script.write_text("old")
+    os.chmod(script, 0o751)
+    atomic_write(script, "new")
+    assert stat.S_IMODE(script.stat().st_mode) == 0o751
+
+
+def test_an_explicit_mode_wins_over_the_old_one(tmp_path):
+    target = tmp_path / "f"
+    target.write_text("old")
+    os.chmod(target, 0o644)
+    atomic_write(target, "new", mode=0o600)
+    assert stat.S_IMODE(target.stat().st_mode) == 0o600
+
+
+def test_a_write_that_fails_midway_leaves_the_old_file_and_no_temp(tmp_path, monkeypatch):
+    target = tmp_path / "f.txt"
+    target.write_text("old content")
+
+    def broken_fsync(fd):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(module.os, "fsync", broken_fsync)
+    with pytest.raises(OSError, match="No space"):
+        atomic_write(target, "new content " * 1000)
+    assert target.read_text() == "old content"
+    assert _leftovers(tmp_path) == []
+
+
+def test_a_failed_rename_leaves_the_old_file_and_no_temp(tmp_path, monkeypatch):
+    target = tmp_path / "f.txt"
+    target.write_text("old")
+
+    def broken_replace(src, dst):
+        raise KeyboardInterrupt  # even an interrupt cleans up
+
+    monkeypatch.setattr(module.os, "replace", broken_replace)
+    with pytest.raises(KeyboardInterrupt):
+        atomic_write(target, "new")
+    assert target.read_text() == "old"
+    assert _leftovers(tmp_path) == []
+
+
+def test_text_that_cannot_be_utf8_changes_nothing(tmp_path):
+    target = tmp_path / "f.txt"
+    target.write_text("old")
+    with pytest.raises(UnicodeEncodeError):
+        atomic_write(target, "bad \udc80")
+    assert target.read_text() == "old"
+    assert _leftovers(tmp_path) == []
+
+
+def test_fsync_path_tolerates_a_missing_path(tmp_path):
+    module.fsync_path(tmp_path / "absent")  # best effort: nothing to make durable
+    module.fsync_path(tmp_path)
+
+
+def test_user_file_mode_follows_the_umask(tmp_path):
+    """A file the agent creates in the workspace is the user's work: their umask decides, as
+    their editor's would (0o644 under the usual 022, 0o600 under 077)."""
+    old = os.umask(0o027)
+    try:
+        assert module.user_file_mode() == 0o640
+        target = tmp_path / "made_by_the_agent.py"
+        atomic_write(target, "x", new_file_mode=module.user_file_mode())
+        assert stat.S_IMODE(target.stat().st_mode) == 0o640
+    finally:
+        os.umask(old)
+
+
+def test_setuid_setgid_and_sticky_bits_are_not_copied_onto_the_replacement(tmp_path):
+    """The replacement is a new file owned by this process: a stray setuid bit on the old one
+    must not become a setuid file of ours."""
+    target = tmp_path / "tool.sh"
+    target.write_text("old")
+    os.chmod(target, 0o4755)
+    atomic_write(target, "new")
+    assert stat.S_IMODE(target.stat().st_mode) == 0o755
