@@ -267,34 +267,26 @@ class ContextEngine:
         model prepared (`prepare_for_compact`, awaited before this by the agent), extractive ones
         for the rest. Anchors stay. Returns the event as stored, or None when there was nothing
         to summarize."""
-        with self._lock:
-            budget = self._caught_up(inp)
-            event = self.compactor.event(
-                SUMMARIZE,
-                budget,
-                inp,
-                self.clock() if inp.now is None else inp.now,
-                trigger=inp.trigger if inp.trigger != "auto" else "manual",
-                target_ratio=0.0,
-                manual=True,
-            )
-            return event.to_dict() if event is not None else None
+        return self._event_now(SUMMARIZE, inp, manual=True)
 
     def compact(self, inp: TurnInput, tier: str = "full", focus: str | None = None) -> dict[str, Any] | None:
         """Run one ladder tier now over everything outside the fresh tail (no target to stop at);
         `focus` (a path or topic) is spared by the masking. Not the user's compact command
         (`summarize_now`): tests and tools that need a given tier. Returns the event as stored,
         or None when nothing could change."""
+        return self._event_now(tier, inp, focus=(focus,) if focus else ())
+
+    def _event_now(self, tier: str, inp: TurnInput, **options: Any) -> dict[str, Any] | None:
+        """One compaction event asked for by someone (no target to stop at), as stored."""
         with self._lock:
-            budget = self._caught_up(inp)
             event = self.compactor.event(
                 tier,
-                budget,
+                self._caught_up(inp),
                 inp,
                 self.clock() if inp.now is None else inp.now,
                 trigger=inp.trigger if inp.trigger != "auto" else "manual",
                 target_ratio=0.0,
-                focus=(focus,) if focus else (),
+                **options,
             )
             return event.to_dict() if event is not None else None
 

@@ -12,6 +12,23 @@ from myrm_tui.agent.agent import Agent
 from myrm_tui.agent.events import ApprovalRequest
 from myrm_tui.settings.settings import Settings
 
+# The tools every agent offers, in the fixed order the prompt prefix (and its cache) depends on:
+# the built-ins, then the recall tools. Spelled once here; a tool added or moved fails each test
+# that compares against it.
+BUILTIN_TOOL_NAMES = (
+    "file_read",
+    "file_write",
+    "file_edit",
+    "bash",
+    "bash_output",
+    "bash_kill",
+    "grep",
+    "glob",
+    "web_fetch",
+)
+RECALL_TOOL_NAMES = ("ctx_search", "ctx_inspect", "ctx_expand", "session_note")
+TOOL_ORDER = (*BUILTIN_TOOL_NAMES, *RECALL_TOOL_NAMES)
+
 
 def settings_for(model: str = "", **values: Any) -> Settings:
     return Settings().with_values(model=model, **values)

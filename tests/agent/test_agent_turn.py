@@ -7,7 +7,7 @@ import time
 from pathlib import Path
 
 import pytest
-from agent_helpers import drive, make_agent, pid_gone, settings_for
+from agent_helpers import TOOL_ORDER, drive, make_agent, pid_gone, settings_for
 from process_helpers import all_gone, token_seconds
 
 from myrm_tui.agent.agent import Agent
@@ -466,21 +466,7 @@ async def test_call_settings_passed_to_the_provider(store, workspace, script):
     await drive(agent, "hi")
     [(system, tool_names, call_settings)] = seen
     assert system == {"role": "system", "content": agent.system_prompt}
-    assert tool_names == [
-        "file_read",
-        "file_write",
-        "file_edit",
-        "bash",
-        "bash_output",
-        "bash_kill",
-        "grep",
-        "glob",
-        "web_fetch",
-        "ctx_search",
-        "ctx_inspect",
-        "ctx_expand",
-        "session_note",
-    ]
+    assert tool_names == list(TOOL_ORDER)
     assert (call_settings.timeout_s, call_settings.max_attempts) == (12.0, 2)
     assert call_settings.prompt_cache_key == session.id and call_settings.max_output_tokens <= 1000
 

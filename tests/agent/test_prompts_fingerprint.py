@@ -6,7 +6,7 @@ import os
 import subprocess
 import sys
 
-from agent_helpers import settings_for
+from agent_helpers import TOOL_ORDER, settings_for
 
 from myrm_tui.agent.agent import Agent
 from myrm_tui.agent.build import build_agent
@@ -16,23 +16,6 @@ from myrm_tui.agent.prompts import base_prompt, build_system_prompt
 from myrm_tui.agent.tools.registry import default_tools
 from myrm_tui.settings.settings import Settings
 from myrm_tui.store import event_kinds
-
-# Built-ins, then the recall tools: part of the cached prompt prefix, so the order is fixed.
-EXPECTED_TOOL_ORDER = [
-    "file_read",
-    "file_write",
-    "file_edit",
-    "bash",
-    "bash_output",
-    "bash_kill",
-    "grep",
-    "glob",
-    "web_fetch",
-    "ctx_search",
-    "ctx_inspect",
-    "ctx_expand",
-    "session_note",
-]
 
 
 def test_system_prompt_identical_across_builds(workspace):
@@ -80,7 +63,7 @@ def test_prompt_is_the_same_bytes_in_another_process(workspace):
 
 def test_tool_list_order_is_stable():
     first = [t["function"]["name"] for t in default_tools().schemas()]
-    assert first == EXPECTED_TOOL_ORDER
+    assert first == list(TOOL_ORDER)
     assert default_tools().schemas() == default_tools().schemas()
     registry = default_tools()
     schemas = registry.schemas()

@@ -8,7 +8,7 @@ import re
 from typing import ClassVar
 
 import pytest
-from agent_helpers import drive, make_agent, settings_for
+from agent_helpers import BUILTIN_TOOL_NAMES, RECALL_TOOL_NAMES, drive, make_agent, settings_for
 
 from myrm_tui.agent.agent import Agent
 from myrm_tui.agent.approvals import POLICIES, Verdict, decide
@@ -28,18 +28,8 @@ from myrm_tui.agent.tools.registry import default_tools
 from myrm_tui.context.recall import EXPAND_MAX_CHARS, RECALL_CLOSE, RECALL_NOTE, RECALL_OPEN
 from myrm_tui.store import Store
 
-RECALL_NAMES = ["ctx_search", "ctx_inspect", "ctx_expand", "session_note"]
-BUILTIN_NAMES = [
-    "file_read",
-    "file_write",
-    "file_edit",
-    "bash",
-    "bash_output",
-    "bash_kill",
-    "grep",
-    "glob",
-    "web_fetch",
-]
+RECALL_NAMES = list(RECALL_TOOL_NAMES)
+BUILTIN_NAMES = list(BUILTIN_TOOL_NAMES)
 
 
 @pytest.fixture
