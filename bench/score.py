@@ -18,7 +18,8 @@ Definitions (B1-B5 of docs/benchmarks.md, "Definitions"):
 - R_verbatim: the expected `NEEDLE-id field=value` is in that turn's prompt text; R_1: or in the
   probe's recall result (one call). For a re-read file (carrier 4) the expected value is the newer
   one; `stale` counts lost probes where the old value was visible (prompt or recall result);
-- cost: see `PRICES` below.
+- cost: see `PRICES` below; a prefix only counts as cached while the provider still holds it
+  (`bench/cache_ttl.py`: pauses past the cache TTL, keep-alive probes).
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from bench.cache_ttl import bill, turn_times
 from bench.needles import needle_pattern
 from bench.prefix import canonical, normalize_message, overlap
 from bench.sessionio import SessionFormatError, answers_path_for, read_answers, read_jsonl, read_session
@@ -179,6 +181,9 @@ class _Scorer:
         self._token_cache: dict[str, int] = {}
         session = session if session is not None else read_session(session_path)
         self.session_turns = sorted(session.turns)
+        self.gaps = dict(session.gaps)
+        self.turn_at = turn_times(session.turns, session.gaps)
+        self.keepalive: dict[int, list[float]] = {}  # the OUT line's probes, per turn
         # Latest user message and raw history size (messages) as of each turn.
         self.latest_user: dict[int, list[str]] = {}
         self.history_size: dict[int, int] = {}
@@ -261,6 +266,8 @@ class _Scorer:
         total = sum(tokens) + (self.count_tools(line["tools"]) if line.get("tools") else 0)
         self.turns_seen.append(turn)
         self.prompt_tokens.append(total)
+        if isinstance(line.get("keepalive"), list):
+            self.keepalive[turn] = [float(x) for x in line["keepalive"]]
         # Budget.
         overshoot = total + self.reserve - self.window
         if overshoot > 0:
@@ -390,15 +397,36 @@ class _Scorer:
 
     def cost(self, retention: dict[str, Any]) -> dict[str, Any]:
         read = PRICES["cache_read"]
-        anthropic = openai = 0.0
+
+        def openai_cacheable(lcp: int) -> int:
+            return 0 if lcp < OPENAI_MIN_CACHED else lcp // OPENAI_CACHE_STEP * OPENAI_CACHE_STEP
+
         rows = {r["turn"]: r for r in self.prefix_rows}
-        for turn, total in zip(self.turns_seen, self.prompt_tokens, strict=True):
-            row = rows.get(turn)
-            cached_a = row["lcp_anthropic"] if row else 0
-            lcp = row["lcp_openai"] if row else 0
-            cached_o = 0 if lcp < OPENAI_MIN_CACHED else lcp // OPENAI_CACHE_STEP * OPENAI_CACHE_STEP
-            anthropic += cached_a * read + (total - cached_a) * PRICES["anthropic_uncached"]
-            openai += cached_o * read + (total - cached_o) * PRICES["openai_uncached"]
+        cached_a = {turn: r["lcp_anthropic"] for turn, r in rows.items()}
+        cached_o = {turn: openai_cacheable(r["lcp_openai"]) for turn, r in rows.items()}
+        turns, totals, times = self.turns_seen, self.prompt_tokens, self.turn_at
+        bill_a = bill(
+            "anthropic",
+            turns,
+            totals,
+            cached_a,
+            times,
+            self.keepalive,
+            read=read,
+            uncached=PRICES["anthropic_uncached"],
+        )
+        bill_o = bill(
+            "openai",
+            turns,
+            totals,
+            cached_o,
+            times,
+            self.keepalive,
+            read=read,
+            uncached=PRICES["openai_uncached"],
+            cacheable=openai_cacheable,
+        )
+        anthropic, openai = bill_a.cost, bill_o.cost
         lost = sum(not (p["in_prompt"] or p["in_result"]) for p in self.probes)
         penalty = lost * self.refetch_penalty
         extra = self.summarizer_tokens + self.retrieval_tokens
@@ -413,6 +441,18 @@ class _Scorer:
             "total_anthropic": round(anthropic + extra + penalty * PRICES["anthropic_uncached"], 1),
             "total_openai": round(openai + extra + penalty * PRICES["openai_uncached"], 1),
             "prices": dict(PRICES, refetch_penalty_tokens=self.refetch_penalty),
+            # Pauses past the cache TTL (bench/cache_ttl.py): turns billed cold, and keep-alive
+            # probes (their cost is inside `anthropic` / `openai` too).
+            "cache_ttl": {
+                "paused_s": sum(self.gaps.values()),
+                "cold_turns_anthropic": bill_a.cold_turns,
+                "cold_turns_openai": bill_o.cold_turns,
+                "cold_tokens_anthropic": bill_a.cold_tokens,
+                "cold_tokens_openai": bill_o.cold_tokens,
+                "keepalive_probes": bill_a.probes,
+                "keepalive_anthropic": round(bill_a.probe_cost, 1),
+                "keepalive_openai": round(bill_o.probe_cost, 1),
+            },
         }
 
     def timing(self) -> dict[str, Any]:

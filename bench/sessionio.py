@@ -71,6 +71,8 @@ class Session:
 
     turns: dict[int, list[dict[str, Any]]] = field(default_factory=dict)
     probes: list[tuple[int, str]] = field(default_factory=list)
+    # Seconds of user pause before a turn (`gap_s`, docs/replay-format.md); absent = none.
+    gaps: dict[int, float] = field(default_factory=dict)
 
     @property
     def last_turn(self) -> int:
@@ -85,6 +87,8 @@ def read_session(path: str | Path) -> Session:
             session.probes.append((int(probe["turn"]), str(probe["query"])))
         elif "turn" in obj and isinstance(obj.get("messages"), list):
             session.turns.setdefault(int(obj["turn"]), []).extend(obj["messages"])
+            if obj.get("gap_s"):
+                session.gaps[int(obj["turn"])] = float(obj["gap_s"])
         else:
             raise SessionFormatError(
                 f"{path}:{number}: neither a turn (turn + messages) nor a probe line; "
@@ -118,6 +122,9 @@ def session_problems(lines: list[dict[str, Any]]) -> list[str]:
         if turns_seen and turn != turns_seen[-1] + 1:
             problems.append(f"line {index}: turn {turn} does not follow turn {turns_seen[-1]}")
         turns_seen.append(turn)
+        gap = line.get("gap_s", 0)
+        if isinstance(gap, bool) or not isinstance(gap, (int, float)) or gap < 0:
+            problems.append(f"turn {turn}: gap_s must be a non-negative number of seconds")
         messages = line.get("messages") or []
         if not messages or messages[0].get("role") != "user":
             problems.append(f"turn {turn}: does not start with a user message")

@@ -956,6 +956,21 @@ def print_report(result: dict[str, Any]) -> None:
                     fmt(paint["myrm_ms"]["p95"]),
                     fmt(paint["myrm_vs_bare"], 2),
                 ],
+                *(
+                    [
+                        [
+                            "myrm, chat screen shown (status line)",
+                            paint["myrm_chat_ms"]["n"],
+                            fmt(paint["myrm_chat_ms"]["median"]),
+                            fmt(paint["myrm_chat_ms"]["p95"]),
+                            fmt(paint["myrm_chat_ms"]["median"] / paint["bare_ms"]["median"], 2)
+                            if paint["myrm_chat_ms"]["median"] and paint["bare_ms"]["median"]
+                            else "—",
+                        ]
+                    ]
+                    if paint.get("myrm_chat_ms")
+                    else []
+                ),
             ]
             if paint.get("bare_ms")
             else [],

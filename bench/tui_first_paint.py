@@ -40,8 +40,11 @@ class Bare(App):
 
 Bare().run()
 """
-# The start of myrm's prompt placeholder (tui/widgets/prompt.py), shown in its first frame.
+# The start of myrm's prompt placeholder (tui/prompt_text.py), shown in its first frame: the start
+# screen's prompt (tui/screens/start.py), where the user can already type.
 MYRM_MARKER = "Message myrm"
+# The chat screen's status line for a new session: the chat screen has replaced the start screen.
+CHAT_MARKER = "session new"
 
 
 def _capture(session: str, env: dict[str, str]) -> str:
@@ -51,8 +54,9 @@ def _capture(session: str, env: dict[str, str]) -> str:
     return proc.stdout
 
 
-def paint_once(command: Sequence[str], marker: str, env: dict[str, str], cwd: Path) -> float:
-    """Seconds from `tmux new-session` until `marker` is on the pane; raises RuntimeError on timeout."""
+def paint_once(command: Sequence[str], markers: Sequence[str], env: dict[str, str], cwd: Path) -> list[float]:
+    """Seconds from `tmux new-session` until each of `markers` is first on the pane; raises
+    RuntimeError on timeout."""
     session = f"bench-paint-{uuid.uuid4().hex[:8]}"
     line = " ".join(_quote(part) for part in command)
     start = time.monotonic()
@@ -61,12 +65,17 @@ def paint_once(command: Sequence[str], marker: str, env: dict[str, str], cwd: Pa
         env=env,
         check=True,
     )
+    seen: dict[str, float] = {}
     try:
         while True:
-            if marker in _capture(session, env):
-                return time.monotonic() - start
+            pane = _capture(session, env)
+            for marker in markers:
+                if marker not in seen and marker in pane:
+                    seen[marker] = time.monotonic() - start
+            if len(seen) == len(markers):
+                return [seen[m] for m in markers]
             if time.monotonic() - start > PAINT_TIMEOUT_S:
-                raise RuntimeError(f"no {marker!r} after {PAINT_TIMEOUT_S:.0f} s: {_capture(session, env)[-200:]!r}")
+                raise RuntimeError(f"no {markers!r} after {PAINT_TIMEOUT_S:.0f} s: {pane[-200:]!r}")
             time.sleep(POLL_S)
     finally:
         subprocess.run(["tmux", "kill-session", "-t", session], env=env, check=False, capture_output=True)
@@ -86,7 +95,7 @@ def measure_first_paint(
     """Bare and myrm alternate run by run, so a burst of load hits both."""
     if shutil.which("tmux") is None:
         return {"status": "tmux not installed"}
-    times: dict[str, list[float]] = {"bare": [], "myrm": []}
+    times: dict[str, list[float]] = {"bare": [], "myrm": [], "myrm_chat": []}
     failures: list[str] = []
     with tempfile.TemporaryDirectory(prefix="tui-paint-") as tmp:
         home = Path(tmp)
@@ -96,14 +105,17 @@ def measure_first_paint(
         env.pop("TMUX", None)  # a nested tmux refuses to start a session from inside another
         model = scripted_model(home, [{"text": "ok"}])
         apps = {
-            "bare": ([sys.executable, "-c", BARE_APP], BARE_MARKER),
-            "myrm": ([sys.executable, "-m", "myrm_tui", "--model", model], MYRM_MARKER),
+            "bare": ([sys.executable, "-c", BARE_APP], [BARE_MARKER]),
+            "myrm": ([sys.executable, "-m", "myrm_tui", "--model", model], [MYRM_MARKER, CHAT_MARKER]),
         }
         socket_env = {**env, "TMUX_TMPDIR": str(home)}  # a private tmux server, never the user's
         for index in range(runs):
-            for name, (command, marker) in apps.items():
+            for name, (command, markers) in apps.items():
                 try:
-                    times[name].append(paint_once(command, marker, socket_env, work) * 1000)
+                    seen = paint_once(command, markers, socket_env, work)
+                    times[name].append(seen[0] * 1000)
+                    if name == "myrm":
+                        times["myrm_chat"].append(seen[1] * 1000)
                 except (RuntimeError, subprocess.CalledProcessError, OSError) as exc:
                     failures.append(f"{name}: {exc}")
             log(f"  first paint run {index + 1}/{runs}")
@@ -115,6 +127,7 @@ def measure_first_paint(
         "poll_ms": POLL_S * 1000,
         "bare_ms": bare,
         "myrm_ms": myrm,
+        "myrm_chat_ms": summary(times["myrm_chat"]),
         "myrm_vs_bare": ratio,
         "cpus": os.cpu_count(),
     }

@@ -40,6 +40,14 @@ REREAD_DELAY = (2, 4)
 # Chance that a file_read picks a file read before (identical output unless it was edited).
 REREAD_CHANCE = 0.4
 
+# Idle gaps (`--idle`): a user pause every IDLE_EVERY turns, longer than every provider's short
+# cache lifetime (context/config.py CACHE_TTL_S: 5 min Anthropic, 10 min OpenAI): three coffee
+# breaks (12, 15, 20 min), then a meeting (2 h: past even the 1 h caches and past the keep-alive's
+# cap), in turn. A fixed cycle rather than a draw, so every 100 turns hold each kind once.
+IDLE_EVERY = 25
+IDLE_OFFSET = 12  # off the big-JSON turns (multiples of 25), so the two effects stay apart
+IDLE_CYCLE_S = (720, 900, 1200, 7200)
+
 # Carriers placed on the rotating schedule, per kind (3 rides on big-JSON turns, 6 on turn 1).
 ROTATING_CARRIERS = {"coding": (1, 2, 4, 5), "tool-storm": (1, 2, 4, 5), "chatty": (1, 5)}
 
@@ -480,13 +488,33 @@ class _Builder:
         return lines, answers
 
 
-def generate(kind: str, turns: int, seed: int) -> tuple[list[dict[str, Any]], dict[str, Any]]:
-    """The session lines (turn and probe objects, in order) and the answers sidecar content."""
+def idle_gaps(turns: int) -> dict[int, int]:
+    """turn → seconds of pause before it (IDLE_* above). The messages of an idle session are
+    those of the plain one with the same arguments: only the clock differs."""
+    return {
+        turn: IDLE_CYCLE_S[index % len(IDLE_CYCLE_S)]
+        for index, turn in enumerate(range(IDLE_OFFSET, turns + 1, IDLE_EVERY))
+    }
+
+
+def generate(kind: str, turns: int, seed: int, *, idle: bool = False) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """The session lines (turn and probe objects, in order) and the answers sidecar content.
+    `idle` adds `gap_s` pauses (idle_gaps) to some turn lines; the messages stay the same."""
     if kind not in KINDS:
         raise ValueError(f"unknown workload kind {kind!r}; choose one of {', '.join(KINDS)}.")
     if not MIN_TURNS <= turns <= MAX_TURNS:
         raise ValueError(f"turns must be between {MIN_TURNS} and {MAX_TURNS} (got {turns}).")
-    return _Builder(kind, turns, seed).build()
+    lines, answers = _Builder(kind, turns, seed).build()
+    if idle:
+        gaps = idle_gaps(turns)
+        lines = [
+            {"turn": line["turn"], "gap_s": gaps[line["turn"]], "messages": line["messages"]}
+            if "messages" in line and line["turn"] in gaps
+            else line
+            for line in lines
+        ]
+        answers["idle_gaps"] = {str(turn): gap for turn, gap in gaps.items()}
+    return lines, answers
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -494,10 +522,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--kind", choices=KINDS, default="coding")
     parser.add_argument("--turns", type=int, default=200, help=f"{MIN_TURNS}-{MAX_TURNS}")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--idle", action="store_true", help="add user pauses longer than the cache TTL (gap_s)")
     parser.add_argument("--out", required=True, help="session path; the answers go to <out>.answers.json")
     args = parser.parse_args(argv)
     try:
-        lines, answers = generate(args.kind, args.turns, args.seed)
+        lines, answers = generate(args.kind, args.turns, args.seed, idle=args.idle)
     except ValueError as exc:
         parser.error(str(exc))
     sidecar = write_session(args.out, lines, answers)

@@ -282,6 +282,13 @@ def doctor() -> None:
 
 
 def main() -> None:
+    import sys
+
+    from myrm_tui.cli_commands.plain_launch import launch_if_plain
+
+    code = launch_if_plain(sys.argv[1:])  # the chat without typer's parse; None: not a plain launch
+    if code is not None:
+        raise SystemExit(code)
     from myrm_tui import log_redaction
 
     log_redaction.install()  # before anything logs: no log line carries a credential

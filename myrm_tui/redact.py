@@ -19,6 +19,7 @@ import re
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 PLACEHOLDER = "[REDACTED:{kind}]"
@@ -306,10 +307,30 @@ def _sub(
     return "".join(out)
 
 
+# Short texts are redacted once and remembered (a pure function of text and policy): summary
+# items are redacted again each time nodes fold, placeholders at every compaction event, and the
+# ~40 patterns were most of an event's time. Bounded: COUNT × MAX_CHARS (~8 MB at worst).
+REDACT_CACHE_MAX_CHARS = 2_000
+REDACT_CACHE_SIZE = 2_048
+
+
 def redact(text: str, policy: RedactionPolicy = DEFAULT_POLICY) -> RedactionResult:
     """Replace secrets (and PII the policy asks for) by typed placeholders."""
     if not text:
         return RedactionResult(text or "", {})
+    if len(text) <= REDACT_CACHE_MAX_CHARS:
+        out, counts = _redact_short(text, policy)
+        return RedactionResult(out, dict(counts))
+    return _redact(text, policy)
+
+
+@lru_cache(maxsize=REDACT_CACHE_SIZE)
+def _redact_short(text: str, policy: RedactionPolicy) -> tuple[str, tuple[tuple[str, int], ...]]:
+    result = _redact(text, policy)
+    return result.text, tuple(result.counts.items())
+
+
+def _redact(text: str, policy: RedactionPolicy) -> RedactionResult:
     counts: Counter[str] = Counter()
     if policy.credentials:
         for kind, pattern, group in _CREDENTIALS:

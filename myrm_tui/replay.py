@@ -38,6 +38,7 @@ from myrm_tui.context.config import DEFAULT_CONFIG, EngineConfig
 from myrm_tui.context.recall import ctx_expand, ctx_search
 from myrm_tui.llm.events import LLMEvent
 from myrm_tui.llm.model_info import ModelInfo
+from myrm_tui.settings.typed_values import EvictionOrder
 from myrm_tui.store import Store, event_kinds
 
 # A user turn every minute: inside every provider's cache lifetime, so between events the
@@ -63,6 +64,14 @@ class ReplayOptions:
     summarizer: str = "null"  # a fake (llm/replay_summarizers.py) or a model name ("provider/model")
     max_output_tokens: int = 4096
     config: EngineConfig = DEFAULT_CONFIG
+    # The replayed model's profile: with a prompt cache (what the bench's cost model prices) or
+    # without one (then the engine's "auto" eviction ranks removals by relevance).
+    caching: bool = True
+    eviction_order: EvictionOrder = "auto"  # the `eviction_order` setting
+    # Simulate the opt-in cache keep-alive (`cache_keepalive`) during a turn's `gap_s` pause: the
+    # probes of agent/cache_warmth.py's schedule keep the engine's cache warm, and the turn's OUT
+    # line lists them (`keepalive`: seconds after the previous request) for the scorer to price.
+    keepalive: bool = False
 
 
 def read_lines(path: Path) -> Iterator[dict[str, Any]]:
@@ -223,6 +232,7 @@ class ReplaySession:
             max_output_tokens=options.max_output_tokens,
             llm_max_attempts=REPLAY_MAX_ATTEMPTS,
             sandbox="off",
+            eviction_order=options.eviction_order,
         )
         model = ModelInfo(
             name=self.feed.model,
@@ -231,7 +241,7 @@ class ReplaySession:
             max_output_tokens=options.max_output_tokens,
             supports_tools=True,
             supports_vision=True,
-            supports_prompt_caching=True,
+            supports_prompt_caching=options.caching,
         )
         tools = recorded_registry(_tool_schemas(), self.results)
         prompt = SystemPrompt(REPLAY_SYSTEM_PROMPT, str(self.settings.prompt_mode), True, "")
@@ -254,6 +264,7 @@ class ReplaySession:
         self._sent: list[dict[str, Any]] | None = None
         self._last_event = 0
         self._last_summary = 0
+        self._paused = 0.0  # the `gap_s` pauses so far: the virtual clock runs on by them
 
     def close(self) -> None:
         from myrm_tui.context.engines import forget
@@ -277,7 +288,11 @@ class ReplaySession:
             query = str(probe.get("query", ""))
             return {"turn": probe.get("turn"), "query": query, "result": _probe(self.store, self.session_id, query)}
         turn = line.get("turn")
-        self.clock.now = float(turn or 0) * TURN_SECONDS
+        gap = float(line.get("gap_s") or 0)
+        previous_request = self.agent.engine.last_call_at
+        self._paused += gap
+        self.clock.now = float(turn or 0) * TURN_SECONDS + self._paused
+        probes = self._keepalive(previous_request) if gap else []
         self._sent = None
         report = _LineReport()
         for part in _segments(list(line.get("messages") or [])):
@@ -286,7 +301,24 @@ class ReplaySession:
             else:
                 self._store_recorded(part)
                 report.imported += 1
-        return self._turn_record(turn, report)
+        record = self._turn_record(turn, report)
+        if gap:  # only then: an OUT line of a session without pauses stays byte-identical
+            record["gap_s"] = gap
+            if self.options.keepalive:
+                record["keepalive"] = [round(t - (previous_request or 0.0), 3) for t in probes]
+        return record
+
+    def _keepalive(self, previous_request: float | None) -> list[float]:
+        """The keep-alive probes of the pause that just ended (their virtual times): each is a
+        request of the previous prompt, so the engine hears of it as a provider call."""
+        from myrm_tui.agent.cache_warmth import cache_ttl_s, keepalive_times
+
+        if not self.options.keepalive or previous_request is None:
+            return []
+        times = keepalive_times(previous_request, self.clock.now, cache_ttl_s(self.feed.model))
+        for at in times:
+            self.agent.engine.note_provider_call(at)
+        return times
 
     def _turn_record(self, turn: Any, report: _LineReport) -> dict[str, Any]:
         events = self.store.events(self.session_id, kind=event_kinds.ASSEMBLE, after_id=self._last_event)

@@ -70,6 +70,12 @@ VIEW_PLACEHOLDER = Sink(
     "old output or call leaves the prompt",
     DEFAULT_POLICY,
 )
+OBJECTIVE_NOTE = Sink(
+    "objective_note",
+    "context.objective_note.note_text: the human anchor (and the newest summary's blockers and next "
+    "steps) restated at the end of every prompt after a compaction",
+    DEFAULT_POLICY,
+)
 SYNTHETIC_ROW = Sink(
     "synthetic_row",
     "context.stages.post_compaction_reread.build_reread (summary and "
@@ -107,6 +113,7 @@ SINKS: tuple[Sink, ...] = (
     OMISSION_MARKER,
     VIEW_PLACEHOLDER,
     SYNTHETIC_ROW,
+    OBJECTIVE_NOTE,
     SESSION_TITLE,
     EXPORT,
     DOCTOR,

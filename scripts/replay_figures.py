@@ -3,6 +3,7 @@ through the real agent; docs/replay-format.md) on the seeded coding workload, sc
 bench/score.py, for each window and fake summarizer.
 
     python scripts/replay_figures.py --turns 400 --windows 32000 64000 --summarizers null head oracle
+    python scripts/replay_figures.py --kind tool-storm --turns 400 --windows 32000 64000 --summarizers null
 """
 
 from __future__ import annotations
@@ -18,33 +19,58 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import myrm_tui  # noqa: F401  (offline environment first)
 from bench.score import score
-from bench.workload import generate
+from bench.workload import KINDS, generate
 from myrm_tui.replay import ReplayOptions, run_replay
+
+
+def _uncached_cost(cost: dict) -> float:
+    """What a model without a prompt cache bills (every prompt token at the input price), plus
+    the summarizer, retrieval and re-fetch tokens the cached figures add too."""
+    return float(
+        cost["prompt_tokens"] + cost["summarizer_tokens"] + cost["retrieval_tokens"] + cost["refetch_penalty_tokens"]
+    )
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--kind", choices=KINDS, default="coding", help="the workload (bench/workload.py)")
     parser.add_argument("--turns", type=int, default=400)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--windows", type=int, nargs="+", default=[32_000, 64_000])
     parser.add_argument("--summarizers", nargs="+", default=["null", "head", "oracle"])
+    parser.add_argument(
+        "--no-caching", action="store_true", help="replay a model without prompt caching (ReplayOptions.caching)"
+    )
+    parser.add_argument(
+        "--eviction-order", choices=("auto", "recency", "relevance"), default="auto", help="the eviction_order setting"
+    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
-        session = Path(tmp) / "coding.jsonl"
-        lines, answers = generate("coding", args.turns, args.seed)
+        session = Path(tmp) / f"{args.kind}.jsonl"
+        lines, answers = generate(args.kind, args.turns, args.seed)
         session.write_text("".join(json.dumps(line) + "\n" for line in lines))
         answers_path = Path(str(session) + ".answers.json")
         answers_path.write_text(json.dumps(answers))
         print(
             "| window | summarizer | prefix stability | breaks / compactions | R_verbatim | R_1 | constraint "
-            "| summaries by depth | background summaries accepted / tried | cost kU | engine p50 / p95 ms |"
+            "| summaries by depth | background summaries accepted / tried | cost kU | engine p50 / p95 ms "
+            "| uncached cost kU |"
         )
-        print("|---|---|---|---|---|---|---|---|---|---|---|")
+        print("|---|---|---|---|---|---|---|---|---|---|---|---|")
         for window in args.windows:
             for name in args.summarizers:
                 out = Path(tmp) / f"out-{window}-{name}.jsonl"
                 with out.open("w") as handle:
-                    run_replay(session, handle, ReplayOptions(window=window, summarizer=name))
+                    run_replay(
+                        session,
+                        handle,
+                        ReplayOptions(
+                            window=window,
+                            summarizer=name,
+                            caching=not args.no_caching,
+                            eviction_order=args.eviction_order,
+                        ),
+                    )
                 result = score(out, session, answers_path, window=window, output_reserve=4096)
                 depths: Counter[str] = Counter()
                 tried = accepted = 0
@@ -63,7 +89,7 @@ def main() -> None:
                     f"{retention['r_1']:.3f} | {retention['constraint_share']:.0%} | "
                     f"{dict(sorted(depths.items()))} | {accepted} / {tried} | "
                     f"{result['cost']['total_anthropic'] / 1000:,.0f} | "
-                    f"{timing['p50_ms']:.2f} / {timing['p95_ms']:.2f} |"
+                    f"{timing['p50_ms']:.2f} / {timing['p95_ms']:.2f} | {_uncached_cost(result['cost']) / 1000:,.0f} |"
                 )
 
 

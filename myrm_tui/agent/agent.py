@@ -39,6 +39,7 @@ from myrm_tui.agent.model_stream import ModelStream, StreamFn
 from myrm_tui.agent.read_registry import seen_recording_reader
 from myrm_tui.agent.resend import reusable_user_message
 from myrm_tui.agent.sandbox import sandbox_status
+from myrm_tui.agent.subagent import SubagentRunner
 from myrm_tui.agent.tool_runner import ToolRunner
 from myrm_tui.agent.tools.base import Tool, ToolContext
 from myrm_tui.agent.tools.bash_background import BackgroundInfo, BackgroundJobs
@@ -51,6 +52,7 @@ from myrm_tui.context.engine import TurnInput
 from myrm_tui.context.engine_prepare import PrepareProgress
 from myrm_tui.context.engines import engine_for, workspace_reader
 from myrm_tui.context.media import image_parts, image_url_of
+from myrm_tui.context.objective_note import RESTATE_OBJECTIVE
 from myrm_tui.context.prompt import AssembledPrompt, ContextExhausted
 from myrm_tui.llm.call_settings import CallSettings, reasoning_effort_for
 from myrm_tui.llm.errors import ContextWindowExceededError, LLMError
@@ -79,8 +81,12 @@ class Agent:
         headless: bool = False,
         mcp: Any = None,
         background: BackgroundJobs | None = None,
+        cache_key: str | None = None,
     ):
         self.store = store
+        # The provider's session-affinity key (prompt_cache_key): the session id, or for a subagent
+        # its parent's, so the child's calls reach the node that caches the shared prefix.
+        self.cache_key = cache_key or session_id
         # The app's McpManager (mcp/manager.py), or None: it outlives this agent (rebuilds keep the
         # servers running); each turn starts by syncing its tools into the build (`mcp.sync_turn`, in
         # mcp/agent_sync.py: a method of the manager, since mcp sits above the agent in the layers).
@@ -120,6 +126,8 @@ class Agent:
         reader = seen_recording_reader(workspace_reader(self.workspace), store, session_id, self.workspace)
         self.engine = engine_for(store, session_id, workspace=self.workspace, file_reader=reader)
         self._ctx.replacements = self.engine.replacements
+        self.subagents = SubagentRunner(self)  # the task tool's children (agent/subagent.py)
+        self._ctx.subagents = self.subagents
         # The turn's helpers; the clock is read through the agent, so swapping it reaches them.
         self._record = TurnRecord(store, session_id, self.model_name)
         # The user config's [hooks] (agent/hooks.py); the engine gets the pre-compact one.
@@ -128,6 +136,9 @@ class Agent:
         )
         self._hooks.attach(self.engine)
         self._model_stream = ModelStream(stream_fn, self._record, lambda: self.clock())
+        self.stream_fn = stream_fn  # None: llm.stream (the cache keep-alive calls the same way)
+        # The last request sent, as sent: the cache keep-alive (agent/cache_warmth.py) resends it.
+        self.last_prompt: AssembledPrompt | None = None
         self._tools = ToolRunner(
             settings=self.settings,
             workspace=self.workspace,
@@ -138,6 +149,11 @@ class Agent:
             clock=lambda: self.clock(),
             hooks=self._hooks,
         )
+
+    @property
+    def busy(self) -> bool:
+        """A turn (or a manual compaction) is running: the cache keep-alive waits."""
+        return self._busy
 
     # -- identity -------------------------------------------------------------------------
     @property
@@ -164,7 +180,7 @@ class Agent:
         # Reasoning is asked for on the conversation's calls only: summaries run at temperature 0,
         # which Anthropic refuses together with thinking.
         return dataclasses.replace(
-            call_settings_for(self.settings, model, session_id=self.session_id),
+            call_settings_for(self.settings, model, session_id=self.cache_key),
             reasoning_effort=reasoning_effort_for(str(self.settings.reasoning_effort), model),
         )
 
@@ -325,6 +341,8 @@ class Agent:
             self.call_settings().max_output_tokens,
             force_tier=force_tier,
             trigger=trigger,
+            eviction_order=str(self.settings.eviction_order),
+            restate_objective=RESTATE_OBJECTIVE.get(str(self.settings.restate_objective)),
         )
 
     async def compact_now(
@@ -441,13 +459,21 @@ class Agent:
 
     async def _stream_once(self, prompt: AssembledPrompt, state: TurnState) -> AsyncGenerator[AgentEvent, None]:
         state.calls, state.finish = [], None
+        self.last_prompt = prompt
         stream = self._model_stream.run(
             prompt, state, model_name=self.model_name, model=self.build.model, call_settings=self.call_settings()
         )
         async with aclosing(stream) as events:
             async for event in events:
                 if isinstance(event, UsageEvent):
-                    self.engine.note_provider_call(prompt_tokens=event.prompt_tokens, estimated_tokens=prompt.tokens)
+                    verdict = self.engine.note_provider_call(
+                        prompt_tokens=event.prompt_tokens,
+                        estimated_tokens=prompt.tokens,
+                        cached_read_tokens=event.cached_read_tokens,
+                        cached_write_tokens=event.cached_write_tokens,
+                    )
+                    if verdict is not None:
+                        self._record.event(event_kinds.CACHE_VERDICT, verdict.to_dict())
                 yield event
         self.engine.note_provider_call()
 

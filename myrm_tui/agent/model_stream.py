@@ -10,7 +10,7 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 from myrm_tui.agent.events import AgentEvent
-from myrm_tui.agent.reply_figures import ReplyFigures, call_cost
+from myrm_tui.agent.reply_figures import ReplyFigures, priced
 from myrm_tui.agent.turn_record import TurnRecord
 from myrm_tui.agent.turn_state import TurnState
 from myrm_tui.llm.call_settings import CallSettings
@@ -63,17 +63,7 @@ class ModelStream:
                 elif isinstance(event, ToolCallEvent):
                     state.calls.append(event)
                 elif isinstance(event, UsageEvent):
-                    if event.cost is None:  # the provider sent no price: litellm's map, when it knows one
-                        event = dataclasses.replace(
-                            event,
-                            cost=call_cost(
-                                event.prompt_tokens,
-                                event.completion_tokens,
-                                event.cached_read_tokens,
-                                event.cached_write_tokens,
-                                model,
-                            ),
-                        )
+                    event = priced(event, model)  # the provider sent no price: litellm's map, when it knows one
                     state.call_usage = event
                     self.record.event(event_kinds.USAGE, {"model": model_name, **dataclasses.asdict(event)})
                     yield event

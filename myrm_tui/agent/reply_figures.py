@@ -11,10 +11,13 @@ when neither knows the model (a local or custom model), never a made-up $0.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
+
+from myrm_tui.llm.events import UsageEvent
 
 # Below this much decoding time a tokens/s figure is noise (one non-streamed chunk arrives in a
 # few ms and would read as thousands of tokens per second); the whole call's time is used then.
@@ -114,6 +117,16 @@ def stored_figures(store: Any, session_id: str | None) -> dict[int, ReplyFigures
             out.setdefault(message_id, figures)
         session_id = store.get_session(session_id).parent_id
     return out
+
+
+def priced(usage: UsageEvent, info: Any) -> UsageEvent:
+    """`usage` with its cost filled from litellm's price map when the provider sent none."""
+    if usage.cost is not None:
+        return usage
+    cost = call_cost(
+        usage.prompt_tokens, usage.completion_tokens, usage.cached_read_tokens, usage.cached_write_tokens, info
+    )
+    return dataclasses.replace(usage, cost=cost)
 
 
 def call_cost(

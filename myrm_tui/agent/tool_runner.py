@@ -227,8 +227,11 @@ class ToolRunner:
     async def _run_tool(
         self, tool: Tool, call: ToolCallEvent, args: dict[str, Any], state: TurnState, network_granted: bool = False
     ) -> AsyncGenerator[AgentEvent, None]:
-        queue: asyncio.Queue[str] = asyncio.Queue()
-        ctx = dataclasses.replace(self.ctx, emit=queue.put_nowait, network_granted=network_granted)
+        # Live output (str), and approval requests of an agent the tool runs (the task tool's child).
+        queue: asyncio.Queue[str | ApprovalRequest] = asyncio.Queue()
+        ctx = dataclasses.replace(
+            self.ctx, emit=queue.put_nowait, ask=queue.put_nowait, network_granted=network_granted
+        )
         state.tool_output = []
         checkpoint, problem = await asyncio.to_thread(self.checkpoints.before, tool, args, ctx)
         if problem:
@@ -243,13 +246,17 @@ class ToolRunner:
                 finally:
                     if not getter.done():
                         getter.cancel()
-                pieces = [getter.result()] if getter.done() and not getter.cancelled() else []
+                items = [getter.result()] if getter.done() and not getter.cancelled() else []
                 while not queue.empty():
-                    pieces.append(queue.get_nowait())
+                    items.append(queue.get_nowait())
+                pieces = [item for item in items if isinstance(item, str)]
                 if pieces:
                     text = "".join(pieces)
                     state.tool_output.append(text)
                     yield ToolOutputChunk(call.id, text)
+                for item in items:
+                    if isinstance(item, ApprovalRequest):  # asked as this call: its block shows the prompt
+                        yield dataclasses.replace(item, call_id=call.id)
                 if task.done():
                     break
         finally:

@@ -23,6 +23,7 @@ from myrm_tui.context.history import RenderedHistory
 from myrm_tui.context.intent import build_intent
 from myrm_tui.context.pipeline import PRE_COMPACT
 from myrm_tui.context.pointers import anchor_pointer
+from myrm_tui.context.relevance_policy import eviction_order
 from myrm_tui.context.stages.compress import EMERGENCY, PlanInput, plan_compaction
 from myrm_tui.context.summary_area import SummaryArea
 from myrm_tui.context.tokens import count_message_tokens
@@ -228,6 +229,7 @@ class Compactor:
             event_id=event_id,
             blocks=self.summaries.prepared_blocks(),
             removal_end=units[-1].start if no_tail and units else None,
+            eviction=eviction_order(inp.eviction_order, inp.model),
         )
 
     def tail_start(self, units: Sequence[Unit], window: int) -> int:

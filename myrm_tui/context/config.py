@@ -57,6 +57,21 @@ class EngineConfig:
     # model does not fall into read → truncate → re-read loops.
     ingest_filter_ratio: float = 0.04
     file_read_filter_ratio: float = 0.30
+    # Those two allowances shrink with the room left (B minus the prompt before the new rows):
+    # one output may take at most this share of it (`arrival_budget.py`), so near the limit a
+    # smaller output is excerpted instead of pushing the preflight into removing older turns.
+    arrival_room_ratio: float = 0.25
+    # A file read may take up to half of the room: more would force a compaction at once, and
+    # less than that would often cut a read the model needs whole (read → cut → re-read).
+    file_read_room_ratio: float = 0.5
+    # Outputs at or under this share of B are never filtered on arrival (an excerpt and its
+    # header would save almost nothing); no adaptive allowance goes below it.
+    arrival_floor_ratio: float = 0.015
+    # All tool outputs of one turn (since the latest user message; file reads excepted, they have
+    # their own allowance) may add up to this share of B, at most `turn_output_cap` tokens (the
+    # seed's 15k turn aggregate at large windows); above it the biggest new ones are excerpted.
+    turn_output_ratio: float = 0.12
+    turn_output_cap: int = 15_000
     # During the light tier, old outputs above this share of B are filtered too. Equal to the
     # ingest allowance: everything else above it was filtered on arrival, so this only catches
     # old file reads (exempt on arrival) and costs no work at events on other outputs (B1 p95).
@@ -77,6 +92,15 @@ class EngineConfig:
     media_keep: int = 2
     # Consecutive exceptions before a stage is disabled for the session.
     breaker_threshold: int = 3
+    # After a compaction, restate the human anchor (the objective) after the newest message
+    # (`objective_note.py`); the `restate_objective` setting overrides it per request. Off: on the
+    # 400-turn coding replay it costs +1.4% (the note is sent uncached) and no retention figure
+    # moves (the anchor is never removed); docs/context-engine.md, "Objective restated".
+    restate_objective: bool = False
+    # The cache-TTL prune tier: a light/full tier deferred while the provider cache was warm runs
+    # once the cache has gone cold (an idle gap past the TTL: the prefix is re-billed anyway).
+    # Off: deferred tiers wait until the emergency threshold (the bench's "without" arm).
+    cache_ttl_prune: bool = True
 
 
 DEFAULT_CONFIG = EngineConfig()

@@ -28,19 +28,22 @@ from myrm_tui.context.arrival_filter import filter_arrivals
 from myrm_tui.context.assemble_report import AssembleReport, BudgetFigures, IntegrityFigures, LadderFigures
 from myrm_tui.context.breaker import StageBreakers
 from myrm_tui.context.budget import Budget
+from myrm_tui.context.cache_observer import CacheObserver, CachePrediction, CacheVerdict
 from myrm_tui.context.compaction_event import CompactionEvent
 from myrm_tui.context.compactor import Compactor, EngineStats, PreCompactHook
 from myrm_tui.context.config import CACHE_TTL_S, DEFAULT_CONFIG, EngineConfig
 from myrm_tui.context.dag import SummaryDag
 from myrm_tui.context.engine_prepare import PrepareProgress, SummaryPreparation
-from myrm_tui.context.family import family_of, provider_of
+from myrm_tui.context.family import provider_of
 from myrm_tui.context.history import RenderedHistory
+from myrm_tui.context.objective_note import ObjectiveNotes
 from myrm_tui.context.pipeline import (
     CACHE_OPTIMIZE,
     COMPRESS,
     ENCODE_SAFE,
     INTEGRITY,
     MEDIA_RESOLVE,
+    OBJECTIVE_NOTE,
     PREFLIGHT,
     RENDER,
     SMART_FILTER,
@@ -52,7 +55,6 @@ from myrm_tui.context.report import StageClock, StageTimer
 from myrm_tui.context.stages.cache_optimize import CacheBreak, apply_markers, breakpoints_for, first_difference
 from myrm_tui.context.stages.cache_optimize import message_digest as _message_digest
 from myrm_tui.context.stages.compress import EMERGENCY, SUMMARIZE, plan_compaction
-from myrm_tui.context.stages.encode_safe import encode_safe_messages
 from myrm_tui.context.stages.media_resolve import MediaResolver
 from myrm_tui.context.summarizers import Summarizer
 from myrm_tui.context.summary_area import FileReader, SummaryArea
@@ -100,10 +102,12 @@ class ContextEngine:
         self.preparation = SummaryPreparation(
             self.history, self.summaries, self.compactor, self.dag, self._lock, self.rows_removed_next
         )
+        self.objective = ObjectiveNotes(self.history)
 
         self.last_call_at: float | None = None
         self.usage_ratio = 1.0  # provider-reported prompt tokens ÷ our estimate, last call
         self.last_break: CacheBreak | None = None
+        self.cache_observer = CacheObserver()  # phase 2 of break detection; the learned TTL
         self.pending_tier: str | None = None
         self._previous_digests: list[str] = []
         self._system_key: str | None = None
@@ -124,14 +128,26 @@ class ContextEngine:
 
     # ------------------------------------------------------------------ feedback from the caller
     def note_provider_call(
-        self, at: float | None = None, *, prompt_tokens: int | None = None, estimated_tokens: int | None = None
-    ) -> None:
-        """A request went out (cache warm from now); usage corrects our token estimate."""
+        self,
+        at: float | None = None,
+        *,
+        prompt_tokens: int | None = None,
+        estimated_tokens: int | None = None,
+        cached_read_tokens: int | None = None,
+        cached_write_tokens: int = 0,
+    ) -> CacheVerdict | None:
+        """A request went out (cache warm from now); usage corrects our token estimate. With the
+        provider's cache figures, the assemble's cache prediction is checked (phase 2): the
+        verdict, or None when nothing can be concluded."""
         self.last_call_at = self.clock() if at is None else at
         if prompt_tokens and estimated_tokens:
             # Clamped: one odd report (a provider counting images differently) must not swing
             # every later decision.
             self.usage_ratio = min(1.5, max(0.8, prompt_tokens / estimated_tokens))
+        if cached_read_tokens is None:
+            return None
+        with self._lock:
+            return self.cache_observer.observe(prompt_tokens or 0, cached_read_tokens, cached_write_tokens, CACHE_TTL_S)
 
     # ------------------------------------------------------------------ the turn entry point
     def assemble(self, inp: TurnInput) -> AssembledPrompt:
@@ -155,7 +171,6 @@ class ContextEngine:
         now = self.clock() if inp.now is None else inp.now
         timer = StageTimer()
         budget = inp.budget()
-        family = family_of(inp.model.name)
         fixed = inp.fixed_tokens()
 
         with timer.stage(SYNC) as st, clock.time(SYNC):
@@ -164,7 +179,9 @@ class ContextEngine:
             st.items = len(new_rows)
         with timer.stage(SMART_FILTER) as st, clock.time(SMART_FILTER):
             decided: dict[int, View] = self.breakers.run(
-                SMART_FILTER, lambda: filter_arrivals(history, new_rows, budget, inp.model.name, self.view_log), {}
+                SMART_FILTER,
+                lambda: filter_arrivals(history, new_rows, budget, inp.model.name, self.view_log, fixed=fixed),
+                {},
             )
             st.items = len(decided)
         with timer.stage(RENDER) as st:
@@ -227,25 +244,31 @@ class ContextEngine:
                 )
         messages = [{"role": "system", "content": inp.system_prompt}, *messages_out]
         tokens = fixed + history.tokens + repair_delta
+        with clock.time(OBJECTIVE_NOTE):
+            restate = self.config.restate_objective if inp.restate_objective is None else inp.restate_objective
+            note = self.objective.note(inp.model.name, budget.prompt_limit - tokens) if restate else None
 
         with timer.stage(CACHE_OPTIMIZE) as st, clock.time(CACHE_OPTIMIZE):
             digests = [self._system_digest(inp.system_prompt), *history.digests(messages_out)]
             # A compaction run between two requests (the user's compact command) explains a break.
             self.last_break = self._detect_break(digests, event or compactor.unreported)
             compactor.unreported = None
+            self._predict_cache(now, inp.model, self.last_break)
             points = breakpoints_for(len(messages), len(self._previous_digests))
             self._previous_digests = digests
-            wire = apply_markers(messages, points, family)
+            wire = apply_markers(messages, points, inp.model.name)
+            if note is not None:  # after the markers: the cached prefix ends at the last real message
+                wire, tokens = [*wire, note.message], tokens + note.tokens
         with timer.stage(MEDIA_RESOLVE) as st, clock.time(MEDIA_RESOLVE):
             if history.media_rows:
                 wire = [self.resolver.resolve(m) for m in wire]
         with clock.time(ENCODE_SAFE):
-            wire, _changed = encode_safe_messages(wire)
+            wire = history.encode_safe(wire)
 
         self.stats.assembles += 1
         report = AssembleReport(
             tokens=tokens,
-            messages=len(messages),
+            messages=len(wire),
             budget=BudgetFigures.of(
                 budget, fixed=fixed, history=history.tokens, tokens=tokens, usage_ratio=self.usage_ratio
             ),
@@ -356,7 +379,8 @@ class ContextEngine:
         """Sync, filter and render what arrived since the last call, as `assemble` starts."""
         budget = inp.budget()
         self.history.sync()
-        filter_arrivals(self.history, self.history.take_unfiltered(), budget, inp.model.name, self.view_log)
+        new_rows, fixed = self.history.take_unfiltered(), inp.fixed_tokens()
+        filter_arrivals(self.history, new_rows, budget, inp.model.name, self.view_log, fixed=fixed)
         self.history.render(inp.render_key())
         return budget
 
@@ -377,8 +401,21 @@ class ContextEngine:
             return False
         if not model.supports_prompt_caching and not model.name.startswith("local/"):
             return False  # no provider cache to protect
-        ttl = CACHE_TTL_S.get(provider_of(model.name), CACHE_TTL_S["default"])
+        # The TTL learned from the provider's own cache reports (cache_observer), else the table's.
+        ttl = self.cache_observer.ttl(provider_of(model.name), CACHE_TTL_S)
         return now - self.last_call_at < ttl
+
+    def _predict_cache(self, now: float, model: ModelInfo, found: CacheBreak | None) -> None:
+        """Phase 1 of break detection: what this request should read from the provider's cache."""
+        previous_len = len(self._previous_digests)
+        if not previous_len or self.last_call_at is None:
+            self.cache_observer.predict(None)
+            return
+        share = 1.0 if found is None or found.position is None else found.position / previous_len
+        prediction = CachePrediction(
+            provider_of(model.name), now - self.last_call_at, self._cache_warm(now, model), share
+        )
+        self.cache_observer.predict(prediction)
 
     def _system_digest(self, system_prompt: str) -> str:
         if self._system_key != system_prompt:

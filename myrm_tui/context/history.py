@@ -22,6 +22,7 @@ from myrm_tui.context.media import has_media
 from myrm_tui.context.pipeline import MEDIA_FILTER, NORMALIZE, THINKING_CLEANUP
 from myrm_tui.context.report import StageClock
 from myrm_tui.context.stages.cache_optimize import message_digest
+from myrm_tui.context.stages.encode_safe import encode_safe
 from myrm_tui.context.stages.media_filter import strip_media
 from myrm_tui.context.stages.normalize import normalize
 from myrm_tui.context.stages.thinking_cleanup import clean_thinking
@@ -44,6 +45,7 @@ class Entry:
     tokens: int
     anchor: int = -1  # the row index this entry renders or precedes (entries are ordered by it)
     digest: str = ""  # of `message`, for the cache-break detector (computed once)
+    safe: dict[str, Any] | None = None  # `message` encode-safe (computed once: it is sent every request)
 
 
 class RenderedHistory:
@@ -64,6 +66,13 @@ class RenderedHistory:
         self.entries: list[Entry] = []
         self.tokens = 0  # of `entries`: the history part of the prompt
         self.entry_of_row: dict[int, int] = {}
+        # id(message) → its entry, for the per-request stages that get the prompt's messages back
+        # (digests, encode-safe): what they compute per message is kept on the entry, so a request
+        # pays for its new messages only. A hit is checked with `is` (`_entry_for`): ids are
+        # reused once an object dies, the entry keeps its message alive.
+        self._by_identity: dict[int, Entry] = {}
+        # entries[: _clean_upto] need no repair (`valid_history`): each request repairs what follows.
+        self._clean_upto = 0
         self.render_key: RenderKey | None = None
         self.media_rows: list[int] = []
         self.first_user: int | None = None
@@ -158,8 +167,12 @@ class RenderedHistory:
             self.tokens -= entry.tokens
             if entry.row >= 0:
                 self.entry_of_row.pop(entry.row, None)
+            if self._by_identity.get(id(entry.message)) is entry:
+                del self._by_identity[id(entry.message)]
         del self.entries[position:]
         self._rendered_upto = row_index
+        if position < self._clean_upto:
+            self._clean_upto = 0  # a cut prefix may end between a call and its result
 
     def signer_family(self, row: MessageRecord) -> str | None:
         """The provider family of the model that wrote `row`'s signed reasoning (None: no signed
@@ -181,6 +194,7 @@ class RenderedHistory:
         each of the three stages' time goes (summed over the rows)."""
         if key != self.render_key:
             self.entries, self.entry_of_row, self.tokens, self._rendered_upto = [], {}, 0, 0
+            self._by_identity, self._clean_upto = {}, 0
             self.render_key = key
         family, vision, model = key
         synthetic_before: dict[int, list[SyntheticView]] = {}
@@ -192,8 +206,7 @@ class RenderedHistory:
         for index in range(self._rendered_upto, len(self.rows)):
             row = self.rows[index]
             for syn in synthetic_before.get(row.id, ()):
-                self.entries.append(Entry(-1, syn.message, syn.tokens, index))
-                self.tokens += syn.tokens
+                self._append(Entry(-1, syn.message, syn.tokens, index))
             view = self.views.get(row.id)
             if view is not None and view.kind == REMOVED:
                 continue
@@ -214,19 +227,29 @@ class RenderedHistory:
             thinking_ms += thinking_done - media_done
             normalize_ms += time.perf_counter() - thinking_done
             self.entry_of_row[index] = len(self.entries)
-            self.entries.append(Entry(index, message, tokens, index))
-            self.tokens += tokens
+            self._append(Entry(index, message, tokens, index))
         self._rendered_upto = len(self.rows)
         if clock is not None:
             clock.add(THINKING_CLEANUP, thinking_ms * 1000)
             clock.add(MEDIA_FILTER, media_ms * 1000)
             clock.add(NORMALIZE, normalize_ms * 1000)
 
+    def _append(self, entry: Entry) -> None:
+        self.entries.append(entry)
+        self.tokens += entry.tokens
+        self._by_identity[id(entry.message)] = entry
+
+    def _entry_for(self, message: dict[str, Any]) -> Entry | None:
+        """The entry that renders exactly this object (None for a message made this request:
+        a repair's synthetic result, a copy with cache markers or resolved images)."""
+        entry = self._by_identity.get(id(message))
+        return entry if entry is not None and entry.message is message else None
+
     def valid_history(self, model: str) -> tuple[list[dict[str, Any]], IntegrityReport, int]:
         """The rendered history made provider-valid, and the token change the repair made
         (synthetic results added, orphans dropped), so the budget check counts what is sent."""
         rendered = [e.message for e in self.entries]
-        history, integrity = repair_pairs(rendered)
+        history, integrity = self._repaired(rendered)
         delta = 0
         if integrity.dangling_repaired or integrity.orphans_dropped:
             kept = {id(m) for m in history}
@@ -235,18 +258,54 @@ class RenderedHistory:
             delta += sum(count_message_tokens(m, model) for m in history if id(m) not in known)
         return history, integrity, delta
 
+    def _repaired(self, rendered: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], IntegrityReport]:
+        """`repair_pairs(rendered)`, repairing only what follows the clean prefix: a prefix that
+        came back unchanged pairs each of its calls with its own results, so repairing the whole
+        list gives the prefix back and the rest as repaired alone (with the first message
+        already checked). Repairing the whole prompt on every request grew with the session."""
+        clean = self._clean_upto
+        if 0 < clean <= len(rendered):
+            tail, integrity = repair_pairs(rendered[clean:], first_user=False)
+            history = rendered[:clean] + tail
+        else:
+            clean = 0
+            history, integrity = repair_pairs(rendered)
+        unchanged = not (integrity.dangling_repaired or integrity.orphans_dropped or integrity.first_user_inserted)
+        if (
+            unchanged
+            and len(history) == len(rendered)
+            and all(a is b for a, b in zip(history[clean:], rendered[clean:], strict=True))
+            and any(m.get("role") != "system" for m in rendered)
+        ):
+            self._clean_upto = len(rendered)
+        return history, integrity
+
     def digests(self, history: Sequence[dict[str, Any]]) -> list[str]:
         """Digest per prompt message; entries carry theirs, so only repaired messages hash anew."""
-        by_identity = {id(e.message): e for e in self.entries}
         out = []
         for message in history:
-            entry = by_identity.get(id(message))
+            entry = self._entry_for(message)
             if entry is None:
                 out.append(message_digest(message))
                 continue
             if not entry.digest:
                 entry.digest = message_digest(message)
             out.append(entry.digest)
+        return out
+
+    def encode_safe(self, wire: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+        """The outgoing messages encode-safe (`stages.encode_safe`). Scanning the whole prompt on
+        every request made this stage grow with the session; a rendered message never changes,
+        so its scan is done once and kept on its entry (the same object back when it is clean)."""
+        out = []
+        for message in wire:
+            entry = self._entry_for(message)
+            if entry is None:
+                out.append(encode_safe(message))
+                continue
+            if entry.safe is None:
+                entry.safe = encode_safe(message)
+            out.append(entry.safe)
         return out
 
 

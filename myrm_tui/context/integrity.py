@@ -25,10 +25,14 @@ def _call_ids(message: dict[str, Any]) -> list[str]:
     return [c.get("id", "") for c in message.get("tool_calls") or () if c.get("id")]
 
 
-def repair_pairs(messages: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], IntegrityReport]:
+def repair_pairs(
+    messages: list[dict[str, Any]], *, first_user: bool = True
+) -> tuple[list[dict[str, Any]], IntegrityReport]:
     """Return a provider-valid copy: each assistant tool call immediately followed by exactly one
     result per call, orphan results dropped, dangling calls answered with a
-    synthetic result, and a user message first. Pure and deterministic."""
+    synthetic result, and a user message first. Pure and deterministic. `first_user=False`:
+    `messages` continue a list already checked (`RenderedHistory.valid_history`), so no user
+    message is put first."""
     report = IntegrityReport()
     # Results queued per call id in stored order: a reused id (some providers recycle them
     # across turns) pairs its n-th call with its n-th result.
@@ -63,7 +67,7 @@ def repair_pairs(messages: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], 
     report.orphans_dropped = sum(len(queue) for queue in pending.values())
 
     first_real = next((i for i, m in enumerate(out) if m.get("role") != "system"), None)
-    if first_real is not None and out[first_real].get("role") != "user":
+    if first_user and first_real is not None and out[first_real].get("role") != "user":
         out.insert(first_real, {"role": "user", "content": SYNTHETIC_FIRST_USER})
         report.first_user_inserted = True
     return out, report

@@ -60,8 +60,9 @@ def decide(
         return Decision(tier, force_tier, "forced")
     if tier in (NONE, MONITOR):
         return Decision(tier, None, "under the light threshold" if tier == NONE else "monitoring")
-    if tier != EMERGENCY and cache_warm and tokens <= limit:
-        return Decision(tier, None, "deferred: provider cache is warm", deferred=tier)
+    if tier != EMERGENCY and (cache_warm or not config.cache_ttl_prune) and tokens <= limit:
+        why = "deferred: provider cache is warm" if cache_warm else "deferred: cache-TTL prune is off"
+        return Decision(tier, None, why, deferred=tier)
     if tier != EMERGENCY and _thrashing(recent_savings.get(tier, ()), budget, config):
         return Decision(tier, None, f"skipped: last {tier} runs saved too little", deferred=tier)
     return Decision(tier, tier, run_reason(tier, tokens, limit, config, cache_warm))

@@ -27,6 +27,7 @@ SUMMARIZE = "summarize"
 POST_COMPACTION_REREAD = "post_compaction_reread"
 INTEGRITY = "integrity"
 PREFLIGHT = "preflight"
+OBJECTIVE_NOTE = "objective_note"
 CACHE_OPTIMIZE = "cache_optimize"
 MEDIA_RESOLVE = "media_resolve"
 ENCODE_SAFE = "encode_safe"
@@ -123,6 +124,14 @@ STAGES: tuple[Stage, ...] = (
         PREFLIGHT,
         COMPRESS,
         "while still over the limit: emergency outside the tail, then inside it, then the floor",
+    ),
+    Stage(
+        OBJECTIVE_NOTE,
+        "objective_note.py",
+        "engine",
+        None,
+        None,
+        "after a compaction: the anchor objective restated after the newest message, outside the cache markers",
     ),
     Stage(
         CACHE_OPTIMIZE,

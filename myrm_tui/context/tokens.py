@@ -25,7 +25,15 @@ IMAGE_TOKENS = 765
 # OpenAI's newer families use o200k; everything else is counted with cl100k.
 O200K_MARKERS = ("gpt-4o", "gpt-4.1", "gpt-4.5", "gpt-5", "o1", "o3", "o4", "chatgpt-4o", "codex")
 
+# Short texts are counted once per tokenizer and remembered: placeholders, pointers, markers and
+# summaries are counted again at every compaction event (and its dry run) while they stay the
+# same. Long texts (tool outputs) are counted once at arrival anyway, and would only fill memory:
+# the cap bounds the cache at COUNT_CACHE_SIZE × 2,000 characters (~16 MB worst case).
+COUNT_CACHE_MAX_CHARS = 2_000
+COUNT_CACHE_SIZE = 4_096
 
+
+@lru_cache(maxsize=64)  # a handful of model names per process; lowercasing each on every count added up
 def encoding_name_for(model: str) -> str:
     name = model.lower().rsplit("/", 1)[-1]
     if any(name.startswith(marker) for marker in O200K_MARKERS):
@@ -43,7 +51,17 @@ def _encoder(encoding_name: str) -> Encoding:
 def count_text_tokens(text: str, model: str = "") -> int:
     if not text:
         return 0
-    return len(_encoder(encoding_name_for(model)).encode(text, disallowed_special=()))
+    encoding_name = encoding_name_for(model)
+    if len(text) <= COUNT_CACHE_MAX_CHARS:
+        return _count_short(encoding_name, text)
+    return len(_encoder(encoding_name).encode(text, disallowed_special=()))
+
+
+@lru_cache(maxsize=COUNT_CACHE_SIZE)
+def _count_short(encoding_name: str, text: str) -> int:
+    """Keyed by the encoding, not the model: models that share a tokenizer share counts, and
+    two tokenizers never see each other's."""
+    return len(_encoder(encoding_name).encode(text, disallowed_special=()))
 
 
 def _unknown_part_text(part: Any) -> str:

@@ -31,6 +31,10 @@ class TurnInput:
     now: float | None = None  # seconds; None = wall clock (replay passes a virtual clock)
     force_tier: str | None = None  # "light"/"full"/"emergency": compact now (manual, or a provider overflow)
     trigger: str = "auto"
+    # The `eviction_order` setting ("auto", "recency", "relevance"; context/relevance_policy.py).
+    # Per request, not in EngineConfig: the engine outlives the agent a settings change rebuilds.
+    eviction_order: str = "auto"
+    restate_objective: bool | None = None  # the `restate_objective` setting; None: the engine config's
 
     def fixed_tokens(self) -> int:
         """System prompt + tool schemas (memoised per distinct prefix in `prefix_tokens`)."""

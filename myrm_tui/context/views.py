@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 VERBATIM = "verbatim"
@@ -19,6 +20,10 @@ SUPERSEDED = "superseded"  # an older read/run of what was read/run again later
 REMOVED = "removed"  # left out; covered by an omission marker
 SHRUNK = "shrunk"  # assistant/user text or tool-call arguments cut to an excerpt + handle
 MEDIA_STRIPPED = "media_stripped"  # images replaced by a text placeholder + vault handle
+
+# Placeholder sources remembered redacted (`_scrubbed_clip`): a session's older outputs, each a
+# clip of at most SCAN_CHARS (4 KB), so at most ~8 MB; more than the outputs one window holds.
+SCRUB_CACHE_SIZE = 1024
 
 UNTRUSTED_OPEN = '<context-note trust="untrusted">'
 UNTRUSTED_CLOSE = "</context-note>"
@@ -54,9 +59,19 @@ def _scrubbed(text: str) -> str:
     """`text` redacted while whole, before a placeholder clips it (a clipped key is no longer
     recognised, yet its start would ride in every later prompt). Imported late: the redactor's
     package imports this module."""
-    from myrm_tui.sinks import SCAN_CHARS, VIEW_PLACEHOLDER, scrub
+    from myrm_tui.sinks import SCAN_CHARS
 
-    return scrub(VIEW_PLACEHOLDER, text[:SCAN_CHARS])
+    return _scrubbed_clip(text[:SCAN_CHARS])
+
+
+@lru_cache(maxsize=SCRUB_CACHE_SIZE)
+def _scrubbed_clip(clip: str) -> str:
+    """Memoised: every compaction event plans placeholders for the same older outputs again
+    (and the dry run before it too), and the redactor's ~40 patterns were most of an event's
+    time. Redaction is a pure function of the text (the sink's policy is fixed)."""
+    from myrm_tui.sinks import VIEW_PLACEHOLDER, scrub
+
+    return scrub(VIEW_PLACEHOLDER, clip)
 
 
 def parse_arguments(raw: Any) -> dict[str, Any]:

@@ -65,6 +65,36 @@ SETTINGS: tuple[SettingSpec, ...] = (
         section="advanced",
         from_workspace=FREE,
     ),
+    # auto follows the engine default (EngineConfig.restate_objective), measured in
+    # docs/context-engine.md ("Objective restated after a compaction").
+    SettingSpec(
+        "restate_objective",
+        str,
+        "auto",
+        "After older turns are summarized, restate the session's first request (and the newest summary's "
+        "blockers and next steps) at the end of the prompt: auto (the engine default), on, off.",
+        choices=("auto", "on", "off"),
+        section="advanced",
+        from_workspace=FREE,
+    ),
+    # Both spend money on requests nobody asked for (agent/cache_warmth.py; cost against savings in
+    # docs/benchmarks.md, "Idle gaps"): off by default, and a workspace file needs trust to turn them on.
+    SettingSpec(
+        "cache_preheat",
+        bool,
+        False,
+        "After a compaction between turns, send the new prompt once with a 1-token answer, so the "
+        "provider's prompt cache is warm before your next message (TUI only).",
+        section="advanced",
+    ),
+    SettingSpec(
+        "cache_keepalive",
+        bool,
+        False,
+        "While you are idle, resend the last request (1-token answer) just before the provider's cache "
+        "lifetime runs out, at most 12 times per pause (TUI only). Pays off for pauses under ~45 min.",
+        section="advanced",
+    ),
     SettingSpec(
         "api_base", str, "", "Custom OpenAI-compatible endpoint for the main model (Ollama, vLLM, LM Studio…)."
     ),
@@ -270,6 +300,18 @@ SETTINGS: tuple[SettingSpec, ...] = (
         section="advanced",
         from_workspace=FREE,
         minimum=0,
+    ),
+    # "auto": oldest first on a model with a prompt cache (the cached prefix is cut once), least
+    # relevant to the current task first on one without (context/relevance_policy.py).
+    SettingSpec(
+        "eviction_order",
+        str,
+        "auto",
+        "Which history a full context leaves out first: recency = the oldest turns, relevance = "
+        "those least related to the current request; auto = relevance only for models without prompt caching.",
+        choices=("auto", "recency", "relevance"),
+        section="advanced",
+        from_workspace=FREE,
     ),
     SettingSpec(
         "theme", str, "myrm-dark", "TUI theme name.", section="appearance", shapes_agent=False, from_workspace=FREE

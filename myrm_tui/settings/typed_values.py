@@ -13,10 +13,12 @@ from typing import Any, Literal, TypedDict, cast
 from myrm_tui.settings.schema import SPECS_BY_KEY
 
 # The values a setting with `choices` can take.
+RestateObjective = Literal["auto", "on", "off"]
 PromptMode = Literal["full", "lean", "naked", "search"]
 Approval = Literal["ask", "auto-edit", "yolo", "deny"]
 Sandbox = Literal["workspace-write", "read-only", "off"]
 ReasoningEffort = Literal["off", "low", "medium", "high"]
+EvictionOrder = Literal["auto", "recency", "relevance"]
 
 
 class SettingChanges(TypedDict, total=False):
@@ -25,6 +27,9 @@ class SettingChanges(TypedDict, total=False):
     model: str
     lite_model: str
     summary_wait: bool
+    restate_objective: RestateObjective
+    cache_preheat: bool
+    cache_keepalive: bool
     api_base: str
     prompt_mode: PromptMode
     approval: Approval
@@ -46,6 +51,7 @@ class SettingChanges(TypedDict, total=False):
     llm_first_token_timeout: float
     llm_max_attempts: int
     local_threads: int
+    eviction_order: EvictionOrder
     theme: str
     animations: bool
 
@@ -72,6 +78,18 @@ class SettingValues:
     @property
     def summary_wait(self) -> bool:
         return cast(bool, self._value("summary_wait"))
+
+    @property
+    def restate_objective(self) -> RestateObjective:
+        return cast(RestateObjective, self._value("restate_objective"))
+
+    @property
+    def cache_preheat(self) -> bool:
+        return cast(bool, self._value("cache_preheat"))
+
+    @property
+    def cache_keepalive(self) -> bool:
+        return cast(bool, self._value("cache_keepalive"))
 
     @property
     def api_base(self) -> str:
@@ -156,6 +174,10 @@ class SettingValues:
     @property
     def local_threads(self) -> int:
         return cast(int, self._value("local_threads"))
+
+    @property
+    def eviction_order(self) -> EvictionOrder:
+        return cast(EvictionOrder, self._value("eviction_order"))
 
     @property
     def theme(self) -> str:

@@ -29,6 +29,9 @@ class EventKind(StrEnum):
     FILE_SEEN = "file_seen"
     # data: event, command, status (ok/failed/timeout/error), exit_code, duration_s, output, handle (agent/hooks.py)
     HOOK = "hook"
+    # data: kind (hit/break/unexpected-break/unexpected-hit), provider, expected_tokens, reported_tokens, gap_s,
+    # cause (context/cache_observer.py: the prediction checked against the provider's usage)
+    CACHE_VERDICT = "cache_verdict"
 
 
 # The names writers and readers import (`event_kinds.USAGE`): the enum's own members.
@@ -48,3 +51,4 @@ UNDO = EventKind.UNDO
 REPLY_FIGURES = EventKind.REPLY_FIGURES
 FILE_SEEN = EventKind.FILE_SEEN
 HOOK = EventKind.HOOK
+CACHE_VERDICT = EventKind.CACHE_VERDICT

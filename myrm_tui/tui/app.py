@@ -3,7 +3,9 @@
 The app owns what is global to every screen: the settings (and saving them), the keymap, the
 themes (loaded from TOML files and watched for edits), the store's lifetime, and which session
 the chat screen shows (resume, fork and "new session" swap the chat screen). Nothing heavy is
-imported here: litellm and the agent load in a worker after the first paint.
+imported here: litellm and the agent load in a worker after the first paint, and with
+`paint_first` (the `myrm` launch) even the chat screen and the store load after a first frame
+(screens/start.py), so this module imports little beyond Textual and the settings.
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual import work
 from textual.app import App, SystemCommand
@@ -20,14 +22,9 @@ from textual.binding import Binding, BindingType
 from myrm_tui.settings import Settings
 from myrm_tui.settings.schema import SPECS_BY_KEY
 from myrm_tui.settings.trust import IGNORE
-from myrm_tui.store import Store
 from myrm_tui.terminal_text import for_terminal
-from myrm_tui.tui.chat_session import ChatSession
-from myrm_tui.tui.palette import system_commands, theme_commands
 from myrm_tui.tui.resume_hint import resumable_session
 from myrm_tui.tui.scope import ScopedChoice, theme_note
-from myrm_tui.tui.screens.chat import ChatScreen
-from myrm_tui.tui.screens.trust import TrustPrompt, TrustScreen
 from myrm_tui.tui.terminal_keys import install_extra_sequences
 from myrm_tui.tui.themes import (
     THEME_SUFFIX,
@@ -38,8 +35,15 @@ from myrm_tui.tui.themes import (
     shipped_theme_dir,
     theme_dirs,
 )
-from myrm_tui.tui.widgets.prompt import PromptArea
-from myrm_tui.tui.widgets.tool_block import ToolBlock
+
+if TYPE_CHECKING:  # the chat screen, the store and what they import load after the first paint
+    from myrm_tui.mcp.manager import McpManager
+    from myrm_tui.store import Store
+    from myrm_tui.tui.chat_session import ChatSession
+    from myrm_tui.tui.screens.chat import ChatScreen
+    from myrm_tui.tui.screens.trust import TrustPrompt
+    from myrm_tui.tui.widgets.prompt import PromptArea
+    from myrm_tui.tui.widgets.tool_block import ToolBlock
 
 DEFAULT_THEME = SPECS_BY_KEY["theme"].default
 
@@ -63,7 +67,10 @@ class MyrmApp(App[None]):
         watch_themes: bool = True,
         trust_prompt: TrustPrompt | None = None,
         config_notices: Sequence[str] = (),
+        paint_first: bool = False,
     ) -> None:
+        """`paint_first`: show the start screen in the first frame and open the store, the session
+        and the chat screen after it (the `myrm` launch); tests and embedders get them at once."""
         super().__init__()
         # Config warnings the command printed on stderr before the screen took over: shown
         # again inside the app, where the user looks (stderr is hidden behind the screen).
@@ -78,18 +85,33 @@ class MyrmApp(App[None]):
         self.theme_problems: list[str] = []
         self.theme_files: dict[str, Path] = {}
         self._owns_store = store is None
-        self.store = store if store is not None else Store.open(self.workspace)
-        self.chat = ChatSession.open(self.store, settings, self.workspace, session_id, continue_last)
-        # MCP servers belong to the app: sessions come and go, the servers stay up. Started after
-        # the first paint (on_mount), stopped in on_unmount; the SDK is imported off the UI thread.
-        from myrm_tui.mcp.manager import McpManager
-
-        self.mcp = McpManager.from_settings(settings, self.workspace)
-        self.chat.mcp = self.mcp
+        self.store: Store
+        self.chat: ChatSession
+        self.mcp: McpManager
+        self._opening = (store, session_id, continue_last)
+        self.paint_first = paint_first
+        self.chat_opened = False  # True once store, session and MCP manager exist
+        if not paint_first:
+            self._open_chat()
         self._theme_stop = asyncio.Event()
         self._saving_theme = False
         self.resume_session_id: str | None = None  # set on exit: the command line prints how to resume
         self._apply_animations(settings)
+
+    def _open_chat(self) -> None:
+        """Open the store and the session; what the chat screen needs before it can compose."""
+        from myrm_tui.mcp.manager import McpManager
+        from myrm_tui.store import Store
+        from myrm_tui.tui.chat_session import ChatSession
+
+        store, session_id, continue_last = self._opening
+        self.store = store if store is not None else Store.open(self.workspace)
+        self.chat = ChatSession.open(self.store, self.settings, self.workspace, session_id, continue_last)
+        # MCP servers belong to the app: sessions come and go, the servers stay up. Started after
+        # the first paint (on_mount), stopped in on_unmount; the SDK is imported off the UI thread.
+        self.mcp = McpManager.from_settings(self.settings, self.workspace)
+        self.chat.mcp = self.mcp
+        self.chat_opened = True
 
     def notify(self, message: str, *, title: str = "", **options: Any) -> None:
         """Every toast goes through here (screens and widgets call the app's); many quote a
@@ -101,6 +123,9 @@ class MyrmApp(App[None]):
     def get_system_commands(self, screen: Any) -> Iterator[SystemCommand]:
         """Textual's entries (minus the removed ones), then on the chat screen its commands and the
         myrm themes (tui/palette.py)."""
+        from myrm_tui.tui.palette import system_commands, theme_commands
+        from myrm_tui.tui.screens.chat import ChatScreen
+
         yield from system_commands(super().get_system_commands(screen))
         if isinstance(screen, ChatScreen):
             yield from screen.commands.palette()
@@ -153,23 +178,90 @@ class MyrmApp(App[None]):
         for problem in self.theme_problems:
             self.notify(problem, title="Theme file skipped", severity="warning", timeout=10)
         self.theme_changed_signal.subscribe(self, self._theme_changed)
-        self.push_screen(ChatScreen(self.chat))
-        if self.mcp.configured:
-            self.call_after_refresh(self._start_mcp)
-        if self.trust_prompt is not None:
-            self.push_screen(TrustScreen(self.trust_prompt.trust), self._trust_decided)
         if self.watch_themes:
             self._watch_theme_dirs()
+        if self.paint_first:
+            from myrm_tui.tui.screens.start import StartScreen
+
+            self.push_screen(StartScreen())
+            self.call_after_refresh(self._load_chat_modules)
+            return
+        self._show_chat()
+
+    @work(thread=True, exclusive=True, group="start", exit_on_error=False)
+    def _load_chat_modules(self) -> None:
+        """Import the chat screen's modules off the UI thread, after the first frame, then open
+        the session on the UI thread (SQLite connections stay on the thread that opened them)."""
+        import myrm_tui.store.store  # noqa: F401
+        import myrm_tui.tui.chat_session  # noqa: F401
+        import myrm_tui.tui.screens.chat  # noqa: F401
+        import myrm_tui.tui.screens.trust  # noqa: F401
+
+        try:
+            self.call_from_thread(self.call_later, self._finish_start)
+        except RuntimeError:  # the user quit on the start screen; the app is gone
+            return
+
+    async def _finish_start(self) -> None:
+        """Swap the start screen for the chat screen, moving over what the user typed."""
+        from myrm_tui.tui.screens.start import StartScreen
+
+        while len(self.screen_stack) > 1 and not isinstance(self.screen, StartScreen):
+            self.pop_screen()  # e.g. the command palette, opened on the start screen
+        start = self.screen
+        from myrm_tui.tui.screens.start import typed_in
+        from myrm_tui.tui.widgets.prompt import PromptArea
+
+        prompt = start.prompt if isinstance(start, StartScreen) else None
+        self._open_chat()
+        chat = self._chat_screen()
+        await self.switch_screen(chat)
+        # Read after the swap: keys that arrived while it ran landed in the start prompt.
+        text, cursor, messages = typed_in(prompt) if prompt is not None else ("", (0, 0), [])
+        if text and not chat.prompt.text:
+            chat.prompt.text = text
+            chat.prompt.cursor_location = cursor
+            # Messages Enter ended on the start screen go now, in order, as the chat would have
+            # sent them (each send takes its text off the front of the prompt, keeping what was
+            # typed after); not before a pending trust decision, which decides what a turn may do.
+            if self.trust_prompt is None:
+                for message in messages:
+                    chat.post_message(PromptArea.Submitted(chat.prompt, message))
+        self._after_chat_shown()
+
+    def _show_chat(self) -> None:
+        self.push_screen(self._chat_screen())
+        self._after_chat_shown()
+
+    def _chat_screen(self) -> ChatScreen:
+        from myrm_tui.tui.screens.chat import ChatScreen
+
+        return ChatScreen(self.chat)
+
+    def _after_chat_shown(self) -> None:
+        from myrm_tui.tui.screens.trust import TrustScreen
+
+        if self.mcp.configured:
+            self.call_after_refresh(self._start_mcp)
+        from myrm_tui.tui.cache_keepalive import CacheKeepAlive  # opt-in settings; idle unless on
+
+        CacheKeepAlive(self).start()
+        if self.trust_prompt is not None:
+            self.push_screen(TrustScreen(self.trust_prompt.trust), self._trust_decided)
 
     @property
     def chat_screen(self) -> ChatScreen:
+        from myrm_tui.tui.screens.chat import ChatScreen
+
         screen = self.screen
         assert isinstance(screen, ChatScreen)
         return screen
 
     async def on_unmount(self) -> None:
-        self.resume_session_id = resumable_session(self.store, self.chat.session_id)
         self._theme_stop.set()
+        if not self.chat_opened:  # quit on the start screen: nothing was opened
+            return
+        self.resume_session_id = resumable_session(self.store, self.chat.session_id)
         await self.mcp.aclose()  # no server process outlives the app
         if self._owns_store:
             self.store.close()
@@ -181,6 +273,9 @@ class MyrmApp(App[None]):
 
     def open_session(self, session_id: str | None, notice: str = "") -> None:
         """Show another session (resume, fork) or a fresh one (None) in a new chat screen."""
+        from myrm_tui.tui.chat_session import ChatSession
+        from myrm_tui.tui.screens.chat import ChatScreen
+
         self.store.release_sessions(keep=session_id)  # others may now continue the one we leave
         leaving = self.chat.session_id
         leaving_agent = self.chat.current_agent
@@ -303,7 +398,8 @@ class MyrmApp(App[None]):
         if name == self.settings.theme:
             return
         self.settings = self.settings.with_values(theme=name)
-        self.chat.settings = self.chat.settings.with_values(theme=name)
+        if self.chat_opened:  # else the session opens with self.settings, theme included
+            self.chat.settings = self.chat.settings.with_values(theme=name)
         if not self._saving_theme:
             self.notify(theme_note(name, make_default=False), timeout=6)
 
@@ -350,6 +446,7 @@ def run_app(
     continue_last: bool = False,
     trust_prompt: TrustPrompt | None = None,
     config_notices: Sequence[str] = (),
+    paint_first: bool = True,
 ) -> str | None:
     """Run the full-screen app until the user quits; returns the session worth resuming (one
     with messages), or None."""
@@ -360,6 +457,7 @@ def run_app(
         continue_last=continue_last,
         trust_prompt=trust_prompt,
         config_notices=config_notices,
+        paint_first=paint_first,
     )
     app.run()
     return app.resume_session_id

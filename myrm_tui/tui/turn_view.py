@@ -26,12 +26,14 @@ from myrm_tui.agent.events import (
     TurnFinished,
     UserMessageStored,
 )
+from myrm_tui.agent.subagent_progress import TASK_TOOL
 from myrm_tui.llm.events import ReasoningDelta, RetryEvent, TextDelta, UsageEvent
 from myrm_tui.tui.reply_figures_text import StreamMeter
 from myrm_tui.tui.widgets.approval import ApprovalPrompt
 from myrm_tui.tui.widgets.assistant_message import AssistantMessage
 from myrm_tui.tui.widgets.note import Note
 from myrm_tui.tui.widgets.status_bar import StatusBar
+from myrm_tui.tui.widgets.subagent_block import SubagentBlock
 from myrm_tui.tui.widgets.tool_block import ToolBlock
 from myrm_tui.tui.widgets.transcript import Transcript
 from myrm_tui.tui.widgets.user_message import UserMessage
@@ -85,7 +87,8 @@ class TurnView:
     def block(self, call_id: str, name: str, arguments: dict[str, Any] | str | None) -> ToolBlock:
         block = self.blocks.get(call_id)
         if block is None:
-            block = ToolBlock(call_id, name, arguments)
+            # A task call nests its child agent's work (widgets/subagent_block.py).
+            block = (SubagentBlock if name == TASK_TOOL else ToolBlock)(call_id, name, arguments)
             self.blocks[call_id] = block
             self.mount(block)
         return block

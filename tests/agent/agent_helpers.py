@@ -25,6 +25,7 @@ BUILTIN_TOOL_NAMES = (
     "grep",
     "glob",
     "web_fetch",
+    "task",
 )
 RECALL_TOOL_NAMES = ("ctx_search", "ctx_inspect", "ctx_expand", "session_note")
 TOOL_ORDER = (*BUILTIN_TOOL_NAMES, *RECALL_TOOL_NAMES)

@@ -4,34 +4,15 @@ from __future__ import annotations
 
 import json
 
-import pytest
+from engine_helpers import info
 
 from myrm_tui.context.engine import ContextEngine, TurnInput
 from myrm_tui.context.recall import ctx_expand, ctx_inspect
 from myrm_tui.context.summary.client import CallResult
 from myrm_tui.context.tokens import count_message_tokens
-from myrm_tui.llm.model_info import ModelInfo
 from myrm_tui.llm.replay_summarizers import null_summarizer
-from myrm_tui.store import Store
 
 MODEL = "gpt-4o"
-
-
-def info(window: int) -> ModelInfo:
-    return ModelInfo(
-        name=MODEL,
-        provider="openai",
-        context_window=window,
-        max_output_tokens=1024,
-        supports_tools=True,
-        supports_prompt_caching=True,
-    )
-
-
-@pytest.fixture
-def store(tmp_path):
-    with Store.open(tmp_path) as s:
-        yield s
 
 
 def feed(store, session, turns, start=1):

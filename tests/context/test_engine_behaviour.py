@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
+from engine_helpers import info as shared_info
 
 from myrm_tui.context import ladder
 from myrm_tui.context.budget import budget_for
@@ -24,21 +25,8 @@ SYSTEM = "system prompt"
 
 
 def info(window=16_000, model=MODEL, caching=True, vision=True) -> ModelInfo:
-    return ModelInfo(
-        name=model,
-        provider="openai",
-        context_window=window,
-        max_output_tokens=1024,
-        supports_tools=True,
-        supports_vision=vision,
-        supports_prompt_caching=caching,
-    )
-
-
-@pytest.fixture
-def store(tmp_path):
-    with Store.open(tmp_path) as s:
-        yield s
+    """The shared engine-test model, with vision on: these tests paste images."""
+    return shared_info(window, model, caching, vision)
 
 
 class Session:

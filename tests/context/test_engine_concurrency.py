@@ -13,27 +13,14 @@ import re
 import threading
 import time
 
-import pytest
+from engine_helpers import info
 
 from myrm_tui.context.engine import ContextEngine, TurnInput
 from myrm_tui.context.summary.client import CallResult, SummaryModel
 from myrm_tui.context.tokens import count_message_tokens
-from myrm_tui.llm.model_info import ModelInfo
-from myrm_tui.store import Store
 
 MODEL = "gpt-4o"
 ROUNDS = 6
-
-
-def info(window: int) -> ModelInfo:
-    return ModelInfo(
-        name=MODEL,
-        provider="openai",
-        context_window=window,
-        max_output_tokens=1024,
-        supports_tools=True,
-        supports_prompt_caching=True,
-    )
 
 
 def feed(store, session, turns, start=1):
@@ -79,12 +66,6 @@ class OverlapProbe:
                     self.inside.discard(me)
 
         return run
-
-
-@pytest.fixture
-def store(tmp_path):
-    with Store.open(tmp_path) as s:
-        yield s
 
 
 def test_compaction_and_background_summaries_do_not_interleave(store):

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 
-import pytest
+from engine_helpers import info
 
 from myrm_tui.context.dag import _merged_content
 from myrm_tui.context.engine import ContextEngine, TurnInput
@@ -19,29 +19,10 @@ from myrm_tui.context.summary.client import CallResult, SummaryModel
 from myrm_tui.context.summary.condense import open_items
 from myrm_tui.context.summary.schema import StructuredSummary
 from myrm_tui.context.tokens import count_message_tokens
-from myrm_tui.llm.model_info import ModelInfo
-from myrm_tui.store import Store
 
 MODEL = "gpt-4o"
 LEAF_OPENING = "You compress part of"
 FOLD_NARRATIVE = "Model-written timeline: modules fixed one after another."
-
-
-def info(window: int) -> ModelInfo:
-    return ModelInfo(
-        name=MODEL,
-        provider="openai",
-        context_window=window,
-        max_output_tokens=1024,
-        supports_tools=True,
-        supports_prompt_caching=True,
-    )
-
-
-@pytest.fixture
-def store(tmp_path):
-    with Store.open(tmp_path) as s:
-        yield s
 
 
 def feed(store, session, turns):

@@ -11,22 +11,13 @@ from __future__ import annotations
 import json
 import random
 
-import pytest
-
 from myrm_tui.context.engine import ContextEngine, TurnInput
 from myrm_tui.context.recall import ctx_expand
 from myrm_tui.context.tokens import count_message_tokens
 from myrm_tui.llm.model_info import ModelInfo
-from myrm_tui.store import Store
 
 MODEL = "gpt-4o"
 WINDOW = 32_000
-
-
-@pytest.fixture
-def store(tmp_path):
-    with Store.open(tmp_path) as s:
-        yield s
 
 
 def turn_input() -> TurnInput:

@@ -256,6 +256,30 @@ def drive_synthetic_row(world: World, tag: str, text: str) -> list[str]:
     return [s["message"]["content"] for s in synthetic]
 
 
+def drive_objective_note(world: World, tag: str, text: str) -> list[str]:
+    """The anchor restated at the end of the prompt after a compaction, the anchor carrying `text`."""
+    from dataclasses import replace
+
+    from myrm_tui.agent.agent import Agent
+    from myrm_tui.settings.settings import Settings
+
+    session_id = world.store.create_session(model=world.model, title="objective").id
+    world._add(session_id, {"role": "user", "content": f"start: {tag} {text} then deploy"})
+    world._add(session_id, {"role": "assistant", "content": "ok"})
+    world._fillers(session_id)
+    world._compact(session_id, "emergency")
+    agent = Agent(
+        store=world.store,
+        session_id=session_id,
+        workspace=world.workspace,
+        settings=Settings().with_values(model=world.model),
+    )
+    prompt = agent.engine.assemble(replace(agent.turn_input(), restate_objective=True))
+    note = prompt.messages[-1]["content"]
+    assert "session's objective" in note, "the compacted session's prompt must end with the objective note"
+    return [note]
+
+
 def drive_session_title(world: World, tag: str, text: str) -> list[str]:
     """Titles made by `myrm run` and by the TUI from a first prompt."""
     from myrm_tui.cli_commands.run import _choose_session
@@ -360,6 +384,7 @@ DRIVERS: dict[str, Callable[[World, str, str], list[str]]] = {
     "omission_marker": drive_omission_marker,
     "view_placeholder": drive_view_placeholder,
     "synthetic_row": drive_synthetic_row,
+    "objective_note": drive_objective_note,
     "session_title": drive_session_title,
     "export": drive_export,
     "doctor": drive_doctor,

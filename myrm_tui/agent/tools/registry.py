@@ -18,6 +18,7 @@ from myrm_tui.agent.tools.file_read import FileRead
 from myrm_tui.agent.tools.file_write import FileWrite
 from myrm_tui.agent.tools.recall_tools import recall_tools
 from myrm_tui.agent.tools.search import Glob, Grep
+from myrm_tui.agent.tools.task import Task
 from myrm_tui.agent.tools.web_fetch import WebFetch
 
 
@@ -70,6 +71,7 @@ def default_tools(extra: Sequence[Tool] = (), mcp_tools: Sequence[Tool] = ()) ->
             Grep(),
             Glob(),
             WebFetch(),
+            Task(),
             *recall,
             *rest,
             *sorted(mcp_tools, key=lambda tool: tool.name),

@@ -16,12 +16,16 @@ from typing import Any
 from myrm_tui.context.filters import constants as C
 from myrm_tui.context.filters import declarative, shell, structure
 from myrm_tui.context.filters.detect import detect_command, sniff_content
-from myrm_tui.context.filters.excerpt import Excerpt, Tier, fit
+from myrm_tui.context.filters.excerpt import Excerpt, Piece, Tier, fit
 from myrm_tui.context.filters.generic import head_tail
+from myrm_tui.context.filters.notable import notable_lines, note_line
 from myrm_tui.context.filters.result import FilterResult
 
 # Tool names whose `command` argument is a shell line.
 SHELL_TOOLS = frozenset({"bash", "shell", "sh", "run_command", "exec"})
+# One-off facts of a repetitive output (`notable.py`) an excerpt keeps beside its errors: a
+# few lines, so the excerpt stays an excerpt.
+NOTABLE_PER_EXCERPT = 3
 
 
 def filter_output(content: str, *, tool: str, arguments: Mapping[str, Any], budget_chars: int) -> FilterResult | None:
@@ -34,6 +38,7 @@ def filter_output(content: str, *, tool: str, arguments: Mapping[str, Any], budg
         return None
     lines = content.splitlines()
     excerpt = choose(content, lines, tool=tool, arguments=arguments)
+    lift_notable(excerpt, lines)
     fitted = fit(excerpt, budget_chars, len(lines))
     return FilterResult(
         text=fitted.text,
@@ -43,6 +48,25 @@ def filter_output(content: str, *, tool: str, arguments: Mapping[str, Any], budg
         shown_lines=fitted.shown_lines,
         important_lines=fitted.important_lines,
     )
+
+
+def lift_notable(excerpt: Excerpt, lines: list[str]) -> None:
+    """Show the output's one-off facts (a config override in a build log, the one record with
+    an extra field) as notes as important as its errors. Why here, before the fit: the excerpt
+    is what the model reads and, once the rows leave the prompt, what its summary is made from;
+    a fact in the middle of a long output reached neither and was found only by a search the
+    model had to think of. A note, not the bare line, because a summary of the excerpt alone (a
+    spilled output) must still recognise it (`notable.noted_facts`). A line the filter already
+    ranks important (an error) stays as it is."""
+    for found in notable_lines("\n".join(lines), NOTABLE_PER_EXCERPT):
+        note = Piece(note_line(found), int(Tier.IMPORTANT), is_marker=True, key=True)
+        shown = next((i for i, p in enumerate(excerpt.pieces) if not p.is_marker and p.first == found.index), None)
+        if shown is not None:
+            if excerpt.pieces[shown].tier < Tier.IMPORTANT:
+                excerpt.pieces[shown] = note
+            continue
+        at = next((i for i, p in enumerate(excerpt.pieces) if p.first > found.index), len(excerpt.pieces))
+        excerpt.pieces.insert(at, note)
 
 
 def _understood(excerpt: Excerpt, content_chars: int) -> bool:

@@ -2,9 +2,11 @@
 
 Anthropic caches up to 4 marked prefixes; we mark the system prompt (system + tools + workspace
 rules, the stable prefix), the last message of the previous request (the stable history block)
-and the newest message. OpenAI caches automatically; the agent sends `prompt_cache_key` = the
-session id. The detector compares consecutive requests message by message and records the first
-position that changed and a reason, so every break is explained.
+and the newest message. Qwen on DashScope reads the same `cache_control` markers (its explicit
+cache; litellm passes them through for the `dashscope/` provider), so it gets the same three.
+OpenAI caches automatically; the agent sends `prompt_cache_key` = the session id. The detector
+compares consecutive requests message by message and records the first position that changed
+and a reason, so every break is explained.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from myrm_tui.context.family import ANTHROPIC
+from myrm_tui.context.family import ANTHROPIC, family_of
 from myrm_tui.context.json_fields import int_or_none
 
 MAX_BREAKPOINTS = 4
@@ -50,8 +52,19 @@ def breakpoints_for(n_messages: int, previous_len: int) -> tuple[int, ...]:
     return tuple(sorted(set(points)))[:MAX_BREAKPOINTS]
 
 
-def apply_markers(messages: list[dict[str, Any]], points: Sequence[int], family: str) -> list[dict[str, Any]]:
-    if family != ANTHROPIC:
+# Providers that cache only what the request marks (litellm keeps `cache_control` for them).
+MARKED_CACHE_PROVIDERS = ("dashscope/",)
+
+
+def takes_cache_markers(model: str) -> bool:
+    """Whether requests to `model` should carry `cache_control` markers: Anthropic models, and
+    providers with an explicit, marker-driven cache. Everyone else caches on its own (OpenAI,
+    DeepSeek, Gemini's implicit cache) or not at all, and a marker would be noise or a 400."""
+    return family_of(model) == ANTHROPIC or model.lower().startswith(MARKED_CACHE_PROVIDERS)
+
+
+def apply_markers(messages: list[dict[str, Any]], points: Sequence[int], model: str) -> list[dict[str, Any]]:
+    if not takes_cache_markers(model):
         return messages
     out = list(messages)
     for i in points:

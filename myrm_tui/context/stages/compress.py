@@ -5,6 +5,12 @@ huge arguments (full) → remove whole units oldest first (emergency). Each step
 the prompt is under the target, so an event changes as little as it must. Priority alone is not
 enough (it would drop a fresh low-priority output before a stale one): within a priority bucket
 the oldest goes first, and the fresh tail is never a candidate.
+
+Every step before removal consults the compression intent (context/intent.py): rows that carry
+focus content (a path, module or symbol of the current query, a failed call) come after every
+other candidate of the same step, so they are only touched when nothing else is left. For a model without a
+prompt cache, removal ranks the candidates by BM25 relevance to the query instead of by age
+(context/relevance_policy.py).
 """
 
 from __future__ import annotations
@@ -17,7 +23,9 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from myrm_tui.context.filters import filter_output
-from myrm_tui.context.intent import Intent, _text_of, looks_failed
+from myrm_tui.context.intent import Intent, _text_of, current_query, looks_failed
+from myrm_tui.context.relevance import least_relevant_first
+from myrm_tui.context.relevance_policy import RECENCY
 from myrm_tui.context.units import Unit
 from myrm_tui.context.views import (
     DEDUP,
@@ -50,6 +58,10 @@ ARG_KEEP_CHARS = 300
 # Tools whose old outputs are cheap to get again and rarely needed verbatim: masked first.
 READ_ONLY_TOOLS = frozenset({"file_read", "grep", "glob", "ctx_search", "ctx_expand", "ctx_inspect"})
 PROTECTED_TOOLS = frozenset({"session_note"})
+# How much of a row the intent check and the relevance ranking read: enough for a file's head
+# or a log's first screens, and a 100k-character output costs no more than this.
+INTENT_CHARS = 4_000
+RELEVANCE_CHARS = 20_000
 
 
 class RowTokens(Protocol):
@@ -87,6 +99,19 @@ class PlanInput:
     # the fresh tail keep the newest unit: a removed run needs a later message to carry its
     # summary, and the model needs the result it is answering.
     removal_end: int | None = None
+    # RECENCY: removal takes the oldest units first (the cached prefix is cut once); RELEVANCE:
+    # the least relevant to the current query first (a model without a prompt cache).
+    eviction: str = RECENCY
+
+
+@dataclass(frozen=True)
+class RemovalGroup:
+    """What removal takes at once: one unit, or every unit of a background-summarized block.
+    `block`: it starts such a block (oldest-first removal takes it even once under target, as it
+    always has, so its prepared summary can stand for it)."""
+
+    units: tuple[Unit, ...]
+    block: bool
 
 
 @dataclass
@@ -104,6 +129,7 @@ class _Planner:
         self.tokens: dict[int, int] = {}  # row index → tokens after this plan's changes
         self._base_tokens = inp.row_tokens
         self.calls = inp.calls
+        self._focus: dict[int, bool] = {}
 
     # -- helpers ----------------------------------------------------------------------------
     def done(self) -> bool:
@@ -147,6 +173,28 @@ class _Planner:
         row = self.inp.rows[i]
         return self.calls.get(row.message.get("tool_call_id", ""), (row.message.get("name", ""), {}))
 
+    def carries_focus(self, i: int) -> bool:
+        """Whether row `i` is part of the current task by the intent: its text (head) or its
+        call's arguments name a focus path, module or symbol, or it answers a failed call."""
+        if i not in self._focus:
+            intent = self.inp.intent
+            row = self.inp.rows[i]
+            if not intent:
+                self._focus[i] = False
+            else:
+                _, args = self.call_of(i) if row.role == "tool" else ("", {})
+                text = _text_of(row.message)[:INTENT_CHARS] + json.dumps(args, default=str)
+                for call in row.message.get("tool_calls") or ():
+                    text += str(call.get("function", {}).get("arguments") or "")[:INTENT_CHARS]
+                self._focus[i] = intent.protects(text, row.message.get("tool_call_id", ""))
+        return self._focus[i]
+
+    def focus_last(self, indices: Iterator[int] | Sequence[int]) -> list[int]:
+        """`indices` with the rows that carry focus content moved after the others, each part in
+        its given order: a step reaches the task's own rows only when nothing else is left."""
+        ordered = list(indices)
+        return [i for i in ordered if not self.carries_focus(i)] + [i for i in ordered if self.carries_focus(i)]
+
     def tool_message(self, i: int, content: str) -> dict[str, Any]:
         message = self.inp.rows[i].message
         out = {"role": "tool", "tool_call_id": message.get("tool_call_id", ""), "content": content}
@@ -163,7 +211,7 @@ class _Planner:
                 content = _text_of(row.message)
                 if len(content) >= MIN_DEDUP_CHARS:
                     latest[hashlib.sha256(content.encode("utf-8", "surrogatepass")).hexdigest()] = i
-        for i in self.tool_rows():
+        for i in self.focus_last(self.tool_rows()):
             if self.done():
                 return
             if self.view_kind(i) not in (VERBATIM, FILTERED):
@@ -193,7 +241,7 @@ class _Planner:
             key = name + json.dumps(args, sort_keys=True, default=str)
             keys[i] = key
             latest[key] = i
-        for i in self.tool_rows():
+        for i in self.focus_last(self.tool_rows()):
             if self.done():
                 return
             if i not in keys or self.view_kind(i) not in (VERBATIM, FILTERED):
@@ -206,7 +254,7 @@ class _Planner:
                 self.apply(i, SUPERSEDED, self.tool_message(i, text), "superseded", "a later call repeated it")
 
     def filter_big(self) -> None:
-        for i in self.tool_rows():
+        for i in self.focus_last(self.tool_rows()):
             if self.done():
                 return
             if self.view_kind(i) != VERBATIM or self.tok(i) <= self.inp.light_filter_tokens:
@@ -236,7 +284,9 @@ class _Planner:
         return 2
 
     def mask(self, protect_intent: bool) -> None:
-        order = sorted(self.tool_rows(), key=lambda i: (self.mask_priority(i, self.inp.last_user), i))
+        """By priority, oldest first within one; with `protect_intent` focus rows are skipped,
+        without it (the emergency) they come after every other row."""
+        order = self.focus_last(sorted(self.tool_rows(), key=lambda i: (self.mask_priority(i, self.inp.last_user), i)))
         for i in order:
             if self.done():
                 return
@@ -276,30 +326,66 @@ class _Planner:
                 self.apply(i, SHRUNK, message, "shrink_args", "long tool-call arguments cut")
 
     # -- emergency --------------------------------------------------------------------------
+    def removal_groups(self) -> list[RemovalGroup]:
+        """The units removal may take, oldest first, a prepared block as one group. Groups whose
+        units are all anchors or already removed stay in the list (empty): oldest-first removal
+        stops at them once under target, as it stops at any unit."""
+        end = self.inp.tail_start if self.inp.removal_end is None else min(self.inp.tail_start, self.inp.removal_end)
+        groups: list[tuple[list[Unit], bool]] = []
+        block_end = -1
+        for unit in self.inp.units:
+            inside = unit.start < block_end
+            block_end = max(block_end, self.inp.blocks.get(unit.start, -1))
+            if unit.end > end:
+                break
+            if not inside or not groups:
+                groups.append(([], unit.start < block_end))
+            indices = range(unit.start, unit.end)
+            if unit.start < self.inp.start or any(i in self.inp.protected for i in indices):
+                continue
+            if all(self.view_kind(i) == REMOVED for i in indices):
+                continue
+            groups[-1][0].append(unit)
+        return [RemovalGroup(tuple(units), block) for units, block in groups]
+
+    def removal_order(self, groups: list[RemovalGroup]) -> list[RemovalGroup]:
+        """Oldest first (RECENCY) or least relevant to the current query first (RELEVANCE).
+        Not focus-last, unlike the other steps: measured on the 400-turn coding replay at 32k,
+        deferring focus units fragmented removal (53 leaf summaries instead of 3) and lowered
+        R_verbatim 0.364 → 0.335; the relevance order already ranks the focus terms (they are
+        in the query) without a second rule."""
+        if self.inp.eviction == RECENCY:
+            order = list(range(len(groups)))
+        else:
+            rows = self.inp.rows
+            texts = [
+                " ".join(self.relevance_text(i) for unit in group.units for i in range(unit.start, unit.end))
+                for group in groups
+            ]
+            order = least_relevant_first(current_query(rows, self.inp.last_user), texts)
+        return [groups[k] for k in order]
+
+    def relevance_text(self, i: int) -> str:
+        message = self.inp.rows[i].message
+        calls = " ".join(str(c.get("function", {}).get("arguments") or "") for c in message.get("tool_calls") or ())
+        return (_text_of(message) + " " + calls)[:RELEVANCE_CHARS]
+
     def remove_units(self) -> None:
         # Removal rewrites the head of the prompt (a cache break); once it is needed, go down to
         # the lower removal target so the next removal is many turns away.
         if self.inp.removal_target is not None:
             self.inp = dataclasses.replace(self.inp, target=min(self.inp.target, self.inp.removal_target))
-        block_end = -1
-        for unit in self.inp.units:
-            block_end = max(block_end, self.inp.blocks.get(unit.start, -1))
-            if self.done() and unit.start >= block_end:
+        groups = self.removal_groups()
+        ordered = groups if self.inp.tier == SUMMARIZE else self.removal_order(groups)
+        chronological = ordered == groups
+        for group in ordered:
+            # Oldest first, a prepared block is taken whole even when it starts right at the
+            # target; out of order, every group is a fresh decision.
+            if self.done() and not (chronological and group.block):
                 return
-            if unit.start < self.inp.start:
-                continue
-            end = (
-                self.inp.tail_start if self.inp.removal_end is None else min(self.inp.tail_start, self.inp.removal_end)
-            )
-            if unit.end > end:
-                return
-            indices = range(unit.start, unit.end)
-            if any(i in self.inp.protected for i in indices):
-                continue
-            if all(self.view_kind(i) == REMOVED for i in indices):
-                continue
-            for i in indices:
-                self.apply(i, REMOVED, None, "remove", "left out; see the omission marker")
+            for unit in group.units:
+                for i in range(unit.start, unit.end):
+                    self.apply(i, REMOVED, None, "remove", "left out; see the omission marker")
 
 
 def shrunk_call_arguments(message: dict[str, Any], handle: str) -> dict[str, Any] | None:

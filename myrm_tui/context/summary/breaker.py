@@ -6,7 +6,11 @@ starts from a closed breaker. While open, callers use the extractive fallback (n
 
 States: closed → (FAILURE_THRESHOLD consecutive failures) → open for a cooldown chosen by the
 error class of the last failure → half-open: exactly one probe call is let through; its success
-closes the breaker, its failure re-opens it at once.
+closes the breaker, its failure re-opens it at once, for twice the previous cooldown (up to
+the permanent one). Why back off: a summarizer whose answers the auditor keeps rejecting was
+probed again after every one-minute turn, four paid calls each time, for the whole session
+(8.6 M summarizer tokens on a 400-turn chat); a provider that is really down for a minute is
+still retried after a minute.
 """
 
 from __future__ import annotations
@@ -49,6 +53,7 @@ class _State:
     probing: bool = False
     probe_started: float = 0.0
     last_error: str = ""
+    reopened: int = 0  # failed probes since the breaker last closed: the backoff exponent
 
 
 @dataclass
@@ -87,8 +92,11 @@ class SummarizerBreaker:
         s.failures += 1
         s.last_error = error
         if s.probing or s.failures >= self.threshold:
+            base = COOLDOWNS.get(kind, TRANSIENT_COOLDOWN_S)
+            if s.probing:
+                s.reopened += 1
             s.opened_at = self.clock()
-            s.cooldown = COOLDOWNS.get(kind, TRANSIENT_COOLDOWN_S)
+            s.cooldown = min(PERMANENT_COOLDOWN_S, base * 2**s.reopened)
             s.probing = False
 
     def retry_in(self, session: str, model: str) -> float:

@@ -14,10 +14,12 @@ caller keeps the messages (a summary that saves nothing is not applied).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from myrm_tui.context.filters.notable import notable_lines, noted_facts
 from myrm_tui.context.intent import _text_of, looks_failed
 from myrm_tui.context.summary.outcomes import ANSWERED, UNANSWERED, span_facts
 from myrm_tui.context.summary.schema import FileChange, StructuredSummary, body_text
@@ -34,6 +36,18 @@ MAX_ACTIONS = 10
 MAX_ERRORS = 5
 MAX_FILES = 15
 MAX_BLOCKED = 5  # denied/interrupted calls: few per span, and each one matters
+# One-off facts from the middle of long outputs (`notable.py`): a few per output, a handful per
+# span; more would turn the summary into a second excerpt of the logs.
+FINDINGS_PER_OUTPUT = 2
+MAX_FINDINGS = 6
+# Decisions the conversation wrote down as such ("Decision: keep the v2 API because …"): the
+# facts a later turn most often needs and a first-line excerpt of the reply never shows.
+MAX_DECISIONS = 5
+_DECISION = re.compile(
+    r"^\s*(?:[-*•]\s*)?(?:\*\*)?(?:decision|decided|we decided|i decided|we(?:'ll| will) (?:keep|use|go with)"
+    r"|going with|chosen approach)\b",
+    re.IGNORECASE,
+)
 MAX_COMMAND_CHARS = 60  # a command's first line, as the footer shows it
 SHRINK_STEPS = 4
 NO_ASK = "(no user request in this span)"
@@ -70,6 +84,8 @@ class _Facts:
     blocked: list[Item] = field(default_factory=list)  # denied, interrupted, or without a result
     files: dict[str, str] = field(default_factory=dict)  # path → op of a successful write
     commands: list[str] = field(default_factory=list)  # bash commands that ran
+    findings: list[Item] = field(default_factory=list)  # notable lines of the outputs that ran
+    decisions: list[Item] = field(default_factory=list)  # lines written as decisions
 
 
 def _clean(text: str) -> str:
@@ -80,6 +96,18 @@ def _clean(text: str) -> str:
 
 def _first_line(text: str) -> str:
     return _clean(text).split("\n", 1)[0].strip()
+
+
+def _findings(result: str, command: str) -> list[str]:
+    """One-off facts of an output: the notes its excerpt carries (a spilled output), else the
+    notable lines of the whole text; the command's own echo (`$ make ci X=1`) is not a finding."""
+    facts = noted_facts(result) or [line.text for line in notable_lines(result, FINDINGS_PER_OUTPUT + 1)]
+    out = []
+    for fact in facts:
+        clean = _first_line(fact)
+        if clean and not (command and command in clean):
+            out.append(clean)
+    return out[:FINDINGS_PER_OUTPUT]
 
 
 _NOT_RUN = {
@@ -108,6 +136,11 @@ def _facts(messages: Sequence[dict[str, Any]], ids: Sequence[int] | None, ends_t
         elif ask.fate == UNANSWERED and text != out.active:
             out.pending.append((text, f" (no reply followed){handle(ask.index)}"))
     replies = {i: _first_line(_text_of(messages[i])) for i in span.answers}
+    for i, message in enumerate(messages):
+        if message.get("role") in ("assistant", "user"):
+            for line in _clean(_text_of(message)).split("\n"):
+                if _DECISION.match(line):
+                    out.decisions.append((line.strip().lstrip("-*• "), handle(i)))
     events: list[tuple[int, Item]] = [(i, ("answered: " + line, handle(i))) for i, line in replies.items()]
     for call in span.calls:
         identity = _clean(tool_identity(call.name, call.arguments))
@@ -120,6 +153,8 @@ def _facts(messages: Sequence[dict[str, Any]], ids: Sequence[int] | None, ends_t
             out.commands.append(_first_line(call.arguments["command"]))
         if call.status == OK:
             events.append((call.index, (what, where)))
+            for finding in _findings(call.result_text, _first_line(str(call.arguments.get("command") or ""))):
+                out.findings.append((f"{call.name}: {finding}", where))
             continue
         first = _first_line(call.result_text)
         if looks_failed(first):  # the tool's own first line says what failed
@@ -151,6 +186,8 @@ def _build(
         pending_user_asks=[_item(a, item) for a in facts.pending][-max(1, MAX_ASKS // div) :] if scale < 2 else [],
         resolved_questions=[_item(a, item) for a in facts.answered][-max(1, MAX_ASKS // div) :] if scale < 2 else [],
         completed_actions=[_item(a, item) for a in facts.actions][-max(1, MAX_ACTIONS // div) :],
+        decisions=[_item(d, max(item, 120)) for d in facts.decisions][-max(1, MAX_DECISIONS // div) :],
+        key_findings=[_item(f, max(item, 100)) for f in facts.findings][-max(1, MAX_FINDINGS // div) :],
         errors_and_fixes=[_item(e, item) for e in facts.errors][-max(1, MAX_ERRORS // div) :],
         blocked_items=[_item(b, item) for b in facts.blocked][-max(1, MAX_BLOCKED // div) :],
         files_modified=files,

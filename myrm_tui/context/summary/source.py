@@ -14,6 +14,8 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
+from myrm_tui.context.filters.notable import notable_lines, noted_facts
+
 # A tool result is summarized from this many characters at most (about 100 tokens: a
 # command's first lines and its verdict at the end), and the results of one batch of parallel
 # calls share `BATCH_CHARS` (a storm of 8 reads is one step of the story, not eight), never
@@ -31,26 +33,36 @@ TEXT_CHARS = 8_000
 
 # Texts at most this much over their cap pass whole: the cut marker would cost about as much.
 CUT_SLACK = 80
+# A cut tool result also shows this many notable lines from its hidden middle (`notable.py`):
+# the one-off facts an excerpt of head and tail never shows, at ~50 tokens each.
+NOTABLE_PER_RESULT = 2
 
 
-def _cut(text: str, cap: int) -> str:
-    """Head and tail of `text`. The marker names no handle: the summarizer's auditor would take
-    it for an identifier the summary must keep (the node's footer says how to expand)."""
+def _cut(text: str, cap: int, notable: int = 0) -> str:
+    """Head and tail of `text`, and up to `notable` lines of the middle that break its pattern.
+    The marker names no handle: the summarizer's auditor would take it for an identifier the
+    summary must keep (the node's footer says how to expand)."""
     if len(text) <= cap + CUT_SLACK:
         return text
     head = int(cap * HEAD_SHARE)
     tail = cap - head
-    return f"{text[:head]}\n[… {len(text) - cap:,} chars not shown here]\n{text[-tail:]}"
+    # An excerpt already carries its notable lines as notes (a spilled output); else find them.
+    hidden = noted_facts(text[head:-tail]) if tail else []
+    middle = hidden[:notable] or [line.text for line in notable_lines(text, notable, skip_head=head, skip_tail=tail)]
+    marker = f"[… {len(text) - cap:,} chars not shown here]"
+    if middle:
+        marker = f"[… {len(text) - cap:,} chars not shown here; notable lines among them:]\n" + "\n".join(middle)
+    return f"{text[:head]}\n{marker}\n{text[-tail:]}"
 
 
-def _content(content: Any, cap: int) -> Any:
+def _content(content: Any, cap: int, notable: int = 0) -> Any:
     if isinstance(content, str):
-        return _cut(content, cap)
+        return _cut(content, cap, notable)
     if isinstance(content, list):
         parts = []
         for part in content:
             if isinstance(part, dict) and part.get("type") == "text":
-                parts.append({"type": "text", "text": _cut(str(part.get("text", "")), cap)})
+                parts.append({"type": "text", "text": _cut(str(part.get("text", "")), cap, notable)})
             elif isinstance(part, dict):
                 parts.append({"type": "text", "text": f"[{part.get('type', 'part')} omitted]"})
         return parts
@@ -86,7 +98,7 @@ def summarizer_messages(messages: Sequence[dict[str, Any]]) -> list[dict[str, An
     for message in messages:
         role = message.get("role")
         if role == "tool":
-            new = {**message, "content": _content(message.get("content"), result_cap)}
+            new = {**message, "content": _content(message.get("content"), result_cap, NOTABLE_PER_RESULT)}
         else:
             new = {**message, "content": _content(message.get("content"), TEXT_CHARS)}
             batch = len(message.get("tool_calls") or ())

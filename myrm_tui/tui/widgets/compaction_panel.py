@@ -69,6 +69,10 @@ def cache_lines(events: Sequence[EventRecord]) -> list[str]:
         lines.append(f"⚠ cache break{where}{of}: {found.reason}")
     if not breaks and calls:
         lines.append("no cache breaks")
+    # Phase-2 verdicts (context/cache_observer.py): breaks the prompt did not explain.
+    unexpected = [e.data for e in events if e.kind == "cache_verdict" and e.data.get("kind") == "unexpected-break"]
+    for verdict in unexpected[-3:]:
+        lines.append(f"⚠ unexpected cache miss ({verdict.get('provider')}): {verdict.get('cause')}")
     return lines
 
 

@@ -26,10 +26,9 @@ from myrm_tui.tui.completion import apply_completion, completion_at
 from myrm_tui.tui.css import sibling_css
 from myrm_tui.tui.paste_chips import PasteChips, is_big
 from myrm_tui.tui.prompt_history import PromptHistory
+from myrm_tui.tui.prompt_text import PLACEHOLDER
 from myrm_tui.tui.user_prompts import workspace_prompts
 from myrm_tui.tui.widgets.completion_popup import CompletionPopup
-
-PLACEHOLDER = "Message myrm…  (Enter send · Ctrl+J newline · / commands · @ files · F1 keys)"
 
 
 class PromptArea(TextArea):

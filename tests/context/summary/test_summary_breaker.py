@@ -55,6 +55,26 @@ def test_failed_probe_reopens_at_once():
     assert breaker.state("s", "m") == OPEN and not breaker.allow("s", "m")
 
 
+def test_each_failed_probe_doubles_the_cooldown_up_to_the_permanent_one_and_success_resets_it():
+    clock = Clock()
+    breaker = SummarizerBreaker(clock=clock)
+    for _ in range(3):
+        breaker.record_failure("s", "m", TRANSIENT)
+    waits = []
+    for _ in range(8):
+        waits.append(breaker.retry_in("s", "m"))
+        clock.now += breaker.retry_in("s", "m")
+        assert breaker.allow("s", "m"), "the probe"
+        breaker.record_failure("s", "m", TRANSIENT)
+    assert waits == [60.0, 120.0, 240.0, 480.0, 960.0, 1800.0, 1800.0, 1800.0]
+    clock.now += breaker.retry_in("s", "m")
+    assert breaker.allow("s", "m")
+    breaker.record_success("s", "m")
+    for _ in range(3):
+        breaker.record_failure("s", "m", TRANSIENT)
+    assert breaker.retry_in("s", "m") == TRANSIENT_COOLDOWN_S, "a closed breaker forgets the backoff"
+
+
 def test_permanent_errors_cool_down_for_half_an_hour():
     clock = Clock()
     breaker = SummarizerBreaker(clock=clock)

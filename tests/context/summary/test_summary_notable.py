@@ -1,0 +1,134 @@
+"""The pass over a whole long output that lifts its one-off facts into the summary."""
+
+from __future__ import annotations
+
+import json
+import time
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from summary_helpers import assistant, call, tool, user
+
+from myrm_tui.context.filters.notable import LINE_CHARS, notable_lines
+from myrm_tui.context.summary.extractive import extractive_summary
+from myrm_tui.context.summary.source import summarizer_messages
+from myrm_tui.context.tokens import count_message_tokens
+
+FACT = "2025-03-14T10:30:07.412Z WARN  [config.loader] override applied queue_shard=eu-7 (source=env)"
+
+
+def request_log(lines: int, fact_at: int | None = None) -> str:
+    out = [
+        f"2025-03-14T10:{i % 60:02d}:00Z INFO  [http] GET /api/v1/items/{i} status=200 duration_ms={i % 97}"
+        for i in range(lines)
+    ]
+    if fact_at is not None:
+        out.insert(fact_at, FACT)
+    return "\n".join(out)
+
+
+def records(n: int, extra_at: int | None = None) -> str:
+    rows = [{"id": i, "status": "open", "amount": i * 1.5, "owner": {"name": f"u{i}"}} for i in range(n)]
+    if extra_at is not None:
+        rows[extra_at]["note"] = "refund approved by finance ticket FIN-2291"
+    return json.dumps({"data": rows, "page": {"limit": n}}, indent=2)
+
+
+def test_a_fact_in_the_middle_of_a_request_log_is_found_without_its_timestamp():
+    found = notable_lines(request_log(400, fact_at=200), 3)
+    assert [n.text for n in found] == ["WARN [config.loader] override applied queue_shard=eu-7 (source=env)"]
+    assert found[0].index == 200
+
+
+def test_a_field_only_one_record_has_is_found_but_not_the_container_keys():
+    found = [n.text for n in notable_lines(records(300, extra_at=150), 3)]
+    # The page's own field (`limit`) is a one-off too, and rightly so; `"data": [` and
+    # `"page": {` open containers and say nothing.
+    assert found == ['"note": "refund approved by finance ticket FIN-2291"', '"limit": 300']
+
+
+def test_repetitive_output_without_a_break_and_short_outputs_say_nothing():
+    assert notable_lines(request_log(400), 3) == []
+    # A ten-line config file: every key occurs once, so "occurs once" means nothing there.
+    config = "\n".join(f"key_{i} = {i}".replace(" = ", "=") for i in range(10))
+    assert notable_lines(config, 3) == []
+
+
+def test_secret_keys_are_never_lifted():
+    text = request_log(300, fact_at=100).replace("queue_shard=eu-7", "db_password=hunter2-x")
+    assert notable_lines(text, 3) == []
+
+
+def test_best_first_then_in_output_order_and_lines_are_cut():
+    lines = request_log(300).split("\n")
+    lines.insert(50, "INFO plain one-off region=eu-west-3")
+    lines.insert(250, "ERROR failed to apply migration_id=0042 " + "x" * 400)
+    found = notable_lines("\n".join(lines), 1)
+    assert len(found) == 1 and found[0].text.startswith("ERROR failed to apply migration_id=0042")
+    assert len(found[0].text) == LINE_CHARS
+    both = notable_lines("\n".join(lines), 5)
+    assert [n.index for n in both] == [50, 250]
+
+
+def test_skip_head_and_tail_leave_out_what_an_excerpt_shows():
+    text = request_log(300, fact_at=2)
+    assert notable_lines(text, 3) and notable_lines(text, 3, skip_head=600) == []
+
+
+def test_a_huge_output_is_scanned_in_bounded_time():
+    text = request_log(60_000, fact_at=30_000)  # ~5 MB, past the scan cap
+    started = time.perf_counter()
+    notable_lines(text, 2)
+    assert time.perf_counter() - started < 5.0
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.text(alphabet='ab=_ "{}:[]x1', max_size=30), max_size=80), st.integers(0, 5))
+def test_properties(lines, limit):
+    text = "\n".join(lines)
+    found = notable_lines(text, limit)
+    assert len(found) <= limit
+    assert [n.index for n in found] == sorted(n.index for n in found)
+    assert all(len(n.text) <= LINE_CHARS for n in found)
+
+
+def build_session(output: str) -> list[dict]:
+    return [
+        user("Run the CI target and tell me why the deploy config differs."),
+        assistant("", call("c1", "bash", command="make ci")),
+        tool("c1", output),
+        assistant("CI passed; an env override changed the queue shard."),
+    ]
+
+
+def test_the_extractive_summary_keeps_the_fact_from_the_middle_of_the_output():
+    messages = build_session(request_log(400, fact_at=200))
+    source = sum(count_message_tokens(m) for m in messages)
+    summary = extractive_summary(messages, ids=[10, 11, 12, 13], source_tokens=source)
+    assert any("queue_shard=eu-7" in f and "msg:12" in f for f in summary.key_findings), summary.key_findings
+
+
+def test_the_summarizer_reads_the_fact_with_the_excerpt_and_stays_small():
+    messages = build_session(request_log(400, fact_at=200))
+    text = summarizer_messages(messages)[2]["content"]
+    assert "queue_shard=eu-7" in text and "notable lines among them" in text
+    assert len(text) < 1_000
+    plain = summarizer_messages(build_session(request_log(400)))[2]["content"]
+    assert "notable" not in plain
+
+
+def test_decisions_written_as_such_are_kept_with_their_handle():
+    messages = [
+        user("Which API version do we pin?"),
+        assistant(
+            "Checked the callers.\n"
+            + "The billing client calls the v2 endpoints in many places.\n" * 40
+            + "\nDecision: pin api_version=v2.3 because billing depends on it."
+        ),
+        user("ok, and the queue?"),
+        assistant("Looking.\n- We'll keep the mail queue as is for now."),
+    ]
+    source = sum(count_message_tokens(m) for m in messages)
+    summary = extractive_summary(messages, ids=[1, 2, 3, 4], source_tokens=source)
+    assert summary.decisions[0].startswith("Decision: pin api_version=v2.3") and "msg:2" in summary.decisions[0]
+    assert summary.decisions[1].startswith("We'll keep the mail queue") and "msg:4" in summary.decisions[1]

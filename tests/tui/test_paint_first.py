@@ -1,0 +1,73 @@
+"""The `myrm` launch paints a start screen first (MyrmApp(paint_first=True), screens/start.py):
+the user can type at once, and the chat screen that replaces it keeps the draft and sends it."""
+
+from __future__ import annotations
+
+from tui_pilot_helpers import SIZE, scripted_settings, type_text, wait_until
+
+from myrm_tui.tui.app import MyrmApp
+from myrm_tui.tui.screens.chat import ChatScreen
+from myrm_tui.tui.screens.start import StartPrompt, StartScreen
+from myrm_tui.tui.widgets.assistant_message import AssistantMessage
+
+
+class HeldStart(MyrmApp):
+    """Holds the swap to the chat screen until the test runs it, so keys land on the start screen.
+    (Waiting inside `_finish_start` would block the app's message queue, keys included.)"""
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.held = False
+
+    async def _finish_start(self) -> None:
+        self.held = True
+
+
+async def test_enter_on_the_start_screen_is_sent_when_the_chat_is_ready(workspace, script):
+    model = script({"text": "hello from the script"})
+    app = HeldStart(workspace, scripted_settings(model), paint_first=True, watch_themes=False)
+    async with app.run_test(size=SIZE) as pilot:
+        assert isinstance(app.screen, StartScreen) and not app.chat_opened
+        assert isinstance(app.focused, StartPrompt)
+        await type_text(pilot, "draft typed early")
+        await pilot.press("enter")  # before the chat is ready: remembered, no newline
+        await type_text(pilot, " and more")  # typed after Enter: stays as the next draft
+        assert app.screen.typed() == ("draft typed early and more", (0, 26), ["draft typed early"])
+        await wait_until(pilot, lambda: app.held, what="chat modules loaded")
+        await MyrmApp._finish_start(app)
+        await wait_until(pilot, lambda: isinstance(app.screen, ChatScreen), what="chat screen")
+        chat = app.chat_screen
+        # No second Enter: the message typed and sent in the first second goes out by itself.
+        await wait_until(pilot, lambda: chat.query(AssistantMessage) and not chat.turn_running, what="reply")
+        assert "hello from the script" in chat.query(AssistantMessage).last().text
+        assert chat.prompt.text == " and more"
+    assert app.resume_session_id is not None  # the session was stored, as without paint_first
+
+
+async def test_a_draft_without_enter_moves_over_and_waits(workspace, script):
+    app = HeldStart(workspace, scripted_settings(script({"text": "x"})), paint_first=True, watch_themes=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await type_text(pilot, "still thinking")
+        await wait_until(pilot, lambda: app.held, what="chat modules loaded")
+        await MyrmApp._finish_start(app)
+        await wait_until(pilot, lambda: isinstance(app.screen, ChatScreen), what="chat screen")
+        chat = app.chat_screen
+        assert chat.prompt.text == "still thinking" and chat.prompt.cursor_location == (0, len("still thinking"))
+        await pilot.pause()
+        assert not chat.query(AssistantMessage) and not chat.turn_running, "nothing was sent"
+
+
+async def test_quitting_on_the_start_screen_opens_nothing(workspace, script):
+    app = HeldStart(workspace, scripted_settings(script({"text": "x"})), paint_first=True, watch_themes=False)
+    async with app.run_test(size=SIZE) as pilot:
+        assert isinstance(app.screen, StartScreen)
+        await pilot.press("ctrl+q")
+    assert not app.chat_opened and app.resume_session_id is None
+    assert not (workspace / ".myrm").exists(), "no store was created"
+
+
+async def test_without_holding_the_chat_screen_follows_by_itself(workspace, script):
+    app = MyrmApp(workspace, scripted_settings(script({"text": "x"})), paint_first=True, watch_themes=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, ChatScreen), what="chat screen")
+        assert app.chat_opened and len(app.screen_stack) == 2
