@@ -48,6 +48,12 @@ if TYPE_CHECKING:  # the chat screen, the store and what they import load after 
 DEFAULT_THEME = SPECS_BY_KEY["theme"].default
 
 
+# How long the start-screen hand-over waits for the chat's prompt to exist: 5 s in 10 ms steps
+# (it takes ~50-300 ms; the bound only keeps a wedged compose from holding keys forever).
+CHAT_READY_POLLS = 500
+CHAT_READY_POLL_S = 0.01
+
+
 class MyrmApp(App[None]):
     TITLE = "myrm"
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -213,11 +219,25 @@ class MyrmApp(App[None]):
         from myrm_tui.tui.widgets.prompt import PromptArea
 
         prompt = start.prompt if isinstance(start, StartScreen) else None
+        if prompt is not None:
+            # Keys already handed to the start prompt are inserted by its own queue, after the
+            # app's: wait for them, so nothing typed there is lost. Keys still arriving wait in
+            # the app's queue (this handler holds it) and reach the chat's prompt.
+            await prompt.settled()
+        text, cursor, messages = typed_in(prompt) if prompt is not None else ("", (0, 0), [])
         self._open_chat()
         chat = self._chat_screen()
         await self.switch_screen(chat)
-        # Read after the swap: keys that arrived while it ran landed in the start prompt.
-        text, cursor, messages = typed_in(prompt) if prompt is not None else ("", (0, 0), [])
+        # The chat composes in its own queue; this handler holds the app's (keys wait there),
+        # so wait for its prompt and focus it: the next queued key must land in it.
+        for _ in range(CHAT_READY_POLLS):
+            if chat.is_mounted and chat.query("#prompt"):
+                break
+            await asyncio.sleep(CHAT_READY_POLL_S)
+        else:  # never seen in practice; the chat's AUTO_FOCUS still focuses it when it comes
+            self._after_chat_shown()
+            return
+        chat.prompt.focus()
         if text and not chat.prompt.text:
             chat.prompt.text = text
             chat.prompt.cursor_location = cursor

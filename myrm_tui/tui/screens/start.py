@@ -9,6 +9,7 @@ when the chat screen replaces it (MyrmApp.paint_first).
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any, ClassVar
 
 from textual.app import ComposeResult
@@ -47,10 +48,21 @@ class StartPrompt(TextArea):
     BINDINGS: ClassVar[list[BindingType]] = [Binding("enter", "wait", show=False, priority=True)]
 
     def action_wait(self) -> None:
-        """Enter before the chat is ready: mark the message; it is sent once the chat has it."""
+        """Enter before the chat is ready: mark the message; it is sent once the chat has it.
+        Queued behind the keys typed just before it (the binding runs in the app, the keys are
+        inserted here, later), so the mark falls after the last of them."""
+        self.call_later(self._mark_message)
+
+    def _mark_message(self) -> None:
         start = self.sent_marks[-1] if self.sent_marks else 0
         if self.text[start:].strip():
             self.sent_marks.append(len(self.text))
+
+    async def settled(self) -> None:
+        """Return once every key already queued for this editor (and an Enter's mark) is in."""
+        done = asyncio.Event()
+        self.call_later(done.set)
+        await done.wait()
 
 
 class StartScreen(Screen[None]):
@@ -95,8 +107,7 @@ class StartScreen(Screen[None]):
 
 
 def typed_in(prompt: StartPrompt) -> tuple[str, tuple[int, int], list[str]]:
-    """Read from the widget itself: the app reads it again after the swap, when keys that came
-    in during the swap have landed in it and the screen no longer answers queries."""
+    """What `prompt` holds: its text, cursor, and the messages Enter ended in it."""
     marks = [0, *prompt.sent_marks]
     messages = [prompt.text[a:b] for a, b in zip(marks, marks[1:], strict=False)]
     return prompt.text, prompt.cursor_location, messages
