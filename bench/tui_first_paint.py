@@ -45,6 +45,8 @@ Bare().run()
 MYRM_MARKER = "Message myrm"
 # The chat screen's status line for a new session: the chat screen has replaced the start screen.
 CHAT_MARKER = "session new"
+# The idle session that keeps the private tmux server alive between runs (measure_first_paint).
+HOLD_SESSION = "bench-paint-hold"
 
 
 def _capture(session: str, env: dict[str, str]) -> str:
@@ -60,11 +62,15 @@ def paint_once(command: Sequence[str], markers: Sequence[str], env: dict[str, st
     session = f"bench-paint-{uuid.uuid4().hex[:8]}"
     line = " ".join(_quote(part) for part in command)
     start = time.monotonic()
-    subprocess.run(
+    started = subprocess.run(
         ["tmux", "new-session", "-d", "-s", session, "-x", "120", "-y", "40", "-c", str(cwd), line],
         env=env,
-        check=True,
+        capture_output=True,
+        text=True,
+        check=False,
     )
+    if started.returncode != 0:
+        raise RuntimeError(f"tmux new-session failed: {started.stderr.strip()[:200]}")
     seen: dict[str, float] = {}
     try:
         while True:
@@ -109,6 +115,14 @@ def measure_first_paint(
             "myrm": ([sys.executable, "-m", "myrm_tui", "--model", model], [MYRM_MARKER, CHAT_MARKER]),
         }
         socket_env = {**env, "TMUX_TMPDIR": str(home)}  # a private tmux server, never the user's
+        # One idle session keeps that server up for the whole run: when a run's kill-session ended
+        # the last session, the server exited, and the next run's new-session now and then reached
+        # the dying server and failed ("server exited unexpectedly"), losing that run.
+        subprocess.run(
+            ["tmux", "new-session", "-d", "-s", HOLD_SESSION, "-x", "120", "-y", "40", "cat"],
+            env=socket_env,
+            check=True,
+        )
         for index in range(runs):
             for name, (command, markers) in apps.items():
                 try:
@@ -124,6 +138,7 @@ def measure_first_paint(
     ratio = myrm["median"] / bare["median"] if bare["median"] and myrm["median"] else None
     return {
         "status": "ok" if not failures else f"{len(failures)} failed: {failures[0][:200]}",
+        "failures": failures,
         "poll_ms": POLL_S * 1000,
         "bare_ms": bare,
         "myrm_ms": myrm,

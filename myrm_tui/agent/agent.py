@@ -20,6 +20,7 @@ from contextlib import aclosing
 from pathlib import Path
 from typing import Any
 
+from myrm_tui.agent.arrival_summary import summarize_result
 from myrm_tui.agent.attachments import no_vision_notice
 from myrm_tui.agent.build import AgentBuild, build_agent
 from myrm_tui.agent.checkpoints import Checkpointer
@@ -51,6 +52,7 @@ from myrm_tui.context.call_ids import unique_call_ids
 from myrm_tui.context.engine import TurnInput
 from myrm_tui.context.engine_prepare import PrepareProgress
 from myrm_tui.context.engines import engine_for, workspace_reader
+from myrm_tui.context.masker_tiers import parse_protected_tools
 from myrm_tui.context.media import image_parts, image_url_of
 from myrm_tui.context.objective_note import RESTATE_OBJECTIVE
 from myrm_tui.context.prompt import AssembledPrompt, ContextExhausted
@@ -148,6 +150,7 @@ class Agent:
             headless=headless,
             clock=lambda: self.clock(),
             hooks=self._hooks,
+            arrival=lambda *call: summarize_result(self, *call),  # opt-in `arrival_summary`
         )
 
     @property
@@ -343,6 +346,7 @@ class Agent:
             trigger=trigger,
             eviction_order=str(self.settings.eviction_order),
             restate_objective=RESTATE_OBJECTIVE.get(str(self.settings.restate_objective)),
+            protected_tools=parse_protected_tools(str(self.settings.protected_tools)),
         )
 
     async def compact_now(

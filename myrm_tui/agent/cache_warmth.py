@@ -45,6 +45,10 @@ KEEPALIVE_MAX_PER_IDLE = 12
 PROBE_MAX_TOKENS = 1
 PURPOSE_KEEPALIVE = "cache_keepalive"
 PURPOSE_PREHEAT = "cache_preheat"
+# The user turn a session-open preheat ends with (providers refuse a request of only a system
+# prompt). It follows the marked system prompt, the prefix the first real request repeats, so
+# only this stand-in is not read back from the cache.
+PREHEAT_STAND_IN = "(cache preheat: no message yet)"
 
 
 def cache_ttl_s(model: str) -> float:
@@ -169,10 +173,12 @@ class CacheWarmth:
         events = store.events(session, kind=event_kinds.COMPACTION, after_id=self._seen_compaction)
         return events[-1] if events else None
 
-    async def preheat(self) -> ProbeResult | None:
+    async def preheat(self, *, at_open: bool = False) -> ProbeResult | None:
         """Seed the cache with the prompt the next request starts with (session start, or the
         prefix rewritten by a compaction between turns). Skipped while a turn runs: its own
-        request is about to write the cache anyway."""
+        request is about to write the cache anyway. `at_open`: the session has no message yet,
+        so the system prompt and tools (the first request's marked prefix) go with a stand-in
+        user turn."""
         if not self.preheat_enabled or self.agent.busy or self._sending or not self._provider_caches():
             return None
         latest = self._latest_compaction()
@@ -181,7 +187,9 @@ class CacheWarmth:
             self._seen_compaction = latest.id  # this prompt is after it
         messages = list(prompt.messages)
         if not any(m.get("role") != "system" for m in messages):
-            return None  # nothing but the system prompt: providers refuse a request without messages
+            if not at_open:
+                return None  # nothing to send after a compaction that left only the system prompt
+            messages.append({"role": "user", "content": PREHEAT_STAND_IN})
         return await self._send(messages, prompt.tools, PURPOSE_PREHEAT)
 
     # -- the request --------------------------------------------------------------------
@@ -232,6 +240,7 @@ __all__ = [
     "KEEPALIVE_MARGIN_S",
     "KEEPALIVE_MAX_PER_IDLE",
     "PURPOSE_KEEPALIVE",
+    "PREHEAT_STAND_IN",
     "PURPOSE_PREHEAT",
     "CacheWarmth",
     "ProbeResult",

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-from collections.abc import AsyncGenerator, Callable
+from collections.abc import AsyncGenerator, Awaitable, Callable
 from contextlib import aclosing
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from myrm_tui.agent.approvals import (
     Decision,
@@ -46,6 +46,12 @@ from myrm_tui.llm.events import ToolCallEvent
 from myrm_tui.settings.permission_syntax import RuleError
 from myrm_tui.settings.settings import Settings
 
+if TYPE_CHECKING:
+    from myrm_tui.agent.arrival_summary import ArrivalSummary
+
+# (tool name, arguments, the tool's result text, its vault handle) → the model-summary result or None.
+ArrivalHook = Callable[[str, dict[str, Any], str, "str | None"], Awaitable["ArrivalSummary | None"]]
+
 
 class ToolRunner:
     def __init__(
@@ -59,6 +65,7 @@ class ToolRunner:
         headless: bool,
         clock: Callable[[], float],
         hooks: HookRunner | None = None,
+        arrival: ArrivalHook | None = None,
     ):
         self.settings = settings
         self.workspace = workspace
@@ -71,6 +78,8 @@ class ToolRunner:
         self.clock = clock  # monotonic; the agent's, read at each call so a test can swap it
         self._rules_problem_noticed = False
         self.hooks = hooks  # post_tool hooks run after each stored result (agent/hooks.py)
+        # The opt-in model summary of a big unstructured output (agent/arrival_summary.py), or None.
+        self.arrival = arrival
 
     async def phase(
         self, call: ToolCallEvent, state: TurnState, tools: ToolRegistry
@@ -86,6 +95,11 @@ class ToolRunner:
         # Whatever tool put the output in the vault (bash spills itself), the text is indexed
         # with the result that names it (None: read back from the vault).
         artifacts: dict[str, str | None] = {handle: None} if handle else {}
+        if self.arrival is not None and result.status == "ok":  # the opt-in model summary
+            summarized = await self.arrival(call.name, dict(call.arguments), content, handle)
+            if summarized is not None:
+                content, handle = summarized.content, summarized.handle
+                artifacts = {handle: summarized.full}
         if handle is None and len(content) > self.settings.tool_output_cap:
             full = content
             content, handle = spill_if_large(

@@ -115,13 +115,19 @@ def _default_model() -> str | None:
 def refuse_unknown_model(settings: Settings) -> bool:
     """Print why the chosen model cannot be used and return True (the caller exits 2 before any
     session is created); False when the name is usable."""
-    from myrm_tui.llm.registry import unknown_model_problem
-
-    problem = unknown_model_problem(settings.model, settings.models, settings.api_base or None)
+    problem = model_problem(settings)
     if problem is None:
         return False
     err(f"error: {problem}")
     return True
+
+
+def model_problem(settings: Settings) -> str | None:
+    """Why the chosen model cannot be used, or None. A name the registry must confirm imports
+    litellm (seconds), so the `myrm` launch asks this after its first frame (tui/app.py)."""
+    from myrm_tui.llm.registry import unknown_model_problem
+
+    return unknown_model_problem(settings.model, settings.models, settings.api_base or None)
 
 
 def with_value(settings: Settings, key: str, value: Any, source: str) -> Settings:

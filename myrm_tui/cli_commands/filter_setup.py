@@ -7,13 +7,16 @@ not import. `bootstrap` calls this for every command; only the commands that run
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
-from myrm_tui.context.filters import declarative
 from myrm_tui.settings.config_problem import ConfigProblem
 from myrm_tui.settings.filter_files import load_filter_files, workspace_filters_trusted
 from myrm_tui.settings.loader import LoadedSettings
 from myrm_tui.settings.paths import user_config_dir
+
+# The module holding the process's installed filter set.
+DECLARATIVE = "myrm_tui.context.filters.declarative"
 
 
 def install_filters(
@@ -22,5 +25,10 @@ def install_filters(
     """Install the filters that apply here; the problems of the files that were skipped."""
     trusted = workspace_filters_trusted(loaded.workspace_trust, accept_workspace)
     found = load_filter_files(workspace, user_dir or user_config_dir(), workspace_trusted=trusted)
-    declarative.install(found.applied)
+    # Not yet imported means nothing was installed: with no filters to install, the import (~40 ms
+    # of filter machinery, before `myrm` paints) would only set the empty set it starts with.
+    if found.applied or DECLARATIVE in sys.modules:
+        from myrm_tui.context.filters import declarative
+
+        declarative.install(found.applied)
     return list(found.problems)

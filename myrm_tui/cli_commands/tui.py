@@ -8,9 +8,9 @@ from myrm_tui.cli_commands.common import (
     bootstrap,
     config_notices,
     err,
+    model_problem,
     onboarding_message,
     open_store,
-    refuse_unknown_model,
     resolve_model,
 )
 
@@ -32,8 +32,8 @@ def tui_command(
         err(onboarding_message())
         return EXIT_USAGE
     settings, _source = resolved
-    if refuse_unknown_model(settings):
-        return EXIT_USAGE
+    # The unknown-model refusal (exit 2, before any session exists) comes after the first frame:
+    # checking a registry name imports litellm, seconds the user would stare at an empty terminal.
     session_id = None
     if session:
         from myrm_tui.store.store import StoreError
@@ -55,15 +55,19 @@ def tui_command(
         from myrm_tui.tui.app import run_app
         from myrm_tui.tui.resume_hint import resume_hint
 
-        resumable = run_app(
+        outcome = run_app(
             workspace=context.workspace,
             settings=settings,
             session_id=session_id,
             continue_last=continue_last,
             trust_prompt=trust_prompt_for(context, flags),
             config_notices=config_notices(context),
+            model_check=lambda: model_problem(settings),
         )
-        hint = resume_hint(resumable)  # the terminal is back to normal here: the line stays visible
+        if outcome.refusal is not None:
+            err(f"error: {outcome.refusal}")
+            return EXIT_USAGE
+        hint = resume_hint(outcome.resumable)  # the terminal is back to normal here: the line stays visible
         if hint:
             print(hint, flush=True)
         return EXIT_OK

@@ -52,9 +52,13 @@ def arrival_allowances(prompt_limit: int, prompt_tokens: int, config: EngineConf
     def shrunk(share: float, room_share: float) -> int:
         return max(floor, min(int(prompt_limit * share), int(room * room_share)))
 
+    if config.file_read_exempt:  # exempt from the per-output share, never from the room left
+        file_read = max(floor, int(room * config.file_read_room_ratio))
+    else:
+        file_read = shrunk(config.file_read_filter_ratio, config.file_read_room_ratio)
     return ArrivalAllowances(
         output=shrunk(config.ingest_filter_ratio, config.arrival_room_ratio),
-        file_read=shrunk(config.file_read_filter_ratio, config.file_read_room_ratio),
+        file_read=file_read,
         item=int(prompt_limit * config.max_item_ratio),
         turn=max(floor, min(int(prompt_limit * config.turn_output_ratio), config.turn_output_cap)),
         floor=floor,

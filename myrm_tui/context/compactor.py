@@ -17,6 +17,7 @@ from typing import Any
 from myrm_tui.context.breaker import StageBreakers
 from myrm_tui.context.budget import Budget
 from myrm_tui.context.compaction_event import CompactionEvent, SummaryFigures, started_record
+from myrm_tui.context.compaction_interval import CompactionInterval
 from myrm_tui.context.config import EngineConfig
 from myrm_tui.context.dag import SUMMARY_BRIEF_KIND, SUMMARY_KIND
 from myrm_tui.context.history import RenderedHistory
@@ -74,6 +75,7 @@ class Compactor:
         self.stats = EngineStats()
         self.unreported: CompactionEvent | None = None  # the last event no report has shown yet
         self._fence_id: int | None = None
+        self.interval = CompactionInterval()  # the ladder's economic trigger
 
     def event(self, *args: Any, **kwargs: Any) -> CompactionEvent | None:
         """One compaction event, written as one store transaction (event record, views,
@@ -130,12 +132,14 @@ class Compactor:
         room = budget.prompt_limit - (plan.total - synthetic_now) - overhead
         if not plan.views and synthetic_now <= room:
             self.stats.tier_savings.setdefault(tier, []).append(0)
+            self.interval.reset(before)  # nothing to take: measure again from here
             return None
         history.views.update(plan.views)
         changed = sorted(history.index_of_id(mid) for mid in plan.views)
         synthetic = self.summaries.rebuild(event_record.id, inp.model.name, tail_start, budget, changed, room=room)
         if not changed and synthetic == history.synthetic:
             self.stats.tier_savings.setdefault(tier, []).append(0)
+            self.interval.reset(before)
             return None
         self.view_log.save_views(session_id, event_record.id, plan.views, synthetic)
         # Only synthetic messages that appear or disappear move the prompt; kept ones are the
@@ -150,6 +154,7 @@ class Compactor:
         after = fixed + history.tokens
         self.stats.events += 1
         self.stats.tier_savings.setdefault(tier, []).append(before - after)
+        self.interval.reset(after)
         rows = history.rows
         self._fence_id = rows[tail_start].id if tail_start < len(rows) else None
         created: dict[str, int] = {}
@@ -202,8 +207,7 @@ class Compactor:
             tail_start = (
                 self.manual_tail_start(units, budget.window) if manual else self.tail_start(units, budget.window)
             )
-        protected = frozenset(i for i in (history.first_user, history.last_user) if i is not None)
-        protected |= frozenset(history.system_rows)
+        protected = frozenset(history.never_removed())  # anchors, prefix turns, security pins
         if target_ratio is None:  # the last resort inside the fresh tail cuts as little as it can
             deep = tier == EMERGENCY and not no_tail
             target_ratio = self.config.emergency_target_ratio if deep else self.config.target_ratio
@@ -230,7 +234,19 @@ class Compactor:
             blocks=self.summaries.prepared_blocks(),
             removal_end=units[-1].start if no_tail and units else None,
             eviction=eviction_order(inp.eviction_order, inp.model),
+            protected_tools=inp.protected_tools,
+            focus_band=self.config.removal_focus_band,
         )
+
+    def event_target(self, budget: Budget) -> int:
+        """What a removal event brings the prompt down to (the economic trigger's lowest floor)."""
+        return int(budget.prompt_limit * self.config.emergency_target_ratio)
+
+    def economic_progress(self, budget: Budget) -> float:
+        """How far the economic trigger is from due (1.0 = due; 0 when the trigger is off)."""
+        if not self.config.economic_trigger:
+            return 0.0
+        return self.interval.progress(self.event_target(budget), self.config.write_read_price_ratio)
 
     def tail_start(self, units: Sequence[Unit], window: int) -> int:
         """First row of the fresh tail: the newest units within `tail_ratio` of the window (at

@@ -101,6 +101,27 @@ class EngineConfig:
     # once the cache has gone cold (an idle gap past the TTL: the prefix is re-billed anyway).
     # Off: deferred tiers wait until the emergency threshold (the bench's "without" arm).
     cache_ttl_prune: bool = True
+    # The economic trigger (`compaction_interval.py`): below the emergency threshold, an event runs
+    # once the tokens re-read above the last event's floor, at the cache-read price, cost as much
+    # as re-writing that floor once. The ratio is Anthropic's cache write ÷ cache read (1.25 / 0.1;
+    # OpenAI's plain input ÷ cached is 10). Off: on the 400-turn oracle replays it cuts chatty's
+    # cost (64k 1,679 → 1,470 kU, 32k 1,145 → 830; R_verbatim unchanged) but costs coding 64k
+    # prefix stability (0.918 → 0.891, 24 → 35 events) for −2 % cost, and tool-storm 64k costs 5 %
+    # more (it leaves out each event's summarizer spend); docs/benchmarks.md, "Prefix and cost".
+    economic_trigger: bool = False
+    write_read_price_ratio: float = 12.5
+    # Prefix anchor turns (Comis's `compactionPrefixAnchorTurns`): the first this many user turns
+    # are never removed (above one, each with its closing text answer, not its tool traffic).
+    # 1 = the first user message only; measured against 2 in docs/context-engine.md.
+    prefix_anchor_turns: int = 1
+    # Removal takes focus units (the intent's paths, modules, symbols) last within each band of
+    # this many removal groups (`intent.py:focus_last_in_band`); 0 = off. Whole-list focus-last
+    # cut R_verbatim 0.364 → 0.335 on the 400-turn replay; the band bounds how far it reorders.
+    removal_focus_band: int = 0
+    # File reads on arrival bounded only by the room left (`file_read_room_ratio` of it), not by
+    # the fixed `file_read_filter_ratio` share of B: the seed's full exemption, measured in
+    # docs/context-engine.md. The hard cap (vault above `hard_cap_chars`) applies either way.
+    file_read_exempt: bool = False
 
 
 DEFAULT_CONFIG = EngineConfig()

@@ -52,6 +52,7 @@ from myrm_tui.context.pipeline import (
 )
 from myrm_tui.context.prompt import AssembledPrompt, ContextExhausted
 from myrm_tui.context.report import StageClock, StageTimer
+from myrm_tui.context.signature_scrub import replay_breaks_cache
 from myrm_tui.context.stages.cache_optimize import CacheBreak, apply_markers, breakpoints_for, first_difference
 from myrm_tui.context.stages.cache_optimize import message_digest as _message_digest
 from myrm_tui.context.stages.compress import EMERGENCY, SUMMARIZE, plan_compaction
@@ -105,6 +106,7 @@ class ContextEngine:
         self.objective = ObjectiveNotes(self.history)
 
         self.last_call_at: float | None = None
+        self._last_model: str | None = None  # the model of the previous assemble (signature scrubber)
         self.usage_ratio = 1.0  # provider-reported prompt tokens ÷ our estimate, last call
         self.last_break: CacheBreak | None = None
         self.cache_observer = CacheObserver()  # phase 2 of break detection; the learned TTL
@@ -190,6 +192,7 @@ class ContextEngine:
             st.tokens_out = history.tokens
 
         event: CompactionEvent | None = None
+        compactor.interval.note_request(self._tokens_for_ladder(fixed), compactor.event_target(budget))
         decision = self._decide(inp, budget, fixed, now, inp.force_tier)
         self.pending_tier = decision.deferred
         if decision.run:
@@ -201,6 +204,11 @@ class ContextEngine:
                 )
                 st.tokens_out = fixed + history.tokens
                 st.items = event.items or 0 if event is not None else 0
+        # Signature replay scrubber: a replay that re-bills the history stops resending old signed blocks.
+        model_changed = self._last_model not in (None, inp.model.name)
+        if replay_breaks_cache(event is not None, self._cache_warm(now, inp.model), model_changed):
+            history.scrub_signatures(inp.render_key())
+        self._last_model = inp.model.name
 
         with timer.stage(INTEGRITY) as st, clock.time(INTEGRITY):
             messages_out, integrity, repair_delta = history.valid_history(inp.model.name)
@@ -388,13 +396,17 @@ class ContextEngine:
         self, inp: TurnInput, budget: Budget, fixed: int, now: float, force_tier: str | None
     ) -> ladder.Decision:
         return ladder.decide(
-            tokens=int((fixed + self.history.tokens) * self.usage_ratio),
+            tokens=self._tokens_for_ladder(fixed),
             budget=budget,
             config=self.config,
             cache_warm=self._cache_warm(now, inp.model),
             force_tier=force_tier,
             recent_savings=self.stats.tier_savings,
+            economic_due=self.compactor.economic_progress(budget) >= 1.0,
         )
+
+    def _tokens_for_ladder(self, fixed: int) -> int:
+        return int((fixed + self.history.tokens) * self.usage_ratio)
 
     def _cache_warm(self, now: float, model: ModelInfo) -> bool:
         if self.last_call_at is None:

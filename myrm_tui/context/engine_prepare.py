@@ -40,6 +40,11 @@ from myrm_tui.store.records import MessageRecord
 MIN_CHUNK_FILL = 0.5
 # Same-depth fold rounds a preparation looks ahead (the event folds at most this many rounds).
 FOLD_LOOKAHEAD_ROUNDS = 8
+# Prepare for an economic event once half of its read allowance is spent (about 70 % of the
+# interval: the allowance grows with the square of the turns), well before the event. Measured on
+# the chatty 64k replay, whose fake summaries the auditor always rejects: 297k summarizer tokens
+# at 0.5, 348k at 0.9 (the spend is per chunk, not per turn waited), 0 without preparing.
+ECONOMIC_PREPARE_AT = 0.5
 
 
 @dataclass(frozen=True)
@@ -108,7 +113,9 @@ class SummaryPreparation:
             budget = self.ready(inp)
             # Prepare only once the full tier is reached: removal is then near, so the paid summary
             # is very likely to be used (below it, sessions often end before anything is removed).
-            if self.prompt_tokens(inp) < budget.prompt_limit * self.config.full_ratio:
+            # Or once an economic event (compaction_interval.py) is half-way due: it runs below full.
+            near = self.compactor.economic_progress(budget) >= ECONOMIC_PREPARE_AT
+            if self.prompt_tokens(inp) < budget.prompt_limit * self.config.full_ratio and not near:
                 return None
             # The oldest chunk of what an emergency would remove now: removal takes the oldest units
             # first, so that is what the next removal takes, whenever it comes. (Summarizing "the

@@ -19,8 +19,11 @@ from myrm_tui.context.config import EngineConfig
 from myrm_tui.context.family import family_of
 from myrm_tui.context.integrity import IntegrityReport, repair_pairs
 from myrm_tui.context.media import has_media
+from myrm_tui.context.pins import is_security_pin
 from myrm_tui.context.pipeline import MEDIA_FILTER, NORMALIZE, THINKING_CLEANUP
+from myrm_tui.context.prefix_memo import PrefixMemo
 from myrm_tui.context.report import StageClock
+from myrm_tui.context.signature_scrub import scrub_boundary
 from myrm_tui.context.stages.cache_optimize import message_digest
 from myrm_tui.context.stages.encode_safe import encode_safe
 from myrm_tui.context.stages.media_filter import strip_media
@@ -73,11 +76,18 @@ class RenderedHistory:
         self._by_identity: dict[int, Entry] = {}
         # entries[: _clean_upto] need no repair (`valid_history`): each request repairs what follows.
         self._clean_upto = 0
+        # Per request, only the digests past the previous request's unchanged prefix are looked up.
+        self._digest_memo = PrefixMemo(self._digest_of)
         self.render_key: RenderKey | None = None
         self.media_rows: list[int] = []
         self.first_user: int | None = None
         self.last_user: int | None = None
         self.system_rows: list[int] = []
+        # The user's own rules stated mid-session (context/pins.py): never removed, masked or summarized.
+        self.pinned_rows: list[int] = []
+        # The first `prefix_anchor_turns` user messages (and, above one, each one's closing answer).
+        self.prefix_rows: list[int] = []
+        self._user_turns = 0
         self.calls: dict[str, tuple[str, dict[str, Any]]] = {}  # tool_call_id → (name, arguments)
         self._unfiltered: list[MessageRecord] = []  # synced, not yet seen by the smart filter
         self._rendered_upto = 0  # rows[: _rendered_upto] are in entries
@@ -86,6 +96,9 @@ class RenderedHistory:
         # agent's `reply_figures` events when such a row arrives; `signer_family`).
         self._signers: dict[int, str] = {}
         self._signers_after: int | None = None  # the last `reply_figures` event read
+        # Rows before this index render as earlier turns for the reasoning cleanup: a replay that
+        # broke the cache scrubbed their signed blocks, and they stay scrubbed (`scrub_signatures`).
+        self.scrub_before = -1
 
     # ------------------------------------------------------------------ rows
     def sync(self) -> list[MessageRecord]:
@@ -102,6 +115,13 @@ class RenderedHistory:
             if row.role == "user":
                 if self.first_user is None:
                     self.first_user = index
+                self._user_turns += 1
+                if self._user_turns <= self.config.prefix_anchor_turns:
+                    self.prefix_rows.append(index)
+                if is_security_pin(row.message):
+                    self.pinned_rows.append(index)
+            elif row.role == "assistant" and self._closes_prefix_turn(row):
+                self.prefix_rows.append(index)
             elif row.role == "system":
                 self.system_rows.append(index)
             if has_media(row.message):
@@ -151,8 +171,23 @@ class RenderedHistory:
         return i
 
     def never_removed(self) -> set[int]:
-        """The anchors: the first and latest user messages and stored system rows."""
-        return {i for i in (self.first_user, self.last_user) if i is not None} | set(self.system_rows)
+        """The anchors: the first and latest user messages, stored system rows, the prefix anchor
+        turns beyond the first (`EngineConfig.prefix_anchor_turns`) and the security pins."""
+        anchors = {i for i in (self.first_user, self.last_user) if i is not None} | set(self.system_rows)
+        return anchors | set(self.prefix_rows) | set(self.pinned_rows)
+
+    def _closes_prefix_turn(self, row: MessageRecord) -> bool:
+        """Whether `row` is a text answer (no tool calls) within a prefix anchor turn, when more
+        than one turn is anchored: the turn's user message and the answer are kept, its tool
+        traffic is not (a whole turn of outputs would hold the prompt's head forever). With one
+        anchor turn (the default) only the first user message is kept, as it always was. A later
+        answer in the same turn replaces an earlier one."""
+        turns = self.config.prefix_anchor_turns
+        if turns < 2 or not 1 <= self._user_turns <= turns or row.message.get("tool_calls"):
+            return False
+        if self.prefix_rows and self.rows[self.prefix_rows[-1]].role == "assistant":
+            self.prefix_rows.pop()
+        return True
 
     # ------------------------------------------------------------------ rendering
     def invalidate_from(self, row_index: int) -> None:
@@ -188,6 +223,22 @@ class RenderedHistory:
         model = self._signers.get(row.id)
         return family_of(model) if model else None
 
+    def scrub_signatures(self, key: RenderKey) -> int:
+        """On a replay that breaks the cache (context/signature_scrub.py): the current turn's
+        steps before its newest assistant message stop carrying signed reasoning, from now on.
+        Returns how many rows were rendered anew (0: nothing to scrub)."""
+        boundary = scrub_boundary(self.rows, self.last_user)
+        if boundary is None or boundary <= self.scrub_before:
+            return 0
+        start = max(self.scrub_before, (self.last_user or 0) + 1)
+        signed = [i for i in range(start, boundary) if self.rows[i].message.get("thinking_blocks")]
+        self.scrub_before = boundary
+        if not signed:
+            return 0
+        self.invalidate_from(signed[0])
+        self.render(key)
+        return len(signed)
+
     def render(self, key: RenderKey, clock: StageClock | None = None) -> None:
         """Render the rows not rendered yet (all of them when the model's family, vision or
         name changed): thinking cleanup, media filter and normalize, per row. `clock`: where
@@ -218,7 +269,8 @@ class RenderedHistory:
             if index in self.media_rows and index not in media_window:
                 message = strip_media(message, "model has no vision" if not vision else "older than the newest images")
             media_done = time.perf_counter()
-            message = clean_thinking(message, family, index < last_user, self.signer_family(row))
+            earlier = index < last_user or index < self.scrub_before
+            message = clean_thinking(message, family, earlier, self.signer_family(row))
             thinking_done = time.perf_counter()
             message = normalize(message)
             if message is not base and _shape_changed(base, message):
@@ -282,21 +334,22 @@ class RenderedHistory:
 
     def digests(self, history: Sequence[dict[str, Any]]) -> list[str]:
         """Digest per prompt message; entries carry theirs, so only repaired messages hash anew."""
-        out = []
-        for message in history:
-            entry = self._entry_for(message)
-            if entry is None:
-                out.append(message_digest(message))
-                continue
-            if not entry.digest:
-                entry.digest = message_digest(message)
-            out.append(entry.digest)
-        return out
+        return self._digest_memo.map(history)
+
+    def _digest_of(self, message: dict[str, Any]) -> str:
+        entry = self._entry_for(message)
+        if entry is None:
+            return message_digest(message)
+        if not entry.digest:
+            entry.digest = message_digest(message)
+        return entry.digest
 
     def encode_safe(self, wire: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
         """The outgoing messages encode-safe (`stages.encode_safe`). Scanning the whole prompt on
         every request made this stage grow with the session; a rendered message never changes,
-        so its scan is done once and kept on its entry (the same object back when it is clean)."""
+        so its scan is done once and kept on its entry (the same object back when it is clean).
+        Not through a `PrefixMemo` like `digests`: the wire list starts with a system message
+        made anew per request, so no prefix is ever shared (measured: slower, not faster)."""
         out = []
         for message in wire:
             entry = self._entry_for(message)

@@ -129,3 +129,18 @@ def current_query(rows: Sequence[MessageRecord], last_user_index: int | None, ma
             arguments = call.get("function", {}).get("arguments")
             parts.append(arguments if isinstance(arguments, str) else "")
     return " ".join(parts)[:max_chars]
+
+
+def focus_last_in_band(order: Sequence[int], focus: Sequence[bool], band: int) -> list[int]:
+    """Removal's gentler use of the intent (`EngineConfig.removal_focus_band`): `order` (the
+    removal order of groups) cut into consecutive bands of `band` groups, each band with its
+    focus groups (`focus[k]` for group k) moved after its other groups. A focus group waits at
+    most `band - 1` places, so removal stays near-contiguous (whole-list focus-last left dozens
+    of small gaps and fragmented the summaries); `band` < 2 gives `order` back."""
+    if band < 2:
+        return list(order)
+    out: list[int] = []
+    for start in range(0, len(order), band):
+        chunk = order[start : start + band]
+        out += [k for k in chunk if not focus[k]] + [k for k in chunk if focus[k]]
+    return out

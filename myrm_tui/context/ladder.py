@@ -52,12 +52,17 @@ def decide(
     cache_warm: bool,
     force_tier: str | None,
     recent_savings: Mapping[str, Sequence[int]],
+    economic_due: bool = False,
 ) -> Decision:
+    """`economic_due`: the reads paid since the last event have reached one re-write
+    (`compaction_interval.py`); the removal event runs now, whatever the cache's state."""
     limit = max(1, budget.prompt_limit)
     utilization = tokens / limit
     tier = tier_for(utilization, config)
     if force_tier:
         return Decision(tier, force_tier, "forced")
+    if economic_due and tier != EMERGENCY and tokens <= limit:
+        return Decision(tier, EMERGENCY, f"economic: {utilization:.0%}, re-reads since the last event ≥ one re-write")
     if tier in (NONE, MONITOR):
         return Decision(tier, None, "under the light threshold" if tier == NONE else "monitoring")
     if tier != EMERGENCY and (cache_warm or not config.cache_ttl_prune) and tokens <= limit:

@@ -13,6 +13,7 @@ from typing import Any
 
 from myrm_tui.context.budget import Budget, budget_for
 from myrm_tui.context.family import family_of
+from myrm_tui.context.masker_tiers import ALWAYS_PROTECTED
 from myrm_tui.context.prefix_tokens import fixed_tokens, tools_key
 from myrm_tui.llm.model_info import ModelInfo
 
@@ -35,6 +36,7 @@ class TurnInput:
     # Per request, not in EngineConfig: the engine outlives the agent a settings change rebuilds.
     eviction_order: str = "auto"
     restate_objective: bool | None = None  # the `restate_objective` setting; None: the engine config's
+    protected_tools: frozenset[str] = ALWAYS_PROTECTED  # the `protected_tools` setting (context/masker_tiers.py)
 
     def fixed_tokens(self) -> int:
         """System prompt + tool schemas (memoised per distinct prefix in `prefix_tokens`)."""

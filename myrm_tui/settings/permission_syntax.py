@@ -11,8 +11,6 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from myrm_tui.shell_lex import split_commands
-
 # Rule tool name -> the tools it covers. Edit covers every tool that changes a file (a user who
 # allows edits under src/ means whole-file writes there too); Write only file_write.
 RULE_TOOLS: dict[str, tuple[str, ...]] = {
@@ -114,6 +112,8 @@ def parse_rule(text: str, source: str = "") -> Rule:
 
 
 def _bash_words(pattern: str) -> tuple[str, ...]:
+    from myrm_tui.shell_lex import split_commands  # see _check_bash_pattern
+
     body = pattern.removesuffix(":*")
     commands = split_commands(body)
     return tuple(commands[0].argv) if commands else ()
@@ -126,6 +126,10 @@ def _check_bash_pattern(raw: str, pattern: str) -> None:
             f"{raw!r}: a Bash rule is a command, optionally followed by :* for any arguments; "
             "`*` elsewhere is not supported"
         )
+    # Imported here: the settings loader imports this module before `myrm` paints, and the shell
+    # lexer (~20 ms) is needed only when a config holds Bash rules.
+    from myrm_tui.shell_lex import split_commands
+
     commands = split_commands(body)
     if len(commands) != 1 or not commands[0].words:
         raise RuleError(f"{raw!r}: a Bash rule names one simple command (no ;, &&, |, or redirections)")

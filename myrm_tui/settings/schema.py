@@ -19,6 +19,10 @@ FREE = "free"  # applies from any workspace file: looks, limits, prompt density
 NEEDS_TRUST = "needs-trust"  # decides what runs or where data goes: only once the user trusts the file
 TIGHTEN_ONLY = "tighten-only"  # what tools may touch: a workspace file may only make it stricter
 WORKSPACE_RULES = (FREE, NEEDS_TRUST, TIGHTEN_ONLY)
+# A list of tool names as the registry spells them (letters, digits, `_`, `-`, `.` for MCP
+# servers), separated by commas or spaces: the `protected_tools` setting.
+TOOL_NAME = r"[A-Za-z][\w.-]{0,63}"
+TOOL_NAME_LIST = rf"\s*(?:{TOOL_NAME}(?:[,\s]+{TOOL_NAME})*)?[,\s]*"
 
 
 @dataclass(frozen=True)
@@ -40,6 +44,9 @@ class SettingSpec:
     minimum: float | None = None
     above: float | None = None
     maximum: float | None = None
+    # Text settings: a regular expression the whole value must match (empty: any text).
+    pattern: str = ""
+    pattern_words: str = ""  # what a matching value is, for the error sentence ("tool names separated by commas")
 
 
 SETTINGS: tuple[SettingSpec, ...] = (
@@ -83,8 +90,9 @@ SETTINGS: tuple[SettingSpec, ...] = (
         "cache_preheat",
         bool,
         False,
-        "After a compaction between turns, send the new prompt once with a 1-token answer, so the "
-        "provider's prompt cache is warm before your next message (TUI only).",
+        "When a session opens and after a compaction between turns, send the prompt the next message "
+        "starts with once, with a 1-token answer, so the provider's prompt cache is warm before your "
+        "next message (TUI only).",
         section="advanced",
     ),
     SettingSpec(
@@ -93,6 +101,17 @@ SETTINGS: tuple[SettingSpec, ...] = (
         False,
         "While you are idle, resend the last request (1-token answer) just before the provider's cache "
         "lifetime runs out, at most 12 times per pause (TUI only). Pays off for pauses under ~45 min.",
+        section="advanced",
+    ),
+    # A paid, uncached model call per big output (agent/arrival_summary.py): off by default, and a
+    # workspace file needs trust to turn it on.
+    SettingSpec(
+        "arrival_summary",
+        bool,
+        False,
+        "Send a big tool output that no filter understands (a log, prose; over ~5k tokens) to the "
+        "summarizer model (the lite model if set) and show the agent its summary with the head and tail; "
+        "the whole output stays in the vault. One extra model call per such output.",
         section="advanced",
     ),
     SettingSpec(
@@ -300,6 +319,20 @@ SETTINGS: tuple[SettingSpec, ...] = (
         section="advanced",
         from_workspace=FREE,
         minimum=0,
+    ),
+    # NEEDS_TRUST: a protected output stays in every prompt for good, so a cloned repository must not
+    # be able to keep its own tool outputs (a prompt injection among them) in view; only widening is
+    # possible (session_note is always protected), so there is nothing for a workspace to tighten.
+    SettingSpec(
+        "protected_tools",
+        str,
+        "session_note",
+        "Tools whose outputs are never masked or excerpted when older history is compacted, comma-separated "
+        "(session_note always is). Each one stays whole in every prompt, so list only small, critical outputs.",
+        section="advanced",
+        from_workspace=NEEDS_TRUST,
+        pattern=TOOL_NAME_LIST,
+        pattern_words="tool names separated by commas",
     ),
     # "auto": oldest first on a model with a prompt cache (the cached prefix is cut once), least
     # relevant to the current task first on one without (context/relevance_policy.py).

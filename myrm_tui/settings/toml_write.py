@@ -5,17 +5,17 @@ re-serialises plain data drops every comment and blank line and reorders keys, s
 the settings screen would wipe the user's notes. tomlkit keeps the parsed document (comments,
 key order, quoting, spacing) and emits it again with only the edited values replaced. Reading a
 config for its *settings* stays on the stdlib's tomllib (strict, no dependency in the hot path);
-this module is used only when a file is rewritten.
+this module is used only when a file is rewritten, so tomlkit is imported there too (the
+settings loader imports this module, and `myrm` loads settings before its first frame).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import tomlkit
-from tomlkit import TOMLDocument
-from tomlkit.exceptions import ConvertError, ParseError
+if TYPE_CHECKING:
+    from tomlkit import TOMLDocument
 
 
 def parse_for_edit(text: str) -> TOMLDocument:
@@ -24,6 +24,9 @@ def parse_for_edit(text: str) -> TOMLDocument:
     Edits made through the mapping interface replace a value in place: its trailing comment and
     the comment lines above it stay where they were.
     """
+    import tomlkit
+    from tomlkit.exceptions import ParseError
+
     try:
         return tomlkit.parse(text)
     except ParseError as exc:
@@ -36,6 +39,9 @@ def dumps(data: Mapping[str, Any]) -> str:
 
     TypeError for a value TOML cannot hold (the caller validated the schema; this is a bug guard).
     """
+    import tomlkit
+    from tomlkit.exceptions import ConvertError
+
     try:
         return tomlkit.dumps(data)
     except ConvertError as exc:

@@ -30,6 +30,7 @@ class SettingChanges(TypedDict, total=False):
     restate_objective: RestateObjective
     cache_preheat: bool
     cache_keepalive: bool
+    arrival_summary: bool
     api_base: str
     prompt_mode: PromptMode
     approval: Approval
@@ -51,6 +52,7 @@ class SettingChanges(TypedDict, total=False):
     llm_first_token_timeout: float
     llm_max_attempts: int
     local_threads: int
+    protected_tools: str
     eviction_order: EvictionOrder
     theme: str
     animations: bool
@@ -90,6 +92,10 @@ class SettingValues:
     @property
     def cache_keepalive(self) -> bool:
         return cast(bool, self._value("cache_keepalive"))
+
+    @property
+    def arrival_summary(self) -> bool:
+        return cast(bool, self._value("arrival_summary"))
 
     @property
     def api_base(self) -> str:
@@ -174,6 +180,10 @@ class SettingValues:
     @property
     def local_threads(self) -> int:
         return cast(int, self._value("local_threads"))
+
+    @property
+    def protected_tools(self) -> str:
+        return cast(str, self._value("protected_tools"))
 
     @property
     def eviction_order(self) -> EvictionOrder:

@@ -34,6 +34,8 @@ def type_error(spec: SettingSpec, value: Any) -> str | None:
         return f"`{spec.key}` must be one of {', '.join(spec.choices)}, not {value!r}."
     if spec.type in (int, float):
         return range_error(f"`{spec.key}`", value, minimum=spec.minimum, above=spec.above, maximum=spec.maximum)
+    if spec.pattern and not re.fullmatch(spec.pattern, value):
+        return f"`{spec.key}` must be {spec.pattern_words or 'text of another form'}, not {value!r}."
     return None
 
 

@@ -11,30 +11,21 @@ imported here: litellm and the agent load in a worker after the first paint, and
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual import work
-from textual.app import App, SystemCommand
+from textual.app import SystemCommand
 from textual.binding import Binding, BindingType
 
 from myrm_tui.settings import Settings
-from myrm_tui.settings.schema import SPECS_BY_KEY
 from myrm_tui.settings.trust import IGNORE
 from myrm_tui.terminal_text import for_terminal
-from myrm_tui.tui.resume_hint import resumable_session
+from myrm_tui.tui.app_themes import DEFAULT_THEME, ThemedApp
 from myrm_tui.tui.scope import ScopedChoice, theme_note
 from myrm_tui.tui.terminal_keys import install_extra_sequences
-from myrm_tui.tui.themes import (
-    THEME_SUFFIX,
-    ThemeFileError,
-    css_problem,
-    load_theme_file,
-    load_themes,
-    shipped_theme_dir,
-    theme_dirs,
-)
 
 if TYPE_CHECKING:  # the chat screen, the store and what they import load after the first paint
     from myrm_tui.mcp.manager import McpManager
@@ -45,16 +36,27 @@ if TYPE_CHECKING:  # the chat screen, the store and what they import load after 
     from myrm_tui.tui.widgets.prompt import PromptArea
     from myrm_tui.tui.widgets.tool_block import ToolBlock
 
-DEFAULT_THEME = SPECS_BY_KEY["theme"].default
+__all__ = ["DEFAULT_THEME", "EXIT_MODEL_REFUSED", "AppOutcome", "MyrmApp", "run_app"]
 
 
 # How long the start-screen hand-over waits for the chat's prompt to exist: 5 s in 10 ms steps
 # (it takes ~50-300 ms; the bound only keeps a wedged compose from holding keys forever).
 CHAT_READY_POLLS = 500
 CHAT_READY_POLL_S = 0.01
+# The process's exit code when the model is refused after the first frame: a usage error, as when
+# the command line refuses it (cli_commands.common.EXIT_USAGE; the CLI layer is above this one).
+EXIT_MODEL_REFUSED = 2
 
 
-class MyrmApp(App[None]):
+@dataclass(frozen=True)
+class AppOutcome:
+    """How a `run_app` ended, for the command line to print once the terminal is back."""
+
+    resumable: str | None  # the session worth resuming (one with messages), or None
+    refusal: str | None  # why the model was refused before any session opened, or None
+
+
+class MyrmApp(ThemedApp):
     TITLE = "myrm"
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+q", "quit", "Quit", priority=True, show=False, id="app.quit"),
@@ -74,9 +76,13 @@ class MyrmApp(App[None]):
         trust_prompt: TrustPrompt | None = None,
         config_notices: Sequence[str] = (),
         paint_first: bool = False,
+        model_check: Callable[[], str | None] | None = None,
     ) -> None:
         """`paint_first`: show the start screen in the first frame and open the store, the session
-        and the chat screen after it (the `myrm` launch); tests and embedders get them at once."""
+        and the chat screen after it (the `myrm` launch); tests and embedders get them at once.
+        `model_check` (with `paint_first`): why the model cannot be used, or None; run in the loading
+        thread, before anything opens, because it may import litellm (seconds) to look the model up.
+        A refusal ends the app with EXIT_MODEL_REFUSED and leaves the reason in `refusal`."""
         super().__init__()
         # Config warnings the command printed on stderr before the screen took over: shown
         # again inside the app, where the user looks (stderr is hidden behind the screen).
@@ -96,6 +102,8 @@ class MyrmApp(App[None]):
         self.mcp: McpManager
         self._opening = (store, session_id, continue_last)
         self.paint_first = paint_first
+        self.model_check = model_check
+        self.refusal: str | None = None
         self.chat_opened = False  # True once store, session and MCP manager exist
         if not paint_first:
             self._open_chat()
@@ -103,6 +111,10 @@ class MyrmApp(App[None]):
         self._saving_theme = False
         self.resume_session_id: str | None = None  # set on exit: the command line prints how to resume
         self._apply_animations(settings)
+        # Themes are registered and chosen before the app runs, not in on_mount: a theme set once
+        # the app is running makes Textual parse every stylesheet again, before the first frame.
+        self.load_theme_files()
+        self._theme_notices = self._choose_start_theme()
 
     def _open_chat(self) -> None:
         """Open the store and the session; what the chat screen needs before it can compose."""
@@ -159,33 +171,18 @@ class MyrmApp(App[None]):
             self._config_path = user_config_file()
         return self._config_path
 
-    def _theme_dirs(self) -> list[Path]:
-        return self.theme_dirs if self.theme_dirs is not None else theme_dirs()
-
     def on_mount(self) -> None:
         if self.settings.keymap:
             self.set_keymap(dict(self.settings.keymap))
-        self.load_theme_files()
         for notice in self.config_notices:
             self.notify(notice, title="Configuration", severity="warning", timeout=15)
-        theme = self.settings.theme
-        if DEFAULT_THEME in self.available_themes:
-            self.theme = DEFAULT_THEME  # what a broken or missing theme falls back to
-        if theme and theme in self.available_themes:
-            problem = self.theme_problem(theme)
-            if problem is None:
-                self.theme = theme
-            else:
-                self.notify(f"{problem} Using {self.theme}.", title="Theme not applied", severity="warning", timeout=15)
-        elif theme:
-            self.notify(
-                f"Theme {theme!r} is not installed; using {self.theme}. /theme lists the themes.", severity="warning"
-            )
+        for text, title, timeout in self._theme_notices:
+            self.notify(text, title=title, severity="warning", timeout=timeout)
         for problem in self.theme_problems:
             self.notify(problem, title="Theme file skipped", severity="warning", timeout=10)
         self.theme_changed_signal.subscribe(self, self._theme_changed)
-        if self.watch_themes:
-            self._watch_theme_dirs()
+        if self.watch_themes:  # after the first frame: it imports watchfiles (and anyio) on the UI thread
+            self.call_after_refresh(self._watch_theme_dirs)
         if self.paint_first:
             from myrm_tui.tui.screens.start import StartScreen
 
@@ -203,10 +200,24 @@ class MyrmApp(App[None]):
         import myrm_tui.tui.screens.chat  # noqa: F401
         import myrm_tui.tui.screens.trust  # noqa: F401
 
+        problem = None
+        if self.model_check is not None:
+            try:
+                problem = self.model_check()
+            except Exception:  # noqa: BLE001 - a lookup that crashed refuses nothing; a send would say why
+                problem = None
         try:
-            self.call_from_thread(self.call_later, self._finish_start)
+            if problem is None:
+                self.call_from_thread(self.call_later, self._finish_start)
+            else:
+                self.call_from_thread(self._refuse, problem)
         except RuntimeError:  # the user quit on the start screen; the app is gone
             return
+
+    def _refuse(self, problem: str) -> None:
+        """End the launch before any session opens; the command line prints `problem`."""
+        self.refusal = problem
+        self.exit(return_code=EXIT_MODEL_REFUSED)
 
     async def _finish_start(self) -> None:
         """Swap the start screen for the chat screen, moving over what the user typed."""
@@ -281,6 +292,9 @@ class MyrmApp(App[None]):
         self._theme_stop.set()
         if not self.chat_opened:  # quit on the start screen: nothing was opened
             return
+        from myrm_tui.tui.resume_hint import resumable_session
+
+        self.chat.discard_if_unused()  # a session the cache preheat opened and no message used
         self.resume_session_id = resumable_session(self.store, self.chat.session_id)
         await self.mcp.aclose()  # no server process outlives the app
         if self._owns_store:
@@ -329,6 +343,9 @@ class MyrmApp(App[None]):
             self.apply_settings(settings)
         if note:
             self.notify(note, title="Workspace settings", timeout=8)
+        from myrm_tui.tui.session_preheat import start_session_preheat  # waited for this decision
+
+        start_session_preheat(self)
 
     def _apply_animations(self, settings: Settings) -> None:
         self.animation_level = "full" if settings.animations else "none"
@@ -369,35 +386,6 @@ class MyrmApp(App[None]):
             return False
         return True
 
-    # themes ---------------------------------------------------------------------------------
-
-    def load_theme_files(self) -> None:
-        loaded = load_themes(self._theme_dirs())
-        for theme in loaded.themes.values():
-            self.register_theme(theme)
-        self.theme_files = loaded.files
-        self.theme_problems = loaded.problems
-
-    def theme_problem(self, name: str) -> str | None:
-        """Why the registered theme `name` cannot be applied (its CSS variables do not parse),
-        or None. Shipped themes are tested, so only the user's own files are parsed here."""
-        path = self.theme_files.get(name)
-        if path is None or path.parent == shipped_theme_dir():
-            return None
-        return css_problem(self.available_themes[name], path)
-
-    def choose_theme(self, name: str) -> bool:
-        if name not in self.available_themes:
-            mine = ", ".join(sorted(n for n in self.available_themes if n.startswith("myrm")))
-            self.notify(f"No theme named {name!r}; try one of {mine} (or Ctrl+P → theme).", severity="warning")
-            return False
-        problem = self.theme_problem(name)
-        if problem is not None:
-            self.notify(f"{problem} Still using {self.theme}.", title="Theme not applied", severity="error", timeout=10)
-            return False
-        self.theme = name
-        return True
-
     def choose_theme_scoped(self, choice: ScopedChoice) -> None:
         """/theme NAME is for this run; `--default` also writes it to the user config."""
         if choice.make_default:
@@ -412,51 +400,6 @@ class MyrmApp(App[None]):
         if await self.save_settings({"theme": name}):
             self.notify(theme_note(name, make_default=True))
 
-    def _theme_changed(self, theme: Any) -> None:
-        """A theme picked here (/theme, the palette) is for this run only (tui/scope.py)."""
-        name = theme.name
-        if name == self.settings.theme:
-            return
-        self.settings = self.settings.with_values(theme=name)
-        if self.chat_opened:  # else the session opens with self.settings, theme included
-            self.chat.settings = self.chat.settings.with_values(theme=name)
-        if not self._saving_theme:
-            self.notify(theme_note(name, make_default=False), timeout=6)
-
-    def reload_theme_file(self, path: Path) -> str | None:
-        """Re-read one changed theme file; re-apply it if it is the active theme."""
-        if not path.is_file():
-            return None
-        try:
-            theme = load_theme_file(path)
-        except ThemeFileError as exc:
-            self.notify(str(exc), title="Theme not reloaded", severity="error", timeout=10)
-            return None
-        problem = css_problem(theme, path) if path.parent != shipped_theme_dir() else None
-        if problem is not None:  # the previous version stays registered (and applied)
-            self.notify(problem, title="Theme not reloaded", severity="error", timeout=10)
-            return None
-        self.register_theme(theme)
-        self.theme_files[theme.name] = path
-        if theme.name == self.theme:
-            self.refresh_css(animate=False)
-        return theme.name
-
-    @work(exclusive=True, group="theme-watch", exit_on_error=False)
-    async def _watch_theme_dirs(self) -> None:
-        """Live reload: a saved theme file is re-registered (and re-applied if active)."""
-        directories = [str(d) for d in self._theme_dirs() if d.is_dir()]
-        if not directories:
-            return
-        import watchfiles  # deferred: only the running app watches
-
-        async for changes in watchfiles.awatch(
-            *directories, stop_event=self._theme_stop, rust_timeout=500, yield_on_timeout=False
-        ):
-            for _change, name in changes:
-                if name.endswith(THEME_SUFFIX):
-                    self.reload_theme_file(Path(name))
-
 
 def run_app(
     *,
@@ -467,9 +410,9 @@ def run_app(
     trust_prompt: TrustPrompt | None = None,
     config_notices: Sequence[str] = (),
     paint_first: bool = True,
-) -> str | None:
-    """Run the full-screen app until the user quits; returns the session worth resuming (one
-    with messages), or None."""
+    model_check: Callable[[], str | None] | None = None,
+) -> AppOutcome:
+    """Run the full-screen app until the user quits (or `model_check` refuses the model)."""
     app = MyrmApp(
         workspace,
         settings,
@@ -478,6 +421,7 @@ def run_app(
         trust_prompt=trust_prompt,
         config_notices=config_notices,
         paint_first=paint_first,
+        model_check=model_check,
     )
     app.run()
-    return app.resume_session_id
+    return AppOutcome(resumable=app.resume_session_id, refusal=app.refusal)

@@ -93,6 +93,11 @@ class ChatSession:
     # A model chosen for this session only (/model, Ctrl+O without make-default): it survives
     # settings applied later (the settings screen, a workspace just trusted) and is never saved.
     session_model: str | None = None
+    # The opt-in cache preheat at open (tui/session_preheat.py): started once per session; a new
+    # session's row is then created before any message, untitled, and the first message titles it.
+    preheat_started: bool = False
+    preheat_probe: Any = None  # the ProbeResult of the open preheat (None: not sent, or it failed)
+    _untitled: bool = field(default=False, repr=False)
 
     @classmethod
     def open(
@@ -145,12 +150,30 @@ class ChatSession:
     # main thread -----------------------------------------------------------------------------
 
     def ensure_session(self, first_message: str) -> SessionRecord:
+        if self.session is not None and self._untitled and first_message:
+            from myrm_tui.sinks import session_title
+
+            self.store.rename_session(self.session.id, session_title(first_message, _TITLE_CHARS))
+            self.session, self._untitled = self.store.get_session(self.session.id), False
         if self.session is None:
             assert self.model is not None
             from myrm_tui.sinks import session_title  # a title is shown and exported: redacted
 
             self.session = self.store.create_session(self.model, session_title(first_message, _TITLE_CHARS))
         return self.session
+
+    def open_agent(self) -> Any:
+        """The agent built at session open, before any message (the opt-in cache preheat)."""
+        self._untitled = self.session is None
+        return self.agent("")
+
+    def discard_if_unused(self) -> None:
+        """Leaving a session the preheat created that never got a message: remove its row, so
+        `myrm -c` and the sessions list do not offer an empty session."""
+        if self._untitled and self.session is not None and not self.store.messages(self.session.id):
+            with contextlib.suppress(StoreError):  # exit must not fail over an empty row
+                self.store.delete_session(self.session.id)
+            self.session = None
 
     def shutdown(self) -> None:
         """App exit: no process a tool started may outlive the app."""

@@ -76,6 +76,13 @@ TURN_WINDOW_HIGH = 60
 # relayouts the whole transcript, so 20 turns took ~5 s on a 2-core box, 5 about 1 s
 # (docs/tui-benchmarks.md, "Issue 17").
 LOAD_EARLIER_TURNS = 5
+# Columns a stored reply loses to its padding inside the transcript (assistant_message.tcss:
+# `padding: 0 1`): the width its lines are pre-rendered for before any reply is mounted.
+REPLY_GUTTER_CELLS = 2
+# On resume, the newest replies of the window rendered before the first paint (they fill the
+# screen the user sees first); the older ones render in a thread after it. 5 ~900-character
+# replies are more than a 40-row screen.
+RESUME_RENDERED_REPLIES = 5
 
 # Slash / @file popup rows (an OptionList renders only visible rows, but a short list reads faster).
 POPUP_MAX_ROWS = 8

@@ -136,6 +136,9 @@ class TurnRunner:
         # (measured: bench/tui_bench.py, docs/tui-benchmarks.md).
         gc.freeze()
         self.ready.set()
+        from myrm_tui.tui.session_preheat import start_session_preheat  # opt-in; a no-op unless on
+
+        start_session_preheat(self.screen.app)
 
     # a turn ---------------------------------------------------------------------------------
 

@@ -180,3 +180,42 @@ def test_keepalive_schedule_keeps_the_cache_warm_until_the_cap(last, pause, ttl,
         previous = at
     if len(times) < cap:  # not capped: the user came back before the next probe was due
         assert until - previous <= ttl - KEEPALIVE_MARGIN_S + 1e-6
+
+
+async def test_a_session_open_preheat_sends_the_prefix_the_first_message_then_sends(
+    store, workspace, script, clock, tmp_path
+):
+    from myrm_tui.agent.cache_warmth import PREHEAT_STAND_IN
+    from myrm_tui.agent.model_stream import _default_stream
+
+    sent: list[tuple[str, str]] = []  # (messages, tools) of each request, as JSON
+
+    def recording(model, messages, tools, settings):
+        sent.append((json.dumps(messages, sort_keys=True), json.dumps(tools, sort_keys=True)))
+        return _default_stream()(model, messages, tools, settings)
+
+    first_agent, _ = _agent(store, workspace, script, clock, tmp_path, cache_preheat=True)
+    agent = Agent(
+        store=store,
+        session_id=first_agent.session_id,
+        settings=first_agent.settings,
+        workspace=workspace,
+        stream_fn=recording,
+    )
+    probe = await CacheWarmth(agent).preheat(at_open=True)
+    assert probe is not None and probe.purpose == PURPOSE_PREHEAT
+    assert [e.data["purpose"] for e in store.events(agent.session_id, kind=event_kinds.USAGE)] == [PURPOSE_PREHEAT]
+    await drive(agent, "run the tests")
+
+    (pre_messages, pre_tools), (first_messages, first_tools) = sent
+    pre, first = json.loads(pre_messages), json.loads(first_messages)
+    assert [m["role"] for m in pre] == ["system", "user"] and pre[1]["content"] == PREHEAT_STAND_IN
+    assert json.dumps(pre[0], sort_keys=True) == json.dumps(first[0], sort_keys=True), "the same system bytes"
+    assert pre_tools == first_tools and json.loads(first_tools), "the same tools, in the same order"
+    assert "run the tests" in json.dumps(first[-1]), "then the first message goes after the same prefix"
+
+
+async def test_no_session_open_preheat_when_the_setting_is_off(store, workspace, script, clock, tmp_path):
+    agent, record = _agent(store, workspace, script, clock, tmp_path)
+    assert await CacheWarmth(agent).preheat(at_open=True) is None
+    assert _requests(record) == [] and not store.events(agent.session_id, kind=event_kinds.USAGE)

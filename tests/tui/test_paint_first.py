@@ -3,9 +3,10 @@ the user can type at once, and the chat screen that replaces it keeps the draft 
 
 from __future__ import annotations
 
-from tui_pilot_helpers import SIZE, scripted_settings, type_text, wait_until
+import pytest
+from tui_pilot_helpers import SIZE, notices, scripted_settings, type_text, wait_until
 
-from myrm_tui.tui.app import MyrmApp
+from myrm_tui.tui.app import DEFAULT_THEME, EXIT_MODEL_REFUSED, MyrmApp
 from myrm_tui.tui.screens.chat import ChatScreen
 from myrm_tui.tui.screens.start import StartPrompt, StartScreen
 from myrm_tui.tui.widgets.assistant_message import AssistantMessage
@@ -71,3 +72,45 @@ async def test_without_holding_the_chat_screen_follows_by_itself(workspace, scri
     async with app.run_test(size=SIZE) as pilot:
         await wait_until(pilot, lambda: isinstance(app.screen, ChatScreen), what="chat screen")
         assert app.chat_opened and len(app.screen_stack) == 2
+
+
+async def test_a_refused_model_ends_the_launch_after_the_first_frame_with_nothing_opened(workspace, script):
+    """The unknown-model check runs behind the start screen (it may import litellm): a refusal
+    ends the app with exit code 2 and its reason, before any store or session exists."""
+    checked: list[str] = []
+
+    def check() -> str:
+        checked.append("asked")
+        return "Unknown model 'gpt-9': try `myrm models --search gpt`."
+
+    app = MyrmApp(
+        workspace, scripted_settings(script({"text": "x"})), paint_first=True, watch_themes=False, model_check=check
+    )
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: app.refusal is not None, what="refusal")
+    assert checked == ["asked"]
+    assert app.return_code == EXIT_MODEL_REFUSED and app.refusal.startswith("Unknown model 'gpt-9'")
+    assert not app.chat_opened and app.resume_session_id is None
+    assert not (workspace / ".myrm").exists(), "no store was created"
+
+
+@pytest.mark.parametrize("check", [lambda: None, lambda: 1 / 0], ids=["accepted", "crashed"])
+async def test_an_accepted_model_opens_the_chat_and_a_crashed_check_does_not_wedge_the_start(workspace, script, check):
+    app = MyrmApp(
+        workspace, scripted_settings(script({"text": "x"})), paint_first=True, watch_themes=False, model_check=check
+    )
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, ChatScreen), what="chat screen")
+        assert app.refusal is None and app.chat_opened
+
+
+async def test_the_theme_is_chosen_before_the_first_frame(workspace, script):
+    """Set in __init__, not on_mount (a theme set on a running app re-parses every stylesheet
+    before the first frame); a theme that is not installed still falls back and says so."""
+    settings = scripted_settings(script({"text": "x"}), theme="no-such-theme")
+    app = HeldStart(workspace, settings, paint_first=True, watch_themes=False)
+    assert app.theme == DEFAULT_THEME  # before the app runs
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await pilot.pause(0.2)
+        assert app.theme == DEFAULT_THEME
+        assert any("'no-such-theme' is not installed" in m for m in notices(app)), notices(app)

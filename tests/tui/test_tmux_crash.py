@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
-from tmux_helpers import SCREEN_TIMEOUT_S, capture, quit_and_exit_code, start_myrm, tmux, wait_for
+from tmux_helpers import SCREEN_TIMEOUT_S, capture, quit_and_exit_code, start_myrm, tmux, wait_for, wait_gone
 
 pytestmark = [pytest.mark.llama, pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")]
 
@@ -82,6 +82,13 @@ def test_model_worker_killed_mid_reply_is_a_typed_error_and_the_session_goes_on(
         assert "session is kept" in " ".join(screen.split()), screen  # the note may wrap
         assert terminal_modes(name) == "alt=1 mouse=1", "the app is still running full-screen"
 
+        # The failed message comes back into the prompt (its placeholder goes): nothing typed is
+        # lost. Clear it, so the next message is only the short question (appending to the long
+        # ask made the answer a long story, which missed the timeout on a loaded box).
+        wait_gone(name, "Message myrm", timeout=ANSWER_TIMEOUT_S)
+        tmux("send-keys", "-t", name, "End")
+        tmux("send-keys", "-t", name, "C-u")
+        wait_for(name, "Message myrm")
         tmux("send-keys", "-t", name, "-l", "What is the capital of France?")
         tmux("send-keys", "-t", name, "Enter")
         fresh = wait_for_process(name, "myrm_tui.llm.local_worker")

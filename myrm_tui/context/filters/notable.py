@@ -15,8 +15,9 @@ and errors only rank such lines higher: a log has plenty of ordinary WARN lines.
 from __future__ import annotations
 
 import re
-from collections import Counter
-from collections.abc import Iterator
+import threading
+from collections import Counter, OrderedDict
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from myrm_tui.context.filters.markers import MARKER_CLOSE, MARKER_OPEN, marker
@@ -56,8 +57,7 @@ def _keys(line: str) -> list[str]:
     return keys
 
 
-def _scored(lines: list[str]) -> Iterator[NotableLine]:
-    per_line = [_keys(line) for line in lines]
+def _scored(lines: list[str], per_line: list[list[str]]) -> Iterator[NotableLine]:
     keyed = sum(1 for keys in per_line if keys)
     if keyed < MIN_KEYED_LINES:
         return
@@ -75,6 +75,40 @@ def _scored(lines: list[str]) -> Iterator[NotableLine]:
         yield NotableLine(index, text, score)
 
 
+# Scans remembered (`_found`): one long output is scanned whole up to four times (its spill at
+# ingest, its excerpt on arrival, the compactor's filter, the summary of its rows, the last often
+# a hundred turns later), and a keyed output of a few hundred lines costs milliseconds a scan.
+# Only outputs past the keyed-line threshold are kept (the costly scans: about one in twenty
+# outputs of a coding session); 128 of them span several hundred turns and bound what it holds.
+MEMO_ENTRIES = 128
+_memo: OrderedDict[str, tuple[NotableLine, ...]] = OrderedDict()
+_memo_lock = threading.Lock()  # background summaries scan too
+
+
+def _found(scanned: str, lines: list[str]) -> tuple[NotableLine, ...]:
+    """Every notable line of `scanned` (split into `lines`), in output order."""
+    with _memo_lock:
+        hit = _memo.get(scanned)
+        if hit is not None:
+            _memo.move_to_end(scanned)
+            return hit
+    per_line = [_keys(line) for line in lines]
+    found = tuple(_scored(lines, per_line))
+    if sum(1 for keys in per_line if keys) >= MIN_KEYED_LINES:
+        with _memo_lock:
+            _memo[scanned] = found
+            while len(_memo) > MEMO_ENTRIES:
+                _memo.popitem(last=False)
+    return found
+
+
+def note_weight(text: str) -> int:
+    """The score a notable line (already found novel, e.g. an excerpt's note) has on its own:
+    every key it states counts, as in `_scored`, plus the severity bonus. Lets a summary prefer
+    `override applied port=4821` over a page's one-off `"limit": 720`."""
+    return 3 * len(set(_keys(text))) + (2 if _SEVERITY.search(text) else 0)
+
+
 def notable_lines(text: str, limit: int, *, skip_head: int = 0, skip_tail: int = 0) -> list[NotableLine]:
     """Up to `limit` lines of `text` that break its pattern, best first, then in output order.
     `skip_head`/`skip_tail` (characters) leave out what an excerpt already shows."""
@@ -82,7 +116,7 @@ def notable_lines(text: str, limit: int, *, skip_head: int = 0, skip_tail: int =
         return []
     scanned = text[:SCAN_CHARS]
     lines = scanned.split("\n")
-    found = list(_scored(lines))
+    found: Sequence[NotableLine] = _found(scanned, lines)
     if skip_head or skip_tail:
         starts = []
         offset = 0
@@ -95,6 +129,30 @@ def notable_lines(text: str, limit: int, *, skip_head: int = 0, skip_tail: int =
         ]
     best = sorted(found, key=lambda n: (-n.score, n.index))[:limit]
     return sorted(best, key=lambda n: n.index)
+
+
+def states_value(text: str) -> bool:
+    """Whether `text` states a `key=value` (never a secret-named key): a value the session may
+    need verbatim later (`now: port=4821`), unlike `edit` or `"limit": 720,`."""
+    keys = _KV_KEY.findall(text)
+    return bool(keys) and not any(_SECRET_KEY.search(key) for key in keys)
+
+
+# A sentence of conversation text: split after ., ! or ? followed by whitespace (values such as
+# `v3.10.21` or `db-4.prod` have no space after their dots).
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+
+
+def stated_values(text: str) -> list[str]:
+    """The sentences of `text` that state a `key=value` (never a secret-named key), in order:
+    a value the user gives in passing ("ops told me the value is port=4821") is a standing fact of
+    the session, and the ask that carried it is cut or dropped long before the fact stops mattering."""
+    out = []
+    for sentence in _SENTENCE_END.split(text):
+        keys = _KV_KEY.findall(sentence)
+        if keys and not any(_SECRET_KEY.search(key) for key in keys):
+            out.append(" ".join(sentence.split()))
+    return out
 
 
 # How an excerpt shows a notable line (`… line 153: WARN override applied port=4821 …`): one
@@ -110,3 +168,16 @@ def note_line(found: NotableLine) -> str:
 def noted_facts(text: str) -> list[str]:
     """The notable lines an excerpt carries as notes (see `note_line`), in order."""
     return [m.group(1) for m in map(_NOTE.match, text.split("\n")) if m]
+
+
+def standout_facts(text: str, limit: int, share: float) -> list[str]:
+    """The one-off facts of an output, in output order (the caller keeps about `limit`; a few
+    more are scanned so it can drop one, e.g. a command's own echo): the notes its excerpt carries
+    (a spilled output), else the notable lines of the whole text; only those scoring at least
+    `share` of the best, so a clear standout (a warning with a novel key) does not bring a page's
+    ordinary one-off fields (`"limit": 720`) along. Raw lines: the caller redacts."""
+    scored = [(fact, note_weight(fact)) for fact in noted_facts(text)]
+    if not scored:
+        scored = [(line.text, line.score) for line in notable_lines(text, limit + 1)]
+    best = max((score for _, score in scored), default=0)
+    return [fact for fact, score in scored if score >= best * share]

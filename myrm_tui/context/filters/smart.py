@@ -57,9 +57,13 @@ def lift_notable(excerpt: Excerpt, lines: list[str]) -> None:
     a fact in the middle of a long output reached neither and was found only by a search the
     model had to think of. A note, not the bare line, because a summary of the excerpt alone (a
     spilled output) must still recognise it (`notable.noted_facts`). A line the filter already
-    ranks important (an error) stays as it is."""
+    ranks important (an error) stays as it is. Notes are kept first among the important lines."""
     for found in notable_lines("\n".join(lines), NOTABLE_PER_EXCERPT):
-        note = Piece(note_line(found), int(Tier.IMPORTANT), is_marker=True, key=True)
+        # Kept before the tier's other lines (ranked by score, ahead of any position): a log has
+        # hundreds of ERROR lines and the fit kept those nearest the head and tail, so a note
+        # from the middle was the first cut of a tight excerpt (seen: a build log's one override
+        # line cut from its ~760-token excerpt in the 32k tool-storm replay).
+        note = Piece(note_line(found), int(Tier.IMPORTANT), is_marker=True, rank=-found.score, key=True)
         shown = next((i for i, p in enumerate(excerpt.pieces) if not p.is_marker and p.first == found.index), None)
         if shown is not None:
             if excerpt.pieces[shown].tier < Tier.IMPORTANT:

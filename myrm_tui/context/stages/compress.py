@@ -23,7 +23,9 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from myrm_tui.context.filters import filter_output
-from myrm_tui.context.intent import Intent, _text_of, current_query, looks_failed
+from myrm_tui.context.filters.kept_facts import kept_facts
+from myrm_tui.context.intent import Intent, _text_of, current_query, focus_last_in_band, looks_failed
+from myrm_tui.context.masker_tiers import ALWAYS_PROTECTED, drop_ephemeral
 from myrm_tui.context.relevance import least_relevant_first
 from myrm_tui.context.relevance_policy import RECENCY
 from myrm_tui.context.units import Unit
@@ -57,7 +59,7 @@ MAX_ARG_CHARS = 2_000
 ARG_KEEP_CHARS = 300
 # Tools whose old outputs are cheap to get again and rarely needed verbatim: masked first.
 READ_ONLY_TOOLS = frozenset({"file_read", "grep", "glob", "ctx_search", "ctx_expand", "ctx_inspect"})
-PROTECTED_TOOLS = frozenset({"session_note"})
+PROTECTED_TOOLS = ALWAYS_PROTECTED  # plus the `protected_tools` setting (PlanInput.protected_tools)
 # How much of a row the intent check and the relevance ranking read: enough for a file's head
 # or a log's first screens, and a 100k-character output costs no more than this.
 INTENT_CHARS = 4_000
@@ -102,6 +104,10 @@ class PlanInput:
     # RECENCY: removal takes the oldest units first (the cached prefix is cut once); RELEVANCE:
     # the least relevant to the current query first (a model without a prompt cache).
     eviction: str = RECENCY
+    # Tools whose outputs are never masked, filtered or superseded (context/masker_tiers.py).
+    protected_tools: frozenset[str] = ALWAYS_PROTECTED
+    # Removal defers focus groups within bands of this many (intent.py:focus_last_in_band); 0: off.
+    focus_band: int = 0
 
 
 @dataclass(frozen=True)
@@ -236,7 +242,7 @@ class _Planner:
             if row.role != "tool":
                 continue
             name, args = self.call_of(i)
-            if not name or name in PROTECTED_TOOLS or name in ("file_write", "file_edit"):
+            if not name or name in self.inp.protected_tools or name in ("file_write", "file_edit"):
                 continue
             key = name + json.dumps(args, sort_keys=True, default=str)
             keys[i] = key
@@ -260,7 +266,7 @@ class _Planner:
             if self.view_kind(i) != VERBATIM or self.tok(i) <= self.inp.light_filter_tokens:
                 continue
             name, args = self.call_of(i)
-            if name in PROTECTED_TOOLS:
+            if name in self.inp.protected_tools:
                 continue
             content = _text_of(self.inp.rows[i].message)
             budget_chars = max(400, self.inp.light_filter_tokens * 2)
@@ -293,7 +299,7 @@ class _Planner:
             if self.view_kind(i) not in (VERBATIM, FILTERED):
                 continue
             name, args = self.call_of(i)
-            if name in PROTECTED_TOOLS:
+            if name in self.inp.protected_tools:
                 continue
             row = self.inp.rows[i]
             content = _text_of(row.message)
@@ -306,6 +312,7 @@ class _Planner:
             text = masked_text(
                 name or "tool", tool_identity(name, args), self.tok(i), msg_handle(row.id), first_line, why
             )
+            text = "\n".join([text, *kept_facts(content)])
             self.apply(i, MASKED, self.tool_message(i, text), "mask", why)
 
     def shrink_arguments(self, in_tail: bool = False) -> None:
@@ -363,6 +370,9 @@ class _Planner:
                 for group in groups
             ]
             order = least_relevant_first(current_query(rows, self.inp.last_user), texts)
+        if self.inp.focus_band > 1 and self.inp.intent:  # EngineConfig.removal_focus_band
+            focus = [any(self.carries_focus(i) for u in g.units for i in range(u.start, u.end)) for g in groups]
+            order = focus_last_in_band(order, focus, self.inp.focus_band)
         return [groups[k] for k in order]
 
     def relevance_text(self, i: int) -> str:
@@ -423,7 +433,11 @@ def plan_compaction(inp: PlanInput) -> Plan:
     tier_rank = TIERS.index(inp.tier)
     steps = [planner.dedup, planner.superseded, planner.filter_big]
     if tier_rank >= 1:
-        steps += [lambda: planner.mask(protect_intent=True), planner.shrink_arguments]
+        steps += [
+            lambda: drop_ephemeral(planner, inp.protected_tools),  # the masker's ephemeral tier first
+            lambda: planner.mask(protect_intent=True),
+            planner.shrink_arguments,
+        ]
     if tier_rank >= 2:
         # Oversized arguments in the tail are cut before any older turn is removed.
         steps += [lambda: planner.mask(protect_intent=False), lambda: planner.shrink_arguments(in_tail=True)]

@@ -2,7 +2,9 @@
 
 Escalation (never raises for model failures; the session never loses history):
 1. up to `attempts` calls; each answer is parsed and audited, a rejected answer goes back to
-   the model with the auditor's feedback (the conversation continues);
+   the model with the auditor's feedback (the conversation continues); a model that answers
+   the feedback with the rejected answer again is asked no more: that answer is judged by the
+   terse bar and, rejected, goes straight to 3;
 2. one terse attempt (huge messages cut, "be terse"), accepted with half the retention bar;
 3. the extractive summary (no LLM), marked fallback.
 Auth / model-not-found errors skip straight to 3: retrying cannot fix them.
@@ -328,11 +330,28 @@ async def summarize(
             ),
         )
 
+    def judge_terse(answer: str, run: _Run) -> tuple[SummaryOutcome | None, AuditResult | None, str]:
+        """An answer judged by the terse bar: the outcome when it passes, the audit, the feedback."""
+        summary, result, feedback = _judge(
+            answer,
+            source_text=source_text,
+            source_tokens=source_tokens,
+            depth=depth,
+            min_retention=min_retention * TERSE_RETENTION_FACTOR,
+            count=count,
+        )
+        if summary is None:
+            return None, result, feedback
+        clean, counts = _redacted_answer(answer, summary, policy)
+        return finish(clean, LEVEL_TERSE, run, result, None, redacted_before=counts), result, feedback
+
     last_audit: AuditResult | None = None
     conversation = list(base) if run.budget(base) else list(terse_base)
     answer: str | None = None
     feedback = ""
     permanent = False
+    rejected: str | None = None  # the last answer the audit rejected
+    repeated = False  # the model gave a rejected answer again
     for _ in range(max(0, attempts)):
         answer = await run.ask(conversation)
         if answer is None:
@@ -340,6 +359,19 @@ async def summarize(
                 permanent = True
                 break
             continue
+        if answer == rejected:
+            # The model wrote the rejected answer again, feedback notwithstanding: it does not act
+            # on feedback, so neither more rounds of it nor the terse request (feedback plus "be
+            # terse") would bring another answer, and each resends the whole chunk (measured:
+            # 17 such chunks were ~390k of the 400-turn tool-storm's summarizer tokens at 64k).
+            # The answer in hand is judged by the terse bar the terse attempt would have had.
+            repeated = True
+            run.errors.append("answer repeated after feedback: judged by the terse bar, no further call")
+            accepted, result, feedback = judge_terse(answer, run)
+            last_audit = result or last_audit
+            if accepted is not None:
+                return accepted
+            break
         summary, result, feedback = _judge(
             answer,
             source_text=source_text,
@@ -353,12 +385,13 @@ async def summarize(
             clean, counts = _redacted_answer(answer, summary, policy)
             return finish(clean, LEVEL_LLM, run, result, None, redacted_before=counts)
         run.errors.append("answer rejected: " + feedback.replace("\n", " "))
+        rejected = answer
         longer = conversation + retry_turns(answer, feedback)
         conversation = longer if run.budget(longer) else list(base) + retry_turns(answer, feedback)
         if not run.budget(conversation):
             conversation = list(base) if run.budget(base) else list(terse_base)
 
-    if not permanent:
+    if not permanent and not repeated:
         # Level 2: one terse attempt, continuing the conversation when it fits.
         terse = list(terse_base)
         if answer is not None:
@@ -373,18 +406,10 @@ async def summarize(
         if answer is None and run.failure_kinds and run.failure_kinds[-1] == PERMANENT:
             permanent = True
         elif answer is not None:
-            summary, result, feedback = _judge(
-                answer,
-                source_text=source_text,
-                source_tokens=source_tokens,
-                depth=depth,
-                min_retention=min_retention * TERSE_RETENTION_FACTOR,
-                count=count,
-            )
+            accepted, result, feedback = judge_terse(answer, run)
             last_audit = result or last_audit
-            if summary is not None:
-                clean, counts = _redacted_answer(answer, summary, policy)
-                return finish(clean, LEVEL_TERSE, run, result, None, redacted_before=counts)
+            if accepted is not None:
+                return accepted
             run.errors.append("terse answer rejected: " + feedback.replace("\n", " "))
 
     failure = PERMANENT if permanent or PERMANENT in run.failure_kinds else TRANSIENT

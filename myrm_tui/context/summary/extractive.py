@@ -19,9 +19,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from myrm_tui.context.filters.notable import notable_lines, noted_facts
+from myrm_tui.context.filters.notable import standout_facts, stated_values
 from myrm_tui.context.intent import _text_of, looks_failed
-from myrm_tui.context.summary.outcomes import ANSWERED, UNANSWERED, span_facts
+from myrm_tui.context.summary.outcomes import ANSWERED, UNANSWERED, WRITE_TOOLS, CallFact, span_facts
 from myrm_tui.context.summary.schema import FileChange, StructuredSummary, body_text
 from myrm_tui.context.views import msg_handle, tool_identity
 from myrm_tui.sinks import SCAN_CHARS, SUMMARY_BODY, scrub
@@ -48,7 +48,22 @@ _DECISION = re.compile(
     r"|going with|chosen approach)\b",
     re.IGNORECASE,
 )
+# Values the user stated in passing (`notable.stated_values`), kept as standing facts of the
+# session: a few per span, each one sentence.
+MAX_STATED = 3
+STATED_CHARS = 200
+# Of an output's notable lines, those scoring at least this share of the best one are findings:
+# a clear standout (a warning with a novel key) should not bring a page's ordinary one-off
+# fields (`"limit": 720`) along, which would push older facts out of a fold's capped list.
+FINDING_SCORE_SHARE = 0.75
 MAX_COMMAND_CHARS = 60  # a command's first line, as the footer shows it
+# A successful one-line edit of a settings file, up to this long, is kept as the file's new value
+# ("now: port=5000"): a changed setting is the fact a later turn asks for, and the re-read that
+# showed it is gone once summarized. Code edits are not: the file holds them, and their lines
+# would crowd the capped file list of a fold.
+EDIT_VALUE_CHARS = 100
+EDIT_TOOLS = ("file_edit",)
+SETTINGS_SUFFIXES = (".toml", ".yaml", ".yml", ".ini", ".cfg", ".conf", ".env", ".properties", ".json")
 SHRINK_STEPS = 4
 NO_ASK = "(no user request in this span)"
 
@@ -86,6 +101,7 @@ class _Facts:
     commands: list[str] = field(default_factory=list)  # bash commands that ran
     findings: list[Item] = field(default_factory=list)  # notable lines of the outputs that ran
     decisions: list[Item] = field(default_factory=list)  # lines written as decisions
+    stated: list[Item] = field(default_factory=list)  # key=value sentences of the user's asks
 
 
 def _clean(text: str) -> str:
@@ -101,13 +117,35 @@ def _first_line(text: str) -> str:
 def _findings(result: str, command: str) -> list[str]:
     """One-off facts of an output: the notes its excerpt carries (a spilled output), else the
     notable lines of the whole text; the command's own echo (`$ make ci X=1`) is not a finding."""
-    facts = noted_facts(result) or [line.text for line in notable_lines(result, FINDINGS_PER_OUTPUT + 1)]
     out = []
-    for fact in facts:
+    for fact in standout_facts(result, FINDINGS_PER_OUTPUT, FINDING_SCORE_SHARE):
         clean = _first_line(fact)
-        if clean and not (command and command in clean):
+        if clean and not (command and (command in clean or _is_echo(clean, command))):
             out.append(clean)
     return out[:FINDINGS_PER_OUTPUT]
+
+
+def _is_echo(line: str, command: str) -> bool:
+    """`$ make ci X=1` echoing `make ci X=1 2>&1`: the command's own first words, not a finding."""
+    echoed = line[2:].strip() if line.startswith("$ ") else ""
+    return bool(echoed) and command.startswith(echoed)
+
+
+def _with_new_values(files: dict[str, str], calls: Sequence[CallFact]) -> dict[str, str]:
+    """`files` (path → op) with the new text of each file's last short one-line edit."""
+    values: dict[str, str] = {}
+    for call in calls:
+        path = call.arguments.get("path")
+        if call.name not in WRITE_TOOLS or call.status != OK or not isinstance(path, str) or path not in files:
+            continue
+        new = call.arguments.get("new") if call.name in EDIT_TOOLS else None
+        text = _clean(new) if isinstance(new, str) else ""
+        settings = path.lower().endswith(SETTINGS_SUFFIXES) or path.rsplit("/", 1)[-1].startswith(".env")
+        if settings and text and "\n" not in text and len(text) <= EDIT_VALUE_CHARS:
+            values[path] = text
+        else:  # a longer edit or a whole-file write: the earlier value may be gone
+            values.pop(path, None)
+    return {path: f"{op}; now: {values[path]}" if path in values else op for path, op in files.items()}
 
 
 _NOT_RUN = {
@@ -122,7 +160,7 @@ def _facts(messages: Sequence[dict[str, Any]], ids: Sequence[int] | None, ends_t
         return f" ({msg_handle(ids[index])})" if ids is not None and index is not None else ""
 
     span = span_facts(messages, ends_turn=ends_turn)
-    out = _Facts(files=span.files_modified())
+    out = _Facts(files=_with_new_values(span.files_modified(), span.calls))
     asks = [(a, _clean(a.text)) for a in span.asks]
     asks = [(a, text) for a, text in asks if text]
     if asks:
@@ -131,6 +169,8 @@ def _facts(messages: Sequence[dict[str, Any]], ids: Sequence[int] | None, ends_t
         if newest.fate != ANSWERED:
             out.active = newest_text
     for ask, text in asks:
+        for sentence in stated_values(text):
+            out.stated.append((f"user stated: {sentence}", handle(ask.index)))
         if ask.fate == ANSWERED:
             out.answered.append((text, f" → answered{handle(ask.answer_index)}"))
         elif ask.fate == UNANSWERED and text != out.active:
@@ -188,6 +228,7 @@ def _build(
         completed_actions=[_item(a, item) for a in facts.actions][-max(1, MAX_ACTIONS // div) :],
         decisions=[_item(d, max(item, 120)) for d in facts.decisions][-max(1, MAX_DECISIONS // div) :],
         key_findings=[_item(f, max(item, 100)) for f in facts.findings][-max(1, MAX_FINDINGS // div) :],
+        constraints_and_preferences=[_item(s, STATED_CHARS) for s in facts.stated][-max(1, MAX_STATED // div) :],
         errors_and_fixes=[_item(e, item) for e in facts.errors][-max(1, MAX_ERRORS // div) :],
         blocked_items=[_item(b, item) for b in facts.blocked][-max(1, MAX_BLOCKED // div) :],
         files_modified=files,

@@ -19,6 +19,7 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Any
 
+from myrm_tui.context.filters.notable import states_value
 from myrm_tui.context.views import UNTRUSTED_CLOSE, UNTRUSTED_OPEN
 
 # List caps. Why these values: enough to keep the load-bearing facts of a ~20k-token chunk while
@@ -256,10 +257,37 @@ def from_json(text: str) -> StructuredSummary:
     return summary_from_dict(data, fallback=bool(data.get("fallback")))
 
 
+def _newest_per_path(files: list[FileChange]) -> list[FileChange]:
+    """One entry per path, the newest (a fold concatenates its children's lists: a file edited in
+    two of them took two of the capped slots, pushing an older file out)."""
+    last = {f.path: i for i, f in enumerate(files)}
+    return [f for i, f in enumerate(files) if last[f.path] == i]
+
+
+def _capped(items: list[Any], cap: int) -> list[Any]:
+    """`items` cut to `cap`, in order: the newest items that state a value (`key=value`) first,
+    then the newest of the rest. Why not just the newest: a fold concatenates its children's
+    lists, and the entry holding a fact (`config/a.toml — edit; now: port=4821`, an override
+    found in a log) was cut for a plain `tests/x.py — edit` merely newer (measured: most of the
+    400-turn replays' lag-120 losses were such cuts)."""
+    valued = [i for i, item in enumerate(items) if states_value(item.line() if isinstance(item, FileChange) else item)]
+    keep = set(valued[-cap:])
+    for i in range(len(items) - 1, -1, -1):
+        if len(keep) >= cap:
+            break
+        keep.add(i)
+    return [item for i, item in enumerate(items) if i in keep]
+
+
 def enforce_caps(summary: StructuredSummary) -> StructuredSummary:
-    """Cut every list to its cap, keeping the newest items (models append chronologically)."""
-    changes = {
-        name: getattr(summary, name)[-cap:] for name, cap in FIELD_CAPS.items() if len(getattr(summary, name)) > cap
+    """Cut every list to its cap (`_capped`: the newest items, those stating a value first;
+    models append chronologically)."""
+    if len(summary.files_modified) > FIELD_CAPS["files_modified"]:
+        summary = replace(summary, files_modified=_newest_per_path(summary.files_modified))
+    changes: dict[str, Any] = {
+        name: _capped(getattr(summary, name), cap)
+        for name, cap in FIELD_CAPS.items()
+        if len(getattr(summary, name)) > cap
     }
     return replace(summary, **changes) if changes else summary
 

@@ -8,6 +8,8 @@ parser state (half-open fences, tables) never survives into the final view.
 
 from __future__ import annotations
 
+import asyncio
+
 from markdown_it import MarkdownIt
 from textual.app import ComposeResult
 from textual.containers import Vertical
@@ -22,6 +24,7 @@ from myrm_tui.terminal_text import for_terminal
 from myrm_tui.tui.constants import STREAM_FLUSH_INTERVAL_S, STREAM_SEGMENT_CHARS
 from myrm_tui.tui.css import sibling_css
 from myrm_tui.tui.reply_figures_text import figures_line
+from myrm_tui.tui.widgets.stored_reply import StoredReply, palette_of
 
 
 def _segment_cut(written: str, chunk: str) -> int | None:
@@ -85,12 +88,15 @@ class AssistantMessage(Vertical):
         self._reasoning_dirty = False
         self._stream: MarkdownStream | None = None
         self._timer: Timer | None = None
-        self._markdown = (
-            Markdown("", classes="reply") if streaming else StoredMarkdown(for_terminal(text), classes="reply")
+        # A finished reply is one widget of pre-rendered lines (stored_reply.py: why); the live one
+        # is Textual's Markdown, which can append while streaming.
+        self._markdown: Markdown | StoredReply = (
+            Markdown("", classes="reply") if streaming else StoredReply(for_terminal(text), classes="reply")
         )
         # A long streamed reply is split into several Markdown widgets at paragraph breaks
         # outside code fences, so each flush lays out only the live tail, not the whole reply.
-        self._segments: list[Markdown] = [self._markdown]
+        # Finished segments are frozen into one widget of lines each (`_freeze`).
+        self._segments: list[Markdown | StoredReply] = [self._markdown]
         self._segment_texts: list[str] = [""]
         self._reasoning_view = Static(Content(for_terminal(reasoning)), classes="reasoning-text")
         self._reasoning_box = Collapsible(self._reasoning_view, title="thinking", collapsed=True, classes="reasoning")
@@ -104,7 +110,8 @@ class AssistantMessage(Vertical):
         if self.streaming or self.reasoning:  # a stored reply without reasoning: 4 widgets fewer
             yield self._reasoning_box
         yield self._markdown
-        yield self._figures_view
+        if self.streaming or self.figures is not None:  # a stored reply without figures: 1 widget fewer
+            yield self._figures_view
 
     def set_figures(self, figures: ReplyFigures) -> None:
         """The quiet line under the reply: tokens, cached share, cost, time, speed (what is known)."""
@@ -112,14 +119,36 @@ class AssistantMessage(Vertical):
         line = figures_line(figures)
         self._figures_view.update(Content(line))
         self._figures_view.display = bool(line)
+        if self.is_mounted and self._figures_view.parent is None:
+            self.mount(self._figures_view)
 
     @property
     def figures_text(self) -> str:
         return figures_line(self.figures) if self.figures is not None else ""
 
     @property
-    def markdown(self) -> Markdown:
+    def markdown(self) -> Markdown | StoredReply:
+        """What shows the reply's text: both kinds have `source`, the text drawn."""
         return self._markdown
+
+    async def on_stored_reply_activated(self, event: StoredReply.Activated) -> None:
+        """A click on a stored reply (or a frozen segment): the full Markdown widget takes its place
+        (selection, links)."""
+        event.stop()
+        stored = event.reply
+        if stored.parent is not self or not stored.is_mounted:
+            return
+        full = StoredMarkdown(stored.source, classes="reply")
+        self._replace(stored, full)
+        with self.app.batch_update():
+            await self.mount(full, after=stored)
+            await stored.remove()
+
+    def _replace(self, old: Markdown | StoredReply, new: Markdown | StoredReply) -> None:
+        if old in self._segments:
+            self._segments[self._segments.index(old)] = new
+        if self._markdown is old:
+            self._markdown = new
 
     def on_mount(self) -> None:
         if self.streaming and (self._pending or self._reasoning_dirty):
@@ -164,7 +193,9 @@ class AssistantMessage(Vertical):
 
     async def _write(self, chunk: str) -> None:
         if self._stream is None:
-            self._stream = Markdown.get_stream(self._segments[-1])
+            tail = self._segments[-1]
+            assert isinstance(tail, Markdown)  # only finished segments are frozen
+            self._stream = Markdown.get_stream(tail)
         self._segment_texts[-1] += chunk
         # Model text is data: control characters are drawn as escapes (terminal_text), chunk
         # by chunk; the raw text stays in self.text and the store.
@@ -174,10 +205,28 @@ class AssistantMessage(Vertical):
         if self._stream is not None:
             await self._stream.stop()
             self._stream = None
+        done = self._segments[-1]
         segment = Markdown("", classes="reply")
-        await self.mount(segment, after=self._segments[-1])  # the figures line stays last
+        await self.mount(segment, after=done)  # the figures line stays last
         self._segments.append(segment)
         self._segment_texts.append("")
+        if isinstance(done, Markdown):
+            self.run_worker(self._freeze(done, self._segment_texts[-2]), group="freeze")
+
+    async def _freeze(self, done: Markdown, text: str) -> None:
+        """A finished segment becomes one widget of pre-rendered lines (stored_reply.py: why), its
+        lines rendered in a thread: every later frame of the stream then lays out the live tail and
+        a few line widgets instead of every block the reply has had so far."""
+        frozen = StoredReply(for_terminal(text), classes="reply")
+        width = done.content_size.width
+        if width > 0:  # not laid out yet: the lines are rendered on first paint instead
+            await asyncio.to_thread(frozen.prepare, width, palette_of(self.app))
+        if done not in self._segments or not done.is_mounted:
+            return  # finish() replaced the segments meanwhile
+        self._replace(done, frozen)
+        with self.app.batch_update():
+            await self.mount(frozen, after=done)
+            await done.remove()
 
     async def finish(self, final_text: str | None = None) -> None:
         """End streaming: stop the timer, drain the stream, render the whole reply once.
@@ -200,12 +249,18 @@ class AssistantMessage(Vertical):
             self._reasoning_view.update(Content(for_terminal(self.reasoning)))
         if len(self._segments) > 1 and "".join(self._segment_texts) == self.text:
             for segment, text in zip(self._segments, self._segment_texts, strict=True):
-                await segment.update(for_terminal(text))
+                if isinstance(segment, Markdown):  # a frozen one was rendered from its final text
+                    await segment.update(for_terminal(text))
         else:
-            for segment in self._segments[1:]:
-                await segment.remove()
-            self._segments, self._segment_texts = [self._markdown], [self.text]
-            await self._markdown.update(for_terminal(self.text))
+            head = self._segments[0]
+            live = head if isinstance(head, Markdown) else Markdown("", classes="reply")
+            if live is not head:
+                await self.mount(live, before=head)
+            for segment in self._segments:
+                if segment is not live:
+                    await segment.remove()
+            self._segments, self._segment_texts, self._markdown = [live], [self.text], live
+            await live.update(for_terminal(self.text))
         self.streaming = False  # only now is the final render in place
 
     def mark_interrupted(self) -> None:

@@ -48,6 +48,8 @@ class SubagentBlock(ToolBlock):
 
     def compose(self) -> ComposeResult:
         yield self._header
+        if self._card is not None:
+            yield self._card  # a spilled answer's vaulted-result card (ToolBlock._place_card)
         yield self._steps
         yield self._handover
         yield self._output

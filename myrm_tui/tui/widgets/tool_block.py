@@ -28,6 +28,8 @@ from myrm_tui.tui.constants import (
 from myrm_tui.tui.css import sibling_css
 from myrm_tui.tui.formatting import format_duration, summarize_arguments, tail_lines
 from myrm_tui.tui.tool_preview import ToolPreview, preview_text, tool_preview
+from myrm_tui.tui.vaulted_result import vaulted_result
+from myrm_tui.tui.widgets.vault_card import VaultCard
 
 # The key that opens a focused block's whole output in the viewer, and its binding id (keymap).
 OPEN_OUTPUT_KEY = "o"
@@ -103,9 +105,12 @@ class ToolBlock(Vertical):
         self._header = ToolHeader(classes="header")
         self._live = Static("", classes="live")
         self._output = Static("", classes="output")
+        self._card: VaultCard | None = None  # the vaulted-result card, when the result was spilled
 
     def compose(self) -> ComposeResult:
         yield self._header
+        if self._card is not None:
+            yield self._card
         yield self._live
         yield self._output
 
@@ -166,11 +171,29 @@ class ToolBlock(Vertical):
         shown = preview_text(self.preview, self._open_key())
         self._output.update(Content(for_terminal(shown)))  # tool output is data
         self._live.display = False
+        self._place_card(content)
         self.status = status
         if self.is_mounted:
             self._render_header()  # the duration changed even when the status did not
         if status in _FAILED:
             self.expanded = True
+
+    def _place_card(self, content: str) -> None:
+        """The vaulted-result card under the header when the whole result went to the vault
+        (a history block is finished before it mounts: compose yields the card then)."""
+        vaulted = vaulted_result(content)
+        old, self._card = self._card, VaultCard(vaulted) if vaulted is not None else None
+        if vaulted is not None and self.vault_handle is None:
+            self.vault_handle = vaulted.handle  # a subagent's answer names its handle in a hint line
+        if self.is_mounted:
+            if old is not None:
+                old.remove()
+            if self._card is not None:
+                self.mount(self._card, after=self._header)
+
+    def on_vault_card_open_full(self, event: VaultCard.OpenFull) -> None:
+        event.stop()
+        self.open_output()
 
     # the full output ---------------------------------------------------------------------------
 

@@ -8,22 +8,34 @@ back in batches on "load earlier". The transcript owns that window; what it moun
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 
 from textual import events, on
 from textual.containers import VerticalScroll
 from textual.content import Content
+from textual.geometry import Size
+from textual.layout import DockArrangeResult
 from textual.message import Message
+from textual.scrollbar import ScrollBar
 from textual.widget import Widget
 from textual.widgets import Static
 
 from myrm_tui.agent.reply_figures import ReplyFigures
-from myrm_tui.tui.constants import LOAD_EARLIER_TURNS, TURN_WINDOW, TURN_WINDOW_HIGH
+from myrm_tui.tui.constants import (
+    LOAD_EARLIER_TURNS,
+    REPLY_GUTTER_CELLS,
+    RESUME_RENDERED_REPLIES,
+    TURN_WINDOW,
+    TURN_WINDOW_HIGH,
+)
 from myrm_tui.tui.css import sibling_css
 from myrm_tui.tui.history import AssistantItem, ContextNoteItem, HistoryItem, ToolItem, UserItem
 from myrm_tui.tui.widgets.assistant_message import AssistantMessage
 from myrm_tui.tui.widgets.context_note_block import ContextNoteBlock
+from myrm_tui.tui.widgets.stored_reply import ReplyPalette, StoredReply, palette_of
 from myrm_tui.tui.widgets.tool_block import ToolBlock
 from myrm_tui.tui.widgets.user_message import UserMessage
 
@@ -63,6 +75,23 @@ def _page_widgets(page: HistoryPage, first: int, stop: int) -> list[Widget]:
     return widgets
 
 
+@dataclass
+class _Batch:
+    """The next "load earlier" batch, built and rendered ahead so the page-up that reaches the top
+    only mounts ready lines: turns `first` to `stop` of the page."""
+
+    first: int
+    stop: int
+    widgets: list[Widget]
+
+
+def _prerender(replies: list[StoredReply], width: int, palette: ReplyPalette) -> None:
+    """Runs in a worker thread: each reply renders its lines for `width` (a wrong guess costs
+    only a render on the UI thread later, as without this)."""
+    for reply in replies:
+        reply.prepare(width, palette)
+
+
 class Transcript(VerticalScroll):
     """Holds message, tool, note and approval widgets in order.
 
@@ -87,6 +116,10 @@ class Transcript(VerticalScroll):
         # not mounted yet, so loading them needs no store read (the whole history, on the UI thread).
         # Dropped by `prune`, whose turns and dividers were mounted once already.
         self._page: HistoryPage | None = None
+        self._next: _Batch | None = None  # the next batch of hidden turns, built and rendered ahead
+        self._arranged_bottom = 0  # the children's height at the last arrangement
+        self._keep_place: tuple[int, float] | None = None  # (height, scroll_y) before a batch mounted
+        self._batch_mounted = False  # the batch `_keep_place` waits for is mounted (its next arrangement ends it)
 
     def on_mount(self) -> None:
         self.anchor()
@@ -98,8 +131,33 @@ class Transcript(VerticalScroll):
         widgets: list[Widget] = [LoadEarlier(self.hidden_turns)] if self.hidden_turns else []
         widgets += _page_widgets(page, self.hidden_turns, len(page.turns))
         widgets += page.dividers.get(len(page.turns), [])
+        replies = [w.markdown for w in widgets if isinstance(w, AssistantMessage)]
+        # All but the newest replies are laid out at an estimated height and rendered in a thread
+        # after the first paint (rendering the window's ~50 replies first cost ~0.7 s before it).
+        later = [r for r in replies[:-RESUME_RENDERED_REPLIES] if isinstance(r, StoredReply)]
+        for reply in later:
+            reply.defer()
         if widgets:
             self.mount_all(widgets)
+        self._next = None
+        if later:
+            self.call_after_refresh(self._render_deferred, later)
+        if self.hidden_turns:
+            self.call_after_refresh(self._prepare_next)
+
+    def _render_deferred(self, replies: list[StoredReply]) -> None:
+        width = self._reply_width()
+        if width <= 0:
+            return  # not laid out: each renders when painted
+        self.run_worker(
+            self._render_in_thread(replies, width, palette_of(self.app)), group="render-deferred", exclusive=True
+        )
+
+    async def _render_in_thread(self, replies: list[StoredReply], width: int, palette: ReplyPalette) -> None:
+        await asyncio.to_thread(_prerender, replies, width, palette)
+        with self.app.batch_update():  # their true heights, in one layout (anchored: the view stays)
+            for reply in replies:
+                reply.refresh(layout=True)
 
     def mounted_turns(self) -> list[UserMessage]:
         return [u for u in self.query_children(UserMessage) if not u.has_class("-pending")]
@@ -111,6 +169,7 @@ class Transcript(VerticalScroll):
             return
         drop = len(users) - TURN_WINDOW
         self._page = None
+        self._next = None
         keep_from = users[drop]
         doomed = []
         for child in self.children:
@@ -139,16 +198,22 @@ class Transcript(VerticalScroll):
         bar = bars.first()
         page = self._page if self._page is not None else self.page_source()
         first = max(0, self.hidden_turns - LOAD_EARLIER_TURNS)
-        widgets = _page_widgets(page, first, min(self.hidden_turns, len(page.turns)))
+        stop = min(self.hidden_turns, len(page.turns))
+        ready, self._next = self._next, None
+        if ready is not None and (ready.first, ready.stop) == (first, stop):
+            widgets = ready.widgets
+        else:
+            widgets = _page_widgets(page, first, stop)
         loaded = self.hidden_turns - first
         self.hidden_turns = first
         self.run_worker(self._mount_earlier(widgets, bar, loaded), group="load-earlier")
 
     async def _mount_earlier(self, widgets: list[Widget], bar: LoadEarlier, loaded: int) -> None:
-        """Mount the batch as one layout change: each reply builds its Markdown blocks as it mounts,
-        and every such change would otherwise relayout the whole transcript once more."""
-        old_height = self.virtual_size.height
-        old_y = self.scroll_y
+        """Mount the batch as one layout change, the view kept on what the user reads in that same
+        layout (`arrange`): a scroll after it would cost a second full layout and show one frame
+        of the batch's top first."""
+        self._keep_place = (self._arranged_bottom, self.scroll_y)
+        self._batch_mounted = False
         with self.app.batch_update():
             if self.hidden_turns:
                 bar.set_hidden(self.hidden_turns)
@@ -156,13 +221,59 @@ class Transcript(VerticalScroll):
                 await self.mount_all(widgets, after=bar)
             if not self.hidden_turns:
                 await bar.remove()
+        self._batch_mounted = True
+        self.refresh(layout=True)  # the arrangement that ends the keep-place (see `arrange`)
+        # after the frame that shows the batch: a toast's own layout must not delay it
+        self.call_after_refresh(self.notify, f"Loaded {loaded} earlier turns.", timeout=2)
+        if self.hidden_turns:
+            self.call_after_refresh(self._prepare_next)
 
-        def keep_place() -> None:  # the view stays on what the user was reading
-            grown = self.virtual_size.height - old_height
-            self.scroll_to(y=old_y + max(0, grown), animate=False)
+    def arrange(self, size: Size, optimal: bool = False) -> DockArrangeResult:
+        """Textual's arrangement, plus the scroll that keeps the view in place after "load earlier"
+        grew the transcript above it (set before the compositor places the children, the way
+        Textual's own anchor sets it)."""
+        result = super().arrange(size, optimal)
+        bottom = result.spatial_map.total_region.bottom
+        if self._keep_place is not None and bottom != self._arranged_bottom:
+            # measured from before the mount each time: a batch may take more than one layout
+            old_bottom, old_y = self._keep_place
+            new_y = max(0.0, old_y + bottom - old_bottom)
+            self.set_reactive(VerticalScroll.scroll_y, new_y)
+            self.set_reactive(VerticalScroll.scroll_target_y, new_y)
+            self.vertical_scrollbar.set_reactive(ScrollBar.position, new_y)
+        if self._batch_mounted:  # the whole batch is in this arrangement: later growth is not ours
+            self._keep_place = None
+        self._arranged_bottom = bottom
+        return result
 
-        self.call_after_refresh(keep_place)
-        self.notify(f"Loaded {loaded} earlier turns.", timeout=2)
+    def _prepare_next(self) -> None:
+        """Build the next batch of hidden turns and render its replies in a thread, while the user
+        reads: the page-up that reaches the top then mounts lines that are ready."""
+        page = self._page
+        if page is None or not self.hidden_turns or self._next is not None:
+            return
+        first = max(0, self.hidden_turns - LOAD_EARLIER_TURNS)
+        stop = min(self.hidden_turns, len(page.turns))
+        batch = _Batch(first, stop, _page_widgets(page, first, stop))
+        self._next = batch
+        replies = [w.markdown for w in batch.widgets if isinstance(w, AssistantMessage)]
+        stored = [r for r in replies if isinstance(r, StoredReply)]
+        width = self._reply_width()
+        if stored and width > 0:  # 0: not laid out yet; the lines are rendered when they mount
+            self.run_worker(
+                partial(_prerender, stored, width, palette_of(self.app)),
+                thread=True,
+                group="prerender",
+                exit_on_error=False,
+            )
+
+    def _reply_width(self) -> int:
+        """The content width a stored reply gets here: a mounted one's, else the transcript's less
+        the reply's gutter (assistant_message.tcss: padding 0 1)."""
+        for reply in self.query(StoredReply):
+            if reply.content_size.width:
+                return reply.content_size.width
+        return max(0, self.scrollable_content_region.width - REPLY_GUTTER_CELLS)
 
     @property
     def following(self) -> bool:

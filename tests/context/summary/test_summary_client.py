@@ -117,9 +117,41 @@ async def test_terse_attempt_can_still_win(write_script):
             "constraints_and_preferences": [],
         }
     )
-    model = write_script([{"text": "no"}, {"text": "no"}, {"text": "no"}, {"text": terse}])
+    model = write_script([{"text": "no"}, {"text": "nope"}, {"text": "still no"}, {"text": terse}])
     outcome = await summarize(CHUNK, ids=IDS, model=model, window=32_000, settings=SETTINGS)
     assert (outcome.level, outcome.attempts, outcome.fallback) == (LEVEL_TERSE, 4, False)
+
+
+async def test_a_repeated_rejected_answer_ends_the_escalation(write_script):
+    """A model that writes the same rejected answer after the feedback is asked no more (each
+    round resends the whole chunk): the answer is judged by the terse bar, then the extractive floor."""
+    model = write_script([{"text": VAGUE}, {"text": VAGUE}, {"text": "never sent"}, {"text": "nor this"}])
+    call, sent = recording(model)
+    outcome = await summarize(CHUNK, ids=IDS, model=model, window=32_000, call=call, attempts=3)
+    assert outcome.attempts == 2 and len(sent) == 2
+    assert outcome.level == LEVEL_EXTRACTIVE and outcome.fallback and outcome.failure == "transient"
+    assert any(e.startswith("answer repeated after feedback") for e in outcome.errors)
+
+
+async def test_a_repeated_answer_that_meets_the_terse_bar_is_accepted_as_terse(write_script):
+    terse = json.dumps(
+        {
+            **GOOD_SUMMARY,
+            "completed_actions": [],
+            "key_findings": [],
+            "decisions": [],
+            "constraints_and_preferences": [],
+        }
+    )
+    model = write_script([{"text": terse}, {"text": terse}, {"text": "never sent"}])
+    outcome = await summarize(CHUNK, ids=IDS, model=model, window=32_000, settings=SETTINGS, attempts=3)
+    assert (outcome.level, outcome.attempts, outcome.fallback) == (LEVEL_TERSE, 2, False)
+
+
+async def test_a_different_rejected_answer_keeps_retrying(write_script):
+    model = write_script([{"text": VAGUE}, {"text": "{}"}, {"text": good_answer()}])
+    outcome = await summarize(CHUNK, ids=IDS, model=model, window=32_000, settings=SETTINGS, attempts=3)
+    assert (outcome.level, outcome.attempts) == (LEVEL_LLM, 3)
 
 
 async def test_permanent_error_skips_retries_and_opens_the_breaker(write_script):

@@ -9,8 +9,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from summary_helpers import assistant, call, tool, user
 
-from myrm_tui.context.filters.notable import LINE_CHARS, notable_lines
+from myrm_tui.context.filters.notable import LINE_CHARS, NotableLine, notable_lines, note_line, note_weight
 from myrm_tui.context.summary.extractive import extractive_summary
+from myrm_tui.context.summary.schema import FIELD_CAPS, FileChange, StructuredSummary, enforce_caps
 from myrm_tui.context.summary.source import summarizer_messages
 from myrm_tui.context.tokens import count_message_tokens
 
@@ -132,3 +133,78 @@ def test_decisions_written_as_such_are_kept_with_their_handle():
     summary = extractive_summary(messages, ids=[1, 2, 3, 4], source_tokens=source)
     assert summary.decisions[0].startswith("Decision: pin api_version=v2.3") and "msg:2" in summary.decisions[0]
     assert summary.decisions[1].startswith("We'll keep the mail queue") and "msg:4" in summary.decisions[1]
+
+
+def test_a_short_edit_keeps_the_files_new_value_until_a_later_write_replaces_it():
+    """A changed setting is the fact a later turn asks for; the re-read that showed it is gone
+    once summarized (the bench's re-read config file, carrier 4)."""
+    messages = [
+        user("Bump the port in config/app.toml."),
+        assistant("", call("c1", "file_edit", path="config/app.toml", old="port=4821", new="port=5000")),
+        tool("c1", "edited config/app.toml: replaced 1 occurrence at line 3"),
+        assistant("", call("c2", "file_read", path="config/app.toml")),
+        tool("c2", "[server]\nport=5000\n"),
+        assistant("", call("c3", "file_edit", path="src/a.py", old="x = 1", new="x = 1\n" + "y = 2\n" * 3)),
+        tool("c3", "edited src/a.py: replaced 1 occurrence at line 9"),
+        assistant("Done: the port is 5000."),
+    ]
+    source = sum(count_message_tokens(m) for m in messages)
+    files = {f.path: f.change for f in extractive_summary(messages, source_tokens=source).files_modified}
+    assert files == {"config/app.toml": "edit; now: port=5000", "src/a.py": "edit"}
+    rewritten = [*messages[:-1], assistant("", call("c4", "file_write", path="config/app.toml", content="[s]\n"))]
+    rewritten.append(tool("c4", "wrote config/app.toml"))
+    files = {f.path: f.change for f in extractive_summary(rewritten, source_tokens=source).files_modified}
+    assert files["config/app.toml"] == "write", "a whole-file write makes the edit's value stale"
+
+
+def test_a_value_the_user_states_in_passing_is_kept_as_a_standing_fact():
+    ask = (
+        "Can you look at why test_parse fails on CI? By the way, ops told me the value to use is "
+        "NEEDLE-0a1b2c3d4e region=eu-west-3 - keep that in mind. And my password=hunter2 is irrelevant."
+    )
+    messages = [user(ask), assistant("The parser drops the last row; fixed.")]
+    summary = extractive_summary(messages, ids=[7, 8], source_tokens=10_000)
+    assert summary.constraints_and_preferences == [
+        "user stated: By the way, ops told me the value to use is NEEDLE-0a1b2c3d4e region=eu-west-3 - keep "
+        "that in mind. (msg:7)"
+    ]
+
+
+def test_a_command_echo_and_a_pages_ordinary_fields_are_not_findings():
+    lines = ["$ make ci PACKAGE=ledger"] + [f"step {i} ok elapsed_ms={i}" for i in range(60)]
+    lines.insert(30, "WARN [config.loader] override applied port=4821 (source=env)")
+    messages = [
+        user("run ci"),
+        assistant("", call("c1", "bash", command="make ci PACKAGE=ledger 2>&1")),
+        tool("c1", "\n".join(lines)),
+        assistant("CI passed."),
+    ]
+    summary = extractive_summary(messages, source_tokens=10_000)
+    assert summary.key_findings == ["bash: WARN [config.loader] override applied port=4821 (source=env)"]
+
+
+def test_an_excerpts_notes_are_weighed_so_a_pages_ordinary_field_is_not_a_finding():
+    """Notes carried by a spilled output's excerpt have no score of their own: each one is
+    weighed by the keys it states, and only the strong ones become findings."""
+    notes = [
+        note_line(NotableLine(40, '"note": "NEEDLE-0a1b2c3d4e api_version=v3.10.21"', 6)),
+        note_line(NotableLine(900, '"limit": 720,', 3)),
+    ]
+    assert note_weight('"note": "x api_version=v3"') == 6 and note_weight('"limit": 720,') == 3
+    excerpt = "[\n" + "\n".join(notes) + "\n]"
+    messages = [
+        user("fetch the orders"),
+        assistant("", call("c1", "bash", command="curl -s localhost:8000/api/v1/orders | jq .")),
+        tool("c1", excerpt),
+        assistant("Fetched."),
+    ]
+    summary = extractive_summary(messages, source_tokens=10_000)
+    assert summary.key_findings == ['bash: "note": "NEEDLE-0a1b2c3d4e api_version=v3.10.21"']
+
+
+def test_a_capped_file_list_keeps_one_entry_per_path():
+    cap = FIELD_CAPS["files_modified"]
+    files = [FileChange(f"src/f{i}.py", "edit") for i in range(cap)] + [FileChange("src/f3.py", "write")]
+    capped = enforce_caps(StructuredSummary(files_modified=files)).files_modified
+    assert len(capped) == cap and capped[0].path == "src/f0.py", "the oldest file survives the duplicate"
+    assert [f for f in capped if f.path == "src/f3.py"] == [FileChange("src/f3.py", "write")]

@@ -1,0 +1,73 @@
+"""The memo of whole-output scans (`filters.notable._found`): the arrival filter and the later
+summary of the same rows scan one output once; the answers must not change."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from myrm_tui.context.filters import notable
+from myrm_tui.context.filters.notable import MEMO_ENTRIES, MIN_KEYED_LINES, notable_lines
+
+
+def request_log(lines: int, fact_at: int, tag: str = "eu-7") -> str:
+    out = [f"INFO GET /items/{i} status=200 duration_ms={i % 97}" for i in range(lines)]
+    out.insert(fact_at, f"WARN override applied queue_shard={tag}")
+    return "\n".join(out)
+
+
+@pytest.fixture(autouse=True)
+def empty_memo():
+    notable._memo.clear()
+    yield
+    notable._memo.clear()
+
+
+def test_a_second_scan_of_the_same_output_is_a_hit_and_gives_the_same_lines(monkeypatch):
+    text = request_log(200, 100)
+    first = notable_lines(text, 3)
+    assert len(notable._memo) == 1
+    calls = []
+    monkeypatch.setattr(notable, "_keys", lambda line: calls.append(line) or [])
+    # An equal string that is another object (the arrival filter joins the lines anew).
+    again = notable_lines("\n".join(text.splitlines()), 3)
+    assert again == first and not calls
+    assert [n.text for n in first] == ["WARN override applied queue_shard=eu-7"]
+
+
+def test_skip_head_and_tail_still_apply_to_a_remembered_scan():
+    text = request_log(200, 100)
+    notable_lines(text, 3)
+    assert notable_lines(text, 3, skip_head=len(text) // 2 + 200) == []
+    assert len(notable_lines(text, 3, skip_tail=len(text) // 4)) == 1
+
+
+def test_a_different_output_misses_and_short_outputs_are_not_kept():
+    notable_lines(request_log(200, 100), 3)
+    other = notable_lines(request_log(200, 100, tag="us-1"), 3)
+    assert [n.text for n in other] == ["WARN override applied queue_shard=us-1"]
+    assert len(notable._memo) == 2
+    notable_lines("a=1\nb=2\nplain", 3)  # below the keyed-line threshold: cheap, not kept
+    assert len(notable._memo) == 2
+
+
+def test_the_memo_is_bounded_and_drops_the_least_recent():
+    texts = [request_log(MIN_KEYED_LINES + 5, 3, tag=f"t{i}") for i in range(MEMO_ENTRIES + 2)]
+    for text in texts:
+        notable_lines(text, 1)
+    notable_lines(texts[2], 1)  # used again: now the most recent
+    notable_lines(request_log(MIN_KEYED_LINES + 5, 3, tag="new"), 1)
+    assert len(notable._memo) == MEMO_ENTRIES
+    assert texts[0] not in notable._memo and texts[1] not in notable._memo
+    assert texts[2] in notable._memo and texts[3] not in notable._memo
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.sampled_from(["a=1", "b=2", "k=v x=1", '"id": 3', "WARN c=9", "", "plain"]), max_size=80))
+def test_memo_answers_equal_a_fresh_scan(lines):
+    text = "\n".join(lines)
+    first = notable_lines(text, 4)
+    remembered = notable_lines(text, 4)
+    notable._memo.clear()
+    assert first == remembered == notable_lines(text, 4)
