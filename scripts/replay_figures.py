@@ -4,6 +4,7 @@ bench/score.py, for each window and fake summarizer.
 
     python scripts/replay_figures.py --turns 400 --windows 32000 64000 --summarizers null head oracle
     python scripts/replay_figures.py --kind tool-storm --turns 400 --windows 32000 64000 --summarizers null
+    python scripts/replay_figures.py --windows 32000 --summarizers oracle --by-carrier   # where needles are lost
 """
 
 from __future__ import annotations
@@ -31,6 +32,13 @@ def _uncached_cost(cost: dict) -> float:
     )
 
 
+def _print_breakdown(retention: dict, cost: dict) -> None:
+    """R_verbatim per carrier (bench/workload.py: where the needle was planted) and per probe lag."""
+    carriers = {k: round(v["r_verbatim"], 2) for k, v in retention["by_carrier"].items()}
+    lags = {k: round(v["r_verbatim"], 2) for k, v in retention["by_lag"].items()}
+    print(f"  by carrier {carriers}; by lag {lags}; summarizer tokens {cost['summarizer_tokens']:,}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--kind", choices=KINDS, default="coding", help="the workload (bench/workload.py)")
@@ -43,6 +51,11 @@ def main() -> None:
     )
     parser.add_argument(
         "--eviction-order", choices=("auto", "recency", "relevance"), default="auto", help="the eviction_order setting"
+    )
+    parser.add_argument(
+        "--by-carrier",
+        action="store_true",
+        help="after each row: R_verbatim by carrier and by lag, and the summarizer's tokens (what a loss is made of)",
     )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
@@ -91,6 +104,8 @@ def main() -> None:
                     f"{result['cost']['total_anthropic'] / 1000:,.0f} | "
                     f"{timing['p50_ms']:.2f} / {timing['p95_ms']:.2f} | {_uncached_cost(result['cost']) / 1000:,.0f} |"
                 )
+                if args.by_carrier:
+                    _print_breakdown(retention, result["cost"])
 
 
 if __name__ == "__main__":

@@ -346,6 +346,9 @@ class Agent:
             trigger=trigger,
             eviction_order=str(self.settings.eviction_order),
             restate_objective=RESTATE_OBJECTIVE.get(str(self.settings.restate_objective)),
+            prefix_anchor_turns=self.settings.prefix_anchor_turns,
+            removal_focus_band=self.settings.removal_focus_band,
+            file_read_exempt=self.settings.file_read_exempt,
             protected_tools=parse_protected_tools(str(self.settings.protected_tools)),
         )
 

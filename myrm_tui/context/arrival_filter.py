@@ -7,6 +7,7 @@ the prompt whole until an event, and a view decided once comes back byte-identic
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 from myrm_tui.context.arrival_budget import ArrivalAllowances, arrival_allowances, over_turn_allowance
@@ -29,14 +30,18 @@ def filter_arrivals(
     view_log: ViewLog,
     *,
     fixed: int = 0,
+    file_read_exempt: bool | None = None,
 ) -> dict[int, View]:
     """Outputs over their allowance (`arrival_budget.py`: it shrinks as the room left shrinks),
     any single item over `max_item_ratio`, and the biggest outputs of a turn whose outputs add up
     to more than the turn allowance get a real excerpt + handle; the views are stored and their
-    rows re-render. `fixed`: the system prompt and tool schemas, for the room left."""
+    rows re-render. `fixed`: the system prompt and tool schemas, for the room left;
+    `file_read_exempt`: the setting of this request (None: the engine config's)."""
     if not new_rows:
         return {}
     config = history.config
+    if file_read_exempt is not None and file_read_exempt != config.file_read_exempt:  # this request's setting
+        config = replace(config, file_read_exempt=file_read_exempt)
     decided: dict[int, View] = {}
     first_new = history.index_of_id(new_rows[0].id)
     allowances = arrival_allowances(budget.prompt_limit, fixed + _prompt_before(history, first_new), config)

@@ -235,7 +235,7 @@ class Compactor:
             removal_end=units[-1].start if no_tail and units else None,
             eviction=eviction_order(inp.eviction_order, inp.model),
             protected_tools=inp.protected_tools,
-            focus_band=self.config.removal_focus_band,
+            focus_band=self.config.removal_focus_band if inp.removal_focus_band is None else inp.removal_focus_band,
         )
 
     def event_target(self, budget: Budget) -> int:

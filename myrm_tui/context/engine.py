@@ -176,13 +176,14 @@ class ContextEngine:
         fixed = inp.fixed_tokens()
 
         with timer.stage(SYNC) as st, clock.time(SYNC):
+            history.use_anchor_turns(inp.prefix_anchor_turns)
             history.sync()
             new_rows = history.take_unfiltered()
             st.items = len(new_rows)
         with timer.stage(SMART_FILTER) as st, clock.time(SMART_FILTER):
             decided: dict[int, View] = self.breakers.run(
                 SMART_FILTER,
-                lambda: filter_arrivals(history, new_rows, budget, inp.model.name, self.view_log, fixed=fixed),
+                lambda: self._filter_arrivals(inp, new_rows, budget, fixed),
                 {},
             )
             st.items = len(decided)
@@ -386,11 +387,26 @@ class ContextEngine:
     def _caught_up(self, inp: TurnInput) -> Budget:
         """Sync, filter and render what arrived since the last call, as `assemble` starts."""
         budget = inp.budget()
+        self.history.use_anchor_turns(inp.prefix_anchor_turns)
         self.history.sync()
         new_rows, fixed = self.history.take_unfiltered(), inp.fixed_tokens()
-        filter_arrivals(self.history, new_rows, budget, inp.model.name, self.view_log, fixed=fixed)
+        self._filter_arrivals(inp, new_rows, budget, fixed)
         self.history.render(inp.render_key())
         return budget
+
+    def _filter_arrivals(
+        self, inp: TurnInput, new_rows: list[MessageRecord], budget: Budget, fixed: int
+    ) -> dict[int, View]:
+        """The smart filter on the rows that arrived since the last call (decided once per row)."""
+        return filter_arrivals(
+            self.history,
+            new_rows,
+            budget,
+            inp.model.name,
+            self.view_log,
+            fixed=fixed,
+            file_read_exempt=inp.file_read_exempt,
+        )
 
     def _decide(
         self, inp: TurnInput, budget: Budget, fixed: int, now: float, force_tier: str | None

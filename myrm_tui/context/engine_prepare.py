@@ -408,6 +408,7 @@ class SummaryPreparation:
     def ready(self, inp: TurnInput) -> Budget:
         """The rows synced and rendered (not filtered: the next assemble does that), under the lock."""
         with self._lock:
+            self.history.use_anchor_turns(inp.prefix_anchor_turns)
             self.history.sync()
             self.history.render(inp.render_key())
         return inp.budget()

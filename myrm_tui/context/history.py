@@ -87,6 +87,7 @@ class RenderedHistory:
         self.pinned_rows: list[int] = []
         # The first `prefix_anchor_turns` user messages (and, above one, each one's closing answer).
         self.prefix_rows: list[int] = []
+        self.anchor_turns = config.prefix_anchor_turns  # per request: `use_anchor_turns`
         self._user_turns = 0
         self.calls: dict[str, tuple[str, dict[str, Any]]] = {}  # tool_call_id → (name, arguments)
         self._unfiltered: list[MessageRecord] = []  # synced, not yet seen by the smart filter
@@ -115,13 +116,11 @@ class RenderedHistory:
             if row.role == "user":
                 if self.first_user is None:
                     self.first_user = index
-                self._user_turns += 1
-                if self._user_turns <= self.config.prefix_anchor_turns:
-                    self.prefix_rows.append(index)
+                self._note_prefix(index, row)
                 if is_security_pin(row.message):
                     self.pinned_rows.append(index)
-            elif row.role == "assistant" and self._closes_prefix_turn(row):
-                self.prefix_rows.append(index)
+            elif row.role == "assistant":
+                self._note_prefix(index, row)
             elif row.role == "system":
                 self.system_rows.append(index)
             if has_media(row.message):
@@ -172,9 +171,30 @@ class RenderedHistory:
 
     def never_removed(self) -> set[int]:
         """The anchors: the first and latest user messages, stored system rows, the prefix anchor
-        turns beyond the first (`EngineConfig.prefix_anchor_turns`) and the security pins."""
+        turns beyond the first (`EngineConfig.prefix_anchor_turns`, `use_anchor_turns`) and the security pins."""
         anchors = {i for i in (self.first_user, self.last_user) if i is not None} | set(self.system_rows)
         return anchors | set(self.prefix_rows) | set(self.pinned_rows)
+
+    def use_anchor_turns(self, turns: int | None) -> None:
+        """The `prefix_anchor_turns` setting of this request (None: the engine config's). The
+        setting can change mid-session (the engine outlives the agent a settings change
+        rebuilds), so a change re-derives the prefix rows from the rows synced so far."""
+        turns = self.config.prefix_anchor_turns if turns is None else turns
+        if turns == self.anchor_turns:
+            return
+        self.anchor_turns, self.prefix_rows, self._user_turns = turns, [], 0
+        for index, row in enumerate(self.rows):
+            self._note_prefix(index, row)
+
+    def _note_prefix(self, index: int, row: MessageRecord) -> None:
+        """Note row `index` in `prefix_rows` when it is a prefix anchor: one of the first
+        `anchor_turns` user messages, or such a turn's closing answer (`_closes_prefix_turn`)."""
+        if row.role == "user":
+            self._user_turns += 1
+            if self._user_turns <= self.anchor_turns:
+                self.prefix_rows.append(index)
+        elif row.role == "assistant" and self._closes_prefix_turn(row):
+            self.prefix_rows.append(index)
 
     def _closes_prefix_turn(self, row: MessageRecord) -> bool:
         """Whether `row` is a text answer (no tool calls) within a prefix anchor turn, when more
@@ -182,7 +202,7 @@ class RenderedHistory:
         traffic is not (a whole turn of outputs would hold the prompt's head forever). With one
         anchor turn (the default) only the first user message is kept, as it always was. A later
         answer in the same turn replaces an earlier one."""
-        turns = self.config.prefix_anchor_turns
+        turns = self.anchor_turns
         if turns < 2 or not 1 <= self._user_turns <= turns or row.message.get("tool_calls"):
             return False
         if self.prefix_rows and self.rows[self.prefix_rows[-1]].role == "assistant":

@@ -36,6 +36,11 @@ class TurnInput:
     # Per request, not in EngineConfig: the engine outlives the agent a settings change rebuilds.
     eviction_order: str = "auto"
     restate_objective: bool | None = None  # the `restate_objective` setting; None: the engine config's
+    # The `prefix_anchor_turns`, `removal_focus_band` and `file_read_exempt` settings; None: the
+    # engine config's (`EngineConfig`, where each is explained; the replay sets them there).
+    prefix_anchor_turns: int | None = None
+    removal_focus_band: int | None = None
+    file_read_exempt: bool | None = None
     protected_tools: frozenset[str] = ALWAYS_PROTECTED  # the `protected_tools` setting (context/masker_tiers.py)
 
     def fixed_tokens(self) -> int:

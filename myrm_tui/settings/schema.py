@@ -346,6 +346,47 @@ SETTINGS: tuple[SettingSpec, ...] = (
         section="advanced",
         from_workspace=FREE,
     ),
+    # The next three shape what compaction keeps in the prompt, like eviction_order, not what runs
+    # or where data goes: FREE. Each default is EngineConfig's (a test compares), measured on the
+    # 400-turn 32k replays (docs/context-engine.md, "Seed-audit engine rows").
+    # 1: 2 was a near tie: cached cost −2.7 % (coding) / −0.5 % (tool-storm), but R_verbatim −0.010
+    # and uncached cost +3.2 % on coding. At most 4: each anchored turn holds the prompt's head for good.
+    SettingSpec(
+        "prefix_anchor_turns",
+        int,
+        1,
+        "How many of the session's first requests are never left out of the prompt (above 1, each with "
+        "its closing answer, not its tool calls); 1 = the first request only.",
+        section="advanced",
+        from_workspace=FREE,
+        minimum=1,
+        maximum=4,
+    ),
+    # 0 (off): a band of 4 cut cached cost 3.5 % (coding) / 1.8 % (tool-storm) and raised R_verbatim
+    # 0.015 on tool-storm, but lowered it 0.010 on coding (the whole-list version: 0.364 → 0.335).
+    # At most 16: wider bands approach that whole-list reordering, which fragmented the summaries.
+    SettingSpec(
+        "removal_focus_band",
+        int,
+        0,
+        "When old turns are left out, defer those about the current task's files and symbols within "
+        "groups of this many turns; 0 = off (oldest first).",
+        section="advanced",
+        from_workspace=FREE,
+        minimum=0,
+        maximum=16,
+    ),
+    # Off: no figure moved on either replay (their reads fit the 30 % share already), so the
+    # tested default stays; a read over 100k characters goes to the vault either way.
+    SettingSpec(
+        "file_read_exempt",
+        bool,
+        False,
+        "Bound a file read shown whole only by half the room left in the prompt, not also by 30 % of the "
+        "context budget; a file over 100k characters is still stored in the vault and previewed.",
+        section="advanced",
+        from_workspace=FREE,
+    ),
     SettingSpec(
         "theme", str, "myrm-dark", "TUI theme name.", section="appearance", shapes_agent=False, from_workspace=FREE
     ),

@@ -54,6 +54,9 @@ class SettingChanges(TypedDict, total=False):
     local_threads: int
     protected_tools: str
     eviction_order: EvictionOrder
+    prefix_anchor_turns: int
+    removal_focus_band: int
+    file_read_exempt: bool
     theme: str
     animations: bool
 
@@ -188,6 +191,18 @@ class SettingValues:
     @property
     def eviction_order(self) -> EvictionOrder:
         return cast(EvictionOrder, self._value("eviction_order"))
+
+    @property
+    def prefix_anchor_turns(self) -> int:
+        return cast(int, self._value("prefix_anchor_turns"))
+
+    @property
+    def removal_focus_band(self) -> int:
+        return cast(int, self._value("removal_focus_band"))
+
+    @property
+    def file_read_exempt(self) -> bool:
+        return cast(bool, self._value("file_read_exempt"))
 
     @property
     def theme(self) -> str:

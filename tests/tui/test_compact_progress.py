@@ -53,7 +53,7 @@ def chat_session(store, model: str, turns: int = 80) -> str:
 
 
 async def test_compact_shows_progress_while_the_model_writes_and_summarizes_the_chat(workspace, store, tmp_path):
-    main, lite = models(tmp_path, delay_ms=20)
+    main, lite = models(tmp_path, delay_ms=100)  # each summary shows long enough for a poll on a loaded box
     session = chat_session(store, main)
     app = MyrmApp(
         workspace, scripted_settings(main, lite_model=lite), session_id=session, store=store, watch_themes=False
