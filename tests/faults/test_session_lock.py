@@ -321,7 +321,9 @@ def test_two_tuis_and_a_run_on_one_session(tmp_path: Path):
     first_exit = start_tui(myrm, first, "--session", session_id, "--model", model)
     second_exit = None
     try:
-        wait_for_screen(first, "Message myrm")
+        # The session's own messages show once it is open (and locked); the start screen that
+        # paints before it shows the same prompt but holds no session yet.
+        wait_for_screen(first, "answer 0")
         refused = myrm("run", "--session", session_id, "--model", model, "from the side")
         assert refused.returncode == 2 and f"session {session_id} is in use by pid" in refused.stderr
         second_exit = start_tui(myrm, second, "--continue", "--approve", "yolo", "--model", model)
