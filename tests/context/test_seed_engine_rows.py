@@ -7,6 +7,7 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
+from engine_helpers import info
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -18,7 +19,6 @@ from myrm_tui.context.masker_tiers import EPHEMERAL, PROTECTED, STANDARD, parse_
 from myrm_tui.context.pins import is_security_pin
 from myrm_tui.context.tokens import count_message_tokens
 from myrm_tui.context.views import REMOVED
-from myrm_tui.llm.model_info import ModelInfo
 from myrm_tui.settings.schema import SPECS_BY_KEY
 from myrm_tui.settings.value_checks import type_error
 from myrm_tui.store import Store
@@ -33,17 +33,6 @@ RULES = (
     "You may only edit files under src/.",
 )
 PLAIN = ("Fix the failing test.", "What does parse_config return?", "For the record: X-1 (do not guess it).")
-
-
-def _model(name: str = "gpt-4o", window: int = 8_000, caching: bool = False) -> ModelInfo:
-    return ModelInfo(
-        name=name,
-        provider="x",
-        context_window=window,
-        max_output_tokens=512,
-        supports_tools=True,
-        supports_prompt_caching=caching,
-    )
 
 
 def _append(store: Store, session: str, message: dict) -> int:
@@ -98,7 +87,7 @@ def test_security_pins_are_never_removed_across_compactions(tmp_path_factory, it
                     pinned_texts.append(content)
         _append(store, session, {"role": "user", "content": "what next"})
         engine = ContextEngine(store, session, clock=lambda: 0.0)
-        inp = TurnInput("sys", [], _model(), 512, now=0.0)
+        inp = TurnInput("sys", [], info(8_000, caching=False), 512, now=0.0)
         engine.assemble(inp)
         for tier in tiers:
             engine.compact(inp, tier=tier)
@@ -127,7 +116,7 @@ def test_a_cold_replay_scrubs_the_earlier_steps_signed_blocks_and_the_scrub_stic
         _append(store, session, {"role": "user", "content": "list"})
         step("c1", SIGNED_A)
         engine = ContextEngine(store, session, clock=lambda: 0.0)
-        model = _model("claude-sonnet-4", 64_000, caching=True)
+        model = info(64_000, model="claude-sonnet-4")
 
         def blocks(now: float) -> list:
             prompt = engine.assemble(TurnInput("sys", [], model, 512, now=now))
@@ -156,7 +145,7 @@ def test_prefix_anchor_turns_keep_the_first_turns_user_message_and_answer(tmp_pa
             _append(store, session, {"role": "assistant", "content": f"answer {n}"})
         config = dataclasses.replace(DEFAULT_CONFIG, prefix_anchor_turns=turns)
         engine = ContextEngine(store, session, config=config, clock=lambda: 0.0)
-        inp = TurnInput("sys", [], _model(), 512, now=0.0)
+        inp = TurnInput("sys", [], info(8_000, caching=False), 512, now=0.0)
         engine.assemble(inp)
         engine.summarize_now(inp)
         sent = [str(m.get("content")) for m in engine.assemble(inp).messages]
