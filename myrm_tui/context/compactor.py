@@ -243,8 +243,9 @@ class Compactor:
         return int(budget.prompt_limit * self.config.emergency_target_ratio)
 
     def economic_progress(self, budget: Budget) -> float:
-        """How far the economic trigger is from due (1.0 = due; 0 when the trigger is off)."""
-        if not self.config.economic_trigger:
+        """How far the economic trigger is from due (1.0 = due; 0 when the trigger is off, or
+        while the session grows too fast for it: `CompactionInterval.slow`)."""
+        if not self.config.economic_trigger or not self.interval.slow():
             return 0.0
         return self.interval.progress(self.event_target(budget), self.config.write_read_price_ratio)
 

@@ -104,11 +104,12 @@ class EngineConfig:
     # The economic trigger (`compaction_interval.py`): below the emergency threshold, an event runs
     # once the tokens re-read above the last event's floor, at the cache-read price, cost as much
     # as re-writing that floor once. The ratio is Anthropic's cache write ÷ cache read (1.25 / 0.1;
-    # OpenAI's plain input ÷ cached is 10). Off: on the 400-turn oracle replays it cuts chatty's
-    # cost (64k 1,679 → 1,470 kU, 32k 1,145 → 830; R_verbatim unchanged) but costs coding 64k
-    # prefix stability (0.918 → 0.891, 24 → 35 events) for −2 % cost, and tool-storm 64k costs 5 %
-    # more (it leaves out each event's summarizer spend); docs/benchmarks.md, "Prefix and cost".
-    economic_trigger: bool = False
+    # OpenAI's plain input ÷ cached is 10). Gated to slowly growing sessions (growth per user turn
+    # under `compaction_interval.SLOW_GROWTH_TOKENS`): ungated it cost coding 64k prefix stability
+    # (0.918 → 0.891) and tool-storm 64k 5 % more. Gated, on the 400-turn oracle replays: chatty
+    # 32k 958 → 750 kU, 64k 1,532 → 1,321 (R_verbatim 1.000 both); coding and tool-storm figures
+    # unchanged (the gate stays shut); docs/benchmarks.md, "Economic trigger, gated".
+    economic_trigger: bool = True
     write_read_price_ratio: float = 12.5
     # Prefix anchor turns (Comis's `compactionPrefixAnchorTurns`): the first this many user turns
     # are never removed (above one, each with its closing text answer, not its tool traffic).

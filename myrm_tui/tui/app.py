@@ -244,6 +244,8 @@ class MyrmApp(ThemedApp):
         for _ in range(CHAT_READY_POLLS):
             if chat.is_mounted and chat.query("#prompt"):
                 break
+            if self._exit or chat._closing or chat._closed:
+                return  # a quit as the chat opened: its prompt never comes, do not hold the exit
             await asyncio.sleep(CHAT_READY_POLL_S)
         else:  # never seen in practice; the chat's AUTO_FOCUS still focuses it when it comes
             self._after_chat_shown()
@@ -313,6 +315,8 @@ class MyrmApp(ThemedApp):
         self.store.release_sessions(keep=session_id)  # others may now continue the one we leave
         leaving = self.chat.session_id
         leaving_agent = self.chat.current_agent
+        if leaving != session_id:
+            self.chat.discard_if_unused()  # a session the cache preheat opened and no message used
         if leaving != session_id and leaving_agent is not None:
             # The session ends here: its background commands stop (unread output kept) and the
             # user's session_end hooks run, as at the end of `myrm run`.

@@ -10,7 +10,7 @@ from test_engine_behaviour import Session, info
 
 from myrm_tui.context import ladder
 from myrm_tui.context.budget import budget_for
-from myrm_tui.context.compaction_interval import CompactionInterval
+from myrm_tui.context.compaction_interval import GROWTH_WINDOW, SLOW_GROWTH_TOKENS, CompactionInterval
 from myrm_tui.context.config import DEFAULT_CONFIG, EngineConfig
 from myrm_tui.store import Store
 
@@ -84,6 +84,91 @@ def test_a_slow_chat_compacts_before_the_emergency_and_keeps_a_smaller_prompt(st
     assert all(r["event"]["tokens_before"] < DEFAULT_CONFIG.emergency_ratio * limit for r in economic)
     (tmp_path / "off").mkdir()
     with Store.open(tmp_path / "off") as other:
-        off = _slow_chat(other, DEFAULT_CONFIG)  # off by default (config.py says why)
+        off = _slow_chat(other, EngineConfig(economic_trigger=False))
     mean = lambda reports: sum(r["budget"]["history_tokens"] for r in reports) / len(reports)  # noqa: E731
     assert mean(on) < mean(off)
+
+
+# ---------------------------------------------------------------- the gate: slow growth only
+def _grown(steps: list[int], start: int = 10_000, requests_per_turn: int = 1) -> CompactionInterval:
+    """An interval that saw one request per step, each `step` tokens above the one before, in
+    user turns of `requests_per_turn` requests."""
+    interval = CompactionInterval()
+    tokens = start
+    interval.note_request(tokens, target=0, turn=0)
+    for n, step in enumerate(steps, start=1):
+        tokens += step
+        interval.note_request(tokens, target=0, turn=n // requests_per_turn)
+    return interval
+
+
+def test_the_gate_opens_only_after_a_full_window_of_slow_turns():
+    assert not _grown([100] * (GROWTH_WINDOW - 1)).slow(), "too few requests measured to call it slow"
+    assert _grown([100] * GROWTH_WINDOW).slow()
+    assert not _grown([SLOW_GROWTH_TOKENS] * GROWTH_WINDOW).slow(), "the threshold itself is not slow"
+    # A tool-heavy stretch closes it again, and it reopens once the window holds only chat.
+    interval = _grown([100] * GROWTH_WINDOW + [5 * SLOW_GROWTH_TOKENS] * 5)
+    assert not interval.slow()
+    tokens = interval.last or 0
+    for n in range(GROWTH_WINDOW):
+        tokens += 100
+        interval.note_request(tokens, target=0, turn=1_000 + n)
+    assert interval.slow()
+
+
+def test_growth_is_per_user_turn_not_per_request():
+    """Steps of one turn that each add little (a tool call, then its output) add up: a turn of
+    four requests of a third of the threshold each grows faster than a chat turn may."""
+    step = SLOW_GROWTH_TOKENS // 3
+    assert _grown([step] * GROWTH_WINDOW, requests_per_turn=1).slow()
+    assert not _grown([step] * GROWTH_WINDOW, requests_per_turn=4).slow()
+    one_long_turn = CompactionInterval()
+    for n in range(GROWTH_WINDOW + 1):
+        one_long_turn.note_request(10_000 + 50 * n, target=0, turn=7)
+    assert one_long_turn.growth_per_turn() == 50 * GROWTH_WINDOW, "one agentic turn is one turn"
+
+
+def test_an_event_is_not_a_growth_sample():
+    """The drop an event makes and the step to the next request (two token scales) are skipped."""
+    interval = _grown([100] * GROWTH_WINDOW)
+    interval.reset(2_000)
+    interval.note_request(2_000 + 10 * SLOW_GROWTH_TOKENS, target=0, turn=GROWTH_WINDOW + 1)
+    assert interval.slow() and max(g for g, _ in interval.growth) == 100
+
+
+@given(
+    steps=st.lists(st.integers(min_value=-5_000, max_value=5_000), min_size=GROWTH_WINDOW, max_size=3 * GROWTH_WINDOW),
+    requests_per_turn=st.integers(min_value=1, max_value=6),
+)
+def test_the_gate_is_the_growth_per_turn_of_the_last_window(steps, requests_per_turn):
+    """Shrinking requests count as no growth; only the last `GROWTH_WINDOW` requests count,
+    divided by the user turns they belong to."""
+    recent = [max(0, s) for s in steps[-GROWTH_WINDOW:]]
+    numbers = range(len(steps) - GROWTH_WINDOW + 1, len(steps) + 1)
+    turns = len({n // requests_per_turn for n in numbers})
+    interval = _grown(steps, start=50_000, requests_per_turn=requests_per_turn)
+    assert interval.slow() == (sum(recent) / turns < SLOW_GROWTH_TOKENS)
+
+
+def _tool_session(store, config: EngineConfig, turns: int = 80) -> list[dict]:
+    """A session whose every request brings a tool output (fast growth), the cache always warm."""
+    s = Session(store, config=config)
+    reports = []
+    for n in range(1, turns):
+        s.turn(n, output_chars=3_000)  # ~1.4k tokens a request: without the gate, 3 economic events
+        s.now = float(n)
+        s.engine.note_provider_call(at=s.now - 0.5)
+        reports.append(s.assemble(model=info(64_000)).report)
+    return reports
+
+
+def test_a_fast_growing_session_never_takes_the_economic_event(store, tmp_path):
+    """The same session with the trigger on and off makes the same events: the gate keeps it shut
+    though the reads above the floor pass one re-write long before the emergency."""
+    on = _tool_session(store, EngineConfig(economic_trigger=True))
+    assert any(r["event"] is not None for r in on), "the session reached the emergency"
+    assert not any(str(r["ladder"]["action"]).startswith("economic") for r in on)
+    (tmp_path / "off").mkdir()
+    with Store.open(tmp_path / "off") as other:
+        off = _tool_session(other, EngineConfig(economic_trigger=False))
+    assert [r["budget"]["history_tokens"] for r in on] == [r["budget"]["history_tokens"] for r in off]

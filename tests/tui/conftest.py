@@ -51,3 +51,14 @@ def _private_config_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path
 def _notifications_log(monkeypatch: pytest.MonkeyPatch) -> None:
     """`tui_pilot_helpers.notices(app)` reads this log of what every app was asked to show."""
     record_notifications(monkeypatch)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _llm_stack_imported() -> None:
+    """The first turn in a process imports litellm: 9-21 s on a loaded 2-core box (measured under
+    CI-like load), which landed inside the 30 s reply wait of whichever pilot ran first (seen:
+    test_paint_first.py run alone). Pilot waits guard against hangs in the behaviour under test,
+    so the one-off import is paid here. Lazy-import tests run in subprocesses, unaffected."""
+    from myrm_tui.llm.litellm_module import load_litellm
+
+    load_litellm()

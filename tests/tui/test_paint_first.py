@@ -24,6 +24,13 @@ class HeldStart(MyrmApp):
         self.held = True
 
 
+def chat_composed(app: MyrmApp) -> bool:
+    """The chat screen is on top *and* composed: `app.screen` turns into it as the switch
+    starts, before it has children (an exit in between is the quit race tested below)."""
+    screen = app.screen
+    return isinstance(screen, ChatScreen) and screen.is_mounted and bool(screen.query("#prompt"))
+
+
 async def test_enter_on_the_start_screen_is_sent_when_the_chat_is_ready(workspace, script):
     model = script({"text": "hello from the script"})
     app = HeldStart(workspace, scripted_settings(model), paint_first=True, watch_themes=False)
@@ -70,7 +77,7 @@ async def test_quitting_on_the_start_screen_opens_nothing(workspace, script):
 async def test_without_holding_the_chat_screen_follows_by_itself(workspace, script):
     app = MyrmApp(workspace, scripted_settings(script({"text": "x"})), paint_first=True, watch_themes=False)
     async with app.run_test(size=SIZE) as pilot:
-        await wait_until(pilot, lambda: isinstance(app.screen, ChatScreen), what="chat screen")
+        await wait_until(pilot, lambda: chat_composed(app), what="chat screen composed")
         assert app.chat_opened and len(app.screen_stack) == 2
 
 
@@ -100,8 +107,24 @@ async def test_an_accepted_model_opens_the_chat_and_a_crashed_check_does_not_wed
         workspace, scripted_settings(script({"text": "x"})), paint_first=True, watch_themes=False, model_check=check
     )
     async with app.run_test(size=SIZE) as pilot:
-        await wait_until(pilot, lambda: isinstance(app.screen, ChatScreen), what="chat screen")
+        await wait_until(pilot, lambda: chat_composed(app), what="chat screen composed")
         assert app.refusal is None and app.chat_opened
+
+
+async def test_a_quit_as_the_chat_screen_opens_ends_the_app_cleanly(workspace, script, monkeypatch):
+    """Seen under CPU load: the app began closing between the switch to the chat screen and its
+    compose, so Textual mounted no children and `ChatScreen.on_mount` raised NoMatches out of the
+    app. Here the quit lands exactly there, every time: compose mounts nothing and asks to exit."""
+
+    async def closing_mount(screen: ChatScreen, widgets) -> None:
+        screen.app.exit()  # what Textual does for a closing screen: no children mounted
+
+    monkeypatch.setattr(ChatScreen, "mount_composed_widgets", closing_mount)
+    app = MyrmApp(workspace, scripted_settings(script({"text": "x"})), paint_first=True, watch_themes=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, ChatScreen), what="chat screen")
+        await wait_until(pilot, lambda: not app.is_running, what="exit")
+    assert app.return_code == 0 and app.chat_opened
 
 
 async def test_the_theme_is_chosen_before_the_first_frame(workspace, script):

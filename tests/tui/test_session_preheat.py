@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 
 from test_trust_dialog import app_for, hostile_clone
-from tui_pilot_helpers import SIZE, scripted_settings, send, wait_until
+from tui_pilot_helpers import SIZE, scripted_settings, send, type_text, wait_until
 
 from myrm_tui.agent.cache_warmth import PREHEAT_STAND_IN, PURPOSE_PREHEAT
 from myrm_tui.store import event_kinds
@@ -79,3 +79,15 @@ async def test_a_pending_trust_question_holds_the_preheat_until_it_is_answered(w
         await wait_until(pilot, lambda: isinstance(app.screen, ChatScreen), what="chat")
         await wait_until(pilot, lambda: app.chat.preheat_probe is not None, what="preheat after the answer")
         assert len(_requests(record)) == 1
+
+
+async def test_leaving_an_unused_preheated_session_for_a_new_one_removes_its_row(workspace, store, tmp_path):
+    model, _record = _scripted(tmp_path)
+    app = MyrmApp(workspace, scripted_settings(model, cache_preheat=True), store=store)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: app.chat.preheat_probe is not None, what="preheat at open")
+        opened = app.chat.session_id
+        await type_text(pilot, "/clear")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: app.chat.session_id != opened, what="new session screen")
+        assert opened is not None and all(s.id != opened for s in store.list_sessions()), "left unused: row removed"

@@ -78,27 +78,38 @@ def _scored(lines: list[str], per_line: list[list[str]]) -> Iterator[NotableLine
 # Scans remembered (`_found`): one long output is scanned whole up to four times (its spill at
 # ingest, its excerpt on arrival, the compactor's filter, the summary of its rows, the last often
 # a hundred turns later), and a keyed output of a few hundred lines costs milliseconds a scan.
-# Only outputs past the keyed-line threshold are kept (the costly scans: about one in twenty
-# outputs of a coding session); 128 of them span several hundred turns and bound what it holds.
-MEMO_ENTRIES = 128
+# Every scan is kept, the ones that find nothing too: they are most outputs, and a compaction
+# event scans the forty it removes twice (mask stubs, summary findings), a regex per line each;
+# `summary_warmup.py` scans them ahead of the event. 1,024 covers the live history of a 200k
+# window (a few hundred outputs). Keys are mostly the history's own strings, but a join or a
+# cut can make a copy, so their characters are bounded too (a few dozen MB at worst).
+MEMO_ENTRIES = 1_024
+MEMO_CHARS = 16_000_000
 _memo: OrderedDict[str, tuple[NotableLine, ...]] = OrderedDict()
+_memo_chars = 0  # characters of the keys in `_memo`
 _memo_lock = threading.Lock()  # background summaries scan too
 
 
-def _found(scanned: str, lines: list[str]) -> tuple[NotableLine, ...]:
-    """Every notable line of `scanned` (split into `lines`), in output order."""
+def _found(scanned: str) -> tuple[NotableLine, ...]:
+    """Every notable line of `scanned`, in output order (split only on a miss: a hit is a
+    compaction event's second look at an output, and the split was most of its cost)."""
+    global _memo_chars
     with _memo_lock:
         hit = _memo.get(scanned)
         if hit is not None:
             _memo.move_to_end(scanned)
             return hit
+    lines = scanned.split("\n")
     per_line = [_keys(line) for line in lines]
     found = tuple(_scored(lines, per_line))
-    if sum(1 for keys in per_line if keys) >= MIN_KEYED_LINES:
-        with _memo_lock:
+    with _memo_lock:
+        if not _memo:
+            _memo_chars = 0  # emptied by a caller (tests clear it)
+        if scanned not in _memo:
             _memo[scanned] = found
-            while len(_memo) > MEMO_ENTRIES:
-                _memo.popitem(last=False)
+            _memo_chars += len(scanned)
+        while len(_memo) > MEMO_ENTRIES or (_memo_chars > MEMO_CHARS and len(_memo) > 1):
+            _memo_chars -= len(_memo.popitem(last=False)[0])
     return found
 
 
@@ -115,9 +126,9 @@ def notable_lines(text: str, limit: int, *, skip_head: int = 0, skip_tail: int =
     if limit <= 0 or not text:
         return []
     scanned = text[:SCAN_CHARS]
-    lines = scanned.split("\n")
-    found: Sequence[NotableLine] = _found(scanned, lines)
+    found: Sequence[NotableLine] = _found(scanned)
     if skip_head or skip_tail:
+        lines = scanned.split("\n")
         starts = []
         offset = 0
         for line in lines:

@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from myrm_tui.context.intent import _text_of
@@ -68,8 +69,20 @@ class _Candidate:
         made a removal of 500 messages cost 50 ms."""
         if self.finished:
             return self
-        text = neutralize(_clip(redact(self.raw).text, MAX_QUOTE_CHARS))
-        return _Candidate(self.priority, self.position, self.head, text, True)
+        return _Candidate(self.priority, self.position, self.head, finished_text(self.raw), True)
+
+
+# Finished quote texts remembered (a pure function of the message text): a leaf redacts the
+# twenty-odd messages it quotes, most of a compaction event's redaction, and
+# `context/summary_warmup.py` finishes them on ordinary turns before the event. The values are
+# clipped, the keys the history's own strings; 1,024 spans the quotable messages of a long session.
+FINISHED_MEMO_ENTRIES = 1_024
+
+
+@lru_cache(maxsize=FINISHED_MEMO_ENTRIES)
+def finished_text(raw: str) -> str:
+    """A quoted message's text as a summary shows it: redacted whole, clipped, neutralised."""
+    return neutralize(_clip(redact(raw).text, MAX_QUOTE_CHARS))
 
 
 def _candidates(messages: Sequence[dict[str, Any]], ids: Sequence[int]) -> list[_Candidate]:
@@ -88,6 +101,15 @@ def _candidates(messages: Sequence[dict[str, Any]], ids: Sequence[int]) -> list[
             continue  # narration next to tool calls ("Let me check.") says nothing the footer doesn't
         out.append(_Candidate(priority, position, _head(role, message_id), text))
     return out
+
+
+def warm_quotes(messages: Sequence[dict[str, Any]], ids: Sequence[int]) -> int:
+    """Finish ahead of time what a later leaf over these messages may quote (`finished_text`);
+    returns how many candidates there were."""
+    candidates = _candidates(messages, ids)
+    for candidate in candidates:
+        finished_text(candidate.raw)
+    return len(candidates)
 
 
 def _block_chars(kept: Sequence[_Candidate]) -> int:

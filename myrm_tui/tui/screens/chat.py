@@ -240,6 +240,10 @@ class ChatScreen(Screen[None]):
         await self.runner.shutdown()
 
     def on_mount(self) -> None:
+        if not self.query("#prompt"):
+            # The app began closing before this screen composed (a quit as the chat opened):
+            # Textual then mounts no children, and a closing app has nothing to set up.
+            return
         self.prompt.popup = self.popup
         self.panel.display = False
         if self.chat.open_error:

@@ -117,8 +117,10 @@ class Transcript(VerticalScroll):
         # Dropped by `prune`, whose turns and dividers were mounted once already.
         self._page: HistoryPage | None = None
         self._next: _Batch | None = None  # the next batch of hidden turns, built and rendered ahead
-        self._arranged_bottom = 0  # the children's height at the last arrangement
-        self._keep_place: tuple[int, float] | None = None  # (height, scroll_y) before a batch mounted
+        self._arranged: DockArrangeResult | None = None  # the last arrangement (where each child was)
+        # (the first turn shown, its top, scroll_y) before a batch mounted above it: the view follows
+        # that turn, so growth below it (a reply rendered late) does not move what the user reads
+        self._keep_place: tuple[Widget, int, float] | None = None
         self._batch_mounted = False  # the batch `_keep_place` waits for is mounted (its next arrangement ends it)
 
     def on_mount(self) -> None:
@@ -212,7 +214,9 @@ class Transcript(VerticalScroll):
         """Mount the batch as one layout change, the view kept on what the user reads in that same
         layout (`arrange`): a scroll after it would cost a second full layout and show one frame
         of the batch's top first."""
-        self._keep_place = (self._arranged_bottom, self.scroll_y)
+        anchor = _next_sibling(bar)
+        top = _top_of(self._arranged, anchor) if anchor is not None else None
+        self._keep_place = (anchor, top, self.scroll_y) if anchor is not None and top is not None else None
         self._batch_mounted = False
         with self.app.batch_update():
             if self.hidden_turns:
@@ -233,17 +237,18 @@ class Transcript(VerticalScroll):
         grew the transcript above it (set before the compositor places the children, the way
         Textual's own anchor sets it)."""
         result = super().arrange(size, optimal)
-        bottom = result.spatial_map.total_region.bottom
-        if self._keep_place is not None and bottom != self._arranged_bottom:
+        if self._keep_place is not None:
             # measured from before the mount each time: a batch may take more than one layout
-            old_bottom, old_y = self._keep_place
-            new_y = max(0.0, old_y + bottom - old_bottom)
-            self.set_reactive(VerticalScroll.scroll_y, new_y)
-            self.set_reactive(VerticalScroll.scroll_target_y, new_y)
-            self.vertical_scrollbar.set_reactive(ScrollBar.position, new_y)
+            anchor, old_top, old_y = self._keep_place
+            top = _top_of(result, anchor)
+            if top is not None and top != old_top:
+                new_y = max(0.0, old_y + top - old_top)
+                self.set_reactive(VerticalScroll.scroll_y, new_y)
+                self.set_reactive(VerticalScroll.scroll_target_y, new_y)
+                self.vertical_scrollbar.set_reactive(ScrollBar.position, new_y)
         if self._batch_mounted:  # the whole batch is in this arrangement: later growth is not ours
             self._keep_place = None
-        self._arranged_bottom = bottom
+        self._arranged = result
         return result
 
     def _prepare_next(self) -> None:
@@ -284,6 +289,22 @@ class Transcript(VerticalScroll):
         super().watch_scroll_y(old, new)
         if new <= 0 < old and self.max_scroll_y > 0:
             self.post_message(self.ReachedTop())
+
+
+def _next_sibling(widget: Widget) -> Widget | None:
+    siblings = list(widget.parent.children) if widget.parent is not None else []
+    index = siblings.index(widget) if widget in siblings else -1
+    return siblings[index + 1] if 0 <= index < len(siblings) - 1 else None
+
+
+def _top_of(arranged: DockArrangeResult | None, widget: Widget) -> int | None:
+    """The widget's top in an arrangement of the transcript's children, None when it was not in it."""
+    if arranged is None:
+        return None
+    for placement in arranged.placements:
+        if placement.widget is widget:
+            return placement.region.y
+    return None
 
 
 class LoadEarlier(Static, can_focus=True):

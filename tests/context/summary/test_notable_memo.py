@@ -43,13 +43,17 @@ def test_skip_head_and_tail_still_apply_to_a_remembered_scan():
     assert len(notable_lines(text, 3, skip_tail=len(text) // 4)) == 1
 
 
-def test_a_different_output_misses_and_short_outputs_are_not_kept():
+def test_a_different_output_misses_and_short_outputs_are_kept_too(monkeypatch):
     notable_lines(request_log(200, 100), 3)
     other = notable_lines(request_log(200, 100, tag="us-1"), 3)
     assert [n.text for n in other] == ["WARN override applied queue_shard=us-1"]
     assert len(notable._memo) == 2
-    notable_lines("a=1\nb=2\nplain", 3)  # below the keyed-line threshold: cheap, not kept
-    assert len(notable._memo) == 2
+    short = "a=1\nb=2\nplain"
+    assert notable_lines(short, 3) == []  # below the keyed-line threshold: nothing, and remembered
+    assert len(notable._memo) == 3
+    calls = []
+    monkeypatch.setattr(notable, "_keys", lambda line: calls.append(line) or [])
+    assert notable_lines(short, 3) == [] and not calls  # a compaction event's second scan is a hit
 
 
 def test_the_memo_is_bounded_and_drops_the_least_recent():
@@ -61,6 +65,15 @@ def test_the_memo_is_bounded_and_drops_the_least_recent():
     assert len(notable._memo) == MEMO_ENTRIES
     assert texts[0] not in notable._memo and texts[1] not in notable._memo
     assert texts[2] in notable._memo and texts[3] not in notable._memo
+
+
+def test_the_memo_is_bounded_in_characters_too(monkeypatch):
+    monkeypatch.setattr(notable, "MEMO_CHARS", 25_000)
+    texts = [request_log(200, 100, tag=f"c{i}") for i in range(4)]  # ~10,000 characters each
+    for text in texts:
+        notable_lines(text, 1)
+    assert list(notable._memo) == texts[2:], "the oldest go first once the keys pass the cap"
+    assert notable._memo_chars == sum(len(t) for t in texts[2:])
 
 
 @settings(max_examples=60, deadline=None)
