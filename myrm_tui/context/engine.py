@@ -207,8 +207,6 @@ class ContextEngine:
                 )
                 st.tokens_out = fixed + history.tokens
                 st.items = event.items or 0 if event is not None else 0
-        else:  # an ordinary turn does some of the next event's scans (summary_warmup.py)
-            self.summaries.warm_up()
         # Signature replay scrubber: a replay that re-bills the history stops resending old signed blocks.
         model_changed = self._last_model not in (None, inp.model.name)
         if replay_breaks_cache(event is not None, self._cache_warm(now, inp.model), model_changed):

@@ -18,7 +18,6 @@ from myrm_tui.context.history import RenderedHistory
 from myrm_tui.context.markers import omission_marker
 from myrm_tui.context.pipeline import POST_COMPACTION_REREAD, SUMMARIZE
 from myrm_tui.context.stages.post_compaction_reread import build_reread
-from myrm_tui.context.summary_warmup import ScanWarmup
 from myrm_tui.context.tokens import count_message_tokens, count_text_tokens
 from myrm_tui.context.view_log import SyntheticView
 from myrm_tui.context.views import REMOVED
@@ -42,11 +41,6 @@ class SummaryArea:
         self.breakers = breakers
         self.config = history.config
         self.file_reader = file_reader
-        self._warmup = ScanWarmup()
-
-    def warm_up(self) -> None:
-        """On a turn without an event: scan a few outputs the next event will read (`summary_warmup`)."""
-        self._warmup.step(self.history.rows)
 
     def rebuild(
         self,

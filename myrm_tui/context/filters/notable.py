@@ -79,8 +79,8 @@ def _scored(lines: list[str], per_line: list[list[str]]) -> Iterator[NotableLine
 # ingest, its excerpt on arrival, the compactor's filter, the summary of its rows, the last often
 # a hundred turns later), and a keyed output of a few hundred lines costs milliseconds a scan.
 # Every scan is kept, the ones that find nothing too: they are most outputs, and a compaction
-# event scans the forty it removes twice (mask stubs, summary findings), a regex per line each;
-# `summary_warmup.py` scans them ahead of the event. 1,024 covers the live history of a 200k
+# event scans the forty it removes twice (mask stubs, summary findings), a regex per line each,
+# and most of them were scanned once already on arrival. 1,024 covers the live history of a 200k
 # window (a few hundred outputs). Keys are mostly the history's own strings, but a join or a
 # cut can make a copy, so their characters are bounded too (a few dozen MB at worst).
 MEMO_ENTRIES = 1_024

@@ -73,9 +73,9 @@ class _Candidate:
 
 
 # Finished quote texts remembered (a pure function of the message text): a leaf redacts the
-# twenty-odd messages it quotes, most of a compaction event's redaction, and
-# `context/summary_warmup.py` finishes them on ordinary turns before the event. The values are
-# clipped, the keys the history's own strings; 1,024 spans the quotable messages of a long session.
+# twenty-odd messages it quotes, most of a compaction event's redaction, and a fold or a rebuild
+# quotes the same messages again. The values are clipped, the keys the history's own strings;
+# 1,024 spans the quotable messages of a long session.
 FINISHED_MEMO_ENTRIES = 1_024
 
 
@@ -101,15 +101,6 @@ def _candidates(messages: Sequence[dict[str, Any]], ids: Sequence[int]) -> list[
             continue  # narration next to tool calls ("Let me check.") says nothing the footer doesn't
         out.append(_Candidate(priority, position, _head(role, message_id), text))
     return out
-
-
-def warm_quotes(messages: Sequence[dict[str, Any]], ids: Sequence[int]) -> int:
-    """Finish ahead of time what a later leaf over these messages may quote (`finished_text`);
-    returns how many candidates there were."""
-    candidates = _candidates(messages, ids)
-    for candidate in candidates:
-        finished_text(candidate.raw)
-    return len(candidates)
 
 
 def _block_chars(kept: Sequence[_Candidate]) -> int:
