@@ -90,6 +90,14 @@ _memo_chars = 0  # characters of the keys in `_memo`
 _memo_lock = threading.Lock()  # background summaries scan too
 
 
+def clear_memo() -> None:
+    """Forget every remembered scan (tests start from an empty memo)."""
+    global _memo_chars
+    with _memo_lock:
+        _memo.clear()
+        _memo_chars = 0
+
+
 def _found(scanned: str) -> tuple[NotableLine, ...]:
     """Every notable line of `scanned`, in output order (split only on a miss: a hit is a
     compaction event's second look at an output, and the split was most of its cost)."""
@@ -103,8 +111,6 @@ def _found(scanned: str) -> tuple[NotableLine, ...]:
     per_line = [_keys(line) for line in lines]
     found = tuple(_scored(lines, per_line))
     with _memo_lock:
-        if not _memo:
-            _memo_chars = 0  # emptied by a caller (tests clear it)
         if scanned not in _memo:
             _memo[scanned] = found
             _memo_chars += len(scanned)

@@ -23,10 +23,10 @@ from myrm_tui.store import Store
 
 @pytest.fixture(autouse=True)
 def empty_memo():
-    notable._memo.clear()
+    notable.clear_memo()
     quotes.finished_text.cache_clear()
     yield
-    notable._memo.clear()
+    notable.clear_memo()
     quotes.finished_text.cache_clear()
 
 
@@ -80,7 +80,7 @@ OUTPUT_LINES = st.sampled_from(
 @settings(max_examples=12, deadline=None)
 @given(st.lists(st.lists(OUTPUT_LINES, min_size=1, max_size=60).map("\n".join), min_size=3, max_size=8))
 def test_an_event_on_warm_memos_writes_what_an_event_on_empty_memos_writes(tmp_path_factory, outputs):
-    notable._memo.clear()
+    notable.clear_memo()
     quotes.finished_text.cache_clear()
     with Store.open(tmp_path_factory.mktemp("cold")) as store:
         cold = _run(store, _session(store, outputs), len(outputs))

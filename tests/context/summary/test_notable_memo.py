@@ -19,9 +19,9 @@ def request_log(lines: int, fact_at: int, tag: str = "eu-7") -> str:
 
 @pytest.fixture(autouse=True)
 def empty_memo():
-    notable._memo.clear()
+    notable.clear_memo()
     yield
-    notable._memo.clear()
+    notable.clear_memo()
 
 
 def test_a_second_scan_of_the_same_output_is_a_hit_and_gives_the_same_lines(monkeypatch):
@@ -82,5 +82,5 @@ def test_memo_answers_equal_a_fresh_scan(lines):
     text = "\n".join(lines)
     first = notable_lines(text, 4)
     remembered = notable_lines(text, 4)
-    notable._memo.clear()
+    notable.clear_memo()
     assert first == remembered == notable_lines(text, 4)
