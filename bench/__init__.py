@@ -6,3 +6,10 @@ Not part of the installed package: run from the repository root, e.g.
 The session and output formats are in docs/replay-format.md; results and their reading in
 docs/benchmarks.md.
 """
+
+# The bench drives myrm with its test providers (scripted/, replay/, replay-summarizer/), in process
+# and in the `myrm` subprocesses it starts; importing myrm_tui first also keeps litellm from reading
+# a `.env` (myrm_tui/_offline_env.py) whichever bench module imports litellm.
+from myrm_tui.llm.test_providers import enable_in_this_process  # noqa: E402
+
+enable_in_this_process()

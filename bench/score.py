@@ -208,6 +208,11 @@ class _Scorer:
                     "lag": int(probe["lag"]),
                     "query": probe["query"],
                     "carrier": int(needle["carrier"]),
+                    # G1 sessions (bench/fact_sessions.py) also say the fact's format, whether it
+                    # breaks its output's shape, and whether a later message named it.
+                    "format": needle.get("format"),
+                    "shape_break": needle.get("shape_break"),
+                    "named": needle.get("named_turn") is not None and needle["named_turn"] <= int(probe["turn"]),
                     "needle": needle["needle"],
                     "pattern": pattern,
                     "old": old,
@@ -242,6 +247,7 @@ class _Scorer:
         self._previous: list[str] | None = None
         self._previous_tokens = 0
         self._previous_system: str | None = None
+        self._previous_tools: list[dict[str, Any]] | None = None
 
     def tokens_of(self, normalized: dict[str, Any], key: str) -> int:
         cached = self._token_cache.get(key)
@@ -263,7 +269,9 @@ class _Scorer:
         if not isinstance(prompt, list):
             raise SessionFormatError(f"{where}: 'prompt' must be a list of messages.")
         normalized, keys, tokens = self.measure(prompt)
-        total = sum(tokens) + (self.count_tools(line["tools"]) if line.get("tools") else 0)
+        tools = line.get("tools") or None
+        tool_tokens = self.count_tools(tools) if tools else 0
+        total = sum(tokens) + tool_tokens
         self.turns_seen.append(turn)
         self.prompt_tokens.append(total)
         if isinstance(line.get("keepalive"), list):
@@ -287,17 +295,24 @@ class _Scorer:
         # Prefix.
         if self._previous is not None:
             o = overlap(self._previous, keys, tokens)
+            # The tool schemas come first in a request (Anthropic caches tools, then system, then
+            # messages; OpenAI any prefix): unchanged since the previous request, they are read
+            # from the cache too. (Before, they were billed uncached on every request: 2,214 tokens
+            # x 1.25 per request for every contender, ~1.1 M units per 400-turn session.)
+            same_tools = tool_tokens if tools is not None and tools == self._previous_tools else 0
             self.prefix_rows.append(
                 {
                     "turn": turn,
                     "prompt": sum(tokens),
                     "lcp_openai": o.lcp_tokens,
                     "lcp_anthropic": o.boundary_tokens,
+                    "tools_cached": same_tools,
                     "break": not o.previous_is_prefix,
                     "deep_break": o.lcp_tokens < DEEP_BREAK_SHARE * self._previous_tokens,
                 }
             )
         self._previous, self._previous_tokens = keys, sum(tokens)
+        self._previous_tools = tools
         # Retention.
         text = prompt_text(normalized)
         for probe in self.due.get(turn, ()):
@@ -354,7 +369,28 @@ class _Scorer:
             cells[(probe["carrier"], probe["lag"])].append(probe)
         cell_r1 = [block(c)["r_1"] for c in cells.values() if c]
         n_turns = len(self.turns_seen)
+        by_format: dict[str, list[dict[str, Any]]] = defaultdict(list)
+        by_format_lag: dict[str, list[dict[str, Any]]] = defaultdict(list)
+        by_kind: dict[str, list[dict[str, Any]]] = defaultdict(list)
+        for probe in self.probes:
+            if probe["format"] is None:
+                continue
+            by_format[probe["format"]].append(probe)
+            by_format_lag[f"{probe['format']}@{probe['lag']}"].append(probe)
+            by_kind["named" if probe["named"] else "not named"].append(probe)
+            if probe["shape_break"] is not None:
+                by_kind["breaks shape" if probe["shape_break"] else "keeps shape"].append(probe)
+        formats = (
+            {
+                "by_format": {k: block(v) for k, v in sorted(by_format.items())},
+                "by_format_lag": {k: block(v) for k, v in sorted(by_format_lag.items())},
+                "by_kind": {k: block(v) for k, v in sorted(by_kind.items())},
+            }
+            if by_format
+            else {}
+        )
         return {
+            **formats,
             **block(self.probes),
             "r_1_composite": _ratio(sum(cell_r1), len(cell_r1)),
             "by_lag": {str(k): block(v) for k, v in sorted(by_lag.items())},
@@ -402,8 +438,8 @@ class _Scorer:
             return 0 if lcp < OPENAI_MIN_CACHED else lcp // OPENAI_CACHE_STEP * OPENAI_CACHE_STEP
 
         rows = {r["turn"]: r for r in self.prefix_rows}
-        cached_a = {turn: r["lcp_anthropic"] for turn, r in rows.items()}
-        cached_o = {turn: openai_cacheable(r["lcp_openai"]) for turn, r in rows.items()}
+        cached_a = {turn: r["lcp_anthropic"] + r["tools_cached"] for turn, r in rows.items()}
+        cached_o = {turn: openai_cacheable(r["lcp_openai"] + r["tools_cached"]) for turn, r in rows.items()}
         turns, totals, times = self.turns_seen, self.prompt_tokens, self.turn_at
         bill_a = bill(
             "anthropic",

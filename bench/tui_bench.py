@@ -45,9 +45,7 @@ START_RUNS = 10
 HEADLESS_SIZE = (120, 40)
 # A child that has not painted in this long is hung, not slow.
 CHILD_TIMEOUT_S = 180.0
-# 4 chars every 5 ms = 800 chars/s ≈ 200 tokens/s at ~4 chars per token: a fast cloud model.
-STREAM_CHUNK_CHARS = 4
-STREAM_DELAY_MS = 5
+# Seconds of the coding answer streamed at each nominal rate (bench/tui_stream.py).
 STREAM_SECONDS = 10.0
 # The loop probe's period: 10 ms resolves a 16 ms (60 fps) frame without itself loading the loop.
 PROBE_INTERVAL_S = 0.010
@@ -420,22 +418,28 @@ def _measure_import(env: dict[str, str], runs: int, statements: dict[str, str]) 
 # --- T2: streaming ----------------------------------------------------------------------------
 
 
+def markdown_section(i: int) -> str:
+    """One section of a coding answer: a heading, prose with inline code, a list, a Python fence
+    and a table (5 top-level blocks)."""
+    return (
+        f"## Step {i}: tidy `module_{i}.py`\n\n"
+        f"The function `load_{i}` reads the file twice; caching the parsed result keeps the second call "
+        f"cheap. This matters when **step {i}** runs inside a loop over many inputs.\n\n"
+        f"- keep the public name `load_{i}`\n- move parsing into `_parse_{i}`\n- add a test for the empty file\n\n"
+        f"```python\ndef load_{i}(path):\n    text = path.read_text()\n    return _parse_{i}(text)\n\n\n"
+        f"def _parse_{i}(text):\n    return [line.split('=') for line in text.splitlines() if line]\n```\n\n"
+        f"| case | before | after |\n|---|---|---|\n| cold | {i + 12} ms | {i + 3} ms |\n"
+        f"| warm | {i + 5} ms | {i + 1} ms |\n\n"
+    )
+
+
 def markdown_reply(chars: int, seed: int = 0) -> str:
-    """A reply shaped like a coding answer (headings, prose with inline code, lists, Python
-    fences, a table), repeated to `chars`; deterministic so runs compare."""
+    """A reply shaped like a coding answer (`markdown_section` repeated) cut to `chars`;
+    deterministic so runs compare."""
     parts: list[str] = []
     i = seed
     while sum(len(p) for p in parts) < chars:
-        parts.append(
-            f"## Step {i}: tidy `module_{i}.py`\n\n"
-            f"The function `load_{i}` reads the file twice; caching the parsed result keeps the second call "
-            f"cheap. This matters when **step {i}** runs inside a loop over many inputs.\n\n"
-            f"- keep the public name `load_{i}`\n- move parsing into `_parse_{i}`\n- add a test for the empty file\n\n"
-            f"```python\ndef load_{i}(path):\n    text = path.read_text()\n    return _parse_{i}(text)\n\n\n"
-            f"def _parse_{i}(text):\n    return [line.split('=') for line in text.splitlines() if line]\n```\n\n"
-            f"| case | before | after |\n|---|---|---|\n| cold | {i + 12} ms | {i + 3} ms |\n"
-            f"| warm | {i + 5} ms | {i + 1} ms |\n\n"
-        )
+        parts.append(markdown_section(i))
         i += 1
     return "".join(parts)[:chars].rstrip() + "\n"
 
@@ -477,7 +481,9 @@ class FrameClock:
 
     def __init__(self) -> None:
         self.durations: list[float] = []
+        self.cpu: list[float] = []  # each frame's CPU on the UI thread, ms: its work without the wait for a core
         self.ends: list[float] = []  # when each frame finished (to place stalls in time)
+        self.observe: Callable[[], None] | None = None  # called after each frame (bench/tui_stream.py)
         self.frames = 0
         # optional probe read right after each frame: lets a key sample find the first frame
         # that showed its effect, even when that frame ran before the sampler woke up
@@ -492,14 +498,17 @@ class FrameClock:
         clock = self
 
         def timed(screen: Any) -> None:
-            start = now()
+            start, cpu = now(), time.thread_time()
             original(screen)
             end = now()
+            clock.cpu.append((time.thread_time() - cpu) * 1000)
             clock.durations.append((end - start) * 1000)
             clock.ends.append(end)
             clock.frames += 1
             if clock.watch is not None:
                 clock.seen.append((end, clock.watch()))
+            if clock.observe is not None:
+                clock.observe()
 
         Screen._on_timer_update = timed  # type: ignore[method-assign]
 
@@ -605,125 +614,6 @@ async def wait_for(predicate: Callable[[], object], timeout: float, what: str) -
         if now() > deadline:
             raise TimeoutError(f"timed out waiting for {what}")
         await asyncio.sleep(0.01)
-
-
-async def measure_stream(seconds: float, gc_freeze: bool = False, idle_s: float = IDLE_BASELINE_S) -> dict[str, Any]:
-    """Stream ~`seconds` of markdown at ~200 tok/s into the real app; watch the loop, the frames
-    and keypresses; the idle loop just before is the baseline.
-
-    `gc_freeze` is a what-if: `gc.freeze()` once the engine is warm moves every object alive
-    then (litellm's millions) out of the collector's reach, so full passes only walk what the
-    session itself allocates."""
-    from myrm_tui.settings import Settings
-    from myrm_tui.store import Store
-    from myrm_tui.tui.app import MyrmApp
-    from myrm_tui.tui.widgets.assistant_message import AssistantMessage
-
-    chars = int(seconds * 1000 / STREAM_DELAY_MS * STREAM_CHUNK_CHARS)
-    reply = markdown_reply(chars)
-    with tempfile.TemporaryDirectory(prefix="tui-stream-") as tmp:
-        root = Path(tmp)
-        os.environ.setdefault("MYRM_CONFIG_DIR", str(root / "config"))
-        model = scripted_model(root, [{"text": reply, "chunk_size": STREAM_CHUNK_CHARS, "delay_ms": STREAM_DELAY_MS}])
-        workspace = root / "ws"
-        workspace.mkdir()
-        store = Store.open(workspace)
-        frames = FrameClock()
-        # installed before the app starts: each screen binds its refresh timer at mount
-        frames.install()
-        app = MyrmApp(workspace, Settings().with_values(model=model), store=store, watch_themes=False)
-        try:
-            async with app.run_test(size=HEADLESS_SIZE):
-                screen = app.chat_screen
-                await wait_for(screen.ready.is_set, CHILD_TIMEOUT_S, "engine warm-up")
-                await asyncio.sleep(0.3)
-                if gc_freeze:
-                    import gc
-
-                    gc.freeze()
-                frames.durations.clear()
-                frames.ends.clear()
-                idle: list[float] = []
-                stop = asyncio.Event()
-                task = asyncio.create_task(loop_probe(stop, idle))
-                await asyncio.sleep(idle_s)
-                stop.set()
-                await task
-                idle_frames = list(frames.durations)
-                frames.durations.clear()
-                frames.ends.clear()
-
-                lateness: list[float] = []
-                stamps: list[float] = []
-                keys: list[tuple[float, float]] = []
-                lost = 0
-                stop = asyncio.Event()
-                probe = asyncio.create_task(loop_probe(stop, lateness, stamps))
-                gc_clock = GcClock().__enter__()
-                cpu0 = time.process_time()
-                screen.send_message("Explain the refactor step by step.", draft=None)
-                await wait_for(lambda: screen.query(AssistantMessage), 60, "reply widget")
-                t_first = now()
-                letters = "abcdefghijklmnopqrstuvwxyz"
-                index = 0
-                while screen.turn_running:
-                    sample = await key_latency(app, screen.prompt, frames, letters[index % 26])
-                    index += 1
-                    if sample is None:
-                        lost += 1
-                    else:
-                        keys.append(sample)
-                    await asyncio.sleep(STREAM_KEY_PERIOD_S)
-                t_turn_end = now()
-                message = screen.query_one(AssistantMessage)
-                await wait_for(lambda: not message.streaming, 60, "final render")
-                await asyncio.sleep(0.2)  # the final full render's trailing layout
-                cpu1 = time.process_time()
-                gc_clock.__exit__()
-                stop.set()
-                await probe
-                shown = len(message.text)
-        finally:
-            frames.uninstall()
-            store.close()
-            if gc_freeze:
-                import gc
-
-                gc.unfreeze()
-    duration = t_turn_end - t_first
-    over = [d for d in frames.durations if d > FRAME_BUDGET_MS]
-    # place each loop sample in a phase: the turn's start (agent, first litellm call), the
-    # stream itself, and the end (final full Markdown render, store writes)
-    phases: dict[str, list[float]] = {"start": [], "streaming": [], "end": []}
-    for woke, late in zip(stamps, lateness, strict=True):
-        phase = "start" if woke < t_first else "streaming" if woke <= t_turn_end else "end"
-        phases[phase].append(late)
-    late_stats = summary(phases["streaming"])
-    worst = sorted(zip(frames.durations, frames.ends, strict=True), reverse=True)[:5]
-    worst_frames = [{"ms": ms, "at_s_after_first_delta": end - t_first} for ms, end in worst]
-    idle_stats = summary(idle)
-    return {
-        "reply_chars": len(reply),
-        "shown_chars": shown,
-        "stream_s": duration,
-        "achieved_tok_per_s": len(reply) / 4 / duration if duration else None,
-        "target_tok_per_s": 1000 / STREAM_DELAY_MS * STREAM_CHUNK_CHARS / 4,
-        "cpu_s": cpu1 - cpu0,
-        "loop_lateness_ms": late_stats,
-        "idle_loop_lateness_ms": idle_stats,
-        "loop_lateness_by_phase_ms": {k: summary(v) for k, v in phases.items()},
-        "frame_ms": summary(frames.durations),
-        "idle_frame_ms": summary(idle_frames),
-        "gc_pause_ms": gc_clock.report(),
-        "worst_frames": worst_frames,
-        "frames_over_budget": len(over),
-        "frames": len(frames.durations),
-        "frame_budget_ms": FRAME_BUDGET_MS,
-        "key_to_text_ms": summary([k[0] for k in keys]),
-        "key_to_frame_ms": summary([k[1] for k in keys]),
-        "keys_lost": lost,
-        "p99_lateness_vs_idle": ratio(late_stats["p99"], idle_stats["p99"]),
-    }
 
 
 # --- T2: long sessions (one child process per size) -----------------------------------------
@@ -933,9 +823,10 @@ def print_report(result: dict[str, Any]) -> None:
             ],
             rows,
         )
-    for key, label in (("stream", "T2 streaming"), ("stream_gc_freeze", "T2 streaming, what-if gc.freeze()")):
-        if result.get(key):
-            print_stream(label, result[key])
+    if result.get("stream_rates"):
+        from bench.tui_stream import print_rates
+
+        print_rates(result["stream_rates"])
     sessions = result.get("sessions")
     if sessions:
         print_sessions(sessions)
@@ -997,55 +888,6 @@ def print_refresh(rows: list[dict[str, Any]]) -> None:
             ]
             for row in rows
         ],
-    )
-
-
-def print_stream(label: str, stream: dict[str, Any]) -> None:
-    late, idle, frame = stream["loop_lateness_ms"], stream["idle_loop_lateness_ms"], stream["frame_ms"]
-    print_table(
-        f"{label} ({fmt(stream['achieved_tok_per_s'])} tok/s achieved of "
-        f"{fmt(stream['target_tok_per_s'])}; {stream['reply_chars']:,} chars in "
-        f"{fmt(stream['stream_s'], 1)} s; CPU {fmt(stream['cpu_s'], 1)} s)",
-        ["figure", "median", "p95", "p99", "max", "baseline (idle)"],
-        [
-            [
-                "loop lateness ms (10 ms probe)",
-                fmt(late["median"], 1),
-                fmt(late["p95"], 1),
-                fmt(late["p99"], 1),
-                fmt(late["max"], 1),
-                f"p99 {fmt(idle['p99'], 1)} / max {fmt(idle['max'], 1)}",
-            ],
-            [
-                "frame work ms (layout+render)",
-                fmt(frame["median"], 1),
-                fmt(frame["p95"], 1),
-                fmt(frame["p99"], 1),
-                fmt(frame["max"], 1),
-                f"max {fmt(stream['idle_frame_ms']['max'], 1)}",
-            ],
-            [
-                "key → text ms",
-                fmt(stream["key_to_text_ms"]["median"], 1),
-                fmt(stream["key_to_text_ms"]["p95"], 1),
-                fmt(stream["key_to_text_ms"]["p99"], 1),
-                fmt(stream["key_to_text_ms"]["max"], 1),
-                "",
-            ],
-            [
-                "key → next frame ms",
-                fmt(stream["key_to_frame_ms"]["median"], 1),
-                fmt(stream["key_to_frame_ms"]["p95"], 1),
-                fmt(stream["key_to_frame_ms"]["p99"], 1),
-                fmt(stream["key_to_frame_ms"]["max"], 1),
-                "",
-            ],
-        ],
-    )
-    print(
-        f"frames over {FRAME_BUDGET_MS:.0f} ms: {stream['frames_over_budget']} of {stream['frames']}; "
-        f"keys lost: {stream['keys_lost']}; full GC passes: {stream['gc_pause_ms']['gen2']['n']} "
-        f"(max {fmt(stream['gc_pause_ms']['gen2']['max'])} ms)"
     )
 
 
@@ -1137,12 +979,15 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             result["start"].append(data)
     if "stream" in parts:
         log("T2 streaming…")
+        from bench.tui_stream import LONG_REPLY_BLOCKS, STREAM_RATES, measure_rates
+
         seconds = args.stream_seconds or (1.0 if quick else STREAM_SECONDS)
+        rates = (STREAM_RATES[0],) if quick else STREAM_RATES
+        long_blocks = 0 if quick or args.no_long_reply else LONG_REPLY_BLOCKS
         idle_s = min(IDLE_BASELINE_S, seconds)
-        result["stream"] = asyncio.run(measure_stream(seconds, idle_s=idle_s))
-        if not args.no_what_if:
-            log("T2 streaming, what-if gc.freeze() after warm-up…")
-            result["stream_gc_freeze"] = asyncio.run(measure_stream(seconds, gc_freeze=True, idle_s=idle_s))
+        rated = measure_rates(seconds, rates, long_blocks, max(1, args.repeat), idle_s, log)
+        result["stream_rates"] = rated
+        result["stream"] = rated["replies"]["coding answer"][str(rates[0])]  # the 200 tok/s row, as before
     if "sessions" in parts:
         log("T2 long sessions…")
         sizes = tuple(int(s) for s in args.sizes.split(",")) if args.sizes else ((0, 100) if quick else SESSION_SIZES)
@@ -1171,7 +1016,9 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
         "--only", default="", help="comma list of: imports,start,stream,sessions,refresh,first_paint (tmux, opt-in)"
     )
     parser.add_argument("--runs", type=int, default=0, help=f"start-up runs (default {START_RUNS})")
-    parser.add_argument("--stream-seconds", type=float, default=0.0)
+    parser.add_argument("--stream-seconds", type=float, default=0.0, help="seconds of the coding answer at each rate")
+    parser.add_argument("--repeat", type=int, default=1, help="streaming runs per rate and reply (medians reported)")
+    parser.add_argument("--no-long-reply", action="store_true", help="skip the 300-block reply")
     parser.add_argument("--sizes", default="", help="comma list of stored-message counts")
     parser.add_argument("--event-counts", default="", help="comma list of stored events for refresh (0,2000,20000)")
     parser.add_argument("--samples", type=int, default=0, help=f"keypresses per size (default {KEY_SAMPLES})")
@@ -1179,7 +1026,7 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
     parser.add_argument(
         "--no-what-if",
         action="store_true",
-        help="skip the what-if rows (warm-up after paint, gc.freeze while streaming)",
+        help="skip the what-if row (warm-up after paint)",
     )
     parser.add_argument("--out", default="", help="JSON path (default bench/results/tui_bench[_quick].json)")
     parser.add_argument("--silent", action="store_true", help="no progress lines on stderr")

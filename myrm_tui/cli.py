@@ -12,6 +12,7 @@ from typing import Annotated
 import typer
 
 from myrm_tui import __version__
+from myrm_tui.cli_commands.output import say
 from myrm_tui.settings.schema import SPECS_BY_KEY
 
 # Built from the settings schema so the choices live in one place; mypy wants literal members.
@@ -68,7 +69,7 @@ TrustOpt = Annotated[
 
 def _version(value: bool) -> None:
     if value:
-        print(f"myrm {__version__}")
+        say(f"myrm {__version__}")
         raise typer.Exit()
 
 
@@ -274,11 +275,20 @@ def undo(
 
 
 @app.command("doctor")
-def doctor() -> None:
+def doctor(
+    deep: Annotated[
+        bool,
+        typer.Option(
+            "--deep",
+            help="Also load the embedded local model in a child process and decode a test prompt "
+            "(10-40 s on two cores).",
+        ),
+    ] = False,
+) -> None:
     """Check config, keys, models, the store and offline tokenizers; exit 1 if myrm cannot run."""
     from myrm_tui.cli_commands.doctor import doctor_command
 
-    raise typer.Exit(doctor_command())
+    raise typer.Exit(doctor_command(deep=deep))
 
 
 def main() -> None:

@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from myrm_tui.context.config import DEFAULT_CONFIG, EngineConfig
-from myrm_tui.context.recall import ctx_expand, ctx_search
+from myrm_tui.context.recall import ctx_expand, ctx_search, search_hits
 from myrm_tui.llm.events import LLMEvent
 from myrm_tui.llm.model_info import ModelInfo
 from myrm_tui.settings.typed_values import EvictionOrder
@@ -113,7 +113,7 @@ def summarizer_model(name: str) -> str:
 def _probe(store: Store, session_id: str, query: str) -> str:
     """What a model gets back from one recall: the search list, then the best hit expanded."""
     found = ctx_search(store, session_id, query, limit=PROBE_HITS)
-    hits = store.search(session_id, query, limit=1)
+    hits = search_hits(store, session_id, query, 1)
     if not hits:
         return found
     expanded = ctx_expand(store, session_id, hits[0].handle, query=query)
@@ -420,7 +420,22 @@ class ReplaySession:
         self.store.append_message(self.session_id, row, count_message_tokens(row, self.feed.model), artifacts=artifacts)
 
 
+def use_capable_oracle() -> None:
+    """Make the benchmark's `oracle` summarizer the capable-model stand-in
+    (`context/summary/standin.py`) for every user of the fakes: myrm's summary client gets its
+    JSON answer, a contender calling the fake directly gets the rendered summary."""
+    from myrm_tui.context.summary import standin
+    from myrm_tui.llm import replay_summarizers
+
+    replay_summarizers.ANSWERS["oracle"] = standin.answer
+    replay_summarizers.SUMMARIZERS["oracle"] = standin.summary_text
+
+
 def replay(lines: Iterable[dict[str, Any]], options: ReplayOptions) -> Iterator[dict[str, Any]]:
+    from myrm_tui.llm.test_providers import enable_in_this_process
+
+    enable_in_this_process()  # the recorded turns and fake summarizers are test providers
+    use_capable_oracle()
     summarizer_model(options.summarizer)  # a bad name fails before anything is read
     with tempfile.TemporaryDirectory(prefix="myrm-replay-") as tmp, asyncio.Runner() as runner:
         session = ReplaySession(Path(tmp), options)

@@ -88,6 +88,12 @@ EXPORT = Sink(
     DEFAULT_POLICY,
 )
 DOCTOR = Sink("doctor", "cli_commands.doctor: effective settings and model overrides", CREDENTIALS_ONLY)
+CLI_OUTPUT = Sink(
+    "cli_output",
+    "cli_commands.output: every line of the CLI (doctor, models, sessions, trust, undo, recover, `run`'s "
+    "stderr notes, an MCP server's quoted stderr line); `run`'s own answer is exempt (output.answer)",
+    CREDENTIALS_ONLY,
+)
 RUN_ECHO = Sink("run_echo", "cli_commands.run_report: tool lines (arguments, failures) on stderr", CREDENTIALS_ONLY)
 PROVIDER_ERROR = Sink(
     "provider_error",
@@ -102,7 +108,8 @@ SESSION_TITLE = Sink(
 )
 LOG = Sink(
     "log",
-    "every logging record (myrm's and litellm's), via log_redaction.install (called by cli.main); log_files.append_log",
+    "every logging record (myrm's and litellm's), via log_redaction.install (called by cli.main); "
+    "log_files.append_log; mcp.connection._stderr_hint (an MCP server's last stderr line, quoted in its status)",
     CREDENTIALS_ONLY,
 )
 
@@ -117,6 +124,7 @@ SINKS: tuple[Sink, ...] = (
     SESSION_TITLE,
     EXPORT,
     DOCTOR,
+    CLI_OUTPUT,
     RUN_ECHO,
     PROVIDER_ERROR,
     LOG,

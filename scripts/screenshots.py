@@ -159,6 +159,9 @@ async def take(out_dir: Path) -> list[Path]:
 
 
 def main() -> None:
+    from myrm_tui.llm.test_providers import enable_in_this_process
+
+    enable_in_this_process()  # the demo session's model is a scripted/ one
     out_dir = Path(sys.argv[1]) if len(sys.argv) > 1 else Path(__file__).resolve().parent.parent / "screenshots"
     out_dir.mkdir(parents=True, exist_ok=True)
     for path in asyncio.run(take(out_dir)):

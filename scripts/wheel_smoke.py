@@ -2,7 +2,7 @@
 
 Why: an editable install reads files straight from the repository, so a data file the wheel
 forgets (the themes once were) only shows on a real install. This runs in CI after the tests:
-`myrm --help`, `myrm doctor` (which decodes a real prompt on the embedded model), one
+`myrm --help`, `myrm doctor --deep` (which decodes a real prompt on the embedded model), one
 `myrm run` on the embedded model, and the full-screen app started in tmux, all from a workspace
 outside the repository with the installed package only.
 
@@ -128,8 +128,8 @@ def main() -> int:
 
         step("myrm --help")
         run([str(bin_dir / "myrm"), "--help"], cwd=workspace, env=env)
-        step("myrm doctor")
-        doctor = run([str(bin_dir / "myrm"), "doctor"], cwd=workspace, env=env)
+        step("myrm doctor --deep")
+        doctor = run([str(bin_dir / "myrm"), "doctor", "--deep"], cwd=workspace, env=env)
         if "local model local/smollm2 answers" not in doctor.stdout:
             raise SystemExit("wheel smoke: doctor did not test the embedded model")
         step("myrm run on the embedded model")

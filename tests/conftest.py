@@ -16,6 +16,10 @@ from hypothesis import settings as hypothesis_settings
 import myrm_tui  # noqa: F401  (sets the offline litellm/tiktoken environment first)
 from myrm_tui.llm.local_provider import smollm2_path
 
+# The test providers (scripted/, replay/: myrm_tui/llm/test_providers.py), here and in every `myrm`
+# the tests start; tests/security/test_test_providers_gated.py checks the name against the module.
+os.environ["ENABLE_MYRM_TEST_PROVIDERS"] = "1"
+
 # How long the llama.cpp server may take to load the model and answer /v1/models on a busy
 # 2-core machine before the fixture gives up.
 SERVER_START_TIMEOUT_S = 90.0

@@ -125,6 +125,9 @@ class SharedSummarizer:
 
     def __init__(self, mode: str, counter: SharedCounter, *, fill_empty: bool = True) -> None:
         from myrm_tui.llm.replay_summarizers import NULL_TEXT, SUMMARIZERS
+        from myrm_tui.replay import use_capable_oracle
+
+        use_capable_oracle()  # `oracle`: the capable-model stand-in, as myrm gets it
 
         if mode not in SUMMARIZERS:
             raise ValueError(f"unknown summarizer {mode!r}; use one of {', '.join(SUMMARIZERS)}.")

@@ -8,6 +8,11 @@ first bytes are those of a PNG, JPEG, GIF or WebP image (a renamed text file, a 
 through `context.media.offload_images`, so the row holds a `vault://` handle, the engine sends
 the image to vision models and a placeholder naming the handle to the others (and the turn
 tells the user so).
+
+Every attached file, image or text, is read the way file_read reads (agent/tools/paths.py, one
+no-follow walk): inside the workspace unless `allow_outside_workspace`, never through a symlink.
+A repository's `logo.png` that links to a photo in the user's home, or an image path a custom
+command names, is refused with the reason instead of being sent to the provider.
 """
 
 from __future__ import annotations
@@ -16,11 +21,15 @@ import base64
 import json
 import re
 import shlex
-from collections.abc import Sequence
+import stat
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote, urlparse
+
+if TYPE_CHECKING:  # the tools import this module's neighbours; the type is only named here
+    from myrm_tui.agent.tools.paths import FencedPath
 
 # 5 MB: the strictest per-image limit among the large vision providers (Anthropic's API refuses
 # bigger images; OpenAI and Gemini take more), so an accepted image is accepted everywhere.
@@ -65,29 +74,65 @@ def _size(n: int) -> str:
     return f"{n / (1024 * 1024):.1f} MB" if n >= 1024 * 1024 else f"{n / 1024:.0f} KB"
 
 
-def load_image(path: str | Path, base: Path | None = None) -> ImageAttachment:
-    """Read one image file (relative paths from `base`). AttachmentError when it is missing, not a
-    regular file, over the cap, or not a PNG/JPEG/GIF/WebP by its bytes."""
+def read_fenced_attachment(
+    ref: str, fenced: FencedPath, limit: int, too_big: Callable[[int], str]
+) -> tuple[bytes | None, bool]:
+    """(the file's bytes, is a folder) for an attachment, read exactly like file_read reads: a
+    no-follow walk from the workspace, a regular file only (a link on the way or as the file, a
+    FIFO, a device is refused without blocking), at most `limit` bytes (`too_big(size)` says
+    what to do past it). (None, True) for a folder. AttachmentError otherwise."""
+    from myrm_tui.agent.tools.base import ToolError
+    from myrm_tui.fenced_files import FenceError
+
+    try:
+        with fenced.open() as target:
+            found = target.lstat()
+            if found is None:
+                raise AttachmentError(f"cannot attach {ref}: it does not exist.")
+            if stat.S_ISDIR(found.st_mode):
+                return None, True
+            data = target.read_bytes(limit=limit)
+    except IsADirectoryError:  # the workspace folder itself
+        return None, True
+    except (FileNotFoundError, NotADirectoryError):
+        raise AttachmentError(f"cannot attach {ref}: it does not exist.") from None
+    except (ToolError, FenceError) as exc:
+        raise AttachmentError(f"cannot attach {ref}: {exc}") from None
+    except OSError as exc:
+        raise AttachmentError(f"cannot attach {ref}: {exc.strerror or exc}.") from None
+    if len(data) > limit:
+        raise AttachmentError(f"cannot attach {ref}: {too_big(len(data))}")
+    return data, False
+
+
+def load_image(
+    path: str | Path, base: Path | None = None, *, workspace: Path | None = None, allow_outside: bool = False
+) -> ImageAttachment:
+    """Read one image file (relative paths from `base`), fenced like file_read: inside
+    `workspace` (default: the workspace `base` is in) unless `allow_outside`, and never through a
+    symlink. AttachmentError when it is missing, not a regular file, over the cap, or not a
+    PNG/JPEG/GIF/WebP by its bytes."""
+    from myrm_tui.agent.tools.base import ToolError
+    from myrm_tui.agent.tools.paths import place
+    from myrm_tui.store.workspace import find_workspace_root
+
     name = str(path)
     target = Path(path).expanduser()
     if not target.is_absolute() and base is not None:
         target = base / target
+    root = workspace if workspace is not None else find_workspace_root(base)
     try:
-        if not target.is_file():
-            what = "does not exist" if not target.exists() else "is not a regular file"
-            raise AttachmentError(f"cannot attach {name}: it {what}.")
-        size = target.stat().st_size
-        if size > IMAGE_MAX_BYTES:
-            raise AttachmentError(
-                f"cannot attach {name}: it is {_size(size)}, over the {_size(IMAGE_MAX_BYTES)} "
-                "image limit; shrink or crop it first."
-            )
-        with target.open("rb") as handle:
-            data = handle.read(IMAGE_MAX_BYTES + 1)
-    except OSError as exc:
-        raise AttachmentError(f"cannot attach {name}: {exc.strerror or exc}.") from None
-    if len(data) > IMAGE_MAX_BYTES:  # grew while we looked
-        raise AttachmentError(f"cannot attach {name}: over the {_size(IMAGE_MAX_BYTES)} image limit.")
+        fenced = place(str(target), root, allow_outside=allow_outside)
+    except ToolError as exc:
+        raise AttachmentError(f"cannot attach {name}: {exc}") from None
+    data, folder = read_fenced_attachment(
+        name,
+        fenced,
+        IMAGE_MAX_BYTES,
+        lambda size: f"it is over the {_size(IMAGE_MAX_BYTES)} image limit; shrink or crop it first.",
+    )
+    if folder or data is None:
+        raise AttachmentError(f"cannot attach {name}: it is not a regular file.")
     mime = sniff_image(data[:16])
     if mime is None:
         raise AttachmentError(
@@ -96,10 +141,26 @@ def load_image(path: str | Path, base: Path | None = None) -> ImageAttachment:
     return ImageAttachment(name, mime, data)
 
 
-def load_images(paths: Sequence[str | Path], base: Path | None = None) -> list[ImageAttachment]:
-    if len(paths) > MAX_IMAGES_PER_MESSAGE:
-        raise AttachmentError(f"{len(paths)} images in one message; at most {MAX_IMAGES_PER_MESSAGE} can be attached.")
-    return [load_image(p, base) for p in paths]
+def check_image_count(count: int) -> None:
+    if count > MAX_IMAGES_PER_MESSAGE:
+        raise AttachmentError(f"{count} images in one message; at most {MAX_IMAGES_PER_MESSAGE} can be attached.")
+
+
+def named_outside(path: str | Path) -> bool:
+    """The user named a file outside any workspace by its full path (`/image ~/Desktop/x.png`,
+    `myrm run --image /tmp/shot.png`): their own choice, typed by them, so it is taken without
+    `allow_outside_workspace`. A relative name is always fenced: `logo.png` in a cloned repository
+    may be a link to a photo in their home, and a path inside a message may come from a custom
+    command the repository wrote."""
+    text = str(path).strip()
+    return text.startswith(("/", "~"))
+
+
+def load_images(
+    paths: Sequence[str | Path], base: Path | None = None, *, workspace: Path | None = None, allow_outside: bool = False
+) -> list[ImageAttachment]:
+    check_image_count(len(paths))
+    return [load_image(p, base, workspace=workspace, allow_outside=allow_outside) for p in paths]
 
 
 def message_content(
@@ -230,18 +291,28 @@ def load_attachment(ref: str, base: Path, workspace: Path, settings: Any) -> Fil
     """One `@path`: a text file as file_read shows it, or a folder's listing as glob shows it.
     AttachmentError when it is outside the workspace (unless allowed), binary, or too big."""
     from myrm_tui.agent.tools.base import ToolContext, ToolError
-    from myrm_tui.agent.tools.paths import display_path, resolve_path
+    from myrm_tui.agent.tools.paths import display_path, place
     from myrm_tui.agent.tools.search import Glob
 
     ctx = ToolContext(workspace=Path(workspace).resolve(), settings=settings, vault=None)
     candidate = Path(ref).expanduser()
     raw = str(candidate if candidate.is_absolute() else (Path(base) / candidate))
     try:
-        path = resolve_path(raw, ctx)
+        fenced = place(raw, ctx.workspace, allow_outside=bool(settings.allow_outside_workspace))
     except ToolError as exc:
         raise AttachmentError(f"cannot attach @{ref}: {exc}") from None
-    label = display_path(path, ctx)
-    if path.is_dir():
+    label = display_path(fenced.path, ctx)
+    data, folder = read_fenced_attachment(
+        f"@{ref}",
+        fenced,
+        TEXT_ATTACH_MAX_BYTES,
+        lambda size: (
+            f"it is over the {_size(TEXT_ATTACH_MAX_BYTES)} attachment limit; ask the model to read "
+            "the part you need (file_read with a line range, or grep)."
+        ),
+    )
+    if folder:
+        path = fenced.path
         try:
             relative = path.relative_to(ctx.workspace)
         except ValueError:
@@ -258,19 +329,7 @@ def load_attachment(ref: str, base: Path, workspace: Path, settings: Any) -> Fil
         )
         name = "." if relative == Path(".") else f"{relative.as_posix()}/"
         return FileAttachment(name, "folder", f"[{name} · listing]\n{listing}")
-    try:
-        size = path.stat().st_size
-        if not path.is_file():
-            raise AttachmentError(f"cannot attach @{ref}: it is not a regular file.")
-        if size > TEXT_ATTACH_MAX_BYTES:
-            raise AttachmentError(
-                f"cannot attach @{ref}: it is {_size(size)}, over the "
-                f"{_size(TEXT_ATTACH_MAX_BYTES)} attachment limit; ask the model to read "
-                "the part you need (file_read with a line range, or grep)."
-            )
-        data = path.read_bytes()
-    except OSError as exc:
-        raise AttachmentError(f"cannot attach @{ref}: {exc.strerror or exc}.") from None
+    assert data is not None, "a file attachment has its bytes"
     from myrm_tui.agent.tools.file_read import looks_binary
     from myrm_tui.context.recall_select import split_lines
 

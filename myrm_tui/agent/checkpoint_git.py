@@ -10,18 +10,36 @@ The user's index, refs and object store are never written.
 What is covered is exactly what `git add -A` sees: tracked files and untracked files that are not
 ignored, inside the repository. Ignored files (build output, `.env` when ignored), files outside
 the workspace and submodule contents are not.
+
+Every git call here passes HOST_GIT_ARGS (no hooks, no fsmonitor): it runs on the host, outside
+the sandbox, in a repository commands may have changed, so nothing in it may run code.
+
+The private folders are walked without following links from the workspace (store/layout.py), and
+git gets them as `/proc/self/fd/N` paths of those very handles (which it inherits): a
+`.myrm/checkpoints` or `objects` committed as a link to elsewhere is refused, never written.
 """
 
 from __future__ import annotations
 
 import os
 import shutil
+import stat
 import subprocess
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from myrm_tui.agent.sandbox.git_env import HOST_GIT_ARGS
+from myrm_tui.fenced_files import FenceError
+from myrm_tui.store.errors import StoreError
+from myrm_tui.store.layout import open_in_store
+
 # The folder under `.myrm/` for the private index and objects.
 CHECKPOINTS_DIR = "checkpoints"
+_OBJECTS_DIR = "objects"
+# Owner-only, like the rest of `.myrm/`: the objects are copies of the user's files.
+PRIVATE_DIR_MODE = 0o700
 # A snapshot that takes longer than this is abandoned (the bash call runs uncovered and the user
 # is told): a huge untracked tree must not stall every bash call.
 GIT_SNAPSHOT_TIMEOUT_S = 60.0
@@ -56,7 +74,7 @@ class GitSnapshotter:
             return None
         try:
             done = subprocess.run(
-                ["git", "rev-parse", "--show-toplevel"],
+                ["git", *HOST_GIT_ARGS, "rev-parse", "--show-toplevel"],
                 cwd=workspace,
                 capture_output=True,
                 timeout=GIT_SNAPSHOT_TIMEOUT_S,
@@ -69,31 +87,44 @@ class GitSnapshotter:
             return None
         return cls(workspace, myrm_dir / CHECKPOINTS_DIR, session_id)
 
-    def _env(self) -> dict[str, str]:
-        objects = self.private_dir / "objects"
-        objects.mkdir(parents=True, exist_ok=True, mode=0o700)
-        env = dict(os.environ)
-        env.update(
-            {
-                "GIT_INDEX_FILE": str(self.private_dir / f"{self.session_id}.index"),
-                "GIT_OBJECT_DIRECTORY": str(objects),
-                "GIT_ALTERNATE_OBJECT_DIRECTORIES": str(self._repo_objects()),
-                "GIT_OPTIONAL_LOCKS": "0",
-            }
-        )
-        return env
+    @contextmanager
+    def _private(self) -> Iterator[tuple[dict[str, str], tuple[int, ...]]]:
+        """git's environment for the private index and objects, and the descriptors git must
+        inherit for the /proc/self/fd paths in it to lead where they were checked."""
+        index = f"{self.session_id}.index"
+        try:
+            with (
+                open_in_store(self.private_dir.parent, self.private_dir.name, create=True) as folder,
+                folder.child(_OBJECTS_DIR, create=True, mode=PRIVATE_DIR_MODE, chmod=True) as objects,
+            ):
+                found = folder.lstat(index)
+                if found is not None and not stat.S_ISREG(found.st_mode):
+                    folder.open_regular(index)  # raises the FenceError that says what is there
+                env = dict(os.environ)
+                env.update(
+                    {
+                        "GIT_INDEX_FILE": folder.proc_path(index),
+                        "GIT_OBJECT_DIRECTORY": objects.proc_path(),
+                        "GIT_ALTERNATE_OBJECT_DIRECTORIES": str(self._repo_objects()),
+                        "GIT_OPTIONAL_LOCKS": "0",
+                    }
+                )
+                yield env, (folder.fd, objects.fd)
+        except (StoreError, FenceError) as exc:
+            raise GitSnapshotError(str(exc)) from None
 
     def _repo_objects(self) -> Path:
         out = self._git(["rev-parse", "--git-path", "objects"], env=None)
         path = Path(out.strip())
         return path if path.is_absolute() else (self.repo_root / path).resolve()
 
-    def _git(self, args: list[str], env: dict[str, str] | None) -> str:
+    def _git(self, args: list[str], env: dict[str, str] | None, fds: tuple[int, ...] = ()) -> str:
         try:
             done = subprocess.run(
-                ["git", *args],
+                ["git", *HOST_GIT_ARGS, *args],
                 cwd=self.repo_root,
                 env=env,
+                pass_fds=fds,
                 capture_output=True,
                 timeout=GIT_SNAPSHOT_TIMEOUT_S,
                 check=False,
@@ -108,14 +139,15 @@ class GitSnapshotter:
 
     def snapshot(self) -> str:
         """The tree id of the work tree as it is now."""
-        env = self._env()
-        self._git(["add", "-A", "--ignore-errors", "."], env)
-        return self._git(["write-tree"], env).strip()
+        with self._private() as (env, fds):
+            self._git(["add", "-A", "--ignore-errors", "."], env, fds)
+            return self._git(["write-tree"], env, fds).strip()
 
     def changes(self, before: str, after: str) -> list[TreeChange]:
         if before == after:
             return []
-        out = self._git(["diff-tree", "-r", "-z", "--no-renames", before, after], self._env())
+        with self._private() as (env, fds):
+            out = self._git(["diff-tree", "-r", "-z", "--no-renames", before, after], env, fds)
         fields = out.split("\0")
         changes: list[TreeChange] = []
         for head, path in zip(fields[0::2], fields[1::2], strict=False):
@@ -128,16 +160,17 @@ class GitSnapshotter:
         return changes
 
     def blob(self, sha: str) -> bytes:
-        env = self._env()
         try:
-            done = subprocess.run(
-                ["git", "cat-file", "blob", sha],
-                cwd=self.repo_root,
-                env=env,
-                capture_output=True,
-                timeout=GIT_SNAPSHOT_TIMEOUT_S,
-                check=False,
-            )
+            with self._private() as (env, fds):
+                done = subprocess.run(
+                    ["git", *HOST_GIT_ARGS, "cat-file", "blob", sha],
+                    cwd=self.repo_root,
+                    env=env,
+                    pass_fds=fds,
+                    capture_output=True,
+                    timeout=GIT_SNAPSHOT_TIMEOUT_S,
+                    check=False,
+                )
         except (subprocess.TimeoutExpired, OSError) as exc:
             raise GitSnapshotError(f"git cat-file could not read {sha[:12]}: {exc}") from exc
         if done.returncode != 0:

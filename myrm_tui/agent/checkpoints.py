@@ -22,7 +22,7 @@ from typing import Any, cast
 
 from myrm_tui.agent.checkpoint_git import GitSnapshotError, GitSnapshotter
 from myrm_tui.agent.tools.base import Tool, ToolContext, ToolError
-from myrm_tui.agent.tools.paths import resolve_writable_path
+from myrm_tui.agent.tools.paths import FencedPath, fence_writable
 from myrm_tui.store import event_kinds
 from myrm_tui.store.constants import HANDLE_HEX_CHARS
 from myrm_tui.store.vault import Vault
@@ -49,19 +49,23 @@ class FileChange:
     source: str
 
 
-def sha256_of(path: Path) -> str | None:
-    """The file's sha256, None when there is no regular file there."""
+def sha256_hex(data: bytes | None) -> str | None:
+    return None if data is None else hashlib.sha256(data).hexdigest()
+
+
+def bytes_at(fenced: FencedPath) -> bytes | None:
+    """The regular file's bytes, read through a no-follow walk; None when there is none (a
+    missing file, a link, a folder or a FIFO count as no file: nothing is read through a link)."""
     try:
-        return hashlib.sha256(path.read_bytes()).hexdigest() if path.is_file() else None
-    except OSError:
+        with fenced.open() as target:
+            return target.read_if_file()
+    except (OSError, ToolError):
         return None
 
 
-def relative_label(path: Path, workspace: Path) -> str:
-    try:
-        return path.relative_to(workspace).as_posix()
-    except ValueError:
-        return str(path)
+def label_of(fenced: FencedPath) -> str:
+    """How a change names its file: workspace-relative ("/"-separated), absolute outside it."""
+    return "/".join(fenced.names) if fenced.in_workspace else str(fenced.path)
 
 
 def changes_of(store: Any, session_id: str) -> list[FileChange]:
@@ -87,7 +91,7 @@ class Pending:
     """What `before` captured, for `after` to complete."""
 
     kind: str  # "file" or "git"
-    paths: tuple[Path, ...] = ()
+    paths: tuple[FencedPath, ...] = ()
     befores: tuple[str | None, ...] = ()
     tree: str | None = None
 
@@ -130,10 +134,10 @@ class Checkpointer:
         try:
             if tool.name in FILE_TOOLS:
                 try:
-                    path = resolve_writable_path(str(args.get("path", "")), ctx)
+                    fenced = fence_writable(str(args.get("path", "")), ctx)
                 except ToolError:
                     return None, None  # the tool refuses the same path itself
-                return Pending("file", (path,), (self._keep(path),)), None
+                return Pending("file", (fenced,), (self._keep(fenced),)), None
             if tool.name == SHELL_TOOL and self.git is not None:
                 return Pending("git", tree=self.git.snapshot()), None
         except (OSError, GitSnapshotError) as exc:
@@ -152,20 +156,23 @@ class Checkpointer:
                 rows = []
                 for change in self.git.changes(pending.tree, tree):
                     before = self._vault().put(self.git.blob(change.before_blob)) if change.before_blob else None
-                    rows.append((self.workspace / change.path, before))
+                    rows.append((self._in_workspace(change.path), before))
                 self._record(turn, rows, SOURCE_GIT)
         except (OSError, GitSnapshotError) as exc:
             return f"the changes of this call were not checkpointed ({exc}); /undo cannot restore them"
         return None
 
-    def _keep(self, path: Path) -> str | None:
-        if not path.is_file():
-            return None
-        return self._vault().put(path.read_bytes())
+    def _in_workspace(self, relative: str) -> FencedPath:
+        names = tuple(relative.split("/"))
+        return FencedPath(relative, self.workspace, names, self.workspace.resolve().joinpath(*names))
 
-    def _record(self, turn: int, rows: Iterable[tuple[Path, str | None]], source: str) -> None:
-        for path, before in rows:
-            after = sha256_of(path)
+    def _keep(self, fenced: FencedPath) -> str | None:
+        data = bytes_at(fenced)
+        return None if data is None else self._vault().put(data)
+
+    def _record(self, turn: int, rows: Iterable[tuple[FencedPath, str | None]], source: str) -> None:
+        for fenced, before in rows:
+            after = sha256_hex(bytes_at(fenced))
             if (
                 before is not None
                 and after is not None
@@ -179,7 +186,7 @@ class Checkpointer:
                 event_kinds.CHECKPOINT,
                 {
                     "turn": turn,
-                    "path": relative_label(path, self.workspace),
+                    "path": label_of(fenced),
                     "before": before,
                     "after": after,
                     "source": source,

@@ -29,13 +29,19 @@ from myrm_tui.agent import command_rules as rules
 from myrm_tui.agent.command_interpreters import (
     AWKS,
     CODE_FLAGS,
+    EDITORS,
     PYTHON,
+    alias_reason,
     awk_program,
     code_reason,
+    editor_reason,
     inline_code_reason,
+    make_reason,
     python_reason,
+    sed_reason,
     shell_reason,
     source_reason,
+    trap_reason,
 )
 from myrm_tui.agent.command_scope import Scope, option_value, remember, resolve_name
 from myrm_tui.shell_lex import Command, Word, split_commands
@@ -68,7 +74,7 @@ def _check_text(text: str, scope: Scope) -> str | None:
         return "nests commands too deeply to check"
     inner = Scope(scope.depth + 1, dict(scope.variables))
     commands = split_commands(text)
-    bomb = _fork_bomb(commands)
+    bomb = _fork_bomb(commands, text)
     if bomb:
         return bomb
     for command in commands:
@@ -93,7 +99,20 @@ def _check_text(text: str, scope: Scope) -> str | None:
     return None
 
 
-def _fork_bomb(commands: list[Command]) -> str | None:
+# An endless shell loop whose body starts a command in the background and does not wait for it:
+# `while true; do cmd & done` starts processes as fast as it can fork.
+_ENDLESS_LOOP = re.compile(
+    r"\b(?:while\s+(?:true|:|\[\s*1\s*\]|\(\(\s*1\s*\)\))|until\s+false|for\s*\(\(\s*;\s*;\s*\)\))"
+    r"\s*;?\s*do\b(?P<body>[\s\S]*?)\bdone\b"
+)
+_BACKGROUND = re.compile(r"(?<![&|>])&(?![&>])")
+
+
+def _fork_bomb(commands: list[Command], text: str = "") -> str | None:
+    for loop in _ENDLESS_LOOP.finditer(text):
+        body = loop.group("body")
+        if _BACKGROUND.search(body) and not re.search(r"\bwait\b", body):
+            return "fork bomb (starts background processes in an endless loop)"
     for command in commands:
         calls_itself = bool(command.function and command.argv and command.argv[0] == command.function)
         if calls_itself and (command.background or command.piped_from is not None):
@@ -145,6 +164,22 @@ def _check_command(command: Command, words: list[Word], scope: Scope) -> str | N
     if name in AWKS:
         program = next((t for t in awk_program(texts)), None)
         return code_reason(program, scope, _check_text) if program else None
+    if name == "trap":
+        return trap_reason(args, scope, _check_text)
+    if name == "alias":
+        return alias_reason(args, scope, _check_text)
+    if name in ("sed", "gsed"):
+        reason = sed_reason(texts, scope, _check_text)
+        if reason:
+            return reason
+    if name in EDITORS:
+        return editor_reason(texts, scope, _check_text)
+    if name in ("make", "gmake", "remake"):
+        return make_reason(command, texts, scope, _check_text)
+    if name in _CONTAINER_CLIS:
+        reason = _container_command(args, scope)
+        if reason:
+            return reason
     if name in ("find",):
         return _find(args, scope)
     if name in ("xargs", "parallel"):
@@ -293,6 +328,88 @@ def _xargs(name: str, args: list[Word], scope: Scope) -> str | None:
     if program in rules.DELETERS:
         return f"{name} runs {program} on everything it reads"
     return _check_command(Command(words=inner), inner, scope)
+
+
+_CONTAINER_CLIS = frozenset({"docker", "podman", "nerdctl"})
+# Options of `docker run/create/exec` that take a value as the next word (`--opt=value` is one word).
+_CONTAINER_VALUE_OPTIONS = frozenset(
+    {
+        "-a",
+        "--attach",
+        "-c",
+        "--cpu-shares",
+        "--cidfile",
+        "--cpus",
+        "--cpuset-cpus",
+        "--device",
+        "--dns",
+        "-e",
+        "--env",
+        "--env-file",
+        "--entrypoint",
+        "--expose",
+        "--gpus",
+        "--group-add",
+        "-h",
+        "--hostname",
+        "--ip",
+        "--ipc",
+        "-l",
+        "--label",
+        "--label-file",
+        "--log-driver",
+        "--log-opt",
+        "-m",
+        "--memory",
+        "--mount",
+        "--name",
+        "--network",
+        "--net",
+        "--pid",
+        "--platform",
+        "-p",
+        "--publish",
+        "--pull",
+        "--restart",
+        "--runtime",
+        "--security-opt",
+        "--shm-size",
+        "--stop-signal",
+        "--tmpfs",
+        "-u",
+        "--user",
+        "--ulimit",
+        "--userns",
+        "--uts",
+        "-v",
+        "--volume",
+        "--volumes-from",
+        "-w",
+        "--workdir",
+        "--add-host",
+        "--cap-add",
+        "--cap-drop",
+        "--health-cmd",
+        "--init-path",
+        "--detach-keys",
+        "--stop-timeout",
+    }
+)
+
+
+def _container_command(args: list[Word], scope: Scope) -> str | None:
+    """The command a `docker run IMAGE CMD…` (or `exec CONTAINER CMD…`) runs in the container, judged
+    like any other: with the workspace mounted, `rm -rf` there deletes it just the same."""
+    index = 0
+    while index < len(args) and args[index].text.startswith("-"):
+        index += 2 if args[index].text in _CONTAINER_VALUE_OPTIONS else 1
+    if index >= len(args) or args[index].text not in ("run", "create", "exec"):
+        return None
+    index += 1
+    while index < len(args) and args[index].text.startswith("-"):
+        index += 2 if args[index].text in _CONTAINER_VALUE_OPTIONS else 1
+    inner = args[index + 1 :]  # after the image (or the container for exec)
+    return _check_command(Command(words=inner), inner, scope) if inner else None
 
 
 def _watch(args: list[Word], scope: Scope) -> str | None:

@@ -246,6 +246,10 @@ def _git(args: list[str]) -> str | None:
         return "deletes a branch whatever its merge state"
     elif sub == "stash" and operands[:1] in (["clear"], ["drop"]):
         return "drops stashed changes"
+    elif sub == "stash" and ("u" in short or "a" in short or long_ & {"--include-untracked", "--all"}):
+        return "git stash -u removes untracked files from the work tree"
+    elif sub == "rm" and ("r" in short or "--recursive" in long_) and "--cached" not in long_:
+        return "git rm -r (recursive delete)"
     elif sub == "reflog" and operands[:1] in (["expire"], ["delete"]):
         return "rewrites the reflog (lost commits become unrecoverable)"
     elif sub in ("filter-branch", "filter-repo"):
@@ -256,6 +260,22 @@ def _git(args: list[str]) -> str | None:
         return "deletes a ref"
     elif sub == "config" and any(_GIT_RUNS_PROGRAMS.match(op.lower()) for op in operands):
         return "makes git run a program"
+    return None
+
+
+def _mv(args: list[str]) -> str | None:
+    """Moving something out of the current tree (an absolute path, the home folder, `..`): in the
+    sandbox only its private /tmp is writable outside the workspace, and that is gone when the
+    call ends, so `mv data /tmp/x` deletes `data` as surely as `rm -r` does."""
+    target_dir = next((a[len("--target-directory=") :] for a in args if a.startswith("--target-directory=")), None)
+    if "-t" in args and args.index("-t") + 1 < len(args):
+        target_dir = args[args.index("-t") + 1]
+    operands = _operands(args)
+    destination = target_dir if target_dir is not None else (operands[-1] if len(operands) > 1 else None)
+    if destination is None:
+        return None
+    if destination.startswith(("/", "~", "$HOME", "${HOME}")) or destination.split("/", 1)[0] == "..":
+        return "moves files out of the workspace"
     return None
 
 
@@ -433,6 +453,11 @@ RULES: dict[str, Callable[[list[str]], str | None]] = {
     ),
     "docker": _container,
     "rimraf": _always("recursive delete"),
+    "tar": lambda args: "deletes the files it archives" if "--remove-files" in _long(args) else None,
+    "bsdtar": lambda args: "deletes the files it archives" if "--remove-files" in _long(args) else None,
+    "zip": lambda args: "deletes the files it archives" if "m" in _short(args) or "--move" in _long(args) else None,
+    "7z": lambda args: "deletes the files it archives" if "-sdel" in args else None,
+    "mv": _mv,
     "podman": _any_rule(
         _words_rule(("system", "prune"), "deletes container data"),
         _words_rule(("system", "reset"), "deletes container data"),

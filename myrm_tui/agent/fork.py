@@ -43,6 +43,19 @@ def _originals(session_id: str, first_id: int, last_id: int) -> str:
     )
 
 
+def keep_model(store: Any, child_id: str, model: str | None) -> Any:
+    """Record `model` as the fork's model and return its row. A fork continues its parent's
+    conversation with the model the parent was talking to at that moment, a switch made for that
+    session only (`/model NAME`, Ctrl+O) included: the store copies the parent's row, which is
+    only updated when the next turn runs, and the app's saved default is not the session's model.
+    The sessions list, a resume and the fork's requests then all name the same model."""
+    child = store.get_session(child_id)
+    if model and child.model != model:
+        store.set_session_model(child_id, model)
+        child = store.get_session(child_id)
+    return child
+
+
 def fork_with_summary(store: Any, session_id: str, *, model: str, keep_user_turns: int = 2) -> Any:
     rows = store.messages(session_id)
     users = [i for i, r in enumerate(rows) if r.role == "user" and not is_fork_summary(r.message)]
@@ -55,7 +68,7 @@ def fork_with_summary(store: Any, session_id: str, *, model: str, keep_user_turn
     parent = store.get_session(session_id)
     title = f"{parent.title or session_id} (fork with summary)"
     if not middle:
-        return store.fork(session_id, title=title)
+        return keep_model(store, store.fork(session_id, title=title).id, model)
     child = store.fork(session_id, at_message=rows[anchor].id, title=title)
     messages = [r.message for r in middle]
     # A kept turn follows the middle: an ask in it without a reply was never answered.
@@ -98,4 +111,4 @@ def fork_with_summary(store: Any, session_id: str, *, model: str, keep_user_turn
             "copied_messages": len(rows) - keep_from,
         },
     )
-    return store.get_session(child.id)
+    return keep_model(store, child.id, model)

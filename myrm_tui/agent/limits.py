@@ -31,8 +31,7 @@ BASH_MAX_CAPTURE_CHARS = 64 * 1024 * 1024
 # Seconds between SIGTERM and SIGKILL for a process group: enough for a test runner to flush,
 # short enough that an interrupt feels immediate.
 KILL_GRACE_S = 1.0
-# Upper bound for a model-requested bash timeout (a model asking for a day is a mistake).
-BASH_MAX_TIMEOUT_S = 3600.0
+# The upper bound for a bash timeout is the user's `bash_timeout_max` setting (settings/schema.py).
 
 
 # Instruction files (AGENTS.md, CLAUDE.md: config folder, workspace, folders down to the cwd) share

@@ -49,8 +49,9 @@ def call_settings_for(
     the parameters only the embedded model reads. Purpose-specific values (output cap,
     temperature, attempts) are the only things a caller chooses."""
     max_out = max_output_tokens if max_output_tokens is not None else int(settings.max_output_tokens)
-    if info.known and info.max_output_tokens:
-        max_out = min(max_out, info.max_output_tokens)
+    cap = info.output_cap()  # the registry's limit, or the user's `[models."X"] max_output_tokens`
+    if cap is not None:
+        max_out = min(max_out, cap)
     return CallSettings(
         max_output_tokens=max_out,
         temperature=temperature,

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from myrm_tui.agent.permission_ruleset import RuleSet, rule_set
-from myrm_tui.atomic_write import atomic_write
+from myrm_tui.fenced_files import replace_file
 from myrm_tui.settings.permission_syntax import parse_rule
 from myrm_tui.settings.workspace_json import read_workspaces
 
@@ -78,7 +78,7 @@ def remember_allow(user_dir: Path, workspace: Path, rules: Sequence[str], *, now
     entry.setdefault("deny", [])
     entry["updated_at"] = (now or _dt.datetime.now(_dt.UTC)).isoformat(timespec="seconds")  # type: ignore[assignment]
     body = {"version": RULES_FILE_VERSION, "workspaces": dict(sorted(workspaces.items()))}
-    atomic_write(path, json.dumps(body, indent=2, ensure_ascii=False) + "\n")
+    replace_file(path, json.dumps(body, indent=2, ensure_ascii=False) + "\n")
     return path
 
 
@@ -96,5 +96,5 @@ def forget_rule(user_dir: Path, workspace: Path, text: str) -> bool:
             removed = True
     if removed:
         body = {"version": RULES_FILE_VERSION, "workspaces": dict(sorted(workspaces.items()))}
-        atomic_write(path, json.dumps(body, indent=2, ensure_ascii=False) + "\n")
+        replace_file(path, json.dumps(body, indent=2, ensure_ascii=False) + "\n")
     return removed

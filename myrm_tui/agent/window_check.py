@@ -10,16 +10,16 @@ from pathlib import Path
 
 from myrm_tui.agent.build import build_agent
 from myrm_tui.context.room import WindowFit, window_fit
+from myrm_tui.llm.model_info import ModelInfo
 from myrm_tui.settings.settings import Settings
 
 
-def max_output_for(settings: Settings, model_max_output: int, model_known: bool) -> int:
-    """The output tokens a call asks for: the setting, capped by what a known model allows (the
-    rule of Agent.call_settings)."""
+def max_output_for(settings: Settings, model: ModelInfo) -> int:
+    """The output tokens a call asks for: the setting, capped by the model's known or declared
+    limit (the rule of agent.model_calls.call_settings_for)."""
     max_out = int(settings.max_output_tokens)
-    if model_known and model_max_output:
-        max_out = min(max_out, model_max_output)
-    return max_out
+    cap = model.output_cap()
+    return min(max_out, cap) if cap is not None else max_out
 
 
 def fit_for(settings: Settings, workspace: Path) -> WindowFit:
@@ -28,7 +28,7 @@ def fit_for(settings: Settings, workspace: Path) -> WindowFit:
     return window_fit(
         model=settings.model,
         window=model.context_window,
-        max_output_tokens=max_output_for(settings, model.max_output_tokens, model.known),
+        max_output_tokens=max_output_for(settings, model),
         system_prompt=build.system_prompt.text,
         tools=build.tools.schemas(),
     )

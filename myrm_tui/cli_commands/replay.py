@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
+from myrm_tui.cli_commands import output
 from myrm_tui.cli_commands.common import EXIT_OK, EXIT_TURN_ERROR, EXIT_USAGE, err
 
 
@@ -20,7 +20,7 @@ def replay_command(session_file: Path, window: int, summarizer: str, out: Path |
     options = ReplayOptions(window=window, summarizer=summarizer, max_output_tokens=max_output)
     try:
         if out is None:
-            counts = run_replay(session_file, sys.stdout, options)
+            counts = run_replay(session_file, output.json_lines_stdout(), options)
         else:
             with out.open("w", encoding="utf-8") as handle:
                 counts = run_replay(session_file, handle, options)

@@ -9,18 +9,23 @@ every unanswered tool call before the process exits with 130.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
+import os
 import signal
 import sys
 from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Self, TextIO
 
+from myrm_tui.cli_commands import output
 from myrm_tui.cli_commands.common import (
+    EXIT_BROKEN_PIPE,
     EXIT_INTERRUPTED,
     EXIT_TURN_ERROR,
     EXIT_USAGE,
     bootstrap,
+    built_in_model,
     err,
     onboarding_message,
     open_store,
@@ -29,7 +34,7 @@ from myrm_tui.cli_commands.common import (
     with_value,
 )
 from myrm_tui.cli_commands.run_report import RunReport
-from myrm_tui.terminal_text import for_terminal, json_for_terminal
+from myrm_tui.terminal_text import for_terminal
 
 if TYPE_CHECKING:  # types only: the modules load when a run needs them, after argument parsing
     from myrm_tui.agent.agent import Agent
@@ -45,7 +50,28 @@ TITLE_CHARS = 60  # a session title is the prompt's start; 60 chars fit a list r
 
 def run_command(prompt: str, *, json_out: bool, model: str | None, **options: Any) -> int:
     """With --json, stdout is always exactly one JSON object: the turn's, or an error object when
-    the run stopped before a turn could run (usage errors, an unknown model, a busy session)."""
+    the run stopped before a turn could run (usage errors, an unknown model, a busy session).
+    A reader that leaves early (`| head -1`) ends the run quietly with EXIT_BROKEN_PIPE."""
+    try:
+        return _run_command_once(prompt, json_out=json_out, model=model, **options)
+    except BrokenPipeError:  # a write outside the turn (a note, the --json object) found no reader
+        quiet_closed_output()
+        return EXIT_BROKEN_PIPE
+
+
+def quiet_closed_output() -> None:
+    """Point stdout and stderr at /dev/null once a reader has left: nothing later (a note, Python's
+    own flush at exit) fails on the closed pipe or prints a traceback about it."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        for stream in (sys.stdout, sys.stderr):
+            with contextlib.suppress(OSError, ValueError):
+                os.dup2(devnull, stream.fileno())
+    finally:
+        os.close(devnull)
+
+
+def _run_command_once(prompt: str, *, json_out: bool, model: str | None, **options: Any) -> int:
     if not json_out:
         return _run_command(prompt, json_out=False, model=model, **options)
     with _StreamWatch(sys.stdout) as stdout, _StreamWatch(sys.stderr) as stderr:
@@ -56,7 +82,7 @@ def run_command(prompt: str, *, json_out: bool, model: str | None, **options: An
             (line.removeprefix("error: ") for line in lines if line.startswith("error: ")),
             lines[-1] if lines else "the run stopped before a turn could start",
         )
-        print(json_for_terminal(json.dumps(_error_json(model, message, code), ensure_ascii=False)))
+        output.answer_json(json.dumps(_error_json(model, message, code), ensure_ascii=False))
     return code
 
 
@@ -132,13 +158,14 @@ def _run_command(
         err("error: the prompt is empty; pass it as an argument or use `-` to read stdin.")
         return EXIT_USAGE
     prompt, model = _custom_command(prompt, model, trust)
-    from myrm_tui.agent.attachments import AttachmentError, image_refs, load_images, message_content
-
-    try:  # --image files and @name.png in the prompt, checked before anything is stored
-        attached = load_images(list(dict.fromkeys([*images, *image_refs(prompt, Path.cwd())])), Path.cwd())
-    except AttachmentError as exc:
-        err(f"error: {exc}")
-        return EXIT_USAGE
+    from myrm_tui.agent.attachments import (
+        AttachmentError,
+        check_image_count,
+        image_refs,
+        load_image,
+        message_content,
+        named_outside,
+    )
     from myrm_tui.settings.trust import ACCEPT_ANY
 
     context = bootstrap(
@@ -161,6 +188,20 @@ def _run_command(
         return EXIT_USAGE
     from myrm_tui.agent.attachments import attachment_chips, file_refs, load_attachments
 
+    try:  # --image files and @name.png in the prompt, fenced like file_read, before anything is stored
+        allow = bool(settings.allow_outside_workspace)
+        # --image with a full path is the user's own choice (attachments.named_outside); a path
+        # inside the prompt may come from anywhere and is fenced.
+        wanted = {ref: allow for ref in image_refs(prompt, Path.cwd())}
+        wanted.update({path: allow or named_outside(path) for path in images})
+        check_image_count(len(wanted))
+        attached = [
+            load_image(path, Path.cwd(), workspace=context.workspace, allow_outside=outside)
+            for path, outside in wanted.items()
+        ]
+    except AttachmentError as exc:
+        err(f"error: {exc}")
+        return EXIT_USAGE
     try:  # @file and @folder in the prompt, read now (fenced like file_read), before anything is stored
         files = load_attachments(file_refs(prompt, Path.cwd()), Path.cwd(), context.workspace, settings)
     except AttachmentError as exc:
@@ -183,7 +224,7 @@ def _run_command(
         settings = _with_session_model(context.settings, settings, store.get_session(session_id).model)
         from myrm_tui.agent.window_check import window_problem
 
-        too_small = window_problem(settings, context.workspace)  # before anything is stored
+        too_small = _missing_key(settings) or window_problem(settings, context.workspace)  # before anything is stored
         if too_small is not None:
             err(f"error: {too_small}")
             if session_id not in existing:
@@ -204,7 +245,7 @@ def _run_command(
         if session_id not in existing and report.exit_code() == EXIT_TURN_ERROR:
             _drop_if_nothing_to_resume(store, session_id, report)
         if json_out:
-            print(json_for_terminal(json.dumps(report.as_json(), ensure_ascii=False)))
+            output.answer_json(json.dumps(report.as_json(), ensure_ascii=False))
         return report.exit_code()
     finally:
         store.close()
@@ -244,14 +285,26 @@ def _custom_command(prompt: str, model: str | None, trust: bool) -> tuple[str, s
 
 
 def _with_session_model(loaded: Settings, settings: Settings, session_model: str | None) -> Settings:
-    """`--continue` / `--session`: the session keeps its own model unless this run names one
-    (settings.model_for_session, the same rule as the TUI)."""
-    from myrm_tui.settings.settings import model_for_session
+    """`--continue` / `--session`: the session keeps its own model unless this run names one, or
+    unless the user could not have chosen it (settings.model_for_session, the same rule as the TUI:
+    a stored model is data from `.myrm/sessions.db`; a line on stderr says when it is set aside).
+    The model resolved before the session was picked is the fallback, so the notice is never lost."""
+    from myrm_tui.settings.model_choice import choose_model
 
-    chosen = model_for_session(loaded, session_model)
-    if chosen is None or chosen[0] == settings.model:
+    chosen = choose_model(loaded, session_model, fallback=lambda: settings.model or None, built_in=built_in_model)
+    if chosen is not None and chosen.notice:
+        err(f"note: {chosen.notice}")
+    if chosen is None or chosen.model == settings.model:
         return settings
-    return with_value(settings, "model", chosen[0], chosen[1])
+    return with_value(settings, "model", chosen.model, chosen.source)
+
+
+def _missing_key(settings: Settings) -> str | None:
+    """One line when the model's provider needs a key that is not set (llm/model_check.py): a
+    configuration error, said before anything is stored or sent, instead of a failed turn."""
+    from myrm_tui.llm.model_check import check_model
+
+    return check_model(settings.model, settings.models, settings.api_base or None).key_problem()
 
 
 def _drop_if_nothing_to_resume(store: Store, session_id: str, report: RunReport) -> None:
@@ -364,7 +417,15 @@ async def _drive(events: AsyncIterator[Any], report: RunReport) -> None:
 
     async def consume() -> None:
         async for event in events:
-            report.handle(event)
+            try:
+                report.handle(event)
+            except BrokenPipeError:
+                # The reader of our output left (`myrm run … | head -1`): stop like any Unix tool
+                # does, but through the agent's own cancellation, so the session stays resumable.
+                if not report.output_closed:
+                    report.output_closed = True
+                    quiet_closed_output()
+                    task.cancel()
 
     task = asyncio.create_task(consume())
     loop = asyncio.get_running_loop()
@@ -391,7 +452,7 @@ async def _drive(events: AsyncIterator[Any], report: RunReport) -> None:
     try:
         await task
     except asyncio.CancelledError:
-        report.interrupted = True
+        report.interrupted = not report.output_closed
     except Exception as exc:  # noqa: BLE001 — an agent bug must still end with a readable line and exit 1
         report.crash(exc)
     finally:

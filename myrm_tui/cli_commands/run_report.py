@@ -8,12 +8,18 @@ how the turn ended.
 from __future__ import annotations
 
 import json
-import sys
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from myrm_tui.cli_commands.common import EXIT_INTERRUPTED, EXIT_OK, EXIT_TURN_ERROR, err, one_line
-from myrm_tui.terminal_text import for_terminal
+from myrm_tui.cli_commands import output
+from myrm_tui.cli_commands.common import (
+    EXIT_BROKEN_PIPE,
+    EXIT_INTERRUPTED,
+    EXIT_OK,
+    EXIT_TURN_ERROR,
+    err,
+    one_line,
+)
 
 if TYPE_CHECKING:  # types only: the dispatch in `handle` goes by class name, not by import
     from myrm_tui.agent.events import (
@@ -52,6 +58,8 @@ class RunReport:
     finish_reason: str | None = None
     error: dict[str, str] | None = None
     interrupted: bool = False
+    # The reader of stdout left (a pipe into `head`): nothing more is printed, the exit is 141.
+    output_closed: bool = False
     _last_char: str = "\n"
 
     def handle(self, event: Any) -> None:
@@ -64,15 +72,12 @@ class RunReport:
     # -- streamed text
     def _on_TextDelta(self, event: TextDelta) -> None:
         if self.stream_text and event.text:
-            shown = for_terminal(event.text)  # model text is data: escapes shown, not obeyed
-            sys.stdout.write(shown)
-            sys.stdout.flush()
+            shown = output.answer(event.text)  # model text is data: escapes shown, not obeyed
             self._last_char = shown[-1]
 
     def _on_StepStarted(self, event: StepStarted) -> None:
         if event.step > 1 and self._last_char != "\n" and self.stream_text:
-            sys.stdout.write("\n")
-            self._last_char = "\n"
+            self._last_char = output.answer("\n")
 
     def _on_AssistantMessageStored(self, event: AssistantMessageStored) -> None:
         if event.text:
@@ -151,12 +156,12 @@ class RunReport:
 
     def finish_stdout(self) -> None:
         """End streamed text with a newline so the shell prompt starts on its own line."""
-        if self.stream_text and self._last_char != "\n":
-            sys.stdout.write("\n")
-            sys.stdout.flush()
-            self._last_char = "\n"
+        if self.stream_text and self._last_char != "\n" and not self.output_closed:
+            self._last_char = output.answer("\n")
 
     def exit_code(self) -> int:
+        if self.output_closed:
+            return EXIT_BROKEN_PIPE
         if self.interrupted:
             return EXIT_INTERRUPTED
         if self.error is not None or self.finish_reason == "error":

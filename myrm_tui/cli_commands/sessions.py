@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from myrm_tui.cli_commands import output
 from myrm_tui.cli_commands.common import (
     EXIT_OK,
     EXIT_TURN_ERROR,
@@ -15,7 +15,7 @@ from myrm_tui.cli_commands.common import (
     format_table,
     one_line,
 )
-from myrm_tui.terminal_text import for_terminal, json_for_terminal
+from myrm_tui.terminal_text import for_terminal
 from myrm_tui.transcripts.transcript import render_text, stamp
 
 if TYPE_CHECKING:
@@ -72,7 +72,7 @@ def list_command(json_out: bool) -> int:
             }
             for s in sessions
         ]
-        print(json_for_terminal(json.dumps(rows, ensure_ascii=False, indent=2)))
+        output.json_out(rows)
         return EXIT_OK
     if not sessions:
         err("no sessions in this workspace yet; start one with `myrm` or `myrm run PROMPT`.")
@@ -87,7 +87,7 @@ def list_command(json_out: bool) -> int:
         ]  # titles come from prompts: data
         for s in sessions
     ]
-    print(format_table(["ID", "UPDATED", "MODEL", "MSGS", "TITLE"], table, right={3}))
+    output.say(format_table(["ID", "UPDATED", "MODEL", "MSGS", "TITLE"], table, right={3}))
     return EXIT_OK
 
 
@@ -115,7 +115,7 @@ def show_command(session_ref: str) -> int:
     loaded = _load(session_ref)
     if loaded is None:
         return EXIT_USAGE
-    print(render_text(*loaded), end="")
+    output.say(render_text(*loaded), end="")
     return EXIT_OK
 
 
@@ -131,7 +131,7 @@ def export_command(session_ref: str, fmt: str, out: Path | None) -> int:
     if exported.counts:
         err(exported.summary())
     if out is None:
-        print(exported.text, end="")
+        output.say(exported.text, end="")  # already redacted and inert: unchanged by the door
         return EXIT_OK
     try:
         write_atomic(out, exported.text)

@@ -11,18 +11,18 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from myrm_tui.cli_commands import output
 from myrm_tui.cli_commands.common import EXIT_OK, EXIT_USAGE, CommandContext, bootstrap, err, resolve_model
 from myrm_tui.settings.settings import Settings
 from myrm_tui.settings.trust import WorkspaceTrust
-from myrm_tui.terminal_text import for_terminal
 
 if TYPE_CHECKING:  # the TUI (Textual) is imported only when the TUI starts
     from myrm_tui.tui.screens.trust import TrustPrompt
 
 
 def _say(text: str) -> None:
-    """stdout, with the file's own text (keys, paths) shown as escapes, never obeyed."""
-    print(for_terminal(text), flush=True)
+    """stdout, with the file's own text (keys, paths) shown as escapes, never obeyed (output.py)."""
+    output.say(text)
 
 
 def trust_command(*, revoke: bool = False) -> int:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from myrm_tui.cli_commands.common import (
+    EXIT_CRASH,
     EXIT_OK,
     EXIT_USAGE,
     bootstrap,
@@ -13,6 +14,7 @@ from myrm_tui.cli_commands.common import (
     open_store,
     resolve_model,
 )
+from myrm_tui.cli_commands.output import say
 
 
 def tui_command(
@@ -68,8 +70,13 @@ def tui_command(
             err(f"error: {outcome.refusal}")
             return EXIT_USAGE
         hint = resume_hint(outcome.resumable)  # the terminal is back to normal here: the line stays visible
+        if outcome.crash is not None:  # a crash never reads as a quit: said on stderr, non-zero exit
+            from myrm_tui.tui.crash_report import crash_message
+
+            err(crash_message(outcome.crash, hint))
+            return EXIT_CRASH
         if hint:
-            print(hint, flush=True)
+            say(hint)
         return EXIT_OK
 
     return run_supervised(app_main)

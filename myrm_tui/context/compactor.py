@@ -98,10 +98,12 @@ class Compactor:
         floor: bool = False,
         overhead: int = 0,
         manual: bool = False,
+        economic: bool = False,
     ) -> CompactionEvent | None:
         """`floor`: the last preflight pass (anchors may shrink to pointers); `overhead`: tokens
         the integrity repair adds to the prompt, kept free when sizing the summary area;
-        `manual`: the compact command's smaller kept tail."""
+        `manual`: the compact command's smaller kept tail; `economic`: run by the economic
+        trigger (its own floor, `economic_ratio`)."""
         history, store, session_id = self.history, self.history.store, self.history.session_id
         started = time.perf_counter()
         fixed = inp.fixed_tokens()
@@ -120,6 +122,7 @@ class Compactor:
             focus=focus,
             no_tail=no_tail,
             manual=manual,
+            economic=economic,
         )
         tail_start, protected = plan_input.tail_start, plan_input.protected
         plan = plan_compaction(plan_input)
@@ -196,18 +199,25 @@ class Compactor:
         focus: Sequence[str] = (),
         no_tail: bool = False,
         manual: bool = False,
+        economic: bool = False,
     ) -> PlanInput:
         """What the planner is given for one event (also for the dry run of `rows_removed_next`)."""
         history = self.history
         live = history.live_from()
         units = split_units(history.rows, live)
+        # An economic event that model summaries stand for keeps a smaller fresh tail too.
+        small_tail = economic and self.economic_ratio() < self.config.emergency_target_ratio
         if no_tail:
             tail_start = len(history.rows)
+        elif manual:
+            tail_start = self.manual_tail_start(units, budget.window)
         else:
-            tail_start = (
-                self.manual_tail_start(units, budget.window) if manual else self.tail_start(units, budget.window)
-            )
+            ratio = self.config.economic_tail_ratio if small_tail else self.config.tail_ratio
+            tail_start = self.tail_start(units, budget.window, ratio)
         protected = frozenset(history.never_removed())  # anchors, prefix turns, security pins
+        removal_ratio = self.config.removal_target_ratio
+        if economic and target_ratio is None:
+            target_ratio = removal_ratio = self.economic_ratio()
         if target_ratio is None:  # the last resort inside the fresh tail cuts as little as it can
             deep = tier == EMERGENCY and not no_tail
             target_ratio = self.config.emergency_target_ratio if deep else self.config.target_ratio
@@ -229,7 +239,7 @@ class Compactor:
             calls=history.calls,
             start=live,
             fence=self._fence_index(),
-            removal_target=int(budget.prompt_limit * self.config.removal_target_ratio),
+            removal_target=int(budget.prompt_limit * removal_ratio),
             event_id=event_id,
             blocks=self.summaries.prepared_blocks(),
             removal_end=units[-1].start if no_tail and units else None,
@@ -238,8 +248,20 @@ class Compactor:
             focus_band=self.config.removal_focus_band if inp.removal_focus_band is None else inp.removal_focus_band,
         )
 
+    def economic_ratio(self) -> float:
+        """What an economic event removes down to: `economic_target_ratio` once model summaries
+        stand for what it removes (`SummaryDag.model_written`), else the emergency's target."""
+        ratio = self.config.emergency_target_ratio
+        if self.config.economic_target_ratio < ratio and self.summaries.dag.model_written():
+            return self.config.economic_target_ratio
+        return ratio
+
     def event_target(self, budget: Budget) -> int:
-        """What a removal event brings the prompt down to (the economic trigger's lowest floor)."""
+        """What a removal event brings the prompt down to (the economic trigger's lowest floor).
+        The model-summary floor only counts while the economic trigger can fire (a slow chat):
+        anything else stays measured from the emergency's target, without a store read."""
+        if self.config.economic_trigger and self.interval.slow():
+            return int(budget.prompt_limit * self.economic_ratio())
         return int(budget.prompt_limit * self.config.emergency_target_ratio)
 
     def economic_progress(self, budget: Budget) -> float:
@@ -249,10 +271,10 @@ class Compactor:
             return 0.0
         return self.interval.progress(self.event_target(budget), self.config.write_read_price_ratio)
 
-    def tail_start(self, units: Sequence[Unit], window: int) -> int:
-        """First row of the fresh tail: the newest units within `tail_ratio` of the window (at
-        least the newest unit)."""
-        allowance = int(window * self.config.tail_ratio)
+    def tail_start(self, units: Sequence[Unit], window: int, ratio: float | None = None) -> int:
+        """First row of the fresh tail: the newest units within `ratio` (default `tail_ratio`)
+        of the window (at least the newest unit)."""
+        allowance = int(window * (self.config.tail_ratio if ratio is None else ratio))
         used = 0
         start = units[-1].start if units else len(self.history.rows)
         for unit in reversed(units):

@@ -111,6 +111,16 @@ class EngineConfig:
     # unchanged (the gate stays shut); docs/benchmarks.md, "Economic trigger, gated".
     economic_trigger: bool = True
     write_read_price_ratio: float = 12.5
+    # How far an economic event removes once model summaries stand for what it removes (the
+    # newest summary node was written by a model and accepted by the auditor): a smaller floor,
+    # so a slow chat re-reads fewer tokens between events. Extractive summaries keep the
+    # emergency's 35 %: they carry less of what the turns said. Measured on the 400-turn chatty
+    # replays with the capable-model `oracle` (docs/benchmarks.md, "Chat cost").
+    economic_target_ratio: float = 0.05
+    # The fresh tail such an event keeps (share of the window; at least the newest unit): the
+    # model summaries stand for the rest, and a slow chat's tail at 10 % of a 64k window was
+    # 6,400 tokens re-read on every request of the interval.
+    economic_tail_ratio: float = 0.03
     # Prefix anchor turns (Comis's `compactionPrefixAnchorTurns`): the first this many user turns
     # are never removed (above one, each with its closing text answer, not its tool traffic).
     # 1 = the first user message only; measured against 2 in docs/context-engine.md.

@@ -13,7 +13,7 @@ model from their children (`prepare_fold`), else the children's fields merged.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -68,6 +68,7 @@ def _leaf_content(
     source_tokens: int,
     count_text: Callable[[str], int],
     max_tokens: int,
+    kept: Mapping[int, Sequence[str]] | None = None,
 ) -> StructuredSummary:
     messages = [r.message for r in rows]
     if fake is not None:
@@ -76,7 +77,7 @@ def _leaf_content(
             return StructuredSummary(narrative=text)
     # Extractive items are capped in characters; dense text (CJK) would make them huge in tokens.
     return extractive_summary(
-        messages, ids=[r.id for r in rows], source_tokens=min(source_tokens, max_tokens), count=count_text
+        messages, ids=[r.id for r in rows], source_tokens=min(source_tokens, max_tokens), count=count_text, kept=kept
     )
 
 
@@ -189,6 +190,17 @@ class SummaryDag:
         self.session_id = session_id
         self.fake = fake
 
+    def model_written(self) -> bool:
+        """Whether the newest leaf (active or prepared) was written by a model, not extracted:
+        the summaries then carry what the turns they stand for said."""
+        leaves = [
+            n
+            for n in self.store.summaries(self.session_id)
+            if not n["children"] and n.get("status") in ("active", "prepared")
+        ]
+        newest = max(leaves, key=lambda n: n["last_id"], default=None)
+        return newest is not None and str(newest.get("model") or "") not in ("", "extractive")
+
     def prepared_for(self, first_id: int, last_id: int) -> dict[str, Any] | None:
         """A summary a model prepared in the background for exactly this range, if any."""
         for node in self.store.summaries(self.session_id, status="prepared"):
@@ -219,8 +231,10 @@ class SummaryDag:
         *,
         quote_tokens: int = 0,
         max_tokens: int = DEFAULT_MAX_NODE_TOKENS,
+        kept: Mapping[int, Sequence[str]] | None = None,
     ) -> SyntheticView:
-        """The node (and its prompt view) standing for `rows`, which were just left out."""
+        """The node (and its prompt view) standing for `rows`, which were just left out.
+        `kept`: by message id, output lines its extractive findings list first."""
         source_tokens = sum(r.tokens for r in rows)
         footer = _footer(rows, quote_tokens, count_text)
         time_range = (rows[0].created_at, rows[-1].created_at)
@@ -229,7 +243,7 @@ class SummaryDag:
             self.store.set_summary_status(self.session_id, prepared["handle"], "active")
             node = {**prepared, "status": "active"}
         else:
-            content = _leaf_content(rows, self.fake, source_tokens, count_text, max_tokens)
+            content = _leaf_content(rows, self.fake, source_tokens, count_text, max_tokens, kept)
             content, _ = redact_summary(content)
             node = self._store_node(
                 content,
@@ -243,6 +257,20 @@ class SummaryDag:
                 count=count,
             )
         return self._view(node, before_id, event_id)
+
+    def extractive(
+        self,
+        rows: Sequence[MessageRecord],
+        count_text: Callable[[str], int],
+        *,
+        max_tokens: int = DEFAULT_MAX_NODE_TOKENS,
+        kept: Mapping[int, Sequence[str]] | None = None,
+    ) -> StructuredSummary:
+        """The extractive body of a leaf for `rows`, redacted: what the event would write."""
+        source_tokens = sum(r.tokens for r in rows)
+        content = _leaf_content(rows, None, source_tokens, count_text, max_tokens, kept)
+        redacted: StructuredSummary = redact_summary(content)[0]
+        return redacted
 
     def prepare(
         self,

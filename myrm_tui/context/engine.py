@@ -203,7 +203,11 @@ class ContextEngine:
                 st.tokens_in = fixed + history.tokens
                 trigger = inp.trigger if inp.force_tier else decision.why
                 event = self.breakers.run(
-                    COMPRESS, partial(compactor.event, decision.run, budget, inp, now, trigger=trigger), None
+                    COMPRESS,
+                    partial(
+                        compactor.event, decision.run, budget, inp, now, trigger=trigger, economic=decision.economic
+                    ),
+                    None,
                 )
                 st.tokens_out = fixed + history.tokens
                 st.items = event.items or 0 if event is not None else 0
@@ -324,13 +328,14 @@ class ContextEngine:
             )
             return event.to_dict() if event is not None else None
 
-    def rows_removed_next(self, inp: TurnInput, *, if_emergency_now: bool = False) -> list[int]:
+    def rows_removed_next(self, inp: TurnInput, *, if_emergency_now: bool = False, economic: bool = False) -> list[int]:
         """Row indices the next `assemble` would remove, by a dry run of its ladder decision and
         the emergency plan (nothing is stored or changed but the arrival filter, which the next
         assemble would run the same way). Empty when it would remove nothing: an emergency that
         masking alone satisfies removes no turn, and a summary written for it would wait unused.
         `if_emergency_now`: what an emergency would remove now, whatever the ladder says (the
-        oldest of these rows are what the next removal takes, whenever it comes)."""
+        oldest of these rows are what the next removal takes, whenever it comes); `economic`: the
+        economic event's removal (its own floor and tail)."""
         with self._lock:
             budget = self._caught_up(inp)
             now = self.clock() if inp.now is None else inp.now
@@ -338,7 +343,11 @@ class ContextEngine:
             decision = self._decide(inp, budget, inp.fixed_tokens(), now, None)
             if decision.run != EMERGENCY and not if_emergency_now:
                 return []
-            plan = plan_compaction(self.compactor.plan_input(EMERGENCY, budget, inp, total, event_id=0))
+            plan = plan_compaction(
+                self.compactor.plan_input(
+                    EMERGENCY, budget, inp, total, event_id=0, economic=economic or decision.economic
+                )
+            )
             return self.compactor.removed_rows(plan)
 
     # ------------------------------------------------------------------ background summaries

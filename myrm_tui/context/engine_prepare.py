@@ -27,9 +27,10 @@ from typing import Any
 from myrm_tui.context.budget import Budget
 from myrm_tui.context.compactor import Compactor
 from myrm_tui.context.dag import SUMMARY_KINDS, SummaryDag
+from myrm_tui.context.fact_context import FactContext, kept_by_row
 from myrm_tui.context.history import RenderedHistory
 from myrm_tui.context.summary_area import SummaryArea
-from myrm_tui.context.tokens import count_message_tokens
+from myrm_tui.context.tokens import count_message_tokens, count_text_tokens
 from myrm_tui.context.turn_input import TurnInput
 from myrm_tui.context.units import split_units
 from myrm_tui.store.event_kinds import SUMMARY
@@ -122,10 +123,12 @@ class SummaryPreparation:
             # oldest units outside the tail" instead paid, between steps, for a chunk of the one or
             # two units added since the last step, a call each: 50 calls where 22 cover as much,
             # bench/summary_timing.py.) Nothing when masking alone would do: no removal is near.
-            chunks = self._removal_chunks(self._removed_next(inp, if_emergency_now=True), chain)
+            # Near an economic event, the chunk that event removes (its own floor and tail): it comes
+            # at a known time, so a chunk smaller than a full one is not worth waiting on.
+            chunks = self._removal_chunks(self._removed_next(inp, if_emergency_now=True, economic=near), chain)
             chunk = chunks[0] if chunks else None
             full = min(_full_chunk(chain), budget.prompt_limit)  # a small window's removals are small too
-            if chunk is not None and chunk.tokens < full * MIN_CHUNK_FILL and not self._removed_next(inp):
+            if chunk is not None and chunk.tokens < full * MIN_CHUNK_FILL and not near and not self._removed_next(inp):
                 chunk = None  # a small chunk now would cost a call that a later, fuller one saves
             rows = self.history.rows[chunk.start : chunk.end] if chunk is not None else None
             fold = self._next_fold(budget) if chunk is None else None
@@ -297,9 +300,21 @@ class SummaryPreparation:
         # A breaker-open skip (no call made) stays unprepared so a later probe can still try.
         with self._lock:
             if not outcome.fallback or outcome.attempts:
+                content = outcome.summary
+                if outcome.fallback:
+                    # The model was sent excerpts of the outputs; the extractive body is made from
+                    # the stored rows, as the event's own would be: what the outputs said in full,
+                    # and the lines the conversation named or a later run changed.
+                    first = self.history.index_of_id(rows[0].id)
+                    content = self.dag.extractive(
+                        rows,
+                        lambda text: count_text_tokens(text, inp.model.name),
+                        max_tokens=self.summaries.max_node_tokens(budget),
+                        kept=kept_by_row(FactContext(self.history.rows), range(first, first + len(rows))),
+                    )
                 node = self.dag.prepare(
                     rows,
-                    outcome.summary,
+                    content,
                     lambda m: count_message_tokens(m, inp.model.name),
                     model=outcome.model if not outcome.fallback else "extractive",
                     quote_tokens=self.summaries.quote_tokens(budget),

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from myrm_tui.context.engine import ContextEngine
+from myrm_tui.fenced_files import open_target, split_relative
 
 _ENGINES: dict[tuple[str, str], ContextEngine] = {}
 _LOCK = threading.Lock()
@@ -20,14 +21,14 @@ _LOCK = threading.Lock()
 
 def workspace_reader(workspace: Path, max_chars: int = 200_000) -> Callable[[str], str | None]:
     """Reads a workspace file for the post-compaction reread; None for anything unreadable,
-    binary or outside the workspace."""
+    binary or outside the workspace. Read like file_read reads (myrm_tui/fenced_files.py): a
+    no-follow walk, so neither a link nor a FIFO (which would hang the turn) is ever opened."""
     root = Path(workspace).resolve()
 
     def read(path: str) -> str | None:
         try:
-            target = (root / path).resolve()
-            target.relative_to(root)
-            data = target.read_bytes()[:max_chars]
+            with open_target(root, split_relative(path)) as target:
+                data = target.read_bytes(limit=max_chars)[:max_chars]
         except (OSError, ValueError):
             return None
         if b"\0" in data[:4096]:

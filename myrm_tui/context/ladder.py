@@ -24,6 +24,7 @@ class Decision:
     run: str | None  # the tier to run now
     why: str
     deferred: str | None = None  # a tier that waits for the cache to go cold
+    economic: bool = False  # run by the economic trigger (compaction_interval.py), not a threshold
 
 
 def tier_for(utilization: float, config: EngineConfig) -> str:
@@ -62,7 +63,8 @@ def decide(
     if force_tier:
         return Decision(tier, force_tier, "forced")
     if economic_due and tier != EMERGENCY and tokens <= limit:
-        return Decision(tier, EMERGENCY, f"economic: {utilization:.0%}, re-reads since the last event ≥ one re-write")
+        why = f"economic: {utilization:.0%}, re-reads since the last event ≥ one re-write"
+        return Decision(tier, EMERGENCY, why, economic=True)
     if tier in (NONE, MONITOR):
         return Decision(tier, None, "under the light threshold" if tier == NONE else "monitoring")
     if tier != EMERGENCY and (cache_warm or not config.cache_ttl_prune) and tokens <= limit:

@@ -19,6 +19,9 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Protocol
 
+from myrm_tui.context.fact_context import FactContext
+from myrm_tui.context.filters.kept_facts import kept_facts
+from myrm_tui.context.intent import _text_of
 from myrm_tui.context.views import FILTERED, MASKED, VERBATIM, msg_handle
 from myrm_tui.settings.schema import TOOL_NAME
 from myrm_tui.store.records import MessageRecord
@@ -73,6 +76,9 @@ class _Planner(Protocol):
     @property
     def inp(self) -> Any: ...
 
+    @property
+    def facts(self) -> FactContext: ...
+
     def done(self) -> bool: ...
 
     def view_kind(self, i: int) -> str: ...
@@ -116,4 +122,7 @@ def drop_ephemeral(planner: _Planner, protected_tools: Iterable[str], keep_turns
         if tool_tier(name, args, protected_tools) != EPHEMERAL:
             continue
         handle = msg_handle(rows[i].id)
-        planner.apply(i, MASKED, planner.tool_message(i, ephemeral_text(handle)), "ephemeral", "stale status output")
+        # A line a later message named (`the quota-gate-shim entry`) stays with the handle.
+        content = _text_of(rows[i].message)
+        text = "\n".join([ephemeral_text(handle), *kept_facts("", planner.facts.named(i, content))])
+        planner.apply(i, MASKED, planner.tool_message(i, text), "ephemeral", "stale status output")

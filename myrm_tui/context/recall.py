@@ -34,11 +34,15 @@ from myrm_tui.context.recall_select import (
     SelectionError,
     excerpt_matches,
     excerpt_range,
+    matching_lines,
     parse_line_range,
     split_lines,
+    window_around,
 )
+from myrm_tui.messages import content_text
 from myrm_tui.store import Store, StoreError, VaultError
-from myrm_tui.store.records import ArtifactRecord, MessageRecord
+from myrm_tui.store.records import ArtifactRecord, MessageRecord, SearchHit
+from myrm_tui.store.search import RecallScope
 from myrm_tui.store.search_text import message_search_text
 
 # ctx_expand returns at most this many characters of content per call: ~3k tokens, large
@@ -56,6 +60,18 @@ SEARCH_MAX_LIMIT = 50
 CHARS_PER_TOKEN = 4
 # Artifacts bigger than this are described from their byte size only (no full read to count).
 INSPECT_READ_MAX_BYTES = 20 * 1024 * 1024
+# The tools whose own traffic a search must not return: a recall call's arguments hold the
+# query word for word, and its result lists or copies what was found (the original stays
+# searchable). Left in, a repeated search ranked its own earlier call first. `session_note` is
+# not one of them: its calls are the notes, content a search is for.
+RECALL_TOOL_NAMES = frozenset({"ctx_search", "ctx_inspect", "ctx_expand"})
+# A hit also lists up to this many other matching lines of its message (each cut to
+# MORE_MATCH_CHARS around the match), read from its first MORE_MATCHES_SCAN_CHARS.
+MORE_MATCHES = 2
+MORE_MATCH_CHARS = 200
+MORE_MATCHES_SCAN_CHARS = 2_000_000
+# Extra hits asked of the store so that dropping the recall traffic still fills the limit.
+RECALL_TRAFFIC_SLACK = 8
 
 RECALL_OPEN = '<recalled untrusted="true">'
 RECALL_CLOSE = "</recalled>"
@@ -216,7 +232,7 @@ def ctx_search(
     if reach is None:
         return scope_error(scope)
     try:
-        hits = store.search(session_id, query, limit=limit, scope=reach)
+        hits = search_hits(store, session_id, query, limit, reach)
     except StoreError as exc:
         return f"error: {exc}"
     shown_query = json.dumps(query.strip(), ensure_ascii=False)
@@ -232,8 +248,60 @@ def ctx_search(
         origin = f" · {session_label(store, hit.session_id, session_id, titles)}" if workspace else ""
         lines.append(f"[{index}] {hit.handle} · {who} · {_when(hit.created_at)}{origin}")
         lines.append(f"    {hit.snippet}")
+        lines.extend(f"    line {n}: {text}" for n, text in _more_matches(store, hit, query))
     lines.append('expand one with ctx_expand("<handle>", query=...) or ctx_inspect("<handle>")')
     return _wrap(lines)
+
+
+def search_hits(
+    store: Store, session_id: str, query: str, limit: int, scope: RecallScope = DEFAULT_SCOPE
+) -> list[SearchHit]:
+    """The store's ranked hits for `query`, without the recall tools' own calls and results."""
+    hits = store.search(session_id, query, limit=min(limit + RECALL_TRAFFIC_SLACK, SEARCH_MAX_LIMIT), scope=scope)
+    return [hit for hit in hits if not _recall_traffic(store, hit, query)][:limit]
+
+
+def _more_matches(store: Store, hit: SearchHit, query: str) -> list[tuple[int, str]]:
+    """Other lines of a hit's message that match `query` (literally, else with every word),
+    beyond what its snippet shows, numbered for `ctx_expand(lines=…)`. Why: a snippet shows one
+    window, and an output that names a key on its test's header and again on the line that
+    holds the value showed only the header; the model had to expand to see the value."""
+    if hit.message_id is None:
+        return []
+    try:
+        text = message_search_text(store.get_message(hit.message_id).message)
+    except StoreError:
+        return []
+    all_lines = split_lines(text[:MORE_MATCHES_SCAN_CHARS])
+    shown = hit.snippet.replace("«", "").replace("»", "").casefold()
+    numbers, _ = matching_lines(all_lines, 1, len(all_lines), query)
+    out: list[tuple[int, str]] = []
+    for number in numbers:
+        line = " ".join(all_lines[number - 1].split())
+        cut = window_around(line, query, MORE_MATCH_CHARS)
+        if cut.strip(" …").casefold() in shown:
+            continue
+        out.append((number, cut))
+        if len(out) == MORE_MATCHES:
+            break
+    return out
+
+
+def _recall_traffic(store: Store, hit: SearchHit, query: str) -> bool:
+    """A recall tool's result, or an assistant message that matched only through its recall
+    calls (its own words, or another call, may still match: then it is kept)."""
+    if hit.message_id is None or not hit.tool:
+        return False
+    names = set(hit.tool.split())
+    if hit.role == "tool":
+        return bool(names & RECALL_TOOL_NAMES)
+    if hit.role != "assistant" or not names <= RECALL_TOOL_NAMES:
+        return False
+    try:
+        said = content_text(store.get_message(hit.message_id).message.get("content")).casefold()
+    except StoreError:
+        return False
+    return not any(term in said for term in query.casefold().split())
 
 
 # --- ctx_inspect -----------------------------------------------------------------------------

@@ -106,7 +106,7 @@ def excerpt_range(lines: list[str], start: int, end: int, max_chars: int) -> Exc
     )
 
 
-def _matching_lines(lines: list[str], start: int, end: int, query: str) -> tuple[list[int], str]:
+def matching_lines(lines: list[str], start: int, end: int, query: str) -> tuple[list[int], str]:
     """Line numbers matching: the literal text (case-insensitive), else lines holding every word
     of the query, else any word."""
     needle = query.casefold().strip()
@@ -124,6 +124,19 @@ def _matching_lines(lines: list[str], start: int, end: int, query: str) -> tuple
         return every, "all words"
     some = [n for n in numbers if any(w in folded[n] for w in words)]
     return some, ("any word" if some else "")
+
+
+def window_around(line: str, query: str, width: int) -> str:
+    """`line`, or the `width` characters of it around the first match of `query` (the literal
+    text, else its first word found), with … where it is cut."""
+    if len(line) <= width:
+        return line
+    folded = line.casefold()
+    needles = [query.casefold().strip()] + [w.casefold() for w in re.findall(r"\w+", query)]
+    found = next((p for p in (folded.find(n) for n in needles if n) if p >= 0), 0)
+    left = max(0, min(found - width // 2, len(line) - width))
+    right = left + width
+    return ("…" if left else "") + line[left:right] + ("…" if right < len(line) else "")
 
 
 def _show_line(line: str, number: int, width: int, query: str, matched: bool) -> str:
@@ -147,7 +160,7 @@ def _show_line(line: str, number: int, width: int, query: str, matched: bool) ->
 def excerpt_matches(lines: list[str], start: int, end: int, query: str, max_chars: int) -> Excerpt | None:
     """Numbered lines matching `query` within start..end, with context; None if nothing matches."""
     max_chars = max(MIN_MAX_CHARS, max_chars)
-    hits, mode = _matching_lines(lines, start, end, query)
+    hits, mode = matching_lines(lines, start, end, query)
     if not hits:
         return None
     # Merge the context windows of nearby matches into groups of consecutive lines.

@@ -14,6 +14,7 @@ from typing import Any
 from myrm_tui.context.breaker import StageBreakers
 from myrm_tui.context.budget import Budget
 from myrm_tui.context.dag import SUMMARY_KIND, SUMMARY_KINDS, SummaryDag
+from myrm_tui.context.fact_context import FactContext, kept_by_row
 from myrm_tui.context.history import RenderedHistory
 from myrm_tui.context.markers import omission_marker
 from myrm_tui.context.pipeline import POST_COMPACTION_REREAD, SUMMARIZE
@@ -78,6 +79,7 @@ class SummaryArea:
             return count_text_tokens(text, model)
 
         runs = [segment for run in runs for segment in self._split_by_prepared(run)]
+        facts = FactContext(self.history.rows)  # built on first use, for this event's leaves
         for run in runs:
             after = run[-1] + 1
             if after < len(self.history.rows):
@@ -91,6 +93,7 @@ class SummaryArea:
                         count_text,
                         quote_tokens=self.quote_tokens(budget),
                         max_tokens=self.max_node_tokens(budget),
+                        kept=kept_by_row(facts, run),
                     )
 
                 summaries.append(

@@ -127,6 +127,22 @@ def _redacted(text: str) -> str:
     return scrub_for(PROVIDER_ERROR, text)
 
 
+def endpoint_name(api_base: str) -> str:
+    """The server a custom api_base points at, as host:port ("127.0.0.1:8080"): what a person
+    calls a local Ollama or llama.cpp server, where the provider's name ("openai") would mislead."""
+    from urllib.parse import urlsplit
+
+    try:
+        parts = urlsplit(api_base)
+        host, port = parts.hostname, parts.port
+    except ValueError:
+        return _redacted(api_base)
+    if not host:
+        return _redacted(api_base)
+    shown = f"[{host}]" if ":" in host else host
+    return f"{shown}:{port}" if port else shown
+
+
 def endpoint_label(api_base: str | None) -> str:
     """ " at <api_base>" for messages, with any password or key in the URL redacted; "" without."""
     return f" at {_redacted(api_base)}" if api_base else ""
@@ -248,6 +264,53 @@ def _is_context_overflow(detail: str) -> bool:
     return any(marker in low for marker in CONTEXT_OVERFLOW_MARKERS)
 
 
+# litellm's words when a bare model name names no provider it knows ("gpt4o").
+NO_PROVIDER_MARKER = "LLM Provider NOT provided"
+# The OpenAI client's words (two versions) when it has no key to send: nothing was sent.
+MISSING_CREDENTIALS_MARKERS = ("Missing credentials", "api_key client option must be set")
+
+
+def _key_hint(model: str, api_base: str | None) -> str:
+    """What to check when a key was refused, naming the variable the key came from."""
+    from myrm_tui.llm.endpoint_key import PLACEHOLDER_KEY, placeholder_key
+    from myrm_tui.llm.model_check import key_check
+
+    check = key_check(model, api_base)
+    var = check.key_var or "the provider's key variable"
+    if api_base and placeholder_key(model, api_base) == PLACEHOLDER_KEY:
+        return (
+            f"The server at {endpoint_name(api_base)} wants a key and none was set: export {var} with the "
+            "key the server was started with."
+        )
+    if api_base:
+        return f"The server at {endpoint_name(api_base)} refused the key in {var}: check that it is the server's key."
+    if check.key_var and not check.key_set:
+        return f"{var} is not set: export it with your {check.provider} key."
+    return f"Check the key in {var} (`myrm doctor` lists the variables it reads)."
+
+
+def _missing_credentials(exc: BaseException, model: str, api_base: str | None) -> E.LLMError | None:
+    """The provider's client had no key to send (reported by litellm as an HTTP 500): a
+    configuration error that names the variable, never retried."""
+    text = " ".join(str(link) for link in _chain(exc))
+    if not any(marker in text for marker in MISSING_CREDENTIALS_MARKERS):
+        return None
+    from myrm_tui.llm.model_check import key_check
+
+    var = key_check(model, api_base).key_var or "the provider's API key variable"
+    return E.MissingKeyError(f"{model} needs an API key in {var}, which is not set, so nothing was sent.")
+
+
+def _no_provider(model: str, status: int | None) -> E.LLMError:
+    """litellm could not tell which provider serves a bare name: say so with what was meant."""
+    from myrm_tui.llm.model_check import check_model
+
+    problem = check_model(model).problem or f"myrm cannot tell which provider serves {model!r}."
+    return E.ModelNotFoundError(
+        problem, hint="Choose the model again: --model NAME, or F2 / Ctrl+O in the chat.", status=status
+    )
+
+
 def classify(exc: BaseException, model: str, *, api_base: str | None = None) -> E.LLMError:
     """The typed error for `exc`, with one sentence naming `model` (never a key)."""
     if isinstance(exc, E.LLMError):
@@ -258,9 +321,17 @@ def classify(exc: BaseException, model: str, *, api_base: str | None = None) -> 
     typed_cause = next((link for link in _chain(exc) if isinstance(link, E.LLMError)), None)
     if typed_cause is not None:
         return typed_cause
-    provider = provider_of(model)
+    # Who failed: the server at host:port when the user pointed the model at their own server,
+    # else the provider by name.
+    provider = f"the server at {endpoint_name(api_base)}" if api_base else provider_of(model)
     endpoint = _redacted(api_base) if api_base else ""
+    reach = f"the server at {endpoint}" if api_base else provider  # the whole address: a wrong path shows
+    lead = provider[:1].upper() + provider[1:] if api_base else provider  # starts a sentence
+    server_hint = "Its log says why; the message is kept, send it again once the server is fixed." if api_base else None
     where = endpoint_label(api_base)
+    missing = _missing_credentials(exc, model, api_base)
+    if missing is not None:
+        return missing
     if _refused_userinfo(exc, api_base):
         return E.EndpointConfigError(
             f"api_base for {model} has a user name and password in it ({endpoint}); the client sends "
@@ -275,6 +346,8 @@ def classify(exc: BaseException, model: str, *, api_base: str | None = None) -> 
         )
     detail = _detail(exc)
     status = _status(exc)
+    if NO_PROVIDER_MARKER in detail:
+        return _no_provider(model, status)
     if REPETITION_MARKER in detail:
         return E.RepetitionError(f"{model} got stuck repeating the same text, so its answer was stopped.")
     names = [cls.__name__ for cls in type(exc).__mro__]
@@ -293,7 +366,7 @@ def classify(exc: BaseException, model: str, *, api_base: str | None = None) -> 
         if transport == "timeout":
             return E.TimeoutError_(f"{model} did not answer in time{where}.")
         if transport == "connection":
-            return E.NetworkUnreachableError(f"Could not reach {provider} for {model}{where}.")
+            return E.NetworkUnreachableError(f"Could not reach {reach} for {model}.")
 
     def by_name() -> E.LLMError | None:
         for name in names:
@@ -302,15 +375,13 @@ def classify(exc: BaseException, model: str, *, api_base: str | None = None) -> 
                     f"The conversation is larger than {model}'s context window.", status=status
                 )
             if name == "ContentPolicyViolationError":
-                return E.ContentRefusedError(
-                    f"{provider} refused the request to {model} (content policy).", status=status
-                )
+                return E.ContentRefusedError(f"{lead} refused the request to {model} (content policy).", status=status)
             if name in ("AuthenticationError", "PermissionDeniedError"):
-                return E.AuthenticationError(f"{model} rejected the API key.", status=status)
-            if name == "NotFoundError":
-                return E.ModelNotFoundError(
-                    f"{provider} does not know the model {model}{where} ({detail}).", status=status
+                return E.AuthenticationError(
+                    f"{model} rejected the API key.", hint=_key_hint(model, api_base), status=status
                 )
+            if name == "NotFoundError":
+                return E.ModelNotFoundError(f"{lead} does not know the model {model} ({detail}).", status=status)
             if name == "RateLimitError":
                 return E.RateLimitError(
                     f"{model} is rate limiting requests.", status=status or 429, retry_after=retry_after_of(exc)
@@ -319,7 +390,8 @@ def classify(exc: BaseException, model: str, *, api_base: str | None = None) -> 
                 return E.TimeoutError_(f"{model} did not answer in time{where}.", status=status)
             if name in _SERVER_NAMES:
                 return E.ServerError(
-                    f"{provider} failed on its side while serving {model} (HTTP {status or 500}): {detail}",
+                    f"{lead} failed on its side while serving {model} (HTTP {status or 500}): {detail}",
+                    hint=server_hint,
                     status=status,
                 )
             if name in ("BadRequestError", "UnprocessableEntityError", "UnsupportedParamsError"):
@@ -333,7 +405,7 @@ def classify(exc: BaseException, model: str, *, api_base: str | None = None) -> 
                     return E.ContextWindowExceededError(
                         f"The conversation is larger than {model}'s context window.", status=status
                     )
-                return E.NetworkUnreachableError(f"Could not reach {provider} for {model}{where}.", status=status)
+                return E.NetworkUnreachableError(f"Could not reach {reach} for {model}.", status=status)
         return None
 
     typed = by_name()
@@ -345,7 +417,7 @@ def classify(exc: BaseException, model: str, *, api_base: str | None = None) -> 
     if status == 429:
         return E.RateLimitError(f"{model} is rate limiting requests.", retry_after=retry_after_of(exc))
     if status in (401, 403):
-        return E.AuthenticationError(f"{model} rejected the API key.", status=status)
+        return E.AuthenticationError(f"{model} rejected the API key.", hint=_key_hint(model, api_base), status=status)
     if status == 407:
         return E.AuthenticationError(
             f"A proxy between myrm and {endpoint or provider} asks for credentials (HTTP 407).",
@@ -354,15 +426,17 @@ def classify(exc: BaseException, model: str, *, api_base: str | None = None) -> 
             "for this endpoint with NO_PROXY.",
         )
     if status == 404:
-        return E.ModelNotFoundError(f"{provider} does not know the model {model}{where}.", status=status)
+        return E.ModelNotFoundError(f"{lead} does not know the model {model}.", status=status)
     if status == 408:
         return E.TimeoutError_(f"{model} did not answer in time{where}.", status=status)
     if status is not None and status >= 500:
         return E.ServerError(
-            f"{provider} failed on its side while serving {model} (HTTP {status}): {detail}", status=status
+            f"{lead} failed on its side while serving {model} (HTTP {status}): {detail}",
+            hint=server_hint,
+            status=status,
         )
     if _is_context_overflow(detail):
         return E.ContextWindowExceededError(f"The conversation is larger than {model}'s context window.", status=status)
     if isinstance(exc, OSError):
-        return E.NetworkUnreachableError(f"Could not reach {provider} for {model}{where}.")
+        return E.NetworkUnreachableError(f"Could not reach {reach} for {model}.")
     return E.ProviderError(f"{model} failed: {detail}", status=status)

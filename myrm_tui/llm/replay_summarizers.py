@@ -68,6 +68,10 @@ def oracle_summarizer(messages: Sequence[dict[str, Any]]) -> str:
 
 
 SUMMARIZERS: dict[str, Summarizer] = {"null": null_summarizer, "head": head_summarizer, "oracle": oracle_summarizer}
+# Fakes that answer the whole summarizer request themselves (JSON, as a model would), by name:
+# `myrm_tui.replay.use_capable_oracle` puts the capable-model stand-in here as `oracle` (it
+# lives above this layer, in the context engine's summary package).
+ANSWERS: dict[str, Callable[[Sequence[dict[str, Any]]], str]] = {}
 
 
 def model_name(summarizer: str) -> str:
@@ -91,7 +95,10 @@ def source_messages(request: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def answer_text(summarizer: str, request: Sequence[dict[str, Any]]) -> str:
-    """What the fake model answers: the fake's text as the narrative of a summary object."""
+    """What the fake model answers: the fake's own answer (`ANSWERS`), or its text as the
+    narrative of a summary object."""
+    if summarizer in ANSWERS:
+        return ANSWERS[summarizer](request)
     fake = SUMMARIZERS[summarizer]
     return json.dumps({"narrative": fake(source_messages(request))}, ensure_ascii=False)
 
@@ -135,6 +142,9 @@ def _name_of(model: str) -> str:
 
 
 def _chunks(model: str, messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    from myrm_tui.llm.test_providers import refuse_if_disabled
+
+    refuse_if_disabled(PROVIDER, model)
     answer = answer_text(_name_of(model), messages)
     usage = _usage(messages, answer)
     return [

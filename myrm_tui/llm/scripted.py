@@ -306,7 +306,9 @@ def make_error(kind: str, model: str, retry_after: float | None = None) -> Excep
 
 def _load_or_raise(model: str) -> Script:
     from myrm_tui.llm.litellm_module import load_litellm
+    from myrm_tui.llm.test_providers import refuse_if_disabled
 
+    refuse_if_disabled(PROVIDER, model)  # before the script file is read
     litellm = load_litellm()
 
     try:
@@ -332,9 +334,13 @@ def make_handler() -> Any:
             script = _load_or_raise(model)
             record_request(script, messages)
             p = plan(script, messages, model)
+            due = time.monotonic()
             for chunk in p.chunks:
                 if p.delay_s:
-                    await asyncio.sleep(p.delay_s)
+                    # On a schedule, like a server that sends whether the reader keeps up or not: a
+                    # slow reader finds the chunks waiting, it does not slow the model down.
+                    due += p.delay_s
+                    await asyncio.sleep(max(0.0, due - time.monotonic()))
                 yield chunk
             if p.error:
                 raise make_error(p.error, model, _retry_after(script, messages))

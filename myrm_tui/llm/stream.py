@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -21,6 +21,7 @@ from myrm_tui.llm import retry_policy
 from myrm_tui.llm.assembler import StreamAssembler
 from myrm_tui.llm.call_settings import CallSettings
 from myrm_tui.llm.classify import classify, endpoint_label
+from myrm_tui.llm.endpoint_key import missing_key_error, placeholder_key
 from myrm_tui.llm.errors import (
     DeadlineExceededError,
     FirstTokenTimeoutError,
@@ -56,9 +57,14 @@ def is_openai_native(model: str, api_base: str | None = None) -> bool:
 
 
 def completion_kwargs(
-    model: str, messages: list[dict], tools: list[dict] | None, settings: CallSettings
+    model: str,
+    messages: list[dict],
+    tools: list[dict] | None,
+    settings: CallSettings,
+    env: Mapping[str, str] | None = None,
 ) -> dict[str, Any]:
-    """The keyword arguments for litellm.acompletion (pure, so tests can check them)."""
+    """The keyword arguments for litellm.acompletion (pure but for the environment's key
+    variables, so tests can check them)."""
     kwargs: dict[str, Any] = {
         "model": model,
         "messages": messages,
@@ -74,6 +80,9 @@ def completion_kwargs(
         kwargs["temperature"] = settings.temperature
     if settings.api_base:
         kwargs["api_base"] = settings.api_base
+        placeholder = placeholder_key(model, settings.api_base, env)
+        if placeholder is not None:  # the user's own keyless server (endpoint_key.py)
+            kwargs["api_key"] = placeholder
     if settings.prompt_cache_key and is_openai_native(model, settings.api_base):
         kwargs["prompt_cache_key"] = settings.prompt_cache_key
     if settings.reasoning_effort:  # only set for models the registry says can reason (call_settings)
@@ -210,6 +219,9 @@ async def stream(
     model: str, messages: list[dict], tools: list[dict] | None, settings: CallSettings
 ) -> AsyncIterator[LLMEvent]:
     """Stream one assistant turn. Raises a typed `LLMError` when the call finally fails."""
+    missing = missing_key_error(model, settings.api_base)
+    if missing is not None:  # before litellm (seconds to import) and before any retry
+        raise missing
     litellm = _litellm()
     kwargs = completion_kwargs(model, messages, tools, settings)
     max_attempts = max(1, settings.max_attempts)

@@ -22,6 +22,7 @@ from typing import Any
 from myrm_tui.mcp import server_log
 from myrm_tui.mcp.expand import MissingVariable, expanded
 from myrm_tui.settings.mcp_config import STDIO, McpServerConfig
+from myrm_tui.sinks import LOG, scrub
 
 STARTING = "starting"
 READY = "ready"
@@ -32,6 +33,9 @@ DISABLED = "disabled"  # `enabled = false` in its entry
 
 # Pages of tools/list followed; a server whose pagination never ends cannot hang a start.
 MAX_TOOL_PAGES = 50
+# Characters of a server's last stderr line quoted in a status: a traceback's last line fits, a
+# server that prints a whole JSON dump on one line does not flood doctor or the tool result.
+STDERR_HINT_CHARS = 300
 # After stop() asks the runner to finish, how long to wait for the SDK's own shutdown (close
 # stdin, 2 s grace, SIGTERM to the process group, 2 s, SIGKILL) before cancelling the runner.
 STOP_WAIT_S = 6.0
@@ -335,8 +339,11 @@ class ServerConnection:
         return tuple(sorted(tools, key=lambda t: t.name))
 
     def _stderr_hint(self) -> str:
+        """The server's last stderr line, credentials redacted while it is whole, then clipped:
+        it reaches doctor, `myrm run`'s stderr, the /mcp screen and the model's tool result, and
+        a server may well print its own token there (`token=…`, a URL with a password)."""
         line = server_log.last_line(self.log_path)
-        return f"; its last stderr line: {line[:300]}" if line else ""
+        return f"; its last stderr line: {scrub(LOG, line)[:STDERR_HINT_CHARS]}" if line else ""
 
     # calls --------------------------------------------------------------------------------
 

@@ -3,6 +3,9 @@
 Why an edit of the parsed document and not a fresh dump: the user's comments and key order
 survive; and a file the TOML reader rejects is never rewritten, since that would lose content.
 Each change is checked like the loader checks a value, so what is saved is what will load.
+The file is read and replaced through one handle of its folder, never through a link
+(myrm_tui/fenced_files.py): a config file that is a symlink is refused with what to do, rather
+than written through or silently replaced by a plain file.
 """
 
 from __future__ import annotations
@@ -12,7 +15,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from myrm_tui.atomic_write import atomic_write as _atomic_write
+from myrm_tui.fenced_files import FenceError, user_file
 from myrm_tui.settings import paths
 from myrm_tui.settings.config_problem import ConfigWriteError
 from myrm_tui.settings.config_tables import KEYMAP_TABLE, MODELS_TABLE
@@ -31,11 +34,26 @@ def save_user_settings(changes: Mapping[str, Any], path: Path | None = None) -> 
     ConfigWriteError when the existing file cannot be parsed (rewriting it would lose content).
     """
     path = path if path is not None else paths.user_config_file()
+    with user_file(path, create_folder=True) as target:
+        try:
+            found = target.lstat()
+            data = target.read_bytes() if found is not None else None
+        except FenceError as exc:
+            raise ConfigWriteError(
+                f"{exc.fact}; myrm saves settings only into a real file, never through a link. Edit "
+                "the file it points to yourself, or replace the link with a copy of it, then save again."
+            ) from None
+        target.replace(dumps(_apply(path, data, changes)))
+    return path
+
+
+def _apply(path: Path, data: bytes | None, changes: Mapping[str, Any]) -> dict[str, Any]:
+    """The document with `changes` merged in (see `save_user_settings`)."""
     # An editable document, not plain data: the rewrite keeps the user's comments and key order.
     current: dict[str, Any] = parse_for_edit("")
-    if path.is_file():
+    if data is not None:
         try:
-            text = path.read_text(encoding="utf-8")
+            text = data.decode("utf-8")
             tomllib.loads(text)  # the reader's verdict decides what counts as broken
             current = parse_for_edit(text)
         except (tomllib.TOMLDecodeError, UnicodeDecodeError, ValueError) as exc:
@@ -57,8 +75,7 @@ def save_user_settings(changes: Mapping[str, Any], path: Path | None = None) -> 
             raise ValueError(f"`{key}` looks like an API key; myrm keeps keys in the environment only.")
         else:
             raise ValueError(f"unknown setting `{key}`")
-    _atomic_write(path, dumps(current))
-    return path
+    return current
 
 
 def _merge_table(current: dict[str, Any], name: str, changes: Any, check: Callable[[str, Any], None]) -> None:

@@ -24,6 +24,7 @@ from typing import Any
 
 from myrm_tui.settings import mcp_entries, paths
 from myrm_tui.settings import trust as T
+from myrm_tui.settings.command_files import workspace_command_models, workspace_commands_dir
 from myrm_tui.settings.config_problem import ConfigProblem, ConfigWriteError
 from myrm_tui.settings.config_tables import apply_tables, parse_toml, read_toml
 from myrm_tui.settings.config_write import save_user_settings
@@ -88,11 +89,14 @@ def load_settings(
     own_file = workspace_file if workspace_file.is_file() and not _same_file(workspace_file, user_file) else None
     # The workspace's output filters are the repository's word too (they decide what the model sees
     # of a command's output): trust covers them with the config; the user's own (same folder) don't count.
-    filters = [] if own_file is None and workspace_file.is_file() else workspace_filter_bytes(workspace_root)
-    if own_file is not None or workspace_mcp.is_file() or filters:
+    # So are the models its custom commands name (`.myrm/commands/*.md`, settings/command_files.py).
+    users_own = own_file is None and workspace_file.is_file()
+    filters = [] if users_own else workspace_filter_bytes(workspace_root)
+    commands = () if users_own else workspace_command_models(workspace_root)
+    if own_file is not None or workspace_mcp.is_file() or filters or commands:
         found += [path for path in (own_file, workspace_mcp) if path is not None and path.is_file()]
         trust = _apply_workspace_files(
-            layers, own_file, workspace_root, user_dir, accept_workspace, workspace_mcp, filters
+            layers, own_file, workspace_root, user_dir, accept_workspace, workspace_mcp, filters, commands
         )
     apply_env(layers, env)
     apply_flags(layers, flags or {})
@@ -130,23 +134,26 @@ def _apply_workspace_files(
     accept: str | None,
     mcp_json: Path | None,
     filters: Sequence[tuple[str, bytes]] = (),
+    commands: Sequence[tuple[str, str, Path]] = (),
 ) -> T.WorkspaceTrust:
-    """The repository's files (`.myrm/config.toml`, `.mcp.json`, `.myrm/filters/*.toml`): values
-    pass the workspace gate, every filter needs trust; returns the trust state, keyed by all of
-    their bytes together."""
+    """The repository's files (`.myrm/config.toml`, `.mcp.json`, `.myrm/filters/*.toml`, the
+    models of `.myrm/commands/*.md`): values pass the workspace gate, every filter and command
+    model needs trust; returns the trust state, keyed by all of them together (T.workspace_digest)."""
     data = layers.read_bytes(path)
     mcp_data = layers.read_bytes(mcp_json)
-    if path is not None and (data is not None or (mcp_data is None and not filters)):
+    if path is not None and (data is not None or (mcp_data is None and not filters and not commands)):
         shown = path
     elif mcp_data is not None and mcp_json is not None:
         shown = mcp_json
-    else:
+    elif filters:
         shown = workspace_filters_dir(workspace)
+    else:
+        shown = workspace_commands_dir(workspace)
     name = str(shown)
     state = T.WorkspaceTrust(workspace.resolve(), shown)
-    if data is None and mcp_data is None and not filters:
+    if data is None and mcp_data is None and not filters and not commands:
         return state
-    digest = T.workspace_digest(data, mcp_data, filters)
+    digest = T.workspace_digest(data, mcp_data, filters, T.command_pairs(commands))
     trusted_at = None
     if accept in (T.ACCEPT_ANY, digest):
         decided = T.ACCEPTED
@@ -170,6 +177,7 @@ def _apply_workspace_files(
     gate.entries += [
         T.filter_entry(file_name.removesuffix(FILE_SUFFIX), folder / file_name) for file_name, _ in filters
     ]
+    gate.entries += [T.command_entry(command, model, file) for command, model, file in commands]
     if not gate.entries:
         return dataclasses.replace(state, state=T.NOTHING_TO_TRUST, digest=digest)
     return dataclasses.replace(state, state=decided, digest=digest, entries=tuple(gate.entries), trusted_at=trusted_at)

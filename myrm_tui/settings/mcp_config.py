@@ -72,13 +72,16 @@ class McpServerConfig:
 
     def summary(self) -> str:
         """What runs or where it connects, in one line (trust dialog, doctor, /mcp). Environment
-        and header values are not shown, only their names: they may be credentials."""
+        and header values are not shown, only their names: they may be credentials; so may a
+        URL's password or `?token=`, or an argument (`--api-key sk-…`): those are redacted."""
+        from myrm_tui.redact import CREDENTIALS_ONLY, redact
+
         if self.transport == STDIO:
-            text = shlex.join([self.command, *self.args])
+            text = redact(shlex.join([self.command, *self.args]), CREDENTIALS_ONLY).text
             if self.env:
                 text += f"  (env: {', '.join(name for name, _ in self.env)})"
             return text
-        text = self.url
+        text = redact(self.url, CREDENTIALS_ONLY).text
         names = [name for name, _ in self.headers]
         if self.bearer_token_env_var:
             names.append(f"Authorization from ${self.bearer_token_env_var}")

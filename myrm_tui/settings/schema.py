@@ -18,7 +18,10 @@ from typing import Any
 FREE = "free"  # applies from any workspace file: looks, limits, prompt density
 NEEDS_TRUST = "needs-trust"  # decides what runs or where data goes: only once the user trusts the file
 TIGHTEN_ONLY = "tighten-only"  # what tools may touch: a workspace file may only make it stricter
-WORKSPACE_RULES = (FREE, NEEDS_TRUST, TIGHTEN_ONLY)
+# What bounds or hides things from commands (the sandbox's limits and hidden paths): a workspace
+# file is ignored for these, trusted or not; only the user's own word sets them.
+USER_ONLY = "user-only"
+WORKSPACE_RULES = (FREE, NEEDS_TRUST, TIGHTEN_ONLY, USER_ONLY)
 # A list of tool names as the registry spells them (letters, digits, `_`, `-`, `.` for MCP
 # servers), separated by commas or spaces: the `protected_tools` setting.
 TOOL_NAME = r"[A-Za-z][\w.-]{0,63}"
@@ -152,6 +155,18 @@ SETTINGS: tuple[SettingSpec, ...] = (
         from_workspace=FREE,
         above=0,
     ),
+    # 600 s: a full test suite or a release build fits; a longer job belongs in `background: true`.
+    # It caps bash_timeout too, so a workspace file (bash_timeout is free there) cannot make every
+    # call hang for an hour. USER_ONLY: a repository must not lift it.
+    SettingSpec(
+        "bash_timeout_max",
+        float,
+        600.0,
+        "The longest timeout a bash command may get, whatever the model asks for or bash_timeout says.",
+        section="tools",
+        from_workspace=USER_ONLY,
+        above=0,
+    ),
     # 30k chars (~8k tokens): above this a tool output goes to the vault with a head+tail preview.
     SettingSpec(
         "tool_output_cap",
@@ -179,8 +194,8 @@ SETTINGS: tuple[SettingSpec, ...] = (
         "workspace-write",
         "Where bash commands may write (bubblewrap on Linux): "
         "workspace-write (the workspace and a private /tmp), read-only (only the private /tmp), "
-        "off (no sandbox; approvals are the only guard). Without bwrap, commands run unsandboxed "
-        "and myrm says so.",
+        "off (no sandbox; approvals are the only guard). When bwrap cannot run, every command asks "
+        "first (even in yolo) and headless runs refuse bash, until this is set to off.",
         choices=("workspace-write", "read-only", "off"),
         section="tools",
         from_workspace=TIGHTEN_ONLY,
@@ -195,6 +210,45 @@ SETTINGS: tuple[SettingSpec, ...] = (
         section="tools",
         from_workspace=TIGHTEN_ONLY,
         strictness=(False, True),
+    ),
+    # The sandbox's hidden paths (agent/sandbox/hidden.py lists the defaults): USER_ONLY, so a
+    # workspace file can never un-hide a credential store, trusted or not.
+    SettingSpec(
+        "sandbox_hide",
+        str,
+        "",
+        "More paths sandboxed commands cannot read, separated by commas (absolute or ~/…); an entry "
+        "starting with ! un-hides one of the defaults (~/.ssh, ~/.aws, ~/.netrc, ~/.git-credentials, "
+        "gh/docker/kube configs, shell histories, other workspaces' .myrm, /etc/shadow…), "
+        'e.g. "~/.config/rclone, !~/.npmrc".',
+        section="tools",
+        from_workspace=USER_ONLY,
+        pattern=r"\s*(?:!?\s*[~/][^,]*(?:,\s*!?\s*[~/][^,]*)*)?[,\s]*",
+        pattern_words="paths separated by commas, each absolute or starting with ~ (! to un-hide)",
+    ),
+    # 1024 tasks (processes and threads) per call: peaks sampled from a pids cgroup here were 1 for
+    # `pytest -q`, 18 for `xargs -P 16`, 33 for a 32-thread pool; `make -j` or a thread per core on a
+    # 64-core machine stays in the low hundreds, while a fork bomb reaches 1024 within a second and
+    # stops there.
+    SettingSpec(
+        "sandbox_max_processes",
+        int,
+        1024,
+        "Most processes and threads one sandboxed bash call may run at once (0: no limit).",
+        section="tools",
+        from_workspace=USER_ONLY,
+        minimum=0,
+    ),
+    # 0 = half of this machine's memory: a big build fits, and the desktop and myrm keep the rest.
+    SettingSpec(
+        "sandbox_max_memory_mb",
+        int,
+        0,
+        "Memory (MiB) one sandboxed bash call may use: the whole call when myrm can make a cgroup "
+        "(as root, usually), each process otherwise; 0: half of this machine's memory.",
+        section="tools",
+        from_workspace=USER_ONLY,
+        minimum=0,
     ),
     SettingSpec(
         "shell_env_passthrough",

@@ -9,7 +9,6 @@ from types import MappingProxyType
 from typing import Any, Unpack
 
 from myrm_tui.settings.hooks_config import HookSpec
-from myrm_tui.settings.model_choice import choose_model
 from myrm_tui.settings.schema import SETTINGS, SPECS_BY_KEY
 from myrm_tui.settings.typed_values import SettingChanges, SettingValues
 
@@ -67,10 +66,3 @@ class Settings(SettingValues):
         sources.update({k: "override" for k in changes})
         # replace(): every other field (models, keymap, permissions, mcp_servers, hooks) carries over.
         return dataclasses.replace(self, values=MappingProxyType(merged), sources=MappingProxyType(sources))
-
-
-def model_for_session(settings: Settings, session_model: str | None) -> tuple[str, str] | None:
-    """(model, where it came from) without the automatic default: settings.model_choice.choose_model
-    with no fallback, under the name `myrm run` imports (cli_commands/run.py)."""
-    chosen = choose_model(settings, session_model)
-    return None if chosen is None else (chosen.model, chosen.source)

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from myrm_tui.atomic_write import atomic_write
+from myrm_tui.fenced_files import FenceError, replace_file
 from myrm_tui.settings.schema import (
     KEYMAP_USER_ONLY_PREFIXES,
     MODEL_FIELDS_FREE_IN_WORKSPACE,
@@ -151,6 +151,12 @@ def filter_entry(name: str, path: Path) -> WorkspaceEntry:
     return WorkspaceEntry(f"filter {name}", f"output filter {path.name}", None)
 
 
+def command_entry(command: str, model: str, path: Path) -> WorkspaceEntry:
+    """A workspace custom command that names a model: using it would send the message (and the
+    user's key) to that model, exactly like the `model` setting, so it applies only when trusted."""
+    return WorkspaceEntry(f"command {command} ({path.name}) model", model, None)
+
+
 def mcp_server_entry(label: str, server: str, summary: str, line: int | None) -> WorkspaceEntry:
     """An MCP server of the workspace: `summary` is the command line it runs (or the URL it sends
     the conversation's tool calls to), which is exactly what trusting it allows."""
@@ -219,25 +225,46 @@ def file_digest(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def workspace_digest(config: bytes | None, mcp_json: bytes | None, filters: Sequence[tuple[str, bytes]] = ()) -> str:
-    """The digest trust is keyed by: the workspace's `.myrm/config.toml`, `.mcp.json` and output
-    filter files (`.myrm/filters/*.toml`, as (file name, bytes) sorted by name) together: a server
-    added to `.mcp.json`, or a filter that could hide a failing test from the model, arriving after
-    the user trusted the folder must ask again. Without filters and `.mcp.json` it is the config
-    file's own sha256, so decisions stored before MCP or filters existed hold."""
+def workspace_digest(
+    config: bytes | None,
+    mcp_json: bytes | None,
+    filters: Sequence[tuple[str, bytes]] = (),
+    commands: Sequence[tuple[str, str]] = (),
+) -> str:
+    """The digest trust is keyed by: everything a workspace can use to change the model, an
+    endpoint, the tools or what the model sees, together. That is the workspace's
+    `.myrm/config.toml` (models, endpoints, permissions; read whole), `.mcp.json` (servers that
+    run or receive tool calls), its output filter files (`.myrm/filters/*.toml`, as (file name,
+    bytes) sorted by name: a filter can hide a failing test from the model) and the model each
+    custom command names (`.myrm/commands/NAME.md` front matter, as (command, model) pairs,
+    `command_pairs`: a `model:` added after trust would switch the model). Anything of these
+    arriving after the user trusted the folder asks again. A command's text is not covered: it
+    is prompt text the user sends by typing its name, read without asking like AGENTS.md.
+
+    Older decisions hold: without filters and `.mcp.json` it is the config file's own sha256,
+    with them the v1/v2 framing as before; commands add a part only when one names a model."""
     import hashlib
 
-    if mcp_json is None and not filters:
+    if mcp_json is None and not filters and not commands:
         return file_digest(config or b"")
-    framing = b"myrm workspace trust v2\0" if filters else b"myrm workspace trust v1\0"
+    version = 3 if commands else 2 if filters else 1
+    framing = b"myrm workspace trust v%d\0" % version
     digest = hashlib.sha256(framing)
     parts: list[bytes | None] = [config, mcp_json]
     for name, data in sorted(filters):
         parts += [name.encode("utf-8", "surrogateescape"), data]
+    for command, model in sorted(commands):
+        parts += [command.encode("utf-8", "surrogateescape"), model.encode("utf-8", "surrogateescape")]
     for part in parts:
         framed = b"-" if part is None else b"%d:" % len(part) + part
         digest.update(framed + b"\0")
     return digest.hexdigest()
+
+
+def command_pairs(found: Sequence[tuple[str, str, Path]]) -> tuple[tuple[str, str], ...]:
+    """(command, model) of each workspace command that names a model (from
+    settings.command_files.workspace_command_models): the commands' part of the digest."""
+    return tuple((command, model) for command, model, _path in found)
 
 
 def workspace_key(workspace: Path) -> str:
@@ -293,5 +320,10 @@ def trusted_workspace_count(user_dir: Path) -> int:
 
 
 def _write(path: Path, workspaces: dict[str, list[dict[str, str]]]) -> None:
+    """Replaced whole, through its folder's handle and never through a link (fenced_files.py):
+    a trust store that is a symlink is refused (TrustStoreError), not written through."""
     body = {"version": TRUST_FILE_VERSION, "workspaces": dict(sorted(workspaces.items()))}
-    atomic_write(path, json.dumps(body, indent=2, ensure_ascii=False) + "\n")
+    try:
+        replace_file(path, json.dumps(body, indent=2, ensure_ascii=False) + "\n")
+    except FenceError as exc:
+        raise TrustStoreError(f"{exc} Trust decisions are saved only into a real file.") from None

@@ -37,10 +37,14 @@ class SettingChanges(TypedDict, total=False):
     max_steps: int
     max_output_tokens: int
     bash_timeout: float
+    bash_timeout_max: float
     tool_output_cap: int
     allow_outside_workspace: bool
     sandbox: Sandbox
     sandbox_network: bool
+    sandbox_hide: str
+    sandbox_max_processes: int
+    sandbox_max_memory_mb: int
     shell_env_passthrough: str
     mcp_startup_timeout: float
     mcp_tool_timeout: float
@@ -125,6 +129,10 @@ class SettingValues:
         return cast(float, self._value("bash_timeout"))
 
     @property
+    def bash_timeout_max(self) -> float:
+        return cast(float, self._value("bash_timeout_max"))
+
+    @property
     def tool_output_cap(self) -> int:
         return cast(int, self._value("tool_output_cap"))
 
@@ -139,6 +147,18 @@ class SettingValues:
     @property
     def sandbox_network(self) -> bool:
         return cast(bool, self._value("sandbox_network"))
+
+    @property
+    def sandbox_hide(self) -> str:
+        return cast(str, self._value("sandbox_hide"))
+
+    @property
+    def sandbox_max_processes(self) -> int:
+        return cast(int, self._value("sandbox_max_processes"))
+
+    @property
+    def sandbox_max_memory_mb(self) -> int:
+        return cast(int, self._value("sandbox_max_memory_mb"))
 
     @property
     def shell_env_passthrough(self) -> str:

@@ -12,7 +12,7 @@ from typing import Any
 
 from myrm_tui.settings import trust as T
 from myrm_tui.settings.layers import Layers
-from myrm_tui.settings.schema import NEEDS_TRUST, TIGHTEN_ONLY, SettingSpec
+from myrm_tui.settings.schema import NEEDS_TRUST, TIGHTEN_ONLY, USER_ONLY, SettingSpec
 
 
 class Gate:
@@ -58,6 +58,17 @@ class WorkspaceGate(Gate):
 
     def setting(self, spec: SettingSpec, value: Any, line: int | None) -> bool:
         rule = T.setting_rule(spec)
+        if rule == USER_ONLY:
+            self.layers.problem(
+                self.name,
+                line,
+                (
+                    f"`{spec.key}` is ignored: it bounds or hides what commands can reach, so only your own "
+                    f"config sets it, never a workspace file, trusted or not (your user config, "
+                    f"MYRM_{spec.key.upper()} or a flag)."
+                ),
+            )
+            return False
         if rule == TIGHTEN_ONLY:
             current = self.layers.values[spec.key]
             if not T.loosens(spec, value, current):

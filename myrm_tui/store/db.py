@@ -4,21 +4,28 @@ One job: turn a path into a connection configured for crash safety (WAL, fsync p
 timeout, foreign keys), and give the store explicit transactions. Connections run in autocommit
 mode (`isolation_level=None`) so that every transaction boundary is the one written in the code,
 never one the `sqlite3` module opens implicitly.
+
+The store's own database is opened with `connect_fenced`: SQLite only takes paths and follows
+links, so it is handed the file through the `.myrm` folder handle and what it opened is checked
+afterwards (its docstring says how, and what is left).
 """
 
 from __future__ import annotations
 
+import os
 import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from urllib.parse import quote
 
+from myrm_tui.fenced_files import Folder
 from myrm_tui.store.constants import BUSY_TIMEOUT_MS, JOURNAL_SIZE_LIMIT_BYTES, SYNCHRONOUS
 from myrm_tui.store.errors import StoreDamagedError, StoreError
+from myrm_tui.store.layout import refuse_linked_database
 
 
-def _open(path: Path, *, read_only: bool, immutable: bool = False) -> sqlite3.Connection:
+def _open(path: Path, *, read_only: bool, immutable: bool = False, shown: Path | None = None) -> sqlite3.Connection:
     try:
         if read_only:
             flags = "mode=ro&immutable=1" if immutable else "mode=ro"
@@ -26,7 +33,7 @@ def _open(path: Path, *, read_only: bool, immutable: bool = False) -> sqlite3.Co
             return sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False)
         return sqlite3.connect(str(path), isolation_level=None, check_same_thread=False)
     except sqlite3.Error as exc:
-        raise StoreError(f"cannot open the session database {path}: {exc}.") from exc
+        raise StoreError(f"cannot open the session database {shown or path}: {exc}.") from exc
 
 
 def _cannot_share_wal(exc: sqlite3.Error) -> bool:
@@ -36,7 +43,7 @@ def _cannot_share_wal(exc: sqlite3.Error) -> bool:
     return "readonly" in text or "read-only" in text or "unable to open" in text
 
 
-def connect(path: Path, *, read_only: bool = False) -> sqlite3.Connection:
+def connect(path: Path, *, read_only: bool = False, shown: Path | None = None) -> sqlite3.Connection:
     """Open `path`. Read-write connections switch the file to WAL; read-only ones never write.
 
     A read-only open first uses `mode=ro`, which still takes SQLite's shared-memory read locks
@@ -45,37 +52,81 @@ def connect(path: Path, *, read_only: bool = False) -> sqlite3.Connection:
     `immutable` (no locks: nobody can be writing a database whose folder is read-only).
 
     `check_same_thread=False` because tools may run in worker threads; the store serialises
-    access to the connection with its own lock.
+    access to the connection with its own lock. `shown`: the path messages name, when `path` is
+    a /proc/self/fd path (`connect_fenced`).
     """
-    conn = _open(path, read_only=read_only)
+    named = shown or path
+    conn = _open(path, read_only=read_only, shown=named)
     try:
-        _configure(conn, path, read_only=read_only)
+        _configure(conn, named, read_only=read_only)
     except sqlite3.OperationalError as exc:
         conn.close()
         if not (read_only and _cannot_share_wal(exc)):
-            raise _unreadable(path, exc) from exc
+            raise _unreadable(named, exc) from exc
         wal = path.with_name(path.name + "-wal")
         if wal.exists() and wal.stat().st_size > 0:
             raise StoreError(
-                f"{path} cannot be read from this read-only folder: its write-ahead log {wal.name} "
+                f"{named} cannot be read from this read-only folder: its write-ahead log {wal.name} "
                 "holds changes that only a process allowed to write the folder can apply. Run myrm "
                 "once where the folder is writable, or as its owner."
             ) from exc
-        conn = _open(path, read_only=True, immutable=True)
+        conn = _open(path, read_only=True, immutable=True, shown=named)
         try:
-            _configure(conn, path, read_only=True)
+            _configure(conn, named, read_only=True)
         except sqlite3.DatabaseError as again:
             conn.close()
-            raise _unreadable(path, again) from again
+            raise _unreadable(named, again) from again
         except BaseException:
             conn.close()
             raise
     except sqlite3.DatabaseError as exc:
         conn.close()
-        raise _unreadable(path, exc) from exc
+        raise _unreadable(named, exc) from exc
     except BaseException:
         conn.close()
         raise
+    return conn
+
+
+def connect_fenced(folder: Folder, name: str, shown: Path, *, read_only: bool = False) -> sqlite3.Connection:
+    """`connect` to the database `name` in the folder handle `folder`, so that SQLite cannot be
+    led out of the workspace by a link (layout.py says why that matters).
+
+    SQLite only opens by path and follows every link in it, the -wal/-shm/-journal it opens
+    later by name included, and Python cannot pass it SQLITE_OPEN_NOFOLLOW. So, in this order:
+    the file and its sidecars are checked on the folder handle without following (regular files
+    or absent, else FenceError); the file is opened no-follow and held, which pins the inode that
+    was checked; SQLite gets `/proc/self/fd/<folder>/<name>`, which reaches this very folder
+    through the handle (no name above it is looked up again); and once open, the file SQLite
+    reports (`PRAGMA database_list`, with every link resolved) must be the folder's real path
+    plus `name`, and the inode held. Anything else is refused and the connection closed.
+
+    What is left: a process that can write inside `.myrm` could plant a sidecar link in the
+    moment between the check and SQLite's open. The bash sandbox mounts `.myrm` read-only, so
+    only an unsandboxed command could, and that one can write the user's files directly anyway.
+    """
+    refuse_linked_database(folder, name)
+    fd = folder.open_regular(name)
+    try:
+        held = os.fstat(fd)
+        conn = connect(Path(folder.proc_path(name)), read_only=read_only, shown=shown)
+        try:
+            opened = Path(str(conn.execute("PRAGMA database_list").fetchone()[2]))
+            expected = folder.real_path() / name
+            try:
+                now = os.stat(opened, follow_symlinks=False)
+            except OSError:
+                now = None
+            if opened != expected or now is None or (now.st_dev, now.st_ino) != (held.st_dev, held.st_ino):
+                raise StoreError(
+                    f"{shown} was swapped while myrm opened it (SQLite opened {opened}); myrm closed it "
+                    "without using it. Check what else writes in the workspace's .myrm folder, then run again."
+                )
+        except BaseException:
+            conn.close()
+            raise
+    finally:
+        os.close(fd)
     return conn
 
 

@@ -7,11 +7,14 @@ empty or foreign file is reported with what to do, and never written to.
 
 from __future__ import annotations
 
+import os
 import sqlite3
 from pathlib import Path
-from urllib.parse import quote
 
+from myrm_tui.fenced_files import FenceError, Folder, open_root
+from myrm_tui.store.db import connect_fenced
 from myrm_tui.store.errors import StoreError
+from myrm_tui.store.layout import store_refusal
 
 # The first 16 bytes of every SQLite 3 database file (the file format's magic string).
 SQLITE_MAGIC = b"SQLite format 3\x00"
@@ -23,18 +26,24 @@ def wal_path(db_path: Path) -> Path:
     return db_path.with_name(db_path.name + "-wal")
 
 
-def _size(path: Path) -> int:
-    try:
-        return path.stat().st_size
-    except FileNotFoundError:
-        return 0
+def _size(folder: Folder, name: str) -> int:
+    found = folder.lstat(name)
+    return found.st_size if found is not None else 0
 
 
-def file_problem(db_path: Path) -> str | None:
-    """Why `db_path` (which exists) cannot be a session database, or None if it may be one."""
-    size = _size(db_path)
+def file_problem(db_path: Path, folder: Folder | None = None) -> str | None:
+    """Why `db_path` (which exists) cannot be a session database, or None if it may be one.
+    `folder`: the handle of its folder (the store's, walked without following); without it the
+    folder is opened by its path. The file itself is never read through a link, nor a FIFO."""
+    if folder is None:
+        try:
+            with open_root(db_path.parent) as own:
+                return file_problem(db_path, own)
+        except OSError as exc:
+            return f"{db_path} cannot be read ({exc.strerror or exc}); check its permissions."
+    size = _size(folder, db_path.name)
     if size == 0:
-        wal = _size(wal_path(db_path))
+        wal = _size(folder, wal_path(db_path).name)
         tail = (
             (
                 f" Its write-ahead log {wal_path(db_path).name} still holds {wal:,} bytes: keep both "
@@ -49,10 +58,17 @@ def file_problem(db_path: Path) -> str | None:
             "sessions, delete it and run myrm again."
         )
     try:
-        with open(db_path, "rb") as file:
-            head = file.read(len(SQLITE_MAGIC))
+        fd = folder.open_regular(db_path.name)
+    except FenceError as exc:
+        return str(store_refusal(exc))
     except OSError as exc:
         return f"{db_path} cannot be read ({exc.strerror or exc}); check its permissions."
+    try:
+        head = os.pread(fd, len(SQLITE_MAGIC), 0)
+    except OSError as exc:
+        return f"{db_path} cannot be read ({exc.strerror or exc}); check its permissions."
+    finally:
+        os.close(fd)
     if head != SQLITE_MAGIC:
         shown = head[:8].hex(" ")
         return (
@@ -65,8 +81,8 @@ def file_problem(db_path: Path) -> str | None:
     return None
 
 
-def refuse_unusable_file(db_path: Path) -> None:
-    problem = file_problem(db_path)
+def refuse_unusable_file(db_path: Path, folder: Folder | None = None) -> None:
+    problem = file_problem(db_path, folder)
     if problem is not None:
         raise StoreError(problem)
 
@@ -90,12 +106,13 @@ def refuse_foreign_schema(conn: sqlite3.Connection, db_path: Path) -> None:
         )
 
 
-def refuse_foreign_file(db_path: Path) -> None:
+def refuse_foreign_file(db_path: Path, folder: Folder) -> None:
     """`refuse_foreign_schema` through a read-only connection of its own: run before the
-    read-write open, whose switch to WAL journaling would already change another program's file."""
+    read-write open, whose switch to WAL journaling would already change another program's file.
+    Opened like every store connection, through the folder handle (db.connect_fenced)."""
     try:
-        conn = sqlite3.connect(f"file:{quote(str(db_path))}?mode=ro", uri=True)
-    except sqlite3.Error:
+        conn = connect_fenced(folder, db_path.name, db_path, read_only=True)
+    except StoreError:
         return  # the read-write open reports why the file cannot be opened
     try:
         refuse_foreign_schema(conn, db_path)

@@ -2,7 +2,9 @@
 `myrm sessions recover`).
 
 Why a separate, read-only inspection: the commands that diagnose a store must work on exactly
-the stores that are broken, read-only, or not myrm's, and must never make them worse.
+the stores that are broken, read-only, or not myrm's, and must never make them worse. It walks
+`.myrm` and opens the database the way the store does (layout.py, db.connect_fenced), so a link
+committed there is reported with what to remove, never followed.
 """
 
 from __future__ import annotations
@@ -12,10 +14,12 @@ import sqlite3
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from myrm_tui.fenced_files import FenceError
 from myrm_tui.store.constants import DB_NAME, DIR_NAME
-from myrm_tui.store.db import connect
+from myrm_tui.store.db import connect_fenced
 from myrm_tui.store.errors import StoreError
 from myrm_tui.store.file_checks import file_problem, refuse_foreign_schema
+from myrm_tui.store.layout import open_store_dir, store_refusal
 from myrm_tui.store.schema import latest_version, read_version
 
 # quick_check lines kept for the report: the first few say where the damage is; a badly
@@ -67,18 +71,27 @@ def inspect(workspace: Path) -> StoreHealth:
     folder = Path(workspace) / DIR_NAME
     db_path = folder / DB_NAME
     base = StoreHealth(folder=folder, db_path=db_path, folder_exists=folder.is_dir(), writable=_writable(folder))
-    if folder.exists() and not folder.is_dir():
+    if folder.is_symlink() or (folder.exists() and not folder.is_dir()):
+        try:  # the same walk the store opens with: a link is reported, never followed
+            open_store_dir(Path(workspace)).close()
+        except StoreError as exc:
+            return replace(base, problem=str(exc))
+        except OSError:
+            pass
         return replace(base, problem=f"{folder} is a file, not a folder; move it aside.")
-    if not db_path.exists():
+    if not (db_path.exists() or db_path.is_symlink()):
         return base
-    size = db_path.stat().st_size
-    problem = file_problem(db_path)
-    if problem is not None:
-        return replace(base, problem=problem, size_bytes=size)
-    try:
-        conn = connect(db_path, read_only=True)
-    except StoreError as exc:
-        return replace(base, problem=str(exc), size_bytes=size)
+    size = db_path.lstat().st_size
+    with open_store_dir(Path(workspace)) as handle:
+        problem = file_problem(db_path, handle)
+        if problem is not None:
+            return replace(base, problem=problem, size_bytes=size)
+        try:
+            conn = connect_fenced(handle, DB_NAME, db_path, read_only=True)
+        except FenceError as exc:
+            return replace(base, problem=str(store_refusal(exc)), size_bytes=size)
+        except StoreError as exc:
+            return replace(base, problem=str(exc), size_bytes=size)
     try:
         try:
             refuse_foreign_schema(conn, db_path)

@@ -28,6 +28,19 @@ from myrm_tui.store.rows import (
 # (owning session, last visible message id or None for all): one step of a fork ancestry.
 Segment = tuple[str, int | None]
 
+# Most recently updated first, but a session dated after `now + FUTURE_SLACK_S` ranks after every
+# other: its date cannot be real, and `.myrm/sessions.db` may come with a clone (a session dated in
+# 2099 would otherwise be what `--continue` resumes forever). The parameter is that bound.
+RECENT_FIRST = "ORDER BY (updated_at > ?), updated_at DESC, created_at DESC, id"
+# Ten minutes: well past the clock corrections NTP makes (a session written just before the clock
+# stepped back stays "latest"), far below any date a file could be prepared with ahead of a clone.
+FUTURE_SLACK_S = 600.0
+
+
+def recent_first_bound(now: float) -> tuple[float]:
+    """The parameter of RECENT_FIRST: the latest date believed."""
+    return (now + FUTURE_SLACK_S,)
+
 
 def session_row(conn: sqlite3.Connection, session_id: str) -> SessionRecord:
     row = conn.execute(f"SELECT {SESSION_COLUMNS} FROM sessions WHERE id = ?", (session_id,)).fetchone()

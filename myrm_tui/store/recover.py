@@ -5,26 +5,26 @@ valid (salvage.py), re-indexed, checked with `PRAGMA integrity_check`, and only 
 place. The damaged file is never changed or deleted: it is renamed next to it
 (`sessions.db.damaged-<time>`, with its -wal), so nothing that recovery missed is lost.
 Recovery holds the store lock exclusively, so no myrm can write the file while it is swapped.
+Every file step goes through the `.myrm` handle of one no-follow walk (layout.py): a link in the
+store is refused before anything is read, built or renamed.
 """
 
 from __future__ import annotations
 
-import contextlib
-import os
 import secrets
 import sqlite3
 import time
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
+from urllib.parse import quote
 
-from myrm_tui.atomic_write import fsync_path
+from myrm_tui.fenced_files import FenceError, Folder
 from myrm_tui.store import salvage, search_index
-from myrm_tui.store.constants import ARTIFACT_INDEX_MAX_CHARS, DB_NAME, DIR_NAME
-from myrm_tui.store.db import connect, transaction
+from myrm_tui.store.constants import ARTIFACT_INDEX_MAX_CHARS, ARTIFACTS_DIR, DB_NAME, DIR_NAME
+from myrm_tui.store.db import connect_fenced, transaction
 from myrm_tui.store.errors import StoreError, VaultError
-from myrm_tui.store.file_checks import wal_path
-from myrm_tui.store.layout import private_file
+from myrm_tui.store.layout import DB_SIDECARS, open_store_dir, private_file, refuse_linked_database, store_refusal
 from myrm_tui.store.schema import MIGRATIONS, migrate
 from myrm_tui.store.session_lock import StoreLock
 from myrm_tui.store.vault import Vault
@@ -115,9 +115,9 @@ def _index_artifacts(conn: sqlite3.Connection, source: sqlite3.Connection, vault
             )
 
 
-def _build(new_path: Path, source: sqlite3.Connection, vault: Vault, report: RecoveryReport) -> None:
-    private_file(new_path)
-    conn = connect(new_path)
+def _build(folder: Folder, new_path: Path, source: sqlite3.Connection, vault: Vault, report: RecoveryReport) -> None:
+    private_file(folder, new_path.name, exclusive=True)
+    conn = connect_fenced(folder, new_path.name, new_path)
     try:
         conn.execute("PRAGMA foreign_keys = OFF")  # lost parents must not cost their children
         with transaction(conn, write=True):
@@ -145,13 +145,12 @@ def _build(new_path: Path, source: sqlite3.Connection, vault: Vault, report: Rec
         conn.close()
 
 
-def _move_aside(db_path: Path, kept: Path) -> None:
+def _move_aside(folder: Folder, kept: Path) -> None:
     """Rename the damaged file and its WAL/shm together (SQLite pairs them by name)."""
-    os.rename(db_path, kept)
+    folder.rename(DB_NAME, kept.name)
     for suffix in ("-wal", "-shm"):
-        old = db_path.with_name(db_path.name + suffix)
-        if old.exists():
-            os.rename(old, kept.with_name(kept.name + suffix))
+        if folder.lstat(DB_NAME + suffix) is not None:
+            folder.rename(DB_NAME + suffix, kept.name + suffix)
 
 
 def recover(workspace: Path, *, use_cli: bool | None = None) -> RecoveryReport:
@@ -160,32 +159,47 @@ def recover(workspace: Path, *, use_cli: bool | None = None) -> RecoveryReport:
     `use_cli`: None picks `sqlite3 .recover` when that tool is installed, else the row copy.
     Raises StoreError (nothing changed) when the store is missing or in use.
     """
-    folder = Path(workspace) / DIR_NAME
-    db_path = folder / DB_NAME
-    if not db_path.is_file():
-        raise StoreError(f"there is no session database at {db_path}; nothing to recover.")
-    lock = StoreLock(folder)
+    folder_path = Path(workspace) / DIR_NAME
+    db_path = folder_path / DB_NAME
+    try:
+        folder = open_store_dir(Path(workspace))
+    except (FileNotFoundError, NotADirectoryError):
+        raise StoreError(f"there is no session database at {db_path}; nothing to recover.") from None
+    with folder:
+        try:
+            refuse_linked_database(folder)
+        except FenceError as exc:
+            raise store_refusal(exc) from None
+        if folder.lstat(DB_NAME) is None:
+            raise StoreError(f"there is no session database at {db_path}; nothing to recover.")
+        return _recover(folder, folder_path, db_path, use_cli)
+
+
+def _recover(folder: Folder, folder_path: Path, db_path: Path, use_cli: bool | None) -> RecoveryReport:
+    lock = StoreLock(folder_path)
     lock.acquire_exclusive()
     token = secrets.token_hex(4)
-    new_path = folder / f".{DB_NAME}.recovered-{token}"
-    scratch = folder / f".{DB_NAME}.recover-scratch-{token}"
+    new_path = folder_path / f".{DB_NAME}.recovered-{token}"
+    scratch = folder_path / f".{DB_NAME}.recover-scratch-{token}"
+    # The paths handed to the sqlite3 tool and to SQLite: where the checked handle really is.
+    real = folder.real_path()
     cli = salvage.sqlite_cli() is not None if use_cli is None else use_cli
     kept_as = db_path.with_name(f"{DB_NAME}.damaged-{_stamp()}")
-    if kept_as.exists():  # a second recovery within the same second never overwrites the first
+    if folder.lstat(kept_as.name) is not None:  # a second recovery within the same second never overwrites the first
         kept_as = kept_as.with_name(f"{kept_as.name}-{token}")
     report = RecoveryReport(method="sqlite3 .recover" if cli else "row-by-row copy", kept_as=kept_as)
     try:
         source = None
         if cli:
             try:
-                report.unplaced = salvage.recover_with_cli(db_path, scratch)
-                source = sqlite3.connect(f"file:{scratch}?mode=ro", uri=True)
+                report.unplaced = salvage.recover_with_cli(real / DB_NAME, real / scratch.name)
+                source = sqlite3.connect(f"file:{quote(str(real / scratch.name))}?mode=ro", uri=True)
             except salvage.CliRecoverError as exc:
                 report.method = f"row-by-row copy ({exc})"
         if source is None:
-            source = salvage.open_damaged(db_path)
+            source = salvage.open_damaged(real / DB_NAME)
         try:
-            _build(new_path, source, Vault(folder / "artifacts"), report)
+            _build(folder, new_path, source, Vault(folder_path / ARTIFACTS_DIR, anchor=folder_path.parent), report)
         finally:
             source.close()
         if not (report.restored["sessions"] or report.restored["messages"]):
@@ -193,15 +207,14 @@ def recover(workspace: Path, *, use_cli: bool | None = None) -> RecoveryReport:
                 f"nothing in {db_path} could be read (its first page, which holds the schema, may be "
                 "gone); the file was left as it was. Restore it from a backup."
             )
-        _move_aside(db_path, report.kept_as)
-        os.rename(new_path, db_path)
-        fsync_path(folder)
+        _move_aside(folder, report.kept_as)
+        folder.rename(new_path.name, DB_NAME)
+        folder.fsync()
         return report
     except (sqlite3.Error, OSError, RuntimeError) as exc:
         raise StoreError(f"recovery failed ({exc}); {db_path} was left as it was.") from exc
     finally:
-        for leftover in (new_path, scratch):
-            for path in (leftover, wal_path(leftover), leftover.with_name(leftover.name + "-shm")):
-                with contextlib.suppress(FileNotFoundError):
-                    os.unlink(path)
+        for leftover in (new_path.name, scratch.name):
+            for name in (leftover, *(leftover + suffix for suffix in DB_SIDECARS)):
+                folder.remove_quietly(name)
         lock.release()

@@ -14,6 +14,10 @@ third process lock a fresh file while the second still holds the old one.
 
 The same folder holds `store.lock`: every read-write store holds it shared, and
 `myrm sessions recover` takes it exclusively before it replaces the database file.
+
+`locks/` and every lock file are reached by a no-follow walk from the workspace (layout.py): a
+lock file committed as a link to ~/.bashrc would otherwise be opened, locked and truncated to
+hold a pid. The holder's pid is read from the descriptor that was opened, never by path.
 """
 
 from __future__ import annotations
@@ -27,9 +31,10 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from myrm_tui.fenced_files import FenceError
 from myrm_tui.store.constants import FILE_MODE, LOCKS_DIR
 from myrm_tui.store.errors import StoreError
-from myrm_tui.store.layout import private_dir
+from myrm_tui.store.layout import open_in_store, store_refusal
 
 STORE_LOCK_NAME = "store.lock"
 # A pid is at most 7 digits on Linux; reading a little more tolerates a trailing newline.
@@ -82,15 +87,24 @@ def _lock_path(myrm_dir: Path, session_id: str) -> Path:
     return locks_dir(myrm_dir) / f"{name}.lock"
 
 
-def _open_lock_file(path: Path) -> int:
-    private_dir(path.parent)
+def _open_lock_file(path: Path, *, create: bool = True) -> int:
+    """The lock file's descriptor, walked without following from the workspace (`path` is
+    `<workspace>/.myrm/locks/<name>`). StoreError for a link or special file on the way;
+    FileNotFoundError when absent and not `create`."""
     try:
-        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, FILE_MODE)
+        with open_in_store(path.parent.parent, path.parent.name, create=create) as folder:
+            flags = os.O_RDWR | (os.O_CREAT if create else 0)
+            return folder.open_regular(path.name, flags, FILE_MODE)
+    except FenceError as exc:
+        raise store_refusal(exc) from None
+    except FileNotFoundError:
+        if not create:
+            raise
+        raise StoreError(f"cannot create the lock file {path}; check that {path.parent.parent} is writable.") from None
     except OSError as exc:
         raise StoreError(
             f"cannot create the lock file {path} ({exc.strerror or exc}); check that {path.parent.parent} is writable."
         ) from exc
-    return fd
 
 
 def _try_flock(fd: int, path: Path, operation: int) -> bool:
@@ -107,18 +121,17 @@ def _try_flock(fd: int, path: Path, operation: int) -> bool:
     return True
 
 
-def _read_pid(path: Path) -> int | None:
+def _read_pid(fd: int) -> int | None:
     try:
-        with open(path, "rb") as file:
-            text = file.read(_PID_READ_BYTES).decode("ascii", "replace").strip()
+        text = os.pread(fd, _PID_READ_BYTES, 0).decode("ascii", "replace").strip()
     except OSError:
         return None
     return int(text) if text.isdigit() else None
 
 
-def _holder_pid(path: Path) -> int | None:
+def _holder_pid(fd: int) -> int | None:
     for _ in range(_PID_RETRIES):
-        pid = _read_pid(path)
+        pid = _read_pid(fd)
         if pid is not None:
             return pid
         time.sleep(_PID_RETRY_S)
@@ -143,7 +156,7 @@ def claim(myrm_dir: Path, session_id: str) -> None:
         fd = _open_lock_file(path)
         try:
             if not _try_flock(fd, path, fcntl.LOCK_EX):
-                raise SessionBusyError(session_id, _holder_pid(path))
+                raise SessionBusyError(session_id, _holder_pid(fd))
             _write_pid(fd)
         except BaseException:
             os.close(fd)
@@ -172,15 +185,13 @@ def holder(myrm_dir: Path, session_id: str) -> int | None:
         if str(path) in _registry:
             return None  # this process is the writer
         try:
-            fd = os.open(path, os.O_RDWR | os.O_CLOEXEC)
-        except FileNotFoundError:
-            return None
-        except OSError:
-            return None  # unreadable lock file: nobody can be holding it through us
+            fd = _open_lock_file(path, create=False)
+        except (OSError, StoreError):
+            return None  # absent or unusable lock file: nobody can be holding it through us
         try:
             if _try_flock(fd, path, fcntl.LOCK_EX):
                 return None
-            return _holder_pid(path) or 0
+            return _holder_pid(fd) or 0
         finally:
             os.close(fd)  # also releases the probe's lock if it got one
 
@@ -220,7 +231,7 @@ class StoreLock:
             fd = _open_lock_file(self.path)
             try:
                 if not _try_flock(fd, self.path, operation):
-                    raise StoreBusyError(busy.format(pid=_read_pid(self.path) or "unknown"))
+                    raise StoreBusyError(busy.format(pid=_read_pid(fd) or "unknown"))
                 if operation == fcntl.LOCK_EX:
                     _write_pid(fd)
             except BaseException:

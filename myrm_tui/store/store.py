@@ -70,7 +70,7 @@ class Store:
         """Use `Store.open`; this only wires an already prepared connection."""
         self.root = root
         self.db_path = root / DB_NAME
-        self.vault = Vault(root / ARTIFACTS_DIR)
+        self.vault = Vault(root / ARTIFACTS_DIR, anchor=root.parent)  # below the workspace: never through a link
         self.read_only = read_only
         self._conn: sqlite3.Connection | None = conn
         self._lock = threading.RLock()
@@ -191,17 +191,21 @@ class Store:
             return log_sql.session_by_prefix(conn, session_id)
 
     def list_sessions(self) -> list[SessionRecord]:
-        """Most recently updated first."""
+        """Most recently updated first; sessions dated in the future last (log_sql.RECENT_FIRST)."""
         with self._lock, self._read() as conn:
             rows = conn.execute(
-                f"SELECT {SESSION_COLUMNS} FROM sessions ORDER BY updated_at DESC, created_at DESC, id"
+                f"SELECT {SESSION_COLUMNS} FROM sessions {log_sql.RECENT_FIRST}",
+                log_sql.recent_first_bound(self.clock()),
             ).fetchall()
         return [session_of(row) for row in rows]
 
     def latest_session(self) -> SessionRecord | None:
+        """The session `--continue` resumes: the most recently updated one that is not dated in
+        the future (a committed `.myrm/sessions.db` could date one in 2099 to be "latest" forever)."""
         with self._lock, self._read() as conn:
             row = conn.execute(
-                f"SELECT {SESSION_COLUMNS} FROM sessions ORDER BY updated_at DESC, created_at DESC, id LIMIT 1"
+                f"SELECT {SESSION_COLUMNS} FROM sessions {log_sql.RECENT_FIRST} LIMIT 1",
+                log_sql.recent_first_bound(self.clock()),
             ).fetchone()
         return None if row is None else session_of(row)
 

@@ -9,17 +9,23 @@ digits are accepted and only regular files directly inside the vault are ever re
 Reads check that promise: bytes whose sha256 differs from the file's name were changed after
 they were stored (tampering or disk damage) and are refused with VaultTamperedError, never
 served as the original. Storing the same content again repairs such a file.
+
+The vault folder is reached by a no-follow walk from its anchor (the workspace, for a store's
+vault: myrm_tui/fenced_files.py), and every artifact is read and written through that handle: an
+`artifacts` folder or an artifact committed as a link is never followed.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import re
 import stat
+from collections.abc import Iterator
 from pathlib import Path
 
-from myrm_tui.atomic_write import atomic_write
+from myrm_tui.fenced_files import FenceError, Folder, open_root, walk
 from myrm_tui.store.constants import DIR_MODE, FILE_MODE, HANDLE_HEX_CHARS
 from myrm_tui.store.errors import UnknownArtifactError, VaultError, VaultTamperedError
 
@@ -48,11 +54,14 @@ def _to_bytes(content: str | bytes) -> bytes:
     raise AssertionError("unreachable: surrogatepass encodes every str")
 
 
-def _file_digest(path: Path) -> str:
+def _file_digest(folder: Folder, name: str) -> str:
     digest = hashlib.sha256()
-    with open(path, "rb") as file:
-        while chunk := file.read(_HASH_CHUNK_BYTES):
+    fd = folder.open_regular(name)
+    try:
+        while chunk := os.read(fd, _HASH_CHUNK_BYTES):
             digest.update(chunk)
+    finally:
+        os.close(fd)
     return digest.hexdigest()
 
 
@@ -67,8 +76,21 @@ def _tampered(handle: str, path: Path) -> VaultTamperedError:
 class Vault:
     HANDLE_PREFIX = "vault://"
 
-    def __init__(self, directory: Path):
+    def __init__(self, directory: Path, *, anchor: Path | None = None):
+        """`anchor`: the folder above `directory` that is the caller's own and may be followed
+        (a store passes its workspace); everything below it is walked without following.
+        Default: `directory`'s parent."""
         self.directory = directory
+        self.anchor = anchor if anchor is not None else directory.parent
+        self._names = directory.relative_to(self.anchor).parts
+
+    def _folder(self, *, create: bool = False) -> Folder:
+        """The vault folder's handle (the caller closes it). FileNotFoundError when it does not
+        exist and not `create`; FenceError for a link on the way."""
+        with open_root(self.anchor) as root:
+            folder = walk(root, self._names[:-1], create=create, mode=DIR_MODE)
+            with folder:
+                return folder.child(self._names[-1], create=create, mode=DIR_MODE, chmod=create)
 
     # writing
 
@@ -82,39 +104,47 @@ class Vault:
         data = _to_bytes(content)
         digest = hashlib.sha256(data).hexdigest()
         handle = self.HANDLE_PREFIX + digest[:HANDLE_HEX_CHARS]
-        self._ensure_directory()
-        existing = self._files_for_digest(digest)
-        intact = [path for path in existing if _file_digest(path) == digest]
-        if intact:
-            return handle
-        # Absent, or present only with changed bytes: (re)write it under its first name.
-        # Always FILE_MODE, even over a changed file: the vault is owner-only whatever happened to it.
-        atomic_write(self.directory / (existing[0].name if existing else digest + suffix), data, mode=FILE_MODE)
+        with self._folder(create=True) as folder:
+            existing = [name for name in self._names_for_prefix(folder, digest) if name[:64] == digest]
+            if any(_file_digest(folder, name) == digest for name in existing):
+                return handle
+            # Absent, or present only with changed bytes: (re)write it under its first name.
+            # Always FILE_MODE, even over a changed file: the vault is owner-only whatever happened to it.
+            folder.replace(existing[0] if existing else digest + suffix, data, mode=FILE_MODE)
         return handle
 
     # reading
 
     def read_bytes(self, handle: str) -> bytes:
         """The artifact's bytes, after checking them against the hash in its name."""
-        path = self.path_of(handle)
-        data = path.read_bytes()
-        if hashlib.sha256(data).hexdigest() != path.name[:64]:
-            raise _tampered(handle, path)
+        prefix = self._parse(handle)
+        with self._reading() as folder:
+            name = self._one_name(folder, prefix)
+            assert folder is not None, "a name was found, so the folder exists"
+            data = folder.read_bytes(name)
+        if hashlib.sha256(data).hexdigest() != name[:64]:
+            raise _tampered(handle, self.directory / name)
         return data
 
     def verify(self, path: Path) -> None:
         """VaultTamperedError unless the file at `path` (from `path_of`) hashes to its name."""
-        if _file_digest(path) != path.name[:64]:
+        with self._reading() as folder:
+            if folder is None:
+                raise FileNotFoundError(f"the vault folder {self.directory} does not exist")
+            matches = _file_digest(folder, path.name) == path.name[:64]
+        if not matches:
             raise _tampered(self.HANDLE_PREFIX + path.name[:HANDLE_HEX_CHARS], path)
 
     def tampered(self) -> tuple[int, list[str]]:
         """(artifacts checked, handles whose bytes no longer match their hash): every file."""
         checked = 0
         bad: list[str] = []
-        for path in sorted(self._files_for_prefix("")):
-            checked += 1
-            if _file_digest(path) != path.name[:64]:
-                bad.append(self.HANDLE_PREFIX + path.name[:HANDLE_HEX_CHARS])
+        with self._reading() as folder:
+            for name in sorted(self._names_for_prefix(folder, "")):
+                assert folder is not None, "names come from the folder"
+                checked += 1
+                if _file_digest(folder, name) != name[:64]:
+                    bad.append(self.HANDLE_PREFIX + name[:HANDLE_HEX_CHARS])
         return checked, bad
 
     def read_text(self, handle: str, lines: tuple[int, int] | None = None) -> str:
@@ -148,9 +178,27 @@ class Vault:
         return True
 
     def path_of(self, handle: str) -> Path:
+        """Where the artifact is (for messages and its suffix); read it with `read_bytes`."""
         prefix = self._parse(handle)
-        matches = self._files_for_prefix(prefix)
-        digests = sorted({m.group(1) for path in matches if (m := _ARTIFACT_NAME.fullmatch(path.name))})
+        with self._reading() as folder:
+            return self.directory / self._one_name(folder, prefix)
+
+    @contextlib.contextmanager
+    def _reading(self) -> Iterator[Folder | None]:
+        """The vault folder's handle for a read, None when there is no vault folder yet."""
+        try:
+            folder = self._folder()
+        except FileNotFoundError:
+            yield None
+            return
+        except FenceError as exc:
+            raise VaultError(str(exc)) from None
+        with folder:
+            yield folder
+
+    def _one_name(self, folder: Folder | None, prefix: str) -> str:
+        matches = self._names_for_prefix(folder, prefix)
+        digests = sorted({m.group(1) for name in matches if (m := _ARTIFACT_NAME.fullmatch(name))})
         if not digests:
             raise UnknownArtifactError(
                 f"no artifact {self.HANDLE_PREFIX}{prefix} in this workspace; "
@@ -181,27 +229,16 @@ class Vault:
             )
         return body
 
-    def _files_for_prefix(self, prefix: str) -> list[Path]:
+    def _names_for_prefix(self, folder: Folder | None, prefix: str) -> list[str]:
         """Regular files directly in the vault whose name is `<digest>[suffix]` and whose
         digest starts with `prefix`. Symlinks and anything else are ignored."""
-        try:
-            entries = list(os.scandir(self.directory))
-        except FileNotFoundError:
+        if folder is None:  # no vault folder yet
             return []
-        found: list[Path] = []
-        for entry in entries:
-            if not entry.name.startswith(prefix):
+        found: list[str] = []
+        for name in folder.names():
+            if not name.startswith(prefix) or not _ARTIFACT_NAME.fullmatch(name):
                 continue
-            if not _ARTIFACT_NAME.fullmatch(entry.name):
-                continue
-            if not stat.S_ISREG(entry.stat(follow_symlinks=False).st_mode):
-                continue
-            found.append(self.directory / entry.name)
+            entry = folder.lstat(name)
+            if entry is not None and stat.S_ISREG(entry.st_mode):
+                found.append(name)
         return found
-
-    def _files_for_digest(self, digest: str) -> list[Path]:
-        return [p for p in self._files_for_prefix(digest) if p.name[:64] == digest]
-
-    def _ensure_directory(self) -> None:
-        self.directory.mkdir(mode=DIR_MODE, parents=True, exist_ok=True)
-        os.chmod(self.directory, DIR_MODE)

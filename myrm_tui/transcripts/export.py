@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from myrm_tui.atomic_write import atomic_write
+from myrm_tui.fenced_files import replace_file
 from myrm_tui.store.records import MessageRecord, SessionRecord
 from myrm_tui.terminal_text import json_for_terminal
 from myrm_tui.transcripts.transcript import export_json, render_markdown
@@ -69,9 +69,9 @@ def export_session(session: SessionRecord, messages: Sequence[MessageRecord], fm
 
 
 def write_atomic(path: Path, text: str) -> Path:
-    """Temp file + rename (myrm_tui/atomic_write.py), so an existing export is never left half-written;
+    """Temp file + rename (myrm_tui/fenced_files.py), so an existing export is never left half-written;
     a new export is readable by the user only: it holds the conversation."""
-    atomic_write(path, text)
+    replace_file(path, text)
     return path
 
 

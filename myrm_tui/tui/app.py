@@ -31,6 +31,7 @@ if TYPE_CHECKING:  # the chat screen, the store and what they import load after 
     from myrm_tui.mcp.manager import McpManager
     from myrm_tui.store import Store
     from myrm_tui.tui.chat_session import ChatSession
+    from myrm_tui.tui.crash_report import CrashReport
     from myrm_tui.tui.screens.chat import ChatScreen
     from myrm_tui.tui.screens.trust import TrustPrompt
     from myrm_tui.tui.widgets.prompt import PromptArea
@@ -54,6 +55,7 @@ class AppOutcome:
 
     resumable: str | None  # the session worth resuming (one with messages), or None
     refusal: str | None  # why the model was refused before any session opened, or None
+    crash: CrashReport | None = None  # the app died of an unhandled exception (tui/crash_report.py)
 
 
 class MyrmApp(ThemedApp):
@@ -104,6 +106,7 @@ class MyrmApp(ThemedApp):
         self.paint_first = paint_first
         self.model_check = model_check
         self.refusal: str | None = None
+        self.crash: BaseException | None = None  # the first unhandled exception, which ended the app
         self.chat_opened = False  # True once store, session and MCP manager exist
         if not paint_first:
             self._open_chat()
@@ -130,6 +133,16 @@ class MyrmApp(ThemedApp):
         self.mcp = McpManager.from_settings(self.settings, self.workspace)
         self.chat.mcp = self.mcp
         self.chat_opened = True
+
+    def _handle_exception(self, error: Exception) -> None:
+        """Every unhandled exception (a handler, a timer, a worker) ends the app here (Textual's
+        one door for them). Kept for `run_app`, which logs it and makes the exit non-zero; the
+        traceback Textual would print after the screen is gone (with local variables: a key,
+        a message) is not printed, the log holds it scrubbed (tui/crash_report.py)."""
+        if self.crash is None:
+            self.crash = error
+        super()._handle_exception(error)
+        self._exit_renderables.clear()
 
     def notify(self, message: str, *, title: str = "", **options: Any) -> None:
         """Every toast goes through here (screens and widgets call the app's); many quote a
@@ -307,8 +320,9 @@ class MyrmApp(ThemedApp):
 
     # sessions -------------------------------------------------------------------------------
 
-    def open_session(self, session_id: str | None, notice: str = "") -> None:
-        """Show another session (resume, fork) or a fresh one (None) in a new chat screen."""
+    def open_session(self, session_id: str | None, notice: str = "", model: str | None = None) -> None:
+        """Show another session (resume, fork) or a fresh one (None) in a new chat screen.
+        `model`: the session talks to this model (a fork: its parent's), whatever the settings say."""
         from myrm_tui.tui.chat_session import ChatSession
         from myrm_tui.tui.screens.chat import ChatScreen
 
@@ -327,6 +341,8 @@ class MyrmApp(ThemedApp):
             engines.forget(self.store, leaving)  # else every session opened once stays in memory
         self.chat = ChatSession.open(self.store, self.settings, self.workspace, session_id)
         self.chat.mcp = self.mcp
+        if model:
+            self.chat.choose_session_model(model)
         self.switch_screen(ChatScreen(self.chat))
         if notice:
             self.notify(notice, timeout=5)
@@ -427,5 +443,13 @@ def run_app(
         paint_first=paint_first,
         model_check=model_check,
     )
-    app.run()
-    return AppOutcome(resumable=app.resume_session_id, refusal=app.refusal)
+    try:
+        app.run()
+    except Exception as exc:  # noqa: BLE001 - one that escaped Textual itself: reported like any crash
+        app.crash = app.crash or exc
+    crash = None
+    if app.crash is not None:
+        from myrm_tui.tui.crash_report import report_crash  # only after a crash: it loads the redaction rules
+
+        crash = report_crash(app.crash)
+    return AppOutcome(resumable=app.resume_session_id, refusal=app.refusal, crash=crash)

@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 
     from myrm_tui.tui.app_host import ChatHost
     from myrm_tui.tui.chat_session import ChatSession
-    from myrm_tui.tui.context_source import ContextState
+    from myrm_tui.tui.context_source import ContextState, ModelBudget
     from myrm_tui.tui.image_input import PendingImages
     from myrm_tui.tui.widgets.edit_hint import EditHint
     from myrm_tui.tui.widgets.prompt import PromptArea
@@ -88,6 +88,11 @@ class ChatParts(Protocol):
     def send_message(self, text: str, *, draft: str | None, model: str | None = None, note: str = "") -> None: ...
 
     def refresh_context(self, announce: bool = True) -> None: ...
+
+    @property
+    def model_budget(self) -> ModelBudget | None: ...
+
+    def set_model_budget(self, budget: ModelBudget | None) -> None: ...
 
     def focus_next_approval(self) -> None: ...
 

@@ -72,6 +72,16 @@ def _default_model() -> str | None:
     return default_model()
 
 
+def _built_in_model(model: str) -> bool:
+    """llm.session_model.built_in_model: whether a resumed session's stored model may be kept by
+    itself (settings/model_choice.py); False when the llm layer cannot be imported."""
+    try:
+        from myrm_tui.llm.session_model import built_in_model
+    except ImportError:
+        return False
+    return built_in_model(model)
+
+
 def _window(tokens: int) -> str:
     """Windows are usually round thousands: 200k, 128k (else the usual 8.2k form)."""
     if tokens % 1000 == 0 and tokens < 1_000_000:
@@ -98,6 +108,8 @@ class ChatSession:
     preheat_started: bool = False
     preheat_probe: Any = None  # the ProbeResult of the open preheat (None: not sent, or it failed)
     _untitled: bool = field(default=False, repr=False)
+    # Why the resumed session's stored model was set aside (settings.model_choice), "" when it was not.
+    model_notice: str = ""
 
     @classmethod
     def open(
@@ -137,7 +149,10 @@ class ChatSession:
     def resolve_model(self) -> str | None:
         """The model for this session (settings.model_choice.choose_model, the rule the CLI uses:
         named for this launch > the resumed session's own > configured > the llm layer's default)."""
-        chosen = choose_model(self.settings, self.resolve_session_model(), fallback=_default_model)
+        chosen = choose_model(
+            self.settings, self.resolve_session_model(), fallback=_default_model, built_in=_built_in_model
+        )
+        self.model_notice = chosen.notice if chosen is not None else ""
         return chosen.model if chosen is not None else None
 
     @staticmethod

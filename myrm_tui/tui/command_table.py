@@ -92,7 +92,9 @@ COMMANDS: tuple[Command, ...] = (
         "[path]",
         "Export this session to Markdown",
         palette=PaletteEntry(
-            "Export session to Markdown", "Write this session to a Markdown file in the workspace", True
+            "Export session to Markdown",
+            "Write this session to a Markdown file in myrm's exports folder (/export PATH: elsewhere)",
+            True,
         ),
     ),
     Command("copy", "/copy", "", "Copy the last reply to the clipboard"),

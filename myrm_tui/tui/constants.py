@@ -95,10 +95,17 @@ MODEL_PICKER_LIMIT = 60
 # Sparkline of prompt tokens per call on the health screen: the newest calls that fit one row.
 SPARKLINE_WIDTH = 48
 
-# A streamed reply starts a new Markdown widget after about this many characters (at a paragraph
-# break outside code fences): Markdown's per-flush layout cost grows with the text it holds,
-# so bounding each widget keeps frame time flat however long the reply gets.
-STREAM_SEGMENT_CHARS = 1_500
+# The live block of a streamed reply (the one still growing) is parsed and rendered again every
+# frame; past this many characters (a long code fence, paragraph, single line or list) it is cut
+# into pieces rendered once each, keeping at least LIVE_BLOCK_KEEP_CHARS live (widgets/live_markdown.py).
+# ~2,000 characters parse and render in 2-5 ms on this box (20 fps: <= 10 % of a core, in a worker thread).
+LIVE_BLOCK_CHARS = 2_000
+LIVE_BLOCK_KEEP_CHARS = 500
+# A finished streamed reply up to this size becomes Textual's Markdown widget (selection and links
+# at once; building its blocks costs ~1 ms per 1,000 characters). A longer one stays rows, as a stored
+# reply does (widgets/stored_reply.py: a Markdown tree of hundreds of blocks costs a relayout of
+# 100 ms or more to mount); a click swaps the Markdown widget in.
+FINISHED_MARKDOWN_CHARS = 1_500
 
 # During a streamed turn a full (oldest-generation) garbage collection waits until this many
 # middle-generation passes have run (CPython's default is 10): in practice it waits for the end
@@ -119,3 +126,8 @@ PROMPT_SEARCH_ROWS = 200
 # shows at most 10 lines of text (prompt.tcss: max-height 12 minus the border), so a taller paste
 # would push what was typed around it out of view. The full text is what gets sent.
 PASTE_CHIP_LINES = 10
+
+# Below this terminal width the compaction panel (50 columns) takes the transcript's place while it
+# is shown instead of sitting beside it: at 80 columns the chat was left ~28 columns, too narrow to
+# read a reply. From 100 on, 50 columns of chat remain.
+PANEL_BESIDE_MIN_WIDTH = 100

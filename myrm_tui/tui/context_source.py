@@ -155,6 +155,61 @@ def _fresh_fork_reading(store: Any, session_id: str) -> ContextReading:
     )
 
 
+@dataclass(frozen=True)
+class ModelBudget:
+    """The prompt budget the engine gives the session's current model (context/budget.py)."""
+
+    model: str
+    window: int
+    limit: int  # the prompt limit: window − output reserve − safety margin
+    output_reserve: int
+    safety_margin: int
+    # The registry says the model caches prompts: without a cache, per-call cache rows (all "0
+    # read") and cache-break warnings describe nothing and are not shown.
+    prompt_cache: bool = True
+
+
+def model_budget(model: str, settings: Any) -> ModelBudget | None:
+    """The budget `model` gets under `settings` (its window from the registry, the output it is
+    asked for: agent.window_check.max_output_for), or None when it cannot be known here. May
+    import litellm (the registry): call it off the UI thread, or once the warm-up loaded it."""
+    try:
+        from myrm_tui.agent.window_check import max_output_for
+        from myrm_tui.context.budget import budget_for
+        from myrm_tui.llm import registry
+
+        info = registry.info(model, settings.models)
+        budget = budget_for(info.context_window, max_output_for(settings, info))
+    except Exception:  # noqa: BLE001 - the figures then stay those of the last request
+        return None
+    return ModelBudget(
+        model,
+        budget.window,
+        budget.prompt_limit,
+        budget.output_reserve,
+        budget.safety_margin,
+        prompt_cache=info.supports_prompt_caching,
+    )
+
+
+def with_budget(reading: ContextReading, budget: ModelBudget | None) -> ContextReading:
+    """The last request's reading measured against the current model's budget.
+
+    Why: the stored reading carries the window of the model that made the last request. After
+    /model (or in a fork on another model) the ring and the health screen showed that old window
+    until the next request (a 1M window while a 8k model was active); the tokens of the last
+    prompt are what they were, but the share of the window is the new model's."""
+    if budget is None or (reading.window == budget.window and reading.limit == budget.limit):
+        return reading
+    return replace(
+        reading,
+        window=budget.window,
+        limit=budget.limit,
+        output_reserve=budget.output_reserve,
+        safety_margin=budget.safety_margin,
+    )
+
+
 def expected_compaction(used: int | None, window: int, max_output_tokens: int) -> tuple[int, int] | None:
     """If the last prompt (`used` tokens) would trigger a compaction under a model with
     `window`, about how many tokens it would remove, and the new prompt limit; else None."""

@@ -28,16 +28,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-COMMANDS_FOLDER = "commands"
+from myrm_tui.settings.command_files import COMMANDS_FOLDER, read_command_folder, workspace_commands_dir
+
 WORKSPACE, USER = "workspace", "user"
-# The name is the file's stem; the same shape a built-in command has (letters, digits, - and _).
-_NAME = re.compile(r"^[A-Za-z][\w-]*$")
-# 64 KB of prompt text is far beyond any real command; a bigger file is a mistake (or a dump
-# someone dropped in the folder) and would be sent whole on every use.
-MAX_COMMAND_BYTES = 64 * 1024
-# More files than this in one folder are not all meant as commands; the popup stays usable.
-MAX_COMMANDS_PER_FOLDER = 200
-FRONT_MATTER_KEYS = ("description", "argument-hint", "model")
 _PLACEHOLDER = re.compile(r"\$(ARGUMENTS|[1-9])")
 
 
@@ -86,81 +79,21 @@ class CustomCommands:
         return next((c for c in self.commands if c.name.lower() == lowered), None)
 
 
-def _front_matter(text: str, path: Path, problems: list[str]) -> tuple[dict[str, str], str]:
-    """(keys, body) of a command file; the front matter is `key: value` lines between `---`."""
-    if not text.startswith("---\n"):
-        return {}, text
-    end = text.find("\n---", 3)
-    if end == -1 or text[end + 4 : end + 5] not in ("", "\n"):
-        problems.append(f"{path}: the front matter opened with --- is never closed; it is read as text")
-        return {}, text
-    keys: dict[str, str] = {}
-    for number, line in enumerate(text[4:end].split("\n"), start=2):
-        stripped = line.strip()
-        if not stripped or stripped.startswith("#"):
-            continue
-        key, colon, value = stripped.partition(":")
-        key = key.strip().lower().replace("_", "-")
-        if not colon:
-            problems.append(f"{path}:{number}: {stripped!r} is not `key: value`; ignored")
-            continue
-        if key not in FRONT_MATTER_KEYS:
-            problems.append(
-                f"{path}:{number}: `{key}` is not a command setting ({', '.join(FRONT_MATTER_KEYS)}); ignored"
-            )
-            continue
-        value = value.strip()
-        if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
-            value = value[1:-1]
-        keys[key] = value
-    return keys, text[end + 4 :].lstrip("\n")
-
-
 def _read_folder(folder: Path, scope: str, problems: list[str]) -> list[CustomCommand]:
-    try:
-        files = sorted(p for p in folder.iterdir() if p.suffix.lower() == ".md")
-    except (FileNotFoundError, NotADirectoryError):
-        return []
-    except OSError as exc:
-        problems.append(f"{folder}: cannot list it ({exc.strerror or exc})")
-        return []
-    if len(files) > MAX_COMMANDS_PER_FOLDER:
-        problems.append(f"{folder}: {len(files)} files; only the first {MAX_COMMANDS_PER_FOLDER} are loaded")
-        files = files[:MAX_COMMANDS_PER_FOLDER]
-    commands = []
-    for path in files:
-        if not _NAME.match(path.stem):
-            problems.append(
-                f"{path}: `{path.stem}` cannot be a command name (letters, digits, - and _, starting with a letter)"
-            )
-            continue
-        try:
-            if not path.is_file():
-                continue
-            if path.stat().st_size > MAX_COMMAND_BYTES:
-                problems.append(f"{path}: over {MAX_COMMAND_BYTES // 1024} KB; not loaded")
-                continue
-            text = path.read_bytes().decode("utf-8", errors="replace").replace("\r\n", "\n")
-        except OSError as exc:
-            problems.append(f"{path}: cannot read it ({exc.strerror or exc})")
-            continue
-        keys, body = _front_matter(text, path, problems)
-        body = body.strip("\n")
-        if not body.strip():
-            problems.append(f"{path}: the command has no text to send; not loaded")
-            continue
-        commands.append(
-            CustomCommand(
-                f"/{path.stem}",
-                " ".join(keys.get("description", "").split()),
-                " ".join(keys.get("argument-hint", "").split()),
-                keys.get("model", "").strip(),
-                body,
-                path,
-                scope,
-            )
+    """The folder's commands, read by settings/command_files.py (the reader the workspace's trust
+    digest uses too)."""
+    return [
+        CustomCommand(
+            f"/{path.stem}",
+            " ".join(keys.get("description", "").split()),
+            " ".join(keys.get("argument-hint", "").split()),
+            keys.get("model", "").strip(),
+            body,
+            path,
+            scope,
         )
-    return commands
+        for path, keys, body in read_command_folder(folder, problems)
+    ]
 
 
 def load_custom_commands(workspace: Path, user_dir: Path, builtin: Iterable[str]) -> CustomCommands:
@@ -169,7 +102,7 @@ def load_custom_commands(workspace: Path, user_dir: Path, builtin: Iterable[str]
     taken = {name.lower() for name in builtin}
     chosen: dict[str, CustomCommand] = {}
     for command in _read_folder(user_dir / COMMANDS_FOLDER, USER, problems) + _read_folder(
-        Path(workspace) / ".myrm" / COMMANDS_FOLDER, WORKSPACE, problems
+        workspace_commands_dir(workspace), WORKSPACE, problems
     ):
         key = command.name.lower()
         if key in taken:
@@ -189,9 +122,11 @@ def load_custom_commands(workspace: Path, user_dir: Path, builtin: Iterable[str]
 
 def workspace_trusted(workspace: Path, user_dir: Path) -> bool:
     """Whether the user trusts this workspace as its files are now (a stored `myrm trust`
-    decision for the current `.myrm/config.toml` + `.mcp.json`). A workspace without either file
-    has nothing to trust, so it never is."""
+    decision for the current `.myrm/config.toml`, `.mcp.json`, output filters and command
+    models, settings/trust.py's digest). A workspace without any of them has nothing to trust,
+    so it never is."""
     from myrm_tui.settings import trust as T
+    from myrm_tui.settings.command_files import workspace_command_models
     from myrm_tui.settings.filter_files import workspace_filter_bytes
     from myrm_tui.settings.mcp_entries import workspace_mcp_json
     from myrm_tui.settings.paths import workspace_config_file
@@ -204,10 +139,12 @@ def workspace_trusted(workspace: Path, user_dir: Path) -> bool:
 
     config, mcp_json = read(workspace_config_file(workspace)), read(workspace_mcp_json(workspace))
     filters = workspace_filter_bytes(workspace)
-    if config is None and mcp_json is None and not filters:
+    commands = T.command_pairs(workspace_command_models(workspace))
+    if config is None and mcp_json is None and not filters and not commands:
         return False
     try:
-        return T.stored_decision(user_dir, workspace, T.workspace_digest(config, mcp_json, filters)) is not None
+        digest = T.workspace_digest(config, mcp_json, filters, commands)
+        return T.stored_decision(user_dir, workspace, digest) is not None
     except T.TrustStoreError:
         return False
 

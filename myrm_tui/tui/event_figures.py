@@ -20,6 +20,7 @@ from myrm_tui.context.stages.cache_optimize import CacheBreak as EngineCacheBrea
 from myrm_tui.store import event_kinds
 from myrm_tui.store.records import EventRecord
 from myrm_tui.tui.constants import RING_CRIT_RATIO, RING_WARN_RATIO
+from myrm_tui.tui.formatting import token_change
 
 # ----------------------------------------------------------------------------- the ring
 
@@ -176,8 +177,8 @@ class Compaction:
             parts = ["compacted"]
         else:
             parts = [f"compacted {self.items} message{'' if self.items == 1 else 's'}"]
-        if self.saved:
-            parts.append(f"−{self.saved:,} tokens")
+        if self.saved is not None:
+            parts.append(token_change(self.saved))
         return ", ".join(parts)
 
 

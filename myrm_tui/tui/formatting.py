@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 
 from myrm_tui.messages import content_text
@@ -89,6 +90,19 @@ def format_tokens(count: int) -> str:
     if count < 1_000_000:
         return f"{count / 1000:.1f}k"
     return f"{count / 1_000_000:.2f}M"
+
+
+def token_change(saved: int, tokens: Callable[[int], str] = "{:,}".format, *, short: bool = False) -> str:
+    """What a compaction did to the prompt, with its real sign: "−5,000 tokens" when it freed
+    some, "+146 tokens (the prompt grew)" when the summaries came out longer than the messages
+    they replaced (a short session: nothing worth compacting), "no tokens saved" for neither;
+    `short` (the panel's timeline): "−5.0k", "+146, grew", "±0".
+    Why: a negative saving printed as "−-146" read as a typo and hid that the prompt grew."""
+    if saved > 0:
+        return f"−{tokens(saved)}" if short else f"−{tokens(saved)} tokens"
+    if saved < 0:
+        return f"+{tokens(-saved)}, grew" if short else f"+{tokens(-saved)} tokens (the prompt grew)"
+    return "±0" if short else "no tokens saved"
 
 
 # Names shown to people for keys whose binding names are terse.

@@ -32,20 +32,20 @@ class PendingImages:
         self.queued: list[ImageAttachment] = []
         self.in_flight: list[ImageAttachment] = []
 
-    def add(self, path: str, base: Path) -> ImageAttachment:
+    def add(self, path: str, base: Path, *, allow_outside: bool = False) -> ImageAttachment:
         path = path.strip()
         if not path:
             raise AttachmentError("/image needs a path: /image screenshot.png")
         if len(self.queued) >= MAX_IMAGES_PER_MESSAGE:
             raise AttachmentError(f"at most {MAX_IMAGES_PER_MESSAGE} images can go with one message.")
-        image = load_image(_unquote(path), base)
+        image = load_image(_unquote(path), base, workspace=base, allow_outside=allow_outside)
         self.queued.append(image)
         return image
 
-    def for_message(self, text: str, base: Path) -> list[ImageAttachment]:
+    def for_message(self, text: str, base: Path, *, allow_outside: bool = False) -> list[ImageAttachment]:
         """The queued images plus those the text names; AttachmentError for the first bad one
         (the queue is kept: the caller clears it once the message is really sent)."""
-        named = [load_image(ref, base) for ref in image_refs(text, base)]
+        named = [load_image(ref, base, workspace=base, allow_outside=allow_outside) for ref in image_refs(text, base)]
         images = [*self.queued, *named]
         if len(images) > MAX_IMAGES_PER_MESSAGE:
             raise AttachmentError(f"{len(images)} images in one message; at most {MAX_IMAGES_PER_MESSAGE}.")

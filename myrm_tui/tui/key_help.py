@@ -57,7 +57,7 @@ def _sort_key(shown: str) -> tuple[int, int, str]:
 
 
 # Bindings that only answer in one place say where, so a shared key's row stays readable.
-CONTEXTS = {"approval": "in an approval"}
+CONTEXTS = {"approval": "in an approval", "tool": "on a tool block"}
 
 
 def _in_context(description: str, binding_id: str) -> str:

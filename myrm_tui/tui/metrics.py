@@ -189,6 +189,7 @@ def health_report(
     *,
     reading: ContextReading | None = None,
     summaries: Sequence[Mapping[str, Any]] | None = None,
+    prompt_cache: bool = True,
 ) -> HealthReport:
     """Every figure of the context health screen. `reading` is the ring's (context_source's
     `read_context`, so a fresh fork shows the same figure in both) and `summaries` the store's
@@ -271,11 +272,14 @@ def health_report(
         f"{_tokens(sum(int_or_none(d.get('tokens_out')) or 0 for d in prepared))} · "
         f"${sum(float_or_none(d.get('cost')) or 0.0 for d in prepared):.4f}",
     )
-    # cache
-    add("cache", "cache hit rate", _pct(spend.cache_hit_rate), "cached read ÷ prompt tokens")
-    add("cache", "cached read tokens", _tokens(spend.cached_read_tokens))
-    add("cache", "cached write tokens", _tokens(spend.cached_write_tokens))
-    add("cache", "cache breaks", str(len(breaks)), breaks[-1].reason if breaks else "")
+    # cache (`prompt_cache` False: the model has none, so its rows would be zeros and its breaks noise)
+    if not prompt_cache:
+        add("cache", "prompt cache", "none", "this model has no prompt cache")
+    else:
+        add("cache", "cache hit rate", _pct(spend.cache_hit_rate), "cached read ÷ prompt tokens")
+        add("cache", "cached read tokens", _tokens(spend.cached_read_tokens))
+        add("cache", "cached write tokens", _tokens(spend.cached_write_tokens))
+        add("cache", "cache breaks", str(len(breaks)), breaks[-1].reason if breaks else "")
     # engine
     stage_ms: dict[str, list[float]] = {}
     for report in reports:

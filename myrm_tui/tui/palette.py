@@ -62,4 +62,9 @@ def theme_commands(themes: Iterable[str], choose: Callable[[str], object]) -> It
     """One entry per myrm theme (Textual's own "Theme" entry lists every theme)."""
     for name in sorted(themes):
         if name.startswith("myrm"):
-            yield SystemCommand(f"Theme: {name}", "Switch and remember the theme", partial(choose, name))
+            # For this run only (app_themes._theme_changed): nothing is saved from here.
+            yield SystemCommand(
+                f"Theme: {name}",
+                "Use this theme until you quit (/theme NAME --default keeps it)",
+                partial(choose, name),
+            )

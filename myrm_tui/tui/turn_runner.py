@@ -18,6 +18,7 @@ import gc
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from textual.timer import Timer
 from textual.worker import Worker, WorkerState
 
 from myrm_tui.agent.attachments import (
@@ -34,6 +35,7 @@ from myrm_tui.llm.events import UsageEvent
 from myrm_tui.tui.chat_parts import ChatParts
 from myrm_tui.tui.chat_session import ONBOARDING, ChatSession
 from myrm_tui.tui.constants import IDLE_COLLECT_DELAY_S, SHUTDOWN_TURN_WAIT_S, STREAMING_GEN2_THRESHOLD
+from myrm_tui.tui.formatting import token_change
 from myrm_tui.tui.widgets.note import Note
 from myrm_tui.tui.widgets.user_message import UserMessage
 
@@ -65,7 +67,7 @@ def compacted_text(event: dict[str, Any]) -> str:
     summaries = event.get("summaries") or {}
     made = sum(int(n) for n in (summaries.get("created_by_depth") or {}).values())
     extractive = int(summaries.get("fallback") or 0)
-    text = f"Compacted{f': −{saved:,} tokens' if isinstance(saved, int) else ''}"
+    text = f"Compacted{f': {token_change(saved)}' if isinstance(saved, int) else ''}"
     if made:
         written = made - extractive
         text += f"; {made} summar{'y' if made == 1 else 'ies'}"
@@ -85,6 +87,7 @@ class TurnRunner:
         self.turns_ended = 0  # finished turns this screen ran (tests and the palette wait on it)
         self.compacting = False
         self.compact_worker: Worker[None] | None = None
+        self._idle_collect: Timer | None = None  # the full collection after a turn, not run yet
 
     @property
     def chat(self) -> ChatSession:
@@ -127,6 +130,8 @@ class TurnRunner:
         if worker.state == WorkerState.SUCCESS:
             self.chat.model = worker.result
             problem = None
+            if self.chat.model_notice:  # a resumed session's stored model was set aside: say so
+                self.screen.transcript.mount(Note(self.chat.model_notice, "warning"))
         else:
             self.chat.model = self.chat.settings.model or None
             problem = f"Could not resolve the model: {worker.error}"
@@ -156,7 +161,8 @@ class TurnRunner:
             self.screen.transcript.mount(Note(ONBOARDING[0], "warning", ONBOARDING[1]))
             return
         try:  # a refused image or file stops the send; the draft stays in the prompt
-            images = self.screen.images.for_message(text, self.chat.workspace)
+            allow = bool(self.chat.settings.allow_outside_workspace)  # fenced like file_read
+            images = self.screen.images.for_message(text, self.chat.workspace, allow_outside=allow)
             files = load_attachments(
                 file_refs(text, self.chat.workspace), self.chat.workspace, self.chat.workspace, self.chat.settings
             )
@@ -198,6 +204,9 @@ class TurnRunner:
         self.turn_view = TurnView(screen.transcript, screen.status, user)
         screen.status.set(state="starting" if self.ready.is_set() else "loading the model library")
         screen.cancel_workers("maintain")  # background summary work yields to the user
+        if self._idle_collect is not None:  # the last turn's full pass waits for this one's end
+            self._idle_collect.stop()
+            self._idle_collect = None
         _defer_full_collections()
         self.turn_worker = screen.run_worker(
             self._run_turn(text, self.turn_view, images, files), group="turn", exclusive=True, exit_on_error=False
@@ -255,11 +264,20 @@ class TurnRunner:
         screen.refresh_context()
         screen.transcript.prune()
         screen.focus_next_approval()
-        _restore_collections()
-        screen.set_timer(IDLE_COLLECT_DELAY_S, lambda: gc.collect())  # the full pass, while the user reads
+        self._idle_collect = screen.set_timer(IDLE_COLLECT_DELAY_S, self._collect_after_turn)
         if worker.state == WorkerState.SUCCESS and not view.failed:
             screen.run_worker(self._maintain(), group="maintain", exclusive=True, exit_on_error=False)
         screen.after_turn(worker.state, view.failed)  # queued messages: sent, or back in the prompt
+
+    def _collect_after_turn(self) -> None:
+        """The full pass the turn held back, while the user reads; only then the default thresholds
+        again. Restoring them at the turn's end instead let the middle-generation passes counted
+        during the turn trigger a full pass at once, and this one ran a second right after it."""
+        self._idle_collect = None
+        if self.turn_running:
+            return
+        gc.collect()
+        _restore_collections()
 
     async def _maintain(self) -> None:
         """Idle-time engine work after a turn (a summary prepared in the background); it never
@@ -278,6 +296,8 @@ class TurnRunner:
         if state not in (WorkerState.SUCCESS, WorkerState.ERROR, WorkerState.CANCELLED):
             return
         if worker.group == "prepare":
+            if state == WorkerState.CANCELLED:
+                return  # only a closing screen or a quitting app cancels the warm-up: nothing to show
             self._prepared(worker)
         elif worker is self.turn_worker:
             self._turn_ended(worker)

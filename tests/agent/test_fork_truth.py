@@ -18,7 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from myrm_tui.agent.agent import Agent
-from myrm_tui.agent.events import ApprovalRequest, ToolFinished, ToolOutputChunk
+from myrm_tui.agent.events import ApprovalRequest, StepStarted, ToolFinished, ToolOutputChunk
 from myrm_tui.agent.fork import FORK_SUMMARY, SYNTHETIC_KEY, fork_with_summary
 from myrm_tui.context.summary.extractive import extractive_summary
 from myrm_tui.context.summary.outcomes import span_facts
@@ -264,3 +264,19 @@ async def test_tool_finished_status_matches_the_stored_one(store, workspace, scr
     [finished] = log.of(ToolFinished)
     [row] = [r.message for r in store.messages(agent.session_id) if r.role == "tool"]
     assert finished.status == row[STATUS_KEY] == stored_status(row) == "error"
+
+
+async def test_a_fork_records_the_model_its_parent_talks_to_now(lived, store, tmp_path):
+    """The parent switched model for this session only (`/model`): its row still names the old
+    one until its next turn, and a fork must not fall back to it (or to the saved default)."""
+    path = tmp_path / "switched.json"
+    path.write_text(json.dumps({"turns": [{"text": "from the switched model"}] * 20}), encoding="utf-8")
+    switched = f"scripted/{path}"
+    assert store.get_session(lived.session_id).model == lived.model_name != switched
+    child = fork_with_summary(store, lived.session_id, model=switched)
+    assert child.model == switched and store.get_session(child.id).model == switched
+    settings = lived.settings.with_values(model=child.model)
+    agent = Agent(store=store, session_id=child.id, settings=settings, workspace=lived.workspace)
+    log = await drive(agent, "who answers?", approve)
+    assert [step.model for step in log.of(StepStarted)] == [switched], "the request goes to the fork's model"
+    assert store.messages(child.id)[-1].message["content"] == "from the switched model"

@@ -272,7 +272,7 @@ async def test_an_unusable_bwrap_is_reported_and_bash_falls_back_to_approvals(fa
         "cannot create a sandbox here" in status.problem and "No permissions to create new namespace" in status.problem
     )
     notice = status.start_notice()
-    assert notice.startswith("bash runs without a sandbox:") and "approvals are the only guard" in notice
+    assert notice.startswith("bash runs without a sandbox:") and "each one asks first, even in yolo" in notice
     outside = tmp_path / "outside.txt"
     result = await run(workspace, f"echo reached > {outside}")
     assert result.status == "ok" and outside.read_text() == "reached\n"  # unsandboxed, as announced

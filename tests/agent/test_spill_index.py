@@ -29,11 +29,13 @@ from myrm_tui.store.errors import StoreError, VaultError
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 CLI_TIMEOUT_S = 180
-NEEDLE = "HERON-SIGNAL-7731 cache key k9x"
-# ~160k characters of `build step N ok` lines, the needle alone in the middle. The command
-# assembles the needle from pieces, so only the output (not the stored call) contains it.
+NEEDLE = "build step 4500.5 ok HERON-SIGNAL-7731"
+# ~160k characters of `build step N ok` lines, the needle alone in the middle, shaped like its
+# neighbours (a line that breaks the output's shape is lifted into the excerpt as a note; this
+# one must only be found by search). The command assembles the needle from pieces, so only the
+# output (not the stored call) contains it.
 BIG_BASH = (
-    "seq -f 'build step %g ok' 1 4500; printf 'HERON-%s-7731 cache key k9x\\n' SIGNAL; "
+    "seq -f 'build step %g ok' 1 4500; printf 'build step 4500.5 ok HERON-%s-7731\\n' SIGNAL; "
     "seq -f 'build step %g ok' 4501 9000"
 )
 
@@ -104,7 +106,7 @@ def test_myrm_run_finds_a_needle_deep_in_a_big_bash_output(tmp_path: Path) -> No
     assert NEEDLE not in bash["content"]  # the needle is only in the part the prompt does not show
     search = next(m for m in messages if m.get("role") == "tool" and m.get("tool_call_id") == "s1")
     assert "no matches" not in search["content"]
-    assert "cache key k9x" in search["content"]  # the needle's line, quoted from the spilled output
+    assert "HERON-SIGNAL-7731" in search["content"]  # the needle's line, quoted from the spilled output
     handle = bash["content"][bash["content"].index("vault://") :].split()[0]
     assert handle in search["content"]  # the hit is the spilled output itself
 
@@ -128,7 +130,7 @@ def _report(needle_at: int, lines: int, needle: str) -> str:
 
 
 async def test_output_the_agent_spills_is_searchable_with_its_result(store, workspace, script) -> None:
-    _BigOutput.output = _report(1500, 3000, "odd row PLOVER-3390")
+    _BigOutput.output = _report(1500, 3000, "row 1500 nominal PLOVER-3390")  # shaped like its rows
     model = script({"tool_calls": [{"id": "r1", "name": "big_report", "arguments": {}}]}, {"text": "ok"})
     agent = make_agent(store, workspace, model, tool_output_cap=2_000)
     agent = type(agent)(
@@ -177,7 +179,7 @@ def test_whatever_leaves_the_prompt_is_found(tmp_path_factory, position: int, ca
 
 def test_a_handle_is_stored_with_its_index_or_not_at_all(store) -> None:
     session = store.create_session("m").id
-    text = _report(700, 1500, "stray line WREN-0042")
+    text = _report(700, 1500, "row 700 nominal WREN-0042")  # shaped like its rows
     inline, handle = spill_if_large(text, 1_000, store.vault, tool="bash")
     assert handle and "WREN-0042" not in inline
     before = len(store.messages(session))

@@ -59,26 +59,40 @@ async def test_file_read_missing_and_past_end(ctx, workspace):
 
 
 @pytest.mark.parametrize(
-    "tool,args",
+    "tool,args,why",
     [
-        (FileRead(), {"path": "../outside.txt"}),
-        (FileRead(), {"path": "/etc/passwd"}),
-        (FileWrite(), {"path": "../outside.txt", "content": "x"}),
-        (FileEdit(), {"path": "/etc/passwd", "old": "root", "new": "toor"}),
-        (FileRead(), {"path": "link/secret.txt"}),
-        (FileWrite(), {"path": "link/new.txt", "content": "x"}),
+        (FileRead(), {"path": "../outside.txt"}, "outside the workspace"),
+        (FileRead(), {"path": "/etc/passwd"}, "outside the workspace"),
+        (FileWrite(), {"path": "../outside.txt", "content": "x"}, "outside the workspace"),
+        (FileEdit(), {"path": "/etc/passwd", "old": "root", "new": "toor"}, "outside the workspace"),
+        # A link is looked through once to see where it leads: out of the workspace is refused.
+        (FileRead(), {"path": "link/secret.txt"}, "elsewhere/secret.txt, outside the workspace"),
+        (FileWrite(), {"path": "link/new.txt", "content": "x"}, "elsewhere/new.txt, outside the workspace"),
     ],
 )
-async def test_paths_outside_workspace_are_refused(tool, args, ctx, workspace, tmp_path):
+async def test_paths_outside_workspace_are_refused(tool, args, why, ctx, workspace, tmp_path):
     outside = tmp_path / "elsewhere"
     outside.mkdir(exist_ok=True)
     (outside / "secret.txt").write_text("secret")
     (workspace / "link").symlink_to(outside)
     (tmp_path / "outside.txt").write_text("keep")
-    with pytest.raises(ToolError, match="outside the workspace"):
+    with pytest.raises(ToolError, match=why):
         await tool.run(args, ctx)
     assert (tmp_path / "outside.txt").read_text() == "keep"
     assert not (outside / "new.txt").exists()
+
+
+async def test_links_that_stay_inside_the_workspace_are_followed(ctx, workspace):
+    """Repositories keep links inside themselves; the tools read and write where they lead."""
+    (workspace / "docs").mkdir()
+    (workspace / "docs" / "guide.md").write_text("v1\n")
+    (workspace / "README.md").symlink_to("docs/guide.md")
+    (workspace / "current").symlink_to("docs", target_is_directory=True)
+    assert "v1" in (await FileRead().run({"path": "README.md"}, ctx)).content
+    await FileWrite().run({"path": "current/guide.md", "content": "v2\n"}, ctx)
+    await FileEdit().run({"path": "README.md", "old": "v2", "new": "v3"}, ctx)
+    assert (workspace / "docs" / "guide.md").read_text() == "v3\n"
+    assert (workspace / "README.md").is_symlink() and (workspace / "current").is_symlink()
 
 
 async def test_allow_outside_workspace_setting(workspace, tmp_path, store):

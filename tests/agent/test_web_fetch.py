@@ -440,3 +440,19 @@ def test_any_html_converts_without_raising(html):
     title, text = html_to_markdown(html, base_url="https://example.org/a/")
     assert isinstance(title, str) and isinstance(text, str)
     assert "<script>" not in text
+
+
+@pytest.mark.parametrize(
+    "url", ["http://127.0.0.1:8000/", "http://localhost:3000/x", "http://[::1]/", "http://10.0.0.8/"]
+)
+async def test_an_address_it_would_refuse_is_refused_without_asking(url, store, workspace, script):
+    """Before: the user was asked to allow a fetch of a loopback or private address, and a yes
+    ended in the refusal anyway."""
+    model = script({"tool_calls": [{"id": "c1", "name": "web_fetch", "arguments": {"url": url}}]}, {"text": "no"})
+    session = store.create_session(model=model)
+    settings = settings_for(model, web_fetch_allow_private=False, approval="ask")
+    agent = Agent(store=store, session_id=session.id, settings=settings, workspace=workspace)
+    log = await drive(agent, "read it", approve=True)
+    assert log.approvals == [], "nobody is asked about a fetch that cannot happen"
+    result = log.of(ToolFinished)[0]
+    assert result.status == "error" and "web_fetch_allow_private" in result.content

@@ -18,6 +18,12 @@ from typing import Any
 import pytest
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
+
+# The loopback OpenAI-compatible server of the fault tests (tests/faults/fake_openai_server.py):
+# request bodies and headers captured at a real HTTP server, shared with this folder's tests.
+FAULTS_DIR = Path(__file__).resolve().parents[1] / "faults"
+if str(FAULTS_DIR) not in sys.path:
+    sys.path.append(str(FAULTS_DIR))
 # A cold subprocess imports litellm (several seconds on a loaded 2-core machine).
 CLI_TIMEOUT_S = 180
 

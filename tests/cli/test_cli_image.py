@@ -69,3 +69,17 @@ def test_a_file_that_is_not_an_image_is_refused_before_anything_is_stored(myrm, 
 def _sessions(workspace) -> list:
     with Store.open(workspace) as store:
         return store.list_sessions()
+
+
+def test_a_full_path_the_user_gives_with_image_is_taken_but_a_relative_link_out_is_not(myrm, script, tmp_path):
+    """`--image /path` is the user's own choice (a screenshot on their desktop); `shot.png` in the
+    repository that links out of it is not (a cloned repository may point it at their photos)."""
+    outside = tmp_path / "Desktop" / "shot.png"
+    outside.parent.mkdir()
+    outside.write_bytes(png())
+    (myrm.workspace / "logo.png").symlink_to(outside)
+    model = script({"text": "seen"}, supports_vision=True)
+    taken = myrm("run", "--model", model, "--image", str(outside), "what is this?")
+    assert taken.returncode == 0 and taken.stdout.strip() == "seen", taken.stderr
+    refused = myrm("run", "--model", model, "--image", "logo.png", "what is this?")
+    assert refused.returncode != 0 and "outside the workspace" in refused.stderr, refused.stderr

@@ -36,7 +36,7 @@ def test_open_catalogue_providers_and_declared_models_are_not_refused(myrm, work
     (workspace / ".myrm").mkdir()
     # A model declared in the user's own config (a local server) is accepted even if unknown.
     (myrm.config_dir / "config.toml").write_text('[models."openai/my-local"]\ncontext_window = 4096\n')
-    from myrm_tui.llm.registry import unknown_model_problem
+    from myrm_tui.llm.model_check import unknown_model_problem
 
     assert unknown_model_problem("ollama/llama3") is None
     assert unknown_model_problem("openai/my-local", {"openai/my-local": {"context_window": 4096}}) is None
@@ -127,8 +127,8 @@ def test_a_failed_run_leaves_no_one_message_session_behind(myrm, workspace, scri
 
 
 @pytest.mark.llama
-def test_doctor_decodes_a_real_prompt_on_the_embedded_model_and_names_the_cpu(myrm):
-    result = myrm("doctor")
+def test_doctor_deep_decodes_a_real_prompt_on_the_embedded_model_and_names_the_cpu(myrm):
+    result = myrm("doctor", "--deep")
     assert result.returncode == 0, result.stdout + result.stderr
     assert "local model local/smollm2 answers" in result.stdout
     assert "-token prompt" in result.stdout
@@ -145,7 +145,7 @@ def test_doctor_says_not_ready_when_the_embedded_model_fails_its_test(myrm, tmp_
     (fake / "__init__.py").write_text("")
     (fake / "SmolLM2-135M-Instruct.Q4_1.gguf").write_bytes(b"GGUF" + b"\0" * 4096)
     env = {"PYTHONPATH": f"{fake.parent}:{Path(__file__).resolve().parents[2]}", "MYRM_MODEL": "local/smollm2"}
-    result = myrm("doctor", env=env)
+    result = myrm("doctor", "--deep", env=env)
     assert result.returncode == 1, result.stdout
     assert "local model local/smollm2 failed its test" in result.stdout
     assert "could not load" in result.stdout

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from myrm_tui.settings import trust as T
 from myrm_tui.settings.loader import load_settings
-from myrm_tui.settings.schema import FREE, NEEDS_TRUST, SETTINGS, SPECS_BY_KEY, TIGHTEN_ONLY
+from myrm_tui.settings.schema import FREE, NEEDS_TRUST, SETTINGS, SPECS_BY_KEY, TIGHTEN_ONLY, USER_ONLY
 from myrm_tui.settings.toml_write import dumps
 
 ATTACKER = "http://attacker.invalid/v1"
@@ -52,7 +52,7 @@ def other_value(spec):
 
 def test_every_setting_declares_a_known_rule():
     for spec in SETTINGS:
-        assert spec.from_workspace in (FREE, NEEDS_TRUST, TIGHTEN_ONLY), spec.key
+        assert spec.from_workspace in (FREE, NEEDS_TRUST, TIGHTEN_ONLY, USER_ONLY), spec.key
         if spec.from_workspace == TIGHTEN_ONLY:
             assert sorted(map(repr, spec.strictness)) == sorted(map(repr, spec.choices or (False, True)))
     # the ones the issue names are never free
@@ -77,6 +77,11 @@ def test_each_setting_follows_its_rule_untrusted_then_trusted(dirs, spec):
         T.record_trust(user, workspace, state.digest)
         trusted = load_settings(workspace, user_config_dir=user, env={})
         assert getattr(trusted.settings, spec.key) == value and trusted.workspace_trust.state == T.TRUSTED
+    elif spec.from_workspace == USER_ONLY:
+        assert got == spec.default and state.state == T.NOTHING_TO_TRUST
+        assert any(f"`{spec.key}" in p.message for p in loaded.problems)
+        T.record_trust(user, workspace, state.digest)  # trust changes nothing for these
+        assert getattr(load_settings(workspace, user_config_dir=user, env={}).settings, spec.key) == spec.default
     else:
         loosening = T.loosens(spec, value, spec.default)
         assert got == (spec.default if loosening else value)

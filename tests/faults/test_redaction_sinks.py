@@ -23,7 +23,7 @@ import logging
 import os
 import sys
 from collections.abc import Callable, Iterator
-from contextlib import redirect_stderr
+from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 
 import pytest
@@ -316,6 +316,19 @@ def drive_doctor(world: World, tag: str, text: str) -> list[str]:
     return ["\n".join(settings_lines(with_models))]
 
 
+def drive_cli_output(world: World, tag: str, text: str) -> list[str]:
+    """The CLI's one door (cli_commands/output.py): stdout, stderr lines, a question, a JSON listing."""
+    from myrm_tui.cli_commands import output
+
+    stdout, stderr = io.StringIO(), io.StringIO()
+    with redirect_stdout(stdout), redirect_stderr(stderr):
+        output.say(f"{tag} {text}")
+        output.err(f"warning: {tag} {text}")
+        output.ask(f"{tag} {text}?")
+        output.json_out([{"title": f"{tag} {text}"}])
+    return [stdout.getvalue(), stderr.getvalue()]
+
+
 def drive_run_echo(world: World, tag: str, text: str) -> list[str]:
     """`myrm run`'s stderr lines for a tool call and its failure, for each argument shape."""
     from myrm_tui.agent.events import ToolFinished, ToolStarted
@@ -388,6 +401,7 @@ DRIVERS: dict[str, Callable[[World, str, str], list[str]]] = {
     "session_title": drive_session_title,
     "export": drive_export,
     "doctor": drive_doctor,
+    "cli_output": drive_cli_output,
     "run_echo": drive_run_echo,
     "provider_error": drive_provider_error,
     "log": drive_log,

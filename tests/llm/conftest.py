@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import sys
 import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -19,6 +20,12 @@ from llm_test_support import DUMMY_API_KEY, free_port
 
 import myrm_tui  # noqa: F401  (offline env before anything imports litellm)
 from myrm_tui.llm import retry_policy
+
+# The loopback OpenAI-compatible server of the fault tests (tests/faults/fake_openai_server.py):
+# request bodies and headers captured at a real HTTP server, shared with this folder's tests.
+FAULTS_DIR = Path(__file__).resolve().parents[1] / "faults"
+if str(FAULTS_DIR) not in sys.path:
+    sys.path.append(str(FAULTS_DIR))
 
 
 @dataclass

@@ -62,7 +62,7 @@ def test_search_finds_claude_chat_models():
     hits = registry.search("CLAUDE", limit=20)
     assert 0 < len(hits) <= 20
     assert all("claude" in h.name.lower() for h in hits)
-    assert hits[0].name.lower().startswith("claude"), "the vendor's own names rank before resellers'"
+    assert hits[0].name.startswith("anthropic/claude"), "named as --model takes it; the vendor's own first"
     assert registry.search("definitely-not-a-model-xyz") == []
 
 

@@ -141,6 +141,7 @@ def test_tmux_smoke_mcp_screen_in_a_real_terminal(tmp_path, logs):
         "MYRM_LOG_DIR": str(logs),
         "TERM": "xterm-256color",
         "TEXTUAL_ANIMATIONS": "none",
+        "ENABLE_MYRM_TEST_PROVIDERS": "1",  # the scripted/ models (tests/conftest.py)
     }
     exports = " ".join(f"{key}={shlex.quote(value)}" for key, value in variables.items())
     command = (

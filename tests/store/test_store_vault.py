@@ -121,7 +121,7 @@ def test_files_are_private_and_no_temp_files_remain(vault: Vault):
 def test_failed_write_leaves_no_temp_file(vault: Vault, monkeypatch):
     vault.put("make the folder")
 
-    def failing_replace(src, dst):
+    def failing_replace(src, dst, **_dir_fds):
         raise OSError("disk full (simulated)")
 
     monkeypatch.setattr(os, "replace", failing_replace)
@@ -148,14 +148,14 @@ def test_binary_and_undecodable_content(vault: Vault):
 
 
 def test_a_put_that_fails_midway_leaves_nothing_behind(vault: Vault, monkeypatch):
-    # The vault writes with the one atomic_write: a failure leaves no artifact and no temp file,
-    # so a later put of the same content starts clean.
-    from myrm_tui import atomic_write
+    # The vault writes with the one fenced replace: a failure leaves no artifact and no temp
+    # file, so a later put of the same content starts clean.
+    from myrm_tui import fenced_files
 
-    def disk_full(src, dst):
+    def disk_full(src, dst, **_dir_fds):
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(atomic_write.os, "replace", disk_full)
+    monkeypatch.setattr(fenced_files.os, "replace", disk_full)
     with pytest.raises(OSError, match="No space"):
         vault.put("lost output")
     assert list(vault.directory.iterdir()) == []

@@ -8,6 +8,7 @@ Deterministic by construction: a stored session and stored engine events with fi
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 from tui_pilot_helpers import wait_until
@@ -139,6 +140,12 @@ def seed(store, *, usage_tokens: int = 7_000) -> str:
 
 def make_app(workspace, store, session_id=None) -> MyrmApp:
     settings = Settings().with_values(model=MODEL, animations=False)
+    if session_id is not None:
+        # With the seeded session, the model is declared with its reports' window (10k, output
+        # 1k: the prompt limit of 8,744 they record), as a config's `[models."openai/gpt-4o"]`
+        # would: the ring measures the last prompt against the current model's window, and the
+        # registry's 128k would not be the 80% the pictures show.
+        settings = dataclasses.replace(settings, models={MODEL: {"context_window": 10_000, "max_output_tokens": 1_000}})
     return MyrmApp(
         workspace,
         settings,

@@ -16,10 +16,10 @@ from hypothesis import strategies as st
 from tui_pilot_helpers import SIZE, scripted_settings, type_text, wait_until
 
 from myrm_tui.settings import trust as T
+from myrm_tui.settings.command_files import MAX_COMMAND_BYTES
 from myrm_tui.settings.paths import user_config_dir
 from myrm_tui.tui.app import MyrmApp
 from myrm_tui.tui.custom_commands import (
-    MAX_COMMAND_BYTES,
     CustomCommand,
     command_model,
     load_custom_commands,
@@ -124,10 +124,11 @@ def test_a_workspace_command_model_needs_trust(tmp_path: Path):
     assert command_model(mine, trusted=False) == ("openai/gpt-4o", "")
     model, note = command_model(deep, trusted=False)
     assert model == "" and "not trusted" in note
-    assert not workspace_trusted(workspace, user), "no config file: nothing to trust"
+    assert not workspace_trusted(workspace, user), "never trusted"
     config = write(workspace / ".myrm", "config.toml", 'theme = "myrm-dark"\n')
     assert not workspace_trusted(workspace, user)
-    T.record_trust(user, workspace, T.workspace_digest(config.read_bytes(), None))
+    commands = (("/deep", "anthropic/claude-opus-4-1"),)  # the digest covers the models commands name
+    T.record_trust(user, workspace, T.workspace_digest(config.read_bytes(), None, (), commands))
     assert workspace_trusted(workspace, user)
     assert command_model(deep, trusted=True) == ("anthropic/claude-opus-4-1", "")
     config.write_text('theme = "other"\n')
@@ -230,8 +231,12 @@ def test_myrm_run_expands_a_custom_command(tmp_path: Path, how: str):
         "flag": ["run", "--trust", "--model", main, "/tests the parser"],
     }[how]
     result = _myrm(workspace, config, *args)
-    assert result.returncode == 0, result.stderr
     assert "note: /tests from " in result.stderr
+    if how == "untrusted":  # the command's model needs trust, like `model` in .myrm/config.toml
+        assert result.returncode == 2 and "command /tests (tests.md) model" in result.stderr, result.stderr
+        assert not main_record.exists() and not other_record.exists()
+        return
+    assert result.returncode == 0, result.stderr
     if how == "trusted":
         assert result.stdout.strip() == "from the command's model"
         assert last_user_text(other_record) == "Write tests for the parser."
@@ -240,4 +245,4 @@ def test_myrm_run_expands_a_custom_command(tmp_path: Path, how: str):
         assert result.stdout.strip() == "from main"
         assert last_user_text(main_record) == "Write tests for the parser."
         assert not other_record.exists()
-        assert ("you have not trusted" in result.stderr) == (how == "untrusted")
+        assert "you have not trusted" not in result.stderr

@@ -14,7 +14,8 @@ from myrm_tui.tui.screens.dialogs import TextScreen
 from myrm_tui.tui.slash_commands import popup_order, with_custom
 
 # The notation the README and the welcome use: "Ctrl+O", "Shift+Enter", "F2", "Esc", a bare "y".
-ONE_NOTATION = re.compile(r"^(?:(?:Ctrl|Alt|Shift)\+)*(?:F\d+|[A-Z][a-z]+|[A-Z0-9]|[a-z])$")
+# formatting.pretty_key's notation: its key words (Esc, PgUp), function keys, letters as typed
+ONE_NOTATION = re.compile(r"^(?:(?:Ctrl|Alt|Shift)\+)*(?:F\d+|PgUp|PgDn|[A-Z][a-z]+|[A-Z0-9]|[a-z])$")
 
 
 def key_cells(markdown: str) -> list[str]:

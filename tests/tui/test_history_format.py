@@ -90,17 +90,3 @@ def test_small_formatters():
     assert format_duration(125) == "2m05s"
     assert cap_text("abcdef", 4) == "abcd\n… 2 more characters"
     assert message_text(None) == "" and message_text("x") == "x"
-
-
-def test_segment_cut_only_at_paragraph_breaks_outside_fences():
-    from myrm_tui.tui.constants import STREAM_SEGMENT_CHARS
-    from myrm_tui.tui.widgets.assistant_message import _segment_cut
-
-    assert _segment_cut("short", " text\n\nmore") is None  # not long enough yet
-    written = "x" * STREAM_SEGMENT_CHARS
-    cut = _segment_cut(written, "para one\n\npara two")
-    assert cut is not None and ("para one\n\npara two")[:cut] == "para one\n\n"
-    inside = written + "\n```python\nline\n\n"
-    assert _segment_cut(inside, "more code\n\n") is None  # the blank lines are inside a fence
-    closed = _segment_cut(inside, "```\n\nafter")
-    assert closed is not None and (inside + "```\n\nafter")[: len(inside) + closed].endswith("```\n\n")

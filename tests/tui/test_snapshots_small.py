@@ -42,6 +42,7 @@ def test_health_screen_80x24(snap_compare, workspace, store):
     assert snap_compare(app, terminal_size=SMALL, run_before=open_health)
 
 
-def test_welcome_screen(snap_compare, workspace, store):
+def test_welcome_screen(snap_compare, workspace, store, monkeypatch):
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)  # the key line shows only without the key
     app = make_app(workspace, store)
     assert snap_compare(app, terminal_size=SMALL, run_before=settle)

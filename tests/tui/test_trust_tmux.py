@@ -40,7 +40,12 @@ def test_hostile_clone_asks_first_and_remembers_always(tmp_path: Path):
     exit_file = tmp_path / "exit-code"
     # In the command itself: a tmux server that is already running gives new sessions its own
     # environment, not the client's, so MYRM_CONFIG_DIR must not travel through `env=`.
-    settings_env = {"MYRM_CONFIG_DIR": str(config_dir), "TERM": "xterm-256color", "TEXTUAL_ANIMATIONS": "none"}
+    settings_env = {
+        "MYRM_CONFIG_DIR": str(config_dir),
+        "TERM": "xterm-256color",
+        "TEXTUAL_ANIMATIONS": "none",
+        "ENABLE_MYRM_TEST_PROVIDERS": "1",  # the scripted/ models (tests/conftest.py)
+    }
     assignments = " ".join(f"{key}={shlex.quote(value)}" for key, value in settings_env.items())
     command = (
         f"cd {shlex.quote(str(workspace))} && env {assignments} {shlex.quote(sys.executable)} -m myrm_tui "

@@ -47,16 +47,25 @@ def wait_gone(name: str, text: str, timeout: float = SCREEN_TIMEOUT_S) -> str:
     return screen
 
 
-def start_myrm(tmp_path: Path, model: str) -> tuple[str, Path, Path]:
-    """Run `myrm --model MODEL` in a fresh workspace inside a detached 120x40 tmux session;
-    returns (session name, workspace, file that receives the exit code)."""
+def start_myrm(
+    tmp_path: Path, model: str, extra_env: dict[str, str] | None = None, size: tuple[int, int] = (120, 40)
+) -> tuple[str, Path, Path]:
+    """Run `myrm --model MODEL` in a fresh workspace inside a detached tmux session (120x40 unless
+    `size` says otherwise; `extra_env`: more variables for the command); returns (session name,
+    workspace, file that receives the exit code)."""
     workspace = tmp_path / "ws"
     workspace.mkdir()
     exit_file = tmp_path / "exit-code"
     # The variables go in the command itself: a tmux server that is already running starts new
     # sessions with its own environment, not the client's, so `env=` alone would leak the real
     # user config (or another test's) into this one.
-    variables = {"MYRM_CONFIG_DIR": str(tmp_path / "config"), "TERM": "xterm-256color", "TEXTUAL_ANIMATIONS": "none"}
+    variables = {
+        "MYRM_CONFIG_DIR": str(tmp_path / "config"),
+        "TERM": "xterm-256color",
+        "TEXTUAL_ANIMATIONS": "none",
+        "ENABLE_MYRM_TEST_PROVIDERS": "1",  # the scripted/ models (tests/conftest.py)
+        **(extra_env or {}),
+    }
     exports = " ".join(f"{key}={shlex.quote(value)}" for key, value in variables.items())
     command = (
         f"cd {shlex.quote(str(workspace))} && env {exports} {sys.executable} -m myrm_tui "
@@ -64,7 +73,7 @@ def start_myrm(tmp_path: Path, model: str) -> tuple[str, Path, Path]:
     )
     name = f"myrm-smoke-{uuid.uuid4().hex[:8]}"
     subprocess.run(
-        ["tmux", "new-session", "-d", "-s", name, "-x", "120", "-y", "40", command],
+        ["tmux", "new-session", "-d", "-s", name, "-x", str(size[0]), "-y", str(size[1]), command],
         check=True,
         env={**os.environ, **variables},
     )

@@ -20,11 +20,11 @@ import os
 from collections.abc import Callable
 from typing import Any
 
-from myrm_tui.agent.limits import BASH_MAX_CAPTURE_CHARS, BASH_MAX_TIMEOUT_S, KILL_GRACE_S
-from myrm_tui.agent.sandbox import sandbox_status
+from myrm_tui.agent.limits import BASH_MAX_CAPTURE_CHARS, KILL_GRACE_S
+from myrm_tui.agent.sandbox import no_sandbox_reason, sandbox_status
 from myrm_tui.agent.tools.base import ApprovalPreview, Tool, ToolContext, ToolError, ToolResult
 from myrm_tui.agent.tools.bash_background import start_background
-from myrm_tui.agent.tools.bash_launch import POST_EXIT_DRAIN_S, launch_for, spawn_piped
+from myrm_tui.agent.tools.bash_launch import POST_EXIT_DRAIN_S, Launch, launch_for, spawn_piped
 from myrm_tui.agent.tools.processes import end_call
 from myrm_tui.agent.tools.spill import spill_if_large
 
@@ -88,11 +88,36 @@ class _PipeProtocol(asyncio.Protocol):
 
 
 def _timeout_for(args: dict[str, Any], ctx: ToolContext) -> float:
+    """The model's timeout (or bash_timeout), never above the user's bash_timeout_max: a model, or
+    a workspace file setting bash_timeout, must not hold a call for an hour."""
     raw = args.get("timeout")
-    value = float(ctx.settings.bash_timeout if raw in (None, 0) else raw)
-    if value <= 0:
+    try:
+        value = float(ctx.settings.bash_timeout if raw in (None, 0) else raw)
+    except (TypeError, ValueError) as exc:
+        raise ToolError("timeout must be a number of seconds.") from exc
+    if not value > 0:
         raise ToolError("timeout must be a positive number of seconds.")
-    return min(value, BASH_MAX_TIMEOUT_S)
+    return min(value, ctx.settings.bash_timeout_max)
+
+
+def _private_tmp_note(launch: Launch, output: str, code: int | None) -> list[str]:
+    """A failed sandboxed command that found nothing under /tmp: the sandbox's /tmp is its own
+    empty one (agent/sandbox.py), which a bare "No such file or directory" does not say."""
+    if launch.plan is None or not code:
+        return []
+    if not any("/tmp" in line and "No such file or directory" in line for line in output.splitlines()):
+        return []
+    return [
+        "[sandbox: /tmp in here is private and starts empty; files under the machine's /tmp are not "
+        "visible. Ask the user to put what the command needs in the workspace]"
+    ]
+
+
+def _capped_note(args: dict[str, Any], ctx: ToolContext, timeout: float) -> list[str]:
+    raw = args.get("timeout")
+    if raw in (None, 0) or float(raw) <= timeout:
+        return []
+    return [f"[timeout {float(raw):g}s asked; capped at {timeout:g}s (the user's bash_timeout_max)]"]
 
 
 def _format_seconds(value: float) -> str:
@@ -124,7 +149,10 @@ class Bash(Tool):
         "type": "object",
         "properties": {
             "command": {"type": "string", "description": "The command line."},
-            "timeout": {"type": "number", "description": "Seconds before the command is killed."},
+            "timeout": {
+                "type": "number",
+                "description": "Seconds before the command is killed (capped by the user's bash_timeout_max).",
+            },
             "network": {
                 "type": "boolean",
                 "description": "The command needs the network (downloads, installs, git fetch); asks the user.",
@@ -147,6 +175,11 @@ class Bash(Tool):
         return ApprovalPreview(summary=summary)
 
     def required_approval(self, args: dict[str, Any], ctx: ToolContext) -> str | None:
+        """A yes is needed, even in yolo, when the command asks for the network, and for every
+        command while a configured sandbox cannot start (a headless run then refuses bash)."""
+        status = sandbox_status(ctx.settings.sandbox)
+        if status.broken:
+            return no_sandbox_reason(status)
         return "the command asks for network access" if _network_needs_yes(args, ctx) else None
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
@@ -159,37 +192,39 @@ class Bash(Tool):
             return await start_background(command, explicit, ctx)
         launch = launch_for(command, ctx)
         try:
-            # Inside the sandbox its PID namespace already ends every process; the marker scan is
-            # only needed without it.
-            result, code = await self._spawn(launch.argv, launch.env, launch.kill_marker, timeout, ctx, args)
+            result, code = await self._spawn(launch, timeout, ctx, args)
+            notes = [
+                *_capped_note(args, ctx, timeout),
+                *launch.notes(result.content, code),
+                *_private_tmp_note(launch, result.content, code),
+            ]
         finally:
             launch.cleanup()
-        notes = launch.notes(result.content, code)
         if not notes:
             return result
         lines = result.content.split("\n")
         return ToolResult("\n".join([*lines[:-1], *notes, lines[-1]]), result.status, result.vault_handle)
 
     async def _spawn(
-        self,
-        argv: list[str],
-        env: dict[str, str],
-        marker: str | None,
-        timeout: float,
-        ctx: ToolContext,
-        args: dict[str, Any],
+        self, launch: Launch, timeout: float, ctx: ToolContext, args: dict[str, Any]
     ) -> tuple[ToolResult, int | None]:
         loop = asyncio.get_running_loop()
         capture = _Capture(ctx.emit)
-        proc, read_fd = await spawn_piped(argv, env, ctx)
+        # Inside the sandbox its PID namespace already ends every process; the marker scan is
+        # only needed without it.
+        marker = launch.kill_marker
+        proc, read_fd = await spawn_piped(launch, ctx)
         pgid = proc.pid
         ctx.process_groups.add(pgid)
         protocol = _PipeProtocol(capture, loop.create_future())
-        transport, _ = await loop.connect_read_pipe(lambda: protocol, os.fdopen(read_fd, "rb", buffering=0))
         waiter = asyncio.ensure_future(proc.wait())
+        transport: asyncio.ReadTransport | None = None
         notes: list[str] = []
         timed_out = False
+        # From here on the process runs: a cancellation at any await (connecting the pipe
+        # included) must end it, or the call outlives the turn that started it.
         try:
+            transport, _ = await loop.connect_read_pipe(lambda: protocol, os.fdopen(read_fd, "rb", buffering=0))
             done, _ = await asyncio.wait({waiter}, timeout=timeout)
             timed_out = waiter not in done
             if timed_out:
@@ -212,7 +247,8 @@ class Bash(Tool):
             await asyncio.wait({waiter}, timeout=KILL_GRACE_S)
             raise
         finally:
-            transport.close()
+            if transport is not None:
+                transport.close()
             if not waiter.done():
                 waiter.cancel()
             ctx.process_groups.discard(pgid)

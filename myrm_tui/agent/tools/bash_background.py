@@ -243,7 +243,7 @@ class BackgroundJobs:
             )
         launch = launch_for(command, ctx)
         try:
-            proc, read_fd = await spawn_piped(launch.argv, launch.env, ctx)
+            proc, read_fd = await spawn_piped(launch, ctx)
         except BaseException:
             launch.cleanup()
             raise

@@ -7,15 +7,15 @@ clear refusal; the error shows the nearest similar line so the model can correct
 from __future__ import annotations
 
 import difflib
-from pathlib import Path
 from typing import Any
 
 from myrm_tui.agent.read_registry import EDIT
 from myrm_tui.agent.tools.base import ApprovalPreview, Tool, ToolContext, ToolError, ToolResult
 from myrm_tui.agent.tools.diffs import unified_diff
 from myrm_tui.agent.tools.file_guard import refuse_if_changed, remember_written
-from myrm_tui.agent.tools.file_write import current_text, write_atomically
-from myrm_tui.agent.tools.paths import display_path, resolve_writable_path
+from myrm_tui.agent.tools.file_read import text_of
+from myrm_tui.agent.tools.file_write import current_bytes, writable_target, write_through
+from myrm_tui.agent.tools.paths import display_path, fence_writable
 
 # Similarity (difflib ratio) a line needs to be offered as "did you mean"; below it the hint
 # would mislead more than help.
@@ -92,30 +92,31 @@ class FileEdit(Tool):
         "required": ["path", "old", "new"],
     }
 
-    def _plan(self, args: dict[str, Any], ctx: ToolContext) -> tuple[Path, str, str, str, list[int]]:
-        path = resolve_writable_path(str(args["path"]), ctx)
-        label = display_path(path, ctx)
-        text = current_text(path, label)
-        if text is None:
-            raise ToolError(f"{label} does not exist; create it with file_write.")
-        refuse_if_changed(path, label, ctx)
-        updated, lines = apply_edit(
-            text, str(args["old"]), str(args["new"]), bool(args.get("replace_all", False)), label
-        )
-        return path, label, text, updated, lines
+    def _edit(self, args: dict[str, Any], text: str, label: str) -> tuple[str, list[int]]:
+        return apply_edit(text, str(args["old"]), str(args["new"]), bool(args.get("replace_all", False)), label)
 
     def preview(self, args: dict[str, Any], ctx: ToolContext) -> ApprovalPreview:
-        _, label, text, updated, lines = self._plan(args, ctx)
+        fenced = fence_writable(str(args["path"]), ctx)
+        label = display_path(fenced.path, ctx)
+        data = current_bytes(fenced, label)
+        if data is None:
+            raise ToolError(f"{label} does not exist; create it with file_write.")
+        refuse_if_changed(fenced.path, data, label, ctx)
+        text = text_of(data, label)
+        updated, lines = self._edit(args, text, label)
         where = f"line {lines[0]}" if len(lines) == 1 else f"{len(lines)} places"
         return ApprovalPreview(summary=f"edit {label} ({where})", diff=unified_diff(text, updated, label))
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
-        path, label, _, updated, lines = self._plan(args, ctx)
-        try:
-            write_atomically(path, updated)
-        except OSError as exc:
-            raise ToolError(f"Cannot write {label}: {exc.strerror or exc}.") from exc
-        remember_written(path, updated, ctx, EDIT)
+        fenced = fence_writable(str(args["path"]), ctx)
+        label = display_path(fenced.path, ctx)
+        with writable_target(fenced, label, create=False) as (target, data):
+            if data is None:
+                raise ToolError(f"{label} does not exist; create it with file_write.")
+            refuse_if_changed(fenced.path, data, label, ctx)
+            updated, lines = self._edit(args, text_of(data, label), label)
+            write_through(target, updated, label)
+        remember_written(fenced.path, updated, ctx, EDIT)
         if len(lines) == 1:
             return ToolResult(f"edited {label}: replaced 1 occurrence at line {lines[0]}")
         return ToolResult(f"edited {label}: replaced {len(lines)} occurrences (lines {', '.join(map(str, lines))})")

@@ -17,15 +17,13 @@ from myrm_tui.agent.tools.base import ToolContext, ToolError
 _log = logging.getLogger(__name__)
 
 
-def refuse_if_changed(path: Path, label: str, ctx: ToolContext) -> None:
-    """ToolError when the model saw `path` in this session and the file changed since."""
+def refuse_if_changed(path: Path, data: bytes | None, label: str, ctx: ToolContext) -> None:
+    """ToolError when the model saw `path` in this session and the file changed since. `data`:
+    the file's bytes now, as the tool read them from the handle it will write through (None:
+    no file), so the content checked is the content replaced."""
     registry = ReadRegistry(ctx.store, ctx.session_id, ctx.workspace)
-    if not registry.enabled or not path.is_file():
+    if not registry.enabled or data is None:
         return  # creating a file is never refused
-    try:
-        data = path.read_bytes()
-    except OSError:
-        return  # the tool reports the unreadable file itself
     if not registry.changed_since_seen(path, data):
         return
     where = ""

@@ -7,19 +7,43 @@ from one tool would show different lines in another.
 
 from __future__ import annotations
 
+import stat
 from pathlib import Path
 from typing import Any
 
 from myrm_tui.agent.limits import BINARY_SNIFF_BYTES, FILE_READ_MAX_LINES
 from myrm_tui.agent.read_registry import RANGE, READ, ReadRegistry
 from myrm_tui.agent.tools.base import ApprovalPreview, Tool, ToolContext, ToolError, ToolResult
-from myrm_tui.agent.tools.paths import display_path, resolve_path
+from myrm_tui.agent.tools.paths import FencedPath, display_path, fence
 from myrm_tui.context.recall_select import split_lines
+from myrm_tui.fenced_files import FenceError
 from myrm_tui.store.vault import Vault
 
 
 def looks_binary(data: bytes) -> bool:
     return b"\x00" in data[:BINARY_SNIFF_BYTES]
+
+
+def read_fenced(fenced: FencedPath, label: str, *, limit: int | None = None) -> bytes | None:
+    """The bytes of the file at `fenced`, read from the handle of its no-follow walk (the file
+    checked is the file read); None when there is no file. ToolError for a folder, a link on the
+    way or as the file, and a FIFO, device or socket (refused without blocking the turn)."""
+    try:
+        with fenced.open() as target:
+            found = target.lstat()
+            if found is None:
+                return None
+            if stat.S_ISDIR(found.st_mode):
+                raise ToolError(f'{label} is a directory; use glob("{label}/*") to list it.')
+            return target.read_bytes(limit=limit)
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    except IsADirectoryError:
+        raise ToolError(f'{label} is a directory; use glob("{label}/*") to list it.') from None
+    except FenceError as exc:
+        raise ToolError(str(exc)) from None
+    except OSError as exc:
+        raise ToolError(f"Cannot read {label}: {exc.strerror or exc}.") from exc
 
 
 def _read_source(path_arg: str, ctx: ToolContext) -> tuple[str, bytes, Path | None]:
@@ -33,16 +57,12 @@ def _read_source(path_arg: str, ctx: ToolContext) -> tuple[str, bytes, Path | No
             raise ToolError(f"Cannot read {path_arg}: {exc}. Use a handle exactly as shown in a result.") from exc
         label, path = path_arg, None
     else:
-        path = resolve_path(path_arg, ctx)
-        label = display_path(path, ctx)
-        if not path.exists():
+        fenced = fence(path_arg, ctx)
+        label = display_path(fenced.path, ctx)
+        found = read_fenced(fenced, label)
+        if found is None:
             raise ToolError(f"{label} does not exist; check the path (glob can list files).")
-        if path.is_dir():
-            raise ToolError(f'{label} is a directory; use glob("{label}/*") to list it.')
-        try:
-            data = path.read_bytes()
-        except OSError as exc:
-            raise ToolError(f"Cannot read {label}: {exc.strerror or exc}.") from exc
+        data, path = found, fenced.path
     if looks_binary(data):
         raise ToolError(f"{label} is a binary file ({len(data):,} bytes); file_read shows text files only.")
     return label, data, path
@@ -122,9 +142,8 @@ class FileRead(Tool):
         return ToolResult(f"{header}\n{body}".rstrip("\n"))
 
 
-def read_text_file(path: Path) -> str:
+def text_of(data: bytes, label: str) -> str:
     """Shared by write/edit: a text file's content, refusing binaries."""
-    data = path.read_bytes()
     if looks_binary(data):
-        raise ToolError(f"{path.name} is a binary file; file tools edit text files only.")
+        raise ToolError(f"{label} is a binary file; file tools edit text files only.")
     return data.decode("utf-8", errors="replace")

@@ -1,8 +1,15 @@
-"""file_write: create or overwrite a text file in the workspace (parents created)."""
+"""file_write: create or overwrite a text file in the workspace (parents created).
+
+The file is read, checked (integrity guard) and replaced through one no-follow walk of its path
+(tools/paths.py, myrm_tui/fenced_files.py): whatever runs meanwhile, the file written is the
+file checked, and a symlink on the way is refused, never written through.
+"""
 
 from __future__ import annotations
 
-from pathlib import Path
+import stat
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from myrm_tui.agent.limits import EDIT_MAX_BYTES
@@ -10,26 +17,73 @@ from myrm_tui.agent.read_registry import WRITE
 from myrm_tui.agent.tools.base import ApprovalPreview, Tool, ToolContext, ToolError, ToolResult
 from myrm_tui.agent.tools.diffs import unified_diff
 from myrm_tui.agent.tools.file_guard import refuse_if_changed, remember_written
-from myrm_tui.agent.tools.file_read import read_text_file
-from myrm_tui.agent.tools.paths import display_path, resolve_writable_path
-from myrm_tui.atomic_write import atomic_write, user_file_mode
+from myrm_tui.agent.tools.file_read import read_fenced, text_of
+from myrm_tui.agent.tools.paths import FencedPath, display_path, fence_writable
+from myrm_tui.fenced_files import FenceError, Target, user_file_mode
 
 
-def current_text(path: Path, label: str) -> str | None:
-    """The file's text, None when it does not exist yet."""
-    if not path.exists():
-        return None
-    if path.is_dir():
-        raise ToolError(f"{label} is a directory; give a file path.")
-    if path.stat().st_size > EDIT_MAX_BYTES:
+def current_bytes(fenced: FencedPath, label: str) -> bytes | None:
+    """The file's bytes (a preview's look; the write reads again through its own walk), None
+    when it does not exist yet."""
+    data = read_fenced(fenced, label, limit=EDIT_MAX_BYTES)
+    return None if data is None else _checked(data, label)
+
+
+def _checked(data: bytes, label: str) -> bytes:
+    if len(data) > EDIT_MAX_BYTES:
         raise ToolError(f"{label} is larger than {EDIT_MAX_BYTES // (1024 * 1024)} MB; edit it with bash tools.")
-    return read_text_file(path)
+    text_of(data, label)  # binaries are refused before anything is written
+    return data
 
 
-def write_atomically(path: Path, content: str) -> None:
-    """The tools' write: all or nothing; a user's file keeps its permissions and a new one gets
-    what their editor would give it (umask), since it is their work, not myrm's data."""
-    atomic_write(path, content, new_file_mode=user_file_mode())
+@contextmanager
+def writable_target(fenced: FencedPath, label: str, *, create: bool = True) -> Iterator[tuple[Target, bytes | None]]:
+    """The file's folder, walked once without following links (missing folders are made when
+    `create`, else the file does not exist: ToolError), and its bytes now read through that walk
+    (None: no file yet). Every check and the write happen inside, on this one handle."""
+    try:
+        target = fenced.open()
+    except FileNotFoundError:  # a folder on the way is missing: the file is new
+        if not create:
+            raise ToolError(f"{label} does not exist; create it with file_write.") from None
+        target = _open_creating(fenced, label)
+    except NotADirectoryError:
+        raise ToolError(f"A folder on the way to {label} is a file; give a path under folders.") from None
+    except IsADirectoryError:
+        raise ToolError(f"{label} is a directory; give a file path.") from None
+    with target:
+        try:
+            found = target.lstat()
+            if found is not None and stat.S_ISDIR(found.st_mode):
+                raise ToolError(f"{label} is a directory; give a file path.")
+            # A link, FIFO or device there raises the FenceError that says what it is.
+            data = target.read_bytes(limit=EDIT_MAX_BYTES) if found is not None else None
+        except FileNotFoundError:
+            data = None  # removed meanwhile: the write creates it
+        except FenceError as exc:
+            raise ToolError(str(exc)) from None
+        except OSError as exc:
+            raise ToolError(f"Cannot read {label}: {exc.strerror or exc}.") from exc
+        yield target, None if data is None else _checked(data, label)
+
+
+def _open_creating(fenced: FencedPath, label: str) -> Target:
+    try:
+        return fenced.open(create_parents=True)
+    except OSError as exc:
+        raise ToolError(f"Cannot create the folders of {label}: {exc.strerror or exc}.") from exc
+
+
+def write_through(target: Target, content: str, label: str) -> None:
+    """The tools' write: all or nothing, through the checked folder's handle; a user's file keeps
+    its permissions and a new one gets what their editor would give it (umask), since it is
+    their work, not myrm's data."""
+    try:
+        target.replace(content, new_file_mode=user_file_mode())
+    except FenceError as exc:
+        raise ToolError(str(exc)) from None
+    except OSError as exc:
+        raise ToolError(f"Cannot write {label}: {exc.strerror or exc}.") from exc
 
 
 def count_lines(text: str) -> int:
@@ -50,27 +104,24 @@ class FileWrite(Tool):
     }
 
     def preview(self, args: dict[str, Any], ctx: ToolContext) -> ApprovalPreview:
-        path = resolve_writable_path(str(args["path"]), ctx)
-        label = display_path(path, ctx)
-        old = current_text(path, label)
-        refuse_if_changed(path, label, ctx)
+        fenced = fence_writable(str(args["path"]), ctx)
+        label = display_path(fenced.path, ctx)
+        old = current_bytes(fenced, label)
+        refuse_if_changed(fenced.path, old, label, ctx)
         content = str(args["content"])
         verb = "create" if old is None else "overwrite"
         return ApprovalPreview(
             summary=f"{verb} {label} ({count_lines(content)} lines)",
-            diff=unified_diff(old or "", content, label),
+            diff=unified_diff(text_of(old or b"", label), content, label),
         )
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
-        path = resolve_writable_path(str(args["path"]), ctx)
-        label = display_path(path, ctx)
-        old = current_text(path, label)
-        refuse_if_changed(path, label, ctx)
+        fenced = fence_writable(str(args["path"]), ctx)
+        label = display_path(fenced.path, ctx)
         content = str(args["content"])
-        try:
-            write_atomically(path, content)
-        except OSError as exc:
-            raise ToolError(f"Cannot write {label}: {exc.strerror or exc}.") from exc
-        remember_written(path, content, ctx, WRITE)
+        with writable_target(fenced, label) as (target, old):
+            refuse_if_changed(fenced.path, old, label, ctx)
+            write_through(target, content, label)
+        remember_written(fenced.path, content, ctx, WRITE)
         verb = "created" if old is None else "overwrote"
         return ToolResult(f"{verb} {label} ({count_lines(content)} lines, {len(content.encode()):,} bytes)")

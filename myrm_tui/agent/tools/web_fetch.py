@@ -76,6 +76,25 @@ def _blocked_reason(address: str) -> str | None:
     return None
 
 
+def literal_address_refusal(host: str) -> str | None:
+    """Why web_fetch refuses `host` without looking it up: an IP address outside the public
+    internet, or a name that is this machine by definition (`localhost`, RFC 6761); else None."""
+    bare = host.strip("[]")
+    if bare == "localhost" or bare.endswith(".localhost"):
+        address = "127.0.0.1"
+    else:
+        try:
+            address = str(ipaddress.ip_address(bare.split("%", 1)[0]))
+        except ValueError:
+            return None  # a name: resolved and checked when connecting
+    reason = _blocked_reason(address)
+    if reason is None:
+        return None
+    return (
+        f"{host} is {reason}; web_fetch does not reach it (the user can allow it with web_fetch_allow_private = true)."
+    )
+
+
 @dataclass(frozen=True)
 class _Target:
     url: str
@@ -312,7 +331,14 @@ class WebFetch(Tool):
     )
 
     def preview(self, args: dict[str, Any], ctx: ToolContext) -> ApprovalPreview:
+        """Raises ToolError for a URL that would be refused anyway, so nobody is asked about it: a
+        host that is an address (or `localhost`) is judged here without a lookup; a name is still
+        resolved and checked at connect time (a DNS answer is known only then)."""
         target = parse_target(str(args.get("url", "")))
+        if not ctx.settings.web_fetch_allow_private:
+            reason = literal_address_refusal(target.host)
+            if reason is not None:
+                raise ToolError(reason)
         return ApprovalPreview(summary=f"fetch {target.url} (network, from myrm itself)")
 
     def required_approval(self, args: dict[str, Any], ctx: ToolContext) -> str | None:

@@ -2,18 +2,26 @@
 
 Why: a summary is built from excerpts (the head and tail of each output, where commands print
 what ran and their verdict), so a fact in the middle of a 400-line build log or a 200 KB JSON
-page (`override applied … port=4821`, a record with a field no other record has) never reached
-it; recall still finds it, but only if the model knows to ask. This is the cheap pass over the
-whole output that runs before the excerpt: no model, linear in the output, and it only speaks
-up in *repetitive* output, where a line that breaks the pattern carries information.
+page (a warning among info lines, a record with a field no other record has) never reached it;
+recall still finds it, but only if the model knows to ask. This is the cheap pass over the whole
+output that runs before the excerpt: no model, linear in the output, and it only speaks up in
+*repetitive* output, where a line that breaks the pattern carries information.
 
-What counts as a break: a `key=value` or JSON `"key":` whose key occurs once in an output full
-of keyed lines (a config override among request logs, an extra field among records). Warnings
-and errors only rank such lines higher: a log has plenty of ordinary WARN lines.
+What counts as a break, whatever the format (none of it keys on a syntax of its own):
+- a key that occurs once among many keyed lines (`key=value` logs, JSON `"key":`, YAML `key:`):
+  the extra field of one record, a config override among request logs;
+- a record of a one-line JSON array whose keys differ from the others';
+- a line whose shape (the kinds of its first tokens, or its field count in delimited rows) is
+  rare while most lines share one shape: a traceback inside a log, a row with an extra column;
+- a rare value in a column that otherwise takes a few values (a log's level or logger, a test's
+  PASSED / FAILED, a package's `ii` / `hi` status), among the lines of one shape.
+Warnings, errors and an exception's message rank such lines higher: a log has plenty of ordinary
+WARN lines, and in a traceback the message is the line that says what went wrong.
 """
 
 from __future__ import annotations
 
+import json
 import re
 import threading
 from collections import Counter, OrderedDict
@@ -27,11 +35,17 @@ _KV_KEY = re.compile(r"(?<![\w.&?=-])([A-Za-z_][\w.-]{0,39})=(?=[^\s=])")
 # A JSON object key at the start of a pretty-printed line (`jq .`, `json.dumps(indent=…)`) with
 # a value on the same line: a key that opens an object or a list (`"data": [`) holds no fact.
 _JSON_KEY = re.compile(r'^\s*"([^"\\]{1,40})"\s*:\s*(?![\[{]\s*$)\S')
+# A YAML mapping key at the start of a line (`  replicas: 3`, `- name: x`) with a value on it.
+_YAML_KEY = re.compile(r"^\s*(?:-\s+)?([A-Za-z_][\w.-]{0,39}):\s+(?![|>]\s*$)\S")
 _SEVERITY = re.compile(r"\b(?:warn|warning|error|fatal|critical|failed|failure|traceback|exception|panic)\b", re.I)
+# An exception's message (`ValueError: …`, `E   AssertionError: …`, `java.io.IOException: …`):
+# in a traceback, the line that says what went wrong.
+_EXCEPTION = re.compile(r"\b[A-Z]\w*(?:Error|Exception|Failure)\b:")
+_OPENER = re.compile(r"[\[{(:]\s*$")
 # Keys whose value must never be lifted into a summary, whatever the redactor later decides.
 _SECRET_KEY = re.compile(r"pass|secret|token|auth|cred|private|api_?key|session|cookie", re.I)
-# Below this many keyed lines an output is not repetitive enough for "occurs once" to mean
-# anything: in a 10-line config file every key occurs once.
+# Below this many keyed (or non-empty) lines an output is not repetitive enough for "occurs
+# once" to mean anything: in a 10-line config file every key occurs once.
 MIN_KEYED_LINES = 20
 # A notable line is shown cut to this many characters (a log line with its fact fits).
 LINE_CHARS = 200
@@ -40,6 +54,39 @@ _TIMESTAMP = re.compile(r"^\[?\d{4}-\d{2}-\d{2}[T ][\d:.,]+(?:Z|[+-]\d{2}:?\d{2}
 # Outputs are scanned up to this many characters: the spill cap's order of magnitude, so the
 # pass stays linear and bounded even on a 1 GB output (the rest is behind its handle anyway).
 SCAN_CHARS = 2_000_000
+# Shape rules. A line's shape is the kind of its first SHAPE_TOKENS tokens (word, number, or the
+# punctuation itself); the output has a shape when one covers DOMINANT_SHARE of its lines, and a
+# line of a shape seen at most RARE_COUNT times breaks it. Why these: a traceback in a log, a
+# row with an extra column, an error line in a listing occur once or twice; a third occurrence
+# makes a kind of line, not a break.
+SHAPE_TOKENS = 3
+DOMINANT_SHARE = 0.6
+RARE_COUNT = 2
+# A column (of the first COLUMNS tokens, among lines of one shape) is categorical when its values
+# seen at least COMMON_COUNT times cover COMMON_SHARE of the lines; more than MAX_RARE_VALUES rare
+# values mean a long tail (names, paths), where rare is the rule, not a break.
+COLUMNS = 4
+COMMON_COUNT = 3
+COMMON_SHARE = 0.9
+MAX_RARE_VALUES = 3
+# Delimited rows: a delimiter occurring the same number of times (at least twice) in this share
+# of the lines makes the output a table, split on it.
+DELIMITERS = (",", "\t", "|", ";")
+DELIMITED_SHARE = 0.8
+# Headers and footers (a table's title, a tool's banner, a test run's verdict) are shown by every
+# excerpt's head and tail and are no break of the body's shape.
+HEADER_LINES = 5
+FOOTER_LINES = 2
+# When more lines than this share (or this count) break the shape, the output has no one shape
+# worth speaking of: only breaks that are also warnings or errors stay.
+MAX_BREAK_SHARE = 0.02
+MAX_BREAK_LINES = 3
+# One-line JSON arrays (`pip list --format json`, an API dump): at least this many objects.
+MIN_JSON_RECORDS = 10
+SHAPE_SCORE = 3
+KEY_SCORE = 3
+SEVERITY_SCORE = 2
+EXCEPTION_SCORE = 3
 
 
 @dataclass(frozen=True)
@@ -47,6 +94,8 @@ class NotableLine:
     index: int  # line number in the output (0-based), for order and for "where"
     text: str
     score: int
+    part: bool = False  # a record inside that line (a one-line JSON array), not the whole line
+    at: int = 0  # a part's character offset in the output (where the record is, roughly)
 
 
 def _keys(line: str) -> list[str]:
@@ -54,25 +103,135 @@ def _keys(line: str) -> list[str]:
     json_key = _JSON_KEY.match(line)
     if json_key:
         keys.append('"' + json_key.group(1) + '"')
+    else:
+        yaml_key = _YAML_KEY.match(line)
+        if yaml_key and "://" not in yaml_key.group(0):
+            keys.append(yaml_key.group(1) + ":")
     return keys
+
+
+def _bonus(line: str) -> int:
+    return (SEVERITY_SCORE if _SEVERITY.search(line) else 0) + (EXCEPTION_SCORE if _EXCEPTION.search(line) else 0)
+
+
+def _shown(line: str) -> str:
+    text = " ".join(_TIMESTAMP.sub("", line).split())
+    return text if len(text) <= LINE_CHARS else text[: LINE_CHARS - 1] + "…"
+
+
+def _kind(token: str) -> str:
+    if not any(ch.isalnum() for ch in token):
+        return token[:3]
+    return "a" if any(ch.isalpha() for ch in token) else "9"
+
+
+def _delimiter(body: list[str]) -> str | None:
+    for delimiter in DELIMITERS:
+        counts = Counter(line.count(delimiter) for line in body)
+        count, lines = counts.most_common(1)[0]
+        if count >= 2 and lines >= DELIMITED_SHARE * len(body):
+            return delimiter
+    return None
+
+
+def _constant_column(members: list[int], tokens: dict[int, list[str]]) -> bool:
+    """Whether the lines `members` share a literal at some column (a log's level, a listing's
+    mode, a test's verdict): records of one kind, not prose or code that happen to start alike."""
+    for column in range(COLUMNS):
+        values = Counter(tokens[i][column] for i in members if len(tokens[i]) > column)
+        if values:
+            value, count = values.most_common(1)[0]
+            if any(ch.isalnum() for ch in value) and count >= DOMINANT_SHARE * len(members):
+                return True
+    return False
+
+
+def _shape_breaks(lines: list[str]) -> dict[int, int]:
+    """Line index → score of the lines that break the output's shape (rules above)."""
+    body = [i for i, line in enumerate(lines) if line.strip()]
+    if len(body) < MIN_KEYED_LINES:
+        return {}
+    delimiter = _delimiter([lines[i] for i in body])
+    if delimiter is None:
+        tokens = {i: lines[i].split(None, COLUMNS)[:COLUMNS] for i in body}
+    else:
+        tokens = {i: [cell.strip() for cell in lines[i].split(delimiter)] for i in body}
+    eligible = range(HEADER_LINES, len(lines) - FOOTER_LINES)
+    flagged: set[int] = set()
+    if delimiter is not None:  # a row with more or fewer fields than the table's
+        widths = Counter(len(tokens[i]) for i in body)
+        flagged.update(i for i in body if widths[len(tokens[i])] <= RARE_COUNT and i in eligible)
+    shapes = {i: tuple(_kind(t) for t in tokens[i][:SHAPE_TOKENS]) for i in body}
+    groups: dict[tuple[str, ...], list[int]] = {}
+    for i in body:
+        groups.setdefault(shapes[i], []).append(i)
+    dominant = max(groups.values(), key=len)
+    if len(dominant) >= DOMINANT_SHARE * len(body) and _constant_column(dominant, tokens):
+        flagged.update(i for i in body if len(groups[shapes[i]]) <= RARE_COUNT and i in eligible)
+    for members in groups.values():
+        if len(members) < MIN_KEYED_LINES:
+            continue
+        for column in range(COLUMNS):
+            cells = [(i, tokens[i][column]) for i in members if len(tokens[i]) > column]
+            cells = [(i, v) for i, v in cells if any(ch.isalnum() for ch in v)]
+            values = Counter(v for _, v in cells)
+            common = sum(n for n in values.values() if n >= COMMON_COUNT)
+            rare = {v for v, n in values.items() if n <= RARE_COUNT}
+            if not rare or len(rare) > MAX_RARE_VALUES or common < COMMON_SHARE * len(cells):
+                continue
+            flagged.update(i for i, v in cells if v in rare and i in eligible)
+    # An exception's message ends a run: notable on its own when the output has one or two.
+    raised = [i for i in body if _EXCEPTION.search(lines[i])]
+    if len(raised) <= RARE_COUNT:
+        flagged.update(raised)
+    # A line that only opens a container (`"page": {`, `services:`) holds no fact of its own.
+    scored = {i: SHAPE_SCORE + _bonus(lines[i]) for i in flagged if not _OPENER.search(lines[i])}
+    if len(scored) > max(MAX_BREAK_LINES, MAX_BREAK_SHARE * len(body)):
+        scored = {i: s for i, s in scored.items() if s > SHAPE_SCORE}
+    return scored
+
+
+def _json_records(text: str) -> Iterator[NotableLine]:
+    """The objects of a one-line JSON array whose keys differ from most objects' keys."""
+    stripped = text.strip()
+    if "\n" in stripped or not stripped.startswith("[{"):
+        return
+    try:
+        value = json.loads(stripped)
+    except ValueError:
+        return
+    if not isinstance(value, list) or len(value) < MIN_JSON_RECORDS or not all(isinstance(v, dict) for v in value):
+        return
+    shapes = Counter(frozenset(v) for v in value)
+    usual, count = shapes.most_common(1)[0]
+    if count < DOMINANT_SHARE * len(value):
+        return
+    for position, record in enumerate(value):
+        keys = frozenset(record)
+        if shapes[keys] > RARE_COUNT or any(_SECRET_KEY.search(str(k)) for k in keys - usual):
+            continue
+        text_of = json.dumps(record, ensure_ascii=False)
+        at = len(text) * position // len(value)
+        yield NotableLine(0, _shown(text_of), KEY_SCORE * len(keys ^ usual) + _bonus(text_of), part=True, at=at)
 
 
 def _scored(lines: list[str], per_line: list[list[str]]) -> Iterator[NotableLine]:
     keyed = sum(1 for keys in per_line if keys)
-    if keyed < MIN_KEYED_LINES:
-        return
-    counts = Counter(key for keys in per_line for key in set(keys))
+    counts = Counter(key for keys in per_line for key in set(keys)) if keyed >= MIN_KEYED_LINES else Counter()
+    novel = [sum(1 for key in set(keys) if counts[key] == 1) for keys in per_line]
+    # Many one-off keys (keyword arguments in source code, a config file's settings) make keys
+    # no pattern to break: none of them is singled out.
+    if sum(1 for n in novel if n) > max(MAX_BREAK_LINES, MAX_BREAK_SHARE * keyed):
+        novel = [0] * len(lines)
+    shape = _shape_breaks(lines)
     for index, (line, keys) in enumerate(zip(lines, per_line, strict=True)):
         if any(_SECRET_KEY.search(key) for key in keys):
             continue
-        novel = sum(1 for key in set(keys) if counts[key] == 1)
-        if not novel:
+        if not novel[index] and index not in shape:
             continue
-        score = 3 * novel + (2 if _SEVERITY.search(line) else 0)
-        text = " ".join(_TIMESTAMP.sub("", line).split())
-        if len(text) > LINE_CHARS:
-            text = text[: LINE_CHARS - 1] + "…"
-        yield NotableLine(index, text, score)
+        score = KEY_SCORE * novel[index] + (_bonus(line) if novel[index] else 0)
+        score = max(score, shape.get(index, 0))
+        yield NotableLine(index, _shown(line), score)
 
 
 # Scans remembered (`_found`): one long output is scanned whole up to four times (its spill at
@@ -109,7 +268,7 @@ def _found(scanned: str) -> tuple[NotableLine, ...]:
             return hit
     lines = scanned.split("\n")
     per_line = [_keys(line) for line in lines]
-    found = tuple(_scored(lines, per_line))
+    found = tuple(_json_records(scanned)) + tuple(_scored(lines, per_line))
     with _memo_lock:
         if scanned not in _memo:
             _memo[scanned] = found
@@ -120,10 +279,10 @@ def _found(scanned: str) -> tuple[NotableLine, ...]:
 
 
 def note_weight(text: str) -> int:
-    """The score a notable line (already found novel, e.g. an excerpt's note) has on its own:
-    every key it states counts, as in `_scored`, plus the severity bonus. Lets a summary prefer
-    `override applied port=4821` over a page's one-off `"limit": 720`."""
-    return 3 * len(set(_keys(text))) + (2 if _SEVERITY.search(text) else 0)
+    """How a notable line that was already found (an excerpt's note, read back without the scan
+    that found it) ranks against another: warnings, errors and an exception's message first,
+    then a line that carries a concrete value. Only an order: every note was a break."""
+    return _bonus(text) + (1 if carries_value(text) else 0)
 
 
 def notable_lines(text: str, limit: int, *, skip_head: int = 0, skip_tail: int = 0) -> list[NotableLine]:
@@ -142,17 +301,38 @@ def notable_lines(text: str, limit: int, *, skip_head: int = 0, skip_tail: int =
             offset += len(line) + 1
         tail_from = len(text) - skip_tail
         found = [
-            n for n in found if starts[n.index] >= skip_head and starts[n.index] + len(lines[n.index]) <= tail_from
+            n for n in found if _span(n, starts, lines)[0] >= skip_head and _span(n, starts, lines)[1] <= tail_from
         ]
     best = sorted(found, key=lambda n: (-n.score, n.index))[:limit]
     return sorted(best, key=lambda n: n.index)
 
 
-def states_value(text: str) -> bool:
-    """Whether `text` states a `key=value` (never a secret-named key): a value the session may
-    need verbatim later (`now: port=4821`), unlike `edit` or `"limit": 720,`."""
+def _span(found: NotableLine, starts: list[int], lines: list[str]) -> tuple[int, int]:
+    """Where in the text a notable line (or a record inside one) is, in characters."""
+    if found.part:
+        return found.at, found.at + len(found.text)
+    start = starts[found.index]
+    return start, start + len(lines[found.index])
+
+
+# A token that carries a value: letters and digits together (`9184ms`, `v2.3.1`, `eu-west-3`,
+# `OPS-4471`, `db-4.prod`), at least three characters. A bare number is no such token (counts,
+# line numbers and dates are everywhere); our own handles (`msg:12`, `S3`, `vault://…`) are not.
+_VALUE_TOKEN = re.compile(r"(?<![\w.+/:-])(?=[\w.+/:-]*\d)(?=[\w.+/:-]*[A-Za-z])[\w.+/:-]{3,}")
+_OWN_HANDLE = re.compile(r"\b(?:msg:\d+|S\d+|vault://[0-9a-fA-F]+)")
+
+
+def carries_value(text: str) -> bool:
+    """Whether `text` states a concrete value the session may need verbatim later: a `key=value`
+    (never a secret-named key) or a token of letters and digits (`now: port=4821`, `9184ms`,
+    `v2.3.1`), unlike `edit` or `"limit": 720,`."""
     keys = _KV_KEY.findall(text)
-    return bool(keys) and not any(_SECRET_KEY.search(key) for key in keys)
+    if keys and not any(_SECRET_KEY.search(key) for key in keys):
+        return True
+    return bool(_VALUE_TOKEN.search(_OWN_HANDLE.sub(" ", text)))
+
+
+states_value = carries_value  # the name list caps have always used
 
 
 # A sentence of conversation text: split after ., ! or ? followed by whitespace (values such as
@@ -161,13 +341,16 @@ _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 
 
 def stated_values(text: str) -> list[str]:
-    """The sentences of `text` that state a `key=value` (never a secret-named key), in order:
-    a value the user gives in passing ("ops told me the value is port=4821") is a standing fact of
-    the session, and the ask that carried it is cut or dropped long before the fact stops mattering."""
+    """The sentences of `text` that state a concrete value (`carries_value`; never a secret-named
+    key), in order: a value the user gives in passing ("ops told me the relay host is
+    heron-relay-17.internal") is a standing fact of the session, and the ask that carried it is
+    cut or dropped long before the fact stops mattering."""
     out = []
     for sentence in _SENTENCE_END.split(text):
         keys = _KV_KEY.findall(sentence)
-        if keys and not any(_SECRET_KEY.search(key) for key in keys):
+        if any(_SECRET_KEY.search(key) for key in keys):
+            continue
+        if carries_value(sentence):
             out.append(" ".join(sentence.split()))
     return out
 
@@ -187,14 +370,13 @@ def noted_facts(text: str) -> list[str]:
     return [m.group(1) for m in map(_NOTE.match, text.split("\n")) if m]
 
 
-def standout_facts(text: str, limit: int, share: float) -> list[str]:
-    """The one-off facts of an output, in output order (the caller keeps about `limit`; a few
-    more are scanned so it can drop one, e.g. a command's own echo): the notes its excerpt carries
-    (a spilled output), else the notable lines of the whole text; only those scoring at least
-    `share` of the best, so a clear standout (a warning with a novel key) does not bring a page's
-    ordinary one-off fields (`"limit": 720`) along. Raw lines: the caller redacts."""
-    scored = [(fact, note_weight(fact)) for fact in noted_facts(text)]
-    if not scored:
-        scored = [(line.text, line.score) for line in notable_lines(text, limit + 1)]
-    best = max((score for _, score in scored), default=0)
-    return [fact for fact, score in scored if score >= best * share]
+def standout_facts(text: str, limit: int) -> list[str]:
+    """Up to `limit` one-off facts of an output, best first: the notes its excerpt carries (a
+    spilled output), the heaviest first (`note_weight`, then output order), else the notable
+    lines of the whole text, the best-scored first. Raw lines: the caller redacts."""
+    notes = noted_facts(text)
+    if notes:
+        best = sorted(range(len(notes)), key=lambda i: (-note_weight(notes[i]), i))[:limit]
+        return [notes[i] for i in best]
+    found = notable_lines(text, limit)
+    return [line.text for line in sorted(found, key=lambda n: (-n.score, n.index))]

@@ -22,6 +22,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from myrm_tui.context.fact_context import FactContext
 from myrm_tui.context.filters import filter_output
 from myrm_tui.context.filters.kept_facts import kept_facts
 from myrm_tui.context.intent import Intent, _text_of, current_query, focus_last_in_band, looks_failed
@@ -136,6 +137,9 @@ class _Planner:
         self._base_tokens = inp.row_tokens
         self.calls = inp.calls
         self._focus: dict[int, bool] = {}
+        # Lines of old outputs worth keeping in their stubs and pointers (named later, changed
+        # between runs): built on first use, from the rows this event sees.
+        self.facts = FactContext(inp.rows, inp.start)
 
     # -- helpers ----------------------------------------------------------------------------
     def done(self) -> bool:
@@ -257,6 +261,10 @@ class _Planner:
                 name, args = self.call_of(i)
                 what = f"superseded {name} {tool_identity(name, args)}".strip()
                 text = pointer_text(what, msg_handle(self.inp.rows[i].id), f"result {msg_handle(self.inp.rows[j].id)}")
+                # What the newer run no longer shows (and what a later message named) stays: a
+                # warning one run printed, the old value of an edited setting.
+                content = _text_of(self.inp.rows[i].message)
+                text = "\n".join([text, *kept_facts("", self.facts.lost(i, content))])
                 self.apply(i, SUPERSEDED, self.tool_message(i, text), "superseded", "a later call repeated it")
 
     def filter_big(self) -> None:
@@ -276,6 +284,9 @@ class _Planner:
             handle = msg_handle(self.inp.rows[i].id)
             shown = self.inp.count({"role": "tool", "content": result.text})
             text = f"{filtered_header(self.tok(i), shown, handle, result.kind)}\n{result.text}"
+            # Lines a later message named, or a run of the same call changed, that the excerpt cut.
+            extra = [line for line in self.facts.kept(i, content) if line not in result.text]
+            text = "\n".join([text, *kept_facts("", extra)])
             self.apply(i, FILTERED, self.tool_message(i, text), "filter", f"{result.kind} excerpt")
 
     # -- full -------------------------------------------------------------------------------
@@ -312,7 +323,7 @@ class _Planner:
             text = masked_text(
                 name or "tool", tool_identity(name, args), self.tok(i), msg_handle(row.id), first_line, why
             )
-            text = "\n".join([text, *kept_facts(content)])
+            text = "\n".join([text, *kept_facts(content, self.facts.kept(i, content))])
             self.apply(i, MASKED, self.tool_message(i, text), "mask", why)
 
     def shrink_arguments(self, in_tail: bool = False) -> None:

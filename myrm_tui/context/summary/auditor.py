@@ -3,7 +3,11 @@
 Why these checks: a summary is accepted into the prompt for the rest of the session, so a bad
 one is expensive. Structure catches empty or malformed output; entity retention catches the
 typical loss (a summary that says "fixed the config" instead of naming `deploy/app.yaml`);
-size guarantees a summary never costs more than what it replaces.
+size guarantees a summary never costs more than what it replaces. Given the chunk's messages
+(a leaf), five more catch what a plausible-looking summary gets wrong (measured on a labeled
+corpus, `python -m bench.auditor_corpus`): a rule the user set that is not kept, an identifier
+or a number the chunk never had (invented or misremembered), an open request of the user that
+is dropped, and a file the chunk modified that is not named.
 
 Why against the chunk: retention and density are measured against the CHUNK, not the
 whole history (a 240k-token history made every summary "too sparse" and burned three paid
@@ -17,10 +21,13 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
+from myrm_tui.context.summary.outcomes import ANSWERED, span_facts
 from myrm_tui.context.summary.schema import FIELD_CAPS, StructuredSummary, body_text
+from myrm_tui.redact import redact
 
 # Share of the chunk's top entities that must appear in the summary. Why 0.6: it is the share a
 # careful human summary of a coding session keeps in our fixtures (the rest are one-off mentions);
@@ -57,8 +64,63 @@ _PORT = re.compile(
     r"|\bport\s+(\d{2,5})\b",
     re.IGNORECASE,
 )
+# A user sentence that sets a rule (what the user allowed, forbade or required).
+RULE_SENTENCE = re.compile(
+    r"\b(?:never|do not|don't|must|mustn't|always|only|avoid|no longer|without asking|not allowed|"
+    r"make sure|keep\b.{0,60}\b(?:unchanged|as is|intact))\b",
+    re.IGNORECASE,
+)
+_SENTENCE = re.compile(r"(?<=[.!?;])\s+|\n+")
+# Words that carry a sentence's content (a rule, an ask): at least this long, not a stopword.
+MIN_WORD_CHARS = 4
+_WORD = re.compile(r"[A-Za-z0-9][\w./-]*")
+_STOPWORDS = frozenset(
+    " ".join(
+        (
+            "this that with from have will would should could about into there their then than them they",
+            "what when where which while your yours ours also just please some more most very been being",
+            "does done make sure keep only never always must avoid don't mustn't over under after before",
+            "again here each every",
+        )
+    ).split()
+)
+# Share of a rule's or an open ask's content words a summary must keep somewhere (a paraphrase
+# keeps most nouns: "never modify tests/fixtures" → "tests/fixtures must not be modified").
+MIN_WORD_SHARE = 0.5
+# A token with a digit (a number, a version, a port, a duration, an id) of at least this many
+# characters: the summary must have it from the chunk. Shorter ones are counts ("3 files").
+MIN_NUMBER_CHARS = 3
+_DIGITS = re.compile(r"[\w.:/+-]*\d[\w.:/+-]*")
+# At most this many unknown identifiers or numbers are named in the feedback.
+MAX_NAMED = 6
+_PLACEHOLDER = re.compile(r"\[REDACTED:\w+\]")
+# A hyphenated name of three or more parts (`ledger-sync-worker`, `eu-west-3`): a service, host
+# or package name, which a summary must copy, not coin. English compounds of that shape are not.
+_KEBAB = re.compile(r"(?<![\w./-])[A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+){2,}(?![\w/-])")
+_COMPOUNDS = frozenset(
+    [
+        "up-to-date",
+        "out-of-date",
+        "end-to-end",
+        "day-to-day",
+        "one-to-one",
+        "one-to-many",
+        "many-to-many",
+        "state-of-the-art",
+        "out-of-the-box",
+        "step-by-step",
+        "side-by-side",
+        "face-to-face",
+        "back-to-back",
+        "peer-to-peer",
+        "point-to-point",
+        "run-of-the-mill",
+        "built-in-only",
+    ]
+)
 # Our own message handles (msg:123) and transcript labels are not content.
-_HANDLE = re.compile(r"\bmsg:\d+\b|\[#\d+ ")
+# A transcript's call ids (`result of call_3]`, `→ call bash (call_3)`) are plumbing, not content.
+_HANDLE = re.compile(r"\bmsg:\d+\b|\[#\d+ | result of [^\]\n]*\]|(?<=→ call )\S+ \([^)\n]*\)")
 # Path-shaped noise: abbreviations and version strings.
 _NOT_PATHS = {"e.g", "i.e", "etc.", "vs.", "a.m", "p.m"}
 
@@ -88,6 +150,12 @@ class AuditResult:
         )
 
 
+def _keep_tool_name(match: re.Match[str]) -> str:
+    """A handle or label goes; of a call line's `name (id)` the name stays (it is content)."""
+    text = match.group(0)
+    return text.split(" (", 1)[0] if text.endswith(")") and " (" in text else " "
+
+
 def _add(
     found: Counter[str], kinds: dict[str, Entity], kind: str, value: str, forms: tuple[str, ...] | None = None
 ) -> None:
@@ -95,14 +163,17 @@ def _add(
     if len(value) < MIN_ENTITY_CHARS and kind != "port":
         return
     found[value] += 1
-    kinds.setdefault(value, Entity(kind, value, forms or (value,)))
+    # Forms lose the sentence's punctuation too ("read src/a.py." keeps src/a.py): with it, a
+    # path that ends a sentence was never found kept.
+    clean = tuple(dict.fromkeys(f.strip().rstrip(".,;:") for f in forms)) if forms else (value,)
+    kinds.setdefault(value, Entity(kind, value, clean))
 
 
 def extract_entities(text: str) -> list[Entity]:
     """Identifiers in `text`, most mentioned first (ties: first seen)."""
     found: Counter[str] = Counter()
     kinds: dict[str, Entity] = {}
-    text = _HANDLE.sub(" ", text)
+    text = _HANDLE.sub(_keep_tool_name, text)
     urls = [m.group(0).rstrip(".,;:") for m in _URL.finditer(text)]
     for url in urls:
         _add(found, kinds, "url", url)
@@ -181,6 +252,116 @@ def _structure_problems(summary: StructuredSummary, depth: int) -> list[str]:
     return problems
 
 
+def _words(text: str) -> list[str]:
+    words = (w.strip(".,;:!?()[]'\"`").lower() for w in _WORD.findall(text))
+    return list(dict.fromkeys(w for w in words if len(w) >= MIN_WORD_CHARS and w not in _STOPWORDS))
+
+
+def _covered(text: str, summary_lower: str) -> bool:
+    words = _words(text)
+    return not words or sum(w in summary_lower for w in words) >= MIN_WORD_SHARE * len(words)
+
+
+def _message_text(message: dict[str, Any]) -> str:
+    content = message.get("content")
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return " ".join(str(p.get("text", "")) for p in content if isinstance(p, dict))
+    return ""
+
+
+def _load_bearing(messages: Sequence[dict[str, Any]]) -> list[Entity]:
+    """The identifiers a leaf must keep, most mentioned first: those of the conversation (what
+    the user and the assistant wrote, the calls' arguments), and of the tool outputs only the
+    errors they name. An output's body is full of incidental identifiers (a listing's names, a
+    log's hashes, a source file's variables) that no careful summary lists; counting them made
+    good summaries of output-heavy chunks fail (A1: `bench/auditor_corpus.py`)."""
+    said: list[str] = []
+    outputs: list[list[Entity]] = []
+    for message in messages:
+        if message.get("role") == "tool":
+            outputs.append(extract_entities(_message_text(message)))
+            continue
+        said.append(_message_text(message))
+        for call in message.get("tool_calls") or ():
+            function = call.get("function") or {}
+            said.append(f"{function.get('name', '')} {function.get('arguments', '')}")
+    conversation = extract_entities("\n".join(said))
+    seen = {e.value for e in conversation}
+    extra: dict[str, Entity] = {}
+    for found in outputs:
+        for e in found:
+            if e.value not in seen and e.kind in ("error", "code", "http"):
+                extra.setdefault(e.value, e)
+    return conversation + list(extra.values())
+
+
+def _fidelity_problems(summary: StructuredSummary, text: str, source_text: str) -> list[str]:
+    """Identifiers and numbers of the summary that the chunk does not have."""
+    problems: list[str] = []
+    if not source_text.strip():
+        return problems  # nothing to check against
+    source_lower = _HANDLE.sub(_keep_tool_name, source_text).lower()
+    # A secret is redacted in every summary anyway (and never worth naming in feedback).
+    own = _PLACEHOLDER.sub(" ", redact(_HANDLE.sub(_keep_tool_name, text)).text)
+    unknown = [e.value for e in extract_entities(own) if not any(f.lower() in source_lower for f in e.forms)]
+    unknown += [
+        k for k in dict.fromkeys(_KEBAB.findall(own)) if k.lower() not in source_lower and k.lower() not in _COMPOUNDS
+    ]
+    if unknown:
+        problems.append(
+            "These identifiers are not in the history; copy identifiers exactly from it or leave "
+            f"them out: {', '.join(unknown[:MAX_NAMED])}."
+        )
+    numbers = [
+        t.strip(".,:;/+-")
+        for t in _DIGITS.findall(own)
+        if len(t.strip(".,:;/+-")) >= MIN_NUMBER_CHARS and t.strip(".,:;/+-").lower() not in source_lower
+    ]
+    numbers = [n for n in dict.fromkeys(numbers) if n not in unknown]
+    if numbers:
+        problems.append(
+            "These values are not in the history (a number, version or id misremembered?); copy "
+            f"each exactly as written there: {', '.join(numbers[:MAX_NAMED])}."
+        )
+    return problems
+
+
+def _chunk_problems(summary: StructuredSummary, text: str, messages: Sequence[dict[str, Any]]) -> list[str]:
+    """What a leaf must carry from its chunk: the user's rules, open asks and modified files."""
+    problems: list[str] = []
+    lower = text.lower()
+    rules = [
+        " ".join(sentence.split())
+        for message in messages
+        if message.get("role") == "user"
+        for sentence in _SENTENCE.split(_message_text(message))
+        if RULE_SENTENCE.search(sentence)
+    ]
+    lost = [rule for rule in dict.fromkeys(rules) if not _covered(rule, lower)]
+    if lost:
+        problems.append(
+            "constraints_and_preferences must keep every rule the user set; missing: "
+            + " | ".join(f'"{rule[:200]}"' for rule in lost[:3])
+            + "."
+        )
+    span = span_facts(messages)
+    asks = " ".join([summary.active_task, *summary.pending_user_asks, *summary.next_steps, *summary.blocked_items])
+    open_asks = [a.text for a in span.asks if a.fate != ANSWERED]
+    dropped = [ask for ask in open_asks if not _covered(ask, asks.lower())]
+    if dropped:
+        problems.append(
+            "An open user request is missing: keep it in active_task (the newest) or "
+            f'pending_user_asks: "{" ".join(dropped[-1].split())[:300]}".'
+        )
+    files = [p for p in span.files_modified() if p.lower() not in lower and p.rsplit("/", 1)[-1].lower() not in lower]
+    if files:
+        named = ", ".join(files[:MAX_NAMED])
+        problems.append(f"files_modified must name every file the history changed; missing: {named}.")
+    return problems
+
+
 def audit(
     summary: StructuredSummary,
     *,
@@ -190,8 +371,10 @@ def audit(
     min_retention: float = DEFAULT_MIN_RETENTION,
     count: Callable[[str], int] | None = None,
     check_retention: bool = True,
+    messages: Sequence[dict[str, Any]] | None = None,
 ) -> AuditResult:
-    """Check `summary` against the chunk it replaces (`source_text`, `source_tokens`)."""
+    """Check `summary` against the chunk it replaces (`source_text`, `source_tokens`; the
+    chunk's `messages` too for a leaf, whose rules, open asks and files it must keep)."""
     if count is None:
         from myrm_tui.context.tokens import count_text_tokens
 
@@ -200,7 +383,9 @@ def audit(
     tokens = count(text)
     problems = _structure_problems(summary, depth)
 
-    entities = extract_entities(source_text)[:MAX_AUDITED_ENTITIES]
+    entities = (_load_bearing(messages) if messages is not None and depth == 0 else extract_entities(source_text))[
+        :MAX_AUDITED_ENTITIES
+    ]
     missing = [e.value.strip() for e in entities if not _kept(e, text)]
     share = 1.0 if not entities else 1 - len(missing) / len(entities)
     if check_retention and share < min_retention:
@@ -208,6 +393,10 @@ def audit(
             f"Only {share:.0%} of the key identifiers survived (need {min_retention:.0%}). Keep these "
             f"exactly as written: {', '.join(missing[:12])}."
         )
+
+    problems += _fidelity_problems(summary, text, source_text)
+    if messages is not None and depth == 0:
+        problems += _chunk_problems(summary, text, messages)
 
     density = tokens / source_tokens if source_tokens else 1.0
     if tokens >= source_tokens:

@@ -205,7 +205,14 @@ def _redacted_answer(
 
 
 def _judge(
-    answer: str, *, source_text: str, source_tokens: int, depth: int, min_retention: float, count: Callable[[str], int]
+    answer: str,
+    *,
+    source_text: str,
+    source_tokens: int,
+    depth: int,
+    min_retention: float,
+    count: Callable[[str], int],
+    messages: Sequence[dict[str, Any]] | None = None,
 ) -> tuple[StructuredSummary | None, AuditResult | None, str]:
     """(summary if accepted, audit, feedback if rejected)."""
     try:
@@ -219,6 +226,7 @@ def _judge(
         depth=depth,
         min_retention=min_retention,
         count=count,
+        messages=messages,
     )
     return (summary if result.ok else None), result, ("" if result.ok else result.feedback())
 
@@ -339,6 +347,7 @@ async def summarize(
             depth=depth,
             min_retention=min_retention * TERSE_RETENTION_FACTOR,
             count=count,
+            messages=messages if previous is None else None,
         )
         if summary is None:
             return None, result, feedback
@@ -379,6 +388,7 @@ async def summarize(
             depth=depth,
             min_retention=min_retention,
             count=count,
+            messages=messages if previous is None else None,
         )
         last_audit = result or last_audit
         if summary is not None:

@@ -15,7 +15,7 @@ caller keeps the messages (a summary that saves nothing is not applied).
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -38,8 +38,8 @@ MAX_FILES = 15
 MAX_BLOCKED = 5  # denied/interrupted calls: few per span, and each one matters
 # One-off facts from the middle of long outputs (`notable.py`): a few per output, a handful per
 # span; more would turn the summary into a second excerpt of the logs.
-FINDINGS_PER_OUTPUT = 2
-MAX_FINDINGS = 6
+FINDINGS_PER_OUTPUT = 3
+MAX_FINDINGS = 12
 # Decisions the conversation wrote down as such ("Decision: keep the v2 API because …"): the
 # facts a later turn most often needs and a first-line excerpt of the reply never shows.
 MAX_DECISIONS = 5
@@ -52,10 +52,6 @@ _DECISION = re.compile(
 # session: a few per span, each one sentence.
 MAX_STATED = 3
 STATED_CHARS = 200
-# Of an output's notable lines, those scoring at least this share of the best one are findings:
-# a clear standout (a warning with a novel key) should not bring a page's ordinary one-off
-# fields (`"limit": 720`) along, which would push older facts out of a fold's capped list.
-FINDING_SCORE_SHARE = 0.75
 MAX_COMMAND_CHARS = 60  # a command's first line, as the footer shows it
 # A successful one-line edit of a settings file, up to this long, is kept as the file's new value
 # ("now: port=5000"): a changed setting is the fact a later turn asks for, and the re-read that
@@ -101,7 +97,7 @@ class _Facts:
     commands: list[str] = field(default_factory=list)  # bash commands that ran
     findings: list[Item] = field(default_factory=list)  # notable lines of the outputs that ran
     decisions: list[Item] = field(default_factory=list)  # lines written as decisions
-    stated: list[Item] = field(default_factory=list)  # key=value sentences of the user's asks
+    stated: list[Item] = field(default_factory=list)  # sentences of the user's asks stating a value
 
 
 def _clean(text: str) -> str:
@@ -114,13 +110,15 @@ def _first_line(text: str) -> str:
     return _clean(text).split("\n", 1)[0].strip()
 
 
-def _findings(result: str, command: str) -> list[str]:
-    """One-off facts of an output: the notes its excerpt carries (a spilled output), else the
-    notable lines of the whole text; the command's own echo (`$ make ci X=1`) is not a finding."""
-    out = []
-    for fact in standout_facts(result, FINDINGS_PER_OUTPUT, FINDING_SCORE_SHARE):
+def _findings(result: str, command: str, leading: Sequence[str] = ()) -> list[str]:
+    """One-off facts of an output: `leading` (lines the conversation named or a later run
+    changed, `context/fact_context.py`), then the notes its excerpt carries (a spilled output),
+    else the notable lines of the whole text; the command's own echo (`$ make ci X=1`) is not a
+    finding."""
+    out: list[str] = []
+    for fact in [*leading, *standout_facts(result, FINDINGS_PER_OUTPUT + 1)]:
         clean = _first_line(fact)
-        if clean and not (command and (command in clean or _is_echo(clean, command))):
+        if clean and clean not in out and not (command and (command in clean or _is_echo(clean, command))):
             out.append(clean)
     return out[:FINDINGS_PER_OUTPUT]
 
@@ -155,7 +153,12 @@ _NOT_RUN = {
 }
 
 
-def _facts(messages: Sequence[dict[str, Any]], ids: Sequence[int] | None, ends_turn: bool = False) -> _Facts:
+def _facts(
+    messages: Sequence[dict[str, Any]],
+    ids: Sequence[int] | None,
+    ends_turn: bool = False,
+    kept: Mapping[int, Sequence[str]] | None = None,
+) -> _Facts:
     def handle(index: int | None) -> str:
         return f" ({msg_handle(ids[index])})" if ids is not None and index is not None else ""
 
@@ -193,7 +196,9 @@ def _facts(messages: Sequence[dict[str, Any]], ids: Sequence[int] | None, ends_t
             out.commands.append(_first_line(call.arguments["command"]))
         if call.status == OK:
             events.append((call.index, (what, where)))
-            for finding in _findings(call.result_text, _first_line(str(call.arguments.get("command") or ""))):
+            leading = kept.get(ids[call.result_index], ()) if kept and ids and call.result_index is not None else ()
+            command = _first_line(str(call.arguments.get("command") or ""))
+            for finding in _findings(call.result_text, command, leading):
                 out.findings.append((f"{call.name}: {finding}", where))
             continue
         first = _first_line(call.result_text)
@@ -211,8 +216,9 @@ def _build(
     previous_goal: str,
     scale: int,
     ends_turn: bool = False,
+    kept: Mapping[int, Sequence[str]] | None = None,
 ) -> StructuredSummary:
-    facts = _facts(messages, ids, ends_turn)
+    facts = _facts(messages, ids, ends_turn, kept)
     div = 2**scale
     item = max(40, LIST_ITEM_CHARS // div)
     goal_src = previous_goal or facts.goal
@@ -257,15 +263,17 @@ def extractive_summary(
     previous_goal: str = "",
     count: Callable[[str], int] | None = None,
     ends_turn: bool = False,
+    kept: Mapping[int, Sequence[str]] | None = None,
 ) -> StructuredSummary:
     """A fallback summary strictly smaller than `source_tokens` when at all possible.
-    `ends_turn`: a user message follows the span (an ask without a reply in it was never answered)."""
+    `ends_turn`: a user message follows the span (an ask without a reply in it was never answered).
+    `kept`: by message id, lines of its output to list first among its findings."""
     if count is None:
         from myrm_tui.context.tokens import count_text_tokens
 
         count = count_text_tokens
     for scale in range(SHRINK_STEPS):
-        summary = _build(messages, ids, previous_goal, scale, ends_turn)
+        summary = _build(messages, ids, previous_goal, scale, ends_turn, kept)
         if count(body_text(summary)) < source_tokens:
             return summary
     summary = minimal_summary(messages, previous_goal, ends_turn)

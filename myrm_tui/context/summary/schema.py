@@ -265,12 +265,12 @@ def _newest_per_path(files: list[FileChange]) -> list[FileChange]:
 
 
 def _capped(items: list[Any], cap: int) -> list[Any]:
-    """`items` cut to `cap`, in order: the newest items that state a value (`key=value`) first,
+    """`items` cut to `cap`, in order: the newest items that state a value (`states_value`) first,
     then the newest of the rest. Why not just the newest: a fold concatenates its children's
     lists, and the entry holding a fact (`config/a.toml — edit; now: port=4821`, an override
     found in a log) was cut for a plain `tests/x.py — edit` merely newer (measured: most of the
     400-turn replays' lag-120 losses were such cuts)."""
-    valued = [i for i, item in enumerate(items) if states_value(item.line() if isinstance(item, FileChange) else item)]
+    valued = [i for i, item in enumerate(items) if states_value(item.change if isinstance(item, FileChange) else item)]
     keep = set(valued[-cap:])
     for i in range(len(items) - 1, -1, -1):
         if len(keep) >= cap:

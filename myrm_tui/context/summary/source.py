@@ -36,6 +36,8 @@ CUT_SLACK = 80
 # A cut tool result also shows this many notable lines from its hidden middle (`notable.py`):
 # the one-off facts an excerpt of head and tail never shows, at ~50 tokens each.
 NOTABLE_PER_RESULT = 2
+# Closes the notable lines, so a reader tells them from the tail that follows.
+NOTABLE_END = "[… end of the lines not shown]"
 
 
 def _cut(text: str, cap: int, notable: int = 0) -> str:
@@ -51,7 +53,11 @@ def _cut(text: str, cap: int, notable: int = 0) -> str:
     middle = hidden[:notable] or [line.text for line in notable_lines(text, notable, skip_head=head, skip_tail=tail)]
     marker = f"[… {len(text) - cap:,} chars not shown here]"
     if middle:
-        marker = f"[… {len(text) - cap:,} chars not shown here; notable lines among them:]\n" + "\n".join(middle)
+        marker = (
+            f"[… {len(text) - cap:,} chars not shown here; notable lines among them:]\n"
+            + "\n".join(middle)
+            + f"\n{NOTABLE_END}"
+        )
     return f"{text[:head]}\n{marker}\n{text[-tail:]}"
 
 

@@ -17,17 +17,17 @@ import time
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from textual import on
+from textual import events, on
 from textual.app import ComposeResult, SuspendNotSupported
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, Vertical
+from textual.containers import Horizontal
 from textual.screen import Screen
 from textual.widgets import TextArea
 from textual.worker import Worker
 
 from myrm_tui.tui.chat_session import ChatSession
-from myrm_tui.tui.constants import CTRL_C_QUIT_WINDOW_S
-from myrm_tui.tui.context_source import ContextState
+from myrm_tui.tui.constants import CTRL_C_QUIT_WINDOW_S, PANEL_BESIDE_MIN_WIDTH
+from myrm_tui.tui.context_source import ContextState, ModelBudget
 from myrm_tui.tui.css import sibling_css
 from myrm_tui.tui.edit_retry import EditTarget
 from myrm_tui.tui.formatting import pretty_key
@@ -37,6 +37,7 @@ from myrm_tui.tui.message_queue import MessageQueue
 from myrm_tui.tui.screens.chat_commands import ChatCommands
 from myrm_tui.tui.screens.chat_context import ContextView
 from myrm_tui.tui.screens.chat_edit_queue import EditQueue
+from myrm_tui.tui.screens.chat_keys import ChatKeys
 from myrm_tui.tui.screens.chat_popup import PopupFeed
 from myrm_tui.tui.slash_commands import SlashCommand
 from myrm_tui.tui.turn_runner import TurnRunner
@@ -61,11 +62,44 @@ if TYPE_CHECKING:
 class ChatScreen(Screen[None]):
     DEFAULT_CSS = sibling_css(__file__)
     AUTO_FOCUS = "#prompt"
+    # Not ClassVar: Textual's own annotation (`ClassVar[...] | None`) reads as an instance attribute.
+    HORIZONTAL_BREAKPOINTS: list[tuple[int, str]] | None = [(0, "-narrow"), (PANEL_BESIDE_MIN_WIDTH, "-wide")]
     # Keys that run a command name its handler in the command table (tui/command_table.py).
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape", "interrupt", "Interrupt", priority=True, id="chat.interrupt"),
+        # Esc stops a running turn (or compaction) and, whatever runs, brings the keyboard back to
+        # the message from anywhere on this screen (screens/chat_keys.py: the keyboard model).
+        Binding("escape", "interrupt", "Interrupt the turn; back to the message", priority=True, id="chat.interrupt"),
         Binding("ctrl+c", "clear_or_quit", "Clear / quit (twice)", show=False, priority=True, id="chat.clear_or_quit"),
         Binding("ctrl+end", "jump_to_bottom", "Jump to bottom", show=False, id="chat.jump_to_bottom"),
+        # The conversation scrolls from the message, as in every chat client: priority, or the
+        # prompt's own PageUp/PageDown (cursor by a page) and Home/End would take the keys.
+        # Home/End only on an empty message (check_action), where they have no line to move on.
+        Binding(
+            "pageup", "scroll_page(-1)", "Scroll the conversation up", show=False, priority=True, id="chat.page_up"
+        ),
+        Binding(
+            "pagedown", "scroll_page(1)", "Scroll the conversation down", show=False, priority=True, id="chat.page_down"
+        ),
+        Binding("ctrl+home", "scroll_top", "Top of the conversation", show=False, priority=True, id="chat.top"),
+        Binding(
+            "home", "empty_home", "Top of the conversation (empty message)", show=False, priority=True, id="chat.home"
+        ),
+        Binding(
+            "end", "empty_end", "Bottom of the conversation (empty message)", show=False, priority=True, id="chat.end"
+        ),
+        # Tab walks the conversation's blocks (tool calls, summaries, an approval being answered)
+        # from the newest, then comes back to the message; it replaces Textual's focus_next,
+        # which began at the oldest block and scrolled the view to the top on the way.
+        Binding(
+            "tab", "cycle_blocks(1)", "Next block, newest first, then the message", show=False, id="chat.next_block"
+        ),
+        Binding(
+            "shift+tab",
+            "cycle_blocks(-1)",
+            "Previous block (back towards the newest)",
+            show=False,
+            id="chat.previous_block",
+        ),
         Binding("ctrl+l", "command('compact')", "Compact now", id="chat.compact"),
         Binding("ctrl+n", "command('fork')", "Fork session", id="chat.fork"),
         Binding("f2", "command('settings')", "Settings", id="chat.settings"),
@@ -129,20 +163,22 @@ class ChatScreen(Screen[None]):
         self.commands = ChatCommands(self, self.runner, self.edits)
         self.readouts = ContextView(self)
         self.popup_feed = PopupFeed(self, self.commands)
+        self.keys = ChatKeys(self)
 
     @property
     def myrm(self) -> ChatHost:
         return self.app  # type: ignore[return-value]
 
     def compose(self) -> ComposeResult:
+        # The panel sits beside the transcript, above the prompt: on a narrow terminal it takes
+        # the transcript's place while shown (chat.tcss), and the prompt stays in view either way.
         with Horizontal(id="body"):
-            with Vertical(id="conversation"):
-                yield Transcript(id="transcript")
-                yield CompletionPopup(id="popup")
-                yield QueuedMessages(id="queued")
-                yield EditHint(id="edit-hint")
-                yield PromptArea(id="prompt")
+            yield Transcript(id="transcript")
             yield CompactionPanel(id="panel")
+        yield CompletionPopup(id="popup")
+        yield QueuedMessages(id="queued")
+        yield EditHint(id="edit-hint")
+        yield PromptArea(id="prompt")
         with Horizontal(id="statusline"):
             yield StatusBar(
                 StatusInfo(
@@ -256,11 +292,10 @@ class ChatScreen(Screen[None]):
         self.transcript.page_source = self.readouts.history_page
         self.transcript.show_history(self.readouts.history_page(records))
         if not records and not self.chat.open_error:
+            model = self.chat.settings.model or self.chat.resolve_session_model()
             self.transcript.mount(
                 Welcome(
-                    self.chat.settings.model or self.chat.resolve_session_model(),
-                    self.readouts.welcome_keys(),
-                    id="welcome",
+                    model, self.readouts.welcome_keys(), own_endpoint=self.readouts.own_endpoint(model), id="welcome"
                 )
             )
         self.ring.compact_key = self.key_for("chat.compact")
@@ -305,6 +340,17 @@ class ChatScreen(Screen[None]):
         """Re-read the ring's figures from the store (a model call, usage or a compaction)."""
         self.readouts.refresh(self.ring, self.query_one("#fork-hint", ForkHint), self.panel, announce)
 
+    @property
+    def model_budget(self) -> ModelBudget | None:
+        """The current model's prompt budget, once known (the ring and F3 measure against it)."""
+        return self.readouts.current_budget()
+
+    def set_model_budget(self, budget: ModelBudget | None) -> None:
+        """The model changed (/model, settings) or the warm-up resolved it: the figures follow now,
+        not at the next request."""
+        self.readouts.budget = budget
+        self.refresh_context(announce=False)
+
     @on(CompactionDivider.Opened)
     def _divider_opened(self, event: CompactionDivider.Opened) -> None:
         event.stop()
@@ -326,6 +372,7 @@ class ChatScreen(Screen[None]):
 
     def set_panel(self, shown: bool) -> None:
         self.panel.display = shown
+        self.query_one("#body").set_class(shown, "-panel-shown")
         if shown:
             self.readouts.refresh_panel(self.panel)
 
@@ -406,12 +453,16 @@ class ChatScreen(Screen[None]):
         if ours is not None:
             return ours
         if action == "interrupt":
-            # Without a running turn (or compaction) Esc is not ours: let focused widgets use it.
-            # In an approval's reason box it goes back to the answers.
+            # In an approval's reason box Esc goes back to the answers. Idle, it is ours only away
+            # from the message (to come back to it): on the message, the popup's Esc is there.
             if self.compacting:
                 return True
-            waiting = self.pending_approval() if self.turn_running else None
-            return self.turn_running and not (waiting is not None and waiting.reason_open)
+            if self.turn_running:
+                waiting = self.pending_approval()
+                return not (waiting is not None and waiting.reason_open)
+            return self.keys.away_from_prompt()
+        if action in ("scroll_page", "scroll_top", "empty_home", "empty_end"):
+            return self.keys.scroll_key_enabled(action)
         if action == "focus_approval":
             return self.pending_approval() is not None  # otherwise Ctrl+Y is the prompt's redo
         return True
@@ -423,8 +474,29 @@ class ChatScreen(Screen[None]):
     def action_interrupt(self) -> None:
         if self.editing is not None and not self.turn_running:
             self.edits.cancel_edit()
-            return
-        self.runner.interrupt()
+        else:
+            self.runner.interrupt()
+        self.prompt.focus()
+
+    def action_scroll_page(self, direction: int) -> None:
+        self.keys.scroll_page(direction)
+
+    def action_scroll_top(self) -> None:
+        self.keys.scroll_top()
+
+    def action_empty_home(self) -> None:
+        self.keys.scroll_top()
+
+    def action_empty_end(self) -> None:
+        self.action_jump_to_bottom()
+
+    def action_cycle_blocks(self, step: int) -> None:
+        self.keys.cycle_blocks(step)
+
+    def on_key(self, event: events.Key) -> None:
+        """A key no widget used, bubbling up from where the focus is (or none): a printable one
+        goes to the message (screens/chat_keys.py)."""
+        self.keys.redirect_typing(event)
 
     def action_edit_last(self) -> None:
         self.edits.edit_last()

@@ -14,7 +14,7 @@ from types import ModuleType
 from textual.app import SystemCommand
 from textual.binding import BindingsMap
 
-from myrm_tui.agent.attachments import AttachmentError
+from myrm_tui.agent.attachments import AttachmentError, named_outside
 from myrm_tui.tui.chat_parts import ChatParts
 from myrm_tui.tui.command_table import BY_HANDLER, COMMANDS
 from myrm_tui.tui.custom_commands import CustomCommands, command_model, load_custom_commands, workspace_trusted
@@ -27,6 +27,7 @@ from myrm_tui.tui.slash_commands import SLASH_COMMANDS, SlashCommand, alphabetic
 from myrm_tui.tui.turn_runner import TurnRunner
 from myrm_tui.tui.widgets.approval import ApprovalPrompt
 from myrm_tui.tui.widgets.note import Note
+from myrm_tui.tui.widgets.tool_block import ToolHeader
 
 _HANDLER_BY_NAME = {command.name: command.handler for command in COMMANDS if command.name}
 
@@ -132,7 +133,9 @@ class ChatCommands:
         """`/image PATH`: checked now, sent with the next message."""
         screen = self.screen
         try:
-            image = screen.images.add(path, screen.chat.workspace)
+            # fenced like file_read, unless the user typed a full path themselves (attachments.py)
+            allow = bool(screen.chat.settings.allow_outside_workspace) or named_outside(path)
+            image = screen.images.add(path, screen.chat.workspace, allow_outside=allow)
         except AttachmentError as exc:
             screen.notify(str(exc), title="Image not attached", severity="error", timeout=8)
             return
@@ -221,6 +224,7 @@ class ChatCommands:
             type(screen.prompt).BINDINGS,
             type(screen).BINDINGS,
             ApprovalPrompt.BINDINGS,
+            ToolHeader.BINDINGS,
             type(screen.app).BINDINGS,
         ):
             mapped = BindingsMap(bindings)

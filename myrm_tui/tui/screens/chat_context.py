@@ -7,12 +7,13 @@ ends, a compaction runs), never per token.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from myrm_tui.store import event_kinds
 from myrm_tui.tui.chat_parts import ChatParts
 from myrm_tui.tui.chat_session import ONBOARDING
-from myrm_tui.tui.context_source import ContextFollower
+from myrm_tui.tui.context_source import ContextFollower, ModelBudget, model_budget, with_budget
 from myrm_tui.tui.formatting import pretty_key
 from myrm_tui.tui.history_page import read_page
 from myrm_tui.tui.metrics import compactions
@@ -30,6 +31,13 @@ class ContextView:
         self.seen_compactions: set[str] = set()  # dividers already mounted, by compaction key
         self._cta_level = "ok"  # the ring level the fork call to action last fired for
         self._context = ContextFollower()  # reads only the events since the last refresh
+        # The current model's budget (context_source.with_budget: why); set after the warm-up and
+        # after each model change, used only while it is the chat's model.
+        self.budget: ModelBudget | None = None
+
+    def current_budget(self) -> ModelBudget | None:
+        budget = self.budget
+        return budget if budget is not None and budget.model == self.screen.chat.model else None
 
     def history_page(self, records: list[Any] | None = None) -> HistoryPage:
         """The stored turns for the transcript (the compactions they show count as seen)."""
@@ -41,6 +49,7 @@ class ContextView:
         """Re-read the ring's figures from the store (a model call, usage or a compaction)."""
         screen = self.screen
         state = self._context.read(screen.chat.store, screen.chat.session_id)
+        state = replace(state, reading=with_budget(state.reading, self.current_budget()))
         screen.context = state
         ring.show(state)
         level = state.reading.level
@@ -64,7 +73,8 @@ class ContextView:
     def refresh_panel(self, panel: CompactionPanel) -> None:
         chat = self.screen.chat
         sid = chat.session_id
-        panel.show_events(chat.store.events(sid) if sid else [])
+        budget = self.current_budget()
+        panel.show_events(chat.store.events(sid) if sid else [], budget is None or budget.prompt_cache)
         panel.show_summaries(chat.store.summaries(sid) if sid else [])
 
     def _mount_new_dividers(self) -> None:
@@ -91,6 +101,13 @@ class ContextView:
             help=pretty_key(key("chat.help")),
         )
 
+    def own_endpoint(self, model: str | None) -> bool:
+        """The model is reached at an endpoint the user configured: the `api_base` setting (the
+        main model's) or one in its `[models."NAME"]` table."""
+        settings = self.screen.chat.settings
+        declared = settings.models.get(model) if model else None
+        return bool(settings.api_base) or bool(declared and declared.get("api_base"))
+
     def engine_prepared(self, problem: str | None, window_problem: str | None) -> None:
         """The warm-up finished (tui/turn_runner.py): say what the model is, or why there is none."""
         screen, chat = self.screen, self.screen.chat
@@ -99,6 +116,8 @@ class ContextView:
         from myrm_tui.agent.sandbox import sandbox_status
 
         screen.status.set(model=chat.model, sandbox=sandbox_status(chat.settings.sandbox).badge())
+        if chat.model:  # the registry is loaded by now (the warm-up imported litellm)
+            screen.set_model_budget(model_budget(chat.model, chat.effective_settings()))
         self._refine_welcome()
         if chat.model is None:
             screen.transcript.mount(Note(ONBOARDING[0], "warning", ONBOARDING[1]))
@@ -110,13 +129,15 @@ class ContextView:
         if not found:
             return
         chat = self.screen.chat
-        window = tools = None
+        window = tools = provider = None
         if chat.model:
             try:
                 from myrm_tui.llm import registry
 
                 info = registry.info(chat.model, chat.settings.models)
-                window, tools = info.context_window, info.supports_tools
+                window, tools, provider = info.context_window, info.supports_tools, info.provider
             except Exception:  # noqa: BLE001, S110 - the welcome is a courtesy; the first turn reports real errors
                 pass
-        found.first().refine(chat.model, window, tools)
+        welcome = found.first()
+        welcome.own_endpoint = self.own_endpoint(chat.model)
+        welcome.refine(chat.model, window, tools, provider)

@@ -12,7 +12,7 @@ from typing import Any
 
 from myrm_tui.store import StoreError
 from myrm_tui.tui.chat_parts import ChatParts
-from myrm_tui.tui.context_source import expected_compaction
+from myrm_tui.tui.context_source import expected_compaction, model_budget
 from myrm_tui.tui.export_target import export_target
 from myrm_tui.tui.formatting import format_tokens, one_line, short_id
 from myrm_tui.tui.scope import ScopedChoice, model_note
@@ -43,16 +43,21 @@ def fork(screen: ChatParts) -> None:
     def chosen(choice: str | None) -> None:
         if choice is None:
             return
+        from myrm_tui.agent.fork import keep_model
+
+        model = chat.model  # this session's model now, a session-only switch included
         try:
             if choice == SUMMARY and summary_available:
                 child_id = agent.fork_with_summary().id
             else:
                 child_id = chat.store.fork(session.id, title=f"{session.title} (fork)".strip()).id
+            keep_model(chat.store, child_id, model)
         except Exception as exc:  # noqa: BLE001 - StoreError or the engine's: shown, nothing changed
             screen.notify(f"Fork failed: {exc}", severity="error")
             return
         kind = "full history" if choice == FULL else "with summary"
-        screen.myrm.open_session(child_id, f"Forked from “{title}” ({short_id(session.id)}, {kind}).")
+        # The fork talks to its parent's model, whatever the saved default or a launch flag says.
+        screen.myrm.open_session(child_id, f"Forked from “{title}” ({short_id(session.id)}, {kind}).", model=model)
 
     screen.app.push_screen(ForkScreen(title, summary_available=summary_available), chosen)
 
@@ -122,6 +127,17 @@ async def _apply_changes(screen: ChatParts, changes: dict[str, Any], session_onl
     chat, host = screen.chat, screen.myrm
     changes = dict(changes)
     model = changes.get("model")
+    key_problem = None
+    if model and model != chat.model:
+        check = await asyncio.to_thread(_check_model, screen, str(model))
+        if not check.known:  # `/model gpt4o`: not taken, with what was probably meant
+            screen.notify(check.problem or f"Unknown model {model!r}.", severity="error", timeout=12)
+            changes.pop("model")
+            if not changes:
+                return
+            model = None
+        else:
+            key_problem = check.key_problem()
     if model and model != chat.model:
         warning = await asyncio.to_thread(_shrink_warning, screen, str(model))
         if warning and not await screen.app.push_screen_wait(
@@ -145,12 +161,24 @@ async def _apply_changes(screen: ChatParts, changes: dict[str, Any], session_onl
         screen.status.set(sandbox=sandbox_status(host.settings.sandbox).badge())
     if model:
         screen.status.set(model=chat.model)
+        if chat.model:
+            screen.set_model_budget(await asyncio.to_thread(model_budget, chat.model, chat.effective_settings()))
         text, hint = model_note(str(model), session_only)
         screen.transcript.mount(Note(text, hint=hint))
     if saved:
         screen.notify("Settings saved." if set(changes) != {"model"} else f"Model: {model} (saved as the default).")
     elif session_only:
         screen.notify(f"Model: {model} (this session).")
+    if key_problem and "model" in changes:  # taken, but its next message would fail without the key
+        screen.notify(key_problem, severity="warning", timeout=12)
+
+
+def _check_model(screen: ChatParts, model: str) -> Any:
+    """llm.model_check.check_model with the app's declarations: the check `myrm run --model` uses."""
+    from myrm_tui.llm.model_check import check_model
+
+    settings = screen.myrm.settings
+    return check_model(model, settings.models, settings.api_base or None)
 
 
 def _shrink_warning(screen: ChatParts, model: str) -> str | None:
@@ -171,7 +199,7 @@ def _shrink_warning(screen: ChatParts, model: str) -> str | None:
 
 
 def health(screen: ChatParts) -> None:
-    screen.app.push_screen(HealthScreen(screen.chat.store, screen.chat.session_id))
+    screen.app.push_screen(HealthScreen(screen.chat.store, screen.chat.session_id, screen.model_budget))
 
 
 def mcp(screen: ChatParts) -> None:

@@ -18,7 +18,7 @@ from textual.screen import Screen
 from textual.widgets import Static
 
 from myrm_tui.terminal_text import for_terminal
-from myrm_tui.tui.context_source import read_context
+from myrm_tui.tui.context_source import ModelBudget, read_context, with_budget
 from myrm_tui.tui.css import sibling_css
 from myrm_tui.tui.metrics import HealthReport, Metric, health_report, vault_size
 
@@ -73,10 +73,12 @@ class HealthScreen(Screen[None]):
     # Not ClassVar: Textual's own annotation (`ClassVar[...] | None`) reads as an instance attribute.
     HORIZONTAL_BREAKPOINTS: list[tuple[int, str]] | None = CARD_BREAKPOINTS
 
-    def __init__(self, store: Any, session_id: str | None) -> None:
+    def __init__(self, store: Any, session_id: str | None, budget: ModelBudget | None = None) -> None:
+        """`budget`: the session's current model's (context_source.with_budget), as the ring has it."""
         super().__init__()
         self.store = store
         self.session_id = session_id
+        self.budget = budget
         self.report: HealthReport | None = None
 
     def compose(self) -> ComposeResult:
@@ -111,8 +113,9 @@ class HealthScreen(Screen[None]):
             self.store.messages(self.session_id),
             self.store.events(self.session_id),
             vault_size(self.store.vault.directory),
-            reading=read_context(self.store, self.session_id).reading,
+            reading=with_budget(read_context(self.store, self.session_id).reading, self.budget),
             summaries=self.store.summaries(self.session_id),
+            prompt_cache=self.budget is None or self.budget.prompt_cache,
         )
         self.app.call_from_thread(self._show, report)
 

@@ -1,11 +1,14 @@
-"""Searchable model picker over the model registry (window, price and capability flags).
+"""Searchable model picker over the model registry (window, price, capability flags, READY).
 
-The registry reads litellm's model map, whose import takes seconds, so every search runs in a
-thread worker and the list fills in when it returns. A name that is not in the registry (a
-local server's model, a scripted test model) can still be typed and accepted with Enter.
+Every search runs in a thread worker and the list fills in when it returns. Rows are named as
+`--model` takes them ("openai/gpt-4o") and marked READY when the model can run from here now
+(its provider's key is set, or it needs none: llm/model_check.py). A typed name goes through
+the same model-name check as `myrm run --model`: a name nobody serves ("gpt4o") is not taken;
+the list shows why and what was probably meant, to pick with Enter.
 
-Enter switches this session only; the make-default key also writes the choice to the user
-config (tui/scope.py says why a switch is not a default unless asked).
+Opened from the chat (Ctrl+O), Enter switches this session only and the make-default key also
+writes the choice to the user config (tui/scope.py says why a switch is not a default unless
+asked). Opened from the settings screen it chooses the default model the settings screen saves.
 """
 
 from __future__ import annotations
@@ -20,14 +23,23 @@ from textual.content import Content
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
+from myrm_tui.terminal_text import for_terminal
 from myrm_tui.tui.constants import MODEL_PICKER_LIMIT
 from myrm_tui.tui.formatting import format_tokens, pretty_key
 from myrm_tui.tui.scope import ScopedChoice
 from myrm_tui.tui.screens.dialogs import Dialog
 
+# The READY column: runs from here now, or why not yet (a provider key to export).
+READY_MARK, NOT_READY_MARK = "READY", "no key"
+# Why the picker was opened: to switch the chat's model (this session, or made the default), or
+# to fill the settings screen's model field (the default, saved when the settings are saved).
+FOR_SESSION, FOR_DEFAULT = "session", "default"
 
-def model_row(info: Any) -> str:
-    """One picker row: name, window, $ per million tokens in/out, capability flags."""
+
+def model_row(info: Any, ready: bool | None = None) -> str:
+    """One picker row: READY (or "no key"), name, window, $ per million tokens in/out, capability
+    flags. `ready` None: not judged (a row built outside the picker)."""
+    mark = "" if ready is None else f"{READY_MARK if ready else NOT_READY_MARK:<6}  "
     price = ""
     if info.input_cost_per_token or info.output_cost_per_token:
         price = f"  ${info.input_cost_per_token * 1e6:.2f}/${info.output_cost_per_token * 1e6:.2f} per M"
@@ -40,13 +52,23 @@ def model_row(info: Any) -> str:
         )
         if on_
     ]
-    return f"{info.name}  ·  {format_tokens(info.context_window)} window{price}  ·  {' '.join(flags) or '—'}"
+    return f"{mark}{info.name}  ·  {format_tokens(info.context_window)} window{price}  ·  {' '.join(flags) or '—'}"
 
 
-def search_models(query: str, overrides: Any = None) -> list[Any]:
+def search_models(query: str, overrides: Any = None) -> list[tuple[Any, bool]]:
+    """(ModelInfo named as --model takes it, READY) for the rows matching `query`."""
     from myrm_tui.llm import registry
+    from myrm_tui.llm.model_check import is_ready
 
-    return registry.search(query, limit=MODEL_PICKER_LIMIT, overrides=overrides)
+    found = registry.search(query, limit=MODEL_PICKER_LIMIT, overrides=overrides)
+    return [(info, is_ready(info, overrides)) for info in found]
+
+
+def check_name(name: str, overrides: Any = None) -> Any:
+    """llm.model_check.check_model: the one check `myrm run --model` uses too."""
+    from myrm_tui.llm.model_check import check_model
+
+    return check_model(name, overrides)
 
 
 MAKE_DEFAULT_BINDING = "picker.make_default"
@@ -61,25 +83,29 @@ class ModelPicker(Dialog[ScopedChoice | None]):
         Binding(MAKE_DEFAULT_KEY, "make_default", "Use and make default", priority=True, id=MAKE_DEFAULT_BINDING),
     ]
 
-    def __init__(self, current: str | None = None, overrides: Any = None) -> None:
+    def __init__(self, current: str | None = None, overrides: Any = None, purpose: str = FOR_SESSION) -> None:
         super().__init__(classes="dialog wide")
         self.current = current or ""
         self.overrides = overrides  # [models."X"] from config: declared models are listed first
+        self.purpose = purpose
         self.results: list[Any] = []
 
     def compose(self) -> ComposeResult:
+        now = for_terminal(self.current or "none")
+        if self.purpose == FOR_DEFAULT:
+            title = f"Choose the default model (now: {now}); Save in the settings saves it"
+            hint = "Enter choose · ↓ to the list · Esc cancel · READY: its key is set, or it needs none"
+        else:
+            title = f"Switch model for this session (now: {now})"
+            hint = (
+                f"Enter this session · {self._make_default_key()} make default (saved to your config) · "
+                "↓ to the list · Esc cancel · READY: its key is set, or it needs none"
+            )
         with Vertical(classes="box"):
-            yield Static(Content(f"Switch model for this session (now: {self.current or 'none'})"), classes="title")
+            yield Static(Content(title), classes="title", id="model-title")
             yield Input(placeholder="type to search, or a full model name + Enter", id="model-query")
             yield OptionList(id="model-list")
-            yield Static(
-                Content(
-                    f"Enter this session · {self._make_default_key()} make default (saved to "
-                    "your config) · ↓ to the list · Esc cancel"
-                ),
-                classes="hint",
-                id="model-hint",
-            )
+            yield Static(Content(hint), classes="hint", id="model-hint")
 
     def _make_default_key(self) -> str:
         keymap = getattr(self.app, "_keymap", {}) or {}
@@ -107,12 +133,14 @@ class ModelPicker(Dialog[ScopedChoice | None]):
             [Option(f"model list unavailable ({reason}); type a full name and press Enter", disabled=True)]
         )
 
-    def _show(self, results: list[Any]) -> None:
-        self.results = results
+    def _show(self, results: list[tuple[Any, bool]]) -> None:
+        self.results = [info for info, _ready in results]
         listing = self.query_one(OptionList)
-        listing.set_options([Option(Content(model_row(info)), id=info.name) for info in results])
+        listing.set_options(
+            [Option(Content(for_terminal(model_row(info, ready))), id=info.name) for info, ready in results]
+        )
         if not results:
-            listing.set_options([Option("no match in the registry; Enter uses the typed name", disabled=True)])
+            listing.set_options([Option("no match in the registry; Enter checks the typed name", disabled=True)])
 
     def _typed_choice(self) -> str | None:
         """The typed name when it is meant as-is, else the highlighted row's."""
@@ -130,22 +158,50 @@ class ModelPicker(Dialog[ScopedChoice | None]):
         event.stop()
         name = self._typed_choice()
         if name:
-            self.dismiss(ScopedChoice(name))
+            self._check_then_choose(name, make_default=False)
 
     @on(OptionList.OptionSelected, "#model-list")
     def _picked(self, event: OptionList.OptionSelected) -> None:
         event.stop()
         if event.option.id:
-            self.dismiss(ScopedChoice(event.option.id))
+            self._check_then_choose(event.option.id, make_default=False)
 
     def action_make_default(self) -> None:
+        if self.purpose == FOR_DEFAULT:  # the settings screen saves what it holds; Enter chooses
+            self.action_choose()
+            return
         listing = self.query_one(OptionList)
         if listing.has_focus and self.results and listing.highlighted is not None:
             name: str | None = str(self.results[listing.highlighted].name)
         else:
             name = self._typed_choice()
         if name:
-            self.dismiss(ScopedChoice(name, make_default=True))
+            self._check_then_choose(name, make_default=True)
+
+    def action_choose(self) -> None:
+        name = self._typed_choice()
+        if name:
+            self._check_then_choose(name, make_default=False)
+
+    @work(thread=True, exclusive=True, group="model-check", exit_on_error=False)
+    def _check_then_choose(self, name: str, make_default: bool) -> None:
+        """The name through the model-name check (off the UI thread: a name the bundled map does
+        not know is looked up by litellm, which may still be loading)."""
+        check = check_name(name, self.overrides)
+        self.app.call_from_thread(self._checked, check, make_default)
+
+    def _checked(self, check: Any, make_default: bool) -> None:
+        if check.known:
+            self.dismiss(ScopedChoice(check.typed, make_default=make_default))
+            return
+        listing = self.query_one(OptionList)
+        options = [Option(Content(for_terminal(check.problem or f"Unknown model {check.typed!r}.")), disabled=True)]
+        options += [Option(Content(for_terminal(f"did you mean {name}")), id=name) for name in check.suggestions]
+        listing.set_options(options)
+        self.results = []
+        if check.suggestions:
+            listing.focus()
+            listing.highlighted = 1
 
     def action_to_list(self) -> None:
         listing = self.query_one(OptionList)

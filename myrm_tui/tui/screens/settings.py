@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar, Literal
 
-from textual import on
+from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
@@ -24,7 +24,7 @@ from myrm_tui.terminal_text import for_terminal
 from myrm_tui.tui.css import sibling_css
 from myrm_tui.tui.scope import ScopedChoice
 from myrm_tui.tui.screens.dialogs import Dialog
-from myrm_tui.tui.screens.model_picker import ModelPicker
+from myrm_tui.tui.screens.model_picker import FOR_DEFAULT, ModelPicker
 
 # Sections in screen order; any other section in the schema follows, "advanced" always last.
 SECTION_ORDER = ("general", "tools", "appearance")
@@ -154,11 +154,34 @@ class SettingsScreen(Dialog[dict[str, Any] | None]):
         try:
             values = self.values()
         except SettingError as exc:
-            error = self.query_one("#settings-error", Static)
-            error.update(Content(str(exc)))
-            error.add_class("-shown")
+            self._show_error(str(exc))
             return
-        self.dismiss(changed_values(self.settings, values))
+        changes = changed_values(self.settings, values)
+        if changes.get("model"):
+            self._check_model_then_save(str(changes["model"]), changes)
+            return
+        self.dismiss(changes)
+
+    def _show_error(self, text: str) -> None:
+        error = self.query_one("#settings-error", Static)
+        error.update(Content(for_terminal(text)))
+        error.add_class("-shown")
+
+    @work(thread=True, exclusive=True, group="settings-model-check", exit_on_error=False)
+    def _check_model_then_save(self, model: str, changes: dict[str, Any]) -> None:
+        """A new model name goes through the model-name check (llm/model_check.py) before it is
+        saved: a name nobody serves stays in the field with the reason and what was meant. Off
+        the UI thread: a name the bundled map does not know is looked up by litellm."""
+        from myrm_tui.llm.model_check import check_model
+
+        check = check_model(model, self.settings.models, self.settings.api_base or None)
+        self.app.call_from_thread(self._model_checked, check, changes)
+
+    def _model_checked(self, check: Any, changes: dict[str, Any]) -> None:
+        if not check.known:
+            self._show_error(f"model: {check.problem}")
+            return
+        self.dismiss(changes)
 
     def action_cancel(self) -> None:
         self.dismiss(None)
@@ -181,4 +204,4 @@ class SettingsScreen(Dialog[dict[str, Any] | None]):
                 field.value = choice.name
 
         declared = getattr(getattr(self.app, "settings", None), "models", None)
-        self.app.push_screen(ModelPicker(field.value, declared), picked)
+        self.app.push_screen(ModelPicker(field.value, declared, purpose=FOR_DEFAULT), picked)

@@ -1,14 +1,13 @@
-"""A model reply: streamed Markdown behind a flush buffer, reasoning folded away.
+"""A model reply: streamed as rows of Markdown, reasoning folded away.
 
-Deltas arrive far faster than Markdown can re-render (one append per token is O(tokens) layout
-passes). They are buffered and written to Textual's MarkdownStream on a short timer that only
-runs while the reply is streaming; the finished reply gets one full render so partial-block
-parser state (half-open fences, tables) never survives into the final view.
+While it streams the text is drawn by a `LiveReply` (widgets/live_reply.py): deltas join a list,
+and a frame at a fixed rate renders only the block still growing, in a worker thread, so neither
+the chunks nor the keys wait on rendering and a frame costs the same however long the reply is.
+At the end the reply becomes what a stored reply is: rows (the live ones, handed on, not rendered
+again), or Textual's Markdown widget when it is short (FINISHED_MARKDOWN_CHARS).
 """
 
 from __future__ import annotations
-
-import asyncio
 
 from markdown_it import MarkdownIt
 from textual.app import ComposeResult
@@ -17,31 +16,14 @@ from textual.content import Content
 from textual.events import Mount
 from textual.timer import Timer
 from textual.widgets import Collapsible, Markdown, Static
-from textual.widgets.markdown import MarkdownStream
 
 from myrm_tui.agent.reply_figures import ReplyFigures
 from myrm_tui.terminal_text import for_terminal
-from myrm_tui.tui.constants import STREAM_FLUSH_INTERVAL_S, STREAM_SEGMENT_CHARS
+from myrm_tui.tui.constants import FINISHED_MARKDOWN_CHARS, STREAM_FLUSH_INTERVAL_S
 from myrm_tui.tui.css import sibling_css
 from myrm_tui.tui.reply_figures_text import figures_line
+from myrm_tui.tui.widgets.live_reply import LiveReply
 from myrm_tui.tui.widgets.stored_reply import StoredReply, palette_of
-
-
-def _segment_cut(written: str, chunk: str) -> int | None:
-    """Where in `chunk` to start a new Markdown segment: after the last blank line once the
-    current segment is long enough, and only outside a code fence (a fence split across two
-    widgets would render as two broken blocks). None: keep writing to the current one."""
-    if len(written) + len(chunk) < STREAM_SEGMENT_CHARS:
-        return None
-    combined = written + chunk
-    position = combined.rfind("\n\n")
-    while position >= len(written):
-        head = combined[: position + 2]
-        fences = sum(1 for line in head.splitlines() if line.lstrip().startswith(("```", "~~~")))
-        if fences % 2 == 0:
-            return position + 2 - len(written)
-        position = combined.rfind("\n\n", 0, position)
-    return None
 
 
 class StoredMarkdown(Markdown):
@@ -73,6 +55,9 @@ class StoredMarkdown(Markdown):
 
 class AssistantMessage(Vertical):
     DEFAULT_CSS = sibling_css(__file__)
+    # No border, padding or background of its own (assistant_message.tcss): blank rows under its
+    # children, not styled cell by cell; a streaming reply resizes it every frame.
+    BLANK = True
 
     def __init__(
         self, text: str = "", reasoning: str = "", *, streaming: bool = False, figures: ReplyFigures | None = None
@@ -81,33 +66,44 @@ class AssistantMessage(Vertical):
         self.figures: ReplyFigures | None = None
         self._figures_view = Static("", classes="figures")
         self._figures_view.display = False
-        self.text = text
-        self.reasoning = reasoning
+        # the text as deltas: joined when read, not copied whole for every delta
+        self._parts: list[str] = [text] if text else []
+        self._reasoning_parts: list[str] = [reasoning] if reasoning else []
         self.streaming = streaming
-        self._pending: list[str] = []
         self._reasoning_dirty = False
-        self._stream: MarkdownStream | None = None
-        self._timer: Timer | None = None
+        self._reasoning_timer: Timer | None = None
         # A finished reply is one widget of pre-rendered lines (stored_reply.py: why); the live one
-        # is Textual's Markdown, which can append while streaming.
-        self._markdown: Markdown | StoredReply = (
-            Markdown("", classes="reply") if streaming else StoredReply(for_terminal(text), classes="reply")
+        # is rows rendered as they arrive (live_reply.py).
+        self._live: LiveReply | None = LiveReply(classes="reply") if streaming else None
+        self._markdown: Markdown | StoredReply | LiveReply = (
+            self._live if self._live is not None else StoredReply(for_terminal(text), classes="reply")
         )
-        # A long streamed reply is split into several Markdown widgets at paragraph breaks
-        # outside code fences, so each flush lays out only the live tail, not the whole reply.
-        # Finished segments are frozen into one widget of lines each (`_freeze`).
-        self._segments: list[Markdown | StoredReply] = [self._markdown]
-        self._segment_texts: list[str] = [""]
         self._reasoning_view = Static(Content(for_terminal(reasoning)), classes="reasoning-text")
         self._reasoning_box = Collapsible(self._reasoning_view, title="thinking", collapsed=True, classes="reasoning")
         self._reasoning_box.display = bool(reasoning)
-        if streaming and text:
-            self._pending.append(text)
+        if self._live is not None and text:
+            self._live.append(text)
         if figures is not None:
             self.set_figures(figures)
 
+    @property
+    def text(self) -> str:
+        if len(self._parts) > 1:
+            self._parts[:] = ["".join(self._parts)]
+        return self._parts[0] if self._parts else ""
+
+    @text.setter
+    def text(self, value: str) -> None:
+        self._parts = [value] if value else []
+
+    @property
+    def reasoning(self) -> str:
+        if len(self._reasoning_parts) > 1:
+            self._reasoning_parts[:] = ["".join(self._reasoning_parts)]
+        return self._reasoning_parts[0] if self._reasoning_parts else ""
+
     def compose(self) -> ComposeResult:
-        if self.streaming or self.reasoning:  # a stored reply without reasoning: 4 widgets fewer
+        if self.streaming or self._reasoning_parts:  # a stored reply without reasoning: 4 widgets fewer
             yield self._reasoning_box
         yield self._markdown
         if self.streaming or self.figures is not None:  # a stored reply without figures: 1 widget fewer
@@ -127,140 +123,90 @@ class AssistantMessage(Vertical):
         return figures_line(self.figures) if self.figures is not None else ""
 
     @property
-    def markdown(self) -> Markdown | StoredReply:
-        """What shows the reply's text: both kinds have `source`, the text drawn."""
+    def markdown(self) -> Markdown | StoredReply | LiveReply:
+        """What shows the reply's text: each kind has `source`, the text drawn."""
         return self._markdown
 
     async def on_stored_reply_activated(self, event: StoredReply.Activated) -> None:
-        """A click on a stored reply (or a frozen segment): the full Markdown widget takes its place
-        (selection, links)."""
+        """A click on a stored reply: the full Markdown widget takes its place (selection, links)."""
         event.stop()
         stored = event.reply
-        if stored.parent is not self or not stored.is_mounted:
+        if stored is not self._markdown or not stored.is_mounted:
             return
         full = StoredMarkdown(stored.source, classes="reply")
-        self._replace(stored, full)
+        self._markdown = full
         with self.app.batch_update():
             await self.mount(full, after=stored)
             await stored.remove()
-
-    def _replace(self, old: Markdown | StoredReply, new: Markdown | StoredReply) -> None:
-        if old in self._segments:
-            self._segments[self._segments.index(old)] = new
-        if self._markdown is old:
-            self._markdown = new
-
-    def on_mount(self) -> None:
-        if self.streaming and (self._pending or self._reasoning_dirty):
-            self._start_timer()
 
     # streaming -----------------------------------------------------------------------------
 
     def append_text(self, delta: str) -> None:
         if not delta:
             return
-        self.text += delta
-        self._pending.append(delta)
-        self._start_timer()
+        self._parts.append(delta)
+        if self._live is not None:
+            self._live.append(delta)
 
     def append_reasoning(self, delta: str) -> None:
         if not delta:
             return
-        self.reasoning += delta
+        self._reasoning_parts.append(delta)
         self._reasoning_dirty = True
-        self._start_timer()
+        if self._reasoning_timer is None and self.streaming and self.is_mounted:
+            self._reasoning_timer = self.set_interval(STREAM_FLUSH_INTERVAL_S, self._show_reasoning)
 
-    def _start_timer(self) -> None:
-        if self._timer is None and self.streaming and self.is_mounted:
-            self._timer = self.set_interval(STREAM_FLUSH_INTERVAL_S, self.flush)
+    def on_mount(self) -> None:
+        if self._reasoning_dirty and self.streaming:
+            self._reasoning_timer = self.set_interval(STREAM_FLUSH_INTERVAL_S, self._show_reasoning)
 
-    async def flush(self) -> None:
-        """Write what accumulated since the last flush (one Markdown append at most)."""
-        if self._reasoning_dirty:
+    def _show_reasoning(self) -> None:
+        """The timer's tick: the box appears; its text is drawn only while it is open (folded, a
+        long reasoning would be re-laid out every frame for nothing)."""
+        if not self._reasoning_dirty:
+            return
+        self._reasoning_box.display = True
+        if not self._reasoning_box.collapsed:
             self._reasoning_dirty = False
-            self._reasoning_box.display = True
             self._reasoning_view.update(Content(for_terminal(self.reasoning)))
-        if self._pending:
-            chunk = "".join(self._pending)
-            self._pending.clear()
-            cut = _segment_cut(self._segment_texts[-1], chunk)
-            if cut is not None:
-                await self._write(chunk[:cut])
-                await self._new_segment()
-                chunk = chunk[cut:]
-            if chunk:
-                await self._write(chunk)
 
-    async def _write(self, chunk: str) -> None:
-        if self._stream is None:
-            tail = self._segments[-1]
-            assert isinstance(tail, Markdown)  # only finished segments are frozen
-            self._stream = Markdown.get_stream(tail)
-        self._segment_texts[-1] += chunk
-        # Model text is data: control characters are drawn as escapes (terminal_text), chunk
-        # by chunk; the raw text stays in self.text and the store.
-        await self._stream.write(for_terminal(chunk))
-
-    async def _new_segment(self) -> None:
-        if self._stream is not None:
-            await self._stream.stop()
-            self._stream = None
-        done = self._segments[-1]
-        segment = Markdown("", classes="reply")
-        await self.mount(segment, after=done)  # the figures line stays last
-        self._segments.append(segment)
-        self._segment_texts.append("")
-        if isinstance(done, Markdown):
-            self.run_worker(self._freeze(done, self._segment_texts[-2]), group="freeze")
-
-    async def _freeze(self, done: Markdown, text: str) -> None:
-        """A finished segment becomes one widget of pre-rendered lines (stored_reply.py: why), its
-        lines rendered in a thread: every later frame of the stream then lays out the live tail and
-        a few line widgets instead of every block the reply has had so far."""
-        frozen = StoredReply(for_terminal(text), classes="reply")
-        width = done.content_size.width
-        if width > 0:  # not laid out yet: the lines are rendered on first paint instead
-            await asyncio.to_thread(frozen.prepare, width, palette_of(self.app))
-        if done not in self._segments or not done.is_mounted:
-            return  # finish() replaced the segments meanwhile
-        self._replace(done, frozen)
-        with self.app.batch_update():
-            await self.mount(frozen, after=done)
-            await done.remove()
+    def on_collapsible_expanded(self, event: Collapsible.Expanded) -> None:
+        if event.collapsible is self._reasoning_box and self._reasoning_dirty:
+            self._reasoning_dirty = False
+            self._reasoning_view.update(Content(for_terminal(self.reasoning)))
 
     async def finish(self, final_text: str | None = None) -> None:
-        """End streaming: stop the timer, drain the stream, render the whole reply once.
+        """End streaming: the live rows are finished and the reply becomes a finished reply.
 
         `final_text` is the stored reply; when given it wins over the accumulated deltas (they
         are the same unless the provider did not stream).
         """
-        if self._timer is not None:
-            self._timer.stop()
-            self._timer = None
-        self._pending.clear()
-        if final_text is not None:
-            self.text = final_text
-        if self._stream is not None:
-            await self._stream.stop()
-            self._stream = None
-        if self._reasoning_dirty or self.reasoning:
+        if self._reasoning_timer is not None:
+            self._reasoning_timer.stop()
+            self._reasoning_timer = None
+        replacement = None
+        if final_text is not None and final_text != self.text:
+            replacement = self.text = final_text
+        if self._reasoning_dirty or self._reasoning_parts:
             self._reasoning_dirty = False
-            self._reasoning_box.display = bool(self.reasoning)
+            self._reasoning_box.display = bool(self._reasoning_parts)
             self._reasoning_view.update(Content(for_terminal(self.reasoning)))
-        if len(self._segments) > 1 and "".join(self._segment_texts) == self.text:
-            for segment, text in zip(self._segments, self._segment_texts, strict=True):
-                if isinstance(segment, Markdown):  # a frozen one was rendered from its final text
-                    await segment.update(for_terminal(text))
-        else:
-            head = self._segments[0]
-            live = head if isinstance(head, Markdown) else Markdown("", classes="reply")
-            if live is not head:
-                await self.mount(live, before=head)
-            for segment in self._segments:
-                if segment is not live:
-                    await segment.remove()
-            self._segments, self._segment_texts, self._markdown = [live], [self.text], live
-            await live.update(for_terminal(self.text))
+        live, self._live = self._live, None
+        if live is not None:
+            rendered = await live.close(replacement)
+            text = for_terminal(self.text)
+            done: Markdown | StoredReply
+            if len(text) <= FINISHED_MARKDOWN_CHARS:
+                done = StoredMarkdown(text, classes="reply")
+            else:
+                done = StoredReply(text, classes="reply")
+                if rendered is not None:
+                    done.adopt(*rendered, palette_of(self.app))
+            if live.parent is self and self.is_attached:
+                self._markdown = done
+                with self.app.batch_update():
+                    await self.mount(done, after=live)
+                    await live.remove()
         self.streaming = False  # only now is the final render in place
 
     def mark_interrupted(self) -> None:

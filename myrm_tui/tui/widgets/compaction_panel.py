@@ -19,7 +19,7 @@ from myrm_tui.store.records import EventRecord
 from myrm_tui.terminal_text import for_terminal
 from myrm_tui.tui import metrics
 from myrm_tui.tui.css import sibling_css
-from myrm_tui.tui.formatting import format_tokens
+from myrm_tui.tui.formatting import format_tokens, token_change
 
 # Newest model calls listed in the cache section (older ones are in the health screen's totals).
 CACHE_ROWS = 12
@@ -40,14 +40,23 @@ def timeline_lines(events: Sequence[EventRecord]) -> list[str]:
             head += f" · {item.ms:.0f} ms"
         body = f"   {_tok(item.tokens_before)} → {_tok(item.tokens_after)}"
         if item.saved is not None:
-            body += f" (−{_tok(item.saved)})"
+            body += f" ({token_change(item.saved, _tok, short=True)})"
         if item.items is not None:
             body += f" · {item.items} msgs"
         lines += [head, body]
     return lines
 
 
-def cache_lines(events: Sequence[EventRecord]) -> list[str]:
+# What the cache section says for a model whose registry entry has no prompt cache.
+NO_PROMPT_CACHE = "this model has no prompt cache"
+
+
+def cache_lines(events: Sequence[EventRecord], prompt_cache: bool = True) -> list[str]:
+    """Per call: prompt, cached read and write; then the breaks. `prompt_cache` False (the model
+    has none): one line saying so, not a column of "0 read (0%)" and breaks of a cache that is
+    not there."""
+    if not prompt_cache:
+        return [NO_PROMPT_CACHE]
     calls = metrics.cache_calls(events)
     lines = []
     if not calls:
@@ -125,11 +134,11 @@ class CompactionPanel(VerticalScroll):
     def show_summaries(self, nodes: Sequence[dict]) -> None:
         self.query_one("#dag", Static).update(Content(for_terminal("\n".join(dag_lines(nodes)) or "no summaries yet")))
 
-    def show_events(self, events: Sequence[EventRecord]) -> None:
+    def show_events(self, events: Sequence[EventRecord], prompt_cache: bool = True) -> None:
         events = sorted(events, key=lambda e: e.id)
         # Stored events and nodes quote model names and reasons: shown as data.
         self.query_one("#timeline", Static).update(Content(for_terminal("\n".join(timeline_lines(events)))))
-        self.query_one("#cache", Static).update(Content(for_terminal("\n".join(cache_lines(events)))))
+        self.query_one("#cache", Static).update(Content(for_terminal("\n".join(cache_lines(events, prompt_cache)))))
         self.query_one("#breakers", Static).update(Content(for_terminal("\n".join(breaker_lines(events)))))
 
     def section_text(self, section: str) -> str:

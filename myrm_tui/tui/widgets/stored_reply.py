@@ -14,12 +14,17 @@ full Markdown widget (`Activated`), for what only it does: selecting text block 
 
 from __future__ import annotations
 
+import functools
 import io
 import threading
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
+from markdown_it import MarkdownIt
 from markdown_it.token import Token
+from pygments.lexer import Lexer
+from pygments.lexers import get_lexer_by_name
+from pygments.util import ClassNotFound
 from rich.console import Console, ConsoleOptions, RenderResult
 from rich.markdown import CodeBlock, Heading, Markdown
 from rich.segment import Segment
@@ -122,7 +127,7 @@ class _Fence(CodeBlock):
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         yield Syntax(
             str(self.text).rstrip(),
-            self.lexer_name,
+            _lexer(self.lexer_name),
             theme=self.palette.fence_theme,
             word_wrap=False,
             padding=(1, 2),
@@ -139,12 +144,48 @@ class _Heading(Heading):
         yield from super().__rich_console__(console, options)
 
 
+@functools.lru_cache(maxsize=64)
+def _lexer(name: str) -> Lexer | str:
+    """One lexer per fence language: Rich's Syntax looks the name up (and Pygments compiles the
+    lexer's patterns) for every fence it draws, ~9 ms each on this box; a streamed reply draws
+    its live fence every frame. Lexers keep no state between calls, so threads may share one.
+    An unknown name is handed on as it is (Syntax then draws the code unhighlighted)."""
+    try:
+        return get_lexer_by_name(name, stripnl=False, ensurenl=True, tabsize=4)  # as Syntax asks for it
+    except ClassNotFound:
+        return name
+
+
 class _ReplyMarkdown(Markdown):
     elements: ClassVar = {**Markdown.elements, "heading_open": _Heading, "fence": _Fence, "code_block": _Fence}
 
-    def __init__(self, text: str, palette: ReplyPalette) -> None:
-        super().__init__(text, hyperlinks=True)
+    def __init__(self, text: str, palette: ReplyPalette, tokens: list[Token] | None = None) -> None:
+        """Rich's `__init__` with its defaults, minus building a parser per reply (~3 ms: linkify's
+        patterns) and minus the parse when `tokens` (a streamed block's) are given."""
+        self.markup = text
+        self.parsed = tokens if tokens is not None else _thread_parser().parse(text)
+        self.code_theme = self.inline_code_theme = "monokai"
+        self.justify = None
+        self.style = "none"
+        self.hyperlinks = True
+        self.inline_code_lexer = None
         self.palette = palette
+
+
+def markdown_parser() -> MarkdownIt:
+    """The parser Rich's Markdown uses (CommonMark plus tables and strikethrough): a streamed
+    reply is split into blocks with it, so each block renders exactly as in the whole text."""
+    return MarkdownIt().enable("strikethrough").enable("table")
+
+
+_PARSERS = threading.local()  # one parser per thread (replies render in worker threads too)
+
+
+def _thread_parser() -> MarkdownIt:
+    parser: MarkdownIt | None = getattr(_PARSERS, "parser", None)
+    if parser is None:
+        parser = _PARSERS.parser = markdown_parser()
+    return parser
 
 
 # One read of the theme's variables per theme; keyed by the Theme object too, since a theme file
@@ -171,6 +212,23 @@ def estimated_rows(text: str, width: int) -> int:
 def render_reply(text: str, width: int, palette: ReplyPalette) -> list[list[Segment]]:
     """`text` as Markdown, wrapped to `width` cells: one list of segments per line. Pure (its own
     Console), so it may run in a worker thread."""
+    lines = render_markdown(text, width, palette)
+    while lines and is_blank(lines[-1]):
+        lines.pop()
+    # one blank row after the reply, as the Markdown widget's last block leaves (its bottom margin)
+    return [*lines, []] if lines else lines
+
+
+def is_blank(line: list[Segment]) -> bool:
+    """A row with no visible text (a fence's padding row counts: the reply's end trims it)."""
+    return not any(segment.text.strip() for segment in line)
+
+
+def render_markdown(
+    text: str, width: int, palette: ReplyPalette, tokens: list[Token] | None = None
+) -> list[list[Segment]]:
+    """The rows of `text` (or of its `tokens`, parsed already) as Markdown, untrimmed. Pure, like
+    `render_reply`."""
     console = Console(
         width=max(1, width),
         theme=palette.theme,
@@ -183,12 +241,7 @@ def render_reply(text: str, width: int, palette: ReplyPalette) -> list[list[Segm
         file=io.StringIO(),  # never written to: only render_lines is used
     )
     options = console.options.update(width=max(1, width))
-    renderable = _ReplyMarkdown(text, palette)
-    lines = console.render_lines(renderable, options, pad=False)
-    while lines and not any(s.text.strip() for s in lines[-1]):
-        lines.pop()
-    # one blank row after the reply, as the Markdown widget's last block leaves (its bottom margin)
-    return [*lines, []] if lines else lines
+    return console.render_lines(_ReplyMarkdown(text, palette, tokens), options, pad=False)
 
 
 class StoredReply(Widget):
@@ -209,7 +262,10 @@ class StoredReply(Widget):
         self._palette = palette
         self._lines: dict[int, list[list[Segment]]] = {}
         self._lock = threading.Lock()
-        self._strips: list[Strip] = []  # the lines as drawn, for `_strips_key` (width, base style)
+        # the lines as drawn for `_strips_key` (width, base style), each made when first painted:
+        # a long reply's first paint then costs the rows on screen, not all of them
+        self._strips: list[Strip | None] = []
+        self._rows: list[list[Segment]] = []  # the rendered lines `_strips` are made from
         self._strips_key: tuple[int, Style] | None = None
         self._blank = Strip.blank(0)
         self._deferred = False  # laid out at an estimated height until rendered (`defer`)
@@ -234,6 +290,14 @@ class StoredReply(Widget):
         """Render for `width` ahead of mounting (from a worker thread): the mount then only lays out."""
         self._palette = palette
         self._render_for(width)
+        self._deferred = False
+
+    def adopt(self, width: int, lines: list[list[Segment]], palette: ReplyPalette) -> None:
+        """Take `lines` as the rendering for `width` (a streamed reply's, rendered block by block
+        as it arrived): the finished reply is not rendered a second time."""
+        self._palette = palette
+        with self._lock:
+            self._lines = {width: lines}
         self._deferred = False
 
     def _render_for(self, width: int) -> list[list[Segment]]:
@@ -271,15 +335,20 @@ class StoredReply(Widget):
             if self._deferred:  # painted before its thread got to it: its true height from now on
                 self._deferred = False
                 self.call_later(self.refresh, layout=True)
-            self._strips = [
-                Strip(line).apply_style(style).extend_cell_length(width, style) for line in self._render_for(width)
-            ]
+            self._rows = self._render_for(width)
+            self._strips = [None] * len(self._rows)
             self._strips_key = (width, style)
             self._blank = Strip.blank(width, style)
         return super().render_lines(crop)
 
     def render_line(self, y: int) -> Strip:
-        return self._strips[y] if y < len(self._strips) else self._blank
+        if y >= len(self._strips) or self._strips_key is None:
+            return self._blank
+        strip = self._strips[y]
+        if strip is None:
+            width, style = self._strips_key
+            strip = self._strips[y] = Strip(self._rows[y]).apply_style(style).extend_cell_length(width, style)
+        return strip
 
     def on_click(self, event: events.Click) -> None:
         event.stop()

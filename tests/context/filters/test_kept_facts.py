@@ -38,13 +38,21 @@ def test_the_one_record_with_an_extra_field_in_a_json_page_is_kept():
 
 
 def test_an_excerpt_keeps_its_heaviest_notes():
+    """Every note was a break of its output; when there are more than a stub keeps, warnings and
+    errors go first, then lines carrying a value, and a page's ordinary field is the one left out
+    (it used to be weighed by how many `key=value` pairs a note held: the bench's needle syntax)."""
     notes = [
-        note_line(NotableLine(5905, '"note": "moved region=eu-west-3"', 6)),
+        note_line(NotableLine(5905, '"note": "moved to eu-west-3"', 3)),
         note_line(NotableLine(11747, '"limit": 719,', 3)),
+        note_line(NotableLine(12001, '"status": "failed: quota exceeded"', 5)),
+        note_line(NotableLine(13020, '"replica": "db-7.prod"', 3)),
     ]
     excerpt = '[output 243,053 chars → json excerpt shown]\n{\n  "data": [\n' + "\n".join(notes)
     kept = kept_facts(excerpt)
-    assert kept == ['… kept: "note": "moved region=eu-west-3" …'], "the page's ordinary one-off field stays out"
+    assert len(kept) == MASK_FACTS == 3
+    assert kept[0] == '… kept: "status": "failed: quota exceeded" …', "the error first"
+    assert '… kept: "note": "moved to eu-west-3" …' in kept
+    assert all("limit" not in line for line in kept), "the page's ordinary field stays out"
 
 
 def test_plain_or_short_outputs_keep_nothing():

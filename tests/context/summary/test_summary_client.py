@@ -108,13 +108,15 @@ async def test_repeated_failure_ends_in_the_extractive_fallback(write_script):
 
 
 async def test_terse_attempt_can_still_win(write_script):
+    # Terse: fewer items, but the user's rule (keep the UploadValidator API unchanged) is kept:
+    # a summary that drops it is rejected whatever the bar (auditor.py, the user's rules).
     terse = json.dumps(
         {
             **GOOD_SUMMARY,
             "completed_actions": [],
             "key_findings": [],
             "decisions": [],
-            "constraints_and_preferences": [],
+            "constraints_and_preferences": ["keep the UploadValidator API unchanged"],
         }
     )
     model = write_script([{"text": "no"}, {"text": "nope"}, {"text": "still no"}, {"text": terse}])
@@ -140,7 +142,10 @@ async def test_a_repeated_answer_that_meets_the_terse_bar_is_accepted_as_terse(w
             "completed_actions": [],
             "key_findings": [],
             "decisions": [],
-            "constraints_and_preferences": [],
+            "errors_and_fixes": [],
+            "artifacts": [],
+            "active_state": "",
+            "constraints_and_preferences": ["keep the UploadValidator API unchanged"],
         }
     )
     model = write_script([{"text": terse}, {"text": terse}, {"text": "never sent"}])

@@ -185,12 +185,20 @@ def test_a_command_echo_and_a_pages_ordinary_fields_are_not_findings():
 
 def test_an_excerpts_notes_are_weighed_so_a_pages_ordinary_field_is_not_a_finding():
     """Notes carried by a spilled output's excerpt have no score of their own: each one is
-    weighed by the keys it states, and only the strong ones become findings."""
+    weighed by what it says (an error, a concrete value), and when an output has more notes than
+    findings the ordinary one is left out. (They used to be weighed by their `key=value` pairs,
+    the bench's needle syntax.)"""
     notes = [
-        note_line(NotableLine(40, '"note": "NEEDLE-0a1b2c3d4e api_version=v3.10.21"', 6)),
+        note_line(NotableLine(40, '"note": "api moved to v3.10.21"', 3)),
         note_line(NotableLine(900, '"limit": 720,', 3)),
+        note_line(NotableLine(950, '"replica": "db-7.prod",', 3)),
+        note_line(NotableLine(990, '"error": "quota exceeded for tenant acme"', 5)),
     ]
-    assert note_weight('"note": "x api_version=v3"') == 6 and note_weight('"limit": 720,') == 3
+    assert (
+        note_weight('"error": "quota exceeded"')
+        > note_weight('"note": "api moved to v3.10"')
+        > note_weight('"limit": 720,')
+    )
     excerpt = "[\n" + "\n".join(notes) + "\n]"
     messages = [
         user("fetch the orders"),
@@ -199,7 +207,9 @@ def test_an_excerpts_notes_are_weighed_so_a_pages_ordinary_field_is_not_a_findin
         assistant("Fetched."),
     ]
     summary = extractive_summary(messages, source_tokens=10_000)
-    assert summary.key_findings == ['bash: "note": "NEEDLE-0a1b2c3d4e api_version=v3.10.21"']
+    findings = " ".join(summary.key_findings)
+    assert '"note": "api moved to v3.10.21"' in findings and "quota exceeded" in findings
+    assert '"limit": 720' not in findings
 
 
 def test_a_capped_file_list_keeps_one_entry_per_path():

@@ -1,4 +1,5 @@
-"""The one atomic write: a file is either its old content or its new content, never half."""
+"""The one fenced replace (myrm_tui/fenced_files.py): a file is either its old content or its new
+content, never half, and it is written through its folder's handle, never through a link."""
 
 from __future__ import annotations
 
@@ -7,8 +8,9 @@ import stat
 
 import pytest
 
-from myrm_tui import atomic_write as module
-from myrm_tui.atomic_write import NEW_FILE_MODE, TEMP_SUFFIX, atomic_write
+from myrm_tui import fenced_files as module
+from myrm_tui.fenced_files import NEW_FILE_MODE, TEMP_SUFFIX, FenceError
+from myrm_tui.fenced_files import replace_file as atomic_write
 
 
 def _leftovers(folder):
@@ -61,7 +63,7 @@ def test_a_failed_rename_leaves_the_old_file_and_no_temp(tmp_path, monkeypatch):
     target = tmp_path / "f.txt"
     target.write_text("old")
 
-    def broken_replace(src, dst):
+    def broken_replace(src, dst, **_dir_fds):
         raise KeyboardInterrupt  # even an interrupt cleans up
 
     monkeypatch.setattr(module.os, "replace", broken_replace)
@@ -80,9 +82,24 @@ def test_text_that_cannot_be_utf8_changes_nothing(tmp_path):
     assert _leftovers(tmp_path) == []
 
 
-def test_fsync_path_tolerates_a_missing_path(tmp_path):
-    module.fsync_path(tmp_path / "absent")  # best effort: nothing to make durable
-    module.fsync_path(tmp_path)
+def test_a_link_as_the_file_is_refused_and_its_target_left_alone(tmp_path):
+    """The file written is never a link's target, and the link is not silently replaced."""
+    outside = tmp_path / "outside.txt"
+    outside.write_text("theirs")
+    folder = tmp_path / "mine"
+    folder.mkdir()
+    (folder / "config.toml").symlink_to(outside)
+    with pytest.raises(FenceError, match="symbolic link"):
+        atomic_write(folder / "config.toml", "ours")
+    assert outside.read_text() == "theirs"
+    assert (folder / "config.toml").is_symlink()
+    assert _leftovers(folder) == []
+
+
+def test_a_fifo_is_refused_at_once_instead_of_blocking(tmp_path):
+    os.mkfifo(tmp_path / "pipe")
+    with module.open_root(tmp_path) as folder, pytest.raises(FenceError, match="named pipe"):
+        folder.read_bytes("pipe")
 
 
 def test_user_file_mode_follows_the_umask(tmp_path):
@@ -106,3 +123,17 @@ def test_setuid_setgid_and_sticky_bits_are_not_copied_onto_the_replacement(tmp_p
     os.chmod(target, 0o4755)
     atomic_write(target, "new")
     assert stat.S_IMODE(target.stat().st_mode) == 0o755
+
+
+def test_a_root_reached_through_a_link_is_followed_once_and_nothing_below_it(tmp_path):
+    """The user may start in a symlinked folder (`cd ~/link-to-project`): the root is their own
+    path, so it is followed; a link below it never is."""
+    real = tmp_path / "real-project"
+    (real / "src").mkdir(parents=True)
+    (tmp_path / "link-to-project").symlink_to(real)
+    (real / "out").symlink_to(tmp_path)
+    with module.open_target(tmp_path / "link-to-project", ("src", "app.py")) as target:
+        target.replace("x = 1\n")
+    assert (real / "src" / "app.py").read_text() == "x = 1\n"
+    with pytest.raises(FenceError, match=r"out is a symbolic link \(to "):
+        module.open_target(tmp_path / "link-to-project", ("out", "app.py"))

@@ -1,0 +1,1 @@
+"""Attacks on myrm's trust boundaries, one module per class of attack."""
