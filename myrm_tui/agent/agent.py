@@ -47,6 +47,7 @@ from myrm_tui.agent.tools.bash_background import BackgroundInfo, BackgroundJobs
 from myrm_tui.agent.tools.processes import kill_group_now
 from myrm_tui.agent.turn_record import TurnRecord
 from myrm_tui.agent.turn_state import CUT_OFF_NOTE, INTERRUPTED_RESULT, TurnState, assistant_message, calls_of
+from myrm_tui.agent.undo import with_undo_note
 from myrm_tui.agent.user_content import text_of_parts, user_content
 from myrm_tui.context.call_ids import unique_call_ids
 from myrm_tui.context.engine import TurnInput
@@ -206,7 +207,10 @@ class Agent:
                 )
             # A resend after a failed turn reuses the stored ask (agent/resend.py).
             content, artifacts = user_content(text, self._ctx.vault, self.settings.tool_output_cap)
-            reused = reusable_user_message(self.engine.last_row(), content)
+            last = self.engine.last_row()
+            reused = reusable_user_message(last, content)
+            if reused is None and last is not None:
+                content = with_undo_note(content, self.store, self.session_id, last.created_at)
             record = (
                 reused if reused is not None else self._record.append({"role": "user", "content": content}, artifacts)
             )

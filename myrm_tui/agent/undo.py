@@ -30,6 +30,7 @@ from typing import Any
 from myrm_tui.agent.checkpoints import FileChange, changes_of, sha256_hex
 from myrm_tui.agent.protected_paths import protection_of
 from myrm_tui.agent.tools.diffs import unified_diff
+from myrm_tui.context.undo_note import undo_note
 from myrm_tui.fenced_files import FenceError, Folder, Target, open_root, open_target, split_relative, user_file_mode
 from myrm_tui.store import event_kinds
 
@@ -309,3 +310,17 @@ def summary(plan: UndoPlan) -> str:
     for skip in plan.skipped:
         lines.append(f"{'blocked' if skip.blocking else 'skip'} {skip.path}: {skip.reason}")
     return "\n".join(lines)
+
+
+def with_undo_note(
+    content: str | list[dict[str, Any]], store: Any, session_id: str, since: float
+) -> str | list[dict[str, Any]]:
+    """`content` of the next user message, with a note of the files undone after `since` (the
+    last stored message's time) when there are any (context/undo_note.py: why)."""
+    events = [e for e in store.events(session_id, event_kinds.UNDO) if e.created_at > since and e.data.get("paths")]
+    if not events:
+        return content
+    paths = [str(p) for e in events for p in e.data["paths"]]
+    turns = [int(t) for e in events for t in e.data.get("turns", ())]
+    parts: list[dict[str, Any]] = [{"type": "text", "text": content}] if isinstance(content, str) else list(content)
+    return [*parts, {"type": "text", "text": undo_note(paths, turns)}]

@@ -36,14 +36,18 @@ def user_content(
 
 
 def text_of_parts(content: str | list[dict[str, Any]]) -> str:
-    """The text a person typed: the text parts of list content, joined (attached files are not
-    typed text: they are left out)."""
+    """The text a person typed: the text parts of list content, joined (attached files and the
+    undo note are not typed text: they are left out)."""
     if isinstance(content, str):
         return content
     from myrm_tui.agent.attachments import attachment_of
+    from myrm_tui.context.undo_note import is_note_part
 
     return "\n".join(
         str(p.get("text", ""))
         for p in content
-        if isinstance(p, dict) and p.get("type") == "text" and attachment_of(str(p.get("text", ""))) is None
+        if isinstance(p, dict)
+        and p.get("type") == "text"
+        and attachment_of(str(p.get("text", ""))) is None
+        and not is_note_part(p)
     )

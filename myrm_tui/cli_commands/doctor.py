@@ -243,6 +243,24 @@ def _store_lines(workspace: Path) -> tuple[bool, list[str]]:
     return store_lines(workspace)
 
 
+def _limits_line(settings: Settings) -> str:
+    """The per-call limits and whether they hold here: a cgroup is made and removed, as a bash
+    call would (agent/sandbox/limits.py: when the process limit cannot hold)."""
+    from myrm_tui.agent.sandbox.limits import limits_for, limits_note, make_cgroup
+
+    limits = limits_for(settings.sandbox_max_processes, settings.sandbox_max_memory_mb)
+    cgroup = make_cgroup(limits, f"doctor-{os.getpid()}")
+    try:
+        note = limits_note(limits, cgroup)
+    finally:
+        if cgroup is not None:
+            cgroup.remove()
+    processes = str(limits.max_processes) if limits.max_processes else "no limit"
+    memory = f"{limits.max_memory_bytes // (1024 * 1024)} MB" if limits.max_memory_bytes else "no limit"
+    shown = f"per call: {processes} processes, {memory} of memory"
+    return f"  {BAD} {shown}; {note}" if note else f"  {OK} {shown}"
+
+
 def _sandbox_lines(settings: Settings) -> list[str]:
     """The bash sandbox: the mode, bwrap and whether it really starts a sandbox here (a probe
     run of `bwrap … true`). Never fatal: without it bash still runs, guarded by approvals."""
@@ -257,6 +275,7 @@ def _sandbox_lines(settings: Settings) -> list[str]:
         return [
             f"  {OK} {status.mode}: {probe.version or 'bwrap'} at {probe.path} starts a sandbox here",
             f"  {INFO} network: {network}; secrets are removed from the commands' environment",
+            _limits_line(settings),
         ]
     return [
         f"  {BAD} {status.mode} is configured but bash runs WITHOUT a sandbox: {status.problem}",

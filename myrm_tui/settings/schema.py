@@ -1,7 +1,9 @@
 """The one settings schema: every configurable value, its type, default and help.
 
-Config files, `MYRM_*` environment variables, CLI flags, `myrm doctor` and the TUI settings
-screen are all generated from SETTINGS, so a value is declared exactly once. The typed attributes
+Config files, `MYRM_*` environment variables, `myrm doctor` and the TUI settings screen are all
+read from SETTINGS, so a value is declared once; the few CLI flags that set a value (`--model`,
+`--approve`, ...) are declared in cli.py and checked against SETTINGS when applied
+(env_layer.apply_flags: an unknown key is a programming error). The typed attributes
 of Settings are generated too, into settings/typed_values.py: after changing SETTINGS, run
 `python -m myrm_tui.settings.gen_typed` (tests/settings/test_typed_values.py says when it is due).
 """

@@ -91,3 +91,32 @@ async def test_a_timeout_the_model_asks_for_is_capped_and_said(tmp_path):
     result = await Bash().run({"command": "sleep 30", "timeout": 3600}, ctx)
     assert result.status == "timeout" and time.monotonic() - started < 20
     assert "capped at 2s" in result.content and "[timed out after 2s" in result.content
+
+
+def test_a_killed_myrms_cgroups_are_swept_by_the_next_call():
+    """A myrm killed mid-call never removes its call cgroup; the next myrm's call removes it (an
+    empty one of a process that is gone), and leaves a live process's alone."""
+    import subprocess
+
+    from myrm_tui.agent.sandbox.limits import limits_for, make_cgroup
+
+    probe = make_cgroup(limits_for(64, 0), "probe")
+    if probe is None:
+        pytest.skip("no writable pids cgroup here (not root): nothing is created to leak")
+    base = probe.folders[0].parent
+    probe.remove()
+    gone = subprocess.Popen(["true"])
+    gone.wait()  # a pid that existed and is gone now
+    dead = base / f"myrm-{gone.pid}-0123abcd"
+    live = base / f"myrm-{os.getppid()}-0123abcd"
+    dead.mkdir()
+    live.mkdir()
+    try:
+        call = make_cgroup(limits_for(64, 0), "next")
+        assert call is not None
+        call.remove()
+        assert not dead.exists() and live.exists()
+    finally:
+        for folder in (dead, live):
+            if folder.exists():
+                folder.rmdir()

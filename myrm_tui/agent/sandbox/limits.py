@@ -27,7 +27,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 # The cgroup folders this process creates are named after it, so a leftover (a call whose last
-# process took a moment to exit) is swept at the next call and never mistaken for another's.
+# process took a moment to exit, or a myrm that was killed) is swept at a later call, by this
+# process or the next myrm, and never mistaken for a running one's.
 _PREFIX = f"myrm-{os.getpid()}-"
 _CGROUP_ROOT = Path("/sys/fs/cgroup")
 # A child cgroup can only be removed once its last process has been reaped: after the call's
@@ -187,11 +188,25 @@ def make_cgroup(limits: CallLimits, serial: str) -> CallCgroup | None:
 
 
 def _sweep(base: Path) -> None:
-    """Remove this process's leftover call cgroups (empty ones only: rmdir refuses the others)."""
+    """Remove leftover call cgroups: this process's, and those of myrm processes that are gone (one
+    killed mid-call never removed its own). Empty ones only: rmdir refuses the others."""
     with contextlib.suppress(OSError):
-        for old in base.glob(f"{_PREFIX}*"):
+        for old in base.glob("myrm-*-*"):
+            owner = old.name.split("-")[1]
+            if not old.name.startswith(_PREFIX) and (not owner.isdigit() or _alive(int(owner))):
+                continue
             with contextlib.suppress(OSError):
                 old.rmdir()
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # another user's process: alive
+        return True
+    return True
 
 
 def limits_note(limits: CallLimits, cgroup: CallCgroup | None) -> str | None:

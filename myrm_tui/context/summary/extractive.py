@@ -23,6 +23,7 @@ from myrm_tui.context.filters.notable import standout_facts, stated_values
 from myrm_tui.context.intent import _text_of, looks_failed
 from myrm_tui.context.summary.outcomes import ANSWERED, UNANSWERED, WRITE_TOOLS, CallFact, span_facts
 from myrm_tui.context.summary.schema import FileChange, StructuredSummary, body_text
+from myrm_tui.context.undo_note import UNDONE
 from myrm_tui.context.views import msg_handle, tool_identity
 from myrm_tui.sinks import SCAN_CHARS, SUMMARY_BODY, scrub
 from myrm_tui.store.tool_status import DENIED, INTERRUPTED, OK, UNKNOWN
@@ -143,7 +144,10 @@ def _with_new_values(files: dict[str, str], calls: Sequence[CallFact]) -> dict[s
             values[path] = text
         else:  # a longer edit or a whole-file write: the earlier value may be gone
             values.pop(path, None)
-    return {path: f"{op}; now: {values[path]}" if path in values else op for path, op in files.items()}
+    # An undone file's last edit is not its value any more (context/undo_note.py).
+    return {
+        path: f"{op}; now: {values[path]}" if path in values and op != UNDONE else op for path, op in files.items()
+    }
 
 
 _NOT_RUN = {

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from myrm_tui.context.intent import _text_of
+from myrm_tui.context.undo_note import UNDONE, undone_in, without_notes
 from myrm_tui.context.views import parse_arguments
 from myrm_tui.store.tool_status import DENIED, INTERRUPTED, OK, UNKNOWN, stored_status
 
@@ -55,17 +56,25 @@ class SpanFacts:
     asks: tuple[AskFact, ...]
     calls: tuple[CallFact, ...]
     answers: tuple[int, ...]  # indexes of final assistant replies
+    # (index of the user message, paths) for each undo note (context/undo_note.py)
+    undone: tuple[tuple[int, tuple[str, ...]], ...] = ()
 
     def files_modified(self) -> dict[str, str]:
-        """path → the last successful write op: a denied, failed or interrupted write, and any
-        read, leave a file unmodified."""
-        files: dict[str, str] = {}
+        """path → the last successful write op, or "undone" when an undo put the file back after
+        it: a denied, failed or interrupted write, and any read, leave a file unmodified."""
+        steps: list[tuple[int, str, str]] = []
         for call in self.calls:
             op = WRITE_TOOLS.get(call.name)
             path = call.arguments.get("path")
             if op and call.status == OK and isinstance(path, str) and path:
-                files.pop(path, None)  # re-inserted: the order is "last modified"
-                files[path] = op
+                steps.append((call.index, path, op))
+        steps += [(index, path, UNDONE) for index, paths in self.undone for path in paths]
+        files: dict[str, str] = {}
+        for _index, path, op in sorted(steps, key=lambda step: step[0]):  # stable: calls keep their order
+            if op == UNDONE and path not in files:
+                continue  # put back a file this span never wrote: nothing it says is undone
+            files.pop(path, None)  # re-inserted: the order is "last modified"
+            files[path] = op
         return files
 
     def call_status(self) -> dict[str, str]:
@@ -98,9 +107,14 @@ def span_facts(messages: Sequence[dict[str, Any]], *, ends_turn: bool = False) -
             asks.append(AskFact(pending[0], pending[1], fate, answer))
             pending = None
 
+    undone: list[tuple[int, tuple[str, ...]]] = []
     for i, message in enumerate(messages):
         role = message.get("role")
         if role == "user":
+            paths = undone_in(message)
+            if paths:
+                undone.append((i, paths))
+                message = {**message, "content": without_notes(message.get("content") or "")}
             text = _text_of(message).strip()
             if text:
                 close(UNANSWERED)
@@ -128,4 +142,4 @@ def span_facts(messages: Sequence[dict[str, Any]], *, ends_turn: bool = False) -
                 )
             )
     close(UNANSWERED if ends_turn else OPEN)
-    return SpanFacts(tuple(asks), tuple(calls), tuple(answers))
+    return SpanFacts(tuple(asks), tuple(calls), tuple(answers), tuple(undone))

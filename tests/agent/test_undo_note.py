@@ -1,0 +1,82 @@
+"""After an undo, the model is told which files went back, and summaries stop calling them modified.
+
+Through the real agent, store, undo and compaction; the model is the scripted provider, which
+records every request it gets (what the provider would have received).
+"""
+
+from __future__ import annotations
+
+import json
+
+from agent_helpers import drive, make_agent
+
+from myrm_tui.agent import undo
+from myrm_tui.agent.user_content import text_of_parts
+from myrm_tui.context.undo_note import UNDONE
+
+
+def call(name: str, call_id: str, **arguments) -> dict:
+    return {"id": call_id, "name": name, "arguments": arguments}
+
+
+def requests(record) -> list[list[dict]]:
+    return [json.loads(line) for line in record.read_text().splitlines()]
+
+
+async def test_the_next_request_names_the_undone_files_and_the_summary_says_undone(store, workspace, tmp_path):
+    (workspace / "notes.txt").write_text("old notes\n")
+    record = tmp_path / "main.jsonl"
+    script = tmp_path / "main.json"
+    script.write_text(
+        json.dumps(
+            {
+                "turns": [
+                    {"tool_calls": [call("file_write", "c1", path="notes.txt", content="new notes\n")]},
+                    {"text": "Wrote notes.txt."},
+                    {"text": "Noted."},
+                    {"text": "Bye."},
+                ],
+                "record": record.name,
+            }
+        )
+    )
+    agent = make_agent(store, workspace, f"scripted/{script}", approval="yolo")
+    await drive(agent, "rewrite the notes")
+    undo.apply(undo.plan_last(store, agent.session_id, workspace), store, agent.session_id, workspace)
+    assert (workspace / "notes.txt").read_text() == "old notes\n"
+
+    await drive(agent, "what is in the notes now?")
+    last_user = [m for m in requests(record)[-1] if m["role"] == "user"][-1]
+    parts = last_user["content"]
+    assert isinstance(parts, list) and parts[0]["text"] == "what is in the notes now?"
+    note = parts[-1]["text"]
+    assert note.startswith("<files_undone>") and '"notes.txt"' in note and "Read a file again" in note
+    # Said once: the turn after does not repeat it.
+    await drive(agent, "thanks")
+    assert [m for m in requests(record)[-1] if m["role"] == "user"][-1]["content"] == "thanks"
+    # The transcript shows what the person typed, not the note.
+    stored = [m for m in store.messages(agent.session_id) if m.role == "user"]
+    assert [text_of_parts(m.message["content"]) for m in stored] == [
+        "rewrite the notes",
+        "what is in the notes now?",
+        "thanks",
+    ]
+
+    await agent.compact_now()
+    files = [
+        f
+        for node in store.summaries(agent.session_id)
+        if node["status"] == "active"
+        for f in node["content"].get("files_modified", [])
+    ]
+    assert [f["change"] for f in files if f["path"] == "notes.txt"] == [UNDONE], files
+
+
+async def test_no_note_without_an_undo(store, workspace, tmp_path):
+    record = tmp_path / "main.jsonl"
+    script = tmp_path / "main.json"
+    script.write_text(json.dumps({"turns": [{"text": "Hi."}, {"text": "Again."}], "record": record.name}))
+    agent = make_agent(store, workspace, f"scripted/{script}")
+    await drive(agent, "hello")
+    await drive(agent, "hello again")
+    assert [m for m in requests(record)[-1] if m["role"] == "user"][-1]["content"] == "hello again"
