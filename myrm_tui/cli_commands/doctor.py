@@ -162,7 +162,7 @@ def _filter_lines(workspace: Path, trust: WorkspaceTrust | None) -> list[str]:
     if not lines:
         lines.append(
             f"  {INFO} none ({user_filters_dir(user_config_dir())}/*.toml or "
-            f"{workspace_filters_dir(workspace)}/*.toml add your own; see the README)"
+            f"{workspace_filters_dir(workspace)}/*.toml add your own; see docs/using-the-engine.md)"
         )
     return [for_terminal(line) for line in lines]
 

@@ -33,12 +33,7 @@ def mcp_lines(settings: Any, workspace: Path, trust: Any) -> list[str]:
     ]
     lines: list[str] = []
     if not settings.mcp_servers and not waiting:
-        return [
-            (
-                f"  {INFO} none configured (`[mcp_servers.NAME]` in config.toml, or `.mcp.json`; see the "
-                'README\'s "MCP servers")'
-            )
-        ]
+        return [(f"  {INFO} none configured (`[mcp_servers.NAME]` in config.toml, or `.mcp.json`; see docs/mcp.md)")]
     # Imported only with servers to list: the MCP stack brings the agent's tools (~1 s cold).
     from myrm_tui.mcp.connection import DISABLED, READY
     from myrm_tui.mcp.manager import McpManager

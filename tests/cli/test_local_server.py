@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 from fake_openai_server import FakeOpenAI, answer, error, running_fake_openai
 
-README = Path(__file__).resolve().parents[2] / "README.md"
+PROVIDERS_DOC = Path(__file__).resolve().parents[2] / "docs" / "providers.md"
 # A real key of another provider, set while the local server is used: it must never reach it.
 ANTHROPIC_KEY = "sk-ant-real-key-of-another-provider-0002"
 OPENAI_KEY = "sk-openai-test-key-for-the-server-0003"
@@ -33,8 +33,9 @@ def server() -> Iterator[FakeOpenAI]:
 
 
 def readme_recipe() -> str:
-    """The README's config block for a local server (the ```toml block under "Real providers")."""
-    section = README.read_text(encoding="utf-8").split("## Real providers", 1)[1]
+    """The manual's config block for a local server (the first ```toml block of "Real providers",
+    docs/providers.md, which the README's quick start links through docs/models.md)."""
+    section = PROVIDERS_DOC.read_text(encoding="utf-8")
     return re.search(r"```toml\n(.*?)```", section, re.DOTALL).group(1)
 
 

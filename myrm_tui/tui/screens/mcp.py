@@ -29,8 +29,8 @@ from myrm_tui.tui.css import sibling_css
 GLYPHS = {READY: "●", STARTING: "…", FAILED: "✗", CRASHED: "✗", DISABLED: "○"}
 NO_SERVERS = (
     "No MCP servers are configured. Add `[mcp_servers.NAME]` with `command` (or `url`) to your "
-    "config.toml, or put an `.mcp.json` in the workspace (trusted workspaces only); the README's "
-    '"MCP servers" section shows both.'
+    "config.toml, or put an `.mcp.json` in the workspace (trusted workspaces only); docs/mcp.md "
+    "shows both."
 )
 
 
