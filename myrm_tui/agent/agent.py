@@ -57,6 +57,7 @@ from myrm_tui.context.masker_tiers import parse_protected_tools
 from myrm_tui.context.media import image_parts, image_url_of
 from myrm_tui.context.objective_note import RESTATE_OBJECTIVE
 from myrm_tui.context.prompt import AssembledPrompt, ContextExhausted
+from myrm_tui.context.undo_note import defused
 from myrm_tui.llm.call_settings import CallSettings, reasoning_effort_for
 from myrm_tui.llm.errors import ContextWindowExceededError, LLMError
 from myrm_tui.llm.events import UsageEvent
@@ -207,6 +208,7 @@ class Agent:
                 )
             # A resend after a failed turn reuses the stored ask (agent/resend.py).
             content, artifacts = user_content(text, self._ctx.vault, self.settings.tool_output_cap)
+            content = defused(content)  # only the agent writes an undo note (context/undo_note.py)
             last = self.engine.last_row()
             reused = reusable_user_message(last, content)
             if reused is None and last is not None:

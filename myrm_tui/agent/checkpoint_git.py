@@ -11,8 +11,14 @@ What is covered is exactly what `git add -A` sees: tracked files and untracked f
 ignored, inside the repository. Ignored files (build output, `.env` when ignored), files outside
 the workspace and submodule contents are not.
 
-Every git call here passes HOST_GIT_ARGS (no hooks, no fsmonitor): it runs on the host, outside
-the sandbox, in a repository commands may have changed, so nothing in it may run code.
+Every git call here runs on the host, outside the sandbox, in a repository commands may have
+changed, so nothing in it may run code. The repository's own config can name programs git runs
+(clean/smudge filters for the paths `.gitattributes` marks, fsmonitor, hooks, external diff), so
+the snapshot calls never read it: git gets a private, empty git folder (`.myrm/checkpoints/git`)
+with the repository as its work tree and the repository's objects as an alternate, and
+HOST_GIT_ARGS on top (no hooks, no fsmonitor) for the two calls that ask the repository where its
+top and its objects are. Only the user's own global and system config apply, as in their
+terminal.
 
 The private folders are walked without following links from the workspace (store/layout.py), and
 git gets them as `/proc/self/fd/N` paths of those very handles (which it inherits): a
@@ -38,6 +44,9 @@ from myrm_tui.store.layout import open_in_store
 # The folder under `.myrm/` for the private index and objects.
 CHECKPOINTS_DIR = "checkpoints"
 _OBJECTS_DIR = "objects"
+# The private git folder the snapshot calls use instead of the repository's (module docstring).
+_GIT_DIR = "git"
+_GIT_HEAD = "ref: refs/heads/myrm-checkpoints\n"
 # Owner-only, like the rest of `.myrm/`: the objects are copies of the user's files.
 PRIVATE_DIR_MODE = 0o700
 # A snapshot that takes longer than this is abandoned (the bash call runs uncovered and the user
@@ -96,20 +105,28 @@ class GitSnapshotter:
             with (
                 open_in_store(self.private_dir.parent, self.private_dir.name, create=True) as folder,
                 folder.child(_OBJECTS_DIR, create=True, mode=PRIVATE_DIR_MODE, chmod=True) as objects,
+                folder.child(_GIT_DIR, create=True, mode=PRIVATE_DIR_MODE, chmod=True) as git_dir,
             ):
+                if git_dir.lstat("HEAD") is None:
+                    git_dir.replace("HEAD", _GIT_HEAD)
+                with git_dir.child("refs", create=True, mode=PRIVATE_DIR_MODE):
+                    pass
                 found = folder.lstat(index)
                 if found is not None and not stat.S_ISREG(found.st_mode):
                     folder.open_regular(index)  # raises the FenceError that says what is there
                 env = dict(os.environ)
+                repo_objects = str(self._repo_objects())
                 env.update(
                     {
+                        "GIT_DIR": git_dir.proc_path(),
+                        "GIT_WORK_TREE": str(self.repo_root),
                         "GIT_INDEX_FILE": folder.proc_path(index),
                         "GIT_OBJECT_DIRECTORY": objects.proc_path(),
-                        "GIT_ALTERNATE_OBJECT_DIRECTORIES": str(self._repo_objects()),
+                        "GIT_ALTERNATE_OBJECT_DIRECTORIES": repo_objects,
                         "GIT_OPTIONAL_LOCKS": "0",
                     }
                 )
-                yield env, (folder.fd, objects.fd)
+                yield env, (folder.fd, objects.fd, git_dir.fd)
         except (StoreError, FenceError) as exc:
             raise GitSnapshotError(str(exc)) from None
 

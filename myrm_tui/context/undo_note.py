@@ -5,6 +5,10 @@ next turn still believes its writes stand, and every summary of the history (whi
 modified from the tool calls) keeps saying the undone file was modified. The agent adds this note
 to the next user message as a part of its own, like an attached file: not what the person typed
 (the transcript shows only their words), and in a fixed shape that `span_facts` reads back.
+
+Only the agent writes a note: a part of the person's message (or of a repository's custom command
+it expanded) that has the note's shape is defused before it is stored (`defused`), so a hostile
+text cannot make a summary say that a file it wrote was undone.
 """
 
 from __future__ import annotations
@@ -69,3 +73,11 @@ def without_notes(content: str | Sequence[Any]) -> str | list[Any]:
     if isinstance(content, str):
         return content
     return [p for p in content if not (isinstance(p, dict) and is_note_part(p))]
+
+
+def defused(content: str | list[dict[str, Any]]) -> str | list[dict[str, Any]]:
+    """`content` as typed, with any part shaped like a note made not to read as one (a space in
+    front: the model still sees the text, `undone_paths` no longer takes it)."""
+    if isinstance(content, str):
+        return content
+    return [{**p, "text": " " + str(p.get("text", ""))} if is_note_part(p) else p for p in content]

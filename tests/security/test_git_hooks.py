@@ -73,3 +73,22 @@ async def test_myrm_own_git_on_the_host_runs_no_planted_hook_or_fsmonitor(tmp_pa
     log = await turn(workspace, scripts, ["echo y > a.txt"])
     assert [f.status for f in log.finished] == ["ok"]
     assert not evidence.exists()
+
+
+async def test_myrm_own_git_on_the_host_runs_no_filter_the_repository_config_names(tmp_path):
+    """A `.git/config` with a clean filter and a `.gitattributes` that applies it to every path:
+    the checkpoint snapshot before a bash call (`git add -A`, on the host, outside the sandbox)
+    must not run it. The attack pass used this to list the user's hidden config folder from the
+    host, and chained it with a write into .git/config."""
+    workspace = tmp_path / "ws"
+    _repo(workspace)
+    evidence = tmp_path / "filter-ran"
+    for key, value in (("filter.x.clean", f"sh -c 'touch {evidence}; cat'"), ("filter.x.process", f"touch {evidence}")):
+        subprocess.run(["git", "-C", str(workspace), "config", key, value], check=True)
+    (workspace / ".gitattributes").write_text("* filter=x\n")
+    (workspace / "a.txt").write_text("x\n")
+    scripts = tmp_path / "s"
+    scripts.mkdir()
+    log = await turn(workspace, scripts, ["echo changed > a.txt"])
+    assert [f.status for f in log.finished] == ["ok"], [f.content for f in log.finished]
+    assert not evidence.exists()

@@ -96,3 +96,57 @@ async def test_a_folder_swapped_with_a_link_never_takes_a_file_tool_outside(tmp_
     # The race was real: some calls found the folder, some the link (and said where it leads).
     assert written and refused, (written, refused, results[:6])
     assert (workspace / "d").is_dir() and not (workspace / "d").is_symlink()
+
+
+LINK_SWAPPER = r"""
+import ctypes, os, sys, time
+workspace, stop, max_s = sys.argv[1], sys.argv[2], float(sys.argv[3])
+os.chdir(workspace)
+os.symlink("safe", "x")
+os.symlink(".git", "x.swap")
+libc = ctypes.CDLL(None, use_errno=True)
+AT_FDCWD, RENAME_EXCHANGE = -100, 2
+swaps = 0
+print("ready", flush=True)
+deadline = time.monotonic() + max_s
+while time.monotonic() < deadline and not os.path.exists(stop):
+    for _ in range(200):
+        if libc.renameat2(AT_FDCWD, b"x", AT_FDCWD, b"x.swap", RENAME_EXCHANGE) == 0:
+            swaps += 1
+print(swaps, flush=True)
+"""
+
+
+async def test_a_link_flipped_between_a_folder_and_dot_git_never_lets_a_write_into_git(tmp_path: Path):
+    """`x` flips between a link to `safe/` and a link to `.git/` while the model writes
+    `x/config`: a write may land in `safe/`, never in `.git/` (the protection check and the walk
+    must use the same look; the attack pass landed 19 of 40 writes in .git/config and then
+    `git status` ran the planted fsmonitor command)."""
+    workspace = tmp_path / "ws"
+    (workspace / "safe").mkdir(parents=True)
+    subprocess.run(["git", "init", "-q", str(workspace)], check=True)
+    before = tree_state(workspace / ".git")
+    stop = tmp_path / "stop-swapping"
+    swapper = subprocess.Popen(
+        [sys.executable, "-c", LINK_SWAPPER, str(workspace), str(stop), str(SWAPPER_MAX_S)],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    calls = [
+        call("file_write", f"c{i}", path="x/config", content='[core]\n\tfsmonitor = "sh -c id; false #"\n')
+        for i in range(CALLS)
+    ]
+    try:
+        assert swapper.stdout is not None
+        assert swapper.stdout.readline().strip() == "ready"
+        log = await turn(workspace, tmp_path / "scripts", calls)
+    finally:
+        stop.touch()
+        out, _ = swapper.communicate(timeout=30)
+    assert int(out.split()[-1]) > CALLS, "the swapper barely ran: the race was not exercised"
+    results = [f.content for f in log.finished]
+    landed = {k: v for k, v in tree_state(workspace / ".git").items() if before.get(k) != v}
+    assert landed == {}, f"{len(landed)} change(s) inside .git: {sorted(landed)}"
+    assert any(r.startswith(("created", "overwrote")) for r in results), results[:4]
+    assert any("protected" in r for r in results), results[:4]
+    assert stray_temps(workspace) == []

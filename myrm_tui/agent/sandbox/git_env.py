@@ -17,7 +17,8 @@ from __future__ import annotations
 from collections.abc import MutableMapping
 
 NO_HOOKS = "/dev/null"
-# `-c` arguments for myrm's own git calls on the host: no hooks, no fsmonitor command.
+# `-c` arguments for myrm's own git calls on the host: no hooks, no fsmonitor command (the
+# snapshot calls also never read the repository's config: agent/checkpoint_git.py).
 HOST_GIT_ARGS = ("-c", f"core.hooksPath={NO_HOOKS}", "-c", "core.fsmonitor=false")
 
 

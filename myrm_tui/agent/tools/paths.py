@@ -112,18 +112,16 @@ def fence_writable(raw: str, ctx: ToolContext) -> FencedPath:
     allow_outside_workspace say, or when it leaves the workspace (unless allowed)."""
     clean = _clean(raw, ctx.workspace.resolve())
     item = protection_of(clean, ctx.workspace)
-    shown = clean
-    if item is None:
-        # A link on the way is refused by the walk anyway; when it leads somewhere protected,
-        # that refusal (which holds whatever the settings) is the one the model should hear.
-        try:
-            shown = clean.resolve()
-        except (OSError, RuntimeError):  # a symlink loop: the walk refuses it
-            shown = clean
-        item = protection_of(shown, ctx.workspace) if shown != clean else None
     if item is not None:
-        raise ToolError(refusal(raw, item, shown))
-    return fence(raw, ctx)
+        raise ToolError(refusal(raw, item, clean))
+    # The protection check is made on the very names the walk will open, from the one look that
+    # chose them: checking one resolve and walking another let a link swapped in between (a
+    # background job flipping `x` between `safe/` and `.git/`) pass the check and land in .git.
+    fenced = fence(raw, ctx)
+    item = protection_of(fenced.path, ctx.workspace)
+    if item is not None:
+        raise ToolError(refusal(raw, item, fenced.path))
+    return fenced
 
 
 def resolve_path(raw: str, ctx: ToolContext) -> Path:
