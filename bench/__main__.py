@@ -3,7 +3,8 @@
 Commands: workload (bench.workload), real-sessions (bench.real_sessions), score (bench.score),
 all / quick (bench.grid: every contender, tables and bench/results/<mode>.json), adversarial
 (bench.adversarial: B4's 12 hostile cases, bench/results/adversarial.json; also part of `all`),
-perf (bench.perf_tests: the test suite's wall-clock budgets, `pytest -m perf`).
+perf (bench.perf_tests: the test suite's wall-clock budgets, `pytest -m perf`), latency (bench.latency:
+seconds to an answer from the command line, `myrm run` against its floors).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ COMMANDS = {
     "quick": "bench.grid",
     "adversarial": "bench.adversarial",
     "perf": "bench.perf_tests",
+    "latency": "bench.latency",
 }
 
 

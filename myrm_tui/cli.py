@@ -26,6 +26,12 @@ DEFAULT_MODELS_LIMIT = 30
 HELP_MARKUP = None
 
 
+class RunOutput(StrEnum):
+    text = "text"
+    json = "json"
+    stream_json = "stream-json"
+
+
 class ExportFormat(StrEnum):
     md = "md"
     json = "json"
@@ -110,6 +116,14 @@ def run(
     json_out: Annotated[
         bool, typer.Option("--json", help="Print one JSON object at the end instead of streaming the answer.")
     ] = False,
+    output_format: Annotated[
+        RunOutput,
+        typer.Option(
+            "--output-format",
+            help="text (the answer streams), json (= --json), or stream-json "
+            "(one JSON event per line; docs/commands.md).",
+        ),
+    ] = RunOutput.text,
     approve: ApproveOpt = None,
     max_steps: Annotated[
         int | None, typer.Option("--max-steps", min=1, metavar="N", help="Most model calls in this turn.")
@@ -153,7 +167,8 @@ def run(
             model=model,
             session=session,
             continue_last=continue_last,
-            json_out=json_out,
+            json_out=json_out or output_format is RunOutput.json,
+            stream_json=output_format is RunOutput.stream_json,
             approve=approve.value if approve else None,
             max_steps=max_steps,
             compact=compact,
@@ -164,6 +179,14 @@ def run(
     except KeyboardInterrupt:  # Ctrl+C before the turn started (imports, opening the store)
         code = 130
     raise typer.Exit(code)
+
+
+@app.command("acp")
+def acp(model: ModelOpt = None, approve: ApproveOpt = None, trust: TrustOpt = False) -> None:
+    """Serve the Agent Client Protocol on stdin/stdout, for editors such as Zed (docs/acp.md)."""
+    from myrm_tui.cli_commands.acp import acp_command
+
+    raise typer.Exit(acp_command(model=model, approve=approve.value if approve else None, trust=trust))
 
 
 @sessions_app.command("list")

@@ -94,7 +94,12 @@ CLI_OUTPUT = Sink(
     "stderr notes, an MCP server's quoted stderr line); `run`'s own answer is exempt (output.answer)",
     CREDENTIALS_ONLY,
 )
-RUN_ECHO = Sink("run_echo", "cli_commands.run_report: tool lines (arguments, failures) on stderr", CREDENTIALS_ONLY)
+RUN_ECHO = Sink(
+    "run_echo",
+    "cli_commands.run_report: tool lines (arguments, failures) on stderr; acp.updates, acp.permission and "
+    "acp.history: tool titles, arguments, results and notices sent to an ACP client",
+    CREDENTIALS_ONLY,
+)
 PROVIDER_ERROR = Sink(
     "provider_error",
     "llm.classify: the endpoint and provider text quoted in an error (shown, stored as an error event)",

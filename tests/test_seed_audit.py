@@ -9,7 +9,12 @@ the table is finished, not skipped around.
 from __future__ import annotations
 
 import ast
+import os
 import re
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
@@ -179,3 +184,111 @@ def test_the_checker_catches_what_it_claims_to():
             "",
         ]
     )
+
+
+# -- Rows as a checked contract: each row below names a mutation its test kills ---------------
+#
+# Why a mutation and not only a reference: a test that exists but still passes when the
+# mechanism is gone claims more than it checks (issue 25 found five). Each entry is one small
+# edit to a copy of the package (the shared tree is never touched) and the row's test, run alone
+# against that copy, must fail. An anchor that no longer matches fails too: the row then needs
+# its mutation rewritten, not dropped.
+
+
+@dataclass(frozen=True)
+class RowMutation:
+    mechanism: str  # the row's mechanism cell, from its start
+    module: str  # path under the repository root
+    anchor: str  # the exact text the mutation replaces (once)
+    mutant: str
+    test: str  # tests/…::test_name[param], one test
+
+
+ROW_MUTATIONS = (
+    RowMutation(
+        "Back-fill after a switch to a thinking model",
+        "myrm_tui/context/stages/thinking_cleanup.py",
+        'backfill = family == REASONING_TOOLS and bool(stripped.get("tool_calls"))',
+        "backfill = False",
+        "tests/agent/test_reasoning_backfill_live.py::"
+        "test_after_a_switch_to_a_thinking_model_earlier_tool_turns_carry_reasoning_content[deepseek-reasoner]",
+    ),
+    RowMutation(
+        "Compression intent from the current query",
+        "myrm_tui/context/intent.py",
+        "    unique = list(dict.fromkeys(p for p in paths if len(p) >= 3))[:MAX_FOCUS]\n"
+        "    query = _text_of(rows[last_user_index].message)",
+        '    unique: list[str] = []\n    query = ""',
+        "tests/agent/test_compaction_intent_live.py::"
+        "test_a_full_event_spares_the_output_of_the_file_the_user_just_asked_about",
+    ),
+    RowMutation(
+        "Post-compaction-reread step",
+        "myrm_tui/context/stages/post_compaction_reread.py",
+        "    if reader is None:\n        return None\n    parts",
+        "    if True:\n        return None\n    parts",
+        "tests/agent/test_post_compaction_reread_live.py::"
+        "test_compact_then_the_next_request_carries_the_modified_file_as_it_is_now",
+    ),
+    RowMutation(
+        "Leaf summary of the oldest out-of-tail chunk",
+        "myrm_tui/context/summary/chunking.py",
+        '    is skipped: it gets the extractive body."""\n',
+        '    is skipped: it gets the extractive body."""\n    return []\n',
+        "tests/agent/test_compact_summarizes.py::"
+        "test_compact_on_a_40_turn_chat_writes_model_summaries_with_the_focus_and_frees_tokens",
+    ),
+    RowMutation(
+        "Four priority tiers",
+        "myrm_tui/context/stages/compress.py",
+        "    def mask_priority(self, i: int, last_user: int) -> int:\n",
+        "    def mask_priority(self, i: int, last_user: int) -> int:\n        return 2\n",
+        "tests/agent/test_mask_priority_live.py::"
+        "test_a_full_event_masks_the_file_reads_and_keeps_the_older_command_outputs",
+    ),
+)
+# A mutated run gets this long: the slowest named test takes ~30 s on a loaded 2-core box.
+MUTANT_TIMEOUT_S = 240
+# The mutant runs cost 20-70 s each (a fresh interpreter, litellm's import, the live test), so
+# they run on demand and in the mutation job: `MYRM_MUTATION_ROWS=1 pytest tests/test_seed_audit.py`.
+RUN_MUTANTS = os.environ.get("MYRM_MUTATION_ROWS") == "1"
+
+
+def _row(mechanism: str) -> list[str]:
+    found = [row for row in all_rows() if row[0].startswith(mechanism)]
+    assert len(found) == 1, f"{mechanism!r} matches {len(found)} rows"
+    return found[0]
+
+
+@pytest.mark.parametrize("mutation", ROW_MUTATIONS, ids=lambda m: m.mechanism[:40])
+def test_each_mutation_row_is_cited_by_its_row_and_still_applies(mutation: RowMutation):
+    """The cheap half of the contract (every run): the row is implemented, cites the killing
+    test, and the mutation's anchor is still in the module exactly once."""
+    row = _row(mutation.mechanism)
+    assert row[1] == "implemented"
+    assert f"`{mutation.test.split('[')[0]}`" in row[3], "the row cites the test that kills its mutation"
+    assert (ROOT / mutation.module).read_text(encoding="utf-8").count(mutation.anchor) == 1
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not RUN_MUTANTS, reason="mutant runs are on demand: MYRM_MUTATION_ROWS=1")
+@pytest.mark.parametrize("mutation", ROW_MUTATIONS, ids=lambda m: m.mechanism[:40])
+def test_each_rows_test_fails_when_its_mutation_is_applied(mutation: RowMutation, tmp_path: Path):
+    copy = tmp_path / "mutant"
+    shutil.copytree(ROOT / "myrm_tui", copy / "myrm_tui", ignore=shutil.ignore_patterns("__pycache__"))
+    module = copy / mutation.module
+    text = module.read_text(encoding="utf-8")
+    assert text.count(mutation.anchor) == 1, "the mutation no longer applies: rewrite it for the current code"
+    module.write_text(text.replace(mutation.anchor, mutation.mutant), encoding="utf-8")
+    env = {**os.environ, "PYTHONPATH": str(copy), "PYTHONDONTWRITEBYTECODE": "1"}
+    run = subprocess.run(
+        [sys.executable, "-m", "pytest", str(ROOT / mutation.test), "-x", "-q", "-p", "no:cacheprovider"],
+        cwd=copy,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=MUTANT_TIMEOUT_S,
+        check=False,
+    )
+    summary = run.stdout[-2000:]
+    assert "1 failed" in summary and run.returncode == 1, f"the mutant survived or did not run:\n{summary}"

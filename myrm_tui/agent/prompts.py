@@ -17,7 +17,10 @@ inside the workspace) is read once. Together they are capped at WORKSPACE_RULES_
 file that crosses the cap is cut and the ones after it are left out, each with a note naming
 it, in the prompt and in `myrm doctor` and the health screen. They are prompt text, not
 configuration: they are read without the workspace trust that settings need (as the peers read
-them), and nothing in them changes a setting, a tool or an approval.
+them), and nothing in them changes a setting, a tool or an approval. Because they are read
+without asking, a workspace file is read like file_read reads (a link only while it stays inside
+the workspace: a committed `AGENTS.md -> ~/.ssh/id_rsa` is left out) and each file only up to
+INSTRUCTION_FILE_MAX_BYTES, so a huge one a command made is cut, not a crash.
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ from pathlib import Path
 
 from myrm_tui.agent.discipline import discipline_block
 from myrm_tui.agent.limits import WORKSPACE_RULES_MAX_CHARS
+from myrm_tui.fenced_files import read_inside, read_users_own
 
 PROMPT_MODES = ("full", "lean", "naked", "search")
 # Modes that carry the discipline block. Not naked (the bare prompt, nothing added), not search
@@ -41,6 +45,11 @@ SEARCH_TOOL_PREFIX = "ctx_"
 WORKSPACE_RULE_FILES = ("AGENTS.md", "CLAUDE.md")
 # Where an instruction file was found.
 USER_SCOPE, WORKSPACE_SCOPE = "user", "workspace"
+# Bytes read of one instruction file: 4 per character of the shared cap (UTF-8's widest), so a
+# file the cap would cut anyway is never read further, and a 6 GB AGENTS.md a command left behind
+# costs 160 KB of memory instead of a MemoryError on every later run. What is past it is cut with
+# a note, like the shared cap's.
+INSTRUCTION_FILE_MAX_BYTES = 4 * WORKSPACE_RULES_MAX_CHARS
 
 _IDENTITY = (
     "You are myrm, a coding agent working in the user's project from a terminal. You act through "
@@ -208,6 +217,15 @@ def _candidates(workspace: Path, cwd: Path | None, user_dir: Path | None) -> lis
     return found
 
 
+def _read_instruction_file(workspace: Path, path: Path, scope: str) -> bytes | None:
+    """At most INSTRUCTION_FILE_MAX_BYTES + 1 bytes of a regular file (None: there is none). A
+    workspace file is read under the workspace's fence (fenced_files.read_inside: a committed
+    link to ~/.ssh or /proc/self/environ is refused); the user's own files may be links."""
+    if scope == USER_SCOPE:
+        return read_users_own(path, limit=INSTRUCTION_FILE_MAX_BYTES)
+    return read_inside(workspace, path, limit=INSTRUCTION_FILE_MAX_BYTES)
+
+
 def read_instructions(
     workspace: Path, cwd: Path | None = None, user_dir: Path | None = None, cap: int = WORKSPACE_RULES_MAX_CHARS
 ) -> Instructions:
@@ -219,27 +237,36 @@ def read_instructions(
     capped = False
     for path, scope, label in _candidates(workspace, cwd, user_dir):
         try:
-            if not path.is_file():
-                continue
             real = path.resolve()
             if real in seen:
                 continue
-            seen.add(real)
-            text = _normalise(path.read_bytes().decode("utf-8", errors="replace"))
-        except OSError:
+            data = _read_instruction_file(workspace, path, scope)
+        except (OSError, RuntimeError):  # a link out of the workspace, a folder, a FIFO, a loop
             continue
+        if data is None:
+            continue
+        seen.add(real)
+        over = len(data) > INSTRUCTION_FILE_MAX_BYTES
+        text = _normalise(data[:INSTRUCTION_FILE_MAX_BYTES].decode("utf-8", errors="replace"))
         if not text:
             continue
         shown = text[: max(0, left)]
-        files.append(InstructionFile(path, scope, label, len(text), len(shown)))
-        if len(shown) < len(text):
+        # An over-cap file counts one char more than its head: never shown as "whole".
+        files.append(InstructionFile(path, scope, label, len(text) + over, len(shown)))
+        if len(shown) < len(text) or over:
             capped = True
         if not shown:
             continue
         left -= len(shown)
-        if len(shown) < len(text):
+        if over and len(shown) == len(text):
             shown += (
-                f"\n[{label} cut at {len(shown):,} of {len(text):,} chars: instruction files share a "
+                f"\n[{label} cut at {len(shown):,} chars: the file is over "
+                f"{INSTRUCTION_FILE_MAX_BYTES:,} bytes, more than an instruction file may hold]"
+            )
+        elif len(shown) < len(text):
+            total = f"over {len(text):,}" if over else f"{len(text):,}"
+            shown += (
+                f"\n[{label} cut at {len(shown):,} of {total} chars: instruction files share a "
                 f"{cap:,}-char cap; read the file for the rest]"
             )
         tag = "user_rules" if scope == USER_SCOPE else "workspace_rules"

@@ -71,18 +71,21 @@ def quiet_closed_output() -> None:
         os.close(devnull)
 
 
-def _run_command_once(prompt: str, *, json_out: bool, model: str | None, **options: Any) -> int:
-    if not json_out:
+def _run_command_once(
+    prompt: str, *, json_out: bool, model: str | None, stream_json: bool = False, **options: Any
+) -> int:
+    if not (json_out or stream_json):
         return _run_command(prompt, json_out=False, model=model, **options)
     with _StreamWatch(sys.stdout) as stdout, _StreamWatch(sys.stderr) as stderr:
-        code = _run_command(prompt, json_out=True, model=model, **options)
+        code = _run_command(prompt, json_out=json_out, model=model, stream_json=stream_json, **options)
     if not stdout.written:
         lines = [line for line in "".join(stderr.text).splitlines() if line.strip()]
         message = next(
             (line.removeprefix("error: ") for line in lines if line.startswith("error: ")),
             lines[-1] if lines else "the run stopped before a turn could start",
         )
-        output.answer_json(json.dumps(_error_json(model, message, code), ensure_ascii=False))
+        error = _error_json(model, message, code)  # stream-json: the same document as its `result` line
+        output.answer_json(json.dumps({"type": "result", **error} if stream_json else error, ensure_ascii=False))
     return code
 
 
@@ -145,9 +148,13 @@ def _run_command(
     trust: bool = False,
     fork: bool = False,
     images: Sequence[str] = (),
+    stream_json: bool = False,
 ) -> int:
     if session and continue_last:
         err("error: use either --session ID or --continue, not both.")
+        return EXIT_USAGE
+    if json_out and stream_json:
+        err("error: use either --json or --output-format stream-json, not both.")
         return EXIT_USAGE
     if fork and not (session or continue_last):
         err("error: --fork needs the session to fork: add --session ID or --continue.")
@@ -236,7 +243,7 @@ def _run_command(
         agent = Agent(
             store=store, session_id=session_id, settings=settings, workspace=context.workspace, headless=True, mcp=mcp
         )
-        report = RunReport(session_id=session_id, model=settings.model, stream_text=not json_out)
+        report = _report(session_id, settings.model, json_out, store if stream_json else None)
         content = message_content(prompt, attached, files) if (attached or files) else prompt
         asyncio.run(_drive_with_servers(agent.turn(content), report, mcp, agent))
         report.finish_stdout()
@@ -246,9 +253,24 @@ def _run_command(
             _drop_if_nothing_to_resume(store, session_id, report)
         if json_out:
             output.answer_json(json.dumps(report.as_json(), ensure_ascii=False))
+        if stream_json:
+            from myrm_tui.cli_commands.run_stream import StreamJsonReport
+
+            if isinstance(report, StreamJsonReport):
+                report.result(report.exit_code())
         return report.exit_code()
     finally:
         store.close()
+
+
+def _report(session_id: str, model: str, json_out: bool, stream_to: Store | None) -> RunReport:
+    """--output-format stream-json prints JSON lines (run_stream.py, reading compactions from the
+    store); otherwise the text streams unless --json."""
+    if stream_to is not None:
+        from myrm_tui.cli_commands.run_stream import StreamJsonReport
+
+        return StreamJsonReport(session_id=session_id, model=model, stream_text=False, store=stream_to)
+    return RunReport(session_id=session_id, model=model, stream_text=not json_out)
 
 
 def _custom_command(prompt: str, model: str | None, trust: bool) -> tuple[str, str | None]:

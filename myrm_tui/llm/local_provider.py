@@ -9,14 +9,16 @@ terminal down with it. The worker lives as long as the app and keeps llama.cpp's
 between turns, so a prompt that starts with the previous prompt's bytes (the engine keeps
 prompts append-mostly) only evaluates the new suffix.
 
-This module is the litellm side: it finds the model file, reduces messages to what a chat-only
-model can read, and turns worker messages into litellm's generic streaming chunks.
+This module finds the model file, reduces messages to what a chat-only model can read, and turns
+worker messages into chunks: OpenAI-shaped ones for `llm.stream`, which calls `acompletion` here
+directly (no litellm import on the way to the first token), and litellm's generic streaming chunks
+for the CustomLLM handler that callers of litellm itself still reach.
 """
 
 from __future__ import annotations
 
 import importlib.util
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, cast
 
@@ -97,20 +99,46 @@ def worker_key(model: str, params: dict[str, Any]) -> local_client.WorkerKey:
     finder = LOCAL_MODELS.get(model)
     path = finder() if finder else None
     if path is None:
-        from myrm_tui.llm.litellm_module import load_litellm
-
-        litellm = load_litellm()
-
         known = ", ".join(f"{PROVIDER}/{name}" for name in LOCAL_MODELS)
-        raise litellm.NotFoundError(
-            f"no local model '{model}' installed (known: {known})", model=f"{PROVIDER}/{model}", llm_provider=PROVIDER
-        )
+        raise NotFoundError(f"no local model '{model}' installed (known: {known})")
     threads = params.get("n_threads")
     return local_client.key_for(path, LOCAL_CONTEXT_WINDOW, int(threads) if threads else None)
 
 
+class NotFoundError(Exception):
+    """No embedded model of that name is installed. Named like litellm's and the OpenAI client's
+    errors: `classify` names failures by class name, so both paths give the same sentence."""
+
+    status_code = 404
+
+
+class ContextWindowExceededError(Exception):
+    """The prompt does not fit the model's window (llama.cpp said so)."""
+
+    status_code = 400
+
+
+class InternalServerError(Exception):
+    """llama.cpp or its worker failed."""
+
+    status_code = 500
+
+
+def _direct_error(model: str, exc: BaseException) -> BaseException:
+    """Worker failures as our classifier understands them, without litellm (the direct path)."""
+    from myrm_tui.llm.errors import LLMError
+
+    if isinstance(exc, (LLMError, NotFoundError)):
+        return exc
+    text = str(exc)
+    if "exceed context window" in text or "context window" in text:
+        return ContextWindowExceededError(text)
+    return InternalServerError(f"llama.cpp failed: {text}")
+
+
 def _raise_for(model: str, exc: BaseException) -> BaseException:
-    """Worker failures as the errors litellm and our classifier understand."""
+    """Worker failures as the errors litellm and our classifier understand (the path through
+    litellm's CustomLLM, which wraps anything else it sees)."""
     from myrm_tui.llm.litellm_module import load_litellm
 
     litellm = load_litellm()
@@ -121,6 +149,8 @@ def _raise_for(model: str, exc: BaseException) -> BaseException:
         return exc
     full = f"{PROVIDER}/{model}"
     text = str(exc)
+    if isinstance(exc, NotFoundError):
+        return cast(BaseException, litellm.NotFoundError(text, model=full, llm_provider=PROVIDER))
     if "exceed context window" in text or "context window" in text:
         return cast(BaseException, litellm.ContextWindowExceededError(text, model=full, llm_provider=PROVIDER))
     return cast(
@@ -128,18 +158,54 @@ def _raise_for(model: str, exc: BaseException) -> BaseException:
     )
 
 
-async def stream_local(model: str, messages: list[dict], params: dict) -> AsyncIterator[dict]:
-    """litellm generic chunks for one call, served by the worker process."""
-    key = worker_key(model, params)
+async def stream_local(
+    model: str,
+    messages: list[dict],
+    params: dict,
+    errors: Callable[[str, BaseException], BaseException] = _raise_for,
+) -> AsyncIterator[dict]:
+    """litellm generic chunks for one call, served by the worker process; a failure is raised as
+    `errors(model, exc)` makes it."""
     wire_params = {name: params[name] for name in ("max_tokens", "temperature", "seed") if params.get(name) is not None}
     try:
+        key = worker_key(model, params)
         async for message in local_client.generate(key, f"{PROVIDER}/{model}", plain_messages(messages), wire_params):
             if message["op"] == "chunk":
                 yield _generic(message["text"])
             else:
                 yield _generic(finished=True, reason=message.get("reason") or "stop", usage=message.get("usage"))
     except Exception as exc:
-        raise _raise_for(model, exc) from exc
+        raise errors(model, exc) from exc
+
+
+def serves(model: str) -> bool:
+    """True for the embedded models' names (`local/<name>`)."""
+    return model.startswith(f"{PROVIDER}/")
+
+
+async def acompletion(**kwargs: Any) -> AsyncIterator[dict[str, Any]]:
+    """One streamed call to the embedded model without litellm (importing it cost `myrm run`
+    5-8 s, more than the model takes to load and answer): the worker's pieces as OpenAI-shaped
+    chunk dicts, which `llm.stream`'s assembler reads as it reads litellm's."""
+    model = str(kwargs["model"]).removeprefix(f"{PROVIDER}/")
+    params = {key: value for key, value in kwargs.items() if key not in ("model", "messages")}
+    return _openai_chunks(model, list(kwargs["messages"]), params)
+
+
+async def _openai_chunks(model: str, messages: list[dict], params: dict) -> AsyncIterator[dict[str, Any]]:
+    async for piece in stream_local(model, messages, params, errors=_direct_error):
+        chunk: dict[str, Any] = {
+            "choices": [
+                {
+                    "index": 0,
+                    "delta": {"content": piece["text"]} if piece["text"] else {},
+                    "finish_reason": piece["finish_reason"] or None,
+                }
+            ]
+        }
+        if piece["usage"]:
+            chunk["usage"] = piece["usage"]
+        yield chunk
 
 
 def make_handler() -> Any:

@@ -6,7 +6,8 @@ is retried only while the attempt has yielded nothing; after that it surfaces as
 StreamInterruptedError and the caller decides (the agent keeps the user's message).
 
 litellm is imported on the first call, never at module import (it costs seconds and the UI must
-paint first).
+paint first), and never for the user's own OpenAI-compatible server (llm/openai_compatible.py)
+or the embedded model (llm/local_provider.py).
 """
 
 from __future__ import annotations
@@ -15,9 +16,9 @@ import asyncio
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
-from myrm_tui.llm import retry_policy
+from myrm_tui.llm import openai_compatible, retry_policy
 from myrm_tui.llm.assembler import StreamAssembler
 from myrm_tui.llm.call_settings import CallSettings
 from myrm_tui.llm.classify import classify, endpoint_label
@@ -47,6 +48,19 @@ def _litellm() -> Any:
     litellm = load_litellm()
     ensure_providers_registered()
     return litellm
+
+
+def _client(model: str, api_base: str | None) -> Callable[..., Awaitable[Any]]:
+    """The `acompletion` that serves `model`: one path per provider family. The user's own
+    OpenAI-compatible server and the embedded model need no translation, so they skip litellm's
+    import (5-8 s); every other provider goes through litellm."""
+    if openai_compatible.serves(model, api_base):
+        return openai_compatible.acompletion
+    from myrm_tui.llm import local_provider  # the worker's client: loaded when a call needs it
+
+    if local_provider.serves(model):
+        return local_provider.acompletion
+    return cast(Callable[..., Awaitable[Any]], _litellm().acompletion)
 
 
 def is_openai_native(model: str, api_base: str | None = None) -> bool:
@@ -128,6 +142,8 @@ def _carries_output(chunk: Any) -> bool:
 
 def _content_type(response: Any) -> str | None:
     """The HTTP content type the endpoint answered with, when the provider stack kept it."""
+    if isinstance(response, openai_compatible.ChunkStream):
+        return response.content_type
     hidden = getattr(response, "_hidden_params", None) or {}
     headers = hidden.get("additional_headers") or {} if isinstance(hidden, dict) else {}
     value = headers.get("llm_provider-content-type") if isinstance(headers, dict) else None
@@ -222,8 +238,8 @@ async def stream(
     missing = missing_key_error(model, settings.api_base)
     if missing is not None:  # before litellm (seconds to import) and before any retry
         raise missing
-    litellm = _litellm()
     kwargs = completion_kwargs(model, messages, tools, settings)
+    acompletion = _client(model, settings.api_base)
     max_attempts = max(1, settings.max_attempts)
     deadlines = _Deadlines.start(model, endpoint_label(settings.api_base), settings)
     attempt = 0
@@ -234,7 +250,7 @@ async def stream(
         response: Any = None
         first_token_at = deadlines.first_token_at()
         try:
-            response = await _before(*deadlines.nearest(first_token_at), litellm.acompletion(**kwargs))
+            response = await _before(*deadlines.nearest(first_token_at), acompletion(**kwargs))
             chunks = response.__aiter__()
             while True:
                 try:

@@ -13,6 +13,7 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 
+from myrm_tui.fenced_files import FenceError, read_inside, read_users_own
 from myrm_tui.settings.paths import WORKSPACE_DIR_NAME
 
 COMMANDS_FOLDER = "commands"
@@ -60,9 +61,15 @@ def front_matter(text: str, path: Path, problems: list[str]) -> tuple[dict[str, 
     return keys, text[end + 4 :].lstrip("\n")
 
 
-def read_command_folder(folder: Path, problems: list[str]) -> Iterator[tuple[Path, dict[str, str], str]]:
+def read_command_folder(
+    folder: Path, problems: list[str], workspace: Path | None = None
+) -> Iterator[tuple[Path, dict[str, str], str]]:
     """(path, front matter, body) of each command file the folder holds, in name order; a file
-    that cannot be a command is skipped with one sentence in `problems`."""
+    that cannot be a command is skipped with one sentence in `problems`.
+
+    `workspace`: the folder is the repository's, so each file is read under its fence
+    (fenced_files.read_inside): a committed `hi.md` linked to ~/.ssh/id_rsa is refused, not sent
+    as the prompt. The user's own folder (None) may hold links."""
     try:
         files = sorted(p for p in folder.iterdir() if p.suffix.lower() == ".md")
     except (FileNotFoundError, NotADirectoryError):
@@ -80,15 +87,23 @@ def read_command_folder(folder: Path, problems: list[str]) -> Iterator[tuple[Pat
             )
             continue
         try:
-            if not path.is_file():
-                continue
-            if path.stat().st_size > MAX_COMMAND_BYTES:
-                problems.append(f"{path}: over {MAX_COMMAND_BYTES // 1024} KB; not loaded")
-                continue
-            text = path.read_bytes().decode("utf-8", errors="replace").replace("\r\n", "\n")
+            if workspace is None:
+                data = read_users_own(path, limit=MAX_COMMAND_BYTES)
+            else:
+                data = read_inside(workspace, path, limit=MAX_COMMAND_BYTES)
+        except FenceError as exc:
+            if not path.is_dir():  # a sub-folder named x.md is simply not a command, as before
+                problems.append(f"{path}: not loaded ({exc})")
+            continue
         except OSError as exc:
             problems.append(f"{path}: cannot read it ({exc.strerror or exc})")
             continue
+        if data is None:
+            continue
+        if len(data) > MAX_COMMAND_BYTES:
+            problems.append(f"{path}: over {MAX_COMMAND_BYTES // 1024} KB; not loaded")
+            continue
+        text = data.decode("utf-8", errors="replace").replace("\r\n", "\n")
         keys, body = front_matter(text, path, problems)
         body = body.strip("\n")
         if not body.strip():
@@ -101,7 +116,7 @@ def workspace_command_models(workspace: Path) -> tuple[tuple[str, str, Path], ..
     """(command, model, file) for each workspace command that names a model: what the
     workspace's trust covers of its commands (their text is prompt text, read without asking)."""
     found = []
-    for path, keys, _body in read_command_folder(workspace_commands_dir(workspace), []):
+    for path, keys, _body in read_command_folder(workspace_commands_dir(workspace), [], workspace):
         model = keys.get("model", "").strip()
         if model:
             found.append((f"/{path.stem}", model, path))

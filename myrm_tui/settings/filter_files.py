@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from myrm_tui.fenced_files import read_inside, read_users_own
 from myrm_tui.settings.config_problem import ConfigProblem
 from myrm_tui.settings.paths import WORKSPACE_DIR_NAME
 from myrm_tui.settings.trust import ACCEPT_ANY, WorkspaceTrust
@@ -108,8 +109,8 @@ def workspace_filter_bytes(workspace: Path) -> list[tuple[str, bytes]]:
         return []
     found = []
     for path in paths:
-        try:
-            found.append((path.name, path.read_bytes()))
+        try:  # under the workspace's fence: a committed link to a file outside is not read
+            found.append((path.name, read_inside(workspace, path, limit=MAX_FILE_BYTES) or b""))
         except OSError:
             found.append((path.name, b""))
     return found
@@ -130,7 +131,7 @@ def load_filter_files(workspace: Path, user_dir: Path, *, workspace_trusted: boo
     user = _read_folder(user_filters_dir(user_dir), USER, problems)
     own_folder = workspace_filters_dir(workspace)
     same = _same_folder(own_folder, user_filters_dir(user_dir))
-    workspace_specs = [] if same else _read_folder(own_folder, WORKSPACE, problems)
+    workspace_specs = [] if same else _read_folder(own_folder, WORKSPACE, problems, workspace)
     names = {spec.name for spec in user}
     kept_workspace = []
     for spec in workspace_specs:
@@ -153,21 +154,26 @@ def _same_folder(a: Path, b: Path) -> bool:
         return False
 
 
-def _read_folder(folder: Path, scope: str, problems: list[ConfigProblem]) -> list[FilterSpec]:
+def _read_folder(
+    folder: Path, scope: str, problems: list[ConfigProblem], workspace: Path | None = None
+) -> list[FilterSpec]:
     try:
         paths = sorted(p for p in folder.iterdir() if p.name.endswith(FILE_SUFFIX) and p.is_file())
     except OSError:
         return []  # no folder (the usual case) or unreadable: nothing to load
     specs = []
     for path in paths:
-        spec = read_filter_file(path, scope, problems)
+        spec = read_filter_file(path, scope, problems, workspace)
         if spec is not None:
             specs.append(spec)
     return specs
 
 
-def read_filter_file(path: Path, scope: str, problems: list[ConfigProblem]) -> FilterSpec | None:
-    """The filter in `path`, or None after appending why it is skipped."""
+def read_filter_file(
+    path: Path, scope: str, problems: list[ConfigProblem], workspace: Path | None = None
+) -> FilterSpec | None:
+    """The filter in `path`, or None after appending why it is skipped. `workspace`: the file is
+    the repository's and is read under its fence (no link out of it, fenced_files.read_inside)."""
 
     def problem(message: str) -> None:
         problems.append(ConfigProblem(str(path), None, f"{message}; this filter is skipped."))
@@ -177,7 +183,10 @@ def read_filter_file(path: Path, scope: str, problems: list[ConfigProblem]) -> F
         problem(f"the file name {name!r} is not a filter name (letters, digits, `_`, `-`, `.`; 64 at most)")
         return None
     try:
-        raw = path.read_bytes()
+        if workspace is None:
+            raw = read_users_own(path, limit=MAX_FILE_BYTES) or b""
+        else:
+            raw = read_inside(workspace, path, limit=MAX_FILE_BYTES) or b""
     except OSError as exc:
         problem(f"cannot read the file ({exc})")
         return None

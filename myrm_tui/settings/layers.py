@@ -10,12 +10,32 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
+from myrm_tui.fenced_files import FenceError, read_inside
 from myrm_tui.settings.config_problem import ConfigProblem
 from myrm_tui.settings.hooks_config import HookSpec
 from myrm_tui.settings.schema import SETTINGS, SettingSpec
 from myrm_tui.settings.settings import PermissionLists, RuleEntry, Settings
 
 PERMISSION_LISTS = ("allow", "deny")
+# `.myrm/config.toml` and `.mcp.json` hold a few KB of settings; 1 MB is far beyond any real one,
+# and a multi-GB file a command left in the workspace must not be read into memory on every start.
+WORKSPACE_FILE_MAX_BYTES = 1024 * 1024
+
+
+def read_workspace_file(workspace: Path, path: Path) -> tuple[bytes | None, str]:
+    """(bytes, '') of a workspace settings file; (None, '') when absent; (None, why) when it is
+    not read: a link out of the workspace (a committed `.myrm/config.toml` linked to the user's
+    own config would show it as the repository's), not a regular file, or over the cap. Shared
+    by the loader and the trust check, so both digest the same bytes."""
+    try:
+        data = read_inside(workspace, path, limit=WORKSPACE_FILE_MAX_BYTES)
+    except FenceError as exc:
+        return None, f"not read ({exc}); it is ignored."
+    except OSError as exc:
+        return None, f"cannot read the file ({exc}); it is ignored."
+    if data is not None and len(data) > WORKSPACE_FILE_MAX_BYTES:
+        return None, f"the file is over {WORKSPACE_FILE_MAX_BYTES:,} bytes; it is ignored."
+    return data, ""
 
 
 class Layers:
@@ -57,3 +77,12 @@ class Layers:
         except OSError as exc:
             self.problem(str(path), None, f"cannot read the file ({exc}); it is ignored.")
             return None
+
+    def read_workspace_bytes(self, path: Path | None, workspace: Path) -> bytes | None:
+        """`read_workspace_file`, its refusal recorded as a problem."""
+        if path is None:
+            return None
+        data, why = read_workspace_file(workspace, path)
+        if why:
+            self.problem(str(path), None, why)
+        return data

@@ -139,8 +139,8 @@ def _apply_workspace_files(
     """The repository's files (`.myrm/config.toml`, `.mcp.json`, `.myrm/filters/*.toml`, the
     models of `.myrm/commands/*.md`): values pass the workspace gate, every filter and command
     model needs trust; returns the trust state, keyed by all of them together (T.workspace_digest)."""
-    data = layers.read_bytes(path)
-    mcp_data = layers.read_bytes(mcp_json)
+    data = layers.read_workspace_bytes(path, workspace)
+    mcp_data = layers.read_workspace_bytes(mcp_json, workspace)
     if path is not None and (data is not None or (mcp_data is None and not filters and not commands)):
         shown = path
     elif mcp_data is not None and mcp_json is not None:

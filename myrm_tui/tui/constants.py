@@ -98,9 +98,16 @@ SPARKLINE_WIDTH = 48
 # The live block of a streamed reply (the one still growing) is parsed and rendered again every
 # frame; past this many characters (a long code fence, paragraph, single line or list) it is cut
 # into pieces rendered once each, keeping at least LIVE_BLOCK_KEEP_CHARS live (widgets/live_markdown.py).
-# ~2,000 characters parse and render in 2-5 ms on this box (20 fps: <= 10 % of a core, in a worker thread).
+# ~2,000 characters of prose parse and render in 2-5 ms on this box (20 fps: <= 10 % of a core, in a
+# worker thread).
 LIVE_BLOCK_CHARS = 2_000
 LIVE_BLOCK_KEEP_CHARS = 500
+# A code fence costs ~30 times more per character (Pygments and Rich's Syntax: 1,600 characters of
+# Python, 46 ms on this box), and a thread that renders most of the time holds the GIL the UI's
+# frames need, so a live fence is cut much sooner. Its pieces are whole lines highlighted on their
+# own, which looks the same for nearly all code (a multi-line string may recolour at the end).
+LIVE_FENCE_CHARS = 600
+LIVE_FENCE_KEEP_CHARS = 200
 # A finished streamed reply up to this size becomes Textual's Markdown widget (selection and links
 # at once; building its blocks costs ~1 ms per 1,000 characters). A longer one stays rows, as a stored
 # reply does (widgets/stored_reply.py: a Markdown tree of hundreds of blocks costs a relayout of

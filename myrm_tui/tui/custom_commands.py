@@ -79,9 +79,9 @@ class CustomCommands:
         return next((c for c in self.commands if c.name.lower() == lowered), None)
 
 
-def _read_folder(folder: Path, scope: str, problems: list[str]) -> list[CustomCommand]:
+def _read_folder(folder: Path, scope: str, problems: list[str], workspace: Path | None = None) -> list[CustomCommand]:
     """The folder's commands, read by settings/command_files.py (the reader the workspace's trust
-    digest uses too)."""
+    digest uses too); `workspace` fences the repository's own folder (no link out of it)."""
     return [
         CustomCommand(
             f"/{path.stem}",
@@ -92,7 +92,7 @@ def _read_folder(folder: Path, scope: str, problems: list[str]) -> list[CustomCo
             path,
             scope,
         )
-        for path, keys, body in read_command_folder(folder, problems)
+        for path, keys, body in read_command_folder(folder, problems, workspace)
     ]
 
 
@@ -102,7 +102,7 @@ def load_custom_commands(workspace: Path, user_dir: Path, builtin: Iterable[str]
     taken = {name.lower() for name in builtin}
     chosen: dict[str, CustomCommand] = {}
     for command in _read_folder(user_dir / COMMANDS_FOLDER, USER, problems) + _read_folder(
-        workspace_commands_dir(workspace), WORKSPACE, problems
+        workspace_commands_dir(workspace), WORKSPACE, problems, workspace
     ):
         key = command.name.lower()
         if key in taken:
@@ -128,14 +128,12 @@ def workspace_trusted(workspace: Path, user_dir: Path) -> bool:
     from myrm_tui.settings import trust as T
     from myrm_tui.settings.command_files import workspace_command_models
     from myrm_tui.settings.filter_files import workspace_filter_bytes
+    from myrm_tui.settings.layers import read_workspace_file
     from myrm_tui.settings.mcp_entries import workspace_mcp_json
     from myrm_tui.settings.paths import workspace_config_file
 
-    def read(path: Path) -> bytes | None:
-        try:
-            return path.read_bytes() if path.is_file() else None
-        except OSError:
-            return None
+    def read(path: Path) -> bytes | None:  # as the loader reads it (no link out, capped)
+        return read_workspace_file(workspace, path)[0]
 
     config, mcp_json = read(workspace_config_file(workspace)), read(workspace_mcp_json(workspace))
     filters = workspace_filter_bytes(workspace)

@@ -30,10 +30,15 @@ MODES = [
     pytest.param("workspace-write", marks=pytest.mark.skipif(not HAS_BWRAP, reason="needs a working bwrap")),
     "off",
 ]
-NEEDLE = "OSPREY-4471 port 8123"
+NEEDLE = "serve step 4000.5 ok OSPREY-4471"
 # ~120k characters of log lines with the needle alone in the middle; the command builds the needle
-# from pieces, so only the output (not the stored call) contains it.
-BIG_LOG = "seq -f 'serve step %g ok' 1 4000; printf 'OSPREY-%s port 8123\\n' 4471; seq -f 'serve step %g ok' 4001 8000"
+# from pieces, so only the output (not the stored call) contains it. The needle keeps the log's
+# shape (a line that breaks it is kept in the excerpt: `context/filters/notable.py`), so only
+# the vault has it.
+BIG_LOG = (
+    "seq -f 'serve step %g ok' 1 4000; printf 'serve step 4000.5 ok OSPREY-%s\\n' 4471; "
+    "seq -f 'serve step %g ok' 4001 8000"
+)
 
 
 @pytest.fixture

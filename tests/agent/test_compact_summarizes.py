@@ -19,14 +19,16 @@ from myrm_tui.context.tokens import count_message_tokens
 from myrm_tui.store import event_kinds
 
 # Plain prose, no identifiers: the auditor's retention check has nothing to miss, so a fixed
-# answer is a fair stand-in for a model that read the chunk.
+# answer is a fair stand-in for a model that read the chunk. A chunk may end on a question whose
+# answer comes after it; the summary keeps that open question as its active task, as a model
+# asked to does (the auditor rejects a summary that drops an open request).
 ANSWER_WORDS = (
     "Sure. Water the tomatoes early in the morning, mulch the beds against the heat, and keep "
     "the basil away from the mint so neither crowds the other. "
 ) * 4
 SUMMARY = {
     "user_goal": "plan a vegetable garden for the summer",
-    "active_task": "none",
+    "active_task": "the latest question: how to look after the garden this week",
     "completed_actions": ["answered questions about watering, mulching and planting"],
     "key_findings": ["tomatoes want water early in the morning"],
     "decisions": ["keep the basil away from the mint"],

@@ -24,8 +24,7 @@ REPO_ROOT = Path(__file__).resolve().parents[2]
 FAULTS_DIR = Path(__file__).resolve().parents[1] / "faults"
 if str(FAULTS_DIR) not in sys.path:
     sys.path.append(str(FAULTS_DIR))
-# A cold subprocess imports litellm (several seconds on a loaded 2-core machine).
-CLI_TIMEOUT_S = 180
+from cli_timeouts import CLI_TIMEOUT_S  # noqa: E402  (after the path setup above)
 
 
 def clean_env(config_dir: Path, extra: dict[str, str] | None = None) -> dict[str, str]:

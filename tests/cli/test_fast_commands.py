@@ -7,7 +7,7 @@ from __future__ import annotations
 import subprocess
 import sys
 
-from conftest import CLI_TIMEOUT_S
+from cli_timeouts import CLI_TIMEOUT_S
 
 
 def _run_and_list_modules(myrm, *args: str) -> tuple[subprocess.CompletedProcess[str], set[str]]:

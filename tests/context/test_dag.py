@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 from engine_helpers import info
 
@@ -89,21 +90,24 @@ async def test_a_summary_prepared_in_the_background_replaces_the_extractive_one(
     session = store.create_session(MODEL).id
     feed(store, session, 14)
     engine = ContextEngine(store, session, clock=lambda: 0.0)
-    answer = json.dumps(
-        {
-            "user_goal": "fix every module",
-            "active_task": "step 14: fix module_14.py please",
-            "completed_actions": [f"edited src/module_{i}.py (module_{i}.py)" for i in range(1, 15)],
-            "files_modified": [{"path": "src/module_1.py", "change": "a → b"}],
-            "decisions": ["keep the API of module_1"],
-            "next_steps": ["continue with the next module"],
-        }
-    )
     calls = []
 
     async def call(messages, max_output_tokens):
+        """A model that read the chunk: it names the modules the chunk edited, no others (the
+        auditor rejects an identifier the chunk does not have)."""
         calls.append(messages)
-        return CallResult(answer, 1000, 100, 0.0)
+        asked = " ".join(str(m.get("content", "")) for m in messages)
+        done = sorted({int(n) for n in re.findall(r"src/module_(\d+)\.py", asked)})
+        last = done[-1]  # its step may still be open at the chunk's end (no final reply yet)
+        answer = {
+            "user_goal": "fix every module",
+            "active_task": "none" if f"Fixed module_{last}." in asked else f"step {last}: fix module_{last}.py please",
+            "completed_actions": [f"edited src/module_{i}.py (module_{i}.py)" for i in done],
+            "files_modified": [{"path": f"src/module_{done[0]}.py", "change": "a → b"}],
+            "decisions": [f"keep the API of module_{done[0]}"],
+            "next_steps": ["continue with the next module"],
+        }
+        return CallResult(json.dumps(answer), 1000, 100, 0.0)
 
     # 5k: an emergency now would remove the oldest turns (at 10k masking alone would do, and
     # nothing is prepared for a removal that is not coming).

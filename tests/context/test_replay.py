@@ -76,7 +76,7 @@ def test_a_recorded_result_takes_the_live_spill_path():
     needle in the part it does not show must be found by recall."""
     body = (
         "\n".join(f"row {i} ok" for i in range(2_000))
-        + "\nNEEDLE-77aa88bb99 port=6001\n"
+        + "\nrow 2000.5 ok NEEDLE-77aa88bb99\n"  # the rows' shape: only the vault has it
         + "\n".join(f"row {i} ok" for i in range(2_000, 4_000))
     )
     lines = [
@@ -96,7 +96,7 @@ def test_a_recorded_result_takes_the_live_spill_path():
     result = next(m for m in turn2["prompt"] if m.get("role") == "tool")
     assert "vault://" in result["content"] and "NEEDLE-77aa88bb99" not in result["content"]
     assert len(result["content"]) < len(body)
-    assert "NEEDLE-77aa88bb99 port=6001" in probe["result"]
+    assert "row 2000.5 ok NEEDLE-77aa88bb99" in probe["result"]
     # The turn's last request is the one before the final answer: the agent asked twice.
     assert [m["role"] for m in turn1["prompt"]][-2:] == ["assistant", "tool"]
     assert len([e for e in turn1["events"] if "ladder" in e]) == 2

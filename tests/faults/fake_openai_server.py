@@ -227,3 +227,19 @@ def running_fake_openai() -> Iterator[FakeOpenAI]:
         loop.call_soon_threadsafe(loop.stop)
         thread.join(10)
         loop.close()
+
+
+# The two client paths a call to `openai/NAME` at an api_base (or to the embedded `local/NAME`) can
+# take (issue 27): myrm's own client (the default) and litellm's (every other provider's path).
+# Tests that describe the wire behaviour run on both, so the two cannot drift apart.
+WIRES = ("direct", "litellm")
+
+
+def use_wire(wire: str, monkeypatch) -> None:
+    """Send `openai/NAME` calls at an api_base and `local/NAME` calls through `wire` for the rest
+    of the test."""
+    from myrm_tui.llm import local_provider, openai_compatible
+
+    if wire == "litellm":
+        monkeypatch.setattr(openai_compatible, "serves", lambda model, api_base: False)
+        monkeypatch.setattr(local_provider, "serves", lambda model: False)

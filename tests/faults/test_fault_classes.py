@@ -1,5 +1,7 @@
 """Fault classes, each named by the sentence that is true, against a fake OpenAI-compatible
-server on 127.0.0.1 (canned bytes; the client stack litellm → openai → httpx is the real one).
+server on 127.0.0.1 (canned bytes; the client stack is the real one). The in-process tests run on
+both client paths (the `wire` fixture): myrm's own OpenAI-compatible client, which serves
+`openai/NAME` at an api_base, and litellm → openai → httpx, which serves every other provider.
 
 Before this suite each of these was named wrong (recorded in the issue): malformed stream data
 read "could not reach … check the network" and was retried; a 200 HTML page read "empty
@@ -24,6 +26,7 @@ from pathlib import Path
 import pytest
 from fake_openai_server import (
     FAKE_MODEL,
+    WIRES,
     FakeOpenAI,
     Reply,
     answer,
@@ -32,6 +35,7 @@ from fake_openai_server import (
     html_200,
     malformed_stream,
     running_fake_openai,
+    use_wire,
 )
 
 import myrm_tui  # noqa: F401  (offline env before litellm)
@@ -51,6 +55,13 @@ CLI_TIMEOUT_S = 180
 def fake_openai() -> Iterator[FakeOpenAI]:
     with running_fake_openai() as server:
         yield server
+
+
+@pytest.fixture(params=WIRES)
+def wire(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Each in-process fault test runs on myrm's own OpenAI-compatible client and on litellm's."""
+    use_wire(request.param, monkeypatch)
+    return request.param
 
 
 @pytest.fixture(autouse=True)
@@ -83,6 +94,7 @@ def retries(events: list) -> int:
 # -- malformed stream ≠ network ------------------------------------------------------------------
 
 
+@pytest.mark.usefixtures("wire")
 async def test_malformed_stream_data_is_named_malformed_not_network_and_not_retried(fake_openai: FakeOpenAI):
     fake_openai.default = malformed_stream()
     events, exc = await call(fake_openai.api_base)
@@ -96,6 +108,7 @@ async def test_malformed_stream_data_is_named_malformed_not_network_and_not_retr
 # -- bad body ≠ empty ----------------------------------------------------------------------------
 
 
+@pytest.mark.usefixtures("wire")
 async def test_a_200_html_page_is_named_a_page_not_an_empty_response(fake_openai: FakeOpenAI):
     fake_openai.default = html_200()
     events, exc = await call(fake_openai.api_base)
@@ -105,6 +118,7 @@ async def test_a_200_html_page_is_named_a_page_not_an_empty_response(fake_openai
     assert len(fake_openai.requests) == 1 and retries(events) == 0
 
 
+@pytest.mark.usefixtures("wire")
 async def test_a_200_json_body_to_a_streamed_request_is_not_an_empty_response(fake_openai: FakeOpenAI):
     fake_openai.default = Reply(kind="body", body=b'{"status": "ok"}')
     _events, exc = await call(fake_openai.api_base)
@@ -112,6 +126,7 @@ async def test_a_200_json_body_to_a_streamed_request_is_not_an_empty_response(fa
     assert "application/json" in exc.message and "instead of an event stream" in exc.message
 
 
+@pytest.mark.usefixtures("wire")
 async def test_a_real_but_empty_event_stream_is_still_an_empty_response(fake_openai: FakeOpenAI):
     # The contrast: an event stream that ends without output is the server failing (retried).
     fake_openai.default = Reply(events=("[DONE]",))
@@ -123,6 +138,7 @@ async def test_a_real_but_empty_event_stream_is_still_an_empty_response(fake_ope
 # -- the endpoint's auth ≠ server error ----------------------------------------------------------
 
 
+@pytest.mark.usefixtures("wire")
 async def test_credentials_in_api_base_are_a_config_error_sent_nowhere_and_not_retried(fake_openai: FakeOpenAI):
     password = "hunter2-Sup3r-s3cret"
     events, exc = await call(fake_openai.api_base_with(f"admin:{password}"))
@@ -133,6 +149,7 @@ async def test_credentials_in_api_base_are_a_config_error_sent_nowhere_and_not_r
     assert fake_openai.requests == [] and retries(events) == 0
 
 
+@pytest.mark.usefixtures("wire")
 @pytest.mark.parametrize("status", [401, 403])
 async def test_an_endpoint_refusing_the_credentials_is_auth_and_the_url_key_is_not_quoted(
     fake_openai: FakeOpenAI, status: int
@@ -146,6 +163,7 @@ async def test_an_endpoint_refusing_the_credentials_is_auth_and_the_url_key_is_n
     assert len(fake_openai.requests) == 1 and retries(events) == 0
 
 
+@pytest.mark.usefixtures("wire")
 async def test_a_proxy_asking_for_credentials_is_named_a_proxy(fake_openai: FakeOpenAI):
     fake_openai.default = error(407, "Proxy Authentication Required")
     events, exc = await call(fake_openai.api_base)
@@ -154,6 +172,7 @@ async def test_a_proxy_asking_for_credentials_is_named_a_proxy(fake_openai: Fake
     assert len(fake_openai.requests) == 1 and retries(events) == 0
 
 
+@pytest.mark.usefixtures("wire")
 async def test_a_real_server_error_is_still_retried(fake_openai: FakeOpenAI):
     fake_openai.default = error(500, "internal error", type_="server_error")
     events, exc = await call(fake_openai.api_base)
@@ -167,6 +186,7 @@ TRICKLE_PIECES = 40  # at one piece per TRICKLE_GAP_S the full answer would need
 TRICKLE_GAP_S = 0.5
 
 
+@pytest.mark.usefixtures("wire")
 async def test_a_trickling_server_cannot_outlast_the_whole_call_deadline(fake_openai: FakeOpenAI):
     fake_openai.default = answer(*[f"t{i} " for i in range(TRICKLE_PIECES)], gap_s=TRICKLE_GAP_S)
     events, exc = await call(fake_openai.api_base, timeout_s=2.0)
@@ -179,6 +199,7 @@ async def test_a_trickling_server_cannot_outlast_the_whole_call_deadline(fake_op
     assert len(fake_openai.requests) == 1 and retries(events) == 0, "no time is left for a retry"
 
 
+@pytest.mark.usefixtures("wire")
 async def test_a_silent_server_is_abandoned_at_the_first_token_deadline_and_retried(fake_openai: FakeOpenAI):
     fake_openai.plan = [answer("late", first_delay_s=30), answer("late", first_delay_s=30)]
     fake_openai.default = answer("on ", "time")
@@ -190,6 +211,7 @@ async def test_a_silent_server_is_abandoned_at_the_first_token_deadline_and_retr
     assert all("sent nothing within 1 s of the request (llm_first_token_timeout)" in r for r in reasons)
 
 
+@pytest.mark.usefixtures("wire")
 async def test_the_whole_call_deadline_bounds_first_token_retries(fake_openai: FakeOpenAI):
     fake_openai.default = hang()
     events, exc = await call(fake_openai.api_base, timeout_s=2.5, first_token_timeout_s=1.0, max_attempts=10)
@@ -198,6 +220,7 @@ async def test_the_whole_call_deadline_bounds_first_token_retries(fake_openai: F
     assert retries(events) == len(fake_openai.requests) - 1
 
 
+@pytest.mark.usefixtures("wire")
 async def test_a_slow_but_steady_answer_within_both_deadlines_completes(fake_openai: FakeOpenAI):
     fake_openai.default = answer("a ", "b ", "c", gap_s=0.05, first_delay_s=0.2)
     events, exc = await call(fake_openai.api_base, timeout_s=60.0, first_token_timeout_s=30.0)

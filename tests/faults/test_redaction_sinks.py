@@ -207,7 +207,12 @@ def drive_summary_body(world: World, tag: str, text: str) -> list[str]:
     )
     script = world.scratch() / "summarizer.json"
     script.write_text(json.dumps({"turns": [{"text": written.to_json()}] * 3}), encoding="utf-8")
-    messages = [{"role": "user", "content": f"{tag} {text} " + "context " * 3000}]  # a summary must be smaller
+    # A summary must be smaller than its chunk; the reply answers the ask, so the summary need
+    # not carry it as open (the auditor wants an open ask kept, and this one is mostly a key).
+    messages = [
+        {"role": "user", "content": f"{tag} {text} " + "context " * 3000},
+        {"role": "assistant", "content": "Noted."},
+    ]
     outcome = asyncio.run(
         summarize(
             messages,

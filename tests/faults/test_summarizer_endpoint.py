@@ -32,7 +32,8 @@ MAIN = "openai/main-on-my-box"
 SUMMARY = json.dumps(
     {
         "user_goal": "plan a vegetable garden",
-        "active_task": "none",
+        # A chunk may end on a question answered after it: the summary keeps it open.
+        "active_task": "the latest question: what to do in the garden",
         "completed_actions": [f"answered the garden question of week {n}" for n in range(12)],
         "key_findings": ["tomatoes want water early in the morning", "mulch keeps the beds cool"],
         "narrative": "A long conversation about watering, mulching and planting the garden.",

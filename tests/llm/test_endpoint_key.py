@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
-from fake_openai_server import FakeOpenAI, answer, error, running_fake_openai
+from fake_openai_server import WIRES, FakeOpenAI, answer, error, running_fake_openai, use_wire
 
 from myrm_tui.llm import CallSettings, errors, stream
 from myrm_tui.llm.events import FinishEvent, RetryEvent
@@ -29,8 +29,9 @@ def server() -> Iterator[FakeOpenAI]:
         yield fake
 
 
-@pytest.fixture(autouse=True)
-def _no_openai_key(monkeypatch: pytest.MonkeyPatch, fast_backoff) -> None:
+@pytest.fixture(autouse=True, params=WIRES)
+def _no_openai_key(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch, fast_backoff) -> None:
+    use_wire(request.param, monkeypatch)  # myrm's own OpenAI-compatible client, and litellm's
     for var in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "OPENAI_API_BASE"):
         monkeypatch.delenv(var, raising=False)
     monkeypatch.setenv("ANTHROPIC_API_KEY", ANTHROPIC_KEY)  # a real key of another provider is set

@@ -16,6 +16,7 @@ import time
 from pathlib import Path
 
 import pytest
+from fake_openai_server import WIRES, use_wire
 
 from myrm_tui.llm import errors, local_client, local_provider, registry
 from myrm_tui.llm.call_settings import CallSettings
@@ -23,6 +24,7 @@ from myrm_tui.llm.events import FinishEvent, TextDelta, UsageEvent
 from myrm_tui.llm.stream import stream
 
 pytestmark = pytest.mark.llama
+REPO_ROOT = Path(__file__).resolve().parents[2]
 
 PROMPT = [
     {"role": "system", "content": "You are brief."},
@@ -207,10 +209,49 @@ async def test_a_model_file_that_does_not_load_is_a_clear_error(tmp_path: Path):
     assert "could not load" in info.value.message
 
 
-async def test_unknown_local_model_is_not_found():
-    with pytest.raises(errors.ModelNotFoundError) as info:
-        [e async for e in stream("local/nonexistent", PROMPT, None, CallSettings())]
-    assert "local/smollm2" in info.value.message  # names what is available
+async def test_unknown_local_model_is_not_found_on_both_paths(monkeypatch: pytest.MonkeyPatch):
+    said = {}
+    for wire in WIRES:
+        with monkeypatch.context() as patch:
+            use_wire(wire, patch)
+            with pytest.raises(errors.ModelNotFoundError) as info:
+                [e async for e in stream("local/nonexistent", PROMPT, None, CallSettings())]
+        said[wire] = info.value.message
+        assert "local/smollm2" in info.value.message  # names what is available
+    assert said["direct"] == said["litellm"]
+
+
+async def test_both_paths_give_the_same_greedy_answer(monkeypatch: pytest.MonkeyPatch):
+    seen = {}
+    for wire in WIRES:
+        with monkeypatch.context() as patch:
+            use_wire(wire, patch)
+            settings = CallSettings(max_output_tokens=8, temperature=0.0)
+            events = [e async for e in stream("local/smollm2", PROMPT, None, settings)]
+        (usage,) = [e for e in events if isinstance(e, UsageEvent)]
+        text = "".join(e.text for e in events if isinstance(e, TextDelta))
+        seen[wire] = (text, usage.prompt_tokens, usage.completion_tokens, events[-1].reason)
+    assert seen["direct"] == seen["litellm"] and seen["direct"][0].strip()
+
+
+def test_myrm_run_on_the_embedded_model_never_imports_litellm(tmp_path: Path):
+    """`myrm run` on the embedded model paid litellm's import (5-8 s) before the first token
+    (issue 27): here importing litellm fails, so any import of it on the way fails the run."""
+    workspace = tmp_path / "ws"
+    (workspace / ".git").mkdir(parents=True)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MYRM_") and not k.endswith("_API_KEY")}
+    env["MYRM_CONFIG_DIR"] = str(tmp_path / "cfg")
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [env.get("PYTHONPATH"), str(REPO_ROOT)]))
+    code = (
+        "import sys; sys.modules['litellm'] = None; "
+        "sys.argv = ['myrm', 'run', '--model', 'local/smollm2', 'Name one colour of the rainbow.']; "
+        "from myrm_tui.cli import main; main()"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], cwd=workspace, env=env, capture_output=True, text=True, timeout=300, check=False
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip(), "the model's answer is printed"
 
 
 def test_registry_says_local_has_no_tools():

@@ -86,7 +86,8 @@ def _workspace_with_linked_logo(tmp_path: Path) -> tuple[Path, Path]:
 def test_an_image_named_in_the_chat_that_links_out_of_the_workspace_is_refused(tmp_path: Path):
     workspace, private = _workspace_with_linked_logo(tmp_path)
     pending = PendingImages()
-    with pytest.raises(AttachmentError, match=r"logo\.png is a symbolic link, or passes through one, to .*passport\.png, outside the workspace"):
+    linked_out = r"logo\.png is a symbolic link, or passes through one, to .*passport\.png, outside the workspace"
+    with pytest.raises(AttachmentError, match=linked_out):
         pending.for_message("what does @logo.png show?", workspace)
     with pytest.raises(AttachmentError, match="outside the workspace"):
         pending.add("logo.png", workspace)  # /image logo.png

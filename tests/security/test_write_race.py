@@ -15,7 +15,7 @@ import sys
 import time
 from pathlib import Path
 
-from security.file_attacks import call, stray_temps, tree_state, turn
+from security.file_attacks import FOLDER_SWAPPER, call, stray_temps, tree_state, turn
 
 # How many tool calls race the swapper: enough for the old walk-twice write to land outside many
 # times over (it did in about 1 of 4 calls), few enough for a few seconds of turn.
@@ -23,25 +23,6 @@ CALLS = 60
 # The swapper gives up after this even if nobody stops it (a hung test must not leave it running).
 SWAPPER_MAX_S = 60.0
 SECRET = "token = SECRET-FROM-THE-USER-CONFIG"
-
-SWAPPER = r"""
-import ctypes, os, sys, time
-workspace, outside, stop, max_s = sys.argv[1], sys.argv[2], sys.argv[3], float(sys.argv[4])
-os.chdir(workspace)
-os.symlink(outside, "d.swap")
-libc = ctypes.CDLL(None, use_errno=True)
-AT_FDCWD, RENAME_EXCHANGE = -100, 2
-swaps = 0
-print("ready", flush=True)
-deadline = time.monotonic() + max_s
-while time.monotonic() < deadline and not os.path.exists(stop):
-    for _ in range(200):
-        if libc.renameat2(AT_FDCWD, b"d", AT_FDCWD, b"d.swap", RENAME_EXCHANGE) == 0:
-            swaps += 1
-if swaps % 2:  # leave the real folder as `d`
-    libc.renameat2(AT_FDCWD, b"d", AT_FDCWD, b"d.swap", RENAME_EXCHANGE)
-print(swaps, flush=True)
-"""
 
 
 def _calls() -> list[dict]:
@@ -69,7 +50,7 @@ async def test_a_folder_swapped_with_a_link_never_takes_a_file_tool_outside(tmp_
     before = tree_state(user_config)
     stop = tmp_path / "stop-swapping"
     swapper = subprocess.Popen(
-        [sys.executable, "-c", SWAPPER, str(workspace), str(user_config), str(stop), str(SWAPPER_MAX_S)],
+        [sys.executable, "-c", FOLDER_SWAPPER, str(workspace), str(user_config), str(stop), str(SWAPPER_MAX_S)],
         stdout=subprocess.PIPE,
         text=True,
     )

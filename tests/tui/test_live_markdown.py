@@ -11,7 +11,7 @@ import random
 
 import pytest
 
-from myrm_tui.tui.constants import LIVE_BLOCK_CHARS
+from myrm_tui.tui.constants import LIVE_BLOCK_CHARS, LIVE_FENCE_CHARS
 from myrm_tui.tui.widgets.live_markdown import LiveMarkdown
 from myrm_tui.tui.widgets.stored_reply import render_reply, reply_palette
 
@@ -128,3 +128,16 @@ def test_finished_blocks_are_parsed_once():
     assert live.blocks >= 290
     assert live.parsed_chars <= 6 * len(text)
     assert live.rendered_chars <= 6 * len(text)
+
+
+def test_a_live_code_fence_is_rendered_in_short_pieces():
+    """Code costs ~30 times more per character to render than prose (Pygments), and the thread that
+    renders holds the GIL the UI's frames need: a frame renders a few hundred characters of a long
+    fence, not the LIVE_BLOCK_CHARS a paragraph may take (one frame renders it whole, at its end)."""
+    chunk = 100
+    _, rows, frames = stream(LONG_FENCE, [chunk])
+    bound = 2 * (LIVE_FENCE_CHARS + chunk)
+    assert bound < LIVE_BLOCK_CHARS
+    heavy = [f for f in frames if f[2] > bound]
+    assert len(heavy) <= 1, f"{len(heavy)} frames rendered more than {bound} characters of the fence"
+    assert plain(rows) == plain(render_reply(LONG_FENCE, WIDTH, PALETTE))

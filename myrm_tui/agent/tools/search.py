@@ -7,6 +7,9 @@ Symlinks: a walk never follows a link whose target is outside the tree it search
 workspace, or an outside folder the user allowed and named explicitly), the rule file_read
 applies to a path; such links are counted in a footer, never read or listed. Linked folders are
 not descended at all (no loops), and only regular files are read (a FIFO would hang grep).
+Folders are walked and files read through handles opened without following links
+(myrm_tui/fenced_files.py): a command the model started can swap a folder for a link while the
+walk runs, and a path listed then read again would follow it out.
 """
 
 from __future__ import annotations
@@ -16,7 +19,7 @@ import functools
 import os
 import re
 import stat
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -31,6 +34,7 @@ from myrm_tui.agent.limits import (
 )
 from myrm_tui.agent.tools.base import ApprovalPreview, Tool, ToolContext, ToolError, ToolResult
 from myrm_tui.agent.tools.paths import display_path, inside, resolve_path
+from myrm_tui.fenced_files import FenceError, Folder, open_root, read_inside, user_file, walk
 
 
 @dataclass
@@ -51,29 +55,89 @@ def _fence_of(root: Path, ctx: ToolContext) -> Path:
     return workspace if root.is_relative_to(workspace) else root
 
 
-def _is_regular_file(path: Path) -> bool:
+# Reads one found file: at most `limit + 1` bytes, through a handle (see `_walk_files`).
+Reader = Callable[[int], bytes]
+
+
+def _walk_files(root: Path, fence: Path, links_out: _LinksOut) -> Iterator[tuple[Path, Reader]]:
+    """Each regular file under `root` (or `root` itself), with the way to read it.
+
+    Why handles: a command the model started can swap a folder for a link to the user's config
+    while grep walks; a path listed and then read again would follow it. So the folders are
+    opened one name at a time from the fence's handle without following links
+    (myrm_tui/fenced_files.py), and a file is read through the folder handle it was listed in.
+    A folder that turns into a link between the listing and the descent is refused and counted
+    with the links out; a file link that stays inside the fence is read by `read_inside`, which
+    walks to its target without following anything either."""
     try:
-        return stat.S_ISREG(path.stat().st_mode)
+        info = os.stat(root)
     except OSError:
-        return False
-
-
-def _walk_files(root: Path, fence: Path, links_out: _LinksOut) -> Iterator[Path]:
-    if not root.is_dir():
-        if _is_regular_file(root):
-            yield root
         return
-    for folder, dirs, files in os.walk(root):  # followlinks=False: linked folders are not entered
-        dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS)
-        links_out.count += sum(
-            1 for d in dirs if (Path(folder) / d).is_symlink() and not inside(Path(folder) / d, fence)
-        )
-        for name in sorted(files):
-            path = Path(folder) / name
-            if path.is_symlink() and not inside(path, fence):
+    if not stat.S_ISDIR(info.st_mode):
+        if stat.S_ISREG(info.st_mode):
+            yield root, functools.partial(_read_named, root, fence)
+        return
+    try:
+        with open_root(fence) as base:
+            top = walk(base, root.relative_to(fence).parts)
+    except FenceError:
+        links_out.count += 1
+        return
+    except (OSError, ValueError):
+        return
+    with top:
+        yield from _walk_folder(top, fence, links_out)
+
+
+def _read_named(path: Path, fence: Path, limit: int) -> bytes:
+    """A file named as the search root: under the fence, or the outside file the user named."""
+    if path == fence:
+        with user_file(path) as target:
+            return target.read_bytes(limit=limit)
+    data = read_inside(fence, path, limit=limit)
+    if data is None:
+        raise FileNotFoundError(path)
+    return data
+
+
+def _walk_folder(folder: Folder, fence: Path, links_out: _LinksOut) -> Iterator[tuple[Path, Reader]]:
+    try:
+        names = sorted(folder.names())
+    except OSError:
+        return
+    below = []
+    for name in names:
+        try:
+            info = folder.lstat(name)
+        except OSError:
+            continue
+        if info is None:
+            continue
+        path = folder.path / name
+        if stat.S_ISLNK(info.st_mode):
+            if not inside(path, fence):
                 links_out.count += 1
-            elif _is_regular_file(path):
-                yield path
+            elif path.is_file():  # linked folders are not descended (no loops)
+                yield path, functools.partial(_read_named, path, fence)
+        elif stat.S_ISDIR(info.st_mode):
+            if name not in SKIP_DIRS:
+                below.append(name)
+        elif stat.S_ISREG(info.st_mode):
+            yield path, functools.partial(_read_listed, folder, name)
+    for name in below:
+        try:
+            child = folder.child(name)
+        except FenceError:  # swapped for a link (or a file) since the listing: never entered
+            links_out.count += 1
+            continue
+        except OSError:
+            continue
+        with child:
+            yield from _walk_folder(child, fence, links_out)
+
+
+def _read_listed(folder: Folder, name: str, limit: int) -> bytes:
+    return folder.read_bytes(name, limit=limit)
 
 
 def _compile(pattern: str) -> re.Pattern[str]:
@@ -112,16 +176,16 @@ class Grep(Tool):
         skipped_large = 0
         truncated = False
         links_out = _LinksOut()
-        for file in _walk_files(root, _fence_of(root, ctx), links_out):
+        for file, read in _walk_files(root, _fence_of(root, ctx), links_out):
             rel = display_path(file, ctx)
             if name_glob and not (Path(rel).match(name_glob) or file.match(name_glob)):
                 continue
             try:
-                if file.stat().st_size > GREP_MAX_FILE_BYTES:
-                    skipped_large += 1
-                    continue
-                data = file.read_bytes()
-            except OSError:
+                data = read(GREP_MAX_FILE_BYTES)
+            except OSError:  # gone, or a link now where a file was: skipped, never followed
+                continue
+            if len(data) > GREP_MAX_FILE_BYTES:
+                skipped_large += 1
                 continue
             if b"\x00" in data[:BINARY_SNIFF_BYTES]:
                 continue
@@ -203,30 +267,67 @@ def _glob(root: Path, pattern: tuple[str, ...], links_out: _LinksOut) -> Iterato
             return matches(p + 1, parts, prefix) or matches(p, parts[1:], prefix)
         return fnmatch.fnmatchcase(parts[0], pattern[p]) and matches(p + 1, parts[1:], prefix)
 
-    for folder, dirs, files in os.walk(root):  # followlinks=False: linked folders are not entered
-        base = Path(folder)
-        rel = base.relative_to(root).parts
-        kept = []
-        for name in sorted(dirs):
+    def visit(folder: Folder, rel: tuple[str, ...]) -> Iterator[str]:
+        # Listed and descended through handles (fenced_files.py), like grep's walk: a folder a
+        # command swaps for a link meanwhile is refused by `child`, never listed through.
+        dirs, files = _entries(folder)
+        for name in dirs:
             if name in SKIP_DIRS:
                 continue
-            path, parts = base / name, (*rel, name)
+            path, parts = folder.path / name, (*rel, name)
             listed, deeper = matches(0, parts, False), matches(0, parts, True)
             if not (listed or deeper):
                 continue
-            if path.is_symlink() and not inside(path, root):
+            linked = folder.lstat(name)
+            is_link = linked is not None and stat.S_ISLNK(linked.st_mode)
+            if is_link and not inside(path, root):
                 links_out.count += 1
                 continue
             if listed:
                 yield "/".join(parts)
-            if deeper and not path.is_symlink():
-                kept.append(name)
-        dirs[:] = kept
-        for name in sorted(files):
-            path = base / name
+            if deeper and not is_link:
+                try:
+                    child = folder.child(name)
+                except FenceError:
+                    links_out.count += 1
+                    continue
+                except OSError:
+                    continue
+                with child:
+                    yield from visit(child, parts)
+        for name in files:
+            path = folder.path / name
             if not matches(0, (*rel, name), False):
                 continue
             if path.is_symlink() and not inside(path, root):
                 links_out.count += 1
                 continue
             yield "/".join((*rel, name))
+
+    try:
+        top = open_root(root)
+    except OSError:
+        return
+    with top:
+        yield from visit(top, ())
+
+
+def _entries(folder: Folder) -> tuple[list[str], list[str]]:
+    """(folders, other entries) of `folder`, sorted; a link to a folder counts as a folder (it is
+    listed, never entered), as `os.walk` sorts them."""
+    dirs: list[str] = []
+    files: list[str] = []
+    try:
+        names = sorted(folder.names())
+    except OSError:
+        return dirs, files
+    for name in names:
+        try:
+            info = folder.lstat(name)
+        except OSError:
+            continue
+        if info is None:
+            continue
+        is_dir = stat.S_ISDIR(info.st_mode) or (stat.S_ISLNK(info.st_mode) and (folder.path / name).is_dir())
+        (dirs if is_dir else files).append(name)
+    return dirs, files

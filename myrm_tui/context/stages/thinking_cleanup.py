@@ -35,7 +35,10 @@ def clean_thinking(
         return message
     stripped = strip_inline_thinking(message)
     emptied = stripped is not message and not stripped.get("content")  # it was all inline reasoning
-    if not any(k in stripped for k in REASONING_KEYS):
+    # A tool turn with no reasoning still goes on to the back-fill below when the receiving family
+    # needs it (a model that wrote none answered it before a switch to a thinking model).
+    backfill = family == REASONING_TOOLS and bool(stripped.get("tool_calls"))
+    if not backfill and not any(k in stripped for k in REASONING_KEYS):
         return _filled(stripped) if emptied else stripped
     out = dict(stripped)
     if family == ANTHROPIC:

@@ -87,6 +87,9 @@ _STOPWORDS = frozenset(
 # Share of a rule's or an open ask's content words a summary must keep somewhere (a paraphrase
 # keeps most nouns: "never modify tests/fixtures" → "tests/fixtures must not be modified").
 MIN_WORD_SHARE = 0.5
+# Of a long rule or ask (a pasted log, a key) only its opening is checked: that is what the retry
+# feedback quotes, and no capable summary copies a pasted page into active_task.
+MAX_CHECKED_CHARS = 300
 # A token with a digit (a number, a version, a port, a duration, an id) of at least this many
 # characters: the summary must have it from the chunk. Shorter ones are counts ("3 files").
 MIN_NUMBER_CHARS = 3
@@ -258,8 +261,14 @@ def _words(text: str) -> list[str]:
 
 
 def _covered(text: str, summary_lower: str) -> bool:
-    words = _words(text)
+    words = _words(_comparable(text)[:MAX_CHECKED_CHARS])
     return not words or sum(w in summary_lower for w in words) >= MIN_WORD_SHARE * len(words)
+
+
+def _comparable(text: str) -> str:
+    """`text` with its secrets out: the accepted summary is redacted whole, so a key the user
+    pasted into a request is never content a summary must keep (or could keep)."""
+    return " ".join(_PLACEHOLDER.sub(" ", redact(text).text).split())
 
 
 def _message_text(message: dict[str, Any]) -> str:
@@ -287,7 +296,8 @@ def _load_bearing(messages: Sequence[dict[str, Any]]) -> list[Entity]:
         for call in message.get("tool_calls") or ():
             function = call.get("function") or {}
             said.append(f"{function.get('name', '')} {function.get('arguments', '')}")
-    conversation = extract_entities("\n".join(said))
+    # A key the user pasted is no identifier to keep: every summary is redacted whole.
+    conversation = extract_entities(_PLACEHOLDER.sub(" ", redact("\n".join(said)).text))
     seen = {e.value for e in conversation}
     extra: dict[str, Entity] = {}
     for found in outputs:
@@ -331,7 +341,19 @@ def _fidelity_problems(summary: StructuredSummary, text: str, source_text: str) 
 def _chunk_problems(summary: StructuredSummary, text: str, messages: Sequence[dict[str, Any]]) -> list[str]:
     """What a leaf must carry from its chunk: the user's rules, open asks and modified files."""
     problems: list[str] = []
-    lower = text.lower()
+    # A rule belongs where the schema puts rules (or in the goal, task or decisions it shapes): a
+    # resolved question that quotes the user's message, cut mid-rule, does not keep it.
+    ruled = [
+        summary.user_goal,
+        summary.active_task,
+        summary.narrative,
+        *summary.constraints_and_preferences,
+        *summary.decisions,
+        *summary.pending_user_asks,
+        *summary.next_steps,
+        *summary.blocked_items,
+    ]
+    rule_text = _comparable("\n".join(ruled)).lower()
     rules = [
         " ".join(sentence.split())
         for message in messages
@@ -339,22 +361,24 @@ def _chunk_problems(summary: StructuredSummary, text: str, messages: Sequence[di
         for sentence in _SENTENCE.split(_message_text(message))
         if RULE_SENTENCE.search(sentence)
     ]
-    lost = [rule for rule in dict.fromkeys(rules) if not _covered(rule, lower)]
+    lost = [rule for rule in dict.fromkeys(rules) if not _covered(rule, rule_text)]
     if lost:
         problems.append(
             "constraints_and_preferences must keep every rule the user set; missing: "
-            + " | ".join(f'"{rule[:200]}"' for rule in lost[:3])
+            + " | ".join(f'"{_comparable(rule)[:MAX_CHECKED_CHARS]}"' for rule in lost[:3])
             + "."
         )
     span = span_facts(messages)
     asks = " ".join([summary.active_task, *summary.pending_user_asks, *summary.next_steps, *summary.blocked_items])
     open_asks = [a.text for a in span.asks if a.fate != ANSWERED]
-    dropped = [ask for ask in open_asks if not _covered(ask, asks.lower())]
+    kept_asks = _comparable(asks).lower()
+    dropped = [ask for ask in open_asks if not _covered(ask, kept_asks)]
     if dropped:
         problems.append(
             "An open user request is missing: keep it in active_task (the newest) or "
-            f'pending_user_asks: "{" ".join(dropped[-1].split())[:300]}".'
+            f'pending_user_asks: "{_comparable(dropped[-1])[:MAX_CHECKED_CHARS]}".'
         )
+    lower = text.lower()
     files = [p for p in span.files_modified() if p.lower() not in lower and p.rsplit("/", 1)[-1].lower() not in lower]
     if files:
         named = ", ".join(files[:MAX_NAMED])

@@ -145,9 +145,7 @@ def _with_new_values(files: dict[str, str], calls: Sequence[CallFact]) -> dict[s
         else:  # a longer edit or a whole-file write: the earlier value may be gone
             values.pop(path, None)
     # An undone file's last edit is not its value any more (context/undo_note.py).
-    return {
-        path: f"{op}; now: {values[path]}" if path in values and op != UNDONE else op for path, op in files.items()
-    }
+    return {path: f"{op}; now: {values[path]}" if path in values and op != UNDONE else op for path, op in files.items()}
 
 
 _NOT_RUN = {

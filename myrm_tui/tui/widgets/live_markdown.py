@@ -12,10 +12,11 @@ stored reply (widgets/stored_reply.py), built block by block:
   the last is finished: it is rendered once and its rows are kept.
 - Only the last block, the live one, is parsed and rendered again, once per frame.
 - A live block that grows long (a long code fence, a long paragraph or one very long line, a long
-  list) is cut into pieces at safe places: the rows of the pieces before the last are kept, and
-  only the last piece is rendered again. Those rows are provisional (a piece is rendered on its
-  own: a fence's highlighting or a paragraph's wrapping can differ at a cut); when the block
-  ends, it is rendered once whole, so the finished rows are those of the whole text.
+  list; a fence sooner, its rendering costs far more per character) is cut into pieces at safe
+  places: the rows of the pieces before the last are kept, and only the last piece is rendered
+  again. Those rows are provisional (a piece is rendered on its own: a fence's highlighting or a
+  paragraph's wrapping can differ at a cut); when the block ends, it is rendered once whole, so
+  the finished rows are those of the whole text.
 
 Separators and trimming follow Rich's Markdown and `render_reply`, so the rows of a finished reply
 are the rows `render_reply` gives for its whole text (tests/tui/test_live_markdown.py checks it).
@@ -36,7 +37,7 @@ from dataclasses import dataclass
 from markdown_it.token import Token
 from rich.segment import Segment
 
-from myrm_tui.tui.constants import LIVE_BLOCK_CHARS, LIVE_BLOCK_KEEP_CHARS
+from myrm_tui.tui.constants import LIVE_BLOCK_CHARS, LIVE_BLOCK_KEEP_CHARS, LIVE_FENCE_CHARS, LIVE_FENCE_KEEP_CHARS
 from myrm_tui.tui.widgets.stored_reply import ReplyPalette, is_blank, markdown_parser, render_markdown
 
 Row = list[Segment]
@@ -224,7 +225,9 @@ class LiveMarkdown:
                 return
             parsed = self._parse(self._tail)
             shift = 0
-        if not final and len(self._tail) - self._cut > LIVE_BLOCK_CHARS and self._cut_live(parsed, shift):
+        fence = parsed.tokens[parsed.starts[0]].type == "fence"
+        limit = LIVE_FENCE_CHARS if fence else LIVE_BLOCK_CHARS
+        if not final and len(self._tail) - self._cut > limit and self._cut_live(parsed, shift):
             parsed = self._parse(self._context + self._tail[self._cut :])
         if final:
             self._finish_live(parsed)
@@ -274,7 +277,7 @@ class LiveMarkdown:
         """Move the cut of the long live block forward, rendering the piece it passes once.
         False when the block has no safe place to cut (a table, a quote): it is rendered whole."""
         kind = parsed.tokens[parsed.starts[0]].type
-        limit = len(self._tail) - LIVE_BLOCK_KEEP_CHARS
+        limit = len(self._tail) - (LIVE_FENCE_KEEP_CHARS if kind == "fence" else LIVE_BLOCK_KEEP_CHARS)
         start = self._cut
         if kind == "fence":
             context = self._context

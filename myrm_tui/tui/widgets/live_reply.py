@@ -5,7 +5,8 @@ only joins a list here (`append`); one frame every STREAM_FLUSH_INTERVAL_S hands
 `LiveMarkdown` (widgets/live_markdown.py) in a thread, which parses and renders only the block still
 growing, and the loop then takes the changed rows. One frame is in flight at a time, so text
 that arrives while a frame renders simply goes into the next one: a slow frame (a long table)
-delays the rows, never the chunks or the keys.
+delays the rows, never the chunks or the keys, and the next one waits a whole interval, so the UI's
+own frames get the GIL back between two slow renders.
 
 What the loop does per frame does not depend on the reply's length: swap in the changed rows,
 and ask for a layout only when the row count changed. Rows become strips when first painted.
@@ -19,6 +20,7 @@ import time
 
 from rich.segment import Segment
 from rich.style import Style
+from textual import events
 from textual.geometry import Region, Size
 from textual.strip import Strip
 from textual.widget import Widget
@@ -76,6 +78,12 @@ class LiveReply(Widget):
         self._incoming.append(delta)
         self._wake.set()
 
+    def on_resize(self, event: events.Resize) -> None:
+        """A new width renders the rows for it now, not when the next text arrives (the model may
+        pause): until then they are cut off or padded rows of the old width."""
+        if self._rows and self._content_width() != self._width:
+            self._wake.set()
+
     def _theme_changed(self) -> None:
         self._restyle = True
         self._strips_key = None
@@ -120,10 +128,15 @@ class LiveReply(Widget):
                     self._wake.set()
                     continue
                 frame = await self._next_frame(width, ending)
+                rendered = time.monotonic() - begun
                 self._apply(frame)
                 if ending:
                     return
-                await asyncio.sleep(max(0.0, STREAM_FLUSH_INTERVAL_S - (time.monotonic() - begun)))
+                # After a slow frame (a long table) a whole interval's pause, not what is left of it:
+                # the UI's own frames need the GIL the thread held, and get at least that long with
+                # it free. Not longer: a frame's work grows with the text waiting for it, so a pause
+                # that grew with the work would fall further and further behind a fast model.
+                await asyncio.sleep(max(STREAM_FLUSH_INTERVAL_S - rendered, min(rendered, STREAM_FLUSH_INTERVAL_S)))
         finally:
             self._ended.set()
 

@@ -1,0 +1,312 @@
+"""The ACP agent: the client's requests as myrm sessions and turns.
+
+One `myrm acp` process serves one workspace: the one holding the folder of the first
+session/new or session/load, whose settings, trust decision, store and approval policy are
+settled then, as `myrm run` settles them (cli_commands/acp.py); a later session in another
+workspace is refused (start another process for it). Sessions are the store's own, so
+`session/load` resumes a session made in the TUI or by `myrm run`, and the TUI or `myrm sessions`
+see what the editor did. Each session is claimed for this process (one writer per session,
+store/busy_fork.py), like `--session` in a run.
+
+A turn runs in its own task: `session/cancel` cancels that task, which is how the TUI and `myrm
+run` interrupt too (the agent answers every open call and keeps what was said); an approval is
+asked in a task beside the turn, so a cancel also ends the question.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from contextlib import aclosing
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, cast
+
+from acp import PROTOCOL_VERSION, RequestError
+from acp.schema import (
+    AgentCapabilities,
+    Implementation,
+    InitializeResponse,
+    LoadSessionResponse,
+    NewSessionResponse,
+    PromptCapabilities,
+    PromptResponse,
+    StopReason,
+    UsageUpdate,
+)
+
+from myrm_tui import __version__
+from myrm_tui.acp.history import history_updates
+from myrm_tui.acp.permission import ask_client, granted_update
+from myrm_tui.acp.prompt_text import PromptBlock, prompt_text
+from myrm_tui.acp.updates import updates_for
+from myrm_tui.agent.events import ApprovalAnswer, ApprovalRequest, StepStarted, TurnFinished
+from myrm_tui.sinks import session_title
+from myrm_tui.store.workspace import find_workspace_root
+
+if TYPE_CHECKING:
+    from acp.interfaces import Agent as AcpAgent
+    from acp.interfaces import Client
+
+    from myrm_tui.agent.agent import Agent
+    from myrm_tui.mcp.manager import McpManager
+    from myrm_tui.settings.settings import Settings
+    from myrm_tui.store.store import Store
+
+TITLE_CHARS = 60  # a session title is the first prompt's start, as `myrm run` names its sessions
+
+# How a myrm turn ended (agent TurnFinished.reason) as ACP's stop reason; a failed turn has said
+# why in an agent message, and ACP has no "error" stop reason, so it ends as end_turn.
+STOP_REASONS: dict[str, StopReason] = {
+    "stop": "end_turn",
+    "tool_limit": "max_turn_requests",
+    "length": "max_tokens",
+    "interrupted": "cancelled",
+    "error": "end_turn",
+}
+
+
+@dataclass(frozen=True)
+class Workspace:
+    """What the command settled for the workspace: its root, its settings and the open store."""
+
+    root: Path
+    settings: Settings
+    store: Store
+    # The settings a session runs with, given its stored model (settings.model_choice's rule).
+    settings_for_session: Callable[[str | None], Settings]
+    mcp_for: Callable[[Settings], McpManager | None]
+
+
+# The folder an editor names → the workspace holding it, or why sessions cannot start there.
+WorkspaceOpener = Callable[[Path], "Workspace | str"]
+
+
+@dataclass
+class OpenSession:
+    id: str
+    agent: Agent
+    mcp: McpManager | None
+    titled: bool
+    turn: asyncio.Task[StopReason] | None = None
+    cancel_requested: bool = False
+    asks: set[asyncio.Task[None]] = field(default_factory=set)
+
+
+def context_usage(agent: Agent, step: StepStarted) -> UsageUpdate:
+    """The ring's figure (the prompt of this model call against the model's window) in ACP's
+    context-usage update, sent before each model call."""
+    return UsageUpdate(
+        session_update="usage_update", used=max(0, step.prompt_tokens), size=max(0, agent.build.model.context_window)
+    )
+
+
+class MyrmAcpAgent:
+    """Implements the agent side of the SDK's protocol (acp.interfaces.Agent)."""
+
+    def __init__(self, opener: WorkspaceOpener) -> None:
+        self.opener = opener
+        self.opened: Workspace | None = None
+        self.client: Client | None = None
+        self.sessions: dict[str, OpenSession] = {}
+
+    def on_connect(self, conn: Client) -> None:
+        self.client = conn
+
+    # -- lifecycle
+    async def initialize(self, protocol_version: int, **kwargs: Any) -> InitializeResponse:
+        return InitializeResponse(
+            protocol_version=min(protocol_version, PROTOCOL_VERSION),
+            agent_capabilities=AgentCapabilities(
+                load_session=True,
+                # Text and embedded text resources (an editor's @-mentioned file); no images or audio yet.
+                prompt_capabilities=PromptCapabilities(image=False, audio=False, embedded_context=True),
+            ),
+            agent_info=Implementation(name="myrm", title="myrm", version=__version__),
+        )
+
+    async def authenticate(self, method_id: str, **kwargs: Any) -> None:
+        """No auth methods are offered: provider keys come from myrm's own config and environment."""
+        return None
+
+    async def new_session(self, cwd: str, mcp_servers: object = None, **kwargs: Any) -> NewSessionResponse:
+        self._check(cwd)
+        settings = self.workspace.settings
+        record = self.workspace.store.create_session(model=settings.model, title="")
+        self._open(record.id, settings, titled=False)
+        return NewSessionResponse(session_id=record.id)
+
+    async def load_session(
+        self, cwd: str, session_id: str, mcp_servers: object = None, **kwargs: Any
+    ) -> LoadSessionResponse:
+        self._check(cwd)
+        store = self.workspace.store
+        if session_id not in self.sessions:
+            from myrm_tui.store.busy_fork import open_for_writing
+            from myrm_tui.store.store import StoreError
+
+            try:
+                record = store.get_session(session_id)
+                if record.id != session_id:  # a prefix is a CLI convenience; the protocol names ids
+                    raise StoreError(f"no session {session_id!r} in this workspace")
+                writable = open_for_writing(store, record, fork=False, fork_if_busy=False)
+            except StoreError as exc:
+                raise RequestError.invalid_params({"message": str(exc)}) from exc
+            if writable.session_id is None:
+                raise RequestError.invalid_request({"message": writable.notice() or "the session is busy"})
+            self._open(record.id, self.workspace.settings_for_session(record.model), titled=True)
+        client = self._client()
+        for update in history_updates(store.messages(session_id), self.workspace.root):
+            await client.session_update(session_id=session_id, update=update)
+        return LoadSessionResponse()
+
+    # -- turns
+    async def prompt(self, prompt: list[PromptBlock], session_id: str, **kwargs: Any) -> PromptResponse:
+        session = self._session(session_id)
+        if session.turn is not None and not session.turn.done():
+            raise RequestError.invalid_request({"message": "a turn is already running in this session"})
+        text = prompt_text(prompt)
+        if not text.strip():
+            raise RequestError.invalid_params({"message": "the prompt has no text"})
+        if not session.titled:
+            self.workspace.store.rename_session(session_id, session_title(text, TITLE_CHARS))
+            session.titled = True
+        session.cancel_requested = False
+        session.turn = asyncio.create_task(self._drive(session, text))
+        try:
+            reason = await session.turn
+        except asyncio.CancelledError:
+            current = asyncio.current_task()
+            if current is not None and current.cancelling():  # this request itself is being cancelled
+                raise
+            return PromptResponse(stop_reason="cancelled")
+        return PromptResponse(stop_reason="cancelled" if session.cancel_requested else reason)
+
+    async def cancel(self, session_id: str, **kwargs: Any) -> None:
+        session = self.sessions.get(session_id)
+        if session is None or session.turn is None or session.turn.done():
+            return
+        session.cancel_requested = True
+        for ask in list(session.asks):
+            ask.cancel()
+        session.turn.cancel()
+
+    async def close(self) -> None:
+        """Stop every running turn (each stores its interruption), then the agents' background
+        commands and MCP servers, then close the store: nothing outlives the process."""
+        for session in self.sessions.values():
+            if session.turn is not None and not session.turn.done():
+                session.turn.cancel()
+                await asyncio.gather(session.turn, return_exceptions=True)
+            await session.agent.aclose()
+            if session.mcp is not None:
+                await session.mcp.aclose()
+        self.sessions.clear()
+        if self.opened is not None:
+            self.opened.store.close()
+
+    async def _drive(self, session: OpenSession, text: str) -> StopReason:
+        client = self._client()
+        reason: StopReason = "end_turn"
+        try:
+            async with aclosing(session.agent.turn(text)) as events:
+                async for event in events:
+                    if isinstance(event, ApprovalRequest):
+                        ask = asyncio.create_task(self._ask(session, event))
+                        session.asks.add(ask)
+                        ask.add_done_callback(session.asks.discard)
+                        continue
+                    if isinstance(event, TurnFinished):
+                        reason = STOP_REASONS.get(event.reason, "end_turn")
+                    if isinstance(event, StepStarted):
+                        await client.session_update(session_id=session.id, update=context_usage(session.agent, event))
+                    for update in updates_for(event, self.workspace.root):
+                        await client.session_update(session_id=session.id, update=update)
+        finally:
+            for ask in list(session.asks):
+                ask.cancel()
+        return reason
+
+    async def _ask(self, session: OpenSession, request: ApprovalRequest) -> None:
+        """Ask the client and answer the waiting call; anything but a chosen allow is a no."""
+        answer = ApprovalAnswer(False, reason="the editor did not answer")
+        try:
+            answer = await ask_client(self._client(), session.id, request, self.workspace.root)
+            if answer.allow:
+                await self._client().session_update(
+                    session_id=session.id, update=granted_update(request, self.workspace.root)
+                )
+        except Exception:  # noqa: BLE001 - a failed question is a denial, never a yes
+            answer = ApprovalAnswer(False, reason="the editor could not be asked")
+        finally:
+            if request.decision is not None and not request.decision.done():
+                request.decision.set_result(answer)
+
+    # -- helpers
+    @property
+    def workspace(self) -> Workspace:
+        if self.opened is None:
+            raise RequestError.invalid_request({"message": "no session yet: send session/new or session/load first"})
+        return self.opened
+
+    def _check(self, cwd: str) -> None:
+        """Open the workspace holding `cwd` on the first session; refuse another one later."""
+        folder = Path(cwd)
+        if not folder.is_absolute():
+            raise RequestError.invalid_params({"message": f"cwd must be an absolute path, not {cwd!r}"})
+        if self.opened is None:
+            opened = self.opener(folder)
+            if isinstance(opened, str):
+                raise RequestError.invalid_request({"message": opened})
+            self.opened = opened
+        elif find_workspace_root(folder) != self.opened.root:
+            raise RequestError.invalid_params(
+                {
+                    "message": f"this myrm acp process serves {self.opened.root}; "
+                    f"start another one for {find_workspace_root(folder)}"
+                }
+            )
+
+    def _open(self, session_id: str, settings: Settings, *, titled: bool) -> OpenSession:
+        from myrm_tui.agent.agent import Agent
+
+        mcp = self.workspace.mcp_for(settings)
+        agent = Agent(
+            store=self.workspace.store,
+            session_id=session_id,
+            settings=settings,
+            workspace=self.workspace.root,
+            headless=False,  # the client answers approvals (permission.py)
+            mcp=mcp,
+        )
+        session = OpenSession(session_id, agent, mcp, titled)
+        self.sessions[session_id] = session
+        return session
+
+    def _session(self, session_id: str) -> OpenSession:
+        session = self.sessions.get(session_id)
+        if session is None:
+            raise RequestError.invalid_params({"message": f"no open session {session_id!r}; use session/load"})
+        return session
+
+    def _client(self) -> Client:
+        if self.client is None:
+            raise RequestError.internal_error({"message": "no client connection"})
+        return self.client
+
+
+async def serve(opener: WorkspaceOpener) -> None:
+    """Serve the protocol on stdin/stdout until the client closes it."""
+    from acp import run_agent
+
+    from myrm_tui.acp.stdio_guard import protocol_streams
+
+    reader, writer = await protocol_streams()
+    agent = MyrmAcpAgent(opener)
+    try:
+        # The SDK's Agent Protocol lists every optional method; its router answers method_not_found
+        # for the ones this class leaves out (session/list, modes, config options, fork, resume).
+        # run_agent names the streams from the client's side: it writes to input_stream.
+        await run_agent(cast("AcpAgent", agent), writer, reader)
+    finally:
+        await agent.close()
