@@ -70,7 +70,12 @@ async def test_a_folder_swapped_with_a_link_never_takes_a_file_tool_outside(tmp_
     leaked = [r for r in results if "SECRET-FROM-THE-USER-CONFIG" in r]
     landed = {k: v for k, v in tree_state(user_config).items() if before.get(k) != v}
     written = sum(r.startswith(("created", "overwrote", "edited")) for r in results)
-    refused = sum(f"d is a symbolic link (to {user_config})" in r for r in results)
+    # Refused at the look (the link was there) or on the walk (it was swapped in after the look).
+    refused = sum(
+        f"d is a symbolic link (to {user_config})" in r
+        or f"a symbolic link, or passes through one, to {user_config}" in r
+        for r in results
+    )
     assert landed == {}, f"{len(landed)} change(s) outside the workspace in {elapsed:.1f} s: {landed}"
     assert leaked == [], f"{len(leaked)} of {CALLS} calls showed the user's config to the model"
     assert stray_temps(workspace, user_config) == []

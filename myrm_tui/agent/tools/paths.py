@@ -112,8 +112,14 @@ def fence_writable(raw: str, ctx: ToolContext) -> FencedPath:
     allow_outside_workspace say, or when it leaves the workspace (unless allowed)."""
     clean = _clean(raw, ctx.workspace.resolve())
     item = protection_of(clean, ctx.workspace)
+    shown = clean
+    if item is None:
+        # Where its links lead now: when that is protected, the refusal that holds whatever the
+        # settings is the one the model should hear (not "a link out of the workspace").
+        shown = _followed(clean)
+        item = protection_of(shown, ctx.workspace) if shown != clean else None
     if item is not None:
-        raise ToolError(refusal(raw, item, clean))
+        raise ToolError(refusal(raw, item, shown))
     # The protection check is made on the very names the walk will open, from the one look that
     # chose them: checking one resolve and walking another let a link swapped in between (a
     # background job flipping `x` between `safe/` and `.git/`) pass the check and land in .git.
