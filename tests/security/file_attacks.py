@@ -128,24 +128,28 @@ def git(workspace: Path, *args: str) -> None:
     )
 
 
-# A separate process swapping folder `d` of a workspace with a symlink to `outside` by atomic
-# exchanges (renameat2 RENAME_EXCHANGE) as fast as it can, until `stop` exists: every walk of `d`
-# sees the folder or the link about half the time each. Argv: workspace, outside, stop, max seconds.
-FOLDER_SWAPPER = r"""
+# A separate process swapping workspace entry NAME with a symlink to TARGET by atomic exchanges
+# (renameat2 RENAME_EXCHANGE) as fast as it can, until STOP exists: every walk through NAME sees
+# one or the other about half the time each. NAME is an existing folder, or, when FIRST is given,
+# a symlink to FIRST made here. Argv: workspace, name, target, stop, max seconds[, first].
+SWAPPER = r"""
 import ctypes, os, sys, time
-workspace, outside, stop, max_s = sys.argv[1], sys.argv[2], sys.argv[3], float(sys.argv[4])
+workspace, name, target, stop, max_s = sys.argv[1:5] + [float(sys.argv[5])]
 os.chdir(workspace)
-os.symlink(outside, "d.swap")
+if len(sys.argv) > 6:
+    os.symlink(sys.argv[6], name)
+os.symlink(target, name + ".swap")
 libc = ctypes.CDLL(None, use_errno=True)
 AT_FDCWD, RENAME_EXCHANGE = -100, 2
+a, b = name.encode(), (name + ".swap").encode()
 swaps = 0
 print("ready", flush=True)
 deadline = time.monotonic() + max_s
 while time.monotonic() < deadline and not os.path.exists(stop):
     for _ in range(200):
-        if libc.renameat2(AT_FDCWD, b"d", AT_FDCWD, b"d.swap", RENAME_EXCHANGE) == 0:
+        if libc.renameat2(AT_FDCWD, a, AT_FDCWD, b, RENAME_EXCHANGE) == 0:
             swaps += 1
-if swaps % 2:  # leave the real folder as `d`
-    libc.renameat2(AT_FDCWD, b"d", AT_FDCWD, b"d.swap", RENAME_EXCHANGE)
+if swaps % 2:  # leave NAME as it started
+    libc.renameat2(AT_FDCWD, a, AT_FDCWD, b, RENAME_EXCHANGE)
 print(swaps, flush=True)
 """

@@ -22,7 +22,7 @@ import time
 from pathlib import Path
 
 from security.clone_cli import CLI_TIMEOUT_S, clean_env
-from security.file_attacks import FOLDER_SWAPPER, call, myrm, turn
+from security.file_attacks import SWAPPER, call, myrm, turn
 
 SECRET = "SECRET-FROM-OUTSIDE-THE-WORKSPACE"
 ENV_KEY = "sk-test-ENVIRON-KEY-0123456789abcdef"
@@ -84,7 +84,7 @@ async def test_grep_never_reads_through_a_folder_a_command_swaps_for_a_link(tmp_
     await turn(workspace, tmp_path / "scripts", [call("grep", "warm", pattern="token", path=".")])
     stop = tmp_path / "stop-swapping"
     swapper = subprocess.Popen(
-        [sys.executable, "-c", FOLDER_SWAPPER, str(workspace), str(outside), str(stop), str(SWAPPER_MAX_S)],
+        [sys.executable, "-c", SWAPPER, str(workspace), "d", str(outside), str(stop), str(SWAPPER_MAX_S)],
         stdout=subprocess.PIPE,
         text=True,
     )

@@ -15,7 +15,7 @@ import sys
 import time
 from pathlib import Path
 
-from security.file_attacks import FOLDER_SWAPPER, call, stray_temps, tree_state, turn
+from security.file_attacks import SWAPPER, call, stray_temps, tree_state, turn
 
 # How many tool calls race the swapper: enough for the old walk-twice write to land outside many
 # times over (it did in about 1 of 4 calls), few enough for a few seconds of turn.
@@ -50,7 +50,7 @@ async def test_a_folder_swapped_with_a_link_never_takes_a_file_tool_outside(tmp_
     before = tree_state(user_config)
     stop = tmp_path / "stop-swapping"
     swapper = subprocess.Popen(
-        [sys.executable, "-c", FOLDER_SWAPPER, str(workspace), str(user_config), str(stop), str(SWAPPER_MAX_S)],
+        [sys.executable, "-c", SWAPPER, str(workspace), "d", str(user_config), str(stop), str(SWAPPER_MAX_S)],
         stdout=subprocess.PIPE,
         text=True,
     )
@@ -84,25 +84,6 @@ async def test_a_folder_swapped_with_a_link_never_takes_a_file_tool_outside(tmp_
     assert (workspace / "d").is_dir() and not (workspace / "d").is_symlink()
 
 
-LINK_SWAPPER = r"""
-import ctypes, os, sys, time
-workspace, stop, max_s = sys.argv[1], sys.argv[2], float(sys.argv[3])
-os.chdir(workspace)
-os.symlink("safe", "x")
-os.symlink(".git", "x.swap")
-libc = ctypes.CDLL(None, use_errno=True)
-AT_FDCWD, RENAME_EXCHANGE = -100, 2
-swaps = 0
-print("ready", flush=True)
-deadline = time.monotonic() + max_s
-while time.monotonic() < deadline and not os.path.exists(stop):
-    for _ in range(200):
-        if libc.renameat2(AT_FDCWD, b"x", AT_FDCWD, b"x.swap", RENAME_EXCHANGE) == 0:
-            swaps += 1
-print(swaps, flush=True)
-"""
-
-
 async def test_a_link_flipped_between_a_folder_and_dot_git_never_lets_a_write_into_git(tmp_path: Path):
     """`x` flips between a link to `safe/` and a link to `.git/` while the model writes
     `x/config`: a write may land in `safe/`, never in `.git/` (the protection check and the walk
@@ -114,7 +95,7 @@ async def test_a_link_flipped_between_a_folder_and_dot_git_never_lets_a_write_in
     before = tree_state(workspace / ".git")
     stop = tmp_path / "stop-swapping"
     swapper = subprocess.Popen(
-        [sys.executable, "-c", LINK_SWAPPER, str(workspace), str(stop), str(SWAPPER_MAX_S)],
+        [sys.executable, "-c", SWAPPER, str(workspace), "x", ".git", str(stop), str(SWAPPER_MAX_S), "safe"],
         stdout=subprocess.PIPE,
         text=True,
     )
