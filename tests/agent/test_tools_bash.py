@@ -62,6 +62,28 @@ async def test_cancellation_kills_the_group(mode_ctx, token):
     assert await all_gone(token) and mode_ctx.process_groups == set()
 
 
+async def test_a_stop_while_the_sandbox_starts_up_leaves_nothing(workspace, store):
+    """Stopped a few milliseconds after the call's group exists, bwrap may not have armed
+    --die-with-parent yet: its namespace would outlive the group (reparented away from it) unless
+    the stop also hunts the call's marker. The delays sweep the window measured on a 2-core box
+    (about 2-10 ms after the spawn)."""
+    ctx = ToolContext(workspace=workspace, settings=settings_for(sandbox="workspace-write"), vault=store.vault)
+    for delay in (0.002, 0.004, 0.006, 0.008, 0.01) * 3:
+        token = token_seconds()
+        try:
+            task = asyncio.create_task(Bash().run({"command": f"sleep {token} & wait"}, ctx))
+            while not ctx.process_groups:
+                await asyncio.sleep(0)
+            await asyncio.sleep(delay)
+            task.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await task
+            await asyncio.sleep(0.2)  # what bwrap had started keeps starting
+            assert await all_gone(token, within=0.5), f"a process of the call stopped after {delay}s still runs"
+        finally:
+            kill_all(token)
+
+
 async def test_sigterm_ignoring_child_gets_sigkill(mode_ctx, token):
     command = (
         f'python3 -c "import signal,time; signal.signal(signal.SIGTERM, signal.SIG_IGN); '

@@ -210,9 +210,9 @@ class Bash(Tool):
     ) -> tuple[ToolResult, int | None]:
         loop = asyncio.get_running_loop()
         capture = _Capture(ctx.emit)
-        # Inside the sandbox its PID namespace already ends every process; the marker scan is
-        # only needed without it.
-        marker = launch.kill_marker
+        # Once the command exits on its own inside the sandbox, its PID namespace has ended every
+        # process; a stop (timeout, cancel) may land before bwrap arms that, so it always scans.
+        marker, stop_marker = launch.exit_marker, launch.stop_marker
         proc, read_fd = await spawn_piped(launch, ctx)
         pgid = proc.pid
         ctx.process_groups.add(pgid)
@@ -228,7 +228,7 @@ class Bash(Tool):
             done, _ = await asyncio.wait({waiter}, timeout=timeout)
             timed_out = waiter not in done
             if timed_out:
-                await end_call(pgid, marker, tree=True)
+                await end_call(pgid, stop_marker, tree=True)
                 # Let the SIGKILL land and the shell be reaped before reporting.
                 await asyncio.wait({waiter}, timeout=KILL_GRACE_S)
             else:
@@ -243,7 +243,7 @@ class Bash(Tool):
             if not drained and not timed_out:
                 notes.append("[background processes still hold the output open; stopped reading]")
         except asyncio.CancelledError:
-            await end_call(pgid, marker, tree=not waiter.done())
+            await end_call(pgid, stop_marker, tree=not waiter.done())
             await asyncio.wait({waiter}, timeout=KILL_GRACE_S)
             raise
         finally:

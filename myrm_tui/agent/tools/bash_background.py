@@ -169,11 +169,11 @@ class _Job:
                 await asyncio.wait_for(self.proc.wait(), timeout)
             except TimeoutError:
                 self.stopped = "timeout"
-                await end_call(self.pgid, self.launch.kill_marker, tree=True)
+                await end_call(self.pgid, self.launch.stop_marker, tree=True)
                 await asyncio.wait({asyncio.ensure_future(self.proc.wait())}, timeout=KILL_GRACE_S)
             else:
                 # As in the foreground, nothing the command started outlives it (`server &` inside).
-                await end_call(self.pgid, self.launch.kill_marker, tree=False)
+                await end_call(self.pgid, self.launch.exit_marker, tree=False)
             await asyncio.wait({self.closed}, timeout=POST_EXIT_DRAIN_S)
         except asyncio.CancelledError:
             self.kill_now("session closed")
@@ -189,7 +189,7 @@ class _Job:
     def kill_now(self, why: str) -> None:
         if self.exit_code is None and self.proc.returncode is None:
             self.stopped = self.stopped or why
-            kill_call_now(self.pgid, self.launch.kill_marker)
+            kill_call_now(self.pgid, self.launch.stop_marker)
 
 
 class _Pipe(asyncio.Protocol):
@@ -284,7 +284,7 @@ class BackgroundJobs:
         job = self.get(handle)
         if job.running:
             job.stopped = "bash_kill"
-            await end_call(job.pgid, job.launch.kill_marker, tree=True)
+            await end_call(job.pgid, job.launch.stop_marker, tree=True)
             assert job.watcher is not None
             await asyncio.wait({job.watcher}, timeout=KILL_GRACE_S + POST_EXIT_DRAIN_S + 1.0)
         return job
@@ -296,7 +296,7 @@ class BackgroundJobs:
         stopped = [job for job in self._jobs.values() if job.running]
         for job in stopped:
             job.stopped = "session closed"
-        await asyncio.gather(*(end_call(job.pgid, job.launch.kill_marker, tree=True) for job in stopped))
+        await asyncio.gather(*(end_call(job.pgid, job.launch.stop_marker, tree=True) for job in stopped))
         watchers = {job.watcher for job in stopped if job.watcher is not None}
         if watchers:
             await asyncio.wait(watchers, timeout=KILL_GRACE_S + POST_EXIT_DRAIN_S + 1.0)

@@ -49,9 +49,12 @@ _FORK_REFUSED = re.compile(
 
 @dataclass
 class Launch:
-    """One command, ready to spawn. `kill_marker` is the marker to scan for when ending it (None
-    inside the sandbox: its PID namespace already ends every process). `pass_fds` (the seccomp
-    filter) are handed to the child and closed once it has started."""
+    """One command, ready to spawn. `exit_marker` is the marker to scan for once the command has
+    exited on its own (None inside the sandbox: its PID namespace ended every process with it);
+    `stop_marker` is the one to scan for when myrm stops it early (always set: a stop that lands
+    while bwrap is still setting up, before --die-with-parent is armed, leaves the namespace's init
+    running and reparented away from the group, and only the inherited marker still finds it).
+    `pass_fds` (the seccomp filter) are handed to the child and closed once it has started."""
 
     command: str
     argv: list[str]
@@ -65,8 +68,12 @@ class Launch:
     pass_fds: tuple[int, ...] = ()
 
     @property
-    def kill_marker(self) -> str | None:
+    def exit_marker(self) -> str | None:
         return self.marker if self.plan is None else None
+
+    @property
+    def stop_marker(self) -> str:
+        return self.marker
 
     def started(self) -> None:
         """The child has its copy of the descriptors: close ours."""

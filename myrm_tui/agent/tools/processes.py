@@ -150,8 +150,8 @@ async def end_call(pgid: int, marker: str | None, *, tree: bool, grace_s: float 
 
 async def _late_forks(pgid: int, marker: str | None, tree: bool, seen: set[int]) -> int:
     """A daemon caught mid-fork (`fork(); setsid(); fork()`) can spawn its grandchild just after a
-    scan; look again a few times and SIGKILL what appears (only without the sandbox, where the
-    marker is the only way to find it)."""
+    scan; look again a few times and SIGKILL what appears (whenever a marker is given: always
+    without the sandbox, and inside it when the call is stopped early)."""
     if not marker:
         return 0
     found = 0
