@@ -1,4 +1,4 @@
-"""Command lines for judging the destructive-command seatbelt (myrm_tui/agent/command_danger.py).
+"""Command lines for judging the destructive-command seatbelt (myrm_tui/agent/permissions/seatbelt.py).
 
 DESTRUCTIVE: what a steered model might run to destroy, persist or escape, by group, including
 the evasions a substring list misses (quoting, substitution, variables, encodings, interpreters).

@@ -17,7 +17,7 @@ import sys
 
 from bench.sandbox_corpus import DESTRUCTIVE, HARMLESS
 
-# The regex list myrm used before the tokenised check (myrm_tui/agent/approvals.py at e2115f6),
+# The regex list myrm used before the tokenised check (myrm_tui/agent/permissions/approvals.py at e2115f6),
 # kept here only as the baseline the new figures are compared with.
 OLD_PATTERNS = tuple(
     re.compile(p)
@@ -43,7 +43,7 @@ def old_flags(command: str) -> bool:
 
 
 def deny_list_table() -> str:
-    from myrm_tui.agent.command_danger import destructive_reason
+    from myrm_tui.agent.permissions.seatbelt import destructive_reason
 
     rows = ["| group | variants | old: asked | new: asked |", "|---|---|---|---|"]
     total = old_total = new_total = 0

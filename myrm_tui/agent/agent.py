@@ -23,7 +23,6 @@ from typing import Any
 from myrm_tui.agent.arrival_summary import summarize_result
 from myrm_tui.agent.attachments import no_vision_notice
 from myrm_tui.agent.build import AgentBuild, build_agent
-from myrm_tui.agent.checkpoints import Checkpointer
 from myrm_tui.agent.events import (
     AgentEvent,
     AssistantMessageStored,
@@ -40,14 +39,15 @@ from myrm_tui.agent.model_stream import ModelStream, StreamFn
 from myrm_tui.agent.read_registry import seen_recording_reader
 from myrm_tui.agent.resend import reusable_user_message
 from myrm_tui.agent.sandbox import sandbox_status
-from myrm_tui.agent.subagent import SubagentRunner
+from myrm_tui.agent.subagent.child import SubagentRunner
 from myrm_tui.agent.tool_runner import ToolRunner
 from myrm_tui.agent.tools.base import Tool, ToolContext
 from myrm_tui.agent.tools.bash_background import BackgroundInfo, BackgroundJobs
 from myrm_tui.agent.tools.processes import kill_group_now
 from myrm_tui.agent.turn_record import TurnRecord
 from myrm_tui.agent.turn_state import CUT_OFF_NOTE, INTERRUPTED_RESULT, TurnState, assistant_message, calls_of
-from myrm_tui.agent.undo import with_undo_note
+from myrm_tui.agent.undo.checkpoints import Checkpointer
+from myrm_tui.agent.undo.rewind import with_undo_note
 from myrm_tui.agent.user_content import text_of_parts, user_content
 from myrm_tui.context.call_ids import unique_call_ids
 from myrm_tui.context.engine import TurnInput
@@ -130,7 +130,7 @@ class Agent:
         reader = seen_recording_reader(workspace_reader(self.workspace), store, session_id, self.workspace)
         self.engine = engine_for(store, session_id, workspace=self.workspace, file_reader=reader)
         self._ctx.replacements = self.engine.replacements
-        self.subagents = SubagentRunner(self)  # the task tool's children (agent/subagent.py)
+        self.subagents = SubagentRunner(self)  # the task tool's children (agent/subagent/child.py)
         self._ctx.subagents = self.subagents
         # The turn's helpers; the clock is read through the agent, so swapping it reaches them.
         self._record = TurnRecord(store, session_id, self.model_name)

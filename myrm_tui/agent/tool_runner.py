@@ -14,16 +14,6 @@ from contextlib import aclosing
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from myrm_tui.agent.approvals import (
-    Decision,
-    Verdict,
-    decide,
-    denial_result,
-    headless_refusal,
-    rule_refusal,
-    sandbox_note,
-)
-from myrm_tui.agent.checkpoints import Checkpointer
 from myrm_tui.agent.events import (
     AgentEvent,
     ApprovalRequest,
@@ -34,14 +24,24 @@ from myrm_tui.agent.events import (
     as_answer,
 )
 from myrm_tui.agent.hooks import HookRunner
-from myrm_tui.agent.permission_rules import RulesStoreError, call_for, effective_rules, remember_allow, suggest_rules
-from myrm_tui.agent.permission_ruleset import RuleSet
+from myrm_tui.agent.permissions.approvals import (
+    Decision,
+    Verdict,
+    decide,
+    denial_result,
+    headless_refusal,
+    rule_refusal,
+    sandbox_note,
+)
+from myrm_tui.agent.permissions.rules import RulesStoreError, call_for, effective_rules, remember_allow, suggest_rules
+from myrm_tui.agent.permissions.ruleset import RuleSet
 from myrm_tui.agent.sandbox import headless_network_refusal, sandbox_status
 from myrm_tui.agent.tools.base import Tool, ToolContext, ToolError, ToolResult, validate_arguments
 from myrm_tui.agent.tools.registry import ToolRegistry
 from myrm_tui.agent.tools.spill import spill_if_large
 from myrm_tui.agent.turn_record import TurnRecord
 from myrm_tui.agent.turn_state import TurnState
+from myrm_tui.agent.undo.checkpoints import Checkpointer
 from myrm_tui.llm.events import ToolCallEvent
 from myrm_tui.settings.permission_syntax import RuleError
 from myrm_tui.settings.settings import Settings

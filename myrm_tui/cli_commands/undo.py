@@ -6,7 +6,7 @@ the log shows what was restored. A file changed since the turn wrote it is never
 without `--force` (exit 1, nothing touched). The preview names each file as it will be restored
 (workspace-relative) and each recorded change undo leaves alone, with the reason (outside the
 workspace, protected: skipped; a link on the way: exit 1, nothing touched, even with `--force`;
-agent/undo.py).
+agent/undo/rewind.py).
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ def _latest_with_changes(store: Any) -> Any:
     """Without --session: the most recent session that has file changes left to undo (a later
     session that only talked changed nothing to undo), said on stderr when it is not the latest.
     The latest session when none has any (its "nothing left to undo" is then the true answer)."""
-    from myrm_tui.agent.undo import open_changes
+    from myrm_tui.agent.undo.rewind import open_changes
 
     latest = store.latest_session()
     if latest is None or open_changes(store, latest.id):
@@ -53,7 +53,7 @@ def _latest_with_changes(store: Any) -> Any:
 
 
 def undo_command(*, session: str | None, yes: bool, force: bool) -> int:
-    from myrm_tui.agent import undo
+    from myrm_tui.agent.undo import rewind as undo
     from myrm_tui.store.errors import StoreError, VaultError
 
     context = bootstrap(quiet=True)

@@ -2,7 +2,7 @@
 
 Why in settings: the loader checks every `[permissions]` rule when it reads a config file (a bad
 rule is reported with its file and line, the others apply), and settings sit below the agent. What
-a rule matches, the rules store and the suggestions stay in agent/permission_rules.py, whose
+a rule matches, the rules store and the suggestions stay in agent/permissions/rules.py, whose
 docstring has the whole grammar.
 """
 

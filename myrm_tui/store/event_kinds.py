@@ -20,9 +20,10 @@ class EventKind(StrEnum):
     NOTE = "note"  # data: text (a user-visible note, e.g. "model has no tool calling")
     FORK = "fork"  # data: child / parent, with_summary, summarized_messages (agent/fork.py)
     MCP_TOOLS = "mcp_tools"  # data: tools (the MCP tool names offered), digest (of their schemas)
-    # data: turn, path, before (vault handle or None: absent), after (sha256 or None), source (agent/checkpoints.py)
+    # data: turn, path, before (vault handle or None: absent), after (sha256 or None), source
+    # (agent/undo/checkpoints.py)
     CHECKPOINT = "checkpoint"
-    UNDO = "undo"  # data: turns, paths, forced (agent/undo.py)
+    UNDO = "undo"  # data: turns, paths, forced (agent/undo/rewind.py)
     # data: message_id, model, tokens in/out/cached, cost, elapsed_s, first_token_s (agent/reply_figures.py)
     REPLY_FIGURES = "reply_figures"
     # data: path, sha256, mtime_ns, size, how (read/range/write/edit/reread/offered), handle (agent/read_registry.py)

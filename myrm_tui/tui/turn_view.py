@@ -26,7 +26,7 @@ from myrm_tui.agent.events import (
     TurnFinished,
     UserMessageStored,
 )
-from myrm_tui.agent.subagent_progress import TASK_TOOL
+from myrm_tui.agent.tools.task import TASK_TOOL
 from myrm_tui.llm.events import ReasoningDelta, RetryEvent, TextDelta, UsageEvent
 from myrm_tui.tui.reply_figures_text import StreamMeter
 from myrm_tui.tui.widgets.approval import ApprovalPrompt

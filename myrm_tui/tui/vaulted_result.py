@@ -20,7 +20,7 @@ _TOOL_MARKER = re.compile(
     r"^\[output (?P<chars>[\d,]+) chars, (?P<lines>[\d,]+) lines → (?P<tier>.*?) shown · "
     r"full: (?P<handle>vault://[0-9a-f]+) · (?P<hint>.*)\]$"
 )
-# A subagent's distilled answer (agent/subagent_result.py): its hint line and the omitted middle.
+# A subagent's distilled answer (agent/subagent/result.py): its hint line and the omitted middle.
 _SUBAGENT_HINT = re.compile(r"^full result: (?P<handle>vault://[0-9a-f]+) · (?P<hint>.*)$", re.MULTILINE)
 _OMITTED = re.compile(r"\n\[… (?P<chars>[\d,]+) chars omitted · [^\n]*…\]\n")
 _SUBAGENT_RESULT_HEADING = "\nresult:\n"

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 from agent_helpers import drive, make_agent
 
-from myrm_tui.agent import undo
-from myrm_tui.agent.checkpoints import changes_of
 from myrm_tui.agent.events import Notice
+from myrm_tui.agent.undo import rewind as undo
+from myrm_tui.agent.undo.checkpoints import changes_of
 
 
 def call(name: str, call_id: str = "c1", **arguments) -> dict:

@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bench.sandbox_corpus import DESTRUCTIVE, HARMLESS, all_destructive
-from myrm_tui.agent.command_danger import destructive_reason
+from myrm_tui.agent.permissions.seatbelt import destructive_reason
 from myrm_tui.shell_lex import split_commands
 
 

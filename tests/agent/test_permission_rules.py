@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from myrm_tui.agent.permission_rules import (
+from myrm_tui.agent.permissions.rules import (
     RuleError,
     RuleSet,
     RulesStoreError,
@@ -380,7 +380,7 @@ def test_remember_refuses_a_bad_rule(tmp_path):
 
 
 def test_mcp_rules_name_a_server_or_one_tool_and_never_a_lookalike_server():
-    from myrm_tui.agent.permission_rules import call_for, parse_rule, rule_set
+    from myrm_tui.agent.permissions.rules import call_for, parse_rule, rule_set
 
     rules = rule_set(allow=[("mcp__git", "user"), ("mcp__time__now", "user")])
     allowed = {

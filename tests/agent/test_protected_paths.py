@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from agent_helpers import drive, make_agent, settings_for
 
-from myrm_tui.agent.protected_paths import protection_of, refusal
+from myrm_tui.agent.permissions.protected_paths import protection_of, refusal
 from myrm_tui.agent.tools.base import ToolContext, ToolError
 from myrm_tui.agent.tools.file_edit import FileEdit
 from myrm_tui.agent.tools.file_write import FileWrite

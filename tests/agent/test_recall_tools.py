@@ -11,8 +11,8 @@ import pytest
 from agent_helpers import BUILTIN_TOOL_NAMES, RECALL_TOOL_NAMES, drive, make_agent, settings_for
 
 from myrm_tui.agent.agent import Agent
-from myrm_tui.agent.approvals import POLICIES, Verdict, decide
 from myrm_tui.agent.events import ToolFinished, UserMessageStored
+from myrm_tui.agent.permissions.approvals import POLICIES, Verdict, decide
 from myrm_tui.agent.tools.base import Tool, ToolContext, ToolError, ToolResult, validate_arguments
 from myrm_tui.agent.tools.file_read import FileRead
 from myrm_tui.agent.tools.notes import SESSION_NOTE_ECHO_CHARS, SESSION_NOTE_MAX_CHARS, SessionNote

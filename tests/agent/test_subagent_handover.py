@@ -5,8 +5,8 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from myrm_tui.agent.subagent_handover import Handover, parse_handover
-from myrm_tui.agent.subagent_result import MAX_RESULT_TOKENS, SPILL_CHARS, distill
+from myrm_tui.agent.subagent.handover import Handover, parse_handover
+from myrm_tui.agent.subagent.result import MAX_RESULT_TOKENS, SPILL_CHARS, distill
 from myrm_tui.store.vault import Vault
 
 _item = (

@@ -24,7 +24,7 @@ from hypothesis import strategies as st
 
 from myrm_tui.agent.agent import Agent
 from myrm_tui.agent.events import Notice, ToolFinished
-from myrm_tui.agent.permission_rules import RuleError, call_for, parse_rule, rule_set, suggest_rules
+from myrm_tui.agent.permissions.rules import RuleError, call_for, parse_rule, rule_set, suggest_rules
 from myrm_tui.agent.tools.base import ToolContext, ToolError
 from myrm_tui.agent.tools.html_markdown import html_to_markdown
 from myrm_tui.agent.tools.web_fetch import FETCH_MAX_BYTES, MAX_REDIRECTS, WebFetch

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 
-from myrm_tui.agent.permission_rules import remember_allow
+from myrm_tui.agent.permissions.rules import remember_allow
 
 
 def touch_script(script, name: str) -> str:

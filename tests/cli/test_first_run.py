@@ -161,7 +161,7 @@ def test_sessions_hints_name_commands_that_exist(myrm):
 
 
 def test_a_bash_call_refused_under_auto_edit_points_at_yolo_not_at_auto_edit():
-    from myrm_tui.agent.approvals import Decision, Verdict, headless_refusal
+    from myrm_tui.agent.permissions.approvals import Decision, Verdict, headless_refusal
 
     refusal = headless_refusal(
         Decision(Verdict.ASK, reason="approval policy is auto-edit"), "exec", "make test", "auto-edit", "make test"

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from myrm_tui.agent.command_danger import destructive_reason
+from myrm_tui.agent.permissions.seatbelt import destructive_reason
 from security.sandbox_calls import turn
 
 ATTACKS = {

@@ -13,7 +13,7 @@ import hashlib
 import shutil
 from pathlib import Path
 
-from myrm_tui.agent import undo
+from myrm_tui.agent.undo import rewind as undo
 from myrm_tui.store import Store, event_kinds
 from security.file_attacks import call, git, myrm, tree_state, turn
 

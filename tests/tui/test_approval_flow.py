@@ -12,7 +12,7 @@ import json
 
 from tui_pilot_helpers import SIZE, screen_text, scripted_settings, type_text, wait_until
 
-from myrm_tui.agent.permission_rules import rules_file
+from myrm_tui.agent.permissions.rules import rules_file
 from myrm_tui.settings import Settings
 from myrm_tui.settings.paths import user_config_dir
 from myrm_tui.tui.app import MyrmApp

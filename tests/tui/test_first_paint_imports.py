@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 REPO_ROOT = Path(__file__).resolve().parents[2]  # the checkout under test, not an installed copy
-DEFERRED = ("myrm_tui.agent.agent", "myrm_tui.agent.tools", "myrm_tui.context.engine", "myrm_tui.agent.undo")
+DEFERRED = ("myrm_tui.agent.agent", "myrm_tui.agent.tools", "myrm_tui.context.engine", "myrm_tui.agent.undo.rewind")
 
 
 def test_app_module_does_not_import_the_agent_or_the_engine():

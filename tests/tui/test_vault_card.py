@@ -76,8 +76,8 @@ def test_only_a_vaulted_result_gets_a_card_and_a_subagent_answer_names_its_size(
     assert tool is not None and (tool.handle, tool.total_chars, tool.total_lines) == (HANDLE, 108_894, 20_000)
     assert tool.tier == "log excerpt" and tool.hint.startswith(f'file_read("{HANDLE}"') and tool.head == "1\n2\n3\n4"
 
-    from myrm_tui.agent.subagent_handover import Handover
-    from myrm_tui.agent.subagent_result import HEAD_CHARS, TAIL_CHARS, distill
+    from myrm_tui.agent.subagent.handover import Handover
+    from myrm_tui.agent.subagent.result import HEAD_CHARS, TAIL_CHARS, distill
 
     class _Vault:  # the handle only: what goes into it is the vault's own tests' concern
         def put(self, text, suffix=""):

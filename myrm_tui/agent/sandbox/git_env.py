@@ -6,7 +6,7 @@ creates with `git init`) can be anywhere under the workspace, deeper than any sc
 `git commit` in the sandbox, a command the destructive-command check judges harmless. Git's
 `GIT_CONFIG_COUNT/KEY/VALUE` variables set `core.hooksPath` for every git the command starts, at
 the highest precedence a repository's own config cannot override; /dev/null is a path under
-which no hook can exist. myrm's own git calls on the host pass the same setting (checkpoint_git).
+which no hook can exist. myrm's own git calls on the host pass the same setting (undo/git_snapshots).
 
 What this cannot cover: a person's own `git commit` later in their terminal, in a repository a
 command created or changed inside the workspace (docs/security.md says so).
@@ -18,7 +18,7 @@ from collections.abc import MutableMapping
 
 NO_HOOKS = "/dev/null"
 # `-c` arguments for myrm's own git calls on the host: no hooks, no fsmonitor command (the
-# snapshot calls also never read the repository's config: agent/checkpoint_git.py).
+# snapshot calls also never read the repository's config: agent/undo/git_snapshots.py).
 HOST_GIT_ARGS = ("-c", f"core.hooksPath={NO_HOOKS}", "-c", "core.fsmonitor=false")
 
 

@@ -92,7 +92,7 @@ SECRET_PATH_VARS = (
     "PASSWORD_STORE_DIR",
     "NETRC",
 )
-# The user's myrm stores that name workspaces (settings/trust.py, agent/permission_store.py).
+# The user's myrm stores that name workspaces (settings/trust.py, agent/permissions/rule_store.py).
 WORKSPACE_LISTS = ("trusted-workspaces.json", "permission-rules.json")
 # Other workspaces' `.myrm` are looked for this deep under $HOME (~/src/org/project/.myrm is 3), in
 # at most this many folders: the walk runs once per HOME_SCAN_TTL_S, not per command.

@@ -18,7 +18,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from myrm_tui.agent.protected_paths import PROTECTED_DIR_NAMES, SHELL_STARTUP_FILES, protected_paths
+from myrm_tui.agent.permissions.protected_paths import PROTECTED_DIR_NAMES, SHELL_STARTUP_FILES, protected_paths
 from myrm_tui.agent.sandbox.hidden import Hidden, hidden_paths
 from myrm_tui.agent.sandbox.probe import base_flags
 from myrm_tui.agent.sandbox.toolchains import tmp_toolchains

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 from myrm_tui.agent.sandbox.status import SandboxStatus
 
 if TYPE_CHECKING:  # the approvals module imports this package; the type is only named here
-    from myrm_tui.agent.approvals import Refusal
+    from myrm_tui.agent.permissions.approvals import Refusal
 
 
 def no_sandbox_reason(status: SandboxStatus) -> str:
@@ -22,7 +22,7 @@ def no_sandbox_reason(status: SandboxStatus) -> str:
 def headless_network_refusal(summary: str) -> Refusal:
     """What a headless run says when a command asks for the network: no flag of `myrm run`
     grants it (yolo does not), only a person's yes or the `sandbox_network` setting."""
-    from myrm_tui.agent.approvals import Refusal
+    from myrm_tui.agent.permissions.approvals import Refusal
 
     return Refusal(
         for_model=(

@@ -43,7 +43,7 @@ class ToolContext:
     # The session's background commands (tools/bash_background.BackgroundJobs), shared by bash,
     # bash_output and bash_kill; None (a bare tool test) makes `background: true` an error.
     background: Any = None
-    # The agent's SubagentRunner (agent/subagent.py) for the task tool; None in a bare tool test.
+    # The agent's SubagentRunner (agent/subagent/child.py) for the task tool; None in a bare tool test.
     subagents: Any = None
     # Where a tool that runs an agent (task) sends that agent's approval requests; the tool runner
     # yields them as the tool call's own, so a person answers them. None: nobody can answer.

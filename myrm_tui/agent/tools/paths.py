@@ -14,7 +14,7 @@ it checked.
 The workspace itself is opened by following the path the user started in (it may be reached
 through a symlink: that is their choice); nothing below it is followed.
 
-Writes pass one more check first, the protected paths (agent/protected_paths.py), on the same
+Writes pass one more check first, the protected paths (agent/permissions/protected_paths.py), on the same
 cleaned path the walk then follows: that refusal holds whatever the settings, so it is the one
 the model should hear.
 """
@@ -25,7 +25,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from myrm_tui.agent.protected_paths import protection_of, refusal
+from myrm_tui.agent.permissions.protected_paths import protection_of, refusal
 from myrm_tui.agent.tools.base import ToolContext, ToolError
 from myrm_tui.fenced_files import FenceError, Target, open_target
 

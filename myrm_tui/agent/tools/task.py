@@ -2,7 +2,7 @@
 
 Why a tool: research across a codebase or running and triaging a test suite produces pages of
 output the parent only needs the conclusions of. The child does the work in its own session and
-window; the parent's prompt gets a capped result with a structured handover (agent/subagent.py).
+window; the parent's prompt gets a capped result with a structured handover (agent/subagent/child.py).
 The tool itself never asks for approval: each call the child makes is checked against the same
 policy as the parent's, and a call that must ask is asked of the person as part of this call.
 """
@@ -11,8 +11,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from myrm_tui.agent.subagent_progress import TASK_TOOL
 from myrm_tui.agent.tools.base import ApprovalPreview, Tool, ToolContext, ToolError, ToolResult
+
+# The tool whose live output carries the child's progress lines (agent/subagent/progress.py);
+# the TUI picks its nested block by this name.
+TASK_TOOL = "task"
 
 # Kept short on purpose: the schema is sent with every request of every session.
 _DESCRIPTION = (

@@ -380,7 +380,7 @@ class WebFetch(Tool):
 
 
 def _allowed_by_rule(args: dict[str, Any], ctx: ToolContext) -> bool:
-    from myrm_tui.agent.permission_rules import call_for, effective_rules
+    from myrm_tui.agent.permissions.rules import call_for, effective_rules
     from myrm_tui.settings.paths import user_config_dir
 
     rules = effective_rules(getattr(ctx.settings, "permissions", None), ctx.workspace, user_config_dir())

@@ -16,7 +16,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.widgets import Button, Static
 
-from myrm_tui.agent.undo import UndoPlan, summary
+from myrm_tui.agent.undo.rewind import UndoPlan, summary
 from myrm_tui.terminal_text import for_terminal
 from myrm_tui.tui.css import sibling_css
 from myrm_tui.tui.formatting import pretty_key

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from myrm_tui.agent import undo
+from myrm_tui.agent.undo import rewind as undo
 from myrm_tui.agent.user_content import text_of_parts
 from myrm_tui.store.errors import StoreError, VaultError
 from myrm_tui.tui.chat_parts import ChatParts

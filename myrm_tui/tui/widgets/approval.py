@@ -30,8 +30,8 @@ from textual.content import Content
 from textual.message import Message
 from textual.widgets import Input, Static
 
-from myrm_tui.agent.approvals import DENIAL_REASON_MAX_CHARS
 from myrm_tui.agent.events import ApprovalAnswer, ApprovalRequest
+from myrm_tui.agent.permissions.approvals import DENIAL_REASON_MAX_CHARS
 from myrm_tui.terminal_text import for_terminal
 from myrm_tui.tui.constants import APPROVAL_ANSWER_GUARD_S, APPROVAL_DIFF_LINES
 from myrm_tui.tui.css import sibling_css

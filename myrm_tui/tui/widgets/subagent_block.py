@@ -15,8 +15,8 @@ from textual.app import ComposeResult
 from textual.content import Content
 from textual.widgets import Static
 
-from myrm_tui.agent.subagent_progress import Progress, parse_progress
-from myrm_tui.agent.subagent_result import split_distilled
+from myrm_tui.agent.subagent.progress import Progress, parse_progress
+from myrm_tui.agent.subagent.result import split_distilled
 from myrm_tui.terminal_text import for_terminal
 from myrm_tui.tui.css import sibling_css
 from myrm_tui.tui.widgets.tool_block import ToolBlock

@@ -6,7 +6,7 @@ CHECKPOINT event records (turn, path, before, after): `turn` is the id of the us
 started the turn, `after` the sha256 of what the tool left (None: no file), which is how undo
 later tells a file the user edited since from one it can safely restore.
 
-bash is covered only in a git workspace (agent/checkpoint_git.py): a tree snapshot before and
+bash is covered only in a git workspace (agent/undo/git_snapshots.py): a tree snapshot before and
 after the call, and each file that differs gets the same event with its pre-image read from the
 snapshot. Elsewhere bash changes are not recorded, and undo says so.
 """
@@ -20,9 +20,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
 
-from myrm_tui.agent.checkpoint_git import GitSnapshotError, GitSnapshotter
 from myrm_tui.agent.tools.base import Tool, ToolContext, ToolError
 from myrm_tui.agent.tools.paths import FencedPath, fence_writable
+from myrm_tui.agent.undo.git_snapshots import GitSnapshotError, GitSnapshotter
 from myrm_tui.store import event_kinds
 from myrm_tui.store.constants import HANDLE_HEX_CHARS
 from myrm_tui.store.vault import Vault

@@ -1,7 +1,7 @@
 """File paths and web hosts against rule patterns (`Edit(src/**)`, `WebFetch(domain:*.python.org)`).
 
 Paths are compared resolved, so a symlink cannot dress one path up as another; hosts lowercased
-without a trailing dot (see permission_rules for the grammar).
+without a trailing dot (see rules for the grammar).
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 awk… and the inline code they are handed, judged for recursive deletes, decoded code being run,
 shell commands passed to system()/subprocess and writes to protected files.
 
-Each check takes the walk's `check_text` (command_danger) to judge the command lines it finds,
+Each check takes the walk's `check_text` (seatbelt) to judge the command lines it finds,
 so the walk and these checks recurse into each other without importing each other.
 """
 
@@ -11,11 +11,11 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator
 
-from myrm_tui.agent import command_rules as rules
-from myrm_tui.agent.command_scope import Scope, stdin_text
+from myrm_tui.agent.permissions import seatbelt_rules as rules
+from myrm_tui.agent.permissions.command_scope import Scope, stdin_text
 from myrm_tui.shell_lex import Command, Word
 
-# The walk's check of one command line (command_danger._check_text): a reason, or None.
+# The walk's check of one command line (seatbelt._check_text): a reason, or None.
 CheckText = Callable[[str, Scope], str | None]
 
 PYTHON = re.compile(r"^(?:python|python[23](?:\.\d+)?|pypy3?)$")

@@ -36,18 +36,17 @@ How a command line is judged (shell_lex splits it into simple commands):
 Deny beats allow. The destructive-command seatbelt and the protected paths are not rules: they
 hold whatever the rules say (approvals.decide, tools/paths.py).
 
-The pieces: permission_ruleset (RuleCall, RuleSet: judging one call), permission_bash (command
-lines), permission_targets (paths, hosts), permission_suggest ("Always allow" rules),
-permission_store (the stored rules). Callers import from here.
+The pieces: ruleset (RuleCall, RuleSet: judging one call), bash_lines (command
+lines), targets (paths, hosts), suggest ("Always allow" rules),
+rule_store (the stored rules). Callers import from here.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from myrm_tui.agent.permission_bash import MAX_DENY_DEPTH, plain_commands, reachable_commands
-from myrm_tui.agent.permission_ruleset import Judgement, RuleCall, RuleSet, call_for, combine, rule_set
-from myrm_tui.agent.permission_store import (
+from myrm_tui.agent.permissions.bash_lines import MAX_DENY_DEPTH, plain_commands, reachable_commands
+from myrm_tui.agent.permissions.rule_store import (
     RULES_FILE_NAME,
     RULES_FILE_VERSION,
     RulesStoreError,
@@ -56,8 +55,9 @@ from myrm_tui.agent.permission_store import (
     rules_file,
     stored_rules,
 )
-from myrm_tui.agent.permission_suggest import MAX_SUGGESTED_WORDS, RUNS_ANYTHING, SUGGESTED_RULE_TOOL, suggest_rules
-from myrm_tui.agent.permission_targets import host_matches, path_matches, url_host
+from myrm_tui.agent.permissions.ruleset import Judgement, RuleCall, RuleSet, call_for, combine, rule_set
+from myrm_tui.agent.permissions.suggest import MAX_SUGGESTED_WORDS, RUNS_ANYTHING, SUGGESTED_RULE_TOOL, suggest_rules
+from myrm_tui.agent.permissions.targets import host_matches, path_matches, url_host
 from myrm_tui.settings.permission_syntax import Rule, RuleError, parse_rule
 
 __all__ = [

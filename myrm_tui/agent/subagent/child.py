@@ -31,11 +31,12 @@ from myrm_tui.agent.events import (
     TurnError,
     TurnFinished,
 )
-from myrm_tui.agent.subagent_handover import HANDOVER_INSTRUCTIONS, parse_handover
-from myrm_tui.agent.subagent_progress import TASK_TOOL, progress_line
-from myrm_tui.agent.subagent_result import Distilled, distill
+from myrm_tui.agent.subagent.handover import HANDOVER_INSTRUCTIONS, parse_handover
+from myrm_tui.agent.subagent.progress import progress_line
+from myrm_tui.agent.subagent.result import Distilled, distill
 from myrm_tui.agent.tools.bash_background import BackgroundJobs
 from myrm_tui.agent.tools.registry import ToolRegistry
+from myrm_tui.agent.tools.task import TASK_TOOL
 from myrm_tui.context.tokens import count_text_tokens
 from myrm_tui.llm.events import UsageEvent
 

@@ -10,8 +10,8 @@ import os
 import re
 import shlex
 
-from myrm_tui.agent.permission_bash import plain_commands
-from myrm_tui.agent.permission_ruleset import RuleCall, rule_set
+from myrm_tui.agent.permissions.bash_lines import plain_commands
+from myrm_tui.agent.permissions.ruleset import RuleCall, rule_set
 from myrm_tui.settings.permission_syntax import MCP_PREFIX, MCP_RULE
 
 # The rule word used when "Always allow" is offered for a tool call.

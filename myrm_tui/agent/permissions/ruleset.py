@@ -1,4 +1,4 @@
-"""The rules in one set, judged against one call: deny beats allow (see permission_rules).
+"""The rules in one set, judged against one call: deny beats allow (see rules).
 
 `RuleCall` holds the facts of a call a rule can name (command line, resolved path, host);
 `RuleSet.judge` says which deny rule matched, else which allow rules together cover the call.
@@ -10,8 +10,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from myrm_tui.agent.permission_bash import argv_matches, deny_matches, plain_commands, reachable_commands
-from myrm_tui.agent.permission_targets import host_matches, path_matches, url_host
+from myrm_tui.agent.permissions.bash_lines import argv_matches, deny_matches, plain_commands, reachable_commands
+from myrm_tui.agent.permissions.targets import host_matches, path_matches, url_host
 from myrm_tui.settings.permission_syntax import Rule, RuleError, parse_rule
 
 

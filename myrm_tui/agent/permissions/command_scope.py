@@ -1,9 +1,9 @@
 """What the seatbelt knows about a command line without running it: the variables set earlier
 on the line, a command name made concrete, what `$(echo ...)` prints, what is fed to stdin.
 
-Why apart from the walk (command_danger): these answers never recurse into another command
+Why apart from the walk (seatbelt): these answers never recurse into another command
 line, so they are plain functions of the words and the scope that the walk and the interpreter
-checks (command_interpreters) share.
+checks (interpreters) share.
 """
 
 from __future__ import annotations

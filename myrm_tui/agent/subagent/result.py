@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from myrm_tui.agent.subagent_handover import Handover
+from myrm_tui.agent.subagent.handover import Handover
 from myrm_tui.store.vault import Vault
 
 # Tier 2: the size above which the answer goes to the vault. ~2k tokens: a handover plus a

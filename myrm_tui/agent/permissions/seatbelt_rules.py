@@ -1,4 +1,4 @@
-"""Per-program rules of the destructive-command seatbelt (see command_danger for the walk).
+"""Per-program rules of the destructive-command seatbelt (see seatbelt for the walk).
 
 Each rule looks at one program's arguments after quote removal, so it can ask about what the
 program will do (`git push --mirror`, `rm -r`, `find -delete`) and not about text that merely
@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from myrm_tui.agent.protected_paths import SHELL_STARTUP_DIRS, SHELL_STARTUP_FILES, WORKSPACE_PROTECTED_DIRS
+from myrm_tui.agent.permissions.protected_paths import SHELL_STARTUP_DIRS, SHELL_STARTUP_FILES, WORKSPACE_PROTECTED_DIRS
 
 # Programs that delete what they are given: run by find -exec or xargs they delete in bulk.
 DELETERS = frozenset({"rm", "unlink", "shred", "rmdir", "srm", "trash", "trash-put", "gio"})

@@ -2,11 +2,11 @@
 
 Policies: ask (bash and file changes ask), auto-edit (file changes run, bash asks), yolo
 (nothing asks), deny (bash and file changes are refused without asking). Destructive commands
-(command_danger: a tokenised check of the programs a line runs) always ask, even in yolo; in deny
+(seatbelt: a tokenised check of the programs a line runs) always ask, even in yolo; in deny
 they are refused like the rest.
 Reads never ask: they change nothing.
 
-Permission rules (permission_rules.py: `Bash(git status:*)`, `Edit(src/**)`) refine the policy
+Permission rules (permissions/rules.py: `Bash(git status:*)`, `Edit(src/**)`) refine the policy
 for one call: a matching deny rule refuses it without asking (in every policy); an allow rule
 lets it run without asking where the policy would ask. Neither touches the seatbelt: a
 destructive command still asks whatever the allow rules say. The TUI and headless `myrm run`
@@ -18,8 +18,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import Enum
 
-from myrm_tui.agent.command_danger import destructive_reason
-from myrm_tui.agent.permission_rules import RuleCall, RuleSet
+from myrm_tui.agent.permissions.rules import RuleCall, RuleSet
+from myrm_tui.agent.permissions.seatbelt import destructive_reason
 
 POLICIES = ("ask", "auto-edit", "yolo", "deny")
 

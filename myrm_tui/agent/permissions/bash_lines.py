@@ -2,7 +2,7 @@
 
 Allow is strict (every simple command must match, and nothing a prefix cannot vouch for may
 happen: substitutions, assignments, writing redirections); deny is thorough (it looks inside
-`$(...)`, `bash -c`, `eval` and behind wrappers). The rules (permission_rules) explain why.
+`$(...)`, `bash -c`, `eval` and behind wrappers). The rules (rules.py) explain why.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from myrm_tui.settings.permission_syntax import Rule
 from myrm_tui.shell_lex import Command, Word, nested_substitutions, split_commands
 
 # The walk into `$(...)`, `bash -c` and `eval` for deny rules stops here (real lines nest two or
-# three levels; the seatbelt in command_danger asks about deeper nesting anyway).
+# three levels; the seatbelt (seatbelt.py) asks about deeper nesting anyway).
 MAX_DENY_DEPTH = 8
 
 _WRITE_REDIRECTS = frozenset({">", ">>", ">|", "&>", "&>>", "<>"})

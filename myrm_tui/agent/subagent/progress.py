@@ -9,8 +9,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-# The tool whose live output carries these lines (agent/tools/task.py); the TUI picks its block by it.
-TASK_TOOL = "task"
 # Starts every progress line: text a child tool prints can never begin with it by accident,
 # because the child's own tool output is not forwarded (only these lines are).
 MARK = "⟫sub "

@@ -9,7 +9,7 @@ is the second line: it judges the programs a line actually runs, never its chara
 How: `shell_lex` splits the line into simple commands (words after quote removal, redirections,
 pipeline stages, substitution bodies). Each command is unwrapped (sudo, env, nohup, timeout,
 xargs, find -exec…), its name resolved (`$X` set earlier on the line, `$(echo rm)`, brace
-expansion), and checked by the rule for that program (`command_rules`). Code that runs code is
+expansion), and checked by the rule for that program (`seatbelt_rules`). Code that runs code is
 followed: `bash -c`, `eval`, substitutions, heredocs into a shell, inline interpreter code.
 What cannot be seen (a name computed by an unknown command, text piped into a shell) asks too.
 
@@ -17,7 +17,7 @@ What it cannot see: scripts and programs the line runs by file (`bash x.sh`, `ma
 which is why it is a seatbelt and the sandbox is the wall.
 
 This module is the walk; what is known without running anything is command_scope, code that
-runs code (shells, python, perl…) is command_interpreters, per-program rules are command_rules.
+runs code (shells, python, perl…) is interpreters, per-program rules are seatbelt_rules.
 """
 
 from __future__ import annotations
@@ -25,8 +25,9 @@ from __future__ import annotations
 import os
 import re
 
-from myrm_tui.agent import command_rules as rules
-from myrm_tui.agent.command_interpreters import (
+from myrm_tui.agent.permissions import seatbelt_rules as rules
+from myrm_tui.agent.permissions.command_scope import Scope, option_value, remember, resolve_name
+from myrm_tui.agent.permissions.interpreters import (
     AWKS,
     CODE_FLAGS,
     EDITORS,
@@ -43,7 +44,6 @@ from myrm_tui.agent.command_interpreters import (
     source_reason,
     trap_reason,
 )
-from myrm_tui.agent.command_scope import Scope, option_value, remember, resolve_name
 from myrm_tui.shell_lex import Command, Word, split_commands
 
 # Nested shells and substitutions followed before giving up (and asking): real commands nest two

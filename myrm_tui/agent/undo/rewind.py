@@ -1,4 +1,4 @@
-"""Undo and rewind of file changes, from the CHECKPOINT events (agent/checkpoints.py).
+"""Undo and rewind of file changes, from the CHECKPOINT events (agent/undo/checkpoints.py).
 
 A plan names, per file, the bytes to put back (the earliest pre-image of the turns undone) and
 the bytes the last of those turns left. A file whose current content is not what the turn left
@@ -27,9 +27,9 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from myrm_tui.agent.checkpoints import FileChange, changes_of, sha256_hex
-from myrm_tui.agent.protected_paths import protection_of
+from myrm_tui.agent.permissions.protected_paths import protection_of
 from myrm_tui.agent.tools.diffs import unified_diff
+from myrm_tui.agent.undo.checkpoints import FileChange, changes_of, sha256_hex
 from myrm_tui.context.undo_note import undo_note
 from myrm_tui.fenced_files import FenceError, Folder, Target, open_root, open_target, split_relative, user_file_mode
 from myrm_tui.store import event_kinds
