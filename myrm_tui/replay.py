@@ -92,7 +92,8 @@ def _tool_schemas() -> list[dict[str, Any]]:
     """myrm's tool list (what every replayed request offers; the bench gives it to every contender)."""
     from myrm_tui.agent.tools.registry import default_tools
 
-    return default_tools().schemas()
+    # Without the map tools: a recorded session never calls them, and every contender gets this list.
+    return default_tools(maps=False).schemas()
 
 
 def summarizer_model(name: str) -> str:
@@ -212,7 +213,8 @@ class ReplaySession:
         from myrm_tui.agent.agent import Agent
         from myrm_tui.agent.build import AgentBuild
         from myrm_tui.agent.prompts import SystemPrompt
-        from myrm_tui.context.engines import engine_for
+        from myrm_tui.agent.session_runtime import SessionRuntime
+        from myrm_tui.context.engine import ContextEngine
         from myrm_tui.llm import recorded
         from myrm_tui.replay_tools import RecordedResults, recorded_registry
         from myrm_tui.settings.settings import Settings
@@ -247,19 +249,29 @@ class ReplaySession:
         prompt = SystemPrompt(REPLAY_SYSTEM_PROMPT, str(self.settings.prompt_mode), True, "")
         build = AgentBuild(self.settings, model, tools, prompt, "replay")
         self.session_id = self.store.create_session(self.feed.model, "replay").id
-        # The agent finds this engine (one per session and store): created here with the clock.
-        engine = engine_for(
-            self.store, self.session_id, workspace=self.workspace, config=options.config, clock=self.clock.engine
-        )
+        # The session's engine runs on the virtual clock, with the replay's config.
+        engine = ContextEngine(self.store, self.session_id, config=options.config, clock=self.clock.engine)
         engine.summary_breaker.clock = self.clock.engine
-        self.agent = Agent(
+        self.runtime = SessionRuntime(
             store=self.store,
             session_id=self.session_id,
-            settings=self.settings,
             workspace=self.workspace,
             stream_fn=self._stream,
-            build=build,
             headless=True,
+            engine=engine,
+        )
+        # The recorded tools and prompt: built here, not from settings, and adopted by the runtime.
+        self.agent = self.runtime.adopt(
+            Agent(
+                store=self.store,
+                session_id=self.session_id,
+                settings=self.settings,
+                workspace=self.workspace,
+                stream_fn=self._stream,
+                build=build,
+                headless=True,
+                parts=self.runtime.parts,
+            )
         )
         self._sent: list[dict[str, Any]] | None = None
         self._last_event = 0
@@ -267,11 +279,9 @@ class ReplaySession:
         self._paused = 0.0  # the `gap_s` pauses so far: the virtual clock runs on by them
 
     def close(self) -> None:
-        from myrm_tui.context.engines import forget
         from myrm_tui.llm import recorded
 
         recorded.close_feed(self.feed)
-        forget(self.store)
         self.store.close()
 
     # -- the agent's model call: the real `llm.stream`, the request remembered --------------
@@ -380,7 +390,7 @@ class ReplaySession:
         """Run one agent turn; True when it ended normally (the TUI then runs `maintain`)."""
         from myrm_tui.agent.events import ToolStarted, TurnError, TurnFinished
 
-        turn = self.agent.turn(content)
+        turn = self.runtime.send(content)
         ok = False
         try:
             async for event in turn:

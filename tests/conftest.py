@@ -10,8 +10,8 @@ import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+import hypothesis_profiles
 import pytest
-from hypothesis import settings as hypothesis_settings
 
 import myrm_tui  # noqa: F401  (sets the offline litellm/tiktoken environment first)
 from myrm_tui.llm.local_provider import smollm2_path
@@ -29,10 +29,27 @@ LLAMA_N_CTX = 4096
 # Property tests explore fresh random inputs on a developer's machine (that is how they find new
 # edge cases: an unclosed `<!--` in web_fetch's HTML was one), but CI replays a fixed sequence so a
 # landing is never decided by which random examples a run happened to draw. Anything a local run
-# finds gets fixed and, where it teaches something, pinned with an `@example`.
-hypothesis_settings.register_profile("ci", derandomize=True, print_blob=True)
-if os.environ.get("CI"):
-    hypothesis_settings.load_profile("ci")
+# finds gets fixed and, where it teaches something, pinned with an `@example`. Example counts
+# scale with the profile (tests/hypothesis_profiles.py): `--hypothesis-profile=deep` runs them all.
+hypothesis_profiles.register()
+
+
+@pytest.hookimpl(tryfirst=True)  # before xdist reads the groups
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Under `pytest -n N --dist loadgroup`, keep the tests that share a heavy outside resource on
+    one worker: the llama.cpp tests (the session's server starts once, not once per worker, and
+    two model servers do not fight over two cores) and the tmux tests (real terminals with screen
+    deadlines, run one after another). Without xdist nothing changes."""
+    if not config.pluginmanager.hasplugin("xdist"):
+        return
+    for item in items:
+        module = getattr(item, "module", None)
+        if "llama_server" in getattr(item, "fixturenames", ()) or item.get_closest_marker("llama"):
+            item.add_marker(pytest.mark.xdist_group("llama"))
+        elif module is not None and any(
+            getattr(value, "__module__", None) == "tmux_helpers" for value in vars(module).values()
+        ):
+            item.add_marker(pytest.mark.xdist_group("tmux"))
 
 
 @pytest.fixture(autouse=True)

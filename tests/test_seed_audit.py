@@ -239,12 +239,43 @@ ROW_MUTATIONS = (
         "test_compact_on_a_40_turn_chat_writes_model_summaries_with_the_focus_and_frees_tokens",
     ),
     RowMutation(
+        "Summarizer defaults to the lite model",
+        "myrm_tui/agent/model_calls.py",
+        "    return LiteChoice(small, ",
+        "    return LiteChoice(None, ",
+        "tests/agent/test_lite_model_auto.py::"
+        "test_compact_with_a_large_anthropic_model_and_its_key_summarizes_with_haiku",
+    ),
+    RowMutation(
         "Four priority tiers",
         "myrm_tui/context/stages/compress.py",
         "    def mask_priority(self, i: int, last_user: int) -> int:\n",
         "    def mask_priority(self, i: int, last_user: int) -> int:\n        return 2\n",
         "tests/agent/test_mask_priority_live.py::"
         "test_a_full_event_masks_the_file_reads_and_keeps_the_older_command_outputs",
+    ),
+    RowMutation(
+        "Fork with summary (Frontend)",
+        "myrm_tui/agent/fork_cover.py",
+        "    return [\n        n\n        for n in store.summaries(session_id)",
+        "    return [] and [\n        n\n        for n in store.summaries(session_id)",
+        "tests/agent/test_fork_reuses_summaries.py::"
+        "test_a_fork_of_a_compacted_session_starts_from_the_model_summary_with_no_new_call",
+    ),
+    RowMutation(
+        "Reread the 5 most recently modified files",
+        "myrm_tui/context/stages/post_compaction_reread.py",
+        "    paths += changed_files(message)\n",
+        "",
+        "tests/agent/test_reread_after_bash.py::test_a_file_bash_changed_is_reread_after_compact",
+    ),
+    RowMutation(
+        "Frozen tool schema across MCP syncs",
+        "myrm_tui/mcp/frozen_order.py",
+        "    by_name = {tool.name: tool for tool in live}\n",
+        "    return list(live)\n",
+        "tests/mcp/test_mcp_frozen_tools.py::"
+        "test_a_sync_that_adds_and_removes_keeps_what_was_offered_as_a_byte_identical_prefix",
     ),
 )
 # A mutated run gets this long: the slowest named test takes ~30 s on a loaded 2-core box.
@@ -291,4 +322,6 @@ def test_each_rows_test_fails_when_its_mutation_is_applied(mutation: RowMutation
         check=False,
     )
     summary = run.stdout[-2000:]
-    assert "1 failed" in summary and run.returncode == 1, f"the mutant survived or did not run:\n{summary}"
+    assert "1 failed" in summary and run.returncode == 1, (
+        f"the mutant survived or did not run:\n{summary}\n{run.stderr[-2000:]}"
+    )

@@ -49,6 +49,7 @@ if TYPE_CHECKING:
     from acp.interfaces import Client
 
     from myrm_tui.agent.agent import Agent
+    from myrm_tui.agent.session_runtime import SessionRuntime
     from myrm_tui.mcp.manager import McpManager
     from myrm_tui.settings.settings import Settings
     from myrm_tui.store.store import Store
@@ -85,7 +86,7 @@ WorkspaceOpener = Callable[[Path], "Workspace | str"]
 @dataclass
 class OpenSession:
     id: str
-    agent: Agent
+    runtime: SessionRuntime
     mcp: McpManager | None
     titled: bool
     turn: asyncio.Task[StopReason] | None = None
@@ -93,12 +94,11 @@ class OpenSession:
     asks: set[asyncio.Task[None]] = field(default_factory=set)
 
 
-def context_usage(agent: Agent, step: StepStarted) -> UsageUpdate:
+def context_usage(agent: Agent | None, step: StepStarted) -> UsageUpdate:
     """The ring's figure (the prompt of this model call against the model's window) in ACP's
     context-usage update, sent before each model call."""
-    return UsageUpdate(
-        session_update="usage_update", used=max(0, step.prompt_tokens), size=max(0, agent.build.model.context_window)
-    )
+    window = agent.build.model.context_window if agent is not None else 0
+    return UsageUpdate(session_update="usage_update", used=max(0, step.prompt_tokens), size=max(0, window))
 
 
 class MyrmAcpAgent:
@@ -198,7 +198,7 @@ class MyrmAcpAgent:
             if session.turn is not None and not session.turn.done():
                 session.turn.cancel()
                 await asyncio.gather(session.turn, return_exceptions=True)
-            await session.agent.aclose()
+            await session.runtime.aclose()
             if session.mcp is not None:
                 await session.mcp.aclose()
         self.sessions.clear()
@@ -209,7 +209,7 @@ class MyrmAcpAgent:
         client = self._client()
         reason: StopReason = "end_turn"
         try:
-            async with aclosing(session.agent.turn(text)) as events:
+            async with aclosing(session.runtime.send(text)) as events:
                 async for event in events:
                     if isinstance(event, ApprovalRequest):
                         ask = asyncio.create_task(self._ask(session, event))
@@ -219,7 +219,9 @@ class MyrmAcpAgent:
                     if isinstance(event, TurnFinished):
                         reason = STOP_REASONS.get(event.reason, "end_turn")
                     if isinstance(event, StepStarted):
-                        await client.session_update(session_id=session.id, update=context_usage(session.agent, event))
+                        await client.session_update(
+                            session_id=session.id, update=context_usage(session.runtime.current, event)
+                        )
                     for update in updates_for(event, self.workspace.root):
                         await client.session_update(session_id=session.id, update=update)
         finally:
@@ -268,18 +270,18 @@ class MyrmAcpAgent:
             )
 
     def _open(self, session_id: str, settings: Settings, *, titled: bool) -> OpenSession:
-        from myrm_tui.agent.agent import Agent
+        from myrm_tui.agent.session_runtime import SessionRuntime
 
         mcp = self.workspace.mcp_for(settings)
-        agent = Agent(
+        runtime = SessionRuntime(
             store=self.workspace.store,
             session_id=session_id,
-            settings=settings,
             workspace=self.workspace.root,
             headless=False,  # the client answers approvals (permission.py)
             mcp=mcp,
         )
-        session = OpenSession(session_id, agent, mcp, titled)
+        runtime.agent_for(settings)
+        session = OpenSession(session_id, runtime, mcp, titled)
         self.sessions[session_id] = session
         return session
 

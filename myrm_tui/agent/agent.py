@@ -36,13 +36,15 @@ from myrm_tui.agent.hooks import HookRunner
 from myrm_tui.agent.limits import KILL_GRACE_S
 from myrm_tui.agent.model_calls import SummaryRoute, call_settings_for, summary_routes
 from myrm_tui.agent.model_stream import ModelStream, StreamFn
+from myrm_tui.agent.ports import ToolSource
 from myrm_tui.agent.read_registry import seen_recording_reader
 from myrm_tui.agent.resend import reusable_user_message
 from myrm_tui.agent.sandbox import sandbox_status
+from myrm_tui.agent.session_parts import SessionParts
 from myrm_tui.agent.subagent.child import SubagentRunner
 from myrm_tui.agent.tool_runner import ToolRunner
 from myrm_tui.agent.tools.base import Tool, ToolContext
-from myrm_tui.agent.tools.bash_background import BackgroundInfo, BackgroundJobs
+from myrm_tui.agent.tools.bash_background import BackgroundInfo
 from myrm_tui.agent.tools.processes import kill_group_now
 from myrm_tui.agent.turn_record import TurnRecord
 from myrm_tui.agent.turn_state import CUT_OFF_NOTE, INTERRUPTED_RESULT, TurnState, assistant_message, calls_of
@@ -52,17 +54,18 @@ from myrm_tui.agent.user_content import text_of_parts, user_content
 from myrm_tui.context.call_ids import unique_call_ids
 from myrm_tui.context.engine import TurnInput
 from myrm_tui.context.engine_prepare import PrepareProgress
-from myrm_tui.context.engines import engine_for, workspace_reader
 from myrm_tui.context.masker_tiers import parse_protected_tools
 from myrm_tui.context.media import image_parts, image_url_of
 from myrm_tui.context.objective_note import RESTATE_OBJECTIVE
 from myrm_tui.context.prompt import AssembledPrompt, ContextExhausted
 from myrm_tui.context.undo_note import defused
+from myrm_tui.context.workspace_reader import workspace_reader
 from myrm_tui.llm.call_settings import CallSettings, reasoning_effort_for
 from myrm_tui.llm.errors import ContextWindowExceededError, LLMError
 from myrm_tui.llm.events import UsageEvent
+from myrm_tui.llm.lite_models import LITE_OFF
 from myrm_tui.settings.settings import Settings
-from myrm_tui.store import event_kinds
+from myrm_tui.store import Store, event_kinds
 from myrm_tui.store.disk_full import disk_full
 
 # Re-exported: importers name them from here (`from myrm_tui.agent.agent import CUT_OFF_NOTE`).
@@ -75,7 +78,7 @@ class Agent:
     def __init__(
         self,
         *,
-        store: Any,
+        store: Store,
         session_id: str,
         settings: Settings,
         workspace: Path,
@@ -83,8 +86,8 @@ class Agent:
         build: AgentBuild | None = None,
         extra_tools: Sequence[Tool] = (),
         headless: bool = False,
-        mcp: Any = None,
-        background: BackgroundJobs | None = None,
+        mcp: ToolSource | None = None,
+        parts: SessionParts | None = None,
         cache_key: str | None = None,
     ):
         self.store = store
@@ -105,14 +108,20 @@ class Agent:
             settings,
             self.workspace,
             extra_tools,
-            mcp_tools=(mcp.tools(trust_read_only_hints=bool(settings.mcp_trust_read_only)) if mcp is not None else ()),
+            mcp_tools=(
+                mcp.session_tools(store, session_id, trust_read_only_hints=bool(settings.mcp_trust_read_only))
+                if mcp is not None
+                else ()
+            ),
         )
         self.settings = self.build.settings
         self._process_groups: set[int] = set()
-        # The session's background commands (bash with background: true); a rebuilt agent for the
-        # same session is handed the old one's (agent/cache.py), so they keep running. The UI lists
-        # them (`background.listing()`) and hears them start and end (`background.subscribe`).
-        self.background = background if background is not None else BackgroundJobs()
+        # The session's engine, background commands and hook lifecycle: a rebuilt agent for the
+        # same session is handed the old one's (agent/session_runtime.py), so commands keep running
+        # and the engine keeps its state. The UI lists the commands (`background.listing()`) and
+        # hears them start and end (`background.subscribe`).
+        self.parts = parts if parts is not None else SessionParts.fresh(store, session_id)
+        self.background = self.parts.background
         self._ctx = ToolContext(
             workspace=self.workspace,
             settings=self.settings,
@@ -127,17 +136,18 @@ class Agent:
         self._summarizer_noticed = False
         self._busy = False
         # The post-compaction reread's files count as seen by the model (agent/read_registry.py).
-        reader = seen_recording_reader(workspace_reader(self.workspace), store, session_id, self.workspace)
-        self.engine = engine_for(store, session_id, workspace=self.workspace, file_reader=reader)
+        # The engine outlives agents (a rebuild): the newest agent's reader wins.
+        self.engine = self.parts.engine
+        self.engine.summaries.file_reader = seen_recording_reader(
+            workspace_reader(self.workspace), store, session_id, self.workspace
+        )
         self._ctx.replacements = self.engine.replacements
         self.subagents = SubagentRunner(self)  # the task tool's children (agent/subagent/child.py)
         self._ctx.subagents = self.subagents
         # The turn's helpers; the clock is read through the agent, so swapping it reaches them.
         self._record = TurnRecord(store, session_id, self.model_name)
         # The user config's [hooks] (agent/hooks.py); the engine gets the pre-compact one.
-        self._hooks = HookRunner(
-            self.settings.hooks, self._ctx, self._record.event, str(getattr(store, "root", id(store)))
-        )
+        self._hooks = HookRunner(self.settings.hooks, self._ctx, self._record.event, self.parts.hooks)
         self._hooks.attach(self.engine)
         self._model_stream = ModelStream(stream_fn, self._record, lambda: self.clock())
         self.stream_fn = stream_fn  # None: llm.stream (the cache keep-alive calls the same way)
@@ -401,8 +411,8 @@ class Agent:
         if self._summarizer_noticed:
             return ""
         self._summarizer_noticed = True
-        lite = self.settings.lite_model
-        if not lite:
+        lite = self.settings.lite_model.strip()
+        if not lite or lite.lower() == LITE_OFF:  # automatic or the user's own "off": nothing to say
             return ""
         model, _window, why = self.summarizer()
         return f"summaries: {why}" if model != lite else ""

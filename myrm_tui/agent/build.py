@@ -1,6 +1,6 @@
 """Everything an Agent is built from, resolved once: model info, tools, system prompt, hash.
 
-Why a separate value: the AgentCache builds it to compare fingerprints, and hands the same
+Why a separate value: the SessionRuntime builds it to compare fingerprints, and hands the same
 object to the Agent it creates, so workspace rules are read once per build and the prompt the
 fingerprint covers is byte-for-byte the prompt that is sent.
 """
@@ -15,6 +15,7 @@ from pathlib import Path
 from myrm_tui.agent.fingerprint import execution_fingerprint
 from myrm_tui.agent.prompts import SystemPrompt, build_system_prompt, offers_tool
 from myrm_tui.agent.tools.base import Tool
+from myrm_tui.agent.tools.llm_map import MAP_MIN_WINDOW
 from myrm_tui.agent.tools.registry import ToolRegistry, default_tools
 from myrm_tui.llm.model_info import ModelInfo
 from myrm_tui.settings.settings import Settings
@@ -51,7 +52,8 @@ def build_agent(
     tool schemas, so the fingerprint changes exactly when that sorted list does."""
     model = model or resolve_model_info(settings)
     mode = settings.prompt_mode
-    offered = default_tools(extra_tools, mcp_tools) if model.supports_tools else ()
+    maps = model.context_window >= MAP_MIN_WINDOW  # agent/tools/llm_map.py: what their schemas cost
+    offered = default_tools(extra_tools, mcp_tools, maps=maps) if model.supports_tools else ()
     tools = ToolRegistry([tool for tool in offered if offers_tool(mode, tool.name)])
     prompt = build_system_prompt(mode, workspace, tools_enabled=model.supports_tools, model=model.name)
     fingerprint = execution_fingerprint(settings, tools.schemas(), prompt.text)

@@ -7,22 +7,28 @@ the last turns verbatim. The parent is untouched.
 The summary must tell the truth, because the next model acts on it: it is built from what the
 stored rows say happened (`context/summary/outcomes.py`): a denied or interrupted call is not
 "done", a file is "modified" only after a successful write, and an ask is "pending" only when no
-reply followed it. Its message is marked `SYNTHETIC_KEY: FORK_SUMMARY` so the transcript shows it
-as a summary block, never as something the user typed; the provider never sees the mark (the
-engine's normalize stage keeps only provider fields).
+reply followed it. Where the parent's own model-written summary nodes already cover part of
+that span, their text is reused (`fork_cover.py`) and only the rest is extracted. Its message
+is marked `SYNTHETIC_KEY: FORK_SUMMARY` so the transcript shows it as a summary block, never as
+something the user typed; the provider never sees the mark (the engine's normalize stage keeps
+only provider fields).
 """
 
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from myrm_tui.context.summary.extractive import extractive_summary
+from myrm_tui.agent.fork_cover import fork_body, model_nodes, summarized_until
 from myrm_tui.context.summary.footer import build_footer
 from myrm_tui.context.summary.schema import render
 from myrm_tui.context.tokens import count_message_tokens, count_text_tokens
 from myrm_tui.redact import redact_summary
 from myrm_tui.store import event_kinds
+
+if TYPE_CHECKING:
+    from myrm_tui.store.records import SessionRecord
+    from myrm_tui.store.store import Store
 
 # The stored message's bookkeeping key (read by the TUI history and the health screen) and
 # its value on a fork's summary.
@@ -43,7 +49,7 @@ def _originals(session_id: str, first_id: int, last_id: int) -> str:
     )
 
 
-def keep_model(store: Any, child_id: str, model: str | None) -> Any:
+def keep_model(store: Store, child_id: str, model: str | None) -> SessionRecord:
     """Record `model` as the fork's model and return its row. A fork continues its parent's
     conversation with the model the parent was talking to at that moment, a switch made for that
     session only (`/model NAME`, Ctrl+O) included: the store copies the parent's row, which is
@@ -56,7 +62,7 @@ def keep_model(store: Any, child_id: str, model: str | None) -> Any:
     return child
 
 
-def fork_with_summary(store: Any, session_id: str, *, model: str, keep_user_turns: int = 2) -> Any:
+def fork_with_summary(store: Store, session_id: str, *, model: str, keep_user_turns: int = 2) -> SessionRecord:
     rows = store.messages(session_id)
     users = [i for i, r in enumerate(rows) if r.role == "user" and not is_fork_summary(r.message)]
     if not users:
@@ -64,6 +70,9 @@ def fork_with_summary(store: Any, session_id: str, *, model: str, keep_user_turn
     anchor = users[0]
     later = [i for i in users if i > anchor]
     keep_from = later[-keep_user_turns] if len(later) >= keep_user_turns else (later[0] if later else len(rows))
+    nodes = model_nodes(store, session_id)
+    if later:
+        keep_from = summarized_until(rows, anchor + 1, keep_from, later[-1], nodes)
     middle = rows[anchor + 1 : keep_from]
     parent = store.get_session(session_id)
     title = f"{parent.title or session_id} (fork with summary)"
@@ -73,14 +82,15 @@ def fork_with_summary(store: Any, session_id: str, *, model: str, keep_user_turn
     messages = [r.message for r in middle]
     # A kept turn follows the middle: an ask in it without a reply was never answered.
     anchor_text = rows[anchor].message.get("content")
-    summary = extractive_summary(
-        messages,
-        source_tokens=sum(r.tokens for r in middle),
+    # The parent's model-written nodes where they cover the middle, extractive for the rest.
+    body = fork_body(
+        middle,
+        nodes,
         previous_goal=anchor_text if isinstance(anchor_text, str) else "",
         count=lambda t: count_text_tokens(t, model),
         ends_turn=keep_from < len(rows),
     )
-    summary, _ = redact_summary(summary)
+    summary, _ = redact_summary(body.summary)
     # Files and tools of the middle; no handles (they name the parent's rows, see _originals).
     footer = replace(build_footer(messages), errors=(), handles=(), first_handle="", last_handle="")
     text = render(
@@ -108,6 +118,8 @@ def fork_with_summary(store: Any, session_id: str, *, model: str, keep_user_turn
             "with_summary": True,
             "summarized_messages": len(middle),
             "summary_message_id": record.id,
+            "reused_summaries": list(body.reused),
+            "extractive_messages": body.extractive_rows,
             "copied_messages": len(rows) - keep_from,
         },
     )

@@ -20,7 +20,7 @@ import subprocess
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from myrm_tui.agent.events import Notice
 from myrm_tui.agent.tools.base import ToolContext
@@ -29,6 +29,9 @@ from myrm_tui.agent.tools.processes import kill_group_now
 from myrm_tui.agent.tools.spill import spill_if_large
 from myrm_tui.settings.hooks_config import POST_TOOL, PRE_COMPACT, SESSION_END, SESSION_START, HookSpec
 from myrm_tui.store import event_kinds
+
+if TYPE_CHECKING:
+    from myrm_tui.context.engine import ContextEngine
 
 # Hook output above this (~2.5k tokens) goes to the vault and the event keeps an excerpt: the
 # same size a tool result may have inline, so a chatty hook cannot bloat the event log.
@@ -39,10 +42,6 @@ _REAP_S = 1.0
 # How much of a failed hook's last output line its notice quotes.
 _NOTICE_LINE_CHARS = 200
 
-# Sessions whose start hooks ran in this process, by (store root, session id): an agent rebuilt
-# for the same session (a settings change) must not announce a new session; the end hooks run
-# only for a session that started here, once.
-_STARTED: set[tuple[str, str]] = set()
 
 RecordEvent = Callable[[str, dict[str, Any]], None]
 # One finished run, before spilling: (hook, status, exit code, seconds, output).
@@ -59,15 +58,26 @@ class HookOutcome:
     handle: str | None  # the full output in the vault, when it was too long
 
 
+@dataclass
+class HookLifecycle:
+    """Whether the session's start hooks ran: owned by the session (agent/session_parts.py), not
+    the agent, so an agent rebuilt for a settings change does not announce a new session, and the
+    end hooks run only for a session that started, once."""
+
+    started: bool = False
+
+
 class HookRunner:
     """Runs the configured hooks of one agent; `take_notices` hands over what the blocking paths
     (pre_compact inside the engine, session_end at app exit) could not yield themselves."""
 
-    def __init__(self, hooks: Sequence[HookSpec], ctx: ToolContext, record_event: RecordEvent, session_key: str):
+    def __init__(
+        self, hooks: Sequence[HookSpec], ctx: ToolContext, record_event: RecordEvent, lifecycle: HookLifecycle
+    ):
         self.hooks = tuple(hooks)
         self.ctx = ctx
         self.record_event = record_event
-        self.key = (session_key, ctx.session_id or "")
+        self.lifecycle = lifecycle
         self._pending: list[Notice] = []
 
     def configured(self, event: str) -> tuple[HookSpec, ...]:
@@ -77,16 +87,16 @@ class HookRunner:
         taken, self._pending = self._pending, []
         return taken
 
-    def attach(self, engine: Any) -> None:
+    def attach(self, engine: ContextEngine) -> None:
         """Give the engine this agent's pre-compact hook (the engine outlives a rebuilt agent, so
         the latest agent's hooks apply; none configured leaves the engine without one)."""
         engine.compactor.pre_compact = self.pre_compact if self.configured(PRE_COMPACT) else None
 
     # -- the events --------------------------------------------------------------------------
     async def session_start(self) -> list[Notice]:
-        if self.key in _STARTED:
+        if self.lifecycle.started:
             return []
-        _STARTED.add(self.key)
+        self.lifecycle.started = True
         return await self.run(SESSION_START, {})
 
     async def post_tool(self, name: str, arguments: dict[str, Any], status: str, call_id: str) -> list[Notice]:
@@ -103,16 +113,16 @@ class HookRunner:
             self._pending.extend(self._finish(_run_blocking(spec, stdin, self.ctx)))
 
     async def session_end(self) -> None:
-        if self.key not in _STARTED:
+        if not self.lifecycle.started:
             return
-        _STARTED.discard(self.key)
+        self.lifecycle.started = False
         self._pending.extend(await self.run(SESSION_END, {}))
 
     def session_end_blocking(self) -> None:
         """App exit, from synchronous code: the end hooks run to their end or timeout."""
-        if self.key not in _STARTED:
+        if not self.lifecycle.started:
             return
-        _STARTED.discard(self.key)
+        self.lifecycle.started = False
         stdin = self._stdin(SESSION_END, {})
         for spec in self.configured(SESSION_END):
             self._pending.extend(self._finish(_run_blocking(spec, stdin, self.ctx)))

@@ -65,6 +65,49 @@ def call_settings_for(
 
 
 @dataclass(frozen=True)
+class LiteChoice:
+    """The lite model summaries go to first (None: the main model) and why, for doctor and the
+    settings screen: the effective value of `lite_model`, which is empty by default."""
+
+    model: str | None
+    why: str
+
+
+def lite_model_for(settings: Settings, main: ModelInfo) -> LiteChoice:
+    """The `lite_model` setting resolved against the main model: "off" means the main model, a
+    name is used as given, and empty (the default) picks the main provider's small model
+    (llm/lite_models.py) when all of these hold, else the main model: a key for that provider is
+    set (never a model the user cannot pay for), the small model costs less per input token than
+    the main one (the main model is a large one), and both go to the same endpoint (a main model
+    served from `api_base` or its own `[models."X"] api_base` is not the provider's own)."""
+    from myrm_tui.llm.lite_models import LITE_OFF, has_key, provider_small_model
+
+    value = settings.lite_model.strip()
+    if value.lower() == LITE_OFF:
+        return LiteChoice(None, "main model (lite_model = off)")
+    if value:
+        return LiteChoice(value, "configured")
+    small = provider_small_model(main.provider)
+    if small is None or small == main.name:
+        return LiteChoice(None, f"main model (no smaller {main.provider} model to choose)")
+    if not has_key(main.provider):
+        return LiteChoice(None, f"main model (no {main.provider} API key for {small})")
+    info = model_info_for(settings, small)
+    if (info.api_base or None) != (main.api_base or None):
+        return LiteChoice(None, f"main model (it has its own endpoint; {small} would not)")
+    # A price the registry does not list (0) is no evidence either way: the name differs and the
+    # provider's small model is the cheap one by construction, so only a known price refuses.
+    if main.input_cost_per_token and not info.input_cost_per_token < main.input_cost_per_token:
+        return LiteChoice(None, f"main model (not larger than {small})")
+    return LiteChoice(small, f"automatic: {main.provider}'s small model, main model {main.name} is a large one")
+
+
+def effective_lite_model(settings: Settings, main_model: str) -> LiteChoice:
+    """`lite_model_for` by the main model's name: what doctor and the settings screen show."""
+    return lite_model_for(settings, model_info_for(settings, main_model))
+
+
+@dataclass(frozen=True)
 class SummaryRoute:
     """One model the summary chain may ask, with everything its calls need."""
 
@@ -80,7 +123,7 @@ def summary_routes(settings: Settings, main: ModelInfo) -> list[SummaryRoute]:
     model hands the chunk to the main model before the extractive body is used."""
     from myrm_tui.context.summary.client import summarizer_chain
 
-    lite = settings.lite_model or None
+    lite = lite_model_for(settings, main).model
     lite_info = model_info_for(settings, lite) if lite else None
     routes = []
     for model, why in summarizer_chain(main.name, lite, main, lite_info):

@@ -7,17 +7,20 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import AsyncGenerator, AsyncIterator, Callable
 from contextlib import asynccontextmanager
-from typing import Any
+from typing import TYPE_CHECKING
 
 from myrm_tui.agent.events import AgentEvent
 from myrm_tui.agent.reply_figures import ReplyFigures, priced
 from myrm_tui.agent.turn_record import TurnRecord
 from myrm_tui.agent.turn_state import TurnState
 from myrm_tui.llm.call_settings import CallSettings
-from myrm_tui.llm.events import FinishEvent, ReasoningDelta, RetryEvent, TextDelta, ToolCallEvent, UsageEvent
+from myrm_tui.llm.events import FinishEvent, LLMEvent, ReasoningDelta, RetryEvent, TextDelta, ToolCallEvent, UsageEvent
+from myrm_tui.llm.ports import StreamFn as StreamFn  # the agent's name for the port (agent.py re-exports it)
 from myrm_tui.store import event_kinds
 
-StreamFn = Callable[..., AsyncIterator[Any]]
+if TYPE_CHECKING:
+    from myrm_tui.context.prompt import AssembledPrompt
+    from myrm_tui.llm.model_info import ModelInfo
 
 
 def _default_stream() -> StreamFn:
@@ -27,7 +30,7 @@ def _default_stream() -> StreamFn:
 
 
 @asynccontextmanager
-async def _closing(iterator: AsyncIterator[Any]) -> AsyncIterator[AsyncIterator[Any]]:
+async def _closing(iterator: AsyncIterator[LLMEvent]) -> AsyncIterator[AsyncIterator[LLMEvent]]:
     """Like contextlib.aclosing, for any async iterator (an injected stream_fn may return one
     without aclose)."""
     try:
@@ -45,7 +48,13 @@ class ModelStream:
         self.clock = clock  # monotonic; the agent's, read at each call so a test can swap it
 
     async def run(
-        self, prompt: Any, state: TurnState, *, model_name: str, model: Any, call_settings: CallSettings
+        self,
+        prompt: AssembledPrompt,
+        state: TurnState,
+        *,
+        model_name: str,
+        model: ModelInfo,
+        call_settings: CallSettings,
     ) -> AsyncGenerator[AgentEvent, None]:
         stream_fn = self.stream_fn or _default_stream()
         tools = prompt.tools or None

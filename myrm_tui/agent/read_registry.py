@@ -30,9 +30,12 @@ import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from myrm_tui.store.event_kinds import EventKind
+
+if TYPE_CHECKING:
+    from myrm_tui.store.store import Store
 
 # How a record came to be (the event's `how`); OFFERED is a refusal's handle, not a sighting.
 READ, RANGE, WRITE, EDIT, REREAD, OFFERED = "read", "range", "write", "edit", "reread", "offered"
@@ -85,30 +88,38 @@ class ReadRegistry:
     another process or a rebuilt agent writing to the same session is seen at once.
     No store (a bare tool test): nothing is recorded and nothing is refused."""
 
-    def __init__(self, store: Any, session_id: str | None, workspace: Path) -> None:
+    def __init__(self, store: Store | None, session_id: str | None, workspace: Path) -> None:
         self.store = store
         self.session_id = session_id
         self.workspace = workspace.resolve()
 
     @property
     def enabled(self) -> bool:
-        return self.store is not None and self.session_id is not None
+        return self._log() is not None
+
+    def _log(self) -> tuple[Store, str] | None:
+        """Where the records live; None without a store or a session (a bare tool test)."""
+        if self.store is None or self.session_id is None:
+            return None
+        return self.store, self.session_id
 
     def _records(self) -> list[Seen]:
         """Oldest first: the fork ancestors' (up to each fork point), then the session's own."""
-        if not self.enabled:
+        log = self._log()
+        if log is None:
             return []
-        chain: list[tuple[str, float | None]] = [(str(self.session_id), None)]
+        store, session_id = log
+        chain: list[tuple[str, float | None]] = [(session_id, None)]
         cutoff: float | None = None
-        session = self.store.get_session(self.session_id)
+        session = store.get_session(session_id)
         while session.parent_id is not None and session.fork_message_id is not None:
-            at = float(self.store.get_message(session.fork_message_id).created_at)
+            at = float(store.get_message(session.fork_message_id).created_at)
             cutoff = at if cutoff is None else min(cutoff, at)
             chain.append((session.parent_id, cutoff))
-            session = self.store.get_session(session.parent_id)
+            session = store.get_session(session.parent_id)
         out: list[Seen] = []
         for owner, limit in reversed(chain):
-            for event in self.store.events(owner, EventKind.FILE_SEEN):
+            for event in store.events(owner, EventKind.FILE_SEEN):
                 if limit is None or event.created_at <= limit:
                     out.append(_seen_of(event.data))
         return out
@@ -119,7 +130,8 @@ class ReadRegistry:
         return next((s for s in reversed(self._records()) if s.path == key and s.how != OFFERED), None)
 
     def record(self, path: Path, data: bytes, how: str, handle: str | None = None) -> None:
-        if not self.enabled:
+        log = self._log()
+        if log is None:
             return
         try:
             mtime_ns = path.stat().st_mtime_ns
@@ -130,7 +142,8 @@ class ReadRegistry:
         last = next((s for s in reversed(self._records()) if s.path == key), None)
         if last is not None and (last.sha256, last.how == OFFERED) == (seen.sha256, how == OFFERED):
             return  # the same content, seen (or offered) again: nothing new to remember
-        self.store.append_event(self.session_id, EventKind.FILE_SEEN, seen.data())
+        store, session_id = log
+        store.append_event(session_id, EventKind.FILE_SEEN, seen.data())
 
     def changed_since_seen(self, path: Path, data: bytes) -> bool:
         """True when the model saw `path` and `data` (its bytes now) is not what it saw."""
@@ -154,7 +167,7 @@ class ReadRegistry:
 
 
 def seen_recording_reader(
-    reader: Callable[[str], str | None], store: Any, session_id: str, workspace: Path
+    reader: Callable[[str], str | None], store: Store, session_id: str, workspace: Path
 ) -> Callable[[str], str | None]:
     """Wraps the post-compaction reread's file reader: a file it returns whole is recorded as
     seen (a cut one is not: the model did not see the end)."""

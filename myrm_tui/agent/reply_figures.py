@@ -15,9 +15,13 @@ import dataclasses
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from myrm_tui.llm.events import UsageEvent
+
+if TYPE_CHECKING:
+    from myrm_tui.llm.model_info import ModelInfo
+    from myrm_tui.store.store import Store
 
 # Below this much decoding time a tokens/s figure is noise (one non-streamed chunk arrives in a
 # few ms and would read as thousands of tokens per second); the whole call's time is used then.
@@ -104,7 +108,7 @@ def figures_by_message(events: Any) -> dict[int, ReplyFigures]:
     return out
 
 
-def stored_figures(store: Any, session_id: str | None) -> dict[int, ReplyFigures]:
+def stored_figures(store: Store, session_id: str | None) -> dict[int, ReplyFigures]:
     """Figures of every reply in a session's history: its own events and, for a fork, its
     ancestors' (the replies it shares by reference were answered there)."""
     from myrm_tui.store import event_kinds
@@ -119,7 +123,7 @@ def stored_figures(store: Any, session_id: str | None) -> dict[int, ReplyFigures
     return out
 
 
-def priced(usage: UsageEvent, info: Any) -> UsageEvent:
+def priced(usage: UsageEvent, info: ModelInfo) -> UsageEvent:
     """`usage` with its cost filled from litellm's price map when the provider sent none."""
     if usage.cost is not None:
         return usage
@@ -130,7 +134,7 @@ def priced(usage: UsageEvent, info: Any) -> UsageEvent:
 
 
 def call_cost(
-    prompt_tokens: int, completion_tokens: int, cached_read_tokens: int, cached_write_tokens: int, info: Any
+    prompt_tokens: int, completion_tokens: int, cached_read_tokens: int, cached_write_tokens: int, info: ModelInfo
 ) -> float | None:
     """The call's price from the model's per-token prices (litellm's map), None when unknown.
 

@@ -86,7 +86,7 @@ class ToolRunner:
     ) -> AsyncGenerator[AgentEvent, None]:
         started = self.clock()
         yield ToolStarted(call.id, call.name, dict(call.arguments))
-        state.result, state.approval_wait_s = None, 0.0
+        state.result, state.approval_wait_s, state.changed_files = None, 0.0, ()
         async with aclosing(self._execute(call, state, tools)) as events:
             async for event in events:
                 yield event
@@ -107,7 +107,9 @@ class ToolRunner:
             )
             if handle:
                 artifacts[handle] = full
-        record = self.record.tool_result(call.id, call.name, content, result.status, artifacts)
+        record = self.record.tool_result(
+            call.id, call.name, content, result.status, artifacts, changed_files=state.changed_files
+        )
         state.open_calls = [c for c in state.open_calls if c[0] != call.id]
         # The duration is the tool's own: the time a person took to answer the approval is not it.
         ran = max(0.0, self.clock() - started - state.approval_wait_s)
@@ -280,6 +282,8 @@ class ToolRunner:
         problem = await asyncio.to_thread(self.checkpoints.after, checkpoint, turn)
         if problem:
             yield Notice(problem, level="warning")
+        if checkpoint is not None:
+            state.changed_files = tuple(checkpoint.changed)
         try:
             state.result = task.result()
         except ToolError as exc:

@@ -8,6 +8,7 @@ off by an error or an interrupt) is stored too, marked as partial.
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 from typing import Any
 
 from myrm_tui.agent.events import TurnError
@@ -15,6 +16,7 @@ from myrm_tui.agent.tools.spill import spill_if_large
 from myrm_tui.agent.turn_state import CUT_OFF_NOTE, INTERRUPTED_RESULT, TurnState
 from myrm_tui.context.tokens import count_message_tokens
 from myrm_tui.store import event_kinds
+from myrm_tui.store.changed_files import with_changed_files
 from myrm_tui.store.errors import VaultError
 from myrm_tui.store.records import MessageRecord
 from myrm_tui.store.store import Store
@@ -47,13 +49,20 @@ class TurnRecord:
         self.store.append_event(self.session_id, kind, data)
 
     def tool_result(
-        self, call_id: str, name: str, content: str, status: str, artifacts: dict[str, str | None] | None = None
+        self,
+        call_id: str,
+        name: str,
+        content: str,
+        status: str,
+        artifacts: dict[str, str | None] | None = None,
+        *,
+        changed_files: Sequence[str] = (),
     ) -> MessageRecord:
         # The outcome is stored beside the content (store/tool_status.py): the fork summary, the
         # transcript and the health screen read it instead of guessing from untrusted output.
-        return self.append(
-            with_status({"role": "tool", "tool_call_id": call_id, "name": name, "content": content}, status), artifacts
-        )
+        # So are the files a bash call changed (store/changed_files.py): the reread reads them.
+        message = with_status({"role": "tool", "tool_call_id": call_id, "name": name, "content": content}, status)
+        return self.append(with_changed_files(message, changed_files), artifacts)
 
     def turn_error(self, error_class: str, message: str, hint: str, state: TurnState) -> TurnError:
         self.event(

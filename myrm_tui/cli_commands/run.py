@@ -38,6 +38,7 @@ from myrm_tui.terminal_text import for_terminal
 
 if TYPE_CHECKING:  # types only: the modules load when a run needs them, after argument parsing
     from myrm_tui.agent.agent import Agent
+    from myrm_tui.agent.session_runtime import SessionRuntime
     from myrm_tui.context.engine_prepare import PrepareProgress
     from myrm_tui.mcp.manager import McpManager
     from myrm_tui.settings.settings import Settings
@@ -237,15 +238,16 @@ def _run_command(
             if session_id not in existing:
                 store.delete_session(session_id)
             return EXIT_USAGE
-        from myrm_tui.agent.agent import Agent
+        from myrm_tui.agent.session_runtime import SessionRuntime
 
         mcp = _mcp_servers(settings, context.workspace)
-        agent = Agent(
-            store=store, session_id=session_id, settings=settings, workspace=context.workspace, headless=True, mcp=mcp
+        runtime = SessionRuntime(
+            store=store, session_id=session_id, workspace=context.workspace, mcp=mcp, headless=True
         )
+        agent = runtime.agent_for(settings)
         report = _report(session_id, settings.model, json_out, store if stream_json else None)
         content = message_content(prompt, attached, files) if (attached or files) else prompt
-        asyncio.run(_drive_with_servers(agent.turn(content), report, mcp, agent))
+        asyncio.run(_drive_with_servers(runtime.send(content), report, mcp, runtime))
         report.finish_stdout()
         if compact and report.exit_code() == 0 and not _compact(agent):
             report.interrupted = True
@@ -415,20 +417,22 @@ def _mcp_servers(settings: Settings, workspace: Path) -> McpManager | None:
     return McpManager.from_settings(settings, workspace)
 
 
-async def _drive_with_servers(events: AsyncIterator[Any], report: RunReport, mcp: Any, agent: Any = None) -> None:
+async def _drive_with_servers(
+    events: AsyncIterator[Any], report: RunReport, mcp: McpManager | None, runtime: SessionRuntime | None = None
+) -> None:
     """MCP servers live as long as the turn's event loop: the turn starts them (and waits for them
     before its first model call); they are stopped here however the turn ended, so no server
     process outlives `myrm run`. So are the agent's background commands, said on stderr."""
     try:
         await _drive(events, report)
     finally:
-        if agent is not None:
-            stopped = await agent.aclose()
+        if runtime is not None:
+            stopped = await runtime.aclose()
             if stopped:
                 named = ", ".join(f"{info.handle} ({info.command})" for info in stopped)
                 note = f"note: stopped {len(stopped)} background command(s) still running at the end: {named}"
                 err(for_terminal(note))
-            for notice in agent.take_hook_notices():  # a session_end hook that failed
+            for notice in runtime.take_hook_notices():  # a session_end hook that failed
                 err(for_terminal(f"warning: {notice.text}"))
         if mcp is not None:
             await mcp.aclose()

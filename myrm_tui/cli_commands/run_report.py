@@ -28,6 +28,7 @@ if TYPE_CHECKING:  # types only: the dispatch in `handle` goes by class name, no
         Notice,
         StepStarted,
         ToolFinished,
+        ToolOutputChunk,
         ToolStarted,
         TurnError,
         TurnFinished,
@@ -105,6 +106,15 @@ class RunReport:
         mark = "✓" if event.ok else "✗"
         detail = "" if event.ok else ": " + _echo(event.content)
         err(f"{mark} {event.name} {event.status} ({event.duration_s:.1f}s){detail}")
+
+    def _on_ToolOutputChunk(self, event: ToolOutputChunk) -> None:
+        """A map's progress lines (agent/map/progress.py) go to stderr, like the tool lines; other
+        live output stays out (the result line says how the tool ended)."""
+        from myrm_tui.agent.map.progress import is_progress
+
+        for line in event.text.splitlines():
+            if is_progress(line):
+                err(_echo(line))
 
     def _on_ApprovalRequest(self, event: ApprovalRequest) -> None:
         """Unreachable with a headless agent (it refuses such calls itself, with the true reason);

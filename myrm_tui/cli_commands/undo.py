@@ -12,10 +12,14 @@ agent/undo/rewind.py).
 from __future__ import annotations
 
 import sys
-from typing import Any
+from typing import TYPE_CHECKING
 
 from myrm_tui.cli_commands import output
 from myrm_tui.cli_commands.common import EXIT_OK, EXIT_TURN_ERROR, EXIT_USAGE, bootstrap, err, open_store
+
+if TYPE_CHECKING:
+    from myrm_tui.store.records import SessionRecord
+    from myrm_tui.store.store import Store
 
 
 def _say(text: str) -> None:
@@ -30,7 +34,7 @@ def _confirm(question: str) -> bool:
         return False
 
 
-def _latest_with_changes(store: Any) -> Any:
+def _latest_with_changes(store: Store) -> SessionRecord | None:
     """Without --session: the most recent session that has file changes left to undo (a later
     session that only talked changed nothing to undo), said on stderr when it is not the latest.
     The latest session when none has any (its "nothing left to undo" is then the true answer)."""

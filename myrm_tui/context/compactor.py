@@ -8,7 +8,6 @@ area decides what stands in for what it removes.
 
 from __future__ import annotations
 
-import contextlib
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -77,12 +76,39 @@ class Compactor:
         self._fence_id: int | None = None
         self.interval = CompactionInterval()  # the ladder's economic trigger
 
-    def event(self, *args: Any, **kwargs: Any) -> CompactionEvent | None:
+    def event(
+        self,
+        tier: str,
+        budget: Budget,
+        inp: TurnInput,
+        now: float,
+        *,
+        trigger: str,
+        target_ratio: float | None = None,
+        focus: Sequence[str] = (),
+        no_tail: bool = False,
+        floor: bool = False,
+        overhead: int = 0,
+        manual: bool = False,
+        economic: bool = False,
+    ) -> CompactionEvent | None:
         """One compaction event, written as one store transaction (event record, views,
         summary nodes): one fsync instead of a dozen, and a crash leaves all of it or none."""
-        batch = getattr(self.history.store, "batch", None)
-        with batch() if batch is not None else contextlib.nullcontext():
-            return self._event_in_batch(*args, **kwargs)
+        with self.history.store.batch():
+            return self._event_in_batch(
+                tier,
+                budget,
+                inp,
+                now,
+                trigger=trigger,
+                target_ratio=target_ratio,
+                focus=focus,
+                no_tail=no_tail,
+                floor=floor,
+                overhead=overhead,
+                manual=manual,
+                economic=economic,
+            )
 
     def _event_in_batch(
         self,

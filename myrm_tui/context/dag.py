@@ -129,6 +129,12 @@ def _merged_content(children: Sequence[StructuredSummary], fake_text: str | None
     return enforce_caps(merged)
 
 
+def merge_summaries(bodies: Sequence[StructuredSummary]) -> StructuredSummary:
+    """The fields of `bodies` (in session order) merged as a fold without a model merges them:
+    a fork's summary made of its parent's nodes (`agent/fork_cover.py`) reads like a fold."""
+    return _merged_content(bodies, None)
+
+
 NOTES_PREFIX = "Session notes: "
 MAX_NOTES_CHARS = 1_500  # notes are meant to stay; still, a runaway note list must not crowd the prompt
 

@@ -21,7 +21,7 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
 from functools import partial
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from myrm_tui.context import ladder
 from myrm_tui.context.arrival_filter import filter_arrivals
@@ -33,7 +33,7 @@ from myrm_tui.context.compaction_event import CompactionEvent
 from myrm_tui.context.compactor import Compactor, EngineStats, PreCompactHook
 from myrm_tui.context.config import CACHE_TTL_S, DEFAULT_CONFIG, EngineConfig
 from myrm_tui.context.dag import SummaryDag
-from myrm_tui.context.engine_prepare import PrepareProgress, SummaryPreparation
+from myrm_tui.context.engine_prepare import PrepareProgress, ProgressFn, SummaryPreparation
 from myrm_tui.context.family import provider_of
 from myrm_tui.context.history import RenderedHistory
 from myrm_tui.context.objective_note import ObjectiveNotes
@@ -65,6 +65,13 @@ from myrm_tui.context.views import SHRUNK, UNTRUSTED_OPEN, View, msg_handle
 from myrm_tui.llm.model_info import ModelInfo
 from myrm_tui.store.records import MessageRecord
 
+if TYPE_CHECKING:
+    from myrm_tui.context.summary.breaker import SummarizerBreaker
+    from myrm_tui.context.summary.chunking import Chunk
+    from myrm_tui.context.summary.client import SummarizerCall, SummaryModel
+    from myrm_tui.llm.call_settings import CallSettings
+    from myrm_tui.store.store import Store
+
 # Preflight passes, in order: (trigger, no_tail, floor); see `assemble`.
 PREFLIGHT_PASSES = (("preflight", False, False), ("preflight-tail", True, False), ("preflight-floor", True, True))
 
@@ -72,7 +79,7 @@ PREFLIGHT_PASSES = (("preflight", False, False), ("preflight-tail", True, False)
 class ContextEngine:
     def __init__(
         self,
-        store: Any,
+        store: Store,
         session_id: str,
         *,
         config: EngineConfig = DEFAULT_CONFIG,
@@ -92,7 +99,7 @@ class ContextEngine:
         self.breakers = StageBreakers(config.breaker_threshold)
         # Per session (not process-global): one session's failing summarizer must not stop another's.
         self.summary_breaker = SummarizerBreaker()
-        self.resolver = MediaResolver(getattr(store, "vault", None))
+        self.resolver = MediaResolver(store.vault)
         self._lock = threading.RLock()
 
         views, synthetic = self.view_log.load_views(session_id)
@@ -314,7 +321,9 @@ class ContextEngine:
         or None when nothing could change."""
         return self._event_now(tier, inp, focus=(focus,) if focus else ())
 
-    def _event_now(self, tier: str, inp: TurnInput, **options: Any) -> dict[str, Any] | None:
+    def _event_now(
+        self, tier: str, inp: TurnInput, *, manual: bool = False, focus: Sequence[str] = ()
+    ) -> dict[str, Any] | None:
         """One compaction event asked for by someone (no target to stop at), as stored."""
         with self._lock:
             event = self.compactor.event(
@@ -324,7 +333,8 @@ class ContextEngine:
                 self.clock() if inp.now is None else inp.now,
                 trigger=inp.trigger if inp.trigger != "auto" else "manual",
                 target_ratio=0.0,
-                **options,
+                manual=manual,
+                focus=focus,
             )
             return event.to_dict() if event is not None else None
 
@@ -351,22 +361,66 @@ class ContextEngine:
             return self.compactor.removed_rows(plan)
 
     # ------------------------------------------------------------------ background summaries
-    async def maintain(self, inp: TurnInput, **kwargs: Any) -> dict[str, Any] | None:
+    async def maintain(
+        self,
+        inp: TurnInput,
+        *,
+        model: str | None = None,
+        window: int = 0,
+        call: SummarizerCall | None = None,
+        settings: CallSettings | None = None,
+        breaker: SummarizerBreaker | None = None,
+        models: Sequence[SummaryModel] | None = None,
+    ) -> dict[str, Any] | None:
         """Idle-time summary work (`SummaryPreparation.maintain`)."""
-        return await self.preparation.maintain(inp, **kwargs)
+        return await self.preparation.maintain(
+            inp, model=model, window=window, call=call, settings=settings, breaker=breaker, models=models
+        )
 
-    async def prepare_for_compact(self, inp: TurnInput, **kwargs: Any) -> list[dict[str, Any]]:
+    async def prepare_for_compact(
+        self,
+        inp: TurnInput,
+        *,
+        models: Sequence[SummaryModel],
+        breaker: SummarizerBreaker | None = None,
+        focus: str | None = None,
+        progress: ProgressFn | None = None,
+    ) -> list[dict[str, Any]]:
         """The compact command's model work (`SummaryPreparation.prepare_for_compact`)."""
-        return await self.preparation.prepare_for_compact(inp, **kwargs)
+        return await self.preparation.prepare_for_compact(
+            inp, models=models, breaker=breaker, focus=focus, progress=progress
+        )
 
-    async def prepare_folds(self, inp: TurnInput, **kwargs: Any) -> list[dict[str, Any]]:
-        return await self.preparation.prepare_folds(inp, **kwargs)
+    async def prepare_folds(
+        self,
+        inp: TurnInput,
+        *,
+        models: Sequence[SummaryModel],
+        breaker: SummarizerBreaker | None = None,
+        focus: str | None = None,
+        progress: ProgressFn | None = None,
+        done: int = 0,
+    ) -> list[dict[str, Any]]:
+        return await self.preparation.prepare_folds(
+            inp, models=models, breaker=breaker, focus=focus, progress=progress, done=done
+        )
 
-    def chunks_before_removal(self, inp: TurnInput, models: Sequence[Any]) -> list[Any]:
+    def chunks_before_removal(self, inp: TurnInput, models: Sequence[SummaryModel]) -> list[Chunk]:
         return self.preparation.chunks_before_removal(inp, models)
 
-    async def prepare_chunks(self, inp: TurnInput, chunks: Sequence[Any], **kwargs: Any) -> list[dict[str, Any]]:
-        return await self.preparation.prepare_chunks(inp, chunks, **kwargs)
+    async def prepare_chunks(
+        self,
+        inp: TurnInput,
+        chunks: Sequence[Chunk],
+        *,
+        models: Sequence[SummaryModel],
+        breaker: SummarizerBreaker | None = None,
+        kind: str = "prepare",
+        progress: ProgressFn | None = None,
+    ) -> list[dict[str, Any]]:
+        return await self.preparation.prepare_chunks(
+            inp, chunks, models=models, breaker=breaker, kind=kind, progress=progress
+        )
 
     # ------------------------------------------------------------------ reads for tools and the agent
     def excerpt_of(self, message_id: int) -> View | None:

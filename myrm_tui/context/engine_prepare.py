@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from myrm_tui.context.budget import Budget
 from myrm_tui.context.compactor import Compactor
@@ -35,6 +35,13 @@ from myrm_tui.context.turn_input import TurnInput
 from myrm_tui.context.units import split_units
 from myrm_tui.store.event_kinds import SUMMARY
 from myrm_tui.store.records import MessageRecord
+
+if TYPE_CHECKING:
+    # Loaded with the first summary (the summarizer's modules are not needed to start the app).
+    from myrm_tui.context.summary.breaker import SummarizerBreaker
+    from myrm_tui.context.summary.chunking import Chunk
+    from myrm_tui.context.summary.client import SummarizerCall, SummaryModel
+    from myrm_tui.llm.call_settings import CallSettings
 
 # Between steps and after turns, a chunk smaller than this share of a full summarizer chunk
 # waits to grow (unless the very next request removes it): measured in bench/summary_timing.py.
@@ -97,10 +104,10 @@ class SummaryPreparation:
         *,
         model: str | None = None,
         window: int = 0,
-        call: Any = None,
-        settings: Any = None,
-        breaker: Any = None,
-        models: Sequence[Any] | None = None,
+        call: SummarizerCall | None = None,
+        settings: CallSettings | None = None,
+        breaker: SummarizerBreaker | None = None,
+        models: Sequence[SummaryModel] | None = None,
     ) -> dict[str, Any] | None:
         """One piece of idle-time work (after a turn, or between two steps of one): once the
         prompt passes the full threshold, have a model summarize the next chunk that will be left
@@ -145,8 +152,8 @@ class SummaryPreparation:
         self,
         inp: TurnInput,
         *,
-        models: Sequence[Any],
-        breaker: Any = None,
+        models: Sequence[SummaryModel],
+        breaker: SummarizerBreaker | None = None,
         focus: str | None = None,
         progress: ProgressFn | None = None,
     ) -> list[dict[str, Any]]:
@@ -185,8 +192,8 @@ class SummaryPreparation:
         self,
         inp: TurnInput,
         *,
-        models: Sequence[Any],
-        breaker: Any = None,
+        models: Sequence[SummaryModel],
+        breaker: SummarizerBreaker | None = None,
         focus: str | None = None,
         progress: ProgressFn | None = None,
         done: int = 0,
@@ -211,7 +218,7 @@ class SummaryPreparation:
                 break
         return records
 
-    def chunks_before_removal(self, inp: TurnInput, models: Sequence[Any]) -> list[Any]:
+    def chunks_before_removal(self, inp: TurnInput, models: Sequence[SummaryModel]) -> list[Chunk]:
         """The chunks the next request's emergency is about to remove that no model has
         summarized yet (a dry run of its plan: `rows_removed_next`), cut at what is already
         prepared. Empty when no removal is ahead. The caller then waits for `prepare_chunks`
@@ -222,7 +229,7 @@ class SummaryPreparation:
         with self._lock:
             return self._removal_chunks(self._removed_next(inp), chain)
 
-    def _removal_chunks(self, removed: Sequence[int], chain: Sequence[Any]) -> list[Any]:
+    def _removal_chunks(self, removed: Sequence[int], chain: Sequence[SummaryModel]) -> list[Chunk]:
         """`removed` (row indices, ascending) as summarizer chunks, cut at prepared ranges."""
         from myrm_tui.context.summary.chunking import chunks_between
 
@@ -249,10 +256,10 @@ class SummaryPreparation:
     async def prepare_chunks(
         self,
         inp: TurnInput,
-        chunks: Sequence[Any],
+        chunks: Sequence[Chunk],
         *,
-        models: Sequence[Any],
-        breaker: Any = None,
+        models: Sequence[SummaryModel],
+        breaker: SummarizerBreaker | None = None,
         kind: str = "prepare",
         progress: ProgressFn | None = None,
     ) -> list[dict[str, Any]]:
@@ -443,7 +450,13 @@ class SummaryPreparation:
         )
 
 
-def _chain(models: Sequence[Any] | None, model: str | None, window: int, call: Any, settings: Any) -> list[Any]:
+def _chain(
+    models: Sequence[SummaryModel] | None,
+    model: str | None,
+    window: int,
+    call: SummarizerCall | None,
+    settings: CallSettings | None,
+) -> list[SummaryModel]:
     from myrm_tui.context.summary.client import SummaryModel
 
     if models is not None:

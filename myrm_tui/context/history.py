@@ -234,7 +234,7 @@ class RenderedHistory:
         reasoning, or not recorded: a row from before `reply_figures`, or a fork parent's)."""
         if not row.message.get("thinking_blocks"):
             return None
-        if row.id not in self._signers and hasattr(self.store, "events"):
+        if row.id not in self._signers:
             for event in self.store.events(self.session_id, REPLY_FIGURES, after_id=self._signers_after):
                 self._signers_after = event.id
                 message_id, model = event.data.get("message_id"), event.data.get("model")

@@ -136,8 +136,7 @@ class ObjectiveNotes:
         return note if note.tokens <= room else None
 
     def _summary_of(self, handle: str) -> dict[str, Any] | None:
-        getter = getattr(self.history.store, "get_summary", None)  # a test's bare store has none
-        return getter(self.history.session_id, handle) if getter is not None else None
+        return self.history.store.get_summary(self.history.session_id, handle)
 
 
 def _clip(item: str) -> str:

@@ -9,28 +9,29 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from functools import lru_cache
 from typing import Any
 
 from myrm_tui.context.tokens import count_message_tokens, count_tools_tokens
 
-# Distinct prefixes seen: one per model and tool set in practice; the bound only stops a
+# Distinct prefixes remembered: one per model and tool set in practice; the bound only stops a
 # long-lived process that cycles through many from growing without end.
-_FIXED_CACHE: dict[tuple[str, str, str], int] = {}
-_FIXED_CACHE_MAX = 64
+_FIXED_MEMO_SIZE = 64
 
 
 def tools_key(tools: Sequence[dict[str, Any]]) -> str:
     return json.dumps(list(tools), sort_keys=True)
 
 
-def fixed_tokens(system_prompt: str, tools_key: str | tuple, model: str) -> int:
-    """System prompt + tool schemas, counted once per distinct prefix."""
-    key = (system_prompt, tools_key if isinstance(tools_key, str) else "", model)
-    if key not in _FIXED_CACHE:
-        tokens = count_message_tokens({"role": "system", "content": system_prompt}, model)
-        if key[1]:
-            tokens += count_tools_tokens(json.loads(key[1]), model)
-        if len(_FIXED_CACHE) > _FIXED_CACHE_MAX:
-            _FIXED_CACHE.clear()
-        _FIXED_CACHE[key] = tokens
-    return _FIXED_CACHE[key]
+def fixed_tokens(system_prompt: str, tools_key: str | tuple[dict[str, Any], ...], model: str) -> int:
+    """System prompt + tool schemas, counted once per distinct prefix (a memo of a pure count:
+    the same text always has the same tokens, whichever session asks)."""
+    return _fixed_tokens(system_prompt, tools_key if isinstance(tools_key, str) else "", model)
+
+
+@lru_cache(maxsize=_FIXED_MEMO_SIZE)
+def _fixed_tokens(system_prompt: str, tools_json: str, model: str) -> int:
+    tokens = count_message_tokens({"role": "system", "content": system_prompt}, model)
+    if tools_json:
+        tokens += count_tools_tokens(json.loads(tools_json), model)
+    return tokens

@@ -126,8 +126,7 @@ def _unknown(raw: object) -> str:
 
 
 def _summary_node(store: Store, session_id: str, handle: Handle) -> dict | None:
-    getter = getattr(store, "get_summary", None)
-    return getter(session_id, handle.text) if getter is not None else None
+    return store.get_summary(session_id, handle.text)
 
 
 def _summary_text(store: Store, session_id: str, node: dict) -> str:

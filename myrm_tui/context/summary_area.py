@@ -226,11 +226,8 @@ class SummaryArea:
 
     def prepared_blocks(self) -> dict[int, int]:
         """Row ranges with a summary prepared in the background: start index → end (exclusive)."""
-        getter = getattr(self.history.store, "summaries", None)
-        if getter is None:
-            return {}
         blocks = {}
-        for node in getter(self.history.session_id, status="prepared"):
+        for node in self.history.store.summaries(self.history.session_id, status="prepared"):
             if node["children"]:
                 continue  # a prepared fold: it stands for nodes, not for rows
             start, end = self.history.index_of_id(node["first_id"]), self.history.index_of_id(node["last_id"]) + 1

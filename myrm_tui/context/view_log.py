@@ -8,9 +8,12 @@ across upgrades of the filters, or the provider's prompt cache breaks for no rea
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from myrm_tui.context.views import View
+
+if TYPE_CHECKING:
+    from myrm_tui.store.store import Store
 
 
 @dataclass(frozen=True)
@@ -40,7 +43,7 @@ class ViewLog(Protocol):
 class StoreViewLog:
     """The store-backed log (the store speaks plain dicts; this adapter owns the types)."""
 
-    def __init__(self, store: Any):
+    def __init__(self, store: Store):
         self.store = store
 
     def load_views(self, session_id: str) -> tuple[dict[int, View], list[SyntheticView]]:

@@ -12,12 +12,18 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from myrm_tui.agent.events import Notice
 from myrm_tui.mcp.agent_sync import sync_mcp_tools
 from myrm_tui.mcp.connection import READY, STARTING, STOPPED, ServerConnection, ServerStatus
 from myrm_tui.settings.mcp_config import McpServerConfig
+
+if TYPE_CHECKING:
+    from myrm_tui.agent.ports import ToolSyncTarget
+    from myrm_tui.agent.tools.base import Tool
+    from myrm_tui.settings.settings import Settings
+    from myrm_tui.store.store import Store
 
 
 def _import_sdk() -> None:
@@ -51,7 +57,7 @@ class McpManager:
             self._connections[config.name] = self._connection(config)
 
     @classmethod
-    def from_settings(cls, settings: Any, workspace: Path) -> McpManager:
+    def from_settings(cls, settings: Settings, workspace: Path) -> McpManager:
         return cls(
             settings.mcp_servers,
             workspace=workspace,
@@ -99,7 +105,7 @@ class McpManager:
     def ready(self) -> list[ServerConnection]:
         return [c for c in self.connections() if c.state == READY]
 
-    def tools(self, *, trust_read_only_hints: bool = False) -> tuple[Any, ...]:
+    def tools(self, *, trust_read_only_hints: bool = False) -> tuple[Tool, ...]:
         """The model's MCP tools: every offered tool of every ready server, sorted by prompt name,
         then `mcp_read_resource` if a ready server has resources. Same servers and tools, same
         tuple (byte-identical schemas): the prompt prefix stays cache-stable."""
@@ -107,7 +113,14 @@ class McpManager:
 
         return build_tools(self.ready(), trust_read_only_hints=trust_read_only_hints)
 
-    def sync_turn(self, agent: Any) -> AsyncIterator[Notice]:
+    def session_tools(self, store: Store, session_id: str, *, trust_read_only_hints: bool = False) -> tuple[Tool, ...]:
+        """`tools()` laid out in `session_id`'s frozen order (mcp/frozen_order.py): what a build
+        of that session offers, so a rebuild between turns keeps the cached tool list."""
+        from myrm_tui.mcp.frozen_order import session_tools
+
+        return tuple(session_tools(store, session_id, self.tools(trust_read_only_hints=trust_read_only_hints)))
+
+    def sync_turn(self, agent: ToolSyncTarget) -> AsyncIterator[Notice]:
         """The start of `agent`'s turn: its build gets this manager's current tools.
 
         Why the agent calls this method rather than importing agent_sync: mcp sits above the agent

@@ -26,7 +26,7 @@ PREVIEW_ARGUMENT_CHARS = 300
 _SIMPLE_TYPES = frozenset({"string", "integer", "number", "boolean"})
 
 
-def _validation_view(schema: Mapping[str, Any]) -> dict[str, Any]:
+def validation_view(schema: Mapping[str, Any]) -> dict[str, Any]:
     """The schema as myrm's own argument check reads it: required keys, known keys and simple
     types. Types it does not model (unions, `["string", "null"]`, `$ref`) are dropped here and
     left to the server, which validates anyway; the model is sent the server's schema untouched."""
@@ -65,7 +65,7 @@ class McpTool(Tool):
         self.server = server
         self.remote = remote
         self.description = remote.description or f"{remote.name} (a tool of the MCP server {server.name})"
-        self.parameters = _validation_view(remote.input_schema)
+        self.parameters = validation_view(remote.input_schema)
         self._schema = _model_schema(remote.input_schema)
         if trust_read_only_hints and remote.read_only:
             self.kind = "read"

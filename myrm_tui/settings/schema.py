@@ -64,7 +64,14 @@ SETTINGS: tuple[SettingSpec, ...] = (
         "Main model, a litellm name (e.g. anthropic/claude-sonnet-4-5) or "
         "local/smollm2. Empty: the first provider with an API key, else the local model.",
     ),
-    SettingSpec("lite_model", str, "", "Cheaper model for summaries; empty: the main model."),
+    # Empty (automatic) and "off" are the sentinels of llm/lite_models.py (LITE_AUTO, LITE_OFF).
+    SettingSpec(
+        "lite_model",
+        str,
+        "",
+        "Cheaper model for summaries. Empty: automatic (the main provider's small model when the "
+        'main model is a large one and its key is set); "off": the main model.',
+    ),
     # Off by default: measured in docs/context-engine.md ("When summaries are written"), the wait
     # before a removal is several summarizer calls in a row, while summaries prepared between
     # steps and after turns cover most removals without a pause.

@@ -19,7 +19,9 @@ class EventKind(StrEnum):
     REPAIR = "repair"  # data: repaired_call_ids (dangling calls answered on resume)
     NOTE = "note"  # data: text (a user-visible note, e.g. "model has no tool calling")
     FORK = "fork"  # data: child / parent, with_summary, summarized_messages (agent/fork.py)
-    MCP_TOOLS = "mcp_tools"  # data: tools (the MCP tool names offered), digest (of their schemas)
+    # data: tools (the live MCP tool names offered), digest (of their schemas), offered (every
+    # schema in prompt order, stubs included) and unavailable (the stubs' names): mcp/frozen_order.py
+    MCP_TOOLS = "mcp_tools"
     # data: turn, path, before (vault handle or None: absent), after (sha256 or None), source
     # (agent/undo/checkpoints.py)
     CHECKPOINT = "checkpoint"
@@ -33,6 +35,9 @@ class EventKind(StrEnum):
     # data: kind (hit/break/unexpected-break/unexpected-hit), provider, expected_tokens, reported_tokens, gap_s,
     # cause (context/cache_observer.py: the prediction checked against the provider's usage)
     CACHE_VERDICT = "cache_verdict"
+    # data: map (map id), key (item key), output, attempts, tokens, cost: one finished item of an
+    # llm_map/agentic_map call (agent/map/ledger.py), so a re-run skips it
+    MAP_ITEM = "map_item"
 
 
 # The names writers and readers import (`event_kinds.USAGE`): the enum's own members.
@@ -53,3 +58,4 @@ REPLY_FIGURES = EventKind.REPLY_FIGURES
 FILE_SEEN = EventKind.FILE_SEEN
 HOOK = EventKind.HOOK
 CACHE_VERDICT = EventKind.CACHE_VERDICT
+MAP_ITEM = EventKind.MAP_ITEM

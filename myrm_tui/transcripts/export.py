@@ -15,12 +15,15 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from myrm_tui.fenced_files import replace_file
 from myrm_tui.store.records import MessageRecord, SessionRecord
 from myrm_tui.terminal_text import json_for_terminal
 from myrm_tui.transcripts.transcript import export_json, render_markdown
+
+if TYPE_CHECKING:
+    from myrm_tui.store.store import Store
 
 FORMATS = ("md", "json")
 
@@ -75,7 +78,7 @@ def write_atomic(path: Path, text: str) -> Path:
     return path
 
 
-def export_to_file(store: Any, session_id: str, path: Path, fmt: str = "md") -> tuple[Path, SessionExport]:
+def export_to_file(store: Store, session_id: str, path: Path, fmt: str = "md") -> tuple[Path, SessionExport]:
     """Read the session from `store`, export it redacted to `path`."""
     session = store.get_session(session_id)
     exported = export_session(session, store.messages(session.id), fmt)

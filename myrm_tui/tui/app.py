@@ -28,6 +28,7 @@ from myrm_tui.tui.scope import ScopedChoice, theme_note
 from myrm_tui.tui.terminal_keys import install_extra_sequences
 
 if TYPE_CHECKING:  # the chat screen, the store and what they import load after the first paint
+    from myrm_tui.agent.session_runtime import SessionRuntime
     from myrm_tui.mcp.manager import McpManager
     from myrm_tui.store import Store
     from myrm_tui.tui.chat_session import ChatSession
@@ -328,28 +329,30 @@ class MyrmApp(ThemedApp):
 
         self.store.release_sessions(keep=session_id)  # others may now continue the one we leave
         leaving = self.chat.session_id
-        leaving_agent = self.chat.current_agent
+        leaving_runtime = self.chat.release_runtime()
+        staying = leaving_runtime if leaving == session_id else None  # the same session, shown anew
         if leaving != session_id:
             self.chat.discard_if_unused()  # a session the cache preheat opened and no message used
-        if leaving != session_id and leaving_agent is not None:
+        if leaving != session_id and leaving_runtime is not None:
             # The session ends here: its background commands stop (unread output kept) and the
-            # user's session_end hooks run, as at the end of `myrm run`.
-            self.run_worker(self._end_session(leaving_agent), group="close-session", exit_on_error=False)
-        if leaving is not None and leaving != session_id:
-            from myrm_tui.context import engines  # lazily: the engine stack loads after first paint
-
-            engines.forget(self.store, leaving)  # else every session opened once stays in memory
+            # user's session_end hooks run, as at the end of `myrm run`. Its engine goes with the
+            # runtime: nothing of a session left behind stays in memory.
+            self.run_worker(self._end_session(leaving_runtime), group="close-session", exit_on_error=False)
         self.chat = ChatSession.open(self.store, self.settings, self.workspace, session_id)
         self.chat.mcp = self.mcp
+        if staying is not None and self.chat.session_id == staying.session_id:
+            self.chat.adopt_runtime(staying)  # its engine, commands and hooks go on
+        elif staying is not None:  # reopened as a fork after all: the old one ends
+            self.run_worker(self._end_session(staying), group="close-session", exit_on_error=False)
         if model:
             self.chat.choose_session_model(model)
         self.switch_screen(ChatScreen(self.chat))
         if notice:
             self.notify(notice, timeout=5)
 
-    async def _end_session(self, agent: Any) -> None:
-        await agent.aclose()
-        for notice in agent.take_hook_notices():  # a failed session_end hook is said, not only stored
+    async def _end_session(self, runtime: SessionRuntime) -> None:
+        await runtime.aclose()
+        for notice in runtime.take_hook_notices():  # a failed session_end hook is said, not only stored
             self.notify(notice.text, severity="warning")
 
     # settings -------------------------------------------------------------------------------

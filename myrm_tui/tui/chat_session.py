@@ -10,13 +10,18 @@ import contextlib
 import importlib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from myrm_tui.settings import Settings
 from myrm_tui.settings.model_choice import choose_model
 from myrm_tui.store import Store, StoreError
 from myrm_tui.store.records import MessageRecord, SessionRecord
 from myrm_tui.tui.formatting import format_tokens
+
+if TYPE_CHECKING:  # the agent stack loads after first paint
+    from myrm_tui.agent.agent import Agent
+    from myrm_tui.agent.session_runtime import SessionRuntime
+    from myrm_tui.mcp.manager import McpManager
 
 # Session titles: the start of the first message, short enough for a session list row.
 _TITLE_CHARS = 60
@@ -97,8 +102,10 @@ class ChatSession:
     session: SessionRecord | None = None
     model: str | None = None
     open_error: str | None = None  # why the requested session could not be opened
-    _cache: Any = field(default=None, repr=False)  # AgentCache, built with the first turn
-    mcp: Any = field(default=None, repr=False)  # the app's McpManager (mcp/manager.py), or None
+    # The open session's runtime (agent/session_runtime.py), built with the first turn: it owns
+    # the engine, background commands and hooks; it is dropped with this object.
+    _runtime: SessionRuntime | None = field(default=None, repr=False)
+    mcp: McpManager | None = field(default=None, repr=False)  # the app's servers (mcp/manager.py)
     _switch: ModelSwitch | None = field(default=None, repr=False)
     # A model chosen for this session only (/model, Ctrl+O without make-default): it survives
     # settings applied later (the settings screen, a workspace just trusted) and is never saved.
@@ -197,9 +204,24 @@ class ChatSession:
             agent.kill_running_processes()
 
     @property
-    def current_agent(self) -> Any:
+    def current_agent(self) -> Agent | None:
         """The agent built for the last turn, if any (None before the first message)."""
-        return self._cache.current if self._cache is not None else None
+        return self._runtime.current if self._runtime is not None else None
+
+    @property
+    def runtime(self) -> SessionRuntime | None:
+        """The session's runtime once a message (or the preheat) opened it."""
+        return self._runtime
+
+    def adopt_runtime(self, runtime: SessionRuntime) -> None:
+        """The same session shown again in a new chat screen: it keeps its one runtime."""
+        self._runtime = runtime
+
+    def release_runtime(self) -> SessionRuntime | None:
+        """The session is left: hand its runtime over to be closed, and hold it no longer, so its
+        engine (the rendered history) goes with it even while a screen showing it lingers."""
+        runtime, self._runtime = self._runtime, None
+        return runtime
 
     def effective_settings(self) -> Settings:
         """The app's settings with the resolved model filled in (the default model when unset)."""
@@ -210,7 +232,7 @@ class ChatSession:
 
     def apply_settings(self, settings: Settings) -> None:
         """New settings from the settings screen or /model: the next turn rebuilds the agent
-        if its fingerprint changed (AgentCache decides)."""
+        if its fingerprint changed (the SessionRuntime decides)."""
         if self.session_model and settings.model != self.session_model:
             settings = settings.with_values(model=self.session_model)
         self.settings = settings
@@ -224,17 +246,19 @@ class ChatSession:
         if model:
             self.apply_settings(self.settings)
 
-    def agent(self, first_message: str, model: str | None = None) -> Any:
-        """The agent for the next turn, rebuilt by the cache when the settings changed. `model`:
+    def agent(self, first_message: str, model: str | None = None) -> Agent:
+        """The agent for the next turn, rebuilt by the runtime when the settings changed. `model`:
         this turn only goes to another model (a custom command's); the next turn comes back."""
         session = self.ensure_session(first_message)
-        if self._cache is None:
-            from myrm_tui.agent.cache import AgentCache
+        if self._runtime is None:
+            from myrm_tui.agent.session_runtime import SessionRuntime
 
-            self._cache = AgentCache(store=self.store, session_id=session.id, workspace=self.workspace, mcp=self.mcp)
-        before = self._cache.current
+            self._runtime = SessionRuntime(
+                store=self.store, session_id=session.id, workspace=self.workspace, mcp=self.mcp
+            )
+        before = self._runtime.current
         settings = self.effective_settings()
-        agent = self._cache.get(settings.with_values(model=model) if model else settings)
+        agent = self._runtime.agent_for(settings.with_values(model=model) if model else settings)
         if before is not None and agent is not before and before.model_name != agent.model_name:
             self._switch = ModelSwitch(
                 before.model_name, agent.model_name, before.build.model.context_window, agent.build.model.context_window

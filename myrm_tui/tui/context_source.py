@@ -11,11 +11,14 @@ the events stored since (a cost per refresh that does not grow with the session)
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from myrm_tui.store import event_kinds
 from myrm_tui.store.records import EventRecord
 from myrm_tui.tui.metrics import ContextReading, Spend, context_reading, session_spend
+
+if TYPE_CHECKING:
+    from myrm_tui.store.store import Store
 
 # Newest compaction events read for the ring: one is enough to correct the reading, a few guard
 # against "started" markers interleaved with "done" ones.
@@ -58,7 +61,7 @@ def engine_thresholds() -> Thresholds:
     )
 
 
-def recent_context_events(store: Any, session_id: str) -> list[EventRecord]:
+def recent_context_events(store: Store, session_id: str) -> list[EventRecord]:
     events = [
         *store.events(session_id, event_kinds.ASSEMBLE, limit=1),
         *store.events(session_id, event_kinds.COMPACTION, limit=_RECENT_COMPACTIONS),
@@ -67,7 +70,7 @@ def recent_context_events(store: Any, session_id: str) -> list[EventRecord]:
     return sorted(events, key=lambda e: e.id)
 
 
-def read_context(store: Any, session_id: str | None) -> ContextState:
+def read_context(store: Store, session_id: str | None) -> ContextState:
     """The one reading of how full the context is: the ring, the status bar and the health
     screen all show this (the compaction panel reads the same events and summary nodes).
 
@@ -92,7 +95,7 @@ class ContextFollower:
     still put in id order."""
 
     def __init__(self) -> None:
-        self._store: Any = None
+        self._store: Store | None = None
         self._session_id: str | None = None
         self._last_ids: dict[str, int] = {}
         self._assemble: EventRecord | None = None
@@ -100,7 +103,7 @@ class ContextFollower:
         self._spend = Spend()
         self._thresholds: Thresholds | None = None
 
-    def read(self, store: Any, session_id: str | None) -> ContextState:
+    def read(self, store: Store, session_id: str | None) -> ContextState:
         if self._thresholds is None:
             self._thresholds = engine_thresholds()
         if session_id is None:
@@ -132,8 +135,8 @@ class ContextFollower:
         self._corrections = sorted(kept, key=lambda e: e.id)[-_KEPT_CORRECTIONS:]
 
 
-def _fresh_fork_reading(store: Any, session_id: str) -> ContextReading:
-    parent = getattr(store.get_session(session_id), "parent_id", None)
+def _fresh_fork_reading(store: Store, session_id: str) -> ContextReading:
+    parent = store.get_session(session_id).parent_id
     if not parent:
         return ContextReading()
     reading = context_reading(recent_context_events(store, parent))

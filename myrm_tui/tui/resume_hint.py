@@ -6,13 +6,16 @@ and the command line prints the hint once the terminal is back in its normal mod
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from myrm_tui.terminal_text import for_terminal
 from myrm_tui.tui.formatting import short_id
 
+if TYPE_CHECKING:
+    from myrm_tui.store.store import Store
 
-def resumable_session(store: Any, session_id: str | None) -> str | None:
+
+def resumable_session(store: Store, session_id: str | None) -> str | None:
     """`session_id` when it holds at least one message: an empty session is nothing to resume
     (and `myrm -c` would skip past nothing)."""
     if session_id is None:

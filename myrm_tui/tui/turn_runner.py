@@ -61,6 +61,17 @@ def _restore_collections() -> None:
     gc.set_threshold(*_DEFAULT_GC_THRESHOLDS)
 
 
+def _freeze_long_lived() -> None:
+    """litellm's import leaves hundreds of thousands of long-lived objects; moving them out of the
+    collector's reach halves the worst full-collection stall while a reply streams (measured:
+    bench/tui_bench.py, docs/tui-benchmarks.md). Once per process: frozen objects are never
+    collected, and a later freeze (the next session's chat screen) would catch the session just
+    left, still waiting for its collection, and make it immortal, engine and all (a thaw and a
+    full pass instead costs seconds at every session switch on a loaded 2-core box)."""
+    if not gc.get_freeze_count():
+        gc.freeze()
+
+
 def compacted_text(event: dict[str, Any]) -> str:
     """The toast after the compact command: tokens freed and who wrote the summaries."""
     saved = event.get("saved")
@@ -136,10 +147,7 @@ class TurnRunner:
             self.chat.model = self.chat.settings.model or None
             problem = f"Could not resolve the model: {worker.error}"
         self.screen.engine_prepared(problem, self.window_problem)
-        # litellm's import leaves hundreds of thousands of long-lived objects; moving them out of
-        # the collector's reach halves the worst full-collection stall while a reply streams
-        # (measured: bench/tui_bench.py, docs/tui-benchmarks.md).
-        gc.freeze()
+        _freeze_long_lived()
         self.ready.set()
         from myrm_tui.tui.session_preheat import start_session_preheat  # opt-in; a no-op unless on
 
@@ -219,12 +227,14 @@ class TurnRunner:
         if self.chat.model is None:
             raise RuntimeError(ONBOARDING[0])
         model, self.turn_model = self.turn_model, None
-        agent = self.chat.agent(text, model=model)
+        self.chat.agent(text, model=model)  # built (or rebuilt) for this message's settings
         switch = self.chat.take_switch()
         if switch is not None:
             view.mount(Note(switch.describe()), after=None)
         self.screen.status.set(session_id=self.chat.session_id, state="thinking")
-        turn = agent.turn(message_content(text, images, files) if (images or files) else text)
+        runtime = self.chat.runtime
+        assert runtime is not None  # chat.agent() opened it
+        turn = runtime.send(message_content(text, images, files) if (images or files) else text)
         try:
             async for event in turn:
                 view.handle(event)

@@ -8,12 +8,15 @@ engine plumbing (the same rule as the transcript, tui/history.py).
 from __future__ import annotations
 
 from collections.abc import Collection, Iterable
-from typing import Any
+from typing import TYPE_CHECKING
 
 from myrm_tui.store.records import MessageRecord
 from myrm_tui.tui.constants import HISTORY_ENTRIES, HISTORY_SESSIONS
 from myrm_tui.tui.formatting import message_text
 from myrm_tui.tui.history import context_note
+
+if TYPE_CHECKING:
+    from myrm_tui.store.store import Store
 
 
 def typed_prompts(records: Iterable[MessageRecord]) -> list[tuple[int, str]]:
@@ -37,7 +40,7 @@ def first_prompt(records: Iterable[MessageRecord]) -> str:
 
 
 def workspace_prompts(
-    store: Any, exclude: Collection[int] = (), sessions: int = HISTORY_SESSIONS, entries: int = HISTORY_ENTRIES
+    store: Store, exclude: Collection[int] = (), sessions: int = HISTORY_SESSIONS, entries: int = HISTORY_ENTRIES
 ) -> list[str]:
     """Every prompt typed in the workspace's recent sessions, oldest first (message ids are
     global and increasing, so they order prompts across sessions; a fork shares its parent's

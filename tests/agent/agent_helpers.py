@@ -26,6 +26,8 @@ BUILTIN_TOOL_NAMES = (
     "glob",
     "web_fetch",
     "task",
+    "llm_map",
+    "agentic_map",
 )
 RECALL_TOOL_NAMES = ("ctx_search", "ctx_inspect", "ctx_expand", "session_note")
 TOOL_ORDER = (*BUILTIN_TOOL_NAMES, *RECALL_TOOL_NAMES)

@@ -9,8 +9,9 @@ import pytest
 from agent_helpers import drive, settings_for
 
 from myrm_tui.agent.agent import Agent
+from myrm_tui.agent.session_parts import SessionParts
 from myrm_tui.context.config import CACHE_TTL_S
-from myrm_tui.context.engines import engine_for, forget
+from myrm_tui.context.engine import ContextEngine
 from myrm_tui.store import event_kinds
 from myrm_tui.tui.widgets.compaction_panel import cache_lines
 
@@ -30,18 +31,12 @@ def _usage(read: int, write: int) -> dict[str, int]:
     return {"prompt_tokens": 8_000, "completion_tokens": 5, "cached_read_tokens": read, "cached_write_tokens": write}
 
 
-@pytest.fixture(autouse=True)
-def _forget_engines(store):
-    yield
-    forget(store)
-
-
 def _agent(store, workspace: Path, script, clock: FakeClock, *usages: dict[str, int]) -> Agent:
     model = script(*({"text": f"answer {i}", "usage": u} for i, u in enumerate(usages)))
     session = store.create_session(model=model)
     store.clock = clock
-    engine_for(store, session.id, workspace=workspace, clock=clock)  # the agent finds this one
-    return Agent(store=store, session_id=session.id, settings=settings_for(model), workspace=workspace)
+    parts = SessionParts(ContextEngine(store, session.id, clock=clock))  # the engine on the test's clock
+    return Agent(store=store, session_id=session.id, settings=settings_for(model), workspace=workspace, parts=parts)
 
 
 def _verdicts(store, agent: Agent) -> list[dict]:

@@ -21,7 +21,8 @@ from myrm_tui.agent.cache_warmth import (
     keepalive_times,
 )
 from myrm_tui.agent.events import TextDelta
-from myrm_tui.context.engines import engine_for, forget
+from myrm_tui.agent.session_parts import SessionParts
+from myrm_tui.context.engine import ContextEngine
 from myrm_tui.store import event_kinds
 
 START = 1_000.0
@@ -50,8 +51,10 @@ def _agent(store, workspace: Path, script, clock: FakeClock, tmp_path: Path, **v
     )
     session = store.create_session(model=model)
     store.clock = clock
-    engine_for(store, session.id, workspace=workspace, clock=clock)  # the agent finds this one
-    agent = Agent(store=store, session_id=session.id, settings=settings_for(model, **values), workspace=workspace)
+    parts = SessionParts(ContextEngine(store, session.id, clock=clock))  # the engine on the test's clock
+    agent = Agent(
+        store=store, session_id=session.id, settings=settings_for(model, **values), workspace=workspace, parts=parts
+    )
     return agent, record
 
 
@@ -59,12 +62,6 @@ def _requests(record: Path) -> list[list[dict]]:
     if not record.exists():
         return []
     return [json.loads(line) for line in record.open()]
-
-
-@pytest.fixture(autouse=True)
-def _forget_engines(store):
-    yield
-    forget(store)
 
 
 async def test_keepalive_resends_the_last_request_just_before_the_ttl(store, workspace, script, clock, tmp_path):

@@ -9,6 +9,7 @@ import shlex
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from hypothesis_profiles import examples
 
 from bench.sandbox_corpus import DESTRUCTIVE, HARMLESS, all_destructive
 from myrm_tui.agent.permissions.seatbelt import destructive_reason
@@ -119,7 +120,7 @@ _DANGEROUS_WORDS = st.sampled_from(
 )
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.lists(st.one_of(_DANGEROUS_WORDS, st.text(max_size=12)), max_size=12))
 def test_any_text_quoted_as_an_argument_is_harmless(words):
     text = " ".join(words)
@@ -127,7 +128,7 @@ def test_any_text_quoted_as_an_argument_is_harmless(words):
     assert destructive_reason(f"echo {shlex.quote(text)} >> notes.txt") is None
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.text(max_size=200))
 def test_the_check_never_raises_on_arbitrary_text(text):
     reason = destructive_reason(text)

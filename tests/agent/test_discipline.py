@@ -9,7 +9,6 @@ import pytest
 from agent_helpers import drive, settings_for
 
 from myrm_tui.agent.build import build_agent
-from myrm_tui.agent.cache import AgentCache
 from myrm_tui.agent.discipline import (
     CLAUDE,
     DEEPSEEK_QWEN_GLM,
@@ -20,6 +19,7 @@ from myrm_tui.agent.discipline import (
     discipline_family,
 )
 from myrm_tui.agent.prompts import PROMPT_MODES, SEARCH_TOOLS, base_prompt, build_system_prompt
+from myrm_tui.agent.session_runtime import SessionRuntime
 from myrm_tui.agent.tools.base import Tool
 from myrm_tui.settings.schema import SETTINGS
 
@@ -119,17 +119,17 @@ async def test_a_model_switch_changes_the_block_and_turns_keep_it(store, workspa
     second = _script(tmp_path / "models", "gpt-5.json", record, "three")
     assert (discipline_family(first), discipline_family(second)) == (CLAUDE, GPT)
     session = store.create_session(model=first)
-    cache = AgentCache(store=store, session_id=session.id, workspace=workspace)
+    runtime = SessionRuntime(store=store, session_id=session.id, workspace=workspace)
     settings = settings_for(first)
-    await drive(cache.get(settings), "hi")
-    await drive(cache.get(settings), "again")
-    switched = cache.get(settings.with_values(model=second))
+    await drive(runtime.agent_for(settings), "hi")
+    await drive(runtime.agent_for(settings), "again")
+    switched = runtime.agent_for(settings.with_values(model=second))
     await drive(switched, "now you")
     one, two, three = _systems(record)
     assert one == two, "the block is the same bytes on every turn of one model"
     assert discipline_block(first) in one and discipline_block(second) not in one
     assert discipline_block(second) in three and discipline_block(first) not in three
-    assert cache.rebuilds == 2
+    assert runtime.rebuilds == 2
 
 
 class _Probe(Tool):

@@ -10,7 +10,7 @@ from agent_helpers import drive, make_agent, settings_for
 from myrm_tui.agent.agent import Agent
 from myrm_tui.agent.events import ToolFinished
 from myrm_tui.agent.read_registry import ReadRegistry, seen_recording_reader
-from myrm_tui.context.engines import workspace_reader
+from myrm_tui.context.workspace_reader import workspace_reader
 from myrm_tui.store import event_kinds
 
 REFUSAL = "app.py changed since you last read it (by you or a command): read it again before editing."

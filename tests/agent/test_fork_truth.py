@@ -16,6 +16,7 @@ import pytest
 from agent_helpers import drive, make_agent
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from hypothesis_profiles import examples
 
 from myrm_tui.agent.agent import Agent
 from myrm_tui.agent.events import ApprovalRequest, StepStarted, ToolFinished, ToolOutputChunk
@@ -203,7 +204,7 @@ def spans(draw):
     return messages
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(spans())
 def test_summary_rules_hold_for_any_span(messages):
     results = {m["tool_call_id"]: m for m in messages if m["role"] == "tool"}

@@ -13,6 +13,7 @@ from agent_helpers import drive, settings_for
 
 from myrm_tui.agent.agent import Agent
 from myrm_tui.agent.events import Notice, ToolFinished, TurnFinished
+from myrm_tui.agent.session_runtime import SessionRuntime
 from myrm_tui.settings.hooks_config import HookSpec
 from myrm_tui.store import event_kinds
 
@@ -114,6 +115,26 @@ async def test_session_hooks_run_once_per_session(store, workspace, script, tmp_
     assert notice.level == "warning" and "session_end hook" in notice.text and "exit code 1" in notice.text
 
 
+async def test_a_session_runtime_runs_the_start_hook_once_across_agent_rebuilds(store, workspace, script, tmp_path):
+    """The lifecycle belongs to the session (agent/session_parts.py): a settings change that
+    rebuilds the agent must not announce a new session, and closing the runtime ends it once."""
+    starts, ends = tmp_path / "starts", tmp_path / "ends"
+    model = script({"text": "one"}, {"text": "two"})
+    hooks = (HookSpec("session_start", f"echo start >> {starts}"), HookSpec("session_end", f"echo end >> {ends}"))
+    settings = dataclasses.replace(settings_for(model, sandbox="off", approval="auto"), hooks=hooks)
+    session = store.create_session(model=model)
+    runtime = SessionRuntime(store=store, session_id=session.id, workspace=workspace)
+    first = [event async for event in runtime.send("first", settings)]
+    agent = runtime.current
+    second = [event async for event in runtime.send("second", settings.with_values(prompt_mode="lean"))]
+    assert runtime.current is not agent and runtime.rebuilds == 2  # a new agent, the same session
+    assert first[-1] == TurnFinished("stop", 1) and second[-1] == TurnFinished("stop", 1)
+    assert starts.read_text() == "start\n"
+    await runtime.aclose()
+    await runtime.aclose()
+    assert ends.read_text() == "end\n"
+
+
 def test_pre_compact_hook_runs_inside_the_engine(store, workspace, tmp_path):
     out = tmp_path / "compact.json"
     agent = hooked_agent(store, workspace, "scripted/none", HookSpec("pre_compact", f"cat > {out}"))
@@ -123,5 +144,11 @@ def test_pre_compact_hook_runs_inside_the_engine(store, workspace, tmp_path):
     seen = json.loads(out.read_text())
     assert seen["event"] == "pre_compact" and seen["tokens"] == 1234 and seen["tier"] == "emergency"
     # An agent rebuilt without hooks leaves the shared engine without one.
-    plain = Agent(store=store, session_id=agent.session_id, settings=settings_for("scripted/none"), workspace=workspace)
+    plain = Agent(
+        store=store,
+        session_id=agent.session_id,
+        settings=settings_for("scripted/none"),
+        workspace=workspace,
+        parts=agent.parts,
+    )
     assert plain.engine is agent.engine and agent.engine.compactor.pre_compact is None

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from hypothesis_profiles import examples
 
 from myrm_tui.agent.prompts import build_system_prompt, read_instructions
 from myrm_tui.cli_commands.doctor import _instruction_lines
@@ -89,7 +90,7 @@ def test_the_cap_cuts_one_file_and_names_the_ones_left_out(tmp_path: Path):
     assert sum(f.included for f in found.files) == 200
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(
     sizes=st.lists(st.integers(min_value=1, max_value=400), min_size=1, max_size=5),
     cap=st.integers(min_value=0, max_value=1000),

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from hypothesis_profiles import examples
 
 from myrm_tui.agent.permissions.rules import (
     RuleError,
@@ -295,7 +296,7 @@ def covered(argv: list[str], prefixes: list[list[str]]) -> bool:
     return any(argv[: len(p)] == p for p in prefixes)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(
     st.lists(simple, min_size=1, max_size=4),
     st.lists(prefix, min_size=1, max_size=3),
@@ -310,7 +311,7 @@ def test_a_compound_line_is_allowed_exactly_when_every_part_is(parts, prefixes, 
     assert allowed(ruleset, text) == all(covered(argv, prefixes) for argv in parts), text
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(
     st.lists(simple, min_size=1, max_size=3),
     st.sampled_from(["$(rm -rf x)", "`rm -rf x`", "<(rm x)", '"$(rm x)"', "${Y:-$(rm x)}"]),

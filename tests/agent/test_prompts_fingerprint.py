@@ -1,4 +1,4 @@
-"""System prompt stability, workspace rules, fingerprint sensitivity, AgentCache rebuilds."""
+"""System prompt stability, workspace rules, fingerprint sensitivity, SessionRuntime rebuilds."""
 
 from __future__ import annotations
 
@@ -10,9 +10,9 @@ from agent_helpers import TOOL_ORDER, settings_for
 
 from myrm_tui.agent.agent import Agent
 from myrm_tui.agent.build import build_agent
-from myrm_tui.agent.cache import AgentCache
 from myrm_tui.agent.fingerprint import execution_fingerprint
 from myrm_tui.agent.prompts import base_prompt, build_system_prompt
+from myrm_tui.agent.session_runtime import SessionRuntime
 from myrm_tui.agent.tools.registry import default_tools
 from myrm_tui.settings.settings import Settings
 from myrm_tui.store import event_kinds
@@ -107,15 +107,15 @@ def test_agent_cache_rebuilds_on_fingerprint_change_and_records_model_switch(sto
     model_a = script({"text": "a"})
     model_b = script({"text": "b"}, context_window=32000)
     session = store.create_session(model=model_a)
-    cache = AgentCache(store=store, session_id=session.id, workspace=workspace)
+    runtime = SessionRuntime(store=store, session_id=session.id, workspace=workspace)
     settings = settings_for(model_a)
-    agent = cache.get(settings)
+    agent = runtime.agent_for(settings)
     assert isinstance(agent, Agent)
-    assert cache.get(settings.with_values(theme="light")) is agent
-    lean = cache.get(settings.with_values(prompt_mode="lean"))
-    assert lean is not agent and cache.rebuilds == 2
+    assert runtime.agent_for(settings.with_values(theme="light")) is agent
+    lean = runtime.agent_for(settings.with_values(prompt_mode="lean"))
+    assert lean is not agent and runtime.rebuilds == 2
     assert store.events(session.id, kind=event_kinds.MODEL_SWITCH) == []
-    switched = cache.get(settings.with_values(prompt_mode="lean", model=model_b))
+    switched = runtime.agent_for(settings.with_values(prompt_mode="lean", model=model_b))
     assert switched.model_name == model_b
     [event] = store.events(session.id, kind=event_kinds.MODEL_SWITCH)
     assert event.data["old"] == model_a and event.data["new"] == model_b

@@ -3,7 +3,7 @@
 Why through the agent: DeepSeek, Qwen, GLM, Kimi, MiniMax and MiMo reject a request whose
 assistant tool-call turns lack `reasoning_content` while thinking is on. The turns a
 non-thinking model answered have none, so the request the new model gets after the switch (the
-TUI rebuilds the agent through `AgentCache`, as `/model` does) is what must carry it, empty.
+TUI rebuilds the agent through `SessionRuntime`, as `/model` does) is what must carry it, empty.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from agent_helpers import drive, settings_for
 
-from myrm_tui.agent.cache import AgentCache
+from myrm_tui.agent.session_runtime import SessionRuntime
 from myrm_tui.context.family import REASONING_TOOLS, family_of
 
 # The three families the switch was reported for (all of `REASONING_TOOLS`, which Kimi, MiniMax
@@ -56,9 +56,9 @@ async def test_after_a_switch_to_a_thinking_model_earlier_tool_turns_carry_reaso
     )
     assert family_of(plain) != REASONING_TOOLS and family_of(second) == REASONING_TOOLS
     session = store.create_session(model=plain)
-    cache = AgentCache(store=store, session_id=session.id, workspace=workspace)
-    await drive(cache.get(settings_for(plain, approval="yolo")), "read the notes")
-    await drive(cache.get(settings_for(second, approval="yolo")), "read them again")
+    runtime = SessionRuntime(store=store, session_id=session.id, workspace=workspace)
+    await drive(runtime.agent_for(settings_for(plain, approval="yolo")), "read the notes")
+    await drive(runtime.agent_for(settings_for(second, approval="yolo")), "read them again")
 
     requests = [json.loads(line) for line in record.read_text().splitlines()]
     before_switch, after_switch = requests[:2], requests[2:]

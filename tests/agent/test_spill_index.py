@@ -20,6 +20,7 @@ import pytest
 from agent_helpers import drive, make_agent
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from hypothesis_profiles import examples
 
 from myrm_tui.agent.events import ToolFinished
 from myrm_tui.agent.tools.base import Tool, ToolContext, ToolResult
@@ -147,7 +148,7 @@ async def test_output_the_agent_spills_is_searchable_with_its_result(store, work
     assert [h.handle for h in hits] == [finished.vault_handle]
 
 
-@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(15), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(position=st.integers(min_value=0, max_value=2_999), cap=st.integers(min_value=500, max_value=20_000))
 def test_whatever_leaves_the_prompt_is_found(tmp_path_factory, position: int, cap: int) -> None:
     """Wherever the needle sits and whatever the cap: either the result shows it inline, or

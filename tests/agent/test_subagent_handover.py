@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from hypothesis_profiles import examples
 
 from myrm_tui.agent.subagent.handover import Handover, parse_handover
 from myrm_tui.agent.subagent.result import MAX_RESULT_TOKENS, SPILL_CHARS, distill
@@ -24,7 +25,7 @@ def _chars(text: str) -> int:
 
 
 @given(completed=_items, pending=_items, risks=_items, files=_items, prose=st.text(max_size=300))
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 def test_a_written_block_parses_back_to_its_items(completed, pending, risks, files, prose):
     def section(name: str, items: list[str]) -> str:
         return f"{name}:\n" + ("".join(f"- {i}\n" for i in items) if items else "none\n")
@@ -49,7 +50,7 @@ def test_loose_formats_parse() -> None:
 
 
 @given(size=st.integers(min_value=0, max_value=120_000), seed=st.integers(0, 9))
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 def test_every_result_fits_the_cap_and_big_ones_name_their_handle(tmp_path_factory, size, seed):
     vault = Vault(tmp_path_factory.mktemp("vault"))
     answer = "".join(f"line {seed}-{i}\n" for i in range(size // 10))[:size]

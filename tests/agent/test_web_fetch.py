@@ -21,6 +21,7 @@ import pytest
 from agent_helpers import drive, settings_for
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
+from hypothesis_profiles import examples
 
 from myrm_tui.agent.agent import Agent
 from myrm_tui.agent.events import Notice, ToolFinished
@@ -424,7 +425,7 @@ def test_approval_request_names_the_url(server, workspace, store):
     assert preview.summary == f"fetch {server.base}/page/docs.html (network, from myrm itself)"
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(
     st.lists(
         st.sampled_from(

@@ -1,4 +1,8 @@
-"""`myrm run` end to end: real entry point, real Agent and store, scripted model through litellm."""
+"""`myrm run` end to end: real entry point, real Agent and store, scripted model through litellm.
+
+Most tests run the command in this process (tests/cli/conftest.py); the streamed answer, the exit
+status of a failed turn, a prompt read from a real stdin pipe, Ctrl+C and the embedded model are
+checked in a real `python -m myrm_tui` process (`myrm.process`, `myrm.popen`)."""
 
 from __future__ import annotations
 
@@ -21,7 +25,7 @@ def stored_messages(workspace, session_id):
 
 def test_text_reply_streams_to_stdout(myrm, script, workspace):
     model = script({"text": "Hello from the script, streamed in pieces."})
-    result = myrm("run", "--model", model, "say hello")
+    result = myrm.process("run", "--model", model, "say hello")
     assert result.returncode == 0, result.stderr
     assert result.stdout == "Hello from the script, streamed in pieces.\n"
     assert "error" not in result.stderr.lower()
@@ -91,7 +95,7 @@ def test_yolo_runs_the_tool(myrm, script, workspace):
 
 def test_error_turn_exits_1_with_a_readable_line(myrm, script):
     model = script({"error": "auth"})
-    result = myrm("run", "--model", model, "hello")
+    result = myrm.process("run", "--model", model, "hello")
     assert result.returncode == 1
     assert result.stdout == ""
     lines = [line for line in result.stderr.splitlines() if line.startswith("error: ")]
@@ -133,7 +137,7 @@ def test_usage_errors_exit_2(myrm, script):
 
 def test_prompt_from_stdin(myrm, script, workspace):
     model = script({"text": "got it"})
-    result = myrm("run", "--json", "--model", model, "-", input="a prompt\nfrom stdin\n")
+    result = myrm.process("run", "--json", "--model", model, "-", input="a prompt\nfrom stdin\n")
     assert result.returncode == 0, result.stderr
     messages = stored_messages(workspace, json.loads(result.stdout)["session_id"])
     assert messages[0]["content"] == "a prompt\nfrom stdin\n"
@@ -188,7 +192,7 @@ def test_ctrl_c_cancels_the_turn_stores_synthetic_result_and_exits_130(myrm, scr
 @pytest.mark.llama
 @pytest.mark.slow
 def test_run_on_the_embedded_local_model(myrm):
-    result = myrm(
+    result = myrm.process(
         "run",
         "--json",
         "--model",

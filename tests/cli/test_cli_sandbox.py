@@ -103,7 +103,9 @@ def test_doctor_shows_an_explicit_off(myrm, script):
 def test_doctor_never_pretends_when_bwrap_is_missing(myrm, script, tmp_path):
     empty = tmp_path / "empty-bin"
     empty.mkdir()
-    result = myrm.without_local_model("doctor", env={"MYRM_MODEL": script({"text": "hi"}), "PATH": str(empty)})
+    # A real process: the sandbox probe reads PATH once per process and keeps the answer.
+    env = {"MYRM_MODEL": script({"text": "hi"}), "PATH": str(empty)}
+    result = myrm.process_without_local_model("doctor", env=env)
     first, hint = _sandbox_section(result.stdout)
     assert hint.startswith("· approvals are the only guard")
     assert first.startswith("✗ workspace-write is configured but bash runs WITHOUT a sandbox: bwrap was not found")

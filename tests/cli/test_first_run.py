@@ -145,7 +145,7 @@ def test_doctor_says_not_ready_when_the_embedded_model_fails_its_test(myrm, tmp_
     (fake / "__init__.py").write_text("")
     (fake / "SmolLM2-135M-Instruct.Q4_1.gguf").write_bytes(b"GGUF" + b"\0" * 4096)
     env = {"PYTHONPATH": f"{fake.parent}:{Path(__file__).resolve().parents[2]}", "MYRM_MODEL": "local/smollm2"}
-    result = myrm("doctor", "--deep", env=env)
+    result = myrm.process("doctor", "--deep", env=env)  # PYTHONPATH: a real process
     assert result.returncode == 1, result.stdout
     assert "local model local/smollm2 failed its test" in result.stdout
     assert "could not load" in result.stdout

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from hypothesis_profiles import examples
 from typer.testing import CliRunner
 
 from myrm_tui.cli import app
@@ -63,7 +64,7 @@ FLAG_WORDS = st.lists(
 ).map(lambda parts: [word for part in parts for word in part])
 
 
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=examples(80), deadline=None)
 @given(argv=FLAG_WORDS)
 def test_an_accepted_argv_means_what_typer_makes_of_it(argv):
     """Every argv the short parser accepts, typer parses to the same tui_command arguments."""

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from hypothesis_profiles import examples
 
 from myrm_tui.settings import trust as T
 from myrm_tui.settings.loader import load_settings
@@ -90,7 +91,7 @@ def test_each_setting_follows_its_rule_untrusted_then_trusted(dirs, spec):
         assert getattr(again.settings, spec.key) == got
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(
     user_value=st.sampled_from(SPECS_BY_KEY["approval"].choices),
     workspace_value=st.sampled_from(SPECS_BY_KEY["approval"].choices),

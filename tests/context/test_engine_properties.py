@@ -17,6 +17,7 @@ from pathlib import Path
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from hypothesis_profiles import examples
 
 from myrm_tui.context.engine import ContextEngine, TurnInput
 from myrm_tui.context.ingest import ingest_message
@@ -170,7 +171,9 @@ def run_session(turns, window, check):
 
 
 @given(sessions())
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@settings(
+    max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large]
+)
 def test_every_prompt_is_valid_within_budget_and_lossless(session):
     turns, window = session
 
@@ -217,7 +220,9 @@ def engine_fixed_tools_tokens() -> int:
 
 
 @given(sessions())
-@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@settings(
+    max_examples=examples(30), deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large]
+)
 def test_assembly_is_deterministic_across_engines(session):
     turns, window = session
 
@@ -232,7 +237,9 @@ def test_assembly_is_deterministic_across_engines(session):
 
 
 @given(sessions())
-@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@settings(
+    max_examples=examples(30), deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large]
+)
 def test_between_events_the_prompt_only_grows_at_the_end(session):
     turns, window = session
     previous: dict[str, list] = {}

@@ -9,6 +9,7 @@ from __future__ import annotations
 import tiktoken
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from hypothesis_profiles import examples
 
 from myrm_tui.context import tokens
 from myrm_tui.context.engine import ContextEngine, TurnInput
@@ -51,7 +52,7 @@ def test_model_families_never_share_a_remembered_count():
         assert count_text_tokens(MIXED, "openai/gpt-4.1-mini") == _fresh("o200k_base", MIXED)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(st.text(max_size=300), st.sampled_from(["gpt-4o", "claude-sonnet-4", "gemini/gemini-2.5-pro", ""]))
 def test_a_remembered_count_is_the_tokenizer_count(text, model):
     encoding = tokens.encoding_name_for(model)
@@ -110,7 +111,7 @@ def test_the_wire_is_encode_safe_on_every_request_and_follows_a_compaction(tmp_p
         assert all("\udc80" not in str(m) for m in wire)
 
 
-@settings(max_examples=15, deadline=None)
+@settings(max_examples=examples(15), deadline=None)
 @given(st.lists(st.sampled_from(["plain text", "a \ud800 b", "ünïcödé", "x" * 300]), min_size=1, max_size=6))
 def test_the_remembered_form_equals_a_fresh_scan(tmp_path_factory, outputs):
     with Store.open(tmp_path_factory.mktemp("s")) as store:
@@ -154,7 +155,7 @@ _message = st.one_of(
 )
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(st.lists(st.lists(_message, min_size=1, max_size=4), min_size=1, max_size=6))
 def test_repairing_after_the_clean_prefix_equals_repairing_everything(tmp_path_factory, requests):
     """Dangling calls, orphan results, reused ids, a session that starts with a reply: what each

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from hypothesis_profiles import examples
 
 from myrm_tui.context.integrity import SYNTHETIC_INTERRUPTED, repair_pairs
 
@@ -53,14 +54,14 @@ def assert_valid(out):
 
 
 @given(histories())
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 def test_repair_always_gives_a_provider_valid_list(history):
     out, report = repair_pairs(history)
     assert_valid(out)
 
 
 @given(histories())
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 def test_repair_is_deterministic_and_idempotent(history):
     once, _ = repair_pairs(history)
     again, _ = repair_pairs(history)
@@ -71,7 +72,7 @@ def test_repair_is_deterministic_and_idempotent(history):
 
 
 @given(histories())
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 def test_every_real_result_survives_when_its_call_exists(history):
     out, report = repair_pairs(history)
     real_results = [m for m in out if m["role"] == "tool" and m["content"] != SYNTHETIC_INTERRUPTED]
@@ -80,7 +81,7 @@ def test_every_real_result_survives_when_its_call_exists(history):
 
 
 @given(histories())
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 def test_repair_never_drops_user_or_assistant_messages(history):
     out, _ = repair_pairs(history)
     kept = [m for m in out if m["role"] in ("user", "assistant")]

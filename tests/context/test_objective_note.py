@@ -12,6 +12,7 @@ import json
 from engine_helpers import info
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from hypothesis_profiles import examples
 
 from myrm_tui.context.config import EngineConfig
 from myrm_tui.context.engine import ContextEngine, TurnInput
@@ -185,7 +186,7 @@ def test_no_room_no_note(store):
     assert s.engine.objective.note(MODEL, room=10_000) is not None
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(
     anchor=st.text(min_size=1, max_size=3000),
     items=st.lists(st.text(min_size=1, max_size=400), max_size=5),

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from hypothesis_profiles import examples
 from plan_helpers import call, plan_input, tool_unit
 
 from myrm_tui.context.relevance import bm25_scores, least_relevant_first, tokenize
@@ -127,7 +128,7 @@ unit_bodies = st.lists(
 )
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(unit_bodies, st.sampled_from([RECENCY, RELEVANCE]), st.floats(0.0, 1.0), st.booleans())
 def test_removal_takes_whole_units_only_and_never_the_anchors_or_the_tail(bodies, eviction, share, with_block):
     messages: list[dict] = [{"role": "user", "content": "start"}]

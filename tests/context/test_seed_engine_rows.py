@@ -10,6 +10,7 @@ import pytest
 from engine_helpers import info
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from hypothesis_profiles import examples
 
 from myrm_tui.context.arrival_budget import arrival_allowances
 from myrm_tui.context.config import DEFAULT_CONFIG, EngineConfig
@@ -62,7 +63,7 @@ _ITEM = st.one_of(
 )
 
 
-@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(12), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(
     items=st.lists(_ITEM, min_size=4, max_size=14), tiers=st.lists(st.sampled_from(["full", "emergency"]), max_size=3)
 )

@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from hypothesis_profiles import examples
 
 from myrm_tui.settings.loader import load_settings, save_user_settings
 from myrm_tui.settings.schema import MODEL_FIELD_MINIMUMS, SETTINGS, SPECS_BY_KEY
@@ -114,7 +115,7 @@ def test_saving_an_out_of_range_value_is_refused_and_the_file_is_untouched(tmp_p
 @given(
     spec=st.sampled_from(NUMERIC), value=st.one_of(st.integers(-(10**6), 10**6), st.floats(-1e6, 1e6, allow_nan=False))
 )
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 def test_a_value_applies_exactly_when_it_is_in_its_declared_range(dirs, spec, value):
     workspace, user = dirs
     if spec.type is int:

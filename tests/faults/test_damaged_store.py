@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from hypothesis_profiles import examples
 from store_faults import Myrm, make_workspace
 
 from myrm_tui.store import Store, StoreError
@@ -151,7 +152,7 @@ def pristine(tmp_path_factory) -> tuple[Path, dict[int, dict]]:
     return workspace, populate(workspace)
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(25), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(page_fraction=st.floats(min_value=0.0, max_value=0.9999), seed=st.integers(0, 2**32))
 def test_any_garbage_page_never_crashes_and_recovery_never_invents(pristine, tmp_path_factory, page_fraction, seed):
     from myrm_tui.store.health import inspect

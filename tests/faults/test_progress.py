@@ -22,6 +22,7 @@ from pathlib import Path
 
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
+from hypothesis_profiles import examples
 from progress_driver import Driver, SessionPlan, TurnPlan, check_prompt
 
 from myrm_tui.context.budget import budget_for
@@ -146,7 +147,9 @@ def session_plans(draw):
 
 @given(session_plans())
 @settings(
-    max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large]
+    max_examples=examples(EXAMPLES),
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
 def test_any_history_in_any_window_assembles_when_the_prefix_and_the_ask_fit(plan):
     quarter = min(3, int(math.log(plan.window / MIN_WINDOW, 4)))

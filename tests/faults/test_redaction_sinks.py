@@ -29,6 +29,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from hypothesis_profiles import examples
 from secret_corpus import NearMiss, Secret, corpus, near_misses, public_key_material
 
 import myrm_tui  # noqa: F401  (offline env before litellm)
@@ -466,14 +467,14 @@ SEPARATORS = st.sampled_from([" ", "\n", "\t", " | ", "\n\n", ": "])
 PROSE = st.text(alphabet="abcdefghijklmnopqrstuvwxyz ABCDEFGHIJKLMNOPQRSTUVWXYZ.,!?()0123456789", max_size=60)
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.sampled_from(CORPUS), PROSE, PROSE, SEPARATORS, SEPARATORS)
 def test_a_secret_is_caught_whatever_prose_surrounds_it(item: Secret, before: str, after: str, left: str, right: str):
     out = redact(before + left + item.text + right + after).text
     assert not item.leaks_in(out)
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     st.lists(
         st.one_of(st.sampled_from([s.text for s in CORPUS]), st.sampled_from([n.text for n in NEAR]), PROSE),
@@ -489,7 +490,7 @@ def test_redaction_is_idempotent(pieces: list[str], separator: str):
     assert redact(once).text == once
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(st.sampled_from(NEAR), PROSE, SEPARATORS)
 def test_a_near_miss_survives_next_to_prose(item: NearMiss, prose: str, separator: str):
     assert item.keep in redact(prose + separator + item.text).text

@@ -19,7 +19,6 @@ import pytest
 import myrm_tui  # noqa: F401  (offline env before litellm)
 from myrm_tui.agent.agent import CUT_OFF_NOTE, Agent
 from myrm_tui.agent.events import AssistantMessageStored, TurnError, TurnFinished, UserMessageStored
-from myrm_tui.context import engines
 from myrm_tui.settings.settings import Settings
 from myrm_tui.store import Store
 
@@ -42,7 +41,6 @@ def workspace(tmp_path: Path) -> Path:
 def store(workspace: Path):
     opened = Store.open(workspace)
     yield opened
-    engines.forget(opened)
     opened.close()
 
 
@@ -141,7 +139,6 @@ async def test_resend_after_a_restart_reuses_the_ask_stored_by_the_dead_process(
     store = Store.open(workspace)
     session_id = agent_for(store, workspace, model).session_id
     await send(agent_for(store, workspace, model, session_id), "are you there?")
-    engines.forget(store)
     store.close()  # the process ends; its in-memory engine state is gone
 
     store = Store.open(workspace)
@@ -150,5 +147,4 @@ async def test_resend_after_a_restart_reuses_the_ask_stored_by_the_dead_process(
         assert [e.reused for e in events if isinstance(e, UserMessageStored)] == [True]
         assert [m["role"] for m in stored(store, session_id)] == ["user", "assistant"]
     finally:
-        engines.forget(store)
         store.close()

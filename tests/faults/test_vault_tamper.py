@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from hypothesis_profiles import examples
 from store_faults import make_workspace
 
 from myrm_tui.agent.tools.base import ToolContext, ToolError
@@ -82,7 +83,7 @@ def test_storing_the_same_content_again_repairs_the_file(tmp_path: Path):
         assert store.vault.tampered() == (1, [])
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=st.binary(min_size=1, max_size=3000), edit=st.data())
 def test_any_change_to_stored_bytes_is_detected(tmp_path_factory, data: bytes, edit):
     workspace = tmp_path_factory.mktemp("vault") / "ws"

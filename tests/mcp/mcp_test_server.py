@@ -100,16 +100,19 @@ def env_probe(name: str) -> str:
 
 
 @server.tool()
-async def add_tool(ctx: Context) -> str:
-    """Add a tool named `late_tool` and announce that the tool list changed."""
+async def add_tool(ctx: Context, remove: str = "") -> str:
+    """Add a tool named `late_tool` (and remove the tool named `remove`, if any) and announce that
+    the tool list changed."""
 
     def late_tool() -> str:
         """Appeared after the start."""
         return "late"
 
     server.add_tool(late_tool)
+    if remove:
+        server.remove_tool(remove)
     await ctx.notify_tools_changed()
-    return "added late_tool"
+    return "added late_tool" + (f", removed {remove}" if remove else "")
 
 
 @server.tool()

@@ -15,6 +15,7 @@ import myrm_tui  # noqa: F401  (offline env before litellm)
 from myrm_tui.agent.agent import Agent
 from myrm_tui.agent.build import build_agent
 from myrm_tui.agent.events import ApprovalRequest, Notice, ToolFinished
+from myrm_tui.mcp.frozen_order import is_unavailable
 from myrm_tui.mcp.manager import McpManager
 from myrm_tui.settings.settings import Settings
 from myrm_tui.store import event_kinds
@@ -96,7 +97,10 @@ async def test_the_tool_list_is_sorted_at_the_end_and_in_the_fingerprint(store, 
     assert names[: len(plain.tools.names)] == list(plain.tools.names), "built-in tools keep their place"
     assert names[len(plain.tools.names) :] == sorted(t.name for t in tools)
     assert with_mcp.fingerprint != plain.fingerprint
-    assert shuffled.fingerprint == with_mcp.fingerprint and shuffled.tools.schemas() == with_mcp.tools.schemas()
+    # The manager's list is the sorted one, the same bytes every time; a build keeps the order it
+    # is given, since a session lays its tools out in its own frozen order (mcp/frozen_order.py).
+    assert [t.schema() for t in manager.tools()] == [t.schema() for t in tools]
+    assert list(shuffled.tools.names)[len(plain.tools.names) :] == [t.name for t in reversed(tools)]
 
 
 async def test_a_tool_change_is_noted_once_and_the_fingerprint_moves_once(store, workspace, manager, script):
@@ -167,7 +171,9 @@ async def test_headless_ask_refuses_with_the_flag_that_allows_it(store, workspac
     assert any("--approve yolo allows it" in e.text for e in events if isinstance(e, Notice))
 
 
-async def test_a_crashed_server_is_said_once_and_its_tools_leave_the_prompt(store, workspace, manager, script):
+async def test_a_crashed_server_is_said_once_and_its_tools_stay_as_stubs_that_run_nothing(
+    store, workspace, manager, script
+):
     model = script(
         {"tool_calls": [{"name": "mcp__t__crash", "arguments": {}}]},
         {"text": "it crashed"},
@@ -182,7 +188,9 @@ async def test_a_crashed_server_is_said_once_and_its_tools_leave_the_prompt(stor
     texts = [e.text for e in second if isinstance(e, Notice)]
     assert any(t.startswith("MCP server t crashed:") for t in texts)
     assert any(t.startswith("MCP tools changed: removed mcp__t__add_tool") for t in texts)
-    assert not [n for n in agent.build.tools.names if n.startswith("mcp__")]
+    # Its tools keep their place and bytes (the cached prefix holds) but can no longer run.
+    offered = [t for t in agent.build.tools if t.name.startswith("mcp__")]
+    assert offered and all(is_unavailable(t) for t in offered)
     third = await drive(agent, "more")
     assert not [e for e in third if isinstance(e, Notice) and "MCP" in e.text]
 

@@ -114,7 +114,7 @@ def test_an_image_path_in_a_custom_commands_text_is_fenced_like_file_read(tmp_pa
 def test_the_post_compaction_reread_skips_a_fifo_instead_of_hanging_the_turn(tmp_path: Path):
     """After compaction the engine rereads the files the model had open; a FIFO among them (the
     file was replaced by one since) must read as nothing, at once."""
-    from myrm_tui.context.engines import workspace_reader
+    from myrm_tui.context.workspace_reader import workspace_reader
 
     workspace = tmp_path / "ws"
     workspace.mkdir()

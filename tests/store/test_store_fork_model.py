@@ -7,6 +7,7 @@ from pathlib import Path
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from hypothesis_profiles import examples
 
 from myrm_tui.store import Store
 
@@ -21,7 +22,7 @@ operations = st.lists(
 )
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(ops=operations)
 def test_histories_match_copying_model(ops):
     with tempfile.TemporaryDirectory() as folder, Store.open(Path(folder)) as store:

@@ -22,9 +22,9 @@ def test_app_module_does_not_import_the_agent_or_the_engine():
 def test_the_agent_package_still_exports_agent_on_use():
     from myrm_tui import agent
     from myrm_tui.agent.agent import Agent
-    from myrm_tui.agent.cache import AgentCache
+    from myrm_tui.agent.session_runtime import SessionRuntime
 
-    assert agent.Agent is Agent and agent.AgentCache is AgentCache
+    assert agent.Agent is Agent and agent.SessionRuntime is SessionRuntime
 
 
 # What the `myrm` launch must not have loaded when it starts the app: the store and SQLite, the

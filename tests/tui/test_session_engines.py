@@ -1,15 +1,17 @@
-"""Leaving a session in the TUI releases its context engine.
+"""Leaving a session in the TUI closes and drops its runtime, which owns the context engine.
 
-Why it matters: `context/engines.py` keeps one engine per session for the process (so agent
-rebuilds keep the incremental state); without a release every session opened once in a long
-TUI run would keep its rendered history in memory until exit.
+Why it matters: a session's engine lives in its SessionRuntime (agent/session_runtime.py), so agent
+rebuilds keep the incremental state; leaving the session must drop the runtime, or every session
+opened once in a long TUI run would keep its rendered history in memory until exit.
 """
 
 from __future__ import annotations
 
+import gc
+import weakref
+
 from tui_pilot_helpers import SIZE, scripted_settings, type_text, wait_until
 
-from myrm_tui.context.engines import engine_for
 from myrm_tui.tui.app import MyrmApp
 
 
@@ -26,22 +28,31 @@ async def test_clear_releases_the_left_sessions_engine_and_resume_rebuilds_it(wo
     async with app.run_test(size=SIZE) as pilot:
         await _send(pilot, app, "hello")
         left = app.chat.session_id
+        runtime = app.chat.runtime
         engine = app.chat.current_agent.engine
+        assert runtime is not None and runtime.engine is engine
         await _send(pilot, app, "again")  # a turn in the same session keeps its engine
         assert app.chat.current_agent.engine is engine
-        assert engine_for(store, left) is engine
+        gone = weakref.ref(engine)
+        del engine, runtime
 
         await type_text(pilot, "/clear")
         await pilot.press("enter")
         await wait_until(pilot, lambda: app.chat.session_id != left, what="new session")
-        fresh = engine_for(store, left)
-        assert fresh is not engine  # the old one was released, not kept for the process
+        # The left session's close worker (background commands, end hooks) finishes, then nothing
+        # holds its engine: not the app, not a frozen generation (tui/turn_runner.py).
+        for _ in range(50):
+            gc.collect()
+            if gone() is None:
+                break
+            await pilot.pause(0.1)
+        assert gone() is None  # released with the session, not kept for the process
 
         # Coming back uses an engine rebuilt from the store, and the session goes on.
         app.open_session(left)
         await wait_until(pilot, lambda: app.chat.session_id == left, what="resumed")
         await _send(pilot, app, "third")
-        assert app.chat.current_agent.engine is fresh
+        assert app.chat.current_agent.engine is app.chat.runtime.engine
         assert [m.message.get("content") for m in store.messages(left) if m.role == "assistant"] == [
             "first answer",
             "second answer",

@@ -34,7 +34,6 @@ from myrm_tui.agent.events import (
 from myrm_tui.agent.subagent.handover import HANDOVER_INSTRUCTIONS, parse_handover
 from myrm_tui.agent.subagent.progress import progress_line
 from myrm_tui.agent.subagent.result import Distilled, distill
-from myrm_tui.agent.tools.bash_background import BackgroundJobs
 from myrm_tui.agent.tools.registry import ToolRegistry
 from myrm_tui.agent.tools.task import TASK_TOOL
 from myrm_tui.context.tokens import count_text_tokens
@@ -50,6 +49,11 @@ MAX_TOKENS = 400_000
 # Wall-clock seconds: long enough for a real test suite, short enough that a hung child does
 # not hold the parent's turn indefinitely.
 MAX_SECONDS = 600.0
+# Bounds of one agentic_map item's child (agent/tools/llm_map.py), lower than a task's: an item is
+# a lookup (read a file or two, grep, answer), and a map runs hundreds of them.
+ITEM_MAX_STEPS = 12
+ITEM_MAX_TOKENS = 150_000
+ITEM_MAX_SECONDS = 300.0
 # The store event both sessions get, linking them (the child session has no parent_id: it must
 # not share the parent's history, only its workspace and store).
 SUBAGENT_EVENT = "subagent"
@@ -114,17 +118,32 @@ class SubagentRunner:
         self.bounds = Bounds()
         self.model: str | None = None
 
-    def _child_build(self) -> AgentBuild:
+    def _child_build(
+        self, tools: frozenset[str] | None = None, instructions: str = SUBAGENT_PROMPT, model: str | None = None
+    ) -> AgentBuild:
+        """`tools`: the only tools the child gets (None: the parent's but `task`); `model`: the
+        child's model when the runner's own (a test's) is not set."""
         parent = self.parent
-        settings = parent.settings if self.model is None else parent.settings.with_values(model=self.model)
-        base = build_agent(settings, parent.workspace, model=None if self.model else parent.build.model)
-        tools = ToolRegistry([tool for tool in parent.build.tools if tool.name != TASK_TOOL])
-        prompt = dataclasses.replace(base.system_prompt, text=f"{base.system_prompt.text}\n\n{SUBAGENT_PROMPT}")
-        return dataclasses.replace(base, tools=tools, system_prompt=prompt, fingerprint=f"{base.fingerprint}:subagent")
+        model = self.model or (model if model != parent.model_name else None)
+        settings = parent.settings if model is None else parent.settings.with_values(model=model)
+        base = build_agent(settings, parent.workspace, model=None if model else parent.build.model)
+        keep = (lambda name: name != TASK_TOOL) if tools is None else (lambda name: name in tools)
+        registry = ToolRegistry([tool for tool in parent.build.tools if keep(tool.name)])
+        prompt = dataclasses.replace(base.system_prompt, text=f"{base.system_prompt.text}\n\n{instructions}")
+        return dataclasses.replace(
+            base, tools=registry, system_prompt=prompt, fingerprint=f"{base.fingerprint}:subagent"
+        )
 
-    def _spawn(self, task: str, bounds: Bounds) -> Any:
+    def _spawn(
+        self,
+        task: str,
+        bounds: Bounds,
+        tools: frozenset[str] | None = None,
+        instructions: str = SUBAGENT_PROMPT,
+        model: str | None = None,
+    ) -> Any:
         parent = self.parent
-        build = self._child_build()
+        build = self._child_build(tools, instructions, model)
         build = dataclasses.replace(build, settings=build.settings.with_values(max_steps=bounds.max_steps))
         title = "subagent: " + " ".join(task.split())[:60]
         session = parent.store.create_session(model=build.settings.model, title=title)
@@ -136,7 +155,7 @@ class SubagentRunner:
             stream_fn=parent._model_stream.stream_fn,
             build=build,
             headless=parent.headless,
-            background=BackgroundJobs(),
+            # its own session parts: its own engine, background commands and hook lifecycle
             cache_key=parent.cache_key,
         )
         child.subagents.enabled = False
@@ -194,6 +213,15 @@ class SubagentRunner:
         tool_status = "ok" if status == "done" else ("timeout" if timed_out else "error")
         return Delegation(distilled, child.session_id, status, tool_status, watch.steps, watch.tokens)
 
+    def isolated(self, title: str, tools: frozenset[str], instructions: str, model: str | None) -> IsolatedChild:
+        """A child with only `tools` and `instructions` for one agentic_map item: it answers by
+        turns (the item, then maybe a retry), nobody answers its approvals, and it starts on the
+        first question."""
+        if not self.enabled:
+            raise RuntimeError("a subagent cannot start another subagent")
+        bounds = Bounds(ITEM_MAX_STEPS, ITEM_MAX_TOKENS, ITEM_MAX_SECONDS)
+        return IsolatedChild(self, title, bounds, tools, instructions, model)
+
     def _distill(self, watch: _Watch, status: str, stopped: str, seconds: float, child_id: str) -> Distilled:
         if watch.final is not None and not stopped:
             full = watch.final
@@ -220,6 +248,62 @@ class SubagentRunner:
             vault=self.parent.store.vault,
             count=lambda text: count_text_tokens(text, model),
         )
+
+
+@dataclass(frozen=True)
+class ChildAnswer:
+    text: str  # the final answer ("" when it gave none)
+    tokens: int = 0
+    cost: float = 0.0
+    error: str = ""  # why it stopped without an answer ("" when it answered)
+
+
+class IsolatedChild:
+    """One child agent asked in turns, bounded per turn (agentic_map's worker for one item)."""
+
+    def __init__(
+        self,
+        runner: SubagentRunner,
+        title: str,
+        bounds: Bounds,
+        tools: frozenset[str],
+        instructions: str,
+        model: str | None,
+    ):
+        self.runner, self.title, self.bounds = runner, title, bounds
+        self.tools, self.instructions, self.model = tools, instructions, model
+        self.child: Any = None
+
+    async def ask(self, text: str) -> ChildAnswer:
+        child = self.child
+        if child is None:
+            child = self.child = self.runner._spawn(self.title, self.bounds, self.tools, self.instructions, self.model)
+            store, parent_id = self.runner.parent.store, self.runner.parent.session_id
+            store.append_event(parent_id, SUBAGENT_EVENT, {"child": child.session_id, "task": self.title})
+            store.append_event(child.session_id, SUBAGENT_EVENT, {"parent": parent_id})
+        watch, cost, limit = _Watch(), 0.0, self.bounds.max_tokens
+        try:
+            async with asyncio.timeout(self.bounds.max_seconds):
+                async with aclosing(child.turn(text)) as events:
+                    async for event in events:
+                        _observe(watch, event, lambda line: None, None)
+                        if isinstance(event, UsageEvent):
+                            cost += event.cost or 0.0
+                        if watch.tokens > limit:
+                            return ChildAnswer("", watch.tokens, cost, f"the item's agent used over {limit:,} tokens")
+        except TimeoutError:
+            return ChildAnswer("", watch.tokens, cost, f"the item's agent ran over {self.bounds.max_seconds:.0f}s")
+        except asyncio.CancelledError:
+            child.kill_running_processes()
+            raise
+        if watch.final is None or watch.finish in ("tool_limit", "error"):
+            why = watch.error or f"it stopped ({watch.finish or 'no final answer'}) after {watch.steps} model calls"
+            return ChildAnswer("", watch.tokens, cost, f"the item's agent gave no answer: {why}")
+        return ChildAnswer(watch.final, watch.tokens, cost)
+
+    async def aclose(self) -> None:
+        if self.child is not None:
+            await self.child.aclose()
 
 
 def _brief(arguments: dict[str, Any]) -> str:

@@ -10,10 +10,13 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from myrm_tui.settings.settings import Settings
 from myrm_tui.store.vault import Vault
+
+if TYPE_CHECKING:
+    from myrm_tui.store.store import Store
 
 
 class ToolError(Exception):
@@ -35,7 +38,7 @@ class ToolContext:
     vault: Vault | None
     emit: Callable[[str], None] = lambda text: None
     process_groups: set[int] = field(default_factory=set)
-    store: Any = None  # a myrm_tui.store.Store (only its recall methods are used)
+    store: Store | None = None  # the session log (its recall methods and the read registry)
     session_id: str | None = None
     replacements: Callable[[], Mapping[str, str]] | None = None
     # A person said yes to this call after being told it asks for the network (bash only).

@@ -16,6 +16,7 @@ from myrm_tui.agent.tools.bash import Bash
 from myrm_tui.agent.tools.file_edit import FileEdit
 from myrm_tui.agent.tools.file_read import FileRead
 from myrm_tui.agent.tools.file_write import FileWrite
+from myrm_tui.agent.tools.llm_map import AgenticMap, LlmMap
 from myrm_tui.agent.tools.recall_tools import recall_tools
 from myrm_tui.agent.tools.search import Glob, Grep
 from myrm_tui.agent.tools.task import Task
@@ -49,14 +50,15 @@ class ToolRegistry:
         return len(self._tools)
 
 
-def default_tools(extra: Sequence[Tool] = (), mcp_tools: Sequence[Tool] = ()) -> ToolRegistry:
+def default_tools(extra: Sequence[Tool] = (), mcp_tools: Sequence[Tool] = (), *, maps: bool = True) -> ToolRegistry:
     """Built-in tools, then the recall tools, then extras, then MCP servers' tools, each group
     in a fixed order.
 
     An extra named like a recall tool takes that tool's place (same position, so the cached
-    tool list keeps its order) instead of being offered twice. MCP tools come last and sorted
-    by name (mcp/tool.py): a server starting, stopping or changing its tools changes the end of
-    the list only, and the same tools always give the same bytes."""
+    tool list keeps its order) instead of being offered twice. MCP tools come last, in the order
+    given: the manager's list sorted by name (mcp/tool.py), laid out in the session's frozen order
+    (mcp/frozen_order.py), so a server starting, stopping or changing its tools changes the end
+    of the list only, and the same tools always give the same bytes."""
     by_name = {tool.name: tool for tool in extra}
     recall = tuple(by_name.get(tool.name, tool) for tool in recall_tools())
     rest = tuple(tool for tool in extra if not any(tool is chosen for chosen in recall))
@@ -72,8 +74,9 @@ def default_tools(extra: Sequence[Tool] = (), mcp_tools: Sequence[Tool] = ()) ->
             Glob(),
             WebFetch(),
             Task(),
+            *((LlmMap(), AgenticMap()) if maps else ()),
             *recall,
             *rest,
-            *sorted(mcp_tools, key=lambda tool: tool.name),
+            *mcp_tools,
         )
     )

@@ -237,6 +237,14 @@ class Glob(Tool):
         return ToolResult("\n".join(lines))
 
 
+def glob_files(pattern: str, workspace: Path) -> list[str]:
+    """Workspace-relative paths matching `pattern`, sorted, by the glob tool's own walk (no link
+    out of the workspace entered): the files a map's `files` argument names."""
+    if os.path.isabs(pattern) or ".." in Path(pattern).parts:
+        raise ToolError("glob patterns are relative to the workspace; remove the leading / or '..'.")
+    return sorted(_glob(workspace.resolve(), _pattern_parts(pattern), _LinksOut()))
+
+
 def _pattern_parts(pattern: str) -> tuple[str, ...]:
     """The pattern's segments; `**` segments next to each other mean the same as one."""
     parts: list[str] = []

@@ -16,9 +16,9 @@ from __future__ import annotations
 import hashlib
 import logging
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any
 
 from myrm_tui.agent.tools.base import Tool, ToolContext, ToolError
 from myrm_tui.agent.tools.paths import FencedPath, fence_writable
@@ -26,6 +26,9 @@ from myrm_tui.agent.undo.git_snapshots import GitSnapshotError, GitSnapshotter
 from myrm_tui.store import event_kinds
 from myrm_tui.store.constants import HANDLE_HEX_CHARS
 from myrm_tui.store.vault import Vault
+
+if TYPE_CHECKING:
+    from myrm_tui.store.store import Store
 
 _log = logging.getLogger(__name__)
 
@@ -68,7 +71,7 @@ def label_of(fenced: FencedPath) -> str:
     return "/".join(fenced.names) if fenced.in_workspace else str(fenced.path)
 
 
-def changes_of(store: Any, session_id: str) -> list[FileChange]:
+def changes_of(store: Store, session_id: str) -> list[FileChange]:
     """Every recorded change of the session, oldest first."""
     out = []
     for event in store.events(session_id, event_kinds.CHECKPOINT):
@@ -94,13 +97,16 @@ class Pending:
     paths: tuple[FencedPath, ...] = ()
     befores: tuple[str | None, ...] = ()
     tree: str | None = None
+    # Filled by `after` for a git snapshot: the files the call left changed (not deleted), so the
+    # post-compaction reread shows them like files a file tool wrote (store/changed_files.py).
+    changed: list[str] = field(default_factory=list)
 
 
 class Checkpointer:
     """Owned by the agent; one per session. Failures never stop the tool: they come back as a
     sentence the agent shows, because an unrecorded change must not pass silently."""
 
-    def __init__(self, store: Any, session_id: str, workspace: Path) -> None:
+    def __init__(self, store: Store, session_id: str, workspace: Path) -> None:
         self.store = store
         self.session_id = session_id
         self.workspace = workspace
@@ -112,14 +118,12 @@ class Checkpointer:
         """Looked up at the first bash call (a subprocess), not for every agent built."""
         if not self._git_checked:
             self._git_checked = True
-            root = getattr(self.store, "root", None)
-            self._git = GitSnapshotter.for_workspace(self.workspace, root, self.session_id) if root else None
+            self._git = GitSnapshotter.for_workspace(self.workspace, self.store.root, self.session_id)
         return self._git
 
     @property
     def vault(self) -> Vault | None:
-        # cast: `store` is Any (tests hand in stores without a vault); a real Store's is a Vault.
-        return cast(Vault | None, getattr(self.store, "vault", None))
+        return self.store.vault
 
     def _vault(self) -> Vault:
         """The vault, for the steps that run only after `before` found one (a Pending exists)."""
@@ -157,6 +161,8 @@ class Checkpointer:
                 for change in self.git.changes(pending.tree, tree):
                     before = self._vault().put(self.git.blob(change.before_blob)) if change.before_blob else None
                     rows.append((self._in_workspace(change.path), before))
+                    if change.after_exists:
+                        pending.changed.append(change.path)
                 self._record(turn, rows, SOURCE_GIT)
         except (OSError, GitSnapshotError) as exc:
             return f"the changes of this call were not checkpointed ({exc}); /undo cannot restore them"

@@ -25,7 +25,7 @@ import contextlib
 import dataclasses
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from myrm_tui.agent.permissions.protected_paths import protection_of
 from myrm_tui.agent.tools.diffs import unified_diff
@@ -33,6 +33,9 @@ from myrm_tui.agent.undo.checkpoints import FileChange, changes_of, sha256_hex
 from myrm_tui.context.undo_note import undo_note
 from myrm_tui.fenced_files import FenceError, Folder, Target, open_root, open_target, split_relative, user_file_mode
 from myrm_tui.store import event_kinds
+
+if TYPE_CHECKING:
+    from myrm_tui.store.store import Store
 
 # Files larger than this are restored but not diffed in the preview (a diff of megabytes helps
 # nobody and would stall the dialog).
@@ -99,7 +102,7 @@ class _Refused(Exception):
     """A recorded path undo will not restore; the message is the reason."""
 
 
-def _lineage(store: Any, session_id: str) -> list[tuple[str, int | None]]:
+def _lineage(store: Store, session_id: str) -> list[tuple[str, int | None]]:
     """(session, last message id of its history that `session_id` shares) up the fork chain:
     a fork's history includes its parents' turns up to the fork point, so their changes too."""
     chain: list[tuple[str, int | None]] = []
@@ -114,7 +117,7 @@ def _lineage(store: Any, session_id: str) -> list[tuple[str, int | None]]:
     return chain
 
 
-def open_changes(store: Any, session_id: str) -> list[FileChange]:
+def open_changes(store: Store, session_id: str) -> list[FileChange]:
     """Recorded changes of the turns in this session's history (fork ancestry included) that
     were not undone yet (by an undo in any session of the chain: those files were restored)."""
     chain = _lineage(store, session_id)
@@ -161,7 +164,7 @@ def _look(root: Folder, names: tuple[str, ...]) -> tuple[Target | None, bytes | 
         raise
 
 
-def _plan(store: Any, workspace: Path, changes: list[FileChange]) -> UndoPlan:
+def _plan(store: Store, workspace: Path, changes: list[FileChange]) -> UndoPlan:
     by_path: dict[str, list[FileChange]] = {}
     skipped: dict[str, Skipped] = {}
     for change in changes:
@@ -196,7 +199,7 @@ def _fence_reason(exc: OSError) -> str:
     return f"something on the way is not a folder ({exc.strerror or exc})"
 
 
-def plan_last(store: Any, session_id: str, workspace: Path) -> UndoPlan:
+def plan_last(store: Store, session_id: str, workspace: Path) -> UndoPlan:
     """Undo of the latest turn that changed files and was not undone yet."""
     changes = open_changes(store, session_id)
     if not changes:
@@ -205,12 +208,12 @@ def plan_last(store: Any, session_id: str, workspace: Path) -> UndoPlan:
     return _plan(store, workspace, [c for c in changes if c.turn == last])
 
 
-def plan_rewind(store: Any, session_id: str, workspace: Path, message_id: int) -> UndoPlan:
+def plan_rewind(store: Store, session_id: str, workspace: Path, message_id: int) -> UndoPlan:
     """Files back to how they were before the turn of user message `message_id` began."""
     return _plan(store, workspace, [c for c in open_changes(store, session_id) if c.turn >= message_id])
 
 
-def apply(plan: UndoPlan, store: Any, session_id: str, workspace: Path, *, force: bool = False) -> list[str]:
+def apply(plan: UndoPlan, store: Store, session_id: str, workspace: Path, *, force: bool = False) -> list[str]:
     """Restore the plan's files; lines saying what was done (and what was skipped, and why).
     UndoBlocked (nothing touched) when a link is on the way to one of them, forced or not;
     UndoConflict (nothing touched) when a file changed since its turn and `force` is false.
@@ -263,7 +266,7 @@ def apply(plan: UndoPlan, store: Any, session_id: str, workspace: Path, *, force
 
 
 def _restore(
-    store: Any,
+    store: Store,
     root: Folder,
     item: FileRestore,
     names: tuple[str, ...],
@@ -313,7 +316,7 @@ def summary(plan: UndoPlan) -> str:
 
 
 def with_undo_note(
-    content: str | list[dict[str, Any]], store: Any, session_id: str, since: float
+    content: str | list[dict[str, Any]], store: Store, session_id: str, since: float
 ) -> str | list[dict[str, Any]]:
     """`content` of the next user message, with a note of the files undone after `since` (the
     last stored message's time) when there are any (context/undo_note.py: why)."""

@@ -1,5 +1,7 @@
 """Stage 9, post-compaction reread: after a compaction, the newest content of the files the
-agent modified most recently, so it does not edit from a stale memory of them.
+agent modified most recently, so it does not edit from a stale memory of them. Modified by a file
+tool (its `path` argument) or by a bash call in a git workspace (the files its git snapshot saw
+change, stored on its result: store/changed_files.py).
 
 Injected as a user-role context note (never into the system prompt, which stays cached), capped
 in files and tokens. The reader is injected (the agent reads the workspace; replay has none).
@@ -12,23 +14,33 @@ from typing import Any
 
 from myrm_tui.context.views import UNTRUSTED_CLOSE, UNTRUSTED_OPEN, parse_arguments
 from myrm_tui.sinks import SYNTHETIC_ROW, scrub
+from myrm_tui.store.changed_files import changed_files
 from myrm_tui.store.records import MessageRecord
 
 WRITE_TOOLS = ("file_write", "file_edit")
 
 
+def _row_paths(message: dict[str, Any]) -> list[str]:
+    """The files one stored row says were changed, last first: the paths of its file-tool calls,
+    or (a shell call's result) the files its git snapshot saw change."""
+    paths = [
+        parse_arguments(call.get("function", {}).get("arguments")).get("path")
+        for call in message.get("tool_calls") or ()
+        if call.get("function", {}).get("name") in WRITE_TOOLS
+    ]
+    paths += changed_files(message)
+    return [p for p in reversed(paths) if isinstance(p, str)]
+
+
 def modified_files(rows: Sequence[MessageRecord], limit: int) -> list[str]:
-    """Paths written or edited, newest first."""
+    """Paths written or edited, by a file tool or by a bash call, newest first."""
     seen: list[str] = []
     for row in reversed(rows):
-        for call in reversed(row.message.get("tool_calls") or ()):
-            function = call.get("function", {})
-            if function.get("name") in WRITE_TOOLS:
-                path = parse_arguments(function.get("arguments")).get("path")
-                if isinstance(path, str) and path not in seen:
-                    seen.append(path)
-                    if len(seen) >= limit:
-                        return seen
+        for path in _row_paths(row.message):
+            if path not in seen:
+                seen.append(path)
+                if len(seen) >= limit:
+                    return seen
     return seen
 
 

@@ -10,6 +10,7 @@ import asyncio
 import json
 from typing import Any
 
+from myrm_tui.settings import Settings
 from myrm_tui.store import StoreError
 from myrm_tui.tui.chat_parts import ChatParts
 from myrm_tui.tui.context_source import expected_compaction, model_budget
@@ -47,7 +48,7 @@ def fork(screen: ChatParts) -> None:
 
         model = chat.model  # this session's model now, a session-only switch included
         try:
-            if choice == SUMMARY and summary_available:
+            if choice == SUMMARY and agent is not None:
                 child_id = agent.fork_with_summary().id
             else:
                 child_id = chat.store.fork(session.id, title=f"{session.title} (fork)".strip()).id
@@ -90,9 +91,25 @@ def settings(screen: ChatParts) -> None:
         apply_changes(screen, changes)
 
     screen.app.push_screen(
-        SettingsScreen(screen.myrm.settings, sorted(screen.app.available_themes), str(screen.myrm.config_path)),
+        SettingsScreen(
+            screen.myrm.settings,
+            sorted(screen.app.available_themes),
+            str(screen.myrm.config_path),
+            effective={"lite_model": lite_model_shown(screen.chat.model, screen.chat.effective_settings())},
+        ),
         chosen,
     )
+
+
+def lite_model_shown(model: str | None, settings: Settings) -> str:
+    """The summarizer an empty `lite_model` means for this session's model, as the settings
+    screen shows it (an unknown model resolves to conservative defaults, it does not raise)."""
+    from myrm_tui.agent.model_calls import effective_lite_model
+
+    if not model:
+        return ""
+    choice = effective_lite_model(settings, model)
+    return f"automatic: {choice.model}" if choice.model else f"automatic: {choice.why}"
 
 
 def pick_model(screen: ChatParts) -> None:
@@ -245,13 +262,15 @@ def jobs(screen: ChatParts, argument: str) -> None:
     words = argument.split()
     if words[:1] == ["stop"]:
         handle = words[1] if len(words) > 1 else ""
-        if not any(info.handle == handle and info.running for info in listing):
+        if agent is None or not any(info.handle == handle and info.running for info in listing):
             running = ", ".join(info.handle for info in listing if info.running) or "none"
             screen.notify(f"No running background command {handle or '(no handle given)'}; running: {running}.")
             return
 
+        background = agent.background
+
         async def stop() -> None:
-            await agent.background.kill(handle)
+            await background.kill(handle)
             screen.notify(f"Stopped {handle}.")
 
         screen.run_worker(stop(), group="jobs", exit_on_error=False)

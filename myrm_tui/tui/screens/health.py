@@ -7,7 +7,7 @@ walks the vault folder), then shown; nothing here computes a number itself.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from textual import work
 from textual.app import ComposeResult
@@ -21,6 +21,9 @@ from myrm_tui.terminal_text import for_terminal
 from myrm_tui.tui.context_source import ModelBudget, read_context, with_budget
 from myrm_tui.tui.css import sibling_css
 from myrm_tui.tui.metrics import HealthReport, Metric, health_report, vault_size
+
+if TYPE_CHECKING:
+    from myrm_tui.store.store import Store
 
 CARDS = (
     ("context", "Context"),
@@ -73,7 +76,7 @@ class HealthScreen(Screen[None]):
     # Not ClassVar: Textual's own annotation (`ClassVar[...] | None`) reads as an instance attribute.
     HORIZONTAL_BREAKPOINTS: list[tuple[int, str]] | None = CARD_BREAKPOINTS
 
-    def __init__(self, store: Any, session_id: str | None, budget: ModelBudget | None = None) -> None:
+    def __init__(self, store: Store, session_id: str | None, budget: ModelBudget | None = None) -> None:
         """`budget`: the session's current model's (context_source.with_budget), as the ring has it."""
         super().__init__()
         self.store = store
@@ -120,8 +123,7 @@ class HealthScreen(Screen[None]):
         self.app.call_from_thread(self._show, report)
 
     def _instructions(self) -> str:
-        root = getattr(self.store, "root", None)
-        return instructions_line(Path(root).parent if root is not None else None)
+        return instructions_line(self.store.root.parent)
 
     def _show(self, report: HealthReport) -> None:
         self.report = report

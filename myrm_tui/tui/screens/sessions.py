@@ -12,7 +12,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual import on, work
 from textual.app import ComposeResult
@@ -30,6 +30,9 @@ from myrm_tui.tui.formatting import one_line, short_id
 from myrm_tui.tui.screens.dialogs import ConfirmScreen, Dialog, InputScreen
 from myrm_tui.tui.session_search import matches, search_fields
 from myrm_tui.tui.user_prompts import first_prompt
+
+if TYPE_CHECKING:
+    from myrm_tui.store.store import Store
 
 _TITLE_CHARS = 40
 
@@ -81,7 +84,7 @@ def session_tree(sessions: list[SessionRecord]) -> list[tuple[SessionRecord, int
     return out
 
 
-def export_markdown(store: Any, session_id: str, path: Path) -> Path:
+def export_markdown(store: Store, session_id: str, path: Path) -> Path:
     """Write the session as Markdown through the CLI's export (redacted, atomic), so both
     exports are the same file."""
     from myrm_tui.transcripts.export import export_to_file
@@ -110,7 +113,7 @@ class SessionsScreen(Dialog[str | None]):
         Binding("e", "export", "Export Markdown", id="sessions.export"),
     ]
 
-    def __init__(self, store: Any, workspace: Path, current: str | None) -> None:
+    def __init__(self, store: Store, workspace: Path, current: str | None) -> None:
         super().__init__(classes="dialog wide")
         self.store = store
         self.workspace = Path(workspace)

@@ -83,11 +83,16 @@ class SettingsScreen(Dialog[dict[str, Any] | None]):
         Binding("ctrl+s", "save", "Save", id="settings.save"),
     ]
 
-    def __init__(self, settings: Settings, themes: list[str], config_path: str = "") -> None:
+    def __init__(
+        self, settings: Settings, themes: list[str], config_path: str = "", effective: Mapping[str, str] | None = None
+    ) -> None:
         super().__init__(classes="dialog wide", id="settings-screen")
         self.settings = settings
         self.themes = themes
         self.config_path = config_path
+        # What an empty text field means now (the automatic lite model): shown as its placeholder,
+        # so the effective value is visible while saving keeps the setting empty (automatic).
+        self.effective = dict(effective or {})
 
     def _field(self, spec: SettingSpec) -> Widget:
         value = getattr(self.settings, spec.key)
@@ -105,7 +110,8 @@ class SettingsScreen(Dialog[dict[str, Any] | None]):
         if spec.type is bool:
             return Switch(bool(value), id=field_id)
         kinds: dict[type, Literal["integer", "number"]] = {int: "integer", float: "number"}
-        return Input(str(value), type=kinds.get(spec.type, "text"), id=field_id)
+        placeholder = for_terminal(self.effective.get(spec.key, ""))
+        return Input(str(value), placeholder=placeholder, type=kinds.get(spec.type, "text"), id=field_id)
 
     def _row(self, spec: SettingSpec) -> ComposeResult:
         with Horizontal(classes="setting-row -model" if spec.key == "model" else "setting-row"):

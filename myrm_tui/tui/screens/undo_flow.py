@@ -117,13 +117,14 @@ def _fork_before(screen: ChatParts, target: RewindTarget) -> None:
     """The conversation part: a fork that ends just before `target` (a new empty session when it
     was the first message), opened in the chat with that message back in the prompt."""
     chat = screen.chat
-    session: Any = chat.session
+    session = chat.session
     ids = [r.id for r in chat.history()]
     index = ids.index(target.message_id)
     app = screen.myrm
     if index == 0:
         app.open_session(None, "Rewound to the start: a new session; the previous one is in /sessions.")
     else:
+        assert session is not None, "a rewind target is a message of the open session"
         try:
             child = chat.store.fork(session.id, at_message=ids[index - 1], title=f"{session.title} (rewind)".strip())
         except StoreError as exc:

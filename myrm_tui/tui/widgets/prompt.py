@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection
 from functools import partial
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from textual import events
 from textual.binding import Binding, BindingType
@@ -29,6 +29,9 @@ from myrm_tui.tui.prompt_history import PromptHistory
 from myrm_tui.tui.prompt_text import PLACEHOLDER
 from myrm_tui.tui.user_prompts import workspace_prompts
 from myrm_tui.tui.widgets.completion_popup import CompletionPopup
+
+if TYPE_CHECKING:
+    from myrm_tui.store.store import Store
 
 
 class PromptArea(TextArea):
@@ -203,7 +206,7 @@ class PromptArea(TextArea):
             self.load_text(entry)
             self.move_cursor(self.document.end)
 
-    def add_workspace_history(self, store: Any, exclude: Collection[int]) -> None:
+    def add_workspace_history(self, store: Store, exclude: Collection[int]) -> None:
         """Read the prompts of the workspace's other sessions off the UI thread and put them
         before this session's in the history (Up and the search reach them)."""
         self.run_worker(

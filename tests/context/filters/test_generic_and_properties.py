@@ -8,6 +8,7 @@ import time
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from hypothesis_profiles import examples
 
 from myrm_tui.context.filters import filter_output
 from myrm_tui.context.filters.excerpt import Excerpt, Tier, fit
@@ -60,7 +61,7 @@ def test_fit_always_fits_even_tiny_budgets() -> None:
         assert fitted.shown_lines >= 1 or budget < 1
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     text=st.one_of(
         st.text(min_size=0, max_size=3000),

@@ -7,6 +7,7 @@ import random
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from hypothesis_profiles import examples
 
 from myrm_tui.context.filters.kept_facts import MASK_FACTS, kept_facts
 from myrm_tui.context.filters.notable import LINE_CHARS, NotableLine, note_line
@@ -66,7 +67,7 @@ def test_a_secret_is_never_kept():
     assert all("sk-live" not in line for line in kept_facts(log))
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(st.lists(st.text(min_size=0, max_size=400), max_size=12), st.integers(0, 2**16))
 def test_bounded_whatever_the_output(extras, seed):
     log = build_log(60, seed=seed)

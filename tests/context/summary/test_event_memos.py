@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from hypothesis_profiles import examples
 
 from myrm_tui.context.engine import ContextEngine, TurnInput
 from myrm_tui.context.filters import notable
@@ -48,7 +49,7 @@ def _turn(store: Store, session: str, n: int, output: str) -> None:
     _add(store, session, {"role": "assistant", "content": f"Read log {n}."})
 
 
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=examples(80), deadline=None)
 @given(st.text(alphabet=st.sampled_from("ab =:/.\n>AKIA0123456789sk-"), max_size=700))
 def test_a_remembered_quote_text_is_the_fresh_one(raw):
     fresh = neutralize(_clip(redact(raw).text, MAX_QUOTE_CHARS))
@@ -77,7 +78,7 @@ OUTPUT_LINES = st.sampled_from(
 )
 
 
-@settings(max_examples=12, deadline=None)
+@settings(max_examples=examples(12), deadline=None)
 @given(st.lists(st.lists(OUTPUT_LINES, min_size=1, max_size=60).map("\n".join), min_size=3, max_size=8))
 def test_an_event_on_warm_memos_writes_what_an_event_on_empty_memos_writes(tmp_path_factory, outputs):
     notable.clear_memo()

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from hypothesis_profiles import examples
 
 from myrm_tui.context.filters import notable
 from myrm_tui.context.filters.notable import MEMO_ENTRIES, MIN_KEYED_LINES, notable_lines
@@ -76,7 +77,7 @@ def test_the_memo_is_bounded_in_characters_too(monkeypatch):
     assert notable._memo_chars == sum(len(t) for t in texts[2:])
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(st.lists(st.sampled_from(["a=1", "b=2", "k=v x=1", '"id": 3', "WARN c=9", "", "plain"]), max_size=80))
 def test_memo_answers_equal_a_fresh_scan(lines):
     text = "\n".join(lines)

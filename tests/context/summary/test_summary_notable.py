@@ -7,6 +7,7 @@ import time
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from hypothesis_profiles import examples
 from summary_helpers import assistant, call, tool, user
 
 from myrm_tui.context.filters.notable import LINE_CHARS, NotableLine, notable_lines, note_line, note_weight
@@ -83,7 +84,7 @@ def test_a_huge_output_is_scanned_in_bounded_time():
     assert time.perf_counter() - started < 5.0
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(st.lists(st.text(alphabet='ab=_ "{}:[]x1', max_size=30), max_size=80), st.integers(0, 5))
 def test_properties(lines, limit):
     text = "\n".join(lines)
