@@ -183,6 +183,9 @@ class _Manager:
     def tools(self, *, trust_read_only_hints: bool = False) -> tuple[Tool, ...]:
         return (_Probe("mcp__srv__lookup"),)
 
+    def session_tools(self, store, session_id: str, *, trust_read_only_hints: bool = False) -> tuple[Tool, ...]:
+        return self.tools(trust_read_only_hints=trust_read_only_hints)  # one tool: no order to keep
+
 
 async def test_search_mode_mcp_sync_does_not_rebuild_every_turn(store, workspace):
     from myrm_tui.agent.agent import Agent
