@@ -105,8 +105,9 @@ def variant(messages: list[dict[str, str]], which: str, tag: int) -> list[dict[s
     return changed
 
 
-async def first_token(messages: list[dict[str, str]]) -> dict[str, Any]:
-    """One call, drained to the end (the instance is busy until it is); times the first text."""
+async def first_token(workers: Any, messages: list[dict[str, str]]) -> dict[str, Any]:
+    """One call through `workers` (the run's LocalWorkers pool), drained to the end (the instance
+    is busy until it is); times the first text."""
     from myrm_tui.llm.call_settings import CallSettings
     from myrm_tui.llm.events import TextDelta, UsageEvent
     from myrm_tui.llm.stream import stream
@@ -115,7 +116,7 @@ async def first_token(messages: list[dict[str, str]]) -> dict[str, Any]:
     start = now()
     ttft = None
     prompt_tokens = None
-    async for event in stream(MODEL, messages, None, settings):
+    async for event in stream(MODEL, messages, None, settings, local_workers=workers):
         if isinstance(event, TextDelta) and event.text and ttft is None:
             ttft = (now() - start) * 1000
         if isinstance(event, UsageEvent):
@@ -129,25 +130,30 @@ async def first_token(messages: list[dict[str, str]]) -> dict[str, Any]:
     }
 
 
-def drop_instances() -> None:
-    """Stop the model worker so the next call is cold (worker start, load, full prefill). The file
-    stays in the OS page cache: "cold" here is a cold process, not a cold disk."""
-    from myrm_tui.llm import local_client
+def fresh_workers(old: Any = None) -> Any:
+    """Stop `old`'s model worker and give a new pool, so the next call is cold (worker start, load,
+    full prefill). The file stays in the OS page cache: "cold" here is a cold process, not a cold
+    disk."""
+    from myrm_tui.llm.local_client import LocalWorkers
 
-    local_client.close_all()
+    if old is not None:
+        old.close()
+    return LocalWorkers()
 
 
 async def run_cases(tokens: int, repeats: int, log: Any) -> dict[str, Any]:
     base = conversation(tokens)
     samples: dict[str, list[dict[str, Any]]] = {case: [] for case in CASES}
+    workers = None
     for rep in range(repeats):
-        drop_instances()
-        samples["cold"].append(await first_token(base))
-        samples["warm"].append(await first_token(base))
-        samples["last_changed"].append(await first_token(variant(base, "last", rep)))
-        samples["first_changed"].append(await first_token(variant(base, "first", rep)))
+        workers = fresh_workers(workers)
+        samples["cold"].append(await first_token(workers, base))
+        samples["warm"].append(await first_token(workers, base))
+        samples["last_changed"].append(await first_token(workers, variant(base, "last", rep)))
+        samples["first_changed"].append(await first_token(workers, variant(base, "first", rep)))
         log(f"  L1 repetition {rep + 1}/{repeats}")
-    drop_instances()
+    if workers is not None:
+        workers.close()
     cases = {
         case: {
             "ttft_ms": summary([s["ttft_ms"] for s in runs]),
@@ -174,12 +180,11 @@ def measure_load(repeats: int) -> dict[str, Any]:
     key = local_client.key_for(local_provider.smollm2_path(), local_provider.LOCAL_CONTEXT_WINDOW, None)
     times = []
     for _ in range(repeats):
-        drop_instances()
-        start = now()
-        worker = local_client.get_worker(key, MODEL)
-        worker.ready.wait(local_client.LOAD_TIMEOUT_S)
-        times.append((now() - start) * 1000)
-    drop_instances()
+        with local_client.LocalWorkers() as workers:
+            start = now()
+            worker = workers.get(key, MODEL)
+            worker.ready.wait(local_client.LOAD_TIMEOUT_S)
+            times.append((now() - start) * 1000)
     return summary(times)
 
 

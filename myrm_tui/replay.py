@@ -36,6 +36,7 @@ from typing import Any, TextIO
 
 from myrm_tui.context.config import DEFAULT_CONFIG, EngineConfig
 from myrm_tui.context.recall import ctx_expand, ctx_search, search_hits
+from myrm_tui.llm.call_settings import CallSettings
 from myrm_tui.llm.events import LLMEvent
 from myrm_tui.llm.model_info import ModelInfo
 from myrm_tui.settings.typed_values import EvictionOrder
@@ -226,7 +227,7 @@ class ReplaySession:
         self.store = Store.open(self.workspace)
         self.store.skip_fsync()  # thrown away at the end; no figure depends on durability
         self.store.clock = self.clock.wall
-        self.feed = recorded.open_feed()
+        self.feed = recorded.RecordedFeed()  # this run's answers, handed to each call (_stream)
         self.results = RecordedResults()
         self.settings = Settings().with_values(
             model=self.feed.model,
@@ -235,6 +236,14 @@ class ReplaySession:
             llm_max_attempts=REPLAY_MAX_ATTEMPTS,
             sandbox="off",
             eviction_order=options.eviction_order,
+            # The engine-shaping settings the agent passes per request: the replay's config (a
+            # setting left at its default would override the config's variant).
+            prefix_anchor_turns=options.config.prefix_anchor_turns,
+            removal_focus_band=options.config.removal_focus_band,
+            file_read_exempt=options.config.file_read_exempt,
+            thinking_keep_turns=options.config.thinking_keep_turns,
+            eviction_min_age=options.config.eviction_min_age,
+            observation_keep_window=options.config.observation_keep_window,
         )
         model = ModelInfo(
             name=self.feed.model,
@@ -279,17 +288,17 @@ class ReplaySession:
         self._paused = 0.0  # the `gap_s` pauses so far: the virtual clock runs on by them
 
     def close(self) -> None:
-        from myrm_tui.llm import recorded
-
-        recorded.close_feed(self.feed)
         self.store.close()
 
     # -- the agent's model call: the real `llm.stream`, the request remembered --------------
-    def _stream(self, model: str, messages: list[dict[str, Any]], tools: Any, settings: Any) -> AsyncIterator[LLMEvent]:
+    def _stream(
+        self, model: str, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None, settings: CallSettings
+    ) -> AsyncIterator[LLMEvent]:
+        from myrm_tui.llm.recorded import call_with_feed
         from myrm_tui.llm.stream import stream
 
         self._sent = messages
-        return stream(model, messages, tools, settings)
+        return stream(model, messages, tools, call_with_feed(settings, self.feed))
 
     # -- one input line ----------------------------------------------------------------------
     async def line(self, line: dict[str, Any]) -> dict[str, Any]:

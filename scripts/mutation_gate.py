@@ -62,6 +62,7 @@ SCOPE: dict[str, tuple[str, ...]] = {
         "tests/context/summary/test_summary_client.py",
         "tests/agent/test_agent_context.py",
         "tests/agent/test_lite_model_auto.py",
+        "tests/agent/test_summary_routing_live.py",
     ),
     "myrm_tui/agent/model_calls.py": (
         "tests/agent/test_lite_model_auto.py",
@@ -77,7 +78,7 @@ SCOPE: dict[str, tuple[str, ...]] = {
 
 # The score floor (killed / total, percent) over the mutants a run covers. Measured whole-module
 # scores (docs/testing.md, "Mutation testing with mutmut: the gate"): thinking_cleanup 72 %,
-# post_compaction_reread 67 %, routing 54 %, intent 54 %; the floor sits just under the lowest,
+# post_compaction_reread 67 %, routing 84 %, intent 54 %; the floor sits just under the lowest,
 # so a change that adds untested code to a module fails while run-to-run noise (a timeout counted
 # one way or the other) does not. Ratchet it up as survivors are killed; never down to let a
 # change through.

@@ -10,6 +10,7 @@ bench/score.py, for each window and fake summarizer.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import sys
 import tempfile
@@ -21,6 +22,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import myrm_tui  # noqa: F401  (offline environment first)
 from bench.score import score
 from bench.workload import KINDS, generate
+from myrm_tui.context.config import DEFAULT_CONFIG, EngineConfig
 from myrm_tui.replay import ReplayOptions, run_replay
 
 
@@ -36,7 +38,20 @@ def _print_breakdown(retention: dict, cost: dict) -> None:
     """R_verbatim per carrier (bench/workload.py: where the needle was planted) and per probe lag."""
     carriers = {k: round(v["r_verbatim"], 2) for k, v in retention["by_carrier"].items()}
     lags = {k: round(v["r_verbatim"], 2) for k, v in retention["by_lag"].items()}
-    print(f"  by carrier {carriers}; by lag {lags}; summarizer tokens {cost['summarizer_tokens']:,}")
+    print(
+        f"  by carrier {carriers}; by lag {lags}; summarizer tokens {cost['summarizer_tokens']:,}; "
+        f"prompt tokens {cost['prompt_tokens']:,}"
+    )
+
+
+def _config(pairs: list[str]) -> EngineConfig:
+    """DEFAULT_CONFIG with `--config KEY=VALUE` fields, each read as its default's type."""
+    changes: dict[str, object] = {}
+    for pair in pairs:
+        key, _, value = pair.partition("=")
+        default = getattr(DEFAULT_CONFIG, key)
+        changes[key] = value.lower() in ("1", "true", "on") if isinstance(default, bool) else type(default)(value)
+    return dataclasses.replace(DEFAULT_CONFIG, **changes)
 
 
 def main() -> None:
@@ -51,6 +66,13 @@ def main() -> None:
     )
     parser.add_argument(
         "--eviction-order", choices=("auto", "recency", "relevance"), default="auto", help="the eviction_order setting"
+    )
+    parser.add_argument(
+        "--config",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="an EngineConfig field for the replayed engine (repeatable), e.g. eviction_min_age=4",
     )
     parser.add_argument(
         "--by-carrier",
@@ -82,6 +104,7 @@ def main() -> None:
                             summarizer=name,
                             caching=not args.no_caching,
                             eviction_order=args.eviction_order,
+                            config=_config(args.config),
                         ),
                     )
                 result = score(out, session, answers_path, window=window, output_reserve=4096)

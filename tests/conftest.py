@@ -10,11 +10,11 @@ import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-import hypothesis_profiles
 import pytest
 
 import myrm_tui  # noqa: F401  (sets the offline litellm/tiktoken environment first)
 from myrm_tui.llm.local_provider import smollm2_path
+from tests import hypothesis_profiles
 
 # The test providers (scripted/, replay/: myrm_tui/llm/test_providers.py), here and in every `myrm`
 # the tests start; tests/security/test_test_providers_gated.py checks the name against the module.
@@ -47,7 +47,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         if "llama_server" in getattr(item, "fixturenames", ()) or item.get_closest_marker("llama"):
             item.add_marker(pytest.mark.xdist_group("llama"))
         elif module is not None and any(
-            getattr(value, "__module__", None) == "tmux_helpers" for value in vars(module).values()
+            getattr(value, "__module__", None) == "tests.tui.tmux_helpers" for value in vars(module).values()
         ):
             item.add_marker(pytest.mark.xdist_group("tmux"))
 

@@ -42,5 +42,7 @@ def register() -> None:
 def examples(full: int) -> int:
     """`full` (the count a test was tuned with) scaled by the loaded profile's share, never below
     `min(full, MIN_EXAMPLES)`. Read when the test module is imported, after the profile loaded."""
-    scaled = round(full * settings.default.max_examples / FULL_EXAMPLES)
+    loaded = settings.default
+    assert loaded is not None, "a profile is loaded on import"
+    scaled = round(full * loaded.max_examples / FULL_EXAMPLES)
     return max(min(full, MIN_EXAMPLES), scaled)

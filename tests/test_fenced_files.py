@@ -52,7 +52,7 @@ def test_a_write_that_fails_midway_leaves_the_old_file_and_no_temp(tmp_path, mon
     def broken_fsync(fd):
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(module.os, "fsync", broken_fsync)
+    monkeypatch.setattr("myrm_tui.fenced_files.os.fsync", broken_fsync)
     with pytest.raises(OSError, match="No space"):
         atomic_write(target, "new content " * 1000)
     assert target.read_text() == "old content"
@@ -66,7 +66,7 @@ def test_a_failed_rename_leaves_the_old_file_and_no_temp(tmp_path, monkeypatch):
     def broken_replace(src, dst, **_dir_fds):
         raise KeyboardInterrupt  # even an interrupt cleans up
 
-    monkeypatch.setattr(module.os, "replace", broken_replace)
+    monkeypatch.setattr("myrm_tui.fenced_files.os.replace", broken_replace)
     with pytest.raises(KeyboardInterrupt):
         atomic_write(target, "new")
     assert target.read_text() == "old"

@@ -277,6 +277,35 @@ ROW_MUTATIONS = (
         "tests/mcp/test_mcp_frozen_tools.py::"
         "test_a_sync_that_adds_and_removes_keeps_what_was_offered_as_a_byte_identical_prefix",
     ),
+    RowMutation(
+        "Tool protection whitelist",
+        "myrm_tui/context/file_protection.py",
+        "        if total + cost <= limit:\n",
+        "        if False:\n",
+        "tests/agent/test_file_protection_live.py::"
+        "test_a_current_read_stays_whole_and_a_read_of_an_edited_file_is_masked",
+    ),
+    RowMutation(
+        "Eviction minimum age",
+        "myrm_tui/context/stages/compress.py",
+        "                young |= {k for k, age in ages.items() if age < inp.eviction_min_age}\n",
+        "                young |= set()\n",
+        "tests/agent/test_age_windows_live.py::test_eviction_min_age_keeps_the_outputs_of_the_last_turns_whole",
+    ),
+    RowMutation(
+        "Thinking keep turns",
+        "myrm_tui/context/history.py",
+        "        return self.user_rows[-1 - self.thinking_keep]\n",
+        "        return self.user_rows[-1]\n",
+        "tests/agent/test_age_windows_live.py::test_thinking_keep_turns_sends_the_reasoning_of_the_last_turns_only[2]",
+    ),
+    RowMutation(
+        "Capability-class cap on the window",
+        "myrm_tui/llm/capability_class.py",
+        "    if cap is None or model.context_window <= cap:\n",
+        "    if True:\n",
+        "tests/agent/test_window_cap_live.py::test_a_number_caps_the_budget_of_every_request",
+    ),
 )
 # A mutated run gets this long: the slowest named test takes ~30 s on a loaded 2-core box.
 MUTANT_TIMEOUT_S = 240
@@ -313,7 +342,10 @@ def test_each_rows_test_fails_when_its_mutation_is_applied(mutation: RowMutation
     module.write_text(text.replace(mutation.anchor, mutation.mutant), encoding="utf-8")
     env = {**os.environ, "PYTHONPATH": str(copy), "PYTHONDONTWRITEBYTECODE": "1"}
     run = subprocess.run(
-        [sys.executable, "-m", "pytest", str(ROOT / mutation.test), "-x", "-q", "-p", "no:cacheprovider"],
+        # append: the tests are a package under ROOT, and pytest's default (prepend) would put ROOT
+        # ahead of PYTHONPATH, so the test would import the unmutated package.
+        [sys.executable, "-m", "pytest", str(ROOT / mutation.test), "-x", "-q", "-p", "no:cacheprovider"]
+        + ["--import-mode=append"],
         cwd=copy,
         env=env,
         capture_output=True,

@@ -10,11 +10,11 @@ from __future__ import annotations
 import json
 import unicodedata
 
-from escape_attacks import ATTACKS, BIDI, C1, CONTROL_C0, FORBIDDEN, inert
 from hypothesis import given
 from hypothesis import strategies as st
 
 from myrm_tui.terminal_text import for_terminal, json_for_terminal
+from tests.escape_attacks import ATTACKS, BIDI, C1, CONTROL_C0, FORBIDDEN, inert
 
 
 def test_every_attack_becomes_visible_escapes():
@@ -86,7 +86,7 @@ def test_property_chunking_never_matters_except_a_split_crlf(head: str, tail: st
     assert for_terminal(head) + for_terminal(tail) == for_terminal(head + tail)
 
 
-@given(st.text(alphabet=st.characters(blacklist_characters=sorted(FORBIDDEN), blacklist_categories=("Cs",))))
+@given(st.text(alphabet=st.characters(blacklist_characters=sorted(FORBIDDEN), blacklist_categories=["Cs"])))
 def test_property_text_without_controls_is_unchanged(text: str):
     assert for_terminal(text) == text
 

@@ -16,18 +16,21 @@ asked in a task beside the turn, so a cancel also ends the question.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+import sys
+from collections.abc import Callable, Mapping
 from contextlib import aclosing
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
-from acp import PROTOCOL_VERSION, RequestError
+from acp import PROTOCOL_VERSION, RequestError, update_agent_message_text
 from acp.schema import (
     AgentCapabilities,
+    ClientCapabilities,
     Implementation,
     InitializeResponse,
     LoadSessionResponse,
+    McpCapabilities,
     NewSessionResponse,
     PromptCapabilities,
     PromptResponse,
@@ -36,12 +39,16 @@ from acp.schema import (
 )
 
 from myrm_tui import __version__
+from myrm_tui.acp.client_files import client_files
+from myrm_tui.acp.client_mcp import ClientMcpServer, ClientServers, client_servers
+from myrm_tui.acp.compaction_updates import CompactionFeed
 from myrm_tui.acp.history import history_updates
 from myrm_tui.acp.permission import ask_client, granted_update
 from myrm_tui.acp.prompt_text import PromptBlock, prompt_text
 from myrm_tui.acp.updates import updates_for
 from myrm_tui.agent.events import ApprovalAnswer, ApprovalRequest, StepStarted, TurnFinished
-from myrm_tui.sinks import session_title
+from myrm_tui.llm.local_client import LocalWorkers
+from myrm_tui.sinks import RUN_ECHO, scrub, session_title
 from myrm_tui.store.workspace import find_workspace_root
 
 if TYPE_CHECKING:
@@ -51,6 +58,7 @@ if TYPE_CHECKING:
     from myrm_tui.agent.agent import Agent
     from myrm_tui.agent.session_runtime import SessionRuntime
     from myrm_tui.mcp.manager import McpManager
+    from myrm_tui.settings.mcp_config import McpServerConfig
     from myrm_tui.settings.settings import Settings
     from myrm_tui.store.store import Store
 
@@ -76,7 +84,8 @@ class Workspace:
     store: Store
     # The settings a session runs with, given its stored model (settings.model_choice's rule).
     settings_for_session: Callable[[str | None], Settings]
-    mcp_for: Callable[[Settings], McpManager | None]
+    # The session's MCP servers: the configured ones and those the editor passed (client_mcp.py).
+    mcp_for: Callable[[Settings, Mapping[str, McpServerConfig]], McpManager | None]
 
 
 # The folder an editor names → the workspace holding it, or why sessions cannot start there.
@@ -89,6 +98,8 @@ class OpenSession:
     runtime: SessionRuntime
     mcp: McpManager | None
     titled: bool
+    compactions: CompactionFeed
+    notes: list[str] = field(default_factory=list)  # said at the start of the next turn (client MCP servers)
     turn: asyncio.Task[StopReason] | None = None
     cancel_requested: bool = False
     asks: set[asyncio.Task[None]] = field(default_factory=set)
@@ -108,19 +119,27 @@ class MyrmAcpAgent:
         self.opener = opener
         self.opened: Workspace | None = None
         self.client: Client | None = None
+        self.client_capabilities: ClientCapabilities | None = None
         self.sessions: dict[str, OpenSession] = {}
+        # The embedded model's worker, shared by this server's sessions; stopped in `close`.
+        self.local_workers = LocalWorkers()
 
     def on_connect(self, conn: Client) -> None:
         self.client = conn
 
     # -- lifecycle
-    async def initialize(self, protocol_version: int, **kwargs: Any) -> InitializeResponse:
+    async def initialize(
+        self, protocol_version: int, client_capabilities: ClientCapabilities | None = None, **kwargs: Any
+    ) -> InitializeResponse:
+        self.client_capabilities = client_capabilities  # its fs methods are used when offered (client_files.py)
         return InitializeResponse(
             protocol_version=min(protocol_version, PROTOCOL_VERSION),
             agent_capabilities=AgentCapabilities(
                 load_session=True,
                 # Text and embedded text resources (an editor's @-mentioned file); no images or audio yet.
                 prompt_capabilities=PromptCapabilities(image=False, audio=False, embedded_context=True),
+                # Servers the editor passes: stdio (always) and http; SSE is deprecated (client_mcp.py).
+                mcp_capabilities=McpCapabilities(http=True, sse=False),
             ),
             agent_info=Implementation(name="myrm", title="myrm", version=__version__),
         )
@@ -129,15 +148,18 @@ class MyrmAcpAgent:
         """No auth methods are offered: provider keys come from myrm's own config and environment."""
         return None
 
-    async def new_session(self, cwd: str, mcp_servers: object = None, **kwargs: Any) -> NewSessionResponse:
+    async def new_session(
+        self, cwd: str, mcp_servers: list[ClientMcpServer] | None = None, **kwargs: Any
+    ) -> NewSessionResponse:
         self._check(cwd)
         settings = self.workspace.settings
+        extra = client_servers(mcp_servers, settings.mcp_servers)
         record = self.workspace.store.create_session(model=settings.model, title="")
-        self._open(record.id, settings, titled=False)
+        self._open(record.id, settings, extra, titled=False)
         return NewSessionResponse(session_id=record.id)
 
     async def load_session(
-        self, cwd: str, session_id: str, mcp_servers: object = None, **kwargs: Any
+        self, cwd: str, session_id: str, mcp_servers: list[ClientMcpServer] | None = None, **kwargs: Any
     ) -> LoadSessionResponse:
         self._check(cwd)
         store = self.workspace.store
@@ -154,7 +176,8 @@ class MyrmAcpAgent:
                 raise RequestError.invalid_params({"message": str(exc)}) from exc
             if writable.session_id is None:
                 raise RequestError.invalid_request({"message": writable.notice() or "the session is busy"})
-            self._open(record.id, self.workspace.settings_for_session(record.model), titled=True)
+            settings = self.workspace.settings_for_session(record.model)
+            self._open(record.id, settings, client_servers(mcp_servers, settings.mcp_servers), titled=True)
         client = self._client()
         for update in history_updates(store.messages(session_id), self.workspace.root):
             await client.session_update(session_id=session_id, update=update)
@@ -202,12 +225,16 @@ class MyrmAcpAgent:
             if session.mcp is not None:
                 await session.mcp.aclose()
         self.sessions.clear()
+        await asyncio.to_thread(self.local_workers.close)
         if self.opened is not None:
             self.opened.store.close()
 
     async def _drive(self, session: OpenSession, text: str) -> StopReason:
         client = self._client()
         reason: StopReason = "end_turn"
+        for note in session.notes:  # announced where the user reads the session, once
+            await client.session_update(session_id=session.id, update=update_agent_message_text(f"_note: {note}_\n\n"))
+        session.notes.clear()
         try:
             async with aclosing(session.runtime.send(text)) as events:
                 async for event in events:
@@ -218,6 +245,9 @@ class MyrmAcpAgent:
                         continue
                     if isinstance(event, TurnFinished):
                         reason = STOP_REASONS.get(event.reason, "end_turn")
+                    if isinstance(event, (StepStarted, TurnFinished)):  # the prompt was just compacted, if it was
+                        for compacted in session.compactions.updates():
+                            await client.session_update(session_id=session.id, update=compacted)
                     if isinstance(event, StepStarted):
                         await client.session_update(
                             session_id=session.id, update=context_usage(session.runtime.current, event)
@@ -269,19 +299,26 @@ class MyrmAcpAgent:
                 }
             )
 
-    def _open(self, session_id: str, settings: Settings, *, titled: bool) -> OpenSession:
+    def _open(self, session_id: str, settings: Settings, extra: ClientServers, *, titled: bool) -> OpenSession:
         from myrm_tui.agent.session_runtime import SessionRuntime
+        from myrm_tui.llm.stream import StreamWithLocalWorkers
 
-        mcp = self.workspace.mcp_for(settings)
+        mcp = self.workspace.mcp_for(settings, extra.servers)
         runtime = SessionRuntime(
             store=self.workspace.store,
             session_id=session_id,
             workspace=self.workspace.root,
             headless=False,  # the client answers approvals (permission.py)
             mcp=mcp,
+            editor=client_files(self.client_capabilities, self._client(), session_id),
+            stream_fn=StreamWithLocalWorkers(self.local_workers),
         )
         runtime.agent_for(settings)
-        session = OpenSession(session_id, runtime, mcp, titled)
+        notes = [scrub(RUN_ECHO, note) for note in extra.notes]
+        for note in notes:
+            print(f"note: {note}", file=sys.stderr)  # the agent's log (stdout is the protocol's)
+        feed = CompactionFeed(self.workspace.store, session_id)
+        session = OpenSession(session_id, runtime, mcp, titled, feed, notes)
         self.sessions[session_id] = session
         return session
 

@@ -24,6 +24,7 @@ from myrm_tui.agent.arrival_summary import summarize_result
 from myrm_tui.agent.attachments import no_vision_notice
 from myrm_tui.agent.build import AgentBuild, build_agent
 from myrm_tui.agent.events import (
+    COMPACTING,
     AgentEvent,
     AssistantMessageStored,
     Notice,
@@ -45,6 +46,7 @@ from myrm_tui.agent.subagent.child import SubagentRunner
 from myrm_tui.agent.tool_runner import ToolRunner
 from myrm_tui.agent.tools.base import Tool, ToolContext
 from myrm_tui.agent.tools.bash_background import BackgroundInfo
+from myrm_tui.agent.tools.editor_port import EditorFiles
 from myrm_tui.agent.tools.processes import kill_group_now
 from myrm_tui.agent.turn_record import TurnRecord
 from myrm_tui.agent.turn_state import CUT_OFF_NOTE, INTERRUPTED_RESULT, TurnState, assistant_message, calls_of
@@ -62,7 +64,7 @@ from myrm_tui.context.undo_note import defused
 from myrm_tui.context.workspace_reader import workspace_reader
 from myrm_tui.llm.call_settings import CallSettings, reasoning_effort_for
 from myrm_tui.llm.errors import ContextWindowExceededError, LLMError
-from myrm_tui.llm.events import UsageEvent
+from myrm_tui.llm.events import UsageEvent, WaitPhase
 from myrm_tui.llm.lite_models import LITE_OFF
 from myrm_tui.settings.settings import Settings
 from myrm_tui.store import Store, event_kinds
@@ -89,6 +91,7 @@ class Agent:
         mcp: ToolSource | None = None,
         parts: SessionParts | None = None,
         cache_key: str | None = None,
+        editor: EditorFiles | None = None,
     ):
         self.store = store
         # The provider's session-affinity key (prompt_cache_key): the session id, or for a subagent
@@ -100,6 +103,9 @@ class Agent:
         self.mcp = mcp
         self.extra_tools = tuple(extra_tools)  # kept for the MCP tool sync's rebuilds
         self.headless = headless  # `myrm run`: nobody answers an approval (tool_runner.py)
+        # Yield WaitPhase events (compacting, connecting, waiting for the first token): the chat
+        # sets it to name a long wait on its status line; other callers want the answer only.
+        self.report_waits = False
         # Times model calls (reply figures) and tool runs; a test swaps in a clock it steps itself.
         self.clock: Callable[[], float] = time.monotonic
         self.session_id = session_id
@@ -130,6 +136,7 @@ class Agent:
             store=store,
             session_id=session_id,
             background=self.background,
+            editor=editor,  # the editor's files when ACP runs the session (tools/editor_port.py)
         )
         self._plain_chat_noticed = False
         self._sandbox_noticed = False
@@ -365,6 +372,9 @@ class Agent:
             prefix_anchor_turns=self.settings.prefix_anchor_turns,
             removal_focus_band=self.settings.removal_focus_band,
             file_read_exempt=self.settings.file_read_exempt,
+            thinking_keep_turns=self.settings.thinking_keep_turns,
+            eviction_min_age=self.settings.eviction_min_age,
+            observation_keep_window=self.settings.observation_keep_window,
             protected_tools=parse_protected_tools(str(self.settings.protected_tools)),
         )
 
@@ -447,11 +457,15 @@ class Agent:
         waits). Failures never end the turn: the extractive body stands in."""
         try:
             if state.steps > 1:
+                if self.report_waits:
+                    yield WaitPhase(COMPACTING)
                 await self._maintain()
             if self.settings.summary_wait:
                 models = self.summary_models()
                 chunks = self.engine.chunks_before_removal(self.turn_input(), models) if models else []
                 if chunks:
+                    if self.report_waits:
+                        yield WaitPhase(COMPACTING)
                     yield Notice(
                         f"writing {len(chunks)} summar{'y' if len(chunks) == 1 else 'ies'} with "
                         f"{models[0].model} before old turns are removed (summary_wait)"
@@ -483,8 +497,11 @@ class Agent:
     async def _stream_once(self, prompt: AssembledPrompt, state: TurnState) -> AsyncGenerator[AgentEvent, None]:
         state.calls, state.finish = [], None
         self.last_prompt = prompt
+        call_settings = self.call_settings()
+        if self.report_waits:
+            call_settings = dataclasses.replace(call_settings, report_waits=True)
         stream = self._model_stream.run(
-            prompt, state, model_name=self.model_name, model=self.build.model, call_settings=self.call_settings()
+            prompt, state, model_name=self.model_name, model=self.build.model, call_settings=call_settings
         )
         async with aclosing(stream) as events:
             async for event in events:

@@ -21,7 +21,7 @@ import dataclasses
 import logging
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from myrm_tui.context.filters.generic import head_tail
 from myrm_tui.context.filters.smart import choose, filter_output
@@ -29,6 +29,11 @@ from myrm_tui.context.ingest import spill_marker
 from myrm_tui.llm.events import TextDelta, UsageEvent
 from myrm_tui.redact import redact
 from myrm_tui.store import event_kinds
+
+if TYPE_CHECKING:
+    from myrm_tui.agent.model_calls import SummaryRoute
+    from myrm_tui.agent.ports import SideCallAgent
+    from myrm_tui.llm.model_info import ModelInfo
 
 _log = logging.getLogger(__name__)
 
@@ -92,7 +97,7 @@ def compose(content: str, summary: str, handle: str) -> str:
 
 
 async def summarize_result(
-    agent: Any, tool: str, arguments: Mapping[str, Any], content: str, handle: str | None
+    agent: SideCallAgent, tool: str, arguments: Mapping[str, Any], content: str, handle: str | None
 ) -> ArrivalSummary | None:
     """The tool runner's hook: `content` as the tool returned it, `handle` when the tool already
     put the whole output in the vault (bash spills itself; its `content` is then the excerpt)."""
@@ -106,7 +111,9 @@ async def summarize_result(
     return await summarize_arrival(agent, content, tool, arguments)
 
 
-async def summarize_arrival(agent: Any, content: str, tool: str, arguments: Mapping[str, Any]) -> ArrivalSummary | None:
+async def summarize_arrival(
+    agent: SideCallAgent, content: str, tool: str, arguments: Mapping[str, Any]
+) -> ArrivalSummary | None:
     """The model-summary result for `content`, or None (setting off, small, structured, no vault,
     no summarizer model, or the call failed: the caller keeps its plain path)."""
     vault = agent.store.vault
@@ -135,7 +142,9 @@ async def summarize_arrival(agent: Any, content: str, tool: str, arguments: Mapp
     return ArrivalSummary(compose(content, summary, handle), handle, content)
 
 
-async def _ask(agent: Any, route: Any, messages: list[dict[str, Any]]) -> tuple[str, UsageEvent | None]:
+async def _ask(
+    agent: SideCallAgent, route: SummaryRoute, messages: list[dict[str, Any]]
+) -> tuple[str, UsageEvent | None]:
     from myrm_tui.agent.model_stream import _closing, _default_stream
 
     stream_fn = agent.stream_fn or _default_stream()
@@ -151,7 +160,7 @@ async def _ask(agent: Any, route: Any, messages: list[dict[str, Any]]) -> tuple[
     return "".join(parts), usage
 
 
-def _record(agent: Any, model: str, usage: UsageEvent | None) -> None:
+def _record(agent: SideCallAgent, model: str, usage: UsageEvent | None) -> None:
     """Store the call's usage (with `purpose`) so the session's cost includes it."""
     from myrm_tui.agent.reply_figures import priced
 
@@ -164,7 +173,7 @@ def _record(agent: Any, model: str, usage: UsageEvent | None) -> None:
     )
 
 
-def _model_info(agent: Any, model: str) -> Any:
+def _model_info(agent: SideCallAgent, model: str) -> ModelInfo:
     from myrm_tui.llm import registry
 
     return registry.info(model, agent.settings.models)

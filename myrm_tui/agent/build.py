@@ -17,18 +17,22 @@ from myrm_tui.agent.prompts import SystemPrompt, build_system_prompt, offers_too
 from myrm_tui.agent.tools.base import Tool
 from myrm_tui.agent.tools.llm_map import MAP_MIN_WINDOW
 from myrm_tui.agent.tools.registry import ToolRegistry, default_tools
+from myrm_tui.llm.capability_class import effective_model
 from myrm_tui.llm.model_info import ModelInfo
 from myrm_tui.settings.settings import Settings
 
 
-def resolve_model_info(settings: Settings) -> ModelInfo:
+def resolve_model_info(settings: Settings, *, cap: bool = True) -> ModelInfo:
     """Registry facts for the configured model with the user's per-model overrides on top;
-    the `api_base` setting, when set, is the endpoint of the main model."""
+    the `api_base` setting, when set, is the endpoint of the main model. With `cap`, the window
+    is the one the engine plans with: lowered by the `window_cap` setting (llm/capability_class.py)."""
     from myrm_tui.llm.registry import info
 
     model = info(settings.model, settings.models)
     if settings.api_base and model.api_base != settings.api_base:
         model = dataclasses.replace(model, api_base=settings.api_base)
+    if cap:
+        model = effective_model(model, str(settings.window_cap), settings.models)
     return model
 
 

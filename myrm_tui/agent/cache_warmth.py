@@ -25,12 +25,15 @@ import dataclasses
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from myrm_tui.context.config import CACHE_TTL_S
 from myrm_tui.context.family import provider_of
 from myrm_tui.llm.events import UsageEvent
 from myrm_tui.store import event_kinds
+
+if TYPE_CHECKING:
+    from myrm_tui.agent.ports import WarmAgent
 
 _log = logging.getLogger(__name__)
 
@@ -94,7 +97,7 @@ class CacheWarmth:
 
     def __init__(
         self,
-        agent: Any,
+        agent: WarmAgent,
         *,
         clock: Callable[[], float] | None = None,
         cap: int = KEEPALIVE_MAX_PER_IDLE,
@@ -124,18 +127,29 @@ class CacheWarmth:
         last = self.agent.engine.last_call_at
         if last is not None and last != self._own_call_at:
             self.sent_this_idle = 0  # a real request since our last probe: a new idle period
-        if last is None or self.agent.last_prompt is None or self.sent_this_idle >= self.cap:
+        # Something to keep: this agent's last request, or (an agent built since the session's last
+        # request: /model, a settings change) the conversation the next request starts with.
+        has_prompt = self.agent.last_prompt is not None or self.agent.engine.last_row() is not None
+        if last is None or not has_prompt or self.sent_this_idle >= self.cap:
             return None
         return float(last) + max(1.0, cache_ttl_s(self.agent.model_name) - self.margin_s)
 
     async def tick(self) -> ProbeResult | None:
-        """Send a keep-alive when one is due; the probe resends the last request as it was."""
+        """Send a keep-alive when one is due, to this agent's model: the probe resends this agent's
+        last request as it was; an agent with none yet was built since the session's last request
+        (the TUI's driver hands over the agent the next message goes to, `ChatSession.next_agent`:
+        after /model that is the new model), so the probe is the prompt the next request starts
+        with, assembled for it: the old model's cache would be kept for nothing."""
         due = self.next_due()
         if due is None or self.clock() < due:
             return None
         prompt = self.agent.last_prompt
+        if prompt is None:
+            prompt = self.agent.engine.assemble(self.agent.turn_input())
+            if not any(m.get("role") != "system" for m in prompt.messages):
+                return None  # no conversation yet: the preheat's business, not the keep-alive's
         self.sent_this_idle += 1
-        return await self._send(prompt.messages, prompt.tools, PURPOSE_KEEPALIVE)
+        return await self._send(list(prompt.messages), prompt.tools, PURPOSE_KEEPALIVE)
 
     def user_active(self) -> None:
         """A message was sent: the idle period (and its cap) starts again after this turn.

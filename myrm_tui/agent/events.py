@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from myrm_tui.agent.reply_figures import ReplyFigures
-from myrm_tui.llm.events import ReasoningDelta, RetryEvent, TextDelta, UsageEvent
+from myrm_tui.llm.events import ReasoningDelta, RetryEvent, TextDelta, UsageEvent, WaitPhase
 
 
 @dataclass(frozen=True)
@@ -124,6 +124,10 @@ class TurnFinished:
     steps: int
 
 
+# The WaitPhase the agent itself yields (only when `Agent.report_waits`): summaries are being
+# written before the next model call, so the first token waits on them.
+COMPACTING = "compacting"
+
 AgentEvent = (
     UserMessageStored
     | StepStarted
@@ -139,4 +143,5 @@ AgentEvent = (
     | Notice
     | TurnError
     | TurnFinished
+    | WaitPhase
 )

@@ -14,7 +14,16 @@ from myrm_tui.agent.reply_figures import ReplyFigures, priced
 from myrm_tui.agent.turn_record import TurnRecord
 from myrm_tui.agent.turn_state import TurnState
 from myrm_tui.llm.call_settings import CallSettings
-from myrm_tui.llm.events import FinishEvent, LLMEvent, ReasoningDelta, RetryEvent, TextDelta, ToolCallEvent, UsageEvent
+from myrm_tui.llm.events import (
+    FinishEvent,
+    LLMEvent,
+    ReasoningDelta,
+    RetryEvent,
+    TextDelta,
+    ToolCallEvent,
+    UsageEvent,
+    WaitPhase,
+)
 from myrm_tui.llm.ports import StreamFn as StreamFn  # the agent's name for the port (agent.py re-exports it)
 from myrm_tui.store import event_kinds
 
@@ -82,6 +91,8 @@ class ModelStream:
                     yield event
                 elif isinstance(event, FinishEvent):
                     state.finish = event
+                elif isinstance(event, WaitPhase):
+                    yield event
         state.call_ended = self.clock()
 
     def reply_figures(self, message_id: int, state: TurnState, model_name: str) -> ReplyFigures:

@@ -30,6 +30,7 @@ from myrm_tui.settings.settings import Settings
 from myrm_tui.store import event_kinds
 
 if TYPE_CHECKING:
+    from myrm_tui.agent.tools.editor_port import EditorFiles
     from myrm_tui.store import Store
 
 
@@ -45,6 +46,7 @@ class SessionRuntime:
         mcp: ToolSource | None = None,
         headless: bool = False,
         engine: ContextEngine | None = None,
+        editor: EditorFiles | None = None,
     ):
         self.store = store
         self._mcp = mcp  # the app's McpManager (or None): its current tools are part of every build
@@ -53,6 +55,7 @@ class SessionRuntime:
         self._stream_fn = stream_fn
         self._extra_tools = tuple(extra_tools)
         self._headless = headless  # `myrm run`, replay, ACP without a client to ask: nobody answers
+        self._editor = editor  # ACP: the editor's files, which every agent built here reads through
         # `engine`: a caller that needs its own engine settings (replay's clock and config).
         self.parts = SessionParts(engine) if engine is not None else SessionParts.fresh(store, session_id)
         self._agent: Agent | None = None
@@ -98,6 +101,7 @@ class SessionRuntime:
             headless=self._headless,
             mcp=self._mcp,
             parts=self.parts,
+            editor=self._editor,
         )
         if old is not None and old.model_name != agent.model_name:
             self.store.append_event(

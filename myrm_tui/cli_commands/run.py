@@ -217,10 +217,17 @@ def _run_command(
         return EXIT_USAGE
     for chip in attachment_chips(files, int(settings.tool_output_cap), settings.model):
         err(for_terminal(chip))
+    from myrm_tui.llm.local_client import LocalWorkers
+    from myrm_tui.llm.local_provider import start_worker
     from myrm_tui.store.store import StoreError
 
+    # The run owns the embedded model's worker; a `local/...` model starts loading now, before
+    # the store opens, and the worker stops when the run ends (the `finally` below).
+    local_workers = LocalWorkers()
+    start_worker(local_workers, settings.model, int(settings.local_threads))
     store = open_store(context.workspace)
     if store is None:
+        local_workers.close()
         return EXIT_USAGE
     try:
         try:
@@ -239,10 +246,16 @@ def _run_command(
                 store.delete_session(session_id)
             return EXIT_USAGE
         from myrm_tui.agent.session_runtime import SessionRuntime
+        from myrm_tui.llm.stream import StreamWithLocalWorkers
 
         mcp = _mcp_servers(settings, context.workspace)
         runtime = SessionRuntime(
-            store=store, session_id=session_id, workspace=context.workspace, mcp=mcp, headless=True
+            store=store,
+            session_id=session_id,
+            workspace=context.workspace,
+            mcp=mcp,
+            headless=True,
+            stream_fn=StreamWithLocalWorkers(local_workers),
         )
         agent = runtime.agent_for(settings)
         report = _report(session_id, settings.model, json_out, store if stream_json else None)
@@ -263,6 +276,7 @@ def _run_command(
         return report.exit_code()
     finally:
         store.close()
+        local_workers.close()
 
 
 def _report(session_id: str, model: str, json_out: bool, stream_to: Store | None) -> RunReport:

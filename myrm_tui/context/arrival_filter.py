@@ -64,7 +64,7 @@ def filter_arrivals(
             allowance = allowances.item
         view = None
         if row.tokens > allowance:
-            view = _excerpt(row, name, args, allowance, model, "over the per-item allowance")
+            view = _excerpt(row, name, args, allowance, model, "over the per-item allowance", config.edit_keep_chars)
         if view is not None:
             decided[row.id] = view
             earlier += view.tokens if counted else 0
@@ -106,11 +106,12 @@ def _fit_turn(
 
 
 def _excerpt(
-    row: MessageRecord, name: str, args: dict[str, Any], allowance: int, model: str, reason: str
+    row: MessageRecord, name: str, args: dict[str, Any], allowance: int, model: str, reason: str, edit_keep: int = 0
 ) -> View | None:
-    """The stored view of `row` cut to about `allowance` tokens (None when it cannot be cut)."""
+    """The stored view of `row` cut to about `allowance` tokens (None when it cannot be cut);
+    a file edit's text keeps `edit_keep` characters (context/file_protection.py)."""
     if row.message.get("tool_calls"):
-        shrunk = _shrunk_arguments(row, model)
+        shrunk = _shrunk_arguments(row, model, edit_keep)
         if shrunk is not None:
             return shrunk
     content = _text_of(row.message)
@@ -186,12 +187,12 @@ def _turn_outputs_before(history: RenderedHistory, first_new: int) -> int:
     return total
 
 
-def _shrunk_arguments(row: MessageRecord, model: str) -> View | None:
+def _shrunk_arguments(row: MessageRecord, model: str, edit_keep: int = 0) -> View | None:
     """An assistant message over the per-item allowance because of its tool-call arguments
     (a 500 KB `file_write`): the arguments are cut on arrival, decided once like any
     oversized item. Left to compaction, it sat in the fresh tail, and the emergency removed
     every older turn before the in-tail pass cut it."""
-    message = shrunk_call_arguments(row.message, msg_handle(row.id))
+    message = shrunk_call_arguments(row.message, msg_handle(row.id), edit_keep)
     if message is None:
         return None
     return View(

@@ -272,6 +272,10 @@ class Compactor:
             eviction=eviction_order(inp.eviction_order, inp.model),
             protected_tools=inp.protected_tools,
             focus_band=self.config.removal_focus_band if inp.removal_focus_band is None else inp.removal_focus_band,
+            eviction_min_age=_or(inp.eviction_min_age, self.config.eviction_min_age),
+            observation_keep=_or(inp.observation_keep_window, self.config.observation_keep_window),
+            file_protect_tokens=int(budget.prompt_limit * self.config.file_protect_ratio),
+            edit_keep_chars=self.config.edit_keep_chars,
         )
 
     def economic_ratio(self) -> float:
@@ -355,3 +359,8 @@ class Compactor:
 
     def removed_rows(self, plan: Any) -> list[int]:
         return sorted(self.history.index_of_id(mid) for mid, view in plan.views.items() if view.kind == REMOVED)
+
+
+def _or(value: int | None, default: int) -> int:
+    """A per-request setting (TurnInput), or the engine config's when the caller set none."""
+    return default if value is None else value

@@ -133,6 +133,33 @@ class EngineConfig:
     # the fixed `file_read_filter_ratio` share of B: the seed's full exemption, measured in
     # docs/context-engine.md. The hard cap (vault above `hard_cap_chars`) applies either way.
     file_read_exempt: bool = False
+    # Comis's age windows (its `thinkingKeepTurns`, `evictionMinAge`, `observationKeepWindow`),
+    # each a setting of the same name; the defaults were measured on a replay they were not tuned
+    # on (docs/context-engine.md, "Age windows and file protection").
+    # Reasoning (`reasoning_content`) of text answers stays for this many turns before the current
+    # one (DeepSeek/Qwen-style families; tool-call turns always keep theirs, their APIs need it).
+    # 0: a turn's reasoning leaves once the next user message arrives; each kept turn re-renders
+    # one more turn of the prompt's tail when it ages out (a cache miss on those tokens).
+    thinking_keep_turns: int = 0
+    # A tool output younger than this many user turns is never deduplicated, superseded,
+    # excerpted or masked below the emergency tier (the 90 % safety net may still).
+    eviction_min_age: int = 0
+    # The newest this many tool outputs stay verbatim below the emergency tier (never excerpted,
+    # masked or dropped as stale status output).
+    observation_keep_window: int = 0
+    # File reads and edits protected (the seed's tool protection whitelist): below the emergency
+    # tier, a `file_read` output of the file's current version (no later write, edit or bash
+    # change to that path) up to this share of B is never excerpted or masked, and a
+    # `file_write`/`file_edit` argument is never cut below `edit_keep_chars` (head and tail, with
+    # the handle). Above the share (a 5 MB file is in the vault already, `hard_cap_chars`) the
+    # read is masked like any output: its stub names the path, size and the handle. Measured on
+    # the 120-turn coding replay (seed 2, 32k, oracle; docs/context-engine.md): read protection
+    # moved no figure; every edit bound cost retention (the edits' text takes the room older
+    # turns had): R_verbatim 0.841 with the old plain 300-character head, 0.841 at 300 head and
+    # tail with reads protected (cost 644 kU against 646), 0.818 at 800, 0.795 at 1,500, 0.773
+    # at 4,000. So 300: the bound that keeps an edit's head and tail at no retention cost.
+    file_protect_ratio: float = 0.15
+    edit_keep_chars: int = 300
 
 
 DEFAULT_CONFIG = EngineConfig()

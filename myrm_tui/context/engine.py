@@ -184,6 +184,7 @@ class ContextEngine:
 
         with timer.stage(SYNC) as st, clock.time(SYNC):
             history.use_anchor_turns(inp.prefix_anchor_turns)
+            history.use_thinking_keep(inp.thinking_keep_turns)
             history.sync()
             new_rows = history.take_unfiltered()
             st.items = len(new_rows)
@@ -453,6 +454,7 @@ class ContextEngine:
         """Sync, filter and render what arrived since the last call, as `assemble` starts."""
         budget = inp.budget()
         self.history.use_anchor_turns(inp.prefix_anchor_turns)
+        self.history.use_thinking_keep(inp.thinking_keep_turns)
         self.history.sync()
         new_rows, fixed = self.history.take_unfiltered(), inp.fixed_tokens()
         self._filter_arrivals(inp, new_rows, budget, fixed)

@@ -431,6 +431,7 @@ class SummaryPreparation:
         """The rows synced and rendered (not filtered: the next assemble does that), under the lock."""
         with self._lock:
             self.history.use_anchor_turns(inp.prefix_anchor_turns)
+            self.history.use_thinking_keep(inp.thinking_keep_turns)
             self.history.sync()
             self.history.render(inp.render_key())
         return inp.budget()

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from myrm_tui.context.config import EngineConfig
-from myrm_tui.context.family import family_of
+from myrm_tui.context.family import REASONING_TOOLS, family_of
 from myrm_tui.context.integrity import IntegrityReport, repair_pairs
 from myrm_tui.context.media import has_media
 from myrm_tui.context.pins import is_security_pin
@@ -88,6 +88,10 @@ class RenderedHistory:
         # The first `prefix_anchor_turns` user messages (and, above one, each one's closing answer).
         self.prefix_rows: list[int] = []
         self.anchor_turns = config.prefix_anchor_turns  # per request: `use_anchor_turns`
+        # Indices of the user messages, and how many turns before the current one keep their
+        # reasoning (`EngineConfig.thinking_keep_turns`; per request: `use_thinking_keep`).
+        self.user_rows: list[int] = []
+        self.thinking_keep = config.thinking_keep_turns
         self._user_turns = 0
         self.calls: dict[str, tuple[str, dict[str, Any]]] = {}  # tool_call_id → (name, arguments)
         self._unfiltered: list[MessageRecord] = []  # synced, not yet seen by the smart filter
@@ -105,6 +109,7 @@ class RenderedHistory:
     def sync(self) -> list[MessageRecord]:
         """Read the rows stored since the last sync; note the anchors, calls and media they add."""
         after = self.rows[-1].id if self.rows else 0
+        previous_boundary = self.reasoning_boundary()
         new = self.store.messages_after(self.session_id, after) if self.rows else self.store.messages(self.session_id)
         self._unfiltered.extend(new)
         for row in new:
@@ -114,6 +119,7 @@ class RenderedHistory:
                 function = call.get("function", {})
                 self.calls[call.get("id", "")] = (function.get("name", ""), parse_arguments(function.get("arguments")))
             if row.role == "user":
+                self.user_rows.append(index)
                 if self.first_user is None:
                     self.first_user = index
                 self._note_prefix(index, row)
@@ -132,6 +138,9 @@ class RenderedHistory:
             # changes how the previous turn renders, so re-render from there (the tail only).
             if previous_last_user is not None and self.last_user != previous_last_user:
                 self.invalidate_from(previous_last_user)
+            # With a keep window, the turn that leaves the window re-renders (older than the above).
+            if 0 <= previous_boundary != self.reasoning_boundary():
+                self.invalidate_from(previous_boundary)
             # The sliding visual window moved: re-render from the image that fell out of it.
             keep = self.config.media_keep
             new_media = [i for i in self.media_rows if i >= len(self.rows) - len(new)]
@@ -174,6 +183,25 @@ class RenderedHistory:
         turns beyond the first (`EngineConfig.prefix_anchor_turns`, `use_anchor_turns`) and the security pins."""
         anchors = {i for i in (self.first_user, self.last_user) if i is not None} | set(self.system_rows)
         return anchors | set(self.prefix_rows) | set(self.pinned_rows)
+
+    def reasoning_boundary(self) -> int:
+        """Rows before this index are earlier turns for a reasoning family's cleanup: the user
+        message `thinking_keep` turns before the latest (-1: every turn is inside the window)."""
+        if len(self.user_rows) <= self.thinking_keep:
+            return -1
+        return self.user_rows[-1 - self.thinking_keep]
+
+    def use_thinking_keep(self, turns: int | None) -> None:
+        """The `thinking_keep_turns` setting of this request (None: the engine config's); a change
+        re-renders from where the reasoning boundary was or now is, whichever is earlier."""
+        turns = self.config.thinking_keep_turns if turns is None else turns
+        if turns == self.thinking_keep:
+            return
+        before = self.reasoning_boundary()
+        self.thinking_keep = turns
+        after = self.reasoning_boundary()
+        if before != after:
+            self.invalidate_from(max(0, min(before, after)))
 
     def use_anchor_turns(self, turns: int | None) -> None:
         """The `prefix_anchor_turns` setting of this request (None: the engine config's). The
@@ -273,6 +301,8 @@ class RenderedHistory:
             synthetic_before.setdefault(syn.before_id, []).append(syn)
         media_window = set(self.media_rows[-self.config.media_keep :]) if vision else set()
         last_user = self.last_user if self.last_user is not None else -1
+        # DeepSeek/Qwen-style reasoning stays on the last `thinking_keep` turns' text answers too.
+        reasoning_from = self.reasoning_boundary() if family == REASONING_TOOLS else last_user
         media_ms = thinking_ms = normalize_ms = 0.0  # seconds, summed over the rows rendered
         for index in range(self._rendered_upto, len(self.rows)):
             row = self.rows[index]
@@ -289,7 +319,7 @@ class RenderedHistory:
             if index in self.media_rows and index not in media_window:
                 message = strip_media(message, "model has no vision" if not vision else "older than the newest images")
             media_done = time.perf_counter()
-            earlier = index < last_user or index < self.scrub_before
+            earlier = index < reasoning_from or index < self.scrub_before
             message = clean_thinking(message, family, earlier, self.signer_family(row))
             thinking_done = time.perf_counter()
             message = normalize(message)

@@ -83,6 +83,8 @@ class _Planner(Protocol):
 
     def view_kind(self, i: int) -> str: ...
 
+    def young(self, i: int) -> bool: ...
+
     def tool_rows(self) -> Iterable[int]: ...
 
     def call_of(self, i: int) -> tuple[str, dict[str, Any]]: ...
@@ -107,7 +109,8 @@ def user_turns_after(rows: Sequence[MessageRecord], start: int) -> dict[int, int
 
 def drop_ephemeral(planner: _Planner, protected_tools: Iterable[str], keep_turns: int = EPHEMERAL_KEEP_TURNS) -> None:
     """The masker's first pass: ephemeral outputs at least `keep_turns` user turns old, oldest
-    first, down to their handle (verbatim or filtered ones; a stub or pointer is already small)."""
+    first, down to their handle (verbatim or filtered ones; a stub or pointer is already small),
+    outside the age windows (`_Planner.young`)."""
     rows = planner.inp.rows
     candidates = list(planner.tool_rows())
     if not candidates:
@@ -116,7 +119,7 @@ def drop_ephemeral(planner: _Planner, protected_tools: Iterable[str], keep_turns
     for i in candidates:
         if planner.done():
             return
-        if age[i] < keep_turns or planner.view_kind(i) not in (VERBATIM, FILTERED):
+        if age[i] < keep_turns or planner.view_kind(i) not in (VERBATIM, FILTERED) or planner.young(i):
             continue
         name, args = planner.call_of(i)
         if tool_tier(name, args, protected_tools) != EPHEMERAL:

@@ -41,6 +41,11 @@ class TurnInput:
     prefix_anchor_turns: int | None = None
     removal_focus_band: int | None = None
     file_read_exempt: bool | None = None
+    # The age windows (`thinking_keep_turns`, `eviction_min_age`, `observation_keep_window`
+    # settings); None: the engine config's.
+    thinking_keep_turns: int | None = None
+    eviction_min_age: int | None = None
+    observation_keep_window: int | None = None
     protected_tools: frozenset[str] = ALWAYS_PROTECTED  # the `protected_tools` setting (context/masker_tiers.py)
 
     def fixed_tokens(self) -> int:

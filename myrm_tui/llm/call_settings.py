@@ -19,6 +19,8 @@ class CallSettings:
     # low / medium / high, passed to litellm as `reasoning_effort` (None: not sent at all).
     reasoning_effort: str | None = None
     extra: dict[str, Any] = field(default_factory=dict)
+    # Yield WaitPhase events before the first token (the chat's status line names a long wait).
+    report_waits: bool = False
 
 
 def local_model_extra(model: str, threads: int) -> dict[str, Any]:

@@ -64,4 +64,13 @@ class RetryEvent:
     reason: str
 
 
-LLMEvent = TextDelta | ReasoningDelta | ToolCallEvent | UsageEvent | FinishEvent | RetryEvent
+@dataclass(frozen=True)
+class WaitPhase:
+    """What a call waits for before its first token ("connecting to api.openai.com", "waiting for
+    the first token", "loading the model"), so the chat's status line can say it when the wait is
+    long. Only when the caller asked (`CallSettings.report_waits`): most callers want the answer."""
+
+    text: str
+
+
+LLMEvent = TextDelta | ReasoningDelta | ToolCallEvent | UsageEvent | FinishEvent | RetryEvent | WaitPhase

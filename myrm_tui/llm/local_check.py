@@ -3,7 +3,7 @@
 Why a multi-token prompt and several output tokens: the CPU-specific llama.cpp fault this guards
 against (AMX on Xeons) only shows on decodes of two or more tokens; a one-token check passes on a
 machine where every real answer crashes. The test runs in the same worker process the app uses,
-so it exercises exactly the path a user's first message takes.
+so it exercises exactly the path a user's first message takes (in a worker of its own).
 """
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ class LocalCheck:
     error: str = ""
 
 
-async def _run(threads: int | None) -> LocalCheck:
+async def _run(workers: local_client.LocalWorkers, threads: int | None) -> LocalCheck:
     from myrm_tui.llm.local_provider import LOCAL_CONTEXT_WINDOW, plain_messages, smollm2_path
 
     path = smollm2_path()
@@ -47,13 +47,13 @@ async def _run(threads: int | None) -> LocalCheck:
     pieces: list[str] = []
     usage: dict = {}
     params = {"max_tokens": CHECK_MAX_TOKENS, "temperature": 0.0}
-    async for message in local_client.generate(key, "local/smollm2", plain_messages(CHECK_PROMPT), params):
+    async for message in workers.generate(key, "local/smollm2", plain_messages(CHECK_PROMPT), params):
         if message["op"] == "chunk":
             pieces.append(message["text"])
         else:
             usage = message.get("usage") or {}
     total = (time.perf_counter() - started) * 1000
-    worker = local_client.get_worker(key, "local/smollm2")
+    worker = workers.get(key, "local/smollm2")
     return LocalCheck(
         ok=bool("".join(pieces).strip()) and int(usage.get("completion_tokens") or 0) >= 2,
         text="".join(pieces).strip(),
@@ -66,13 +66,14 @@ async def _run(threads: int | None) -> LocalCheck:
 
 
 def check_local_model(threads: int | None = None) -> LocalCheck:
-    """Load the model in its worker, decode a multi-token prompt, report what happened."""
-    try:
-        return asyncio.run(asyncio.wait_for(_run(threads), CHECK_TIMEOUT_S))
-    except LLMError as exc:
-        return LocalCheck(ok=False, error=exc.user_text())
-    except TimeoutError:
-        local_client.close_all()
-        return LocalCheck(ok=False, error=f"no answer within {CHECK_TIMEOUT_S:.0f} s")
-    except Exception as exc:  # noqa: BLE001 - doctor reports every failure, it never crashes
-        return LocalCheck(ok=False, error=f"{type(exc).__name__}: {exc}")
+    """Load the model in its worker, decode a multi-token prompt, report what happened. The
+    check owns its worker: it is stopped when the check ends, whatever the outcome."""
+    with local_client.LocalWorkers() as workers:
+        try:
+            return asyncio.run(asyncio.wait_for(_run(workers, threads), CHECK_TIMEOUT_S))
+        except LLMError as exc:
+            return LocalCheck(ok=False, error=exc.user_text())
+        except TimeoutError:
+            return LocalCheck(ok=False, error=f"no answer within {CHECK_TIMEOUT_S:.0f} s")
+        except Exception as exc:  # noqa: BLE001 - doctor reports every failure, it never crashes
+            return LocalCheck(ok=False, error=f"{type(exc).__name__}: {exc}")

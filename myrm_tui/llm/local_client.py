@@ -9,12 +9,17 @@ What a crash looks like from here: the worker's stdout reaches EOF, `wait()` giv
 exit code, every request in flight gets a `LocalModelCrashedError`, and the worker is forgotten
 so the next request starts a fresh one. The session is untouched: the agent stores nothing for
 a call that failed before its answer finished.
+
+Who owns the workers: a `LocalWorkers` pool, created by whoever holds the model calls (the app,
+`myrm run`, an ACP server, `myrm doctor`'s check) and closed by it when it ends, which stops the
+worker processes. It is handed down as a parameter (llm.stream's `StreamWithLocalWorkers`), never
+found through a module global: the weights load once per worker, and the pool's owner says how
+long the worker lives.
 """
 
 from __future__ import annotations
 
 import asyncio
-import atexit
 import contextlib
 import itertools
 import json
@@ -27,7 +32,7 @@ from collections import deque
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, Self
 
 from myrm_tui.llm.errors import LocalModelCrashedError, ProviderError
 from myrm_tui.log_files import append_log
@@ -86,9 +91,11 @@ def crash_error(model: str, returncode: int | None, stderr_tail: str = "") -> Lo
 class LocalWorker:
     """One running worker process and the requests routed to it."""
 
-    def __init__(self, key: WorkerKey, model: str) -> None:
+    def __init__(self, key: WorkerKey, model: str, on_exit: Callable[[LocalWorker], None]) -> None:
         self.key = key
         self.model = model
+        # The pool's hook: a worker that died or was killed is no longer served to a request.
+        self._on_exit = on_exit
         command = [
             sys.executable,
             "-m",
@@ -186,7 +193,7 @@ class LocalWorker:
         self.ready.set()
         for route in routes:
             route({"op": "crashed"})
-        _forget(self)
+        self._on_exit(self)
 
     def _write(self, message: dict[str, Any]) -> None:
         stdin = self.process.stdin
@@ -243,7 +250,7 @@ class LocalWorker:
     def kill(self) -> None:
         # Retire it before the signal lands: the reader thread notices the death a moment later,
         # and a request made in between must start a fresh worker, not inherit this one's end.
-        _forget(self)
+        self._on_exit(self)
         with contextlib.suppress(OSError):
             self.process.kill()
 
@@ -262,94 +269,107 @@ class LocalWorker:
             self.process.wait(CLOSE_GRACE_S)
 
 
-_WORKERS: dict[WorkerKey, LocalWorker] = {}
-_WORKERS_LOCK = threading.Lock()
-_REQUEST_IDS = itertools.count(1)
+class LocalWorkers:
+    """The worker processes of one owner, one model in memory at a time.
 
+    Why a pool object and not a module global: a process may hold more than one owner over its
+    life (tests, an ACP server beside a run), and each must know that `close()` stopped what it
+    started; a global outlived its user and was stopped only by `atexit`."""
 
-def _forget(worker: LocalWorker) -> None:
-    with _WORKERS_LOCK:
-        if _WORKERS.get(worker.key) is worker:
-            del _WORKERS[worker.key]
+    def __init__(self) -> None:
+        self._workers: dict[WorkerKey, LocalWorker] = {}
+        self._lock = threading.Lock()
+        self._request_ids = itertools.count(1)
+        self._closed = False
 
+    def __enter__(self) -> Self:
+        return self
 
-def get_worker(key: WorkerKey, model: str) -> LocalWorker:
-    """The live worker for `key`, started on first use; workers for other keys are stopped
-    (one model in memory at a time: a settings change replaces it)."""
-    stale: list[LocalWorker] = []
-    with _WORKERS_LOCK:
-        worker = _WORKERS.get(key)
-        if worker is None or worker.dead is not None or worker.process.poll() is not None:
-            stale = [w for k, w in _WORKERS.items() if k != key]
-            for other in stale:
-                del _WORKERS[other.key]
-            worker = _WORKERS[key] = LocalWorker(key, model)
-    for other in stale:
-        threading.Thread(target=other.close, daemon=True).start()
-    return worker
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
 
+    def _forget(self, worker: LocalWorker) -> None:
+        with self._lock:
+            if self._workers.get(worker.key) is worker:
+                del self._workers[worker.key]
 
-def running_workers() -> list[LocalWorker]:
-    with _WORKERS_LOCK:
-        return list(_WORKERS.values())
+    def get(self, key: WorkerKey, model: str) -> LocalWorker:
+        """The live worker for `key`, started on first use; workers for other keys are stopped
+        (one model in memory at a time: a settings change replaces it). Starting is all this
+        waits for, so an owner may call it early (`myrm run` does, before the store opens) and
+        let the model load while it does other work."""
+        stale: list[LocalWorker] = []
+        with self._lock:
+            if self._closed:
+                raise ProviderError(f"The local model {model} was asked for after its owner closed it.")
+            worker = self._workers.get(key)
+            if worker is None or worker.dead is not None or worker.process.poll() is not None:
+                stale = [w for k, w in self._workers.items() if k != key]
+                for other in stale:
+                    del self._workers[other.key]
+                worker = self._workers[key] = LocalWorker(key, model, self._forget)
+        for other in stale:
+            threading.Thread(target=other.close, daemon=True).start()
+        return worker
 
+    def running(self) -> list[LocalWorker]:
+        with self._lock:
+            return list(self._workers.values())
 
-def close_all() -> None:
-    with _WORKERS_LOCK:
-        workers = list(_WORKERS.values())
-        _WORKERS.clear()
-    for worker in workers:
-        worker.close()
+    def close(self) -> None:
+        """Stop every worker (stdin EOF, a kill after CLOSE_GRACE_S); later requests are refused."""
+        with self._lock:
+            self._closed = True
+            workers = list(self._workers.values())
+            self._workers.clear()
+        for worker in workers:
+            worker.close()
 
+    async def generate(
+        self, key: WorkerKey, model: str, messages: list[dict[str, Any]], params: dict[str, Any]
+    ) -> AsyncIterator[dict[str, Any]]:
+        """Protocol messages (`chunk`…, then `done`) for one request; raises on a crash or error."""
+        loop = asyncio.get_running_loop()
+        inbox: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
 
-atexit.register(close_all)
+        def route(message: dict[str, Any]) -> None:
+            with contextlib.suppress(RuntimeError):  # the loop is closed: nobody listens any more
+                loop.call_soon_threadsafe(inbox.put_nowait, message)
 
-
-async def generate(
-    key: WorkerKey, model: str, messages: list[dict[str, Any]], params: dict[str, Any]
-) -> AsyncIterator[dict[str, Any]]:
-    """Protocol messages (`chunk`…, then `done`) for one request; raises on a crash or error."""
-    loop = asyncio.get_running_loop()
-    inbox: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
-
-    def route(message: dict[str, Any]) -> None:
-        with contextlib.suppress(RuntimeError):  # the loop is closed: nobody listens any more
-            loop.call_soon_threadsafe(inbox.put_nowait, message)
-
-    worker = get_worker(key, model)
-    rid = next(_REQUEST_IDS)
-    worker.submit(rid, messages, params, route)
-    finished = False
-    try:
-        if not worker.ready.is_set():
-            ready = await asyncio.to_thread(worker.ready.wait, LOAD_TIMEOUT_S)
-            if not ready:
-                worker.kill()
-                raise LocalModelCrashedError(
-                    f"The local model {model} did not load within {LOAD_TIMEOUT_S:.0f} s.",
-                    "Check free memory and CPU load, then send again; `myrm doctor` tests the model.",
-                )
-        while True:
-            message = await inbox.get()
-            op = message.get("op")
-            if op == "chunk":
-                yield message
-            elif op == "done":
-                finished = True
-                yield message
-                return
-            elif op == "error":
-                finished = True
-                raise ProviderError(f"The local model {model} failed: {message.get('error')}")
-            elif op == "crashed":
-                finished = True
-                dead = worker.dead or crash_error(model, worker.process.poll())
-                raise dead
-    finally:
-        if not finished:
-            worker.cancel(rid)
-        else:
-            worker.forget_route(rid)
+        worker = self.get(key, model)
+        rid = next(self._request_ids)
+        worker.submit(rid, messages, params, route)
+        finished = False
+        try:
+            if not worker.ready.is_set():
+                ready = await asyncio.to_thread(worker.ready.wait, LOAD_TIMEOUT_S)
+                if not ready:
+                    worker.kill()
+                    raise LocalModelCrashedError(
+                        f"The local model {model} did not load within {LOAD_TIMEOUT_S:.0f} s.",
+                        "Check free memory and CPU load, then send again; `myrm doctor` tests the model.",
+                    )
+            while True:
+                message = await inbox.get()
+                op = message.get("op")
+                if op == "chunk":
+                    yield message
+                elif op == "done":
+                    finished = True
+                    yield message
+                    return
+                elif op == "error":
+                    finished = True
+                    raise ProviderError(f"The local model {model} failed: {message.get('error')}")
+                elif op == "crashed":
+                    finished = True
+                    dead = worker.dead or crash_error(model, worker.process.poll())
+                    raise dead
+        finally:
+            if not finished:
+                worker.cancel(rid)
+            else:
+                worker.forget_route(rid)
 
 
 def default_threads(setting: int | None) -> int:

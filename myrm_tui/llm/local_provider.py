@@ -5,7 +5,8 @@ Why embedded: it is the zero-setup model (no key, no server) for first runs and 
 
 Why in a child process (`local_worker.py`, driven by `local_client.py`): llama.cpp is native
 code, and a fault in it (a CPU-specific kernel bug, an OOM kill) must not take the TUI or the
-terminal down with it. The worker lives as long as the app and keeps llama.cpp's KV cache
+terminal down with it. The worker lives as long as its owner's `LocalWorkers` pool (the app,
+`myrm run`), which every call here is given, and keeps llama.cpp's KV cache
 between turns, so a prompt that starts with the previous prompt's bytes (the engine keeps
 prompts append-mostly) only evaluates the new suffix.
 
@@ -17,8 +18,9 @@ for the CustomLLM handler that callers of litellm itself still reach.
 
 from __future__ import annotations
 
+import asyncio
 import importlib.util
-from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, cast
 
@@ -105,6 +107,22 @@ def worker_key(model: str, params: dict[str, Any]) -> local_client.WorkerKey:
     return local_client.key_for(path, LOCAL_CONTEXT_WINDOW, int(threads) if threads else None)
 
 
+def start_worker(workers: local_client.LocalWorkers, model: str, threads: int) -> None:
+    """Start the worker that will serve `model` (a no-op for any other model, or one that is not
+    installed: the call reports that), so the weights load while the caller does other work.
+    `threads`: the `local_threads` setting, passed as the call will pass it."""
+    if not serves(model):
+        return
+    from myrm_tui.llm.call_settings import local_model_extra
+
+    name = model.removeprefix(f"{PROVIDER}/")
+    try:
+        key = worker_key(name, local_model_extra(model, threads))
+    except NotFoundError:
+        return
+    workers.get(key, model)
+
+
 class NotFoundError(Exception):
     """No embedded model of that name is installed. Named like litellm's and the OpenAI client's
     errors: `classify` names failures by class name, so both paths give the same sentence."""
@@ -159,17 +177,18 @@ def _raise_for(model: str, exc: BaseException) -> BaseException:
 
 
 async def stream_local(
+    workers: local_client.LocalWorkers,
     model: str,
     messages: list[dict],
     params: dict,
     errors: Callable[[str, BaseException], BaseException] = _raise_for,
 ) -> AsyncIterator[dict]:
-    """litellm generic chunks for one call, served by the worker process; a failure is raised as
-    `errors(model, exc)` makes it."""
+    """litellm generic chunks for one call, served by a worker of `workers`; a failure is raised
+    as `errors(model, exc)` makes it."""
     wire_params = {name: params[name] for name in ("max_tokens", "temperature", "seed") if params.get(name) is not None}
     try:
         key = worker_key(model, params)
-        async for message in local_client.generate(key, f"{PROVIDER}/{model}", plain_messages(messages), wire_params):
+        async for message in workers.generate(key, f"{PROVIDER}/{model}", plain_messages(messages), wire_params):
             if message["op"] == "chunk":
                 yield _generic(message["text"])
             else:
@@ -183,17 +202,24 @@ def serves(model: str) -> bool:
     return model.startswith(f"{PROVIDER}/")
 
 
-async def acompletion(**kwargs: Any) -> AsyncIterator[dict[str, Any]]:
-    """One streamed call to the embedded model without litellm (importing it cost `myrm run`
-    5-8 s, more than the model takes to load and answer): the worker's pieces as OpenAI-shaped
-    chunk dicts, which `llm.stream`'s assembler reads as it reads litellm's."""
-    model = str(kwargs["model"]).removeprefix(f"{PROVIDER}/")
-    params = {key: value for key, value in kwargs.items() if key not in ("model", "messages")}
-    return _openai_chunks(model, list(kwargs["messages"]), params)
+def client(workers: local_client.LocalWorkers) -> Callable[..., Awaitable[AsyncIterator[dict[str, Any]]]]:
+    """The `acompletion` of the embedded model served by `workers`: one streamed call without
+    litellm (importing it cost `myrm run` 5-8 s, more than the model takes to load and answer),
+    the worker's pieces as OpenAI-shaped chunk dicts, which `llm.stream`'s assembler reads as it
+    reads litellm's."""
+
+    async def acompletion(**kwargs: Any) -> AsyncIterator[dict[str, Any]]:
+        model = str(kwargs["model"]).removeprefix(f"{PROVIDER}/")
+        params = {key: value for key, value in kwargs.items() if key not in ("model", "messages")}
+        return _openai_chunks(workers, model, list(kwargs["messages"]), params)
+
+    return acompletion
 
 
-async def _openai_chunks(model: str, messages: list[dict], params: dict) -> AsyncIterator[dict[str, Any]]:
-    async for piece in stream_local(model, messages, params, errors=_direct_error):
+async def _openai_chunks(
+    workers: local_client.LocalWorkers, model: str, messages: list[dict], params: dict
+) -> AsyncIterator[dict[str, Any]]:
+    async for piece in stream_local(workers, model, messages, params, errors=_direct_error):
         chunk: dict[str, Any] = {
             "choices": [
                 {
@@ -208,8 +234,23 @@ async def _openai_chunks(model: str, messages: list[dict], params: dict) -> Asyn
         yield chunk
 
 
+async def _one_call(model: str, messages: list[dict], params: dict) -> AsyncIterator[dict]:
+    """One call through litellm's handler, in a worker of its own that ends with the call.
+
+    Why not a shared worker: litellm's provider map is process-global, so the handler has no
+    owner to ask for a pool, and a global pool is what this module must not keep. `llm.stream`
+    never comes here (it calls `client(workers)` directly); only code that calls litellm itself
+    does, and it pays a model load per call."""
+    workers = local_client.LocalWorkers()
+    try:
+        async for chunk in stream_local(workers, model, messages, params):
+            yield chunk
+    finally:
+        await asyncio.to_thread(workers.close)
+
+
 def make_handler() -> Any:
-    """A litellm CustomLLM serving `local/<name>`; the worker starts on the first call only."""
+    """A litellm CustomLLM serving `local/<name>`, each call in its own worker (`_one_call`)."""
     from litellm.llms.custom_llm import CustomLLM
 
     class LocalLLM(CustomLLM):
@@ -230,7 +271,7 @@ def make_handler() -> Any:
             *args: Any,
             **kwargs: Any,
         ) -> AsyncIterator[dict]:
-            async for chunk in stream_local(model, messages, dict(optional_params or {})):
+            async for chunk in _one_call(model, messages, dict(optional_params or {})):
                 yield chunk
 
         async def acompletion(
@@ -255,7 +296,7 @@ def make_handler() -> Any:
             text: list[str] = []
             usage: dict | None = None
             reason = "stop"
-            async for chunk in stream_local(model, messages, dict(optional_params or {})):
+            async for chunk in _one_call(model, messages, dict(optional_params or {})):
                 text.append(chunk["text"])
                 usage = chunk["usage"] or usage
                 reason = chunk["finish_reason"] or reason

@@ -19,6 +19,7 @@ failure with the same sentence on both paths.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 from collections.abc import AsyncIterator, Mapping
@@ -233,6 +234,25 @@ def _chunk(payload: str) -> dict[str, Any]:
     return value
 
 
+@functools.cache
+def tls_context() -> Any:
+    """httpx's default TLS context (its CA bundle, its settings), built once per process: building
+    it reads and parses the whole CA bundle (50-100 ms, seconds on a loaded box) and httpx builds
+    one for every client, so every call paid it, on the caller's event loop. Not session state:
+    the same for every call. The chat builds it in its warm-up thread (`prewarm`)."""
+    import httpx
+
+    return httpx.create_ssl_context()
+
+
+def prewarm() -> None:
+    """Load what the first call needs (httpx, httpcore, the TLS context) off the caller's loop:
+    the chat's first message after start paid ~1 s of it on a loaded box (bench/tui_first_message.py)."""
+    import httpcore  # noqa: F401 - httpx imports it on the first client, not at its own import
+
+    tls_context()
+
+
 async def acompletion(**kwargs: Any) -> ChunkStream:
     """POST the chat request and return its stream once the server answered with a success
     status; an error status raises (named like the OpenAI client's errors), having read the body."""
@@ -249,7 +269,7 @@ async def acompletion(**kwargs: Any) -> ChunkStream:
         headers["Authorization"] = f"Bearer {key}"
     read_timeout = kwargs.get("timeout")
     timeout = httpx.Timeout(read_timeout if isinstance(read_timeout, (int, float)) else None, connect=CONNECT_TIMEOUT_S)
-    client = httpx.AsyncClient(timeout=timeout)
+    client = httpx.AsyncClient(timeout=timeout, verify=tls_context())
     try:
         payload = request_body(kwargs)
         request = client.build_request("POST", completions_url(api_base), content=json.dumps(payload), headers=headers)

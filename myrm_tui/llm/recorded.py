@@ -4,9 +4,13 @@ Why a provider behind litellm and not a stub of the agent: `myrm replay` must me
 runs, so the recorded turns go through the same litellm call, chunk parsing, assembler, call-id
 handling and agent loop as a live model's answer (like `scripted/`, which reads a script file).
 
-A feed is in-process state: `myrm_tui.replay` opens one, pushes the recorded assistant message
-the next request should get, and closes it at the end. The provider answers each request with
-the oldest pushed message; with none pushed it fails like a provider that has nothing to say
+A feed is the replay run's own object: `myrm_tui.replay` makes one, pushes the recorded assistant
+message the next request should get, and hands it to each call as the `FEED_PARAM` keyword
+(`call_with_feed`), which litellm passes to the handler among the optional params. Why not found
+by model name: litellm's custom-provider map is process-global, so the handler registered there
+is the same for every run in the process; it keeps no state and serves the feed the call carries,
+so two replays in one process never read each other's answers. The provider answers each request
+with the oldest pushed message; with none pushed it fails like a provider that has nothing to say
 (`NotFoundError`), which ends the agent's turn with a TurnError (a history that ends in tool
 results, or two user messages in a row, is what a failed turn leaves behind).
 
@@ -20,23 +24,31 @@ from __future__ import annotations
 
 import itertools
 import json
-import threading
 from collections import deque
 from collections.abc import AsyncIterator, Iterator
-from dataclasses import dataclass, field
-from typing import Any, cast
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any, cast
+
+if TYPE_CHECKING:
+    from myrm_tui.llm.call_settings import CallSettings
 
 PROVIDER = "replay"
 # Characters per output token for the reported completion tokens (no tokenizer in llm/; the
 # figure is only shown, never used for a decision).
 CHARS_PER_TOKEN = 4
+# The call keyword that carries the run's feed to the handler (litellm hands unknown keywords of a
+# custom provider's call to it in `optional_params`).
+FEED_PARAM = "recorded_feed"
+# The feed's name: the model is `replay/session-1` in every replay, as it was when feeds were
+# numbered per process and a replay was the process's first (the name reaches token counting).
+FEED_NAME = "session-1"
 
 
 @dataclass
 class RecordedFeed:
     """The recorded assistant messages still to be served, oldest first."""
 
-    name: str
+    name: str = FEED_NAME
     answers: deque[dict[str, Any]] = field(default_factory=deque)
     served: int = 0
     # Ids for recorded calls that carry none: the assembler would invent random ones, and a
@@ -62,34 +74,20 @@ class RecordedFeed:
         return f"call_recorded_{next(self._missing_ids)}"
 
 
-_FEEDS: dict[str, RecordedFeed] = {}
-_LOCK = threading.Lock()
-_COUNTER = itertools.count(1)
+def call_with_feed(settings: CallSettings, feed: RecordedFeed) -> CallSettings:
+    """`settings` for a call that `feed` answers."""
+    return replace(settings, extra={**settings.extra, FEED_PARAM: feed})
 
 
-def open_feed() -> RecordedFeed:
-    """A new feed, reachable as model `feed.model` until `close_feed`."""
-    with _LOCK:
-        feed = RecordedFeed(f"session-{next(_COUNTER)}")
-        _FEEDS[feed.name] = feed
-        return feed
-
-
-def close_feed(feed: RecordedFeed) -> None:
-    with _LOCK:
-        _FEEDS.pop(feed.name, None)
-
-
-def _feed_for(model: str) -> RecordedFeed:
+def _feed_for(model: str, params: dict[str, Any] | None) -> RecordedFeed:
     from myrm_tui.llm.litellm_module import load_litellm
 
-    name = model.split("/", 1)[1] if model.startswith(PROVIDER + "/") else model
-    with _LOCK:
-        feed = _FEEDS.get(name)
-    if feed is None:
+    feed = (params or {}).get(FEED_PARAM)
+    if not isinstance(feed, RecordedFeed):
+        full = f"{PROVIDER}/{model.removeprefix(PROVIDER + '/')}"  # litellm may pass the bare name
         raise load_litellm().NotFoundError(
-            f"no recorded session is being replayed as {PROVIDER}/{name}; `myrm replay` opens one",
-            model=f"{PROVIDER}/{name}",
+            f"no recorded session is being replayed as {full}; `myrm replay` serves one",
+            model=full,
             llm_provider=PROVIDER,
         )
     return feed
@@ -169,11 +167,11 @@ def _no_answer(feed: RecordedFeed) -> Exception:
     return cast(Exception, error)  # litellm is Any to mypy (loaded lazily); NotFoundError is an Exception
 
 
-def _serve(model: str) -> list[Any]:
+def _serve(model: str, params: dict[str, Any] | None) -> list[Any]:
     from myrm_tui.llm.test_providers import refuse_if_disabled
 
     refuse_if_disabled(PROVIDER, model)
-    feed = _feed_for(model)
+    feed = _feed_for(model, params)
     message = feed.take()
     if message is None:
         raise _no_answer(feed)
@@ -181,7 +179,8 @@ def _serve(model: str) -> list[Any]:
 
 
 def make_handler() -> Any:
-    """A litellm CustomLLM instance serving `replay/<feed>` (imports litellm)."""
+    """A litellm CustomLLM instance serving `replay/<feed>` from the feed each call carries
+    (imports litellm; stateless, so one instance in litellm's global map serves every run)."""
     from litellm.llms.custom_llm import CustomLLM
 
     class RecordedLLM(CustomLLM):
@@ -190,10 +189,10 @@ def make_handler() -> Any:
         async def astreaming(  # type: ignore[override]
             self, model: str, messages: list, *args: Any, **kwargs: Any
         ) -> AsyncIterator[Any]:
-            for chunk in _serve(model):
+            for chunk in _serve(model, kwargs.get("optional_params")):
                 yield chunk
 
         def streaming(self, model: str, messages: list, *args: Any, **kwargs: Any) -> Iterator[Any]:
-            yield from _serve(model)
+            yield from _serve(model, kwargs.get("optional_params"))
 
     return RecordedLLM()

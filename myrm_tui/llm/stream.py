@@ -16,7 +16,7 @@ import asyncio
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, TypeVar, cast
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from myrm_tui.llm import openai_compatible, retry_policy
 from myrm_tui.llm.assembler import StreamAssembler
@@ -31,7 +31,10 @@ from myrm_tui.llm.errors import (
     ServerError,
     StreamInterruptedError,
 )
-from myrm_tui.llm.events import LLMEvent, RetryEvent
+from myrm_tui.llm.events import LLMEvent, RetryEvent, WaitPhase
+
+if TYPE_CHECKING:
+    from myrm_tui.llm.local_client import LocalWorkers
 
 _log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -50,7 +53,7 @@ def _litellm() -> Any:
     return litellm
 
 
-def _client(model: str, api_base: str | None) -> Callable[..., Awaitable[Any]]:
+def _client(model: str, api_base: str | None, local_workers: LocalWorkers | None) -> Callable[..., Awaitable[Any]]:
     """The `acompletion` that serves `model`: one path per provider family. The user's own
     OpenAI-compatible server and the embedded model need no translation, so they skip litellm's
     import (5-8 s); every other provider goes through litellm."""
@@ -58,9 +61,49 @@ def _client(model: str, api_base: str | None) -> Callable[..., Awaitable[Any]]:
         return openai_compatible.acompletion
     from myrm_tui.llm import local_provider  # the worker's client: loaded when a call needs it
 
-    if local_provider.serves(model):
-        return local_provider.acompletion
+    if local_provider.serves(model) and local_workers is not None:
+        return local_provider.client(local_workers)
     return cast(Callable[..., Awaitable[Any]], _litellm().acompletion)
+
+
+@dataclass(frozen=True)
+class StreamWithLocalWorkers:
+    """`stream` as the agent's StreamFn port, with its owner's embedded-model workers: what the
+    app, `myrm run` and an ACP server hand their sessions, so a `local/...` model keeps one worker
+    (and its loaded weights and KV cache) for as long as the owner runs."""
+
+    local_workers: LocalWorkers
+
+    def __call__(
+        self, model: str, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None, settings: CallSettings, /
+    ) -> AsyncIterator[LLMEvent]:
+        return stream(model, messages, tools, settings, local_workers=self.local_workers)
+
+
+# What a call waits on before its first token (WaitPhase, with `CallSettings.report_waits`).
+WAITING_FIRST_TOKEN = "waiting for the first token"  # the request is sent; the model is working
+LOADING_MODEL = "loading the model"  # the embedded model's worker starts or reads its weights
+
+
+def _wait_before_response(model: str, api_base: str | None, local_workers: LocalWorkers | None) -> str:
+    """What the call waits on until its response starts: the endpoint's host (no credentials), or
+    for the embedded model whether its worker has the weights loaded yet."""
+    from urllib.parse import urlsplit
+
+    from myrm_tui.llm import local_provider
+
+    if local_provider.serves(model):
+        running = local_workers.running() if local_workers is not None else []
+        loaded = any(w.model == model and w.ready.is_set() and w.dead is None for w in running)
+        return WAITING_FIRST_TOKEN if loaded else LOADING_MODEL
+    host = ""
+    if api_base:
+        try:
+            parts = urlsplit(api_base)
+            host = (parts.hostname or "") + (f":{parts.port}" if parts.port else "")
+        except ValueError:
+            host = ""
+    return f"connecting to {host or (model.split('/')[0] if '/' in model else 'openai')}"
 
 
 def is_openai_native(model: str, api_base: str | None = None) -> bool:
@@ -232,14 +275,44 @@ async def _before(when: float | None, expired: Callable[[], LLMError], awaitable
 
 
 async def stream(
-    model: str, messages: list[dict], tools: list[dict] | None, settings: CallSettings
+    model: str,
+    messages: list[dict],
+    tools: list[dict] | None,
+    settings: CallSettings,
+    *,
+    local_workers: LocalWorkers | None = None,
 ) -> AsyncIterator[LLMEvent]:
-    """Stream one assistant turn. Raises a typed `LLMError` when the call finally fails."""
+    """Stream one assistant turn. Raises a typed `LLMError` when the call finally fails.
+    `local_workers`: the caller's pool for `local/...` models; without one, such a call loads the
+    model in a worker of its own that ends with the call (a summary, a replay: no owner to ask)."""
+    from myrm_tui.llm import local_provider
+
+    if local_workers is not None or not local_provider.serves(model):
+        async for event in _stream(model, messages, tools, settings, local_workers):
+            yield event
+        return
+    from myrm_tui.llm.local_client import LocalWorkers
+
+    own = LocalWorkers()
+    try:
+        async for event in _stream(model, messages, tools, settings, own):
+            yield event
+    finally:
+        await asyncio.to_thread(own.close)
+
+
+async def _stream(
+    model: str,
+    messages: list[dict],
+    tools: list[dict] | None,
+    settings: CallSettings,
+    local_workers: LocalWorkers | None,
+) -> AsyncIterator[LLMEvent]:
     missing = missing_key_error(model, settings.api_base)
     if missing is not None:  # before litellm (seconds to import) and before any retry
         raise missing
     kwargs = completion_kwargs(model, messages, tools, settings)
-    acompletion = _client(model, settings.api_base)
+    acompletion = _client(model, settings.api_base, local_workers)
     max_attempts = max(1, settings.max_attempts)
     deadlines = _Deadlines.start(model, endpoint_label(settings.api_base), settings)
     attempt = 0
@@ -250,7 +323,12 @@ async def stream(
         response: Any = None
         first_token_at = deadlines.first_token_at()
         try:
+            if settings.report_waits:
+                waiting = _wait_before_response(model, settings.api_base, local_workers)
+                yield WaitPhase(waiting)
             response = await _before(*deadlines.nearest(first_token_at), acompletion(**kwargs))
+            if settings.report_waits and waiting.startswith("connecting"):
+                yield WaitPhase(WAITING_FIRST_TOKEN)  # the response started: the model is at work
             chunks = response.__aiter__()
             while True:
                 try:
@@ -293,4 +371,4 @@ async def stream(
         await asyncio.sleep(delay)
 
 
-__all__ = ["LLMError", "completion_kwargs", "is_openai_native", "stream"]
+__all__ = ["LLMError", "StreamWithLocalWorkers", "completion_kwargs", "is_openai_native", "stream"]

@@ -38,6 +38,9 @@ FILTERS_FOLDER = "filters"
 FILE_SUFFIX = ".toml"
 USER = "user"
 WORKSPACE = "workspace"
+# The filters shipped in the package (context/filters/shipped/): after the user's and the
+# workspace's, so either replaces one for the commands it matches.
+BUILT_IN = "built-in"
 
 # How a filter picks the outputs it applies to: a regex searched in the shell command line, a
 # command-line prefix (whole words), or a tool's name (any tool, its every output).
@@ -61,7 +64,7 @@ class FilterSpec:
 
     name: str
     path: Path
-    scope: str  # USER or WORKSPACE
+    scope: str  # USER, WORKSPACE or BUILT_IN
     match_kind: str  # one of MATCH_KINDS
     match_value: str
     match_regex: re.Pattern[str] | None  # MATCH_COMMAND only
@@ -190,6 +193,16 @@ def read_filter_file(
     except OSError as exc:
         problem(f"cannot read the file ({exc})")
         return None
+    return parse_filter(name, path, scope, raw, problems)
+
+
+def parse_filter(name: str, path: Path, scope: str, raw: bytes, problems: list[ConfigProblem]) -> FilterSpec | None:
+    """The filter in `raw` (a file's bytes), or None after appending why it is skipped; the one
+    check for the user's, the workspace's and the shipped filters (context/filters/shipped/)."""
+
+    def problem(message: str) -> None:
+        problems.append(ConfigProblem(str(path), None, f"{message}; this filter is skipped."))
+
     if len(raw) > MAX_FILE_BYTES:
         problem(f"the file is over {MAX_FILE_BYTES:,} bytes")
         return None

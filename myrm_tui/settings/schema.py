@@ -28,6 +28,9 @@ WORKSPACE_RULES = (FREE, NEEDS_TRUST, TIGHTEN_ONLY, USER_ONLY)
 # servers), separated by commas or spaces: the `protected_tools` setting.
 TOOL_NAME = r"[A-Za-z][\w.-]{0,63}"
 TOOL_NAME_LIST = rf"\s*(?:{TOOL_NAME}(?:[,\s]+{TOOL_NAME})*)?[,\s]*"
+# The `window_cap` setting (llm/capability_class.py): a word, or a window of at least 1000 tokens
+# (less leaves no room for the fixed prompt prefix and an answer).
+WINDOW_CAP = r"\s*(?:auto|off|[1-9][0-9]{3,8})\s*"
 
 
 @dataclass(frozen=True)
@@ -449,6 +452,57 @@ SETTINGS: tuple[SettingSpec, ...] = (
         "context budget; a file over 100k characters is still stored in the vault and previewed.",
         section="advanced",
         from_workspace=FREE,
+    ),
+    # Comis's age windows (context/config.py, where each is explained): they shape what compaction
+    # keeps, like the three above, so FREE; each default is EngineConfig's (a test compares),
+    # measured on a replay they were not tuned on (docs/context-engine.md, "Age windows and file
+    # protection"). At most 50 turns / 200 outputs: past that a window holds most of a long
+    # session, and compaction below the emergency has nothing left to work on.
+    SettingSpec(
+        "thinking_keep_turns",
+        int,
+        0,
+        "How many turns before the current one keep the model's reasoning on their text answers "
+        "(DeepSeek, Qwen, GLM, Kimi); 0 = only the current turn's. Tool-call turns always keep theirs.",
+        section="advanced",
+        from_workspace=FREE,
+        minimum=0,
+        maximum=50,
+    ),
+    SettingSpec(
+        "eviction_min_age",
+        int,
+        0,
+        "A tool output younger than this many turns is never excerpted, masked or replaced by a later "
+        "identical one when history is compacted (only the 90 % safety net may); 0 = no minimum age.",
+        section="advanced",
+        from_workspace=FREE,
+        minimum=0,
+        maximum=50,
+    ),
+    SettingSpec(
+        "observation_keep_window",
+        int,
+        0,
+        "The newest this many tool outputs stay word for word when history is compacted (only the "
+        "90 % safety net may cut them); 0 = no such window.",
+        section="advanced",
+        from_workspace=FREE,
+        minimum=0,
+        maximum=200,
+    ),
+    # It can only lower the window, but a cloned repository setting it to the minimum would make
+    # every prompt compact hard and drop history the user relies on: NEEDS_TRUST (the default).
+    SettingSpec(
+        "window_cap",
+        str,
+        "auto",
+        "The most context window myrm plans with: auto = by model class (local models 32,768 tokens, "
+        "small ones such as -mini, Haiku or Flash 128,000, others their full window; a model's own "
+        'context_window setting wins); "off" = the full window; or a number of tokens.',
+        section="advanced",
+        pattern=WINDOW_CAP,
+        pattern_words='"auto", "off" or a number of tokens (at least 1000)',
     ),
     SettingSpec(
         "theme", str, "myrm-dark", "TUI theme name.", section="appearance", shapes_agent=False, from_workspace=FREE

@@ -61,6 +61,10 @@ class SettingChanges(TypedDict, total=False):
     prefix_anchor_turns: int
     removal_focus_band: int
     file_read_exempt: bool
+    thinking_keep_turns: int
+    eviction_min_age: int
+    observation_keep_window: int
+    window_cap: str
     theme: str
     animations: bool
 
@@ -223,6 +227,22 @@ class SettingValues:
     @property
     def file_read_exempt(self) -> bool:
         return cast(bool, self._value("file_read_exempt"))
+
+    @property
+    def thinking_keep_turns(self) -> int:
+        return cast(int, self._value("thinking_keep_turns"))
+
+    @property
+    def eviction_min_age(self) -> int:
+        return cast(int, self._value("eviction_min_age"))
+
+    @property
+    def observation_keep_window(self) -> int:
+        return cast(int, self._value("observation_keep_window"))
+
+    @property
+    def window_cap(self) -> str:
+        return cast(str, self._value("window_cap"))
 
     @property
     def theme(self) -> str:

@@ -29,6 +29,7 @@ from myrm_tui.tui.terminal_keys import install_extra_sequences
 
 if TYPE_CHECKING:  # the chat screen, the store and what they import load after the first paint
     from myrm_tui.agent.session_runtime import SessionRuntime
+    from myrm_tui.llm.local_client import LocalWorkers
     from myrm_tui.mcp.manager import McpManager
     from myrm_tui.store import Store
     from myrm_tui.tui.chat_session import ChatSession
@@ -103,6 +104,7 @@ class MyrmApp(ThemedApp):
         self.store: Store
         self.chat: ChatSession
         self.mcp: McpManager
+        self.local_workers: LocalWorkers
         self._opening = (store, session_id, continue_last)
         self.paint_first = paint_first
         self.model_check = model_check
@@ -122,6 +124,7 @@ class MyrmApp(ThemedApp):
 
     def _open_chat(self) -> None:
         """Open the store and the session; what the chat screen needs before it can compose."""
+        from myrm_tui.llm.local_client import LocalWorkers
         from myrm_tui.mcp.manager import McpManager
         from myrm_tui.store import Store
         from myrm_tui.tui.chat_session import ChatSession
@@ -133,6 +136,10 @@ class MyrmApp(ThemedApp):
         # the first paint (on_mount), stopped in on_unmount; the SDK is imported off the UI thread.
         self.mcp = McpManager.from_settings(self.settings, self.workspace)
         self.chat.mcp = self.mcp
+        # The embedded model's worker belongs to the app too: it keeps the loaded weights across
+        # sessions and ends with the app (on_unmount).
+        self.local_workers = LocalWorkers()
+        self.chat.local_workers = self.local_workers
         self.chat_opened = True
 
     def _handle_exception(self, error: Exception) -> None:
@@ -313,6 +320,7 @@ class MyrmApp(ThemedApp):
         self.chat.discard_if_unused()  # a session the cache preheat opened and no message used
         self.resume_session_id = resumable_session(self.store, self.chat.session_id)
         await self.mcp.aclose()  # no server process outlives the app
+        await asyncio.to_thread(self.local_workers.close)  # nor the local model's worker
         if self._owns_store:
             self.store.close()
 
@@ -340,6 +348,7 @@ class MyrmApp(ThemedApp):
             self.run_worker(self._end_session(leaving_runtime), group="close-session", exit_on_error=False)
         self.chat = ChatSession.open(self.store, self.settings, self.workspace, session_id)
         self.chat.mcp = self.mcp
+        self.chat.local_workers = self.local_workers
         if staying is not None and self.chat.session_id == staying.session_id:
             self.chat.adopt_runtime(staying)  # its engine, commands and hooks go on
         elif staying is not None:  # reopened as a fork after all: the old one ends

@@ -27,7 +27,9 @@ class CacheKeepAlive:
     def _poll(self) -> None:
         if not getattr(self.app, "chat_opened", False):
             return
-        agent = self.app.chat.current_agent
+        # The agent the next message goes to: after /model, the new model's (rebuilt now), so the
+        # keep-alive warms the model the next request goes to, not the one the last went to.
+        agent = self.app.chat.next_agent()
         if agent is None:
             return  # no request yet in this app: nothing cached to keep
         settings = agent.settings  # the build's: a settings change rebuilds the agent

@@ -21,6 +21,7 @@ from myrm_tui.tui.formatting import format_tokens
 if TYPE_CHECKING:  # the agent stack loads after first paint
     from myrm_tui.agent.agent import Agent
     from myrm_tui.agent.session_runtime import SessionRuntime
+    from myrm_tui.llm.local_client import LocalWorkers
     from myrm_tui.mcp.manager import McpManager
 
 # Session titles: the start of the first message, short enough for a session list row.
@@ -106,6 +107,8 @@ class ChatSession:
     # the engine, background commands and hooks; it is dropped with this object.
     _runtime: SessionRuntime | None = field(default=None, repr=False)
     mcp: McpManager | None = field(default=None, repr=False)  # the app's servers (mcp/manager.py)
+    # The app's embedded-model workers (llm/local_client.py), handed to the session's model calls.
+    local_workers: LocalWorkers | None = field(default=None, repr=False)
     _switch: ModelSwitch | None = field(default=None, repr=False)
     # A model chosen for this session only (/model, Ctrl+O without make-default): it survives
     # settings applied later (the settings screen, a workspace just trusted) and is never saved.
@@ -164,10 +167,16 @@ class ChatSession:
 
     @staticmethod
     def warm_up() -> None:
-        """Import the agent stack (litellm takes seconds) so the first turn does not freeze the UI."""
+        """Import the agent stack (litellm takes seconds) and ready the OpenAI-compatible client
+        (httpx, its TLS context) so the first turn does not freeze the UI: the first message after
+        start paid ~1 s of the client's set-up on the loop (bench/tui_first_message.py)."""
         for name in ("myrm_tui.agent.agent", "litellm"):
             with contextlib.suppress(ImportError):  # the first turn reports the real error
                 importlib.import_module(name)
+        from myrm_tui.llm import openai_compatible
+
+        with contextlib.suppress(ImportError, OSError):  # the first call reports the real error
+            openai_compatible.prewarm()
 
     # main thread -----------------------------------------------------------------------------
 
@@ -252,13 +261,36 @@ class ChatSession:
         session = self.ensure_session(first_message)
         if self._runtime is None:
             from myrm_tui.agent.session_runtime import SessionRuntime
+            from myrm_tui.llm.stream import StreamWithLocalWorkers
 
+            workers = self.local_workers
             self._runtime = SessionRuntime(
-                store=self.store, session_id=session.id, workspace=self.workspace, mcp=self.mcp
+                store=self.store,
+                session_id=session.id,
+                workspace=self.workspace,
+                mcp=self.mcp,
+                stream_fn=StreamWithLocalWorkers(workers) if workers is not None else None,
             )
-        before = self._runtime.current
         settings = self.effective_settings()
-        agent = self._runtime.agent_for(settings.with_values(model=model) if model else settings)
+        return self._agent_for(self._runtime, settings.with_values(model=model) if model else settings)
+
+    def next_agent(self) -> Agent | None:
+        """The agent the next message goes to (None before the first): the current one, or, when
+        the model changed since its turn (/model, the settings screen, a custom command's one-turn
+        model), the one the next turn would build, built now. Why: the idle cache keep-alive
+        (tui/cache_keepalive.py) must ping the model the next request goes to, not the old one."""
+        runtime, current = self._runtime, self.current_agent
+        if runtime is None or current is None or self.model is None:
+            return current
+        settings = self.effective_settings()
+        if current.model_name == settings.model:
+            return current
+        return self._agent_for(runtime, settings)
+
+    def _agent_for(self, runtime: SessionRuntime, settings: Settings) -> Agent:
+        """The runtime's agent for `settings`, noting a model switch for the next turn's view."""
+        before = runtime.current
+        agent = runtime.agent_for(settings)
         if before is not None and agent is not before and before.model_name != agent.model_name:
             self._switch = ModelSwitch(
                 before.model_name, agent.model_name, before.build.model.context_window, agent.build.model.context_window

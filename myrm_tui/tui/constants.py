@@ -24,6 +24,10 @@ TOOL_VIEWER_MAX_CHARS = 500_000
 # While a reply streams, the status line's elapsed time and tokens/s are redrawn this often:
 # often enough to read as a running clock, rare enough to cost nothing next to the stream.
 STATUS_TICK_S = 0.5
+# The status line names what the first token waits on (loading the model, connecting, compacting)
+# only once the wait passed this: a fast answer shows no flicker of phases, and past a second a
+# user starts to wonder what is going on.
+WAIT_TEXT_AFTER_S = 1.0
 # Live tokens/s is estimated from streamed characters (the provider's count only arrives with
 # usage at the end of the call): ~4 characters per token for English text with BPE tokenizers.
 LIVE_CHARS_PER_TOKEN = 4

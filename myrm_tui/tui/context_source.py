@@ -180,8 +180,10 @@ def model_budget(model: str, settings: Any) -> ModelBudget | None:
         from myrm_tui.agent.window_check import max_output_for
         from myrm_tui.context.budget import budget_for
         from myrm_tui.llm import registry
+        from myrm_tui.llm.capability_class import effective_model
 
-        info = registry.info(model, settings.models)
+        # The window the engine plans with (the `window_cap` setting), not the advertised one.
+        info = effective_model(registry.info(model, settings.models), str(settings.window_cap), settings.models)
         budget = budget_for(info.context_window, max_output_for(settings, info))
     except Exception:  # noqa: BLE001 - the figures then stay those of the last request
         return None

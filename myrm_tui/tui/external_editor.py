@@ -8,6 +8,12 @@ import subprocess
 import tempfile
 from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
+
+from textual.app import SuspendNotSupported
+from textual.screen import Screen
+
+from myrm_tui.tui.widgets.prompt import PromptArea
 
 # The editor every Unix has; only used when neither VISUAL nor EDITOR is set.
 FALLBACK_EDITOR = "vi"
@@ -31,3 +37,21 @@ def edit_text(text: str, command: list[str]) -> str:
     finally:
         path.unlink(missing_ok=True)
     return edited.removesuffix("\n")
+
+
+def edit_draft(screen: Screen[Any], prompt: PromptArea) -> None:
+    """The draft (paste chips expanded) to the editor and back into `prompt`; on any failure the
+    draft stays as it was and the user is told why."""
+    command = editor_command()
+    try:
+        with screen.app.suspend():
+            edited = edit_text(prompt.expanded_text, command)
+    except SuspendNotSupported:
+        screen.notify("This terminal cannot hand over to an editor here.", severity="warning")
+        return
+    except (OSError, Exception) as exc:  # noqa: BLE001 - the draft stays as it was
+        screen.notify(f"The editor ({' '.join(command)}) failed: {exc}. Your draft is unchanged.", severity="error")
+        return
+    prompt.load_text(edited)
+    prompt.move_cursor(prompt.document.end)
+    prompt.focus()

@@ -54,12 +54,12 @@ class StreamMeter:
             self.first_output_at = self.clock()
         self.chars += len(text)
 
-    def text(self) -> str:
-        """ "thinking 2.1 s", then "streaming 4.3 s · ~38 tok/s"."""
+    def text(self, waiting: str | None = None) -> str:
+        """ "thinking 2.1 s" (or what the call waits on, `waiting`), then "streaming 4.3 s · ~38 tok/s"."""
         now = self.clock()
         elapsed = format_duration(max(0.0, now - self.started))
         if self.first_output_at is None:
-            return f"thinking {elapsed}"
+            return f"{waiting or 'thinking'} {elapsed}"
         decode = now - self.first_output_at
         if decode <= 0:
             return f"streaming {elapsed}"

@@ -6,8 +6,8 @@ results for unfinished tool calls). The engine is warmed up in a thread worker r
 the first paint never waits for litellm. The garbage collector is held to its young generations
 while a reply streams and runs its full pass after the turn, while the user reads.
 
-The runner owns the workers and their state; what the user sees (the transcript, the status line,
-the prompt) it reaches through the screen (`ChatParts`), which forwards worker events here.
+The runner owns the workers and their state and touches no widget: it posts what happens as
+messages (tui/messages.py) that the chat screen handles; the screen forwards its worker events here.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ import gc
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from textual.message import Message
 from textual.timer import Timer
 from textual.worker import Worker, WorkerState
 
@@ -30,17 +31,24 @@ from myrm_tui.agent.attachments import (
     load_attachments,
     message_content,
 )
-from myrm_tui.agent.events import StepStarted
-from myrm_tui.llm.events import UsageEvent
-from myrm_tui.tui.chat_parts import ChatParts
 from myrm_tui.tui.chat_session import ONBOARDING, ChatSession
 from myrm_tui.tui.constants import IDLE_COLLECT_DELAY_S, SHUTDOWN_TURN_WAIT_S, STREAMING_GEN2_THRESHOLD
 from myrm_tui.tui.formatting import token_change
-from myrm_tui.tui.widgets.note import Note
-from myrm_tui.tui.widgets.user_message import UserMessage
+from myrm_tui.tui.image_input import PendingImages
+from myrm_tui.tui.messages import (
+    ChatNote,
+    CompactEnded,
+    CompactProgress,
+    EnginePrepared,
+    Severity,
+    StatusChanged,
+    TurnEnded,
+    TurnEvent,
+    TurnStarted,
+)
 
-if TYPE_CHECKING:  # imported on the first turn: the tool blocks and approvals the first frame does not need
-    from myrm_tui.tui.turn_view import TurnView
+if TYPE_CHECKING:
+    from textual.screen import Screen
 
 BUSY_NOTICE = "A turn is running — Esc to interrupt."
 COMPACT_CANCELLED = (
@@ -87,22 +95,24 @@ def compacted_text(event: dict[str, Any]) -> str:
 
 
 class TurnRunner:
-    def __init__(self, screen: ChatParts) -> None:
+    """`screen`: where the workers run and the messages go (the chat screen); `images`: the
+    screen's pending /image attachments, read when a message goes."""
+
+    def __init__(self, screen: Screen[Any], chat: ChatSession, images: PendingImages) -> None:
         self.screen = screen
+        self.chat = chat
+        self.images = images
         self.ready = asyncio.Event()  # set once the engine warm-up finished (either way)
         self.window_problem: str | None = None  # the model window cannot hold a conversation
         self.turn_worker: Worker[None] | None = None
-        self.turn_view: TurnView | None = None
         self.turn_text = ""
         self.turn_model: str | None = None  # a custom command's model, for the turn it starts
-        self.turns_ended = 0  # finished turns this screen ran (tests and the palette wait on it)
         self.compacting = False
         self.compact_worker: Worker[None] | None = None
         self._idle_collect: Timer | None = None  # the full collection after a turn, not run yet
 
-    @property
-    def chat(self) -> ChatSession:
-        return self.screen.chat
+    def _post(self, message: Message) -> None:
+        self.screen.post_message(message)
 
     @property
     def turn_running(self) -> bool:
@@ -142,11 +152,11 @@ class TurnRunner:
             self.chat.model = worker.result
             problem = None
             if self.chat.model_notice:  # a resumed session's stored model was set aside: say so
-                self.screen.transcript.mount(Note(self.chat.model_notice, "warning"))
+                self._post(ChatNote(self.chat.model_notice, "warning"))
         else:
             self.chat.model = self.chat.settings.model or None
             problem = f"Could not resolve the model: {worker.error}"
-        self.screen.engine_prepared(problem, self.window_problem)
+        self._post(EnginePrepared(problem, self.window_problem))
         _freeze_long_lived()
         self.ready.set()
         from myrm_tui.tui.session_preheat import start_session_preheat  # opt-in; a no-op unless on
@@ -155,33 +165,32 @@ class TurnRunner:
 
     # a turn ---------------------------------------------------------------------------------
 
-    def send(self, text: str, *, draft: str | None, model: str | None = None, note: str = "") -> None:
-        """Send `text` as the next message (attachments read now). `draft`: what the prompt holds
-        (taken when the message goes, given back if the turn fails); None when the message did
-        not come from the prompt (the palette). `model`: a custom command's model for this turn."""
+    def send(self, text: str, *, draft: str | None, model: str | None = None, note: str = "") -> bool:
+        """Send `text` as the next message (attachments read now); False when it did not go (the
+        user was told why). `draft`: what the prompt holds (given back if the turn fails); None
+        when the message did not come from the prompt (the palette). `model`: a custom command's
+        model for this turn."""
         if self.turn_running:
             self.screen.notify(BUSY_NOTICE, severity="warning", timeout=3)
-            return
+            return False
         if self.compacting:
             self.screen.notify("Compacting — your message can go as soon as it ends.", severity="warning")
-            return
+            return False
         if self.ready.is_set() and self.chat.model is None:
-            self.screen.transcript.mount(Note(ONBOARDING[0], "warning", ONBOARDING[1]))
-            return
+            self._post(ChatNote(ONBOARDING[0], "warning", ONBOARDING[1]))
+            return False
         try:  # a refused image or file stops the send; the draft stays in the prompt
             allow = bool(self.chat.settings.allow_outside_workspace)  # fenced like file_read
-            images = self.screen.images.for_message(text, self.chat.workspace, allow_outside=allow)
+            images = self.images.for_message(text, self.chat.workspace, allow_outside=allow)
             files = load_attachments(
                 file_refs(text, self.chat.workspace), self.chat.workspace, self.chat.workspace, self.chat.settings
             )
         except AttachmentError as exc:
             self.screen.notify(str(exc), title="Not attached", severity="error", timeout=8)
-            return
-        if draft is not None:
-            self.screen.prompt.prompt_history.add(draft)
-            self.screen.prompt.take_submitted(draft)
-        self.screen.images.commit()
+            return False
+        self.images.commit()
         self.start(text, images, files, note=note, draft=draft, model=model)
+        return True
 
     def start(
         self,
@@ -193,91 +202,57 @@ class TurnRunner:
         draft: str | None = None,
         model: str | None = None,
     ) -> None:
-        screen = self.screen
-        screen.drop_welcome()
         chips = attachment_chips(files, int(self.chat.settings.tool_output_cap), self.chat.model or "")
-        user = UserMessage(
+        shown = (
             text
             + "".join(f"\n[{chip}]" for chip in chips)
             + "".join(f"\n[image: {image.name}]" for image in images)
-            + (f"\n[{note}]" if note else ""),
-            stored=False,
+            + (f"\n[{note}]" if note else "")
         )
-        screen.transcript.mount(user)
-        screen.transcript.anchor()  # sending is a request to follow the reply
+        self._post(TurnStarted(shown, "starting" if self.ready.is_set() else "loading the model library"))
         self.turn_text = text if draft is None else draft
         self.turn_model = model
-        from myrm_tui.tui.turn_view import TurnView
-
-        self.turn_view = TurnView(screen.transcript, screen.status, user)
-        screen.status.set(state="starting" if self.ready.is_set() else "loading the model library")
-        screen.cancel_workers("maintain")  # background summary work yields to the user
+        self.screen.workers.cancel_group(self.screen, "maintain")  # background summary work yields to the user
         if self._idle_collect is not None:  # the last turn's full pass waits for this one's end
             self._idle_collect.stop()
             self._idle_collect = None
         _defer_full_collections()
-        self.turn_worker = screen.run_worker(
-            self._run_turn(text, self.turn_view, images, files), group="turn", exclusive=True, exit_on_error=False
+        self.turn_worker = self.screen.run_worker(
+            self._run_turn(text, images, files), group="turn", exclusive=True, exit_on_error=False
         )
 
     async def _run_turn(
-        self, text: str, view: TurnView, images: Sequence[ImageAttachment] = (), files: Sequence[FileAttachment] = ()
+        self, text: str, images: Sequence[ImageAttachment] = (), files: Sequence[FileAttachment] = ()
     ) -> None:
         await self.ready.wait()
         if self.chat.model is None:
             raise RuntimeError(ONBOARDING[0])
         model, self.turn_model = self.turn_model, None
-        self.chat.agent(text, model=model)  # built (or rebuilt) for this message's settings
+        agent = self.chat.agent(text, model=model)  # built (or rebuilt) for this message's settings
+        agent.report_waits = True  # the status line names a long wait (widgets/status_bar.py)
         switch = self.chat.take_switch()
         if switch is not None:
-            view.mount(Note(switch.describe()), after=None)
-        self.screen.status.set(session_id=self.chat.session_id, state="thinking")
+            self._post(ChatNote(switch.describe()))
+        self._post(StatusChanged("thinking", session_id=self.chat.session_id))
         runtime = self.chat.runtime
         assert runtime is not None  # chat.agent() opened it
         turn = runtime.send(message_content(text, images, files) if (images or files) else text)
         try:
             async for event in turn:
-                view.handle(event)
-                if isinstance(event, (StepStarted, UsageEvent)):
-                    self.screen.refresh_context()
+                self._post(TurnEvent(event))
         finally:
             await turn.aclose()
 
     def _turn_ended(self, worker: Worker[Any]) -> None:
-        screen = self.screen
-        view = self.turn_view
         self.turn_worker = None
-        self.turn_view = None
-        self.turns_ended += 1
-        if view is None or not screen.app.is_running or not screen.transcript.is_mounted:
-            return  # the app is closing; shutdown waits for the agent instead
-        if worker.state == WorkerState.CANCELLED:
-            view.close("interrupted")
-        elif worker.state == WorkerState.ERROR:
-            error = worker.error
-            view.note(
-                str(error) or type(error).__name__,
-                "error",
-                "Your message was kept in the input; send it again when fixed.",
-            )
-            view.close("error")
-        else:
-            view.close("error" if view.failed else "done")
-        # After any failure the draft comes back, even when part of a reply had streamed (a
-        # dropped stream): sending it again is the retry, and the agent reuses the stored ask
-        # when nothing answered it (agent/resend.py). An interrupt is the user's own stop: the
-        # draft comes back only if nothing was produced.
-        failed = worker.state == WorkerState.ERROR or (worker.state == WorkerState.SUCCESS and view.failed)
-        if failed or (worker.state == WorkerState.CANCELLED and not view.produced):
-            screen.prompt.restore(self.turn_text)
-            screen.images.give_back()
-        screen.refresh_context()
-        screen.transcript.prune()
-        screen.focus_next_approval()
-        self._idle_collect = screen.set_timer(IDLE_COLLECT_DELAY_S, self._collect_after_turn)
-        if worker.state == WorkerState.SUCCESS and not view.failed:
-            screen.run_worker(self._maintain(), group="maintain", exclusive=True, exit_on_error=False)
-        screen.after_turn(worker.state, view.failed)  # queued messages: sent, or back in the prompt
+        self._post(TurnEnded(worker.state, worker.error, self.turn_text))
+
+    def upkeep_after_turn(self, succeeded: bool) -> None:
+        """After the screen showed the turn's end: the held-back full collection while the user
+        reads and, after a good turn, the engine's idle work."""
+        self._idle_collect = self.screen.set_timer(IDLE_COLLECT_DELAY_S, self._collect_after_turn)
+        if succeeded:
+            self.screen.run_worker(self._maintain(), group="maintain", exclusive=True, exit_on_error=False)
 
     def _collect_after_turn(self) -> None:
         """The full pass the turn held back, while the user reads; only then the default thresholds
@@ -316,12 +291,12 @@ class TurnRunner:
         """Esc: cancel the compaction, else the turn (each stops cleanly: see the module doc)."""
         compacting = self.compact_worker
         if compacting is not None and not compacting.is_cancelled:
-            self.screen.status.set(state="cancelling the compaction")
+            self._post(StatusChanged("cancelling the compaction"))
             compacting.cancel()
             return
         worker = self.turn_worker
         if worker is not None and not worker.is_cancelled:
-            self.screen.status.set(state="interrupting")
+            self._post(StatusChanged("interrupting"))
             worker.cancel()
 
     async def shutdown(self) -> None:
@@ -338,7 +313,7 @@ class TurnRunner:
 
     def compact(self, focus: str | None) -> None:
         self.compacting = True
-        self.screen.status.set(state="compacting")
+        self._post(StatusChanged("compacting"))
         self.compact_worker = self.screen.run_worker(
             self._run_compact(focus), group="compact", exclusive=True, exit_on_error=False
         )
@@ -351,7 +326,7 @@ class TurnRunner:
             agent = self.chat.agent("")
             result = await agent.compact_now(focus, progress=self._compact_progress)
         except asyncio.CancelledError:
-            self._compacted(None, COMPACT_CANCELLED)
+            self._compacted(None, COMPACT_CANCELLED, "warning")
             raise
         except Exception as exc:  # noqa: BLE001 - shown to the user; the session is untouched
             self._compacted(None, f"Compaction failed: {exc}")
@@ -359,25 +334,15 @@ class TurnRunner:
         self._compacted(result, None)
 
     def _compact_progress(self, progress: Any) -> None:
-        """The progress line while the summarizer writes (status bar), with the cancel key."""
+        """The progress line while the summarizer writes (status bar)."""
         if progress.what == "done":
             state = "compacting"
         else:
             what = "summary" if progress.what == "leaf" else "fold"
             state = f"compacting: {what} {progress.done + 1} of {max(progress.total, progress.done + 1)}"
-        self.screen.status.set(state=f"{state} · {self.screen.key_for('chat.interrupt')} cancels")
+        self._post(CompactProgress(state))
 
-    def _compacted(self, result: dict[str, Any] | None, problem: str | None) -> None:
-        screen = self.screen
+    def _compacted(self, result: dict[str, Any] | None, problem: str | None, severity: Severity = "error") -> None:
         self.compacting = False
         self.compact_worker = None
-        screen.status.set(state="")
-        if problem is not None:
-            screen.notify(problem, severity="warning" if problem == COMPACT_CANCELLED else "error")
-            screen.refresh_context()
-            return
-        if not result:
-            screen.notify("Nothing to compact: only the latest exchange is left.")
-        else:
-            screen.notify(compacted_text(result))
-        screen.refresh_context()
+        self._post(CompactEnded(result, problem, severity))

@@ -27,7 +27,7 @@ from myrm_tui.agent.events import (
     UserMessageStored,
 )
 from myrm_tui.agent.tools.task import TASK_TOOL
-from myrm_tui.llm.events import ReasoningDelta, RetryEvent, TextDelta, UsageEvent
+from myrm_tui.llm.events import ReasoningDelta, RetryEvent, TextDelta, UsageEvent, WaitPhase
 from myrm_tui.tui.reply_figures_text import StreamMeter
 from myrm_tui.tui.widgets.approval import ApprovalPrompt
 from myrm_tui.tui.widgets.assistant_message import AssistantMessage
@@ -59,6 +59,7 @@ class TurnView:
         self.finish_reason: str | None = None
         self.closed = False
         self.meter: StreamMeter | None = None  # the model call streaming now (status line figures)
+        status.wait_began()  # the first token is awaited from the moment the message went
 
     # helpers --------------------------------------------------------------------------------
 
@@ -105,6 +106,8 @@ class TurnView:
             if event.text:
                 self._reply().append_reasoning(event.text)
                 self._metered(event.text)
+        elif isinstance(event, WaitPhase):
+            self.status.wait_for(event.text)
         elif isinstance(event, UserMessageStored):
             if event.reused:
                 # A resend after a failed turn: the store reuses the earlier copy (its bubble is
@@ -123,6 +126,7 @@ class TurnView:
             block.status = "pending"  # not running until the user says yes
             prompt = ApprovalPrompt(event)
             self.approvals.append(prompt)
+            self.status.wait_over()
             self.mount(prompt, after=block)
             self.status.set(state="waiting for approval")  # the chat screen adds the key
         elif isinstance(event, ToolStarted):
@@ -138,6 +142,7 @@ class TurnView:
             block = self.block(event.call_id, event.name, None)
             block.finish(event.status, event.content, event.duration_s, event.vault_handle)
             self.status.set(state="thinking")
+            self.status.wait_began()  # the next model call's first token
         elif isinstance(event, UsageEvent):
             if event.prompt_tokens:
                 self.status.set(prompt_tokens=event.prompt_tokens)
@@ -160,11 +165,14 @@ class TurnView:
 
     def _metered(self, text: str) -> None:
         if self.meter is not None:
+            if self.meter.first_output_at is None:
+                self.status.wait_over()
             self.meter.add(text)
 
     def _stop_meter(self) -> None:
         self.meter = None
         self.status.follow(None)
+        self.status.wait_over()
 
     def _assistant_stored(self, event: AssistantMessageStored) -> None:
         if event.text or event.tool_calls:

@@ -9,7 +9,7 @@ from typing import Any
 
 import myrm_tui  # noqa: F401  (offline env before litellm)
 from myrm_tui.agent.agent import Agent
-from myrm_tui.agent.events import ApprovalRequest
+from myrm_tui.agent.events import ApprovalAnswer, ApprovalRequest
 from myrm_tui.settings.settings import Settings
 
 # The tools every agent offers, in the fixed order the prompt prefix (and its cache) depends on:
@@ -46,7 +46,12 @@ class TurnLog:
         return [e for e in self.events if isinstance(e, kind)]
 
 
-async def drive(agent: Agent, text: str, approve: bool | Callable[[ApprovalRequest], bool] = True) -> TurnLog:
+Answer = bool | ApprovalAnswer
+
+
+async def drive(
+    agent: Agent, text: str | list[dict[str, Any]], approve: Answer | Callable[[ApprovalRequest], Answer] = True
+) -> TurnLog:
     """Consume a whole turn, answering approvals like a user would."""
     log = TurnLog()
     async for event in agent.turn(text):
@@ -54,6 +59,7 @@ async def drive(agent: Agent, text: str, approve: bool | Callable[[ApprovalReque
         if isinstance(event, ApprovalRequest):
             log.approvals.append(event)
             answer = approve(event) if callable(approve) else approve
+            assert event.decision is not None
             event.decision.set_result(answer)
     return log
 

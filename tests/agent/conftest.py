@@ -8,11 +8,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from agent_helpers import settings_for
 
 import myrm_tui  # noqa: F401  (offline env before litellm)
 from myrm_tui.agent.tools.base import ToolContext
 from myrm_tui.store import Store
+from tests.agent.agent_helpers import settings_for
 
 
 @pytest.fixture

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from agent_helpers import drive, make_agent
-
 from myrm_tui.agent.events import Notice, TurnError, TurnFinished
 from myrm_tui.context.recall import ctx_expand
 from myrm_tui.store import event_kinds
+from tests.agent.agent_helpers import drive, make_agent
 
 
 async def test_provider_overflow_compacts_once_and_retries(store, workspace, script):

@@ -10,7 +10,6 @@ import json
 from pathlib import Path
 
 import pytest
-from agent_helpers import drive
 
 from myrm_tui.agent.agent import Agent
 from myrm_tui.agent.events import ApprovalAnswer, Notice, ToolFinished
@@ -19,6 +18,7 @@ from myrm_tui.agent.permissions.rules import call_for, remember_allow, rule_set,
 from myrm_tui.settings.loader import load_settings
 from myrm_tui.settings.paths import user_config_dir
 from myrm_tui.settings.settings import PermissionLists, RuleEntry, Settings
+from tests.agent.agent_helpers import drive
 
 
 def agent_with(store, workspace: Path, model: str, *, allow=(), deny=(), headless=False, **values) -> Agent:

@@ -7,8 +7,6 @@ import time
 from pathlib import Path
 
 import pytest
-from agent_helpers import TOOL_ORDER, drive, make_agent, pid_gone, settings_for
-from process_helpers import all_gone, token_seconds
 
 from myrm_tui.agent.agent import Agent
 from myrm_tui.agent.events import (
@@ -23,6 +21,8 @@ from myrm_tui.agent.events import (
 from myrm_tui.llm.events import TextDelta, UsageEvent
 from myrm_tui.settings.settings import Settings
 from myrm_tui.store import event_kinds
+from tests.agent.agent_helpers import TOOL_ORDER, drive, make_agent, pid_gone, settings_for
+from tests.agent.process_helpers import all_gone, token_seconds
 
 
 def call(name: str, call_id: str = "c1", **arguments) -> dict:
@@ -71,6 +71,7 @@ async def test_file_edit_approved_end_to_end(store, workspace, script):
 
     [request] = log.approvals
     assert request.tool == "file_edit" and request.summary == "edit app.py (line 1)"
+    assert request.diff is not None
     assert "-print('hello')" in request.diff and "+print('bye')" in request.diff
     assert (workspace / "app.py").read_text() == "print('bye')\n"
     [finished] = log.of(ToolFinished)

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from myrm_tui.agent.permissions.approvals import Verdict, decide, destructive_reason
+from myrm_tui.agent.permissions.approvals import Verdict, decide
+from myrm_tui.agent.permissions.seatbelt import destructive_reason
 
 A, Q, R = Verdict.ALLOW, Verdict.ASK, Verdict.REFUSE
 

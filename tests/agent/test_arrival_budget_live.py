@@ -6,8 +6,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from agent_helpers import drive, make_agent
-
 from myrm_tui.agent.agent import Agent
 from myrm_tui.context.arrival_budget import ArrivalAllowances, arrival_allowances
 from myrm_tui.context.config import DEFAULT_CONFIG
@@ -15,6 +13,7 @@ from myrm_tui.context.recall import ctx_expand
 from myrm_tui.context.tokens import count_text_tokens
 from myrm_tui.context.views import FILTERED, msg_handle
 from myrm_tui.store.records import MessageRecord
+from tests.agent.agent_helpers import drive, make_agent
 
 TURN_REASON = "over the turn's output allowance"
 # The user message and the assistant's call message sit in the prompt before the outputs arrive.
@@ -82,7 +81,9 @@ async def test_parallel_outputs_each_under_the_allowance_are_cut_to_fit_the_turn
     name = victim.message["content"].split("row 0 of ", 1)[1].split(":", 1)[0]
     middle = count // 2
     line = f"row {middle} of {name}: {SENTENCE} {middle * 7}"
-    assert line not in views[victim.id].message["content"]
+    cut_message = views[victim.id].message
+    assert cut_message is not None
+    assert line not in cut_message["content"]
     assert line in ctx_expand(store, agent.session_id, msg_handle(victim.id), query=f"row {middle} of {name}")
 
 

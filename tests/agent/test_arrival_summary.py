@@ -7,12 +7,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from agent_helpers import drive, make_agent
-
 from myrm_tui.agent import arrival_summary as A
 from myrm_tui.agent.events import ToolFinished
 from myrm_tui.context.ingest import spilled_output
 from myrm_tui.store import event_kinds
+from tests.agent.agent_helpers import drive, make_agent
 
 SECRET = "AKIA" + "Q7WX2ZKD4M9PLR3T"  # an AWS key id: redact() must catch it
 LINES = 900

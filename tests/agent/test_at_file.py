@@ -12,7 +12,6 @@ import sys
 from pathlib import Path
 
 import pytest
-from agent_helpers import drive, settings_for
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -31,6 +30,7 @@ from myrm_tui.agent.attachments import (
 )
 from myrm_tui.agent.events import UserMessageStored
 from myrm_tui.tui.history import UserItem, build_history
+from tests.agent.agent_helpers import drive, settings_for
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
@@ -54,7 +54,7 @@ def test_refs_name_existing_files_and_folders_only(workspace: Path):
     assert file_refs(text, workspace) == ["src/app.py", "README.md", "src/"]
 
 
-@given(st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=80))
+@given(st.text(alphabet=st.characters(blacklist_categories=["Cs"]), max_size=80))
 def test_refs_never_raise_and_only_name_existing_paths(tmp_path_factory, text):
     base = tmp_path_factory.getbasetemp()
     for ref in file_refs(text, base):
@@ -162,7 +162,9 @@ async def test_a_big_file_is_stored_as_excerpt_plus_handle_and_indexed(store, wo
     assert "entry 7999: the ferry left on time" in whole and whole.count("\n") == 8000
     assert store.search(session.id, "entry 7999"), "the whole file is searchable"
     stored = store.messages(session.id)[0].message["content"][1]["text"]
-    assert stored == sent and attachment_label(stored).endswith("(an excerpt; the whole is in the vault)")
+    label = attachment_label(stored)
+    assert label is not None
+    assert stored == sent and label.endswith("(an excerpt; the whole is in the vault)")
 
 
 # ------------------------------------------------------------------ myrm run

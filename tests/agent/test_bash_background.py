@@ -15,13 +15,13 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from agent_helpers import drive, make_agent
-from process_helpers import all_gone, kill_all, token_seconds, wait_until_running
 
 from myrm_tui.agent.events import ToolFinished
 from myrm_tui.agent.sandbox import probe_bwrap
 from myrm_tui.agent.tools import bash_background
 from myrm_tui.agent.tools.bash_background import BackgroundEnded, BackgroundStarted
+from tests.agent.agent_helpers import drive, make_agent
+from tests.agent.process_helpers import all_gone, kill_all, token_seconds, wait_until_running
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 CLI_TIMEOUT_S = 180

@@ -6,7 +6,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from agent_helpers import drive, settings_for
 
 from myrm_tui.agent.agent import Agent
 from myrm_tui.agent.session_parts import SessionParts
@@ -14,6 +13,7 @@ from myrm_tui.context.config import CACHE_TTL_S
 from myrm_tui.context.engine import ContextEngine
 from myrm_tui.store import event_kinds
 from myrm_tui.tui.widgets.compaction_panel import cache_lines
+from tests.agent.agent_helpers import drive, settings_for
 
 START = 1_000.0
 TABLE_TTL = CACHE_TTL_S["default"]  # `scripted/` models use the default provider's TTL
@@ -59,6 +59,7 @@ async def test_a_warm_request_the_provider_did_not_cache_is_an_unexpected_break(
     ttl = agent.engine.cache_observer.ttl("default", CACHE_TTL_S)
     assert 60.0 <= ttl < 200.0 < TABLE_TTL
     # The engine now calls the same gap cold.
+    assert agent.engine.last_call_at is not None
     assert not agent.engine._cache_warm(agent.engine.last_call_at + 200.0, agent.build.model)
     assert any("unexpected cache miss" in line for line in cache_lines(store.events(agent.session_id)))
 
@@ -73,6 +74,7 @@ async def test_a_hit_after_a_long_gap_raises_the_ttl(store, workspace, script):
     [verdict] = _verdicts(store, agent)
     assert verdict["kind"] == "unexpected-hit"
     assert agent.engine.cache_observer.ttl("default", CACHE_TTL_S) >= 1_200.0
+    assert agent.engine.last_call_at is not None
     assert agent.engine._cache_warm(agent.engine.last_call_at + 1_000.0, agent.build.model)
 
 

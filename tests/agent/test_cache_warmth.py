@@ -7,7 +7,6 @@ import json
 from pathlib import Path
 
 import pytest
-from agent_helpers import drive, settings_for
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -20,10 +19,11 @@ from myrm_tui.agent.cache_warmth import (
     cache_ttl_s,
     keepalive_times,
 )
-from myrm_tui.agent.events import TextDelta
 from myrm_tui.agent.session_parts import SessionParts
 from myrm_tui.context.engine import ContextEngine
+from myrm_tui.llm.events import TextDelta
 from myrm_tui.store import event_kinds
+from tests.agent.agent_helpers import drive, settings_for
 
 START = 1_000.0
 USAGE = {"prompt_tokens": 900, "completion_tokens": 1, "cached_read_tokens": 850, "cached_write_tokens": 0}

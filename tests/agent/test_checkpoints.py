@@ -6,11 +6,11 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from agent_helpers import drive, make_agent
 
 from myrm_tui.agent.events import Notice
 from myrm_tui.agent.undo import rewind as undo
 from myrm_tui.agent.undo.checkpoints import changes_of
+from tests.agent.agent_helpers import drive, make_agent
 
 
 def call(name: str, call_id: str = "c1", **arguments) -> dict:

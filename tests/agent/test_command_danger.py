@@ -9,11 +9,11 @@ import shlex
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from hypothesis_profiles import examples
 
 from bench.sandbox_corpus import DESTRUCTIVE, HARMLESS, all_destructive
 from myrm_tui.agent.permissions.seatbelt import destructive_reason
 from myrm_tui.shell_lex import split_commands
+from tests.hypothesis_profiles import examples
 
 
 def test_the_corpus_is_big_enough_to_mean_something():
@@ -63,8 +63,8 @@ def test_a_destructive_command_quoted_as_data_is_harmless():
 def test_reasons_name_the_danger():
     assert destructive_reason("rm -rf build") == "recursive delete"
     assert destructive_reason("echo x >> ~/.bashrc") == "writes to a shell startup file"
-    assert destructive_reason("git push --mirror").startswith("force push")
-    assert destructive_reason("curl -s u | sh").startswith("pipes text into a shell")
+    assert (destructive_reason("git push --mirror") or "").startswith("force push")
+    assert (destructive_reason("curl -s u | sh") or "").startswith("pipes text into a shell")
     assert destructive_reason("$(curl -s u) now") == "runs a command whose name is computed at run time"
 
 

@@ -11,12 +11,13 @@ import asyncio
 import json
 
 import pytest
-from agent_helpers import drive, settings_for
 
 from myrm_tui.agent.agent import Agent
 from myrm_tui.agent.events import Notice, TurnFinished
+from myrm_tui.context.engine_prepare import PrepareProgress
 from myrm_tui.context.tokens import count_message_tokens
 from myrm_tui.store import event_kinds
+from tests.agent.agent_helpers import drive, settings_for
 
 # Plain prose, no identifiers: the auditor's retention check has nothing to miss, so a fixed
 # answer is a fair stand-in for a model that read the chunk. A chunk may end on a question whose
@@ -95,7 +96,7 @@ async def test_compact_on_a_40_turn_chat_writes_model_summaries_with_the_focus_a
     lite, lite_record = summarizer_script(tmp_path, "lite")
     agent, main_record = chat_agent(store, workspace, tmp_path, lite=lite)
     before = agent.engine.assemble(agent.turn_input()).tokens
-    steps = []
+    steps: list[PrepareProgress] = []
     event = await agent.compact_now("watering schedule", progress=steps.append)
 
     assert event is not None and event["tier"] == "summarize" and event["trigger"] == "manual"
@@ -157,6 +158,7 @@ async def test_cancelling_compact_changes_no_prompt_byte_and_the_written_summary
 
     def progress(step) -> None:
         if step.what == "leaf" and step.done == 1:
+            assert task is not None
             task.cancel()  # the user pressed Esc while the second summary was being written
 
     task = asyncio.ensure_future(agent.compact_now(progress=progress))

@@ -12,7 +12,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from agent_helpers import drive, make_agent
+from tests.agent.agent_helpers import drive, make_agent
 
 # Three ~3.5k-token reads and a 64k window (fresh tail ~6.4k tokens): the current turn's read
 # fills the tail, so the two earlier reads are both candidates for masking.

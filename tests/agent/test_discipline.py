@@ -6,7 +6,6 @@ import json
 from pathlib import Path
 
 import pytest
-from agent_helpers import drive, settings_for
 
 from myrm_tui.agent.build import build_agent
 from myrm_tui.agent.discipline import (
@@ -22,6 +21,7 @@ from myrm_tui.agent.prompts import PROMPT_MODES, SEARCH_TOOLS, base_prompt, buil
 from myrm_tui.agent.session_runtime import SessionRuntime
 from myrm_tui.agent.tools.base import Tool
 from myrm_tui.settings.schema import SETTINGS
+from tests.agent.agent_helpers import drive, settings_for
 
 # One real-looking name per family, as users and the registry spell them.
 FAMILY_MODELS = {
@@ -185,6 +185,11 @@ class _Manager:
 
     def session_tools(self, store, session_id: str, *, trust_read_only_hints: bool = False) -> tuple[Tool, ...]:
         return self.tools(trust_read_only_hints=trust_read_only_hints)  # one tool: no order to keep
+
+    def sync_turn(self, agent):
+        from myrm_tui.mcp.agent_sync import sync_mcp_tools
+
+        return sync_mcp_tools(agent)  # as the real manager does
 
 
 async def test_search_mode_mcp_sync_does_not_rebuild_every_turn(store, workspace):

@@ -11,10 +11,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from agent_helpers import drive, make_agent
-
 from myrm_tui.context.config import DEFAULT_CONFIG
 from myrm_tui.store import event_kinds
+from tests.agent.agent_helpers import drive, make_agent
 
 WORDS = " ".join(f"w{i}" for i in range(60))
 

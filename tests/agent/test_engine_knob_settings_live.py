@@ -13,12 +13,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from agent_helpers import drive, make_agent
 
 from myrm_tui.context.arrival_budget import arrival_allowances
 from myrm_tui.context.config import DEFAULT_CONFIG
 from myrm_tui.settings.schema import SPECS_BY_KEY
 from myrm_tui.store import event_kinds
+from tests.agent.agent_helpers import drive, make_agent
 
 FILLER = " ".join(f"w{i}" for i in range(120))
 

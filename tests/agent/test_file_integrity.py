@@ -5,13 +5,12 @@ from __future__ import annotations
 
 import re
 
-from agent_helpers import drive, make_agent, settings_for
-
 from myrm_tui.agent.agent import Agent
 from myrm_tui.agent.events import ToolFinished
 from myrm_tui.agent.read_registry import ReadRegistry, seen_recording_reader
 from myrm_tui.context.workspace_reader import workspace_reader
 from myrm_tui.store import event_kinds
+from tests.agent.agent_helpers import drive, make_agent, settings_for
 
 REFUSAL = "app.py changed since you last read it (by you or a command): read it again before editing."
 
@@ -173,7 +172,8 @@ def test_repeated_reads_of_the_same_content_store_one_record(store, workspace):
     for _ in range(3):
         registry.record(path, path.read_bytes(), "read")
     assert len(store.events(session.id, event_kinds.FILE_SEEN)) == 1
-    assert registry.last_seen(path) is not None and registry.last_seen(path).size == 5
+    seen = registry.last_seen(path)
+    assert seen is not None and seen.size == 5
 
 
 def test_a_fork_inherits_records_up_to_its_fork_point_only(store, workspace):

@@ -10,13 +10,13 @@ request carried and that nobody asked the summarizer again.
 from __future__ import annotations
 
 import json
-
-from agent_helpers import drive, settings_for
+from pathlib import Path
 
 from myrm_tui.agent.agent import Agent
 from myrm_tui.agent.fork import FORK_SUMMARY, SYNTHETIC_KEY
 from myrm_tui.context.tokens import count_message_tokens
 from myrm_tui.store import event_kinds
+from tests.agent.agent_helpers import drive, settings_for
 
 # Text only the summarizer's answer contains: the chat's own words never say it.
 MODEL_NARRATIVE = "The orchard conversation as the lite model summarized it."
@@ -32,7 +32,7 @@ MODEL_SUMMARY = {
 REPLY = "Prune the apples in late winter, water deeply once a week and mulch against the heat. " * 4
 
 
-def scripted(tmp_path, name: str, turn: dict) -> tuple[str, object]:
+def scripted(tmp_path, name: str, turn: dict) -> tuple[str, Path]:
     record = tmp_path / f"{name}.jsonl"
     path = tmp_path / f"{name}.json"
     path.write_text(json.dumps({"turns": [turn], "context_window": 32_000, "record": record.name}))

@@ -13,10 +13,8 @@ import json
 import re
 
 import pytest
-from agent_helpers import drive, make_agent
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from hypothesis_profiles import examples
 
 from myrm_tui.agent.agent import Agent
 from myrm_tui.agent.events import ApprovalRequest, StepStarted, ToolFinished, ToolOutputChunk
@@ -24,6 +22,8 @@ from myrm_tui.agent.fork import FORK_SUMMARY, SYNTHETIC_KEY, fork_with_summary
 from myrm_tui.context.summary.extractive import MAX_BLOCKED, extractive_summary
 from myrm_tui.context.summary.outcomes import span_facts
 from myrm_tui.store.tool_status import STATUS_KEY, stored_status
+from tests.agent.agent_helpers import drive, make_agent
+from tests.hypothesis_profiles import examples
 
 LOOP = "while true; do echo tick; sleep 0.1; done"
 
@@ -60,6 +60,7 @@ async def interrupt_when_running(agent: Agent, text: str) -> list:
         async for event in agent.turn(text):
             seen.append(event)
             if isinstance(event, ApprovalRequest):
+                assert event.decision is not None
                 event.decision.set_result(approve(event))
 
     task = asyncio.create_task(consume())

@@ -9,13 +9,12 @@ import json
 import time
 from pathlib import Path
 
-from agent_helpers import drive, settings_for
-
 from myrm_tui.agent.agent import Agent
 from myrm_tui.agent.events import Notice, ToolFinished, TurnFinished
 from myrm_tui.agent.session_runtime import SessionRuntime
 from myrm_tui.settings.hooks_config import HookSpec
 from myrm_tui.store import event_kinds
+from tests.agent.agent_helpers import drive, settings_for
 
 
 def call(name: str, call_id: str = "c1", **arguments) -> dict:

@@ -15,7 +15,6 @@ import zlib
 from pathlib import Path
 
 import pytest
-from agent_helpers import drive, settings_for
 
 from myrm_tui.agent.agent import Agent
 from myrm_tui.agent.attachments import (
@@ -29,6 +28,7 @@ from myrm_tui.agent.attachments import (
     sniff_image,
 )
 from myrm_tui.agent.events import Notice, UserMessageStored
+from tests.agent.agent_helpers import drive, settings_for
 
 
 def png(width: int = 2, height: int = 2, rgb: tuple[int, int, int] = (255, 0, 0)) -> bytes:

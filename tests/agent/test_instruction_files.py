@@ -11,12 +11,12 @@ from pathlib import Path
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from hypothesis_profiles import examples
 
 from myrm_tui.agent.prompts import build_system_prompt, read_instructions
 from myrm_tui.cli_commands.doctor import _instruction_lines
 from myrm_tui.settings.paths import user_config_dir
 from myrm_tui.tui.screens.health import instructions_line
+from tests.hypothesis_profiles import examples
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 

@@ -15,14 +15,15 @@ import json
 import threading
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
-from agent_helpers import settings_for
 
 import myrm_tui  # noqa: F401  (offline env before litellm)
 from myrm_tui.agent.agent import Agent
 from myrm_tui.context.tokens import count_message_tokens
 from myrm_tui.store import Store
+from tests.agent.agent_helpers import settings_for
 
 MAIN = "anthropic/claude-sonnet-4-5"
 SMALL = "anthropic/claude-haiku-4-5"  # llm/lite_models.py LITE_MODELS["anthropic"][0]
@@ -42,7 +43,7 @@ ANSWER = (
 
 
 def text_stream(text: str) -> bytes:
-    events = [
+    events: list[dict[str, Any]] = [
         {
             "type": "message_start",
             "message": {

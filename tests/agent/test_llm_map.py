@@ -10,11 +10,10 @@ import contextlib
 import json
 from pathlib import Path
 
-from agent_helpers import drive, make_agent
-
 from myrm_tui.agent.events import ToolFinished, ToolOutputChunk
 from myrm_tui.agent.map.progress import MARK
 from myrm_tui.store import event_kinds
+from tests.agent.agent_helpers import drive, make_agent
 
 SCHEMA = {
     "type": "object",
@@ -62,7 +61,8 @@ def result_of(log, call_id: str) -> ToolFinished:
     return finished
 
 
-def artifact_rows(store, handle: str) -> list[dict]:
+def artifact_rows(store, handle: str | None) -> list[dict]:
+    assert handle is not None, "the map's result names its artifact"
     return [json.loads(line) for line in store.vault.read_text(handle).splitlines()]
 
 

@@ -13,7 +13,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from agent_helpers import drive, make_agent
+
+from tests.agent.agent_helpers import drive, make_agent
 
 # A 64k window: each output below stays whole on arrival and under the light tier's filter
 # threshold (4 % of the prompt limit), so masking is the only step that can take it.
@@ -37,11 +38,15 @@ async def test_a_full_event_masks_the_file_reads_and_keeps_the_older_command_out
     store, workspace, script, tmp_path
 ):
     for n in range(3):
-        (workspace / f"part{n}.txt").write_text("".join(f"part {n} reference line {i:03d} text\n" for i in range(170)))
+        # 110 lines: grep's `path:line: ` prefixes make each output about the size 170 lines of a
+        # file_read were (whole on arrival, under the light tier's filter threshold).
+        (workspace / f"part{n}.txt").write_text("".join(f"part {n} reference line {i:03d} text\n" for i in range(110)))
     loop = 'for i in $(seq 1 140); do echo "build {n} step $i finished"; done'
     turns: list[dict[str, Any]] = [_call(f"b{n}", "bash", command=loop.format(n=n)) for n in range(2)]
     turns += [{"text": "built"}]
-    turns += [_call(f"r{n}", "file_read", path=f"part{n}.txt") for n in range(3)]
+    # Read-only outputs through grep: a file_read of a file's current version is protected from
+    # masking (context/file_protection.py), a grep output is a read-only output like any other.
+    turns += [_call(f"r{n}", "grep", pattern=".", path=f"part{n}.txt") for n in range(3)]
     turns += [{"text": "read them"}]
     turns += [{"text": "noted " + "padding words " * 3_000, "chunk_size": BIG_CHUNK} for _ in range(12)]
     record = tmp_path / "requests.jsonl"

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 
-from agent_helpers import drive, make_agent
+from tests.agent.agent_helpers import drive, make_agent
 
 ANCHOR = "Build the invoice exporter in src/export.py; never touch the vendor/ folder."
 REPLY = "Here is what I did: " + "the exporter writes rows and totals. " * 40

@@ -13,7 +13,6 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from hypothesis_profiles import examples
 
 from myrm_tui.agent.permissions.rules import (
     RuleError,
@@ -30,6 +29,7 @@ from myrm_tui.agent.permissions.rules import (
     suggest_rules,
 )
 from myrm_tui.settings.settings import PermissionLists, RuleEntry
+from tests.hypothesis_profiles import examples
 
 WS = Path("/srv/project")
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 
-from agent_helpers import drive, make_agent
+from tests.agent.agent_helpers import drive, make_agent
 
 REREAD_TITLE = "re-read after compaction"
 

@@ -7,9 +7,8 @@ import json
 import os
 from pathlib import Path
 
-from agent_helpers import drive, make_agent
-
 from myrm_tui.agent.events import TurnError
+from tests.agent.agent_helpers import drive, make_agent
 
 
 def _scripted(tmp_path: Path, *turns: dict) -> tuple[str, Path]:

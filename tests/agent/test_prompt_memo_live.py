@@ -8,10 +8,9 @@ import json
 import os
 from pathlib import Path
 
-from agent_helpers import drive, make_agent
-
 from myrm_tui.context.stages.cache_optimize import message_digest
 from myrm_tui.context.stages.encode_safe import encode_safe
+from tests.agent.agent_helpers import drive, make_agent
 
 
 def _scripted(tmp_path: Path, *turns: dict) -> tuple[str, Path]:

@@ -6,8 +6,6 @@ import os
 import subprocess
 import sys
 
-from agent_helpers import TOOL_ORDER, settings_for
-
 from myrm_tui.agent.agent import Agent
 from myrm_tui.agent.build import build_agent
 from myrm_tui.agent.fingerprint import execution_fingerprint
@@ -16,6 +14,7 @@ from myrm_tui.agent.session_runtime import SessionRuntime
 from myrm_tui.agent.tools.registry import default_tools
 from myrm_tui.settings.settings import Settings
 from myrm_tui.store import event_kinds
+from tests.agent.agent_helpers import TOOL_ORDER, settings_for
 
 
 def test_system_prompt_identical_across_builds(workspace):

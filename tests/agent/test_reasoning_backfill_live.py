@@ -12,10 +12,10 @@ import json
 from pathlib import Path
 
 import pytest
-from agent_helpers import drive, settings_for
 
 from myrm_tui.agent.session_runtime import SessionRuntime
 from myrm_tui.context.family import REASONING_TOOLS, family_of
+from tests.agent.agent_helpers import drive, settings_for
 
 # The three families the switch was reported for (all of `REASONING_TOOLS`, which Kimi, MiniMax
 # and MiMo share): the family is read from the model name, here the script file name.

@@ -5,10 +5,8 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from typing import ClassVar
 
 import pytest
-from agent_helpers import BUILTIN_TOOL_NAMES, RECALL_TOOL_NAMES, drive, make_agent, settings_for
 
 from myrm_tui.agent.agent import Agent
 from myrm_tui.agent.events import ToolFinished, UserMessageStored
@@ -27,6 +25,7 @@ from myrm_tui.agent.tools.recall_tools import (
 from myrm_tui.agent.tools.registry import default_tools
 from myrm_tui.context.recall import EXPAND_MAX_CHARS, RECALL_CLOSE, RECALL_NOTE, RECALL_OPEN
 from myrm_tui.store import Store
+from tests.agent.agent_helpers import BUILTIN_TOOL_NAMES, RECALL_TOOL_NAMES, drive, make_agent, settings_for
 
 RECALL_NAMES = list(RECALL_TOOL_NAMES)
 BUILTIN_NAMES = list(BUILTIN_TOOL_NAMES)
@@ -107,7 +106,7 @@ def test_default_tools_put_recall_tools_after_builtins_then_extras():
     class Extra(Tool):
         name = "extra_tool"
         description = "x"
-        parameters: ClassVar[dict] = {"type": "object", "properties": {}}
+        parameters: dict = {"type": "object", "properties": {}}
 
     assert default_tools().names == (*BUILTIN_NAMES, *RECALL_NAMES)
     extra = Extra()

@@ -7,13 +7,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from agent_helpers import drive, settings_for
-
 from myrm_tui.agent.agent import Agent
 from myrm_tui.context.tokens import count_message_tokens
 from myrm_tui.context.views import REMOVED
 from myrm_tui.settings.settings import Settings
 from myrm_tui.store import event_kinds
+from tests.agent.agent_helpers import drive, settings_for
 
 WINDOW = 64_000
 TOPICS = {

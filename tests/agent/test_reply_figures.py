@@ -6,13 +6,12 @@ wall clock.
 
 from __future__ import annotations
 
-from agent_helpers import drive, make_agent
-
 from myrm_tui.agent.events import AssistantMessageStored, ToolFinished
 from myrm_tui.agent.reply_figures import ReplyFigures, call_cost, figures_from_data, stored_figures
 from myrm_tui.llm import registry
 from myrm_tui.llm.model_info import ModelInfo
 from myrm_tui.store import event_kinds
+from tests.agent.agent_helpers import drive, make_agent
 
 
 class SteppingClock:
@@ -93,6 +92,7 @@ def test_cost_comes_from_the_price_map_with_cache_rates():
     )
     # 1000 prompt tokens: 600 read from the cache, 100 written to it, 300 plain; 200 out
     cost = call_cost(1000, 200, 600, 100, info)
+    assert cost is not None
     assert abs(cost - (300 * 3e-6 + 600 * 0.3e-6 + 100 * 3.75e-6 + 200 * 15e-6)) < 1e-12
     assert call_cost(1000, 200, 0, 0, ModelInfo("local", "p", 1000, 100, False)) is None
 

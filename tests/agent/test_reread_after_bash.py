@@ -11,9 +11,8 @@ import json
 import subprocess
 from pathlib import Path
 
-from agent_helpers import drive, make_agent
-
 from myrm_tui.store.changed_files import CHANGED_FILES_KEY
+from tests.agent.agent_helpers import drive, make_agent
 
 REREAD_TITLE = "re-read after compaction"
 

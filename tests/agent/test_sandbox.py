@@ -18,14 +18,14 @@ import zipfile
 from pathlib import Path
 
 import pytest
-from agent_helpers import drive, make_agent, settings_for
-from process_helpers import all_gone, kill_all, pids_with
 
 from bench.sandbox_attacks import ATTACKS, Listeners, run_attack
 from myrm_tui.agent.events import Notice, ToolFinished
 from myrm_tui.agent.sandbox import plan_for, probe_bwrap, sandbox_status
 from myrm_tui.agent.tools.base import ToolContext
 from myrm_tui.agent.tools.bash import Bash
+from tests.agent.agent_helpers import drive, make_agent, settings_for
+from tests.agent.process_helpers import all_gone, kill_all, pids_with
 
 
 @pytest.fixture(scope="module")
@@ -272,6 +272,7 @@ async def test_an_unusable_bwrap_is_reported_and_bash_falls_back_to_approvals(fa
         "cannot create a sandbox here" in status.problem and "No permissions to create new namespace" in status.problem
     )
     notice = status.start_notice()
+    assert notice is not None
     assert notice.startswith("bash runs without a sandbox:") and "each one asks first, even in yolo" in notice
     outside = tmp_path / "outside.txt"
     result = await run(workspace, f"echo reached > {outside}")
@@ -318,6 +319,7 @@ async def test_the_sandbox_outlives_nothing_even_when_myrm_is_killed(workspace, 
         f"ToolContext(__import__('pathlib').Path({str(workspace)!r}), Settings(), None, emit=print)))"
     )
     child = await asyncio.create_subprocess_exec(sys.executable, "-u", "-c", code, stdout=asyncio.subprocess.PIPE)
+    assert child.stdout is not None
     try:
         assert (await asyncio.wait_for(child.stdout.readline(), 60)).strip() == b"up"
         assert pids_with(token)

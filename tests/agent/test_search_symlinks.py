@@ -11,12 +11,12 @@ import os
 from pathlib import Path
 
 import pytest
-from agent_helpers import drive, make_agent, settings_for
 
 from myrm_tui.agent.permissions.approvals import POLICIES
 from myrm_tui.agent.tools.base import ToolContext, ToolError
 from myrm_tui.agent.tools.file_read import FileRead
 from myrm_tui.agent.tools.search import Glob, Grep
+from tests.agent.agent_helpers import drive, make_agent, settings_for
 
 SECRET = "TOP-SECRET-TOKEN"
 PASSWD = "root:x:0:0:SECRET-PASSWD"

@@ -11,10 +11,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from agent_helpers import drive, make_agent
 
 from myrm_tui.context.masker_tiers import EPHEMERAL_KEEP_TURNS
 from myrm_tui.context.recall import ctx_expand
+from tests.agent.agent_helpers import drive, make_agent
 
 WINDOW = 64_000
 MASKED_PREFIX = "[old output masked"

@@ -15,7 +15,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from agent_helpers import drive, make_agent
 
 from myrm_tui.agent.prompts import PROMPT_MODES
 from myrm_tui.agent.tools.base import ToolContext
@@ -25,6 +24,7 @@ from myrm_tui.context.config import DEFAULT_CONFIG
 from myrm_tui.context.views import pointer_text
 from myrm_tui.settings.settings import Settings
 from myrm_tui.store import event_kinds
+from tests.agent.agent_helpers import drive, make_agent
 
 # A window where the fresh tail (10 %) holds one big file read and the arrival allowances leave
 # the ~1k-token bash outputs below whole: what is outside the tail is up to the forced event.

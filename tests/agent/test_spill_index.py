@@ -14,19 +14,19 @@ import os
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any
 
 import pytest
-from agent_helpers import drive, make_agent
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from hypothesis_profiles import examples
 
 from myrm_tui.agent.events import ToolFinished
 from myrm_tui.agent.tools.base import Tool, ToolContext, ToolResult
 from myrm_tui.agent.tools.spill import spill_if_large
 from myrm_tui.store import Store
 from myrm_tui.store.errors import StoreError, VaultError
+from tests.agent.agent_helpers import drive, make_agent
+from tests.hypothesis_profiles import examples
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 CLI_TIMEOUT_S = 180
@@ -117,7 +117,7 @@ class _BigOutput(Tool):
 
     name = "big_report"
     description = "Returns a long report."
-    parameters: ClassVar[dict[str, Any]] = {"type": "object", "properties": {}}
+    parameters: dict[str, Any] = {"type": "object", "properties": {}}
     output = ""
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from hypothesis_profiles import examples
 
 from myrm_tui.agent.subagent.handover import Handover, parse_handover
 from myrm_tui.agent.subagent.result import MAX_RESULT_TOKENS, SPILL_CHARS, distill
 from myrm_tui.store.vault import Vault
+from tests.hypothesis_profiles import examples
 
 _item = (
     st.text(

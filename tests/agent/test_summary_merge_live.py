@@ -9,9 +9,8 @@ compact command with the scripted provider as the summarizer.
 
 from __future__ import annotations
 
-from test_compact_summarizes import chat_agent, requests_of, summarizer_script
-
 from myrm_tui.context.recall import ctx_expand
+from tests.agent.test_compact_summarizes import chat_agent, requests_of, summarizer_script
 
 
 async def test_compact_merges_the_existing_leaf_summaries_into_a_deeper_node_written_by_the_model(

@@ -7,11 +7,11 @@ import asyncio
 import time
 
 import pytest
-from agent_helpers import settings_for
-from process_helpers import all_gone, kill_all, pids_with, token_seconds, wait_until_running
 
 from myrm_tui.agent.tools.base import ToolContext
 from myrm_tui.agent.tools.bash import Bash
+from tests.agent.agent_helpers import settings_for
+from tests.agent.process_helpers import all_gone, kill_all, pids_with, token_seconds, wait_until_running
 
 MODES = ("workspace-write", "off")
 

@@ -5,13 +5,13 @@ from __future__ import annotations
 import os
 
 import pytest
-from agent_helpers import settings_for
 
 from myrm_tui.agent.tools.base import ToolContext, ToolError, validate_arguments
 from myrm_tui.agent.tools.file_edit import FileEdit
 from myrm_tui.agent.tools.file_read import FileRead
 from myrm_tui.agent.tools.file_write import FileWrite
 from myrm_tui.agent.tools.search import Glob, Grep
+from tests.agent.agent_helpers import settings_for
 
 
 async def test_file_read_whole_and_range(ctx, workspace):
@@ -123,6 +123,7 @@ async def test_file_edit_exact_replace_and_preview_diff(ctx, workspace):
     f = workspace / "m.py"
     f.write_text("def f():\n    return 1\n")
     preview = FileEdit().preview({"path": "m.py", "old": "return 1", "new": "return 2"}, ctx)
+    assert preview.diff is not None
     assert "-    return 1" in preview.diff and "+    return 2" in preview.diff
     assert f.read_text() == "def f():\n    return 1\n"  # preview changes nothing
     result = await FileEdit().run({"path": "m.py", "old": "return 1", "new": "return 2"}, ctx)
@@ -162,7 +163,7 @@ def test_argument_validation_messages():
         validate_arguments(FileEdit(), {"path": "x", "old": "a"})
     with pytest.raises(ToolError, match="has no argument"):
         validate_arguments(FileRead(), {"path": "x", "lines": "1-3"})
-    args = {"path": "x", "start_line": "3"}
+    args: dict[str, object] = {"path": "x", "start_line": "3"}
     validate_arguments(FileRead(), args)
     assert args["start_line"] == 3  # "3" from a sloppy model is accepted as 3
 

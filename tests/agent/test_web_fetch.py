@@ -18,10 +18,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from agent_helpers import drive, settings_for
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
-from hypothesis_profiles import examples
 
 from myrm_tui.agent.agent import Agent
 from myrm_tui.agent.events import Notice, ToolFinished
@@ -30,6 +28,8 @@ from myrm_tui.agent.tools.base import ToolContext, ToolError
 from myrm_tui.agent.tools.html_markdown import html_to_markdown
 from myrm_tui.agent.tools.web_fetch import FETCH_MAX_BYTES, MAX_REDIRECTS, WebFetch
 from myrm_tui.settings.settings import PermissionLists, RuleEntry
+from tests.agent.agent_helpers import drive, settings_for
+from tests.hypothesis_profiles import examples
 
 PAGES = Path(__file__).resolve().parents[2] / "bench" / "web_pages"
 BIG_BODY = 50 * 1024 * 1024

@@ -8,6 +8,7 @@ import base64
 import json
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -143,7 +144,7 @@ def test_hostile_summarizers_reach_peers_and_myrm() -> None:
     shared = SharedSummarizer("raises", SharedCounter())
     with pytest.raises(RuntimeError, match="HTTP 500"):
         shared.summarize_messages([{"role": "user", "content": "hello"}])
-    block = [
+    block: list[dict[str, Any]] = [
         {"role": "user", "content": "x" * 500},
         {
             "role": "assistant",

@@ -6,12 +6,12 @@ from __future__ import annotations
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from test_bench_score import ANSWERS, SYSTEM, TEN, TURNS, history, write_out
 
 from bench.cache_ttl import CACHE_TTL_S, OUTPUT_PRICE, TURN_SECONDS, bill, turn_times
 from bench.score import score
 from bench.sessionio import read_session, session_problems, write_session
 from bench.workload import IDLE_CYCLE_S, IDLE_EVERY, generate, idle_gaps
+from tests.bench.test_bench_score import ANSWERS, SYSTEM, TEN, TURNS, history, write_out
 
 
 def test_idle_sessions_carry_the_same_messages_plus_pauses_past_every_short_ttl():

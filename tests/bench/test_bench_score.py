@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+from typing import Any
 
 import pytest
 
@@ -16,7 +17,7 @@ NEEDLE = "NEEDLE-bbbbbbbbbb port=1234"
 CALL = {"id": "call_1", "type": "function", "function": {"name": "bash", "arguments": '{"command": "ls"}'}}
 
 # Five turns; turn 2 carries the needle (carrier 1) and a tool call.
-TURNS = {
+TURNS: dict[int, list[dict[str, Any]]] = {
     1: [{"role": "user", "content": CONSTRAINT}, {"role": "assistant", "content": "Understood."}],
     2: [
         {"role": "user", "content": f"the port is {NEEDLE} ok"},
@@ -28,7 +29,7 @@ TURNS = {
     4: [{"role": "user", "content": "more"}, {"role": "assistant", "content": "ok 4"}],
     5: [{"role": "user", "content": "last"}, {"role": "assistant", "content": "ok 5"}],
 }
-ANSWERS = {
+ANSWERS: dict[str, Any] = {
     "constraint": {"id": "aaaaaaaaaa", "needle": "NEEDLE-aaaaaaaaaa limit=3", "text": CONSTRAINT},
     "needles": [
         {
@@ -248,7 +249,7 @@ def test_a_stale_value_is_not_retention(tmp_path, session):
 def test_timing_buckets_and_growth_exponent(tmp_path):
     # 400 turns of 2 messages; engine time grows as sqrt(history), so alpha = 0.5.
     session = tmp_path / "long.jsonl"
-    lines = [
+    lines: list[dict[str, Any]] = [
         {"turn": t, "messages": [{"role": "user", "content": f"u{t}"}, {"role": "assistant", "content": f"a{t}"}]}
         for t in range(1, 401)
     ]

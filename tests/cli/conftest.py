@@ -25,14 +25,9 @@ from typing import Any
 
 import pytest
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
+from tests.cli.cli_timeouts import CLI_TIMEOUT_S
 
-# The loopback OpenAI-compatible server of the fault tests (tests/faults/fake_openai_server.py):
-# request bodies and headers captured at a real HTTP server, shared with this folder's tests.
-FAULTS_DIR = Path(__file__).resolve().parents[1] / "faults"
-if str(FAULTS_DIR) not in sys.path:
-    sys.path.append(str(FAULTS_DIR))
-from cli_timeouts import CLI_TIMEOUT_S  # noqa: E402  (after the path setup above)
+REPO_ROOT = Path(__file__).resolve().parents[2]
 
 
 def clean_env(config_dir: Path, extra: dict[str, str] | None = None) -> dict[str, str]:
@@ -141,7 +136,7 @@ class Myrm:
         entries are put back after the call (restoring the whole of sys.modules would drop what
         the call imported, and a second import of a module makes a second copy of its classes)."""
         hidden = {name: sys.modules.get(name, _ABSENT) for name in LOCAL_EXTRA_MODULES}
-        sys.modules.update(dict.fromkeys(LOCAL_EXTRA_MODULES))
+        sys.modules.update(dict.fromkeys(LOCAL_EXTRA_MODULES))  # type: ignore[arg-type]  # None: "unimportable"
         try:
             return self(*args, env=env)
         finally:
@@ -149,7 +144,7 @@ class Myrm:
                 if module is _ABSENT:
                     sys.modules.pop(name, None)
                 else:
-                    sys.modules[name] = module
+                    sys.modules[name] = module  # type: ignore[assignment]  # a module, or a None marker put back
 
     def process_without_local_model(
         self, *args: str, env: dict[str, str] | None = None

@@ -11,10 +11,9 @@ from __future__ import annotations
 
 import json
 
-from escape_attacks import ATTACKS, inert
-
 from myrm_tui.store.store import Store
 from myrm_tui.terminal_text import for_terminal
+from tests.escape_attacks import ATTACKS, inert
 
 PAYLOAD = "".join(ATTACKS.values())
 # The visible forms a user must see in place of the attack.

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import pytest
 
 from myrm_tui.store.store import Store
 
 ARGS = {"command": "ls -la ```weird``` dir"}
-MESSAGES = [
+MESSAGES: list[dict[str, Any]] = [
     {"role": "user", "content": "List the files please"},
     {
         "role": "assistant",

@@ -7,7 +7,7 @@ from __future__ import annotations
 import subprocess
 import sys
 
-from cli_timeouts import CLI_TIMEOUT_S
+from tests.cli.cli_timeouts import CLI_TIMEOUT_S
 
 
 def _run_and_list_modules(myrm, *args: str) -> tuple[subprocess.CompletedProcess[str], set[str]]:

@@ -89,6 +89,7 @@ def test_a_filter_committed_after_the_user_trusted_the_workspace_waits_for_trust
     state = load_settings(clone, {}, user_config_dir=user).workspace_trust
     assert state is not None and state.needs_decision, "a filter alone needs a decision"
     assert [e.name for e in state.entries] == ["filter quiet"]
+    assert state.digest is not None
     T.record_trust(user, clone, state.digest)
     assert bootstrap(quiet=True) is not None
     assert [spec.name for spec in declarative.installed()] == ["make", "quiet"]

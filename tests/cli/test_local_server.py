@@ -17,7 +17,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from fake_openai_server import FakeOpenAI, answer, error, running_fake_openai
+
+from tests.faults.fake_openai_server import FakeOpenAI, answer, error, running_fake_openai
 
 PROVIDERS_DOC = Path(__file__).resolve().parents[2] / "docs" / "providers.md"
 # A real key of another provider, set while the local server is used: it must never reach it.
@@ -36,7 +37,9 @@ def readme_recipe() -> str:
     """The manual's config block for a local server (the first ```toml block of "Real providers",
     docs/providers.md, which the README's quick start links through docs/models.md)."""
     section = PROVIDERS_DOC.read_text(encoding="utf-8")
-    return re.search(r"```toml\n(.*?)```", section, re.DOTALL).group(1)
+    block = re.search(r"```toml\n(.*?)```", section, re.DOTALL)
+    assert block is not None, "docs/providers.md has a toml block"
+    return block.group(1)
 
 
 def write_config(myrm, text: str) -> None:

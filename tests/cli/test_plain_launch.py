@@ -10,13 +10,13 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from hypothesis_profiles import examples
 from typer.testing import CliRunner
 
 from myrm_tui.cli import app
 from myrm_tui.cli_commands import tui as tui_module
 from myrm_tui.cli_commands.plain_launch import parse_plain_launch
 from myrm_tui.settings.schema import SPECS_BY_KEY
+from tests.hypothesis_profiles import examples
 
 CHOICES = SPECS_BY_KEY["approval"].choices
 

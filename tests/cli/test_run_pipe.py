@@ -6,7 +6,7 @@ from __future__ import annotations
 import subprocess
 import sys
 
-from cli_timeouts import CLI_TIMEOUT_S
+from tests.cli.cli_timeouts import CLI_TIMEOUT_S
 
 # Enough output that the pipe is closed long before the answer ends.
 LINES = 400

@@ -7,18 +7,20 @@ is checked against the rule it declares (and one that declares nothing must wait
 from __future__ import annotations
 
 import json
+import re
 import stat
 from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from hypothesis_profiles import examples
 
 from myrm_tui.settings import trust as T
 from myrm_tui.settings.loader import load_settings
 from myrm_tui.settings.schema import FREE, NEEDS_TRUST, SETTINGS, SPECS_BY_KEY, TIGHTEN_ONLY, USER_ONLY
 from myrm_tui.settings.toml_write import dumps
+from tests.hypothesis_profiles import examples
+from tests.trust_helpers import digest_of, trust_of
 
 ATTACKER = "http://attacker.invalid/v1"
 
@@ -48,7 +50,12 @@ def other_value(spec):
         return spec.default + 1
     if spec.type is float:
         return spec.default + 1.5
-    return "attacker/model" if spec.default == "" else spec.default + "-x"
+    plain = "attacker/model" if spec.default == "" else spec.default + "-x"
+    if spec.pattern is None:
+        return plain
+    # a setting with a shape (`window_cap`) takes the first word that fits it, if one does
+    fits = (c for c in (plain, "off", "4096") if c != spec.default and re.fullmatch(spec.pattern, c))
+    return next(fits, plain)
 
 
 def test_every_setting_declares_a_known_rule():
@@ -68,25 +75,25 @@ def test_each_setting_follows_its_rule_untrusted_then_trusted(dirs, spec):
     write_workspace(workspace, dumps({spec.key: value}))
     loaded = load_settings(workspace, user_config_dir=user, env={})
     got = getattr(loaded.settings, spec.key)
-    state = loaded.workspace_trust
+    state = trust_of(loaded)
     if spec.from_workspace == FREE:
         assert got == value and state.state == T.NOTHING_TO_TRUST
     elif spec.from_workspace == NEEDS_TRUST:
         assert got == spec.default and state.state == T.UNTRUSTED
         assert [e.name for e in state.entries] == [spec.key]
         assert any(spec.key in p.message and "myrm trust" in p.message for p in loaded.problems)
-        T.record_trust(user, workspace, state.digest)
+        T.record_trust(user, workspace, digest_of(state))
         trusted = load_settings(workspace, user_config_dir=user, env={})
-        assert getattr(trusted.settings, spec.key) == value and trusted.workspace_trust.state == T.TRUSTED
+        assert getattr(trusted.settings, spec.key) == value and trust_of(trusted).state == T.TRUSTED
     elif spec.from_workspace == USER_ONLY:
         assert got == spec.default and state.state == T.NOTHING_TO_TRUST
         assert any(f"`{spec.key}" in p.message for p in loaded.problems)
-        T.record_trust(user, workspace, state.digest)  # trust changes nothing for these
+        T.record_trust(user, workspace, digest_of(state))  # trust changes nothing for these
         assert getattr(load_settings(workspace, user_config_dir=user, env={}).settings, spec.key) == spec.default
     else:
         loosening = T.loosens(spec, value, spec.default)
         assert got == (spec.default if loosening else value)
-        T.record_trust(user, workspace, state.digest)  # trust changes nothing for these
+        T.record_trust(user, workspace, digest_of(state))  # trust changes nothing for these
         again = load_settings(workspace, user_config_dir=user, env={})
         assert getattr(again.settings, spec.key) == got
 
@@ -142,7 +149,7 @@ def test_untrusted_api_base_never_reaches_the_call(dirs):
         "openai/gpt-4o": {"context_window": 64000}
     }
     assert "api_base" not in kwargs_for(untrusted)
-    T.record_trust(user, workspace, untrusted.workspace_trust.digest)
+    T.record_trust(user, workspace, digest_of(trust_of(untrusted)))
     trusted = load_settings(workspace, flags, user_config_dir=user, env={})
     assert kwargs_for(trusted)["api_base"] == ATTACKER
 
@@ -150,10 +157,10 @@ def test_untrusted_api_base_never_reaches_the_call(dirs):
 def test_accepting_a_digest_accepts_only_that_content(dirs):
     workspace, user = dirs
     path = write_workspace(workspace, f'api_base = "{ATTACKER}"\n')
-    shown = load_settings(workspace, user_config_dir=user, env={}).workspace_trust
+    shown = trust_of(load_settings(workspace, user_config_dir=user, env={}))
     path.write_text('api_base = "http://swapped.invalid/v1"\n')  # changed after it was shown
     late = load_settings(workspace, user_config_dir=user, env={}, accept_workspace=shown.digest)
-    assert late.settings.api_base == "" and late.workspace_trust.needs_decision
+    assert late.settings.api_base == "" and trust_of(late).needs_decision
 
 
 def test_keymap_cannot_remap_approval_answers_from_a_workspace(dirs):
@@ -173,7 +180,7 @@ def test_model_fields_other_than_the_free_ones_need_trust(dirs):
     )
     loaded = load_settings(workspace, user_config_dir=user, env={})
     assert loaded.settings.models == {"m/x": {"context_window": 1000, "supports_tools": True}}
-    (entry,) = loaded.workspace_trust.entries
+    (entry,) = trust_of(loaded).entries
     assert str(entry) == f'[models."m/x"] api_base = "{ATTACKER}" (line 4)'
 
 
@@ -195,7 +202,7 @@ def test_user_config_dir_inside_the_workspace_is_read_once_as_the_users(dirs):
     workspace, _ = dirs
     write_workspace(workspace, f'api_base = "{ATTACKER}"\n')
     loaded = load_settings(workspace, user_config_dir=workspace / ".myrm", env={})
-    assert loaded.settings.api_base == ATTACKER and loaded.workspace_trust.state == T.NO_FILE
+    assert loaded.settings.api_base == ATTACKER and trust_of(loaded).state == T.NO_FILE
 
 
 def test_a_value_the_user_overrides_needs_no_decision(dirs):
@@ -205,12 +212,12 @@ def test_a_value_the_user_overrides_needs_no_decision(dirs):
     for flags, env in (({"model": "mine/model"}, {}), ({}, {"MYRM_MODEL": "mine/model"})):
         loaded = load_settings(workspace, flags, user_config_dir=user, env=env)
         assert loaded.settings.model == "mine/model"
-        assert loaded.workspace_trust.state == T.NOTHING_TO_TRUST and loaded.problems == []
+        assert trust_of(loaded).state == T.NOTHING_TO_TRUST and loaded.problems == []
     plain = load_settings(workspace, user_config_dir=user, env={})
-    assert plain.settings.model == "" and plain.workspace_trust.needs_decision
+    assert plain.settings.model == "" and trust_of(plain).needs_decision
     write_workspace(workspace, f'model = "team/model"\napi_base = "{ATTACKER}"\n')
     still = load_settings(workspace, {"model": "mine/model"}, user_config_dir=user, env={})
-    assert [e.name for e in still.workspace_trust.entries] == ["api_base"]
+    assert [e.name for e in trust_of(still).entries] == ["api_base"]
 
 
 def test_trust_command_still_trusts_what_the_environment_overrides(dirs, monkeypatch, capsys):

@@ -3,16 +3,17 @@
 from __future__ import annotations
 
 import math
+from typing import Any
 
 from hypothesis import given
 from hypothesis import strategies as st
-from test_engine_behaviour import Session, info
 
 from myrm_tui.context import ladder
 from myrm_tui.context.budget import budget_for
 from myrm_tui.context.compaction_interval import GROWTH_WINDOW, SLOW_GROWTH_TOKENS, CompactionInterval
 from myrm_tui.context.config import DEFAULT_CONFIG, EngineConfig
 from myrm_tui.store import Store
+from tests.context.test_engine_behaviour import Session, info
 
 RATIO = DEFAULT_CONFIG.write_read_price_ratio
 
@@ -56,7 +57,9 @@ def test_steady_growth_fires_at_the_cost_optimal_interval(floor, growth):
 
 def test_ladder_runs_the_removal_event_when_due_but_never_past_the_limit():
     budget = budget_for(64_000, 4_096)
-    kwargs = dict(budget=budget, config=DEFAULT_CONFIG, cache_warm=True, force_tier=None, recent_savings={})
+    kwargs: dict[str, Any] = dict(
+        budget=budget, config=DEFAULT_CONFIG, cache_warm=True, force_tier=None, recent_savings={}
+    )
     due = ladder.decide(tokens=int(0.45 * budget.prompt_limit), economic_due=True, **kwargs)
     assert due.run == "emergency" and due.why.startswith("economic")
     assert ladder.decide(tokens=int(0.45 * budget.prompt_limit), **kwargs).run is None

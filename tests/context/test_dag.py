@@ -5,13 +5,12 @@ from __future__ import annotations
 import json
 import re
 
-from engine_helpers import info
-
 from myrm_tui.context.engine import ContextEngine, TurnInput
 from myrm_tui.context.recall import ctx_expand, ctx_inspect
 from myrm_tui.context.summary.client import CallResult
 from myrm_tui.context.tokens import count_message_tokens
 from myrm_tui.llm.replay_summarizers import null_summarizer
+from tests.context.engine_helpers import info
 
 MODEL = "gpt-4o"
 

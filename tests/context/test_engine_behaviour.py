@@ -7,7 +7,6 @@ import json
 from pathlib import Path
 
 import pytest
-from engine_helpers import info as shared_info
 
 from myrm_tui.context import ladder
 from myrm_tui.context.budget import budget_for
@@ -19,6 +18,7 @@ from myrm_tui.context.stages.thinking_cleanup import clean_thinking
 from myrm_tui.context.tokens import count_message_tokens
 from myrm_tui.llm.model_info import ModelInfo
 from myrm_tui.store import Store
+from tests.context.engine_helpers import info as shared_info
 
 MODEL = "gpt-4o"
 SYSTEM = "system prompt"

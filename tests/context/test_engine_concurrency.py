@@ -13,11 +13,10 @@ import re
 import threading
 import time
 
-from engine_helpers import info
-
 from myrm_tui.context.engine import ContextEngine, TurnInput
 from myrm_tui.context.summary.client import CallResult, SummaryModel
 from myrm_tui.context.tokens import count_message_tokens
+from tests.context.engine_helpers import info
 
 MODEL = "gpt-4o"
 ROUNDS = 6

@@ -14,10 +14,10 @@ import json
 import re
 import tempfile
 from pathlib import Path
+from typing import Any
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from hypothesis_profiles import examples
 
 from myrm_tui.context.engine import ContextEngine, TurnInput
 from myrm_tui.context.ingest import ingest_message
@@ -25,6 +25,7 @@ from myrm_tui.context.prompt import ContextExhausted
 from myrm_tui.context.tokens import count_message_tokens
 from myrm_tui.llm.model_info import ModelInfo
 from myrm_tui.store import Store
+from tests.hypothesis_profiles import examples
 
 MODEL = "gpt-4o"
 SYSTEM = "You are a test agent."
@@ -52,7 +53,7 @@ def output_text(draw):
 @st.composite
 def turn(draw, index: int):
     """The messages one turn adds."""
-    messages = []
+    messages: list[dict[str, Any]] = []
     text = f"turn {index}: " + " ".join(draw(st.lists(st.sampled_from(WORDS), max_size=6)))
     if draw(st.integers(0, 9)) == 0:
         text += " " + "huge " * draw(st.sampled_from([2_000, 12_000]))

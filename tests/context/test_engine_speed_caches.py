@@ -9,7 +9,6 @@ from __future__ import annotations
 import tiktoken
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from hypothesis_profiles import examples
 
 from myrm_tui.context import tokens
 from myrm_tui.context.engine import ContextEngine, TurnInput
@@ -19,6 +18,7 @@ from myrm_tui.context.tokens import COUNT_CACHE_MAX_CHARS, count_message_tokens,
 from myrm_tui.context.views import _scrubbed_clip, masked_text
 from myrm_tui.llm.model_info import ModelInfo
 from myrm_tui.store import Store
+from tests.hypothesis_profiles import examples
 
 # Counts differ between o200k (gpt-4o) and cl100k (everything else) for this text.
 MIXED = "Привет, мир! こんにちは世界 — naïve café résumé 12345 ΑΒΓΔ"

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from hypothesis_profiles import examples
 
 from myrm_tui.context.integrity import SYNTHETIC_INTERRUPTED, repair_pairs
+from tests.hypothesis_profiles import examples
 
 CALL_IDS = st.sampled_from(["a", "b", "c", "d", "e"])
 
@@ -91,7 +93,7 @@ def test_repair_never_drops_user_or_assistant_messages(history):
 
 
 def test_dangling_call_gets_synthetic_result_and_orphan_is_dropped():
-    history = [
+    history: list[dict[str, Any]] = [
         {"role": "user", "content": "go"},
         {
             "role": "assistant",

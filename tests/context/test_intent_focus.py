@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from hypothesis import given
 from hypothesis import strategies as st
-from plan_helpers import plan_input, rows_of, tool_unit
 
 from myrm_tui.context.intent import MAX_FOCUS, Intent, build_intent, current_query, focus_modules, focus_symbols
 from myrm_tui.context.stages.compress import EMERGENCY, LIGHT, _Planner
 from myrm_tui.context.views import DEDUP, FILTERED, MASKED, SUPERSEDED
+from tests.context.plan_helpers import plan_input, rows_of, tool_unit
 
 
 # -- what the intent holds -------------------------------------------------------------------

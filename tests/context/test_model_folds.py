@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import json
 
-from engine_helpers import info
-
 from myrm_tui.context.dag import _merged_content
 from myrm_tui.context.engine import ContextEngine, TurnInput
 from myrm_tui.context.recall import ctx_expand
@@ -19,6 +17,7 @@ from myrm_tui.context.summary.client import CallResult, SummaryModel
 from myrm_tui.context.summary.condense import open_items
 from myrm_tui.context.summary.schema import StructuredSummary
 from myrm_tui.context.tokens import count_message_tokens
+from tests.context.engine_helpers import info
 
 MODEL = "gpt-4o"
 LEAF_OPENING = "You compress part of"

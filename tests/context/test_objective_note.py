@@ -9,10 +9,8 @@ from __future__ import annotations
 
 import json
 
-from engine_helpers import info
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from hypothesis_profiles import examples
 
 from myrm_tui.context.config import EngineConfig
 from myrm_tui.context.engine import ContextEngine, TurnInput
@@ -20,6 +18,8 @@ from myrm_tui.context.ingest import ingest_message
 from myrm_tui.context.integrity import repair_pairs
 from myrm_tui.context.objective_note import MAX_ITEM_CHARS, MAX_OBJECTIVE_CHARS, NoteSource, note_text
 from myrm_tui.context.tokens import count_message_tokens
+from tests.context.engine_helpers import info
+from tests.hypothesis_profiles import examples
 
 MODEL = "gpt-4o"
 SYSTEM = "system prompt"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 from hypothesis import given
 from hypothesis import strategies as st
@@ -62,7 +63,9 @@ def test_a_reply_that_was_all_reasoning_still_says_something():
     out = clean_thinking({"role": "assistant", "content": "<think>only this"}, ANTHROPIC, True)
     assert out["content"] == REASONING_OMITTED
     calls = [{"id": "c", "type": "function", "function": {"name": "f", "arguments": "{}"}}]
-    with_calls = clean_thinking({"role": "assistant", "content": "<think>x</think>", "tool_calls": calls}, OPENAI, 0)
+    with_calls = clean_thinking(
+        {"role": "assistant", "content": "<think>x</think>", "tool_calls": calls}, OPENAI, False
+    )
     assert with_calls["content"] == "" and with_calls["tool_calls"] == calls
 
 
@@ -92,7 +95,7 @@ def test_after_a_model_switch_blocks_signed_by_the_other_family_are_dropped(tmp_
     with Store.open(tmp_path) as store:
         session = store.create_session("claude-sonnet-4").id
         call = {"id": "c1", "type": "function", "function": {"name": "glob", "arguments": "{}"}}
-        rows = [
+        rows: list[dict[str, Any]] = [
             {"role": "user", "content": "list"},
             {"role": "assistant", "content": "", "tool_calls": [call], "thinking_blocks": [SIGNED]},
             {"role": "tool", "tool_call_id": "c1", "name": "glob", "content": "a.py"},
@@ -125,7 +128,7 @@ def test_after_a_model_switch_blocks_signed_by_the_other_family_are_dropped(tmp_
 
 # ---------------------------------------------------------------- lone surrogates
 def test_lone_surrogates_become_the_replacement_character_anywhere():
-    message = {
+    message: dict[str, Any] = {
         "role": "assistant",
         "content": [{"type": "text", "text": "a\udc80b"}],
         "tool_calls": [{"id": "c", "function": {"name": "f", "arguments": '{"p": "\ud800"}'}}],

@@ -13,6 +13,7 @@ from myrm_tui.context.recall import (
     RECALL_CLOSE,
     RECALL_NOTE,
     RECALL_OPEN,
+    Handle,
     ctx_expand,
     ctx_inspect,
     ctx_search,
@@ -96,7 +97,9 @@ def test_search_without_hits_and_with_bad_input(store: Store, session: str):
     store.append_message(session, {"role": "user", "content": "hello"}, 1)
     assert ctx_search(store, session, "zebra-unicorn").startswith('no matches for "zebra-unicorn"')
     assert ctx_search(store, session, "   ").startswith("error: empty query")
-    assert ctx_search(store, session, "hello", limit="many").startswith("error: limit=")
+    assert ctx_search(store, session, "hello", limit="many").startswith(  # type: ignore[arg-type]  # a model's bad input
+        "error: limit="
+    )
     assert ctx_search(store, "nosuchsession", "hello").startswith("error: no session")
 
 
@@ -280,8 +283,9 @@ def test_expand_caps_output_and_the_hints_reach_everything(store: Store, session
     collected = [body]
     calls = 1
     while "continue with" in result:
-        lines_arg = re.search(r'lines="(\d+:\d+)"', result.splitlines()[-1]).group(1)
-        result = ctx_expand(store, session, handle, lines=lines_arg)
+        next_lines = re.search(r'lines="(\d+:\d+)"', result.splitlines()[-1])
+        assert next_lines is not None, result
+        result = ctx_expand(store, session, handle, lines=next_lines.group(1))
         collected.append(body_of(result).split("\n", 1)[1])
         calls += 1
         assert calls < 50
@@ -324,7 +328,9 @@ def test_expand_query_output_is_capped_with_a_hint(store: Store, session: str):
     match = re.fullmatch(r'… continue with ctx_expand\("vault://[0-9a-f]+", query="WARN", lines="(\d+):4000"\)', hint)
     assert match, hint
     nxt = body_of(ctx_expand(store, session, handle, query="WARN", lines=f"{match.group(1)}:4000", max_chars=2_000))
-    first_shown = int(re.search(r"^\s*(\d+):", nxt.split("\n", 1)[1], re.MULTILINE).group(1))
+    first_line = re.search(r"^\s*(\d+):", nxt.split("\n", 1)[1], re.MULTILINE)
+    assert first_line is not None, nxt
+    first_shown = int(first_line.group(1))
     last_before = int(re.findall(r"^\s*(\d+):", body, re.MULTILINE)[-1])
     assert first_shown == last_before + 1
 
@@ -381,10 +387,15 @@ def test_expand_respects_workspaces_and_labels_other_sessions(store: Store, sess
 
 
 def test_handle_parsing():
-    assert parse_handle("msg:42").message_id == 42
-    assert parse_handle(' "MSG: 7" ').text == "msg:7"
-    assert parse_handle("vault://ABCDEF123456").text == "vault://abcdef123456"
-    assert parse_handle("S12").kind == "summary"
+    def parsed(raw: str) -> Handle:
+        handle = parse_handle(raw)
+        assert handle is not None, raw
+        return handle
+
+    assert parsed("msg:42").message_id == 42
+    assert parsed(' "MSG: 7" ').text == "msg:7"
+    assert parsed("vault://ABCDEF123456").text == "vault://abcdef123456"
+    assert parsed("S12").kind == "summary"
     for bad in ("msg:", "msg:x", "vault://xyz", "vault://abc/../../x", "", None, 42):
         assert parse_handle(bad) is None, bad
 

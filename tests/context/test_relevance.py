@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from hypothesis_profiles import examples
-from plan_helpers import call, plan_input, tool_unit
 
 from myrm_tui.context.relevance import bm25_scores, least_relevant_first, tokenize
 from myrm_tui.context.relevance_policy import (
@@ -20,6 +18,8 @@ from myrm_tui.context.units import split_units
 from myrm_tui.context.views import REMOVED
 from myrm_tui.llm.model_info import ModelInfo
 from myrm_tui.settings.schema import SPECS_BY_KEY
+from tests.context.plan_helpers import call, plan_input, tool_unit
+from tests.hypothesis_profiles import examples
 
 
 def model(name: str = "openai/gpt-4o", caching: bool = True) -> ModelInfo:

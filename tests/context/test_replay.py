@@ -13,6 +13,7 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -79,7 +80,7 @@ def test_a_recorded_result_takes_the_live_spill_path():
         + "\nrow 2000.5 ok NEEDLE-77aa88bb99\n"  # the rows' shape: only the vault has it
         + "\n".join(f"row {i} ok" for i in range(2_000, 4_000))
     )
-    lines = [
+    lines: list[dict[str, Any]] = [
         {
             "turn": 1,
             "messages": [

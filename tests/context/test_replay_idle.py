@@ -7,11 +7,10 @@ from __future__ import annotations
 
 import dataclasses
 
-from test_replay import session_lines
-
 from myrm_tui.agent.cache_warmth import KEEPALIVE_MARGIN_S
 from myrm_tui.context.config import CACHE_TTL_S, DEFAULT_CONFIG
 from myrm_tui.replay import TURN_SECONDS, ReplayOptions, replay
+from tests.context.test_replay import session_lines
 
 WINDOW = 16_000
 PAUSE_S = 900.0  # 15 minutes: past the replay model's 5-minute cache lifetime

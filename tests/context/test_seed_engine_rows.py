@@ -7,10 +7,8 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
-from engine_helpers import info
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from hypothesis_profiles import examples
 
 from myrm_tui.context.arrival_budget import arrival_allowances
 from myrm_tui.context.config import DEFAULT_CONFIG, EngineConfig
@@ -23,6 +21,8 @@ from myrm_tui.context.views import REMOVED
 from myrm_tui.settings.schema import SPECS_BY_KEY
 from myrm_tui.settings.value_checks import type_error
 from myrm_tui.store import Store
+from tests.context.engine_helpers import info
+from tests.hypothesis_profiles import examples
 
 SIGNED_A = {"type": "thinking", "thinking": "first step", "signature": "c2lnQQ=="}
 SIGNED_B = {"type": "thinking", "thinking": "second step", "signature": "c2lnQg=="}

@@ -9,13 +9,13 @@ from __future__ import annotations
 
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
-from hypothesis_profiles import examples
 
 from myrm_tui.context.ingest import ingest_message, spill_text
+from tests.hypothesis_profiles import examples
 
 NO_VAULT_NOTE = "no vault available for the rest"
 
-_lines = st.lists(st.text(st.characters(blacklist_categories=("Cs",)), max_size=300), min_size=1, max_size=60)
+_lines = st.lists(st.text(st.characters(blacklist_categories=["Cs"]), max_size=300), min_size=1, max_size=60)
 
 
 @settings(max_examples=examples(150), deadline=None)

@@ -38,7 +38,7 @@ def add(store, session, message) -> int:
 
 def source(chars: int, seed: int) -> str:
     rng = random.Random(seed)
-    lines = []
+    lines: list[str] = []
     while sum(len(line) + 1 for line in lines) < chars:
         lines.append(f"TABLE_{rng.randrange(10**6)} = [{', '.join(str(rng.randrange(10**4)) for _ in range(12))}]")
     return "\n".join(lines)

@@ -222,6 +222,7 @@ def running_fake_openai() -> Iterator[FakeOpenAI]:
     try:
         yield server
     finally:
+        assert server.closing is not None, "set when the server started"
         loop.call_soon_threadsafe(server.closing.set)
         asyncio.run_coroutine_threadsafe(holder["runner"].cleanup(), loop).result(10)
         loop.call_soon_threadsafe(loop.stop)

@@ -18,11 +18,11 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from hypothesis_profiles import examples
 
 from myrm_tui.settings.loader import load_settings, save_user_settings
 from myrm_tui.settings.schema import MODEL_FIELD_MINIMUMS, SETTINGS, SPECS_BY_KEY
 from myrm_tui.store import Store
+from tests.hypothesis_profiles import examples
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 CLI_TIMEOUT_S = 180  # a cold subprocess on a loaded 2-core machine

@@ -20,11 +20,11 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from hypothesis_profiles import examples
-from store_faults import Myrm, make_workspace
 
 from myrm_tui.store import Store, StoreError
 from myrm_tui.store.db import connect
+from tests.faults.store_faults import Myrm, make_workspace
+from tests.hypothesis_profiles import examples
 
 PAGE = 4096
 SESSIONS = 3

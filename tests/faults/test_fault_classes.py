@@ -22,9 +22,16 @@ import sys
 import textwrap
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
-from fake_openai_server import (
+
+import myrm_tui  # noqa: F401  (offline env before litellm)
+from myrm_tui.llm import errors, retry_policy
+from myrm_tui.llm.call_settings import CallSettings
+from myrm_tui.llm.events import RetryEvent, TextDelta
+from myrm_tui.llm.stream import stream
+from tests.faults.fake_openai_server import (
     FAKE_MODEL,
     WIRES,
     FakeOpenAI,
@@ -37,12 +44,6 @@ from fake_openai_server import (
     running_fake_openai,
     use_wire,
 )
-
-import myrm_tui  # noqa: F401  (offline env before litellm)
-from myrm_tui.llm import errors, retry_policy
-from myrm_tui.llm.call_settings import CallSettings
-from myrm_tui.llm.events import RetryEvent, TextDelta
-from myrm_tui.llm.stream import stream
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 KEY = "sk-fake-test-key-for-the-fake-server-0001"
@@ -71,9 +72,10 @@ def _fast_retries_and_a_key(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", KEY)
 
 
-async def call(api_base: str, **fields: object) -> tuple[list, BaseException | None]:
+async def call(api_base: str, **fields: Any) -> tuple[list, BaseException | None]:
     """Every event of one call and the error it ended with (None when it finished)."""
-    settings = CallSettings(api_base=api_base, **{"max_attempts": 3, **fields})
+    options: dict[str, Any] = {"max_attempts": 3, **fields}
+    settings = CallSettings(api_base=api_base, **options)
     events: list = []
     try:
         async for event in stream(FAKE_MODEL, HELLO, None, settings):

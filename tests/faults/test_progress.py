@@ -22,10 +22,10 @@ from pathlib import Path
 
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
-from hypothesis_profiles import examples
-from progress_driver import Driver, SessionPlan, TurnPlan, check_prompt
 
 from myrm_tui.context.budget import budget_for
+from tests.faults.progress_driver import Driver, SessionPlan, TurnPlan, check_prompt
+from tests.hypothesis_profiles import examples
 
 # The session: a 6,000-token window, max_output_tokens 4,096 (so half the window is
 # reserved for the answer), a fixed prefix of 1,858 tokens (31 % of the window, 68 % of the

@@ -29,14 +29,14 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from hypothesis_profiles import examples
-from secret_corpus import NearMiss, Secret, corpus, near_misses, public_key_material
 
 import myrm_tui  # noqa: F401  (offline env before litellm)
 from myrm_tui import log_redaction, sinks
 from myrm_tui.context.tokens import count_message_tokens
 from myrm_tui.redact import redact
 from myrm_tui.store import Store
+from tests.faults.secret_corpus import NearMiss, Secret, corpus, near_misses, public_key_material
+from tests.hypothesis_profiles import examples
 
 CORPUS = corpus()
 NEAR = near_misses() + public_key_material()
@@ -351,11 +351,11 @@ def drive_run_echo(world: World, tag: str, text: str) -> list[str]:
 
 def drive_provider_error(world: World, tag: str, text: str) -> list[str]:
     """A provider's error text quoted in a typed error, and an endpoint quoted in one."""
-    import litellm
+    from litellm.exceptions import BadRequestError
 
     from myrm_tui.llm.classify import classify
 
-    bad_request = litellm.BadRequestError(f"{tag} {text}", model="openai/x", llm_provider="openai")
+    bad_request = BadRequestError(f"{tag} {text}", model="openai/x", llm_provider="openai")
     unreachable = ConnectionRefusedError(111, "Connect call failed")
     return [
         classify(bad_request, "openai/x").user_text(),

@@ -74,7 +74,9 @@ def stored(store: Store, session_id: str) -> list[dict[str, Any]]:
 def needed_tokens(events: list[Any]) -> int:
     [error] = [e for e in events if isinstance(e, TurnError)]
     assert error.error_class == "ContextExhausted", error
-    return int(re.search(r"needs ([\d,]+) prompt tokens", error.message).group(1).replace(",", ""))
+    needs = re.search(r"needs ([\d,]+) prompt tokens", error.message)
+    assert needs is not None, error.message
+    return int(needs.group(1).replace(",", ""))
 
 
 async def test_resend_after_an_auth_error_reuses_the_stored_ask(store, workspace, tmp_path):

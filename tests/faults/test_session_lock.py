@@ -21,7 +21,9 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from store_faults import (
+
+from myrm_tui.store import StoreError
+from tests.faults.store_faults import (
     CLI_TIMEOUT_S,
     HOLDER,
     Myrm,
@@ -35,8 +37,6 @@ from store_faults import (
     tool_then_answer_script,
     wait_for_screen,
 )
-
-from myrm_tui.store import StoreError
 
 ROUNDS = 20
 KILLS = 5
@@ -112,6 +112,7 @@ def start_holder(myrm: Myrm, session_id: str, *extra: str) -> tuple[subprocess.P
         text=True,
         env=clean_env(myrm.config_dir),
     )
+    assert proc.stdout is not None and proc.stderr is not None
     line = proc.stdout.readline().split()
     assert line[:1] == ["ready"], proc.stderr.read()
     return proc, [int(n) for n in line[1:]]
@@ -275,10 +276,11 @@ def test_a_busy_session_is_forked_at_its_last_finished_turn(tmp_path: Path):
         with Store.open(myrm.workspace) as store:
             forked = open_for_writing(store, store.get_session(finished.id), fork=False, fork_if_busy=True)
             assert forked.forked_from == finished.id and forked.busy_pid == holders[0].pid
+            assert forked.session_id is not None
             assert [m.message["content"] for m in store.messages(forked.session_id)] == ["one", "done"]
-            assert "continuing in a fork" in forked.notice()
+            assert "continuing in a fork" in (forked.notice() or "")
             new = open_for_writing(store, store.get_session(fresh.id), fork=False, fork_if_busy=True)
-            assert new.session_id is None and "starting a new session" in new.notice()
+            assert new.session_id is None and "starting a new session" in (new.notice() or "")
             with pytest.raises(StoreError, match=f"in use by pid {holders[1].pid}"):
                 open_for_writing(store, store.get_session(fresh.id), fork=False, fork_if_busy=False)
     finally:

@@ -17,7 +17,6 @@ import json
 from collections.abc import Iterator
 
 import pytest
-from fake_openai_server import FakeOpenAI, answer, error, running_fake_openai
 
 import myrm_tui  # noqa: F401  (offline env before litellm)
 from myrm_tui.agent.agent import Agent
@@ -25,6 +24,7 @@ from myrm_tui.context.tokens import count_message_tokens
 from myrm_tui.llm import retry_policy
 from myrm_tui.settings.loader import load_settings
 from myrm_tui.store import Store
+from tests.faults.fake_openai_server import FakeOpenAI, answer, error, running_fake_openai
 
 KEY = "sk-fake-test-key-for-the-fake-server-0002"
 LITE = "openai/lite-on-my-box"

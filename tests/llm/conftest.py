@@ -9,23 +9,20 @@ from __future__ import annotations
 
 import asyncio
 import json
-import sys
 import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import pytest
-from llm_test_support import DUMMY_API_KEY, free_port
 
 import myrm_tui  # noqa: F401  (offline env before anything imports litellm)
 from myrm_tui.llm import retry_policy
+from tests.llm.llm_test_support import DUMMY_API_KEY, free_port
 
 # The loopback OpenAI-compatible server of the fault tests (tests/faults/fake_openai_server.py):
 # request bodies and headers captured at a real HTTP server, shared with this folder's tests.
-FAULTS_DIR = Path(__file__).resolve().parents[1] / "faults"
-if str(FAULTS_DIR) not in sys.path:
-    sys.path.append(str(FAULTS_DIR))
 
 
 @dataclass
@@ -178,7 +175,7 @@ def collect() -> Callable[..., object]:
     from myrm_tui.llm.call_settings import CallSettings
     from myrm_tui.llm.stream import stream
 
-    async def run(model: str, messages: list[dict], tools: list[dict] | None = None, **fields: object) -> list:
+    async def run(model: str, messages: list[dict], tools: list[dict] | None = None, **fields: Any) -> list:
         return [event async for event in stream(model, messages, tools, CallSettings(**fields))]
 
     return run

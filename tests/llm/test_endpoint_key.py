@@ -12,10 +12,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
-from fake_openai_server import WIRES, FakeOpenAI, answer, error, running_fake_openai, use_wire
 
 from myrm_tui.llm import CallSettings, errors, stream
 from myrm_tui.llm.events import FinishEvent, RetryEvent
+from tests.faults.fake_openai_server import WIRES, FakeOpenAI, answer, error, running_fake_openai, use_wire
 
 HELLO = [{"role": "user", "content": "hello"}]
 ANTHROPIC_KEY = "sk-ant-real-key-of-another-provider-0001"

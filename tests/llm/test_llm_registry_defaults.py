@@ -29,6 +29,7 @@ def test_unknown_custom_endpoint_gets_conservative_window_and_warning():
         assert not info.known
         assert info.context_window == CONSERVATIVE_WINDOW
         assert info.max_output_tokens <= info.context_window
+        assert info.warning is not None
         assert model in info.warning and "context_window" in info.warning
 
 
@@ -70,12 +71,12 @@ def test_default_model_uses_first_keyed_provider():
     model = defaults.default_model({"ANTHROPIC_API_KEY": "k", "OPENAI_API_KEY": "k"})
     assert model is not None and model.startswith("anthropic/")
     assert registry.info(model).known and registry.info(model).supports_tools
-    assert defaults.default_model({"OPENAI_API_KEY": "k"}).startswith("openai/")
-    assert defaults.default_model({"GEMINI_API_KEY": "k"}).startswith("gemini/")
+    assert (defaults.default_model({"OPENAI_API_KEY": "k"}) or "").startswith("openai/")
+    assert (defaults.default_model({"GEMINI_API_KEY": "k"}) or "").startswith("gemini/")
 
 
 def test_default_model_is_deterministic_for_every_provider():
-    for provider, var, prefix in defaults.PROVIDER_KEYS:
+    for provider, var, prefix in provider_keys.PROVIDER_KEYS:
         picks = {defaults.default_model({var: "k"}) for _ in range(2)}
         assert len(picks) == 1
         (pick,) = picks

@@ -108,9 +108,9 @@ async def test_invalid_json_arguments_set_parse_error(write_script, collect):
         ]
     )
     calls = [e for e in await collect(model, USER) if isinstance(e, ToolCallEvent)]
-    assert calls[0].arguments == {} and "not valid JSON" in calls[0].parse_error
+    assert calls[0].arguments == {} and "not valid JSON" in (calls[0].parse_error or "")
     assert calls[0].raw_arguments == '{"command": "ls'
-    assert calls[1].arguments == {} and "JSON object" in calls[1].parse_error
+    assert calls[1].arguments == {} and "JSON object" in (calls[1].parse_error or "")
     finish_calls = (await collect(model, USER))[-1].message["tool_calls"]
     assert finish_calls[0]["function"]["arguments"] == '{"command": "ls', "raw text is stored as sent"
 

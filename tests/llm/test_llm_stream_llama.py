@@ -3,13 +3,16 @@ fault-injecting proxy: the error mapping and retry policy as a user would meet t
 
 from __future__ import annotations
 
+from collections.abc import AsyncGenerator
+from typing import Any
+
 import pytest
-from llm_test_support import DUMMY_API_KEY, free_port
 
 from myrm_tui.llm import errors
 from myrm_tui.llm.call_settings import CallSettings
 from myrm_tui.llm.events import FinishEvent, RetryEvent, TextDelta, UsageEvent
 from myrm_tui.llm.stream import stream
+from tests.llm.llm_test_support import DUMMY_API_KEY, free_port
 
 pytestmark = pytest.mark.llama
 
@@ -17,7 +20,7 @@ HELLO = [{"role": "user", "content": "Say hello."}]
 
 
 def settings(api_base: str, **fields: object) -> CallSettings:
-    base: dict[str, object] = {
+    base: dict[str, Any] = {
         "api_base": api_base,
         "max_output_tokens": 12,
         "temperature": 0.0,
@@ -138,6 +141,7 @@ async def test_real_server_overflow_in_stream_is_an_error_not_an_empty_answer(ll
 
 async def test_consumer_closing_mid_stream_releases_the_connection(llama_server):
     agen = stream("openai/smollm2", HELLO, None, settings(llama_server.api_base, max_output_tokens=64))
+    assert isinstance(agen, AsyncGenerator)  # an async generator: the consumer may close it
     async for event in agen:
         if isinstance(event, TextDelta):
             break

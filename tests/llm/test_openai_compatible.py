@@ -15,18 +15,19 @@ import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
-from fake_openai_server import WIRES, FakeOpenAI, Reply, answer, running_fake_openai, use_wire
 
 from myrm_tui.llm import CallSettings, stream
 from myrm_tui.llm.events import FinishEvent, ReasoningDelta, TextDelta, ToolCallEvent, UsageEvent
+from tests.faults.fake_openai_server import WIRES, FakeOpenAI, Reply, answer, running_fake_openai, use_wire
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 SERVER_KEY = "sk-the-key-the-server-was-started-with-0005"
 # A conversation with everything a body can carry: a system prompt, an image, an assistant turn
 # that only called a tool (content None), its result, and a user turn.
-CONVERSATION = [
+CONVERSATION: list[dict[str, Any]] = [
     {"role": "system", "content": "You are terse."},
     {
         "role": "user",

@@ -25,6 +25,7 @@ from myrm_tui.context.family import ANTHROPIC, OPENAI, REASONING_TOOLS
 from myrm_tui.context.stages.thinking_cleanup import clean_thinking
 from myrm_tui.llm.assembler import StreamAssembler
 from myrm_tui.llm.call_settings import reasoning_effort_for
+from myrm_tui.llm.events import FinishEvent
 from myrm_tui.llm.model_info import ModelInfo
 from myrm_tui.settings.settings import Settings
 from myrm_tui.store import Store
@@ -288,7 +289,9 @@ def test_assembler_rebuilds_blocks_from_fragments_without_indexes():
         chunk(content="answer"),
     ):
         assembler.feed(piece)
-    message = assembler.finish()[-1].message
+    finish = assembler.finish()[-1]
+    assert isinstance(finish, FinishEvent)
+    message = finish.message
     assert message["thinking_blocks"] == [
         {"type": "thinking", "thinking": "one two", "signature": "s1"},
         {"type": "thinking", "thinking": "three", "signature": "s2"},

@@ -3,21 +3,17 @@
 from __future__ import annotations
 
 import json
-import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from mcp_helpers import HttpServer, start_http_server
 
 from myrm_tui.store.store import Store
+from tests.mcp.mcp_helpers import HttpServer, start_http_server
 
 # The loopback OpenAI-compatible server of the fault tests (tests/faults/fake_openai_server.py):
 # the request bodies it captures show the tools array exactly as sent.
-FAULTS_DIR = Path(__file__).resolve().parents[1] / "faults"
-if str(FAULTS_DIR) not in sys.path:
-    sys.path.append(str(FAULTS_DIR))
 
 
 @pytest.fixture(autouse=True)

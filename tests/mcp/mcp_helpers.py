@@ -12,6 +12,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from myrm_tui.mcp.connection import ServerConnection
+from myrm_tui.mcp.manager import McpManager
 from myrm_tui.settings.mcp_config import HTTP, STDIO, McpServerConfig
 
 HERE = Path(__file__).resolve().parent
@@ -157,6 +159,13 @@ async def wait_until(pilot, predicate, timeout: float = PILOT_TIMEOUT_S, what: s
         await pilot.pause(0.05)
 
 
+def connection_of(manager: McpManager, name: str) -> ServerConnection:
+    """The manager's connection to `name`: the test configured that server."""
+    connection = manager.connection(name)
+    assert connection is not None, name
+    return connection
+
+
 async def drive(agent, text: str, approve=True) -> list:
     """Consume a whole turn, answering approvals like a user would; the events, in order."""
     from myrm_tui.agent.events import ApprovalRequest
@@ -165,5 +174,6 @@ async def drive(agent, text: str, approve=True) -> list:
     async for event in agent.turn(text):
         events.append(event)
         if isinstance(event, ApprovalRequest):
+            assert event.decision is not None
             event.decision.set_result(approve(event) if callable(approve) else approve)
     return events

@@ -9,7 +9,6 @@ import json
 from pathlib import Path
 
 import pytest
-from mcp_helpers import drive, stdio_config
 
 import myrm_tui  # noqa: F401  (offline env before litellm)
 from myrm_tui.agent.agent import Agent
@@ -19,6 +18,7 @@ from myrm_tui.mcp.frozen_order import is_unavailable
 from myrm_tui.mcp.manager import McpManager
 from myrm_tui.settings.settings import Settings
 from myrm_tui.store import event_kinds
+from tests.mcp.mcp_helpers import drive, stdio_config
 
 NEEDLE = "ZEBRA-NEEDLE-4242"
 

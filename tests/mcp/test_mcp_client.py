@@ -9,13 +9,14 @@ import sys
 from pathlib import Path
 
 import pytest
-from mcp_helpers import HttpServer, http_config, server_pids, stdio_config, wait_gone
 
 from myrm_tui.agent.tools.base import ToolContext, ToolError
 from myrm_tui.mcp.connection import CRASHED, DISABLED, FAILED, READY
 from myrm_tui.mcp.manager import McpManager
+from myrm_tui.mcp.tool import McpTool
 from myrm_tui.settings.mcp_config import McpServerConfig
 from myrm_tui.settings.settings import Settings
+from tests.mcp.mcp_helpers import HttpServer, connection_of, http_config, server_pids, stdio_config, wait_gone
 
 TOOLS = ["add_tool", "big", "boom", "crash", "echo", "env_probe", "hang", "image", "report_link", "weather"]
 
@@ -66,6 +67,7 @@ async def test_tools_are_listed_sorted_and_named_for_the_prompt(server_config, w
         tools = manager.tools()
         assert [t.name for t in tools] == [f"mcp__t__{n}" for n in TOOLS] + ["mcp_read_resource"]
         echo = next(t for t in tools if t.name == "mcp__t__echo")
+        assert isinstance(echo, McpTool)
         schema = echo.schema()["function"]["parameters"]
         assert schema["properties"]["text"]["type"] == "string" and schema["required"] == ["text"]
         assert echo.kind == "exec" and echo.permission_names == ("mcp__t", "mcp__t__echo")
@@ -127,7 +129,7 @@ async def test_a_tool_list_change_is_seen_without_a_restart(server_config, works
         add = next(t for t in manager.tools() if t.name == "mcp__t__add_tool")
         await add.run({}, context(workspace))
         for _ in range(200):
-            if "late_tool" in manager.connection("t").status().tools:
+            if "late_tool" in connection_of(manager, "t").status().tools:
                 break
             await asyncio.sleep(0.05)
         assert "mcp__t__late_tool" in [t.name for t in manager.tools()]
@@ -141,13 +143,14 @@ async def test_a_crashed_stdio_server_is_a_clear_error_and_restarts(workspace, l
     try:
         await manager.wait_started()
         crash = next(t for t in manager.tools() if t.name == "mcp__t__crash")
+        assert isinstance(crash, McpTool)
         with pytest.raises(
             ToolError,
             match=r"closed the connection during crash; its last stderr line: "
             r"test server: crashing on request",
         ):
             await crash.run({}, context(workspace))
-        status = manager.connection("t").status()
+        status = connection_of(manager, "t").status()
         assert status.state == CRASHED and "crashing on request" in status.last_error
         assert manager.tools() == (), "a crashed server offers nothing"
         echo_of_old = crash.server  # a tool object kept from before the crash
@@ -247,11 +250,11 @@ async def test_reconfigure_keeps_unchanged_servers_running(workspace, logs):
     manager = manager_for(stdio_config("a"), workspace=workspace)
     try:
         await manager.wait_started()
-        first = manager.connection("a")
+        first = connection_of(manager, "a")
         await manager.configure({"a": stdio_config("a"), "b": stdio_config("b")})
         await manager.wait_started()
         assert manager.connection("a") is first and first.state == READY
-        assert manager.connection("b").state == READY
+        assert connection_of(manager, "b").state == READY
         old_pid = server_pids(logs / "mcp-b.log")[-1]
         await manager.configure({"a": stdio_config("a")})
         assert manager.names() == ["a"] and wait_gone(old_pid)
@@ -267,7 +270,7 @@ async def test_waiting_while_the_launch_is_still_importing_waits_for_the_servers
         await asyncio.sleep(0)
         assert manager.starting() == ["t"]
         await manager.wait_started()
-        assert manager.connection("t").state == READY and manager.starting() == []
+        assert connection_of(manager, "t").state == READY and manager.starting() == []
         await launch
     finally:
         await manager.aclose()
@@ -282,7 +285,7 @@ async def test_closing_during_a_start_that_hangs_leaves_no_process(workspace, lo
         await asyncio.sleep(0.05)
     (pid,) = server_pids(logs / "mcp-slow.log")
     await manager.aclose()  # must not wait out the 600 s start deadline
-    assert manager.connection("slow").state == "stopped"
+    assert connection_of(manager, "slow").state == "stopped"
     assert wait_gone(pid)
 
 
@@ -294,6 +297,6 @@ async def test_a_changed_tool_timeout_applies_to_the_next_call(workspace):
         hang = next(t for t in manager.tools() if t.name == "mcp__t__hang")
         with pytest.raises(ToolError, match=r"did not answer hang within 1 s"):
             await hang.run({}, context(workspace))
-        assert manager.connection("own").tool_timeout == 30.0, "a server's own tool_timeout_sec still wins"
+        assert connection_of(manager, "own").tool_timeout == 30.0, "a server's own tool_timeout_sec still wins"
     finally:
         await manager.aclose()

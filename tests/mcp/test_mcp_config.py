@@ -128,6 +128,7 @@ def test_expansion_fills_references_and_defaults():
 
 def test_a_missing_variable_fails_with_its_name():
     config, _ = server_from_toml("h", {"url": "https://x/mcp", "headers": {"Authorization": "Bearer ${GH_TOKEN}"}})
+    assert config is not None
     with pytest.raises(MissingVariable, match=r"\$\{GH_TOKEN\} in headers.Authorization"):
         expanded(config, {})
 
@@ -136,6 +137,7 @@ def test_bearer_token_variable_becomes_the_authorization_header():
     config, _ = server_from_toml(
         "h", {"url": "https://x/mcp", "bearer_token_env_var": "GH", "headers": {"authorization": "stale"}}
     )
+    assert config is not None
     done = expanded(config, {"GH": "tok"})
     assert dict(done.headers) == {"Authorization": "Bearer tok"}
     with pytest.raises(MissingVariable, match="GH"):

@@ -14,14 +14,14 @@ import asyncio
 import json
 
 import pytest
-from fake_openai_server import FakeOpenAI, Reply, answer, running_fake_openai
-from mcp_helpers import stdio_config
 
 import myrm_tui  # noqa: F401  (offline env before litellm)
 from myrm_tui.agent.events import ApprovalRequest, ToolFinished
 from myrm_tui.agent.session_runtime import SessionRuntime
 from myrm_tui.mcp.manager import McpManager
 from myrm_tui.settings.settings import Settings
+from tests.faults.fake_openai_server import FakeOpenAI, Reply, answer, running_fake_openai
+from tests.mcp.mcp_helpers import stdio_config
 
 MODEL = "openai/frozen-tools"
 REMOVED = "mcp__t__echo"

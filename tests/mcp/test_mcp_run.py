@@ -14,9 +14,8 @@ import time
 import uuid
 from pathlib import Path
 
-from mcp_helpers import CLI_TIMEOUT_S, clean_env, http_config, run_myrm, stdio_config, toml_server
-
 from myrm_tui.store.store import Store
+from tests.mcp.mcp_helpers import CLI_TIMEOUT_S, clean_env, http_config, run_myrm, stdio_config, toml_server
 
 NEEDLE = "ZEBRA-NEEDLE-4242"
 
@@ -133,7 +132,9 @@ def test_ctrl_c_during_a_hung_call_stops_the_turn_and_the_servers(workspace, con
         text=True,
     )
     lines: list[str] = []
-    reader = threading.Thread(target=lambda: lines.extend(iter(process.stderr.readline, "")), daemon=True)
+    stderr = process.stderr
+    assert stderr is not None
+    reader = threading.Thread(target=lambda: lines.extend(iter(stderr.readline, "")), daemon=True)
     reader.start()
     try:
         deadline = time.monotonic() + CLI_TIMEOUT_S

@@ -11,7 +11,6 @@ import json
 import sys
 from pathlib import Path
 
-from mcp_helpers import SERVER, SIZE, run_myrm, wait_until
 from textual.widgets import Static
 
 from myrm_tui.cli_commands.common import CommandContext
@@ -22,6 +21,8 @@ from myrm_tui.settings.loader import load_settings
 from myrm_tui.tui.app import MyrmApp
 from myrm_tui.tui.screens.chat import ChatScreen
 from myrm_tui.tui.screens.trust import TrustScreen
+from tests.mcp.mcp_helpers import SERVER, SIZE, connection_of, run_myrm, wait_until
+from tests.trust_helpers import digest_of, trust_of
 
 
 def mcp_json(workspace: Path, servers: dict) -> Path:
@@ -43,7 +44,7 @@ def test_workspace_mcp_json_waits_for_trust_and_lists_the_command(workspace, con
     mcp_json(workspace, {"evil": marker_server(tmp_path / "pwned")})
     loaded = load_settings(workspace, user_config_dir=config_dir, env={})
     assert loaded.settings.mcp_servers == {}
-    trust = loaded.workspace_trust
+    trust = trust_of(loaded)
     assert trust.needs_decision and trust.config_file == workspace / ".mcp.json"
     (entry,) = trust.entries
     assert entry.mcp_server == "evil"
@@ -58,35 +59,35 @@ def test_accepting_applies_the_servers_as_workspace_servers(workspace, config_di
     loaded = load_settings(workspace, user_config_dir=config_dir, env={}, accept_workspace=T.ACCEPT_ANY)
     config = loaded.settings.mcp_servers["evil"]
     assert config.scope == "workspace" and config.source == str(workspace / ".mcp.json")
-    assert loaded.workspace_trust.state == T.ACCEPTED
+    assert trust_of(loaded).state == T.ACCEPTED
 
 
 def test_an_edit_to_mcp_json_after_trust_asks_again(workspace, config_dir, tmp_path):
     path = mcp_json(workspace, {"ok": {"command": "srv"}})
     first = load_settings(workspace, user_config_dir=config_dir, env={})
-    T.record_trust(config_dir, workspace, first.workspace_trust.digest)
+    T.record_trust(config_dir, workspace, digest_of(trust_of(first)))
     assert load_settings(workspace, user_config_dir=config_dir, env={}).settings.mcp_servers.keys() == {"ok"}
     servers = json.loads(path.read_text())["mcpServers"]
     servers["evil"] = marker_server(tmp_path / "pwned")
     mcp_json(workspace, servers)
     again = load_settings(workspace, user_config_dir=config_dir, env={})
-    assert again.workspace_trust.needs_decision and again.settings.mcp_servers == {}
+    assert trust_of(again).needs_decision and again.settings.mcp_servers == {}
 
 
 def test_adding_mcp_json_next_to_a_trusted_config_asks_again(workspace, config_dir):
     config = workspace / ".myrm" / "config.toml"
     config.parent.mkdir()
     config.write_text('model = "openai/gpt-4o"\n')
-    trusted = load_settings(workspace, user_config_dir=config_dir, env={}).workspace_trust
+    trusted = trust_of(load_settings(workspace, user_config_dir=config_dir, env={}))
     # Decisions stored before MCP existed were keyed by the config file's own sha256: still valid.
     assert trusted.digest == hashlib.sha256(config.read_bytes()).hexdigest()
-    T.record_trust(config_dir, workspace, trusted.digest)
-    assert load_settings(workspace, user_config_dir=config_dir, env={}).workspace_trust.state == T.TRUSTED
+    T.record_trust(config_dir, workspace, digest_of(trusted))
+    assert trust_of(load_settings(workspace, user_config_dir=config_dir, env={})).state == T.TRUSTED
     mcp_json(workspace, {"srv": {"command": "srv"}})
     loaded = load_settings(workspace, user_config_dir=config_dir, env={})
-    assert loaded.workspace_trust.needs_decision
+    assert trust_of(loaded).needs_decision
     assert loaded.settings.model == "", "nothing of the pair applies until the new pair is trusted"
-    assert {e.name for e in loaded.workspace_trust.entries} == {"model", ".mcp.json mcpServers.srv command"}
+    assert {e.name for e in trust_of(loaded).entries} == {"model", ".mcp.json mcpServers.srv command"}
 
 
 def test_workspace_config_toml_servers_need_trust_too(workspace, config_dir):
@@ -95,7 +96,7 @@ def test_workspace_config_toml_servers_need_trust_too(workspace, config_dir):
     config.write_text('theme = "textual-light"\n\n[mcp_servers.db]\ncommand = "db-mcp"\nargs = ["--rw"]\n')
     loaded = load_settings(workspace, user_config_dir=config_dir, env={})
     assert loaded.settings.mcp_servers == {} and loaded.settings.theme == "textual-light"
-    (entry,) = loaded.workspace_trust.entries
+    (entry,) = trust_of(loaded).entries
     assert str(entry) == '[mcp_servers.db] command = "db-mcp --rw" (line 3)'
 
 
@@ -105,7 +106,7 @@ def test_user_servers_apply_without_any_trust(workspace, config_dir):
     loaded = load_settings(workspace, user_config_dir=config_dir, env={})
     assert set(loaded.settings.mcp_servers) == {"time", "web"}
     assert {c.scope for c in loaded.settings.mcp_servers.values()} == {"user"}
-    assert loaded.workspace_trust.state == T.NO_FILE
+    assert trust_of(loaded).state == T.NO_FILE
     assert config_dir / "mcp.json" in loaded.files_found
 
 
@@ -162,4 +163,4 @@ async def test_the_trust_dialog_lists_the_server_and_trusting_starts_it(workspac
             lambda: (c := app.mcp.connection("tests")) is not None and c.state == READY,
             what="the trusted server to start",
         )
-        assert "echo" in [t.name for t in app.mcp.connection("tests").tools]
+        assert "echo" in [t.name for t in connection_of(app.mcp, "tests").tools]

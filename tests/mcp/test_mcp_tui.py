@@ -13,7 +13,6 @@ import uuid
 from dataclasses import replace
 from pathlib import Path
 
-from mcp_helpers import SIZE, server_pids, stdio_config, toml_server, wait_gone, wait_until
 from textual.widgets import OptionList, Static
 
 from myrm_tui.mcp.connection import FAILED, READY, STARTING
@@ -22,6 +21,8 @@ from myrm_tui.settings.settings import Settings
 from myrm_tui.tui.app import MyrmApp
 from myrm_tui.tui.screens.chat import ChatScreen
 from myrm_tui.tui.screens.mcp import McpScreen
+from tests.mcp.mcp_helpers import SIZE, connection_of, server_pids, stdio_config, toml_server, wait_gone, wait_until
+from tests.tui.tui_pilot_helpers import screen_of
 
 TMUX_TIMEOUT_S = 90.0
 
@@ -40,11 +41,11 @@ async def test_the_first_screen_does_not_wait_for_a_starting_server(workspace, s
     app = app_with(workspace, store, script({"text": "x"}), stdio_config("slow", "--hang-at-start"))
     async with app.run_test(size=SIZE) as pilot:
         await wait_until(pilot, lambda: isinstance(app.screen, ChatScreen), what="chat")
-        await wait_until(pilot, lambda: app.mcp.connection("slow").state == STARTING, what="start begins")
+        await wait_until(pilot, lambda: connection_of(app.mcp, "slow").state == STARTING, what="start begins")
         await pilot.press("h", "i")
-        assert app.screen.prompt.text == "hi", "the prompt takes keys while a server is still starting"
+        assert screen_of(app, ChatScreen).prompt.text == "hi", "the prompt takes keys while a server is still starting"
         await pilot.press("ctrl+u")
-        app.screen.run_command("/mcp")
+        screen_of(app, ChatScreen).run_command("/mcp")
         await wait_until(
             pilot,
             lambda: isinstance(app.screen, McpScreen) and app.screen.query("#mcp-detail-text") and detail(app),
@@ -64,7 +65,7 @@ async def test_mcp_screen_shows_servers_tools_errors_and_restarts(workspace, sto
         await wait_until(
             pilot, lambda: [c.state for c in app.mcp.connections()] == [FAILED, READY], what="both starts to end"
         )
-        app.screen.run_command("/mcp")
+        screen_of(app, ChatScreen).run_command("/mcp")
         await wait_until(
             pilot,
             lambda: isinstance(app.screen, McpScreen) and app.screen.query("#mcp-detail-text") and detail(app),
@@ -83,7 +84,7 @@ async def test_mcp_screen_shows_servers_tools_errors_and_restarts(workspace, sto
         (first_pid,) = server_pids(logs / "mcp-t.log")
         await pilot.press("r")
         await wait_until(pilot, lambda: len(server_pids(logs / "mcp-t.log")) == 2, what="a new server process")
-        await wait_until(pilot, lambda: app.mcp.connection("t").state == READY, what="restart")
+        await wait_until(pilot, lambda: connection_of(app.mcp, "t").state == READY, what="restart")
         assert wait_gone(first_pid), "the restarted server's old process is gone"
         await pilot.press("escape")
         await wait_until(pilot, lambda: isinstance(app.screen, ChatScreen), what="back to the chat")
@@ -95,7 +96,7 @@ async def test_no_servers_configured_says_how_to_add_one(workspace, store, scrip
     app = app_with(workspace, store, script({"text": "x"}))
     async with app.run_test(size=SIZE) as pilot:
         await wait_until(pilot, lambda: isinstance(app.screen, ChatScreen), what="chat")
-        app.screen.run_command("/mcp")
+        screen_of(app, ChatScreen).run_command("/mcp")
         await wait_until(
             pilot,
             lambda: isinstance(app.screen, McpScreen) and app.screen.query("#mcp-detail-text") and detail(app),

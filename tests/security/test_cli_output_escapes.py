@@ -15,9 +15,9 @@ import json
 from pathlib import Path
 
 import pytest
-from escape_attacks import ATTACKS, inert
 
-from security.clone_cli import REPO_ROOT, Clone
+from tests.escape_attacks import ATTACKS, inert
+from tests.security.clone_cli import REPO_ROOT, Clone
 
 # Every attack that can stand in a file name (no "/"), and a bare right-to-left override.
 PAYLOAD = "".join(text for text in ATTACKS.values() if "/" not in text) + "\u202e"

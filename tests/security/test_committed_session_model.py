@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from myrm_tui.store.store import Store
-from security.clone_cli import Clone, fake_endpoint, make_clone
+from tests.security.clone_cli import Clone, fake_endpoint, make_clone
 
 USER_MODEL = "openai/user-model"
 USER_ANSWER = "USER-ENDPOINT-ANSWER"

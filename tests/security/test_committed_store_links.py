@@ -18,7 +18,7 @@ import pytest
 
 from myrm_tui.store import Store
 from myrm_tui.store.errors import StoreError
-from security.file_attacks import call, git, myrm, script_file, tree_state, turn
+from tests.security.file_attacks import call, git, myrm, script_file, tree_state, turn
 
 VICTIM_TEXT = "the user's own file\n"
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from myrm_tui.agent.permissions.seatbelt import destructive_reason
-from security.sandbox_calls import turn
+from tests.security.sandbox_calls import turn
 
 ATTACKS = {
     "alias in bash -O": "bash -O expand_aliases -c 'alias x=\"rm -rf\"\nx data'",

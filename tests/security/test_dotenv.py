@@ -24,7 +24,7 @@ from pathlib import Path
 import litellm
 import pytest
 
-from security.clone_cli import REPO_ROOT, clean_env, make_clone
+from tests.security.clone_cli import REPO_ROOT, clean_env, make_clone
 
 KEY = "sk-test-dotenv-0123456789abcdefghij"
 # The user's run: a hosted model at its provider's own endpoint (no api_base configured).

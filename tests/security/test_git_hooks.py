@@ -7,7 +7,7 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
-from security.sandbox_calls import bash, turn
+from tests.security.sandbox_calls import bash, turn
 
 GIT = ["git", "-c", "user.name=t", "-c", "user.email=t@example.com"]
 

@@ -21,8 +21,8 @@ import sys
 import time
 from pathlib import Path
 
-from security.clone_cli import CLI_TIMEOUT_S, clean_env
-from security.file_attacks import SWAPPER, call, myrm, turn
+from tests.security.clone_cli import CLI_TIMEOUT_S, clean_env
+from tests.security.file_attacks import SWAPPER, call, myrm, turn
 
 SECRET = "SECRET-FROM-OUTSIDE-THE-WORKSPACE"
 ENV_KEY = "sk-test-ENVIRON-KEY-0123456789abcdef"

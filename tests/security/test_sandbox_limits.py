@@ -15,7 +15,7 @@ import time
 
 import pytest
 
-from security.sandbox_calls import bash, turn
+from tests.security.sandbox_calls import bash, turn
 
 TIGHT = {"sandbox_max_processes": 64, "sandbox_max_memory_mb": 256, "bash_timeout": 15.0}
 BOMBS = {
@@ -82,7 +82,7 @@ async def test_the_model_cannot_hold_a_call_past_the_users_cap(tmp_path):
 async def test_a_timeout_the_model_asks_for_is_capped_and_said(tmp_path):
     from myrm_tui.agent.tools.base import ToolContext
     from myrm_tui.agent.tools.bash import Bash
-    from security.sandbox_calls import settings
+    from tests.security.sandbox_calls import settings
 
     workspace = tmp_path / "ws"
     workspace.mkdir()

@@ -17,7 +17,7 @@ import pytest
 
 from myrm_tui.agent.shell_env import command_env
 from myrm_tui.settings.loader import load_settings
-from security.sandbox_calls import bash, turn
+from tests.security.sandbox_calls import bash, turn
 
 MARK = "myrm-secret-7d1c"
 STORES = (

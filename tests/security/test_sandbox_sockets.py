@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from security.sandbox_calls import bash, turn
+from tests.security.sandbox_calls import bash, turn
 
 # ruff: noqa: E501 (the attack commands read best on one line each)
 

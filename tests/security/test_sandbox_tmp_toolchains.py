@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from security.sandbox_calls import bash
+from tests.security.sandbox_calls import bash
 
 
 @pytest.fixture

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from security.clone_cli import Clone, make_clone
+from tests.security.clone_cli import Clone, make_clone
 
 OPENAI_KEY = "sk-proj-Zq8Lm2Xv9Tb4Nc7Rw1Ys5Hd3Kf6Gj0Pa2Qe8Uo4Ii"
 GITHUB_TOKEN = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"

@@ -18,7 +18,7 @@ import pytest
 
 from myrm_tui.agent.attachments import AttachmentError
 from myrm_tui.tui.image_input import PendingImages
-from security.file_attacks import call, myrm, script_file, turn
+from tests.security.file_attacks import call, myrm, script_file, turn
 
 # How long a file tool may take to refuse a FIFO: it opens it non-blocking, so milliseconds; the
 # watchdog unblocks a tool that waits (the old behaviour) only after this, so the test ends.

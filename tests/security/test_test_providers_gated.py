@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from security.clone_cli import TEST_PROVIDERS_VAR, make_clone
+from tests.security.clone_cli import TEST_PROVIDERS_VAR, make_clone
 
 SCRIPT_ANSWER = "SCRIPT-WAS-READ"
 

@@ -17,7 +17,7 @@ import pytest
 
 from myrm_tui.settings import trust as T
 from myrm_tui.settings.loader import load_settings
-from security.clone_cli import Clone, make_clone
+from tests.security.clone_cli import Clone, make_clone
 
 SCRIPT_TEXT = {"main": "FROM-THE-TRUSTED-MODEL", "other": "FROM-THE-COMMAND-MODEL"}
 

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from myrm_tui.agent.undo import rewind as undo
 from myrm_tui.store import Store, event_kinds
-from security.file_attacks import call, git, myrm, tree_state, turn
+from tests.security.file_attacks import call, git, myrm, tree_state, turn
 
 
 def _home(tmp_path: Path) -> Path:

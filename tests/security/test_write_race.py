@@ -15,7 +15,7 @@ import sys
 import time
 from pathlib import Path
 
-from security.file_attacks import SWAPPER, call, stray_temps, tree_state, turn
+from tests.security.file_attacks import SWAPPER, call, stray_temps, tree_state, turn
 
 # How many tool calls race the swapper: enough for the old walk-twice write to land outside many
 # times over (it did in about 1 of 4 calls), few enough for a few seconds of turn.

@@ -35,6 +35,7 @@ def kill_writer() -> ModuleType:
     """The kill -9 writer script, imported by path (works whatever pytest's import mode), so a
     test can compute exactly what the child wrote at each index."""
     spec = importlib.util.spec_from_file_location("_store_tests_kill_writer", KILL_WRITER)
+    assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module

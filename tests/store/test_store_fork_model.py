@@ -7,9 +7,9 @@ from pathlib import Path
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from hypothesis_profiles import examples
 
 from myrm_tui.store import Store
+from tests.hypothesis_profiles import examples
 
 # An operation is ("append", session pick) or ("fork", session pick, message pick).
 operations = st.lists(

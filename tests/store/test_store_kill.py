@@ -18,6 +18,7 @@ KILLS = 15
 
 
 def _spawn(writer: ModuleType, workspace: Path, session_id: str, env: dict[str, str]) -> subprocess.Popen:
+    assert writer.__file__ is not None
     return subprocess.Popen(
         [sys.executable, writer.__file__, str(workspace), session_id],
         stdout=subprocess.PIPE,
@@ -63,6 +64,7 @@ def test_sigkill_at_random_times_leaves_a_sound_log(workspace: Path, kill_writer
                 # Sometimes kill without waiting: during interpreter start, open or first append.
                 time.sleep(rng.uniform(0.0, 0.12))
             else:
+                assert proc.stdout is not None and proc.stderr is not None
                 assert proc.stdout.readline().strip() == "ready", proc.stderr.read()
                 time.sleep(rng.uniform(0.0, 0.12))
         finally:

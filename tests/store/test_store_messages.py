@@ -89,7 +89,8 @@ def test_append_updates_session_and_list_order(store: Store):
     store.append_message(old.id, {"role": "user", "content": "bump"}, tokens=1)
     assert store.get_session(old.id).updated_at > old.updated_at
     assert [s.id for s in store.list_sessions()] == [old.id, new.id]
-    assert store.latest_session().id == old.id
+    latest = store.latest_session()
+    assert latest is not None and latest.id == old.id
 
 
 def test_bad_messages_are_refused_and_store_nothing(store: Store):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from myrm_tui.store import Store, event_kinds
 from myrm_tui.store.constants import INTERRUPTED_TOOL_CONTENT
 from myrm_tui.store.repair import find_dangling_calls
@@ -68,7 +70,7 @@ def test_fork_repairs_calls_shared_from_parent_without_touching_parent(store: St
 
 
 def test_finder_ignores_malformed_calls_and_reports_each_id_once():
-    history = [
+    history: list[dict[str, Any]] = [
         {
             "role": "assistant",
             "tool_calls": [_call("a", "t1"), {"type": "function"}, "junk", _call("a", "t1")],

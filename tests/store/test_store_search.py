@@ -215,6 +215,7 @@ def test_syntax_like_queries_find_literal_text(store: Store, session: str):
 
 def test_query_parsing_is_pure_quoting():
     parsed = parse_query('  foo-bar   "baz  C++ ** ')
+    assert parsed is not None
     assert parsed.phrase == 'foo-bar "baz C++ **'
     assert parsed.terms == ("foo-bar", '"baz', "C++")
     assert quote('"baz') == '"""baz"'
@@ -459,6 +460,7 @@ def test_sigkill_during_appends_leaves_the_index_consistent(workspace: Path, kil
     with Store.open(workspace) as store:
         session = store.create_session("m", "kill").id
     rng = random.Random(99)
+    assert kill_writer.__file__ is not None
     for _ in range(6):
         proc = subprocess.Popen(
             [sys.executable, kill_writer.__file__, str(workspace), session],
@@ -468,6 +470,7 @@ def test_sigkill_during_appends_leaves_the_index_consistent(workspace: Path, kil
             text=True,
         )
         try:
+            assert proc.stdout is not None and proc.stderr is not None
             assert proc.stdout.readline().strip() == "ready", proc.stderr.read()
             time.sleep(rng.uniform(0.05, 0.3))
         finally:

@@ -150,12 +150,11 @@ def test_binary_and_undecodable_content(vault: Vault):
 def test_a_put_that_fails_midway_leaves_nothing_behind(vault: Vault, monkeypatch):
     # The vault writes with the one fenced replace: a failure leaves no artifact and no temp
     # file, so a later put of the same content starts clean.
-    from myrm_tui import fenced_files
 
     def disk_full(src, dst, **_dir_fds):
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(fenced_files.os, "replace", disk_full)
+    monkeypatch.setattr("myrm_tui.fenced_files.os.replace", disk_full)
     with pytest.raises(OSError, match="No space"):
         vault.put("lost output")
     assert list(vault.directory.iterdir()) == []

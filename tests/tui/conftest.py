@@ -8,9 +8,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tui_pilot_helpers import record_notifications
 
 from myrm_tui.store import Store
+from tests.tui.tui_pilot_helpers import record_notifications
 
 
 @pytest.fixture

@@ -11,11 +11,10 @@ from __future__ import annotations
 import dataclasses
 from pathlib import Path
 
-from tui_pilot_helpers import wait_until
-
 from myrm_tui.settings import Settings
 from myrm_tui.tui.app import MyrmApp
 from myrm_tui.tui.widgets.assistant_message import AssistantMessage
+from tests.tui.tui_pilot_helpers import wait_until
 
 SNAP_SIZE = (120, 40)
 MODEL = "openai/gpt-4o"
@@ -163,5 +162,9 @@ async def settle(pilot) -> None:
     screen.status.set(workspace=FIXED_WORKSPACE, session_id=FIXED_SESSION if app.chat.session_id else None)
     screen.prompt.cursor_blink = False
     for reply in screen.query(AssistantMessage):
-        await wait_until(pilot, lambda r=reply: r.markdown.source == r.text, what="markdown")
+
+        def rendered(r: AssistantMessage = reply) -> bool:
+            return r.markdown.source == r.text
+
+        await wait_until(pilot, rendered, what="markdown")
     await pilot.pause()

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 
-from tui_pilot_helpers import SIZE, screen_text, scripted_settings, type_text, wait_until
+from textual.widgets import Static
 
 from myrm_tui.agent.permissions.rules import rules_file
 from myrm_tui.settings import Settings
@@ -19,6 +19,7 @@ from myrm_tui.tui.app import MyrmApp
 from myrm_tui.tui.widgets.approval import ApprovalPrompt
 from myrm_tui.tui.widgets.note import Note
 from myrm_tui.tui.widgets.tool_block import ToolBlock
+from tests.tui.tui_pilot_helpers import SIZE, screen_text, scripted_settings, type_text, wait_until
 
 
 def _bash(call_id: str, command: str) -> dict:
@@ -60,6 +61,7 @@ async def test_an_approval_that_appears_mid_typing_takes_none_of_the_keys(worksp
         approval = await _waiting(pilot, screen)
         await type_text(pilot, " yes, y, n, a, r")  # every answer letter, typed after it appeared
         await pilot.press("up", "down")  # (Enter while busy would queue the draft: test_queue.py)
+        assert approval.request.decision is not None
         assert approval.pending and not approval.request.decision.done()
         assert screen.focused is screen.prompt
         assert screen.prompt.text == "yes please yes, y, n, a, r"
@@ -188,7 +190,7 @@ async def test_a_remapped_focus_key_is_the_one_shown_and_the_one_that_works(work
         await _send(pilot, "go")
         approval = await _waiting(pilot, screen)
         assert "F6 to answer" in screen.status.plain()
-        assert "F6 to answer" in str(approval.query_one(".hint").content)
+        assert "F6 to answer" in str(approval.query_one(".hint", Static).content)
         await pilot.press("ctrl+y")
         assert screen.focused is screen.prompt and not approval.armed
         await _move_to(pilot, screen, approval, key="f6")

@@ -10,22 +10,22 @@ from __future__ import annotations
 
 import asyncio
 import re
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.widgets import Input
-from tui_pilot_helpers import screen_text, type_text, wait_until
 
 from myrm_tui.agent.events import ApprovalAnswer, ApprovalRequest
 from myrm_tui.tui.widgets.approval import ApprovalPrompt, OptionRow
+from tests.tui.tui_pilot_helpers import screen_text, type_text, wait_until
 
 NARROW = (80, 40)
 FOREVER = 3600.0  # a guard no test outlives: every answer within it must be refused
 
 
 def request_for(**fields) -> ApprovalRequest:
-    values = {
+    values: dict[str, Any] = {
         "call_id": "c1",
         "tool": "bash",
         "arguments": {"command": "git status --short"},
@@ -59,6 +59,12 @@ class Host(App):
         return self.query_one(ApprovalPrompt)
 
     @property
+    def decision(self) -> asyncio.Future[bool | ApprovalAnswer]:
+        """The request's answer, a future made on mount."""
+        assert self.request.decision is not None
+        return self.request.decision
+
+    @property
     def draft(self) -> Input:
         return self.query_one("#draft", Input)
 
@@ -78,8 +84,10 @@ async def settled(pilot, app: Host) -> str:
 
 
 async def answered(pilot, app: Host) -> ApprovalAnswer:
-    await wait_until(pilot, lambda: app.request.decision.done(), what="an answer")
-    return app.request.decision.result()
+    await wait_until(pilot, lambda: app.decision.done(), what="an answer")
+    answer = app.decision.result()
+    assert isinstance(answer, ApprovalAnswer), answer  # the block answers with more than yes/no
+    return answer
 
 
 async def test_the_block_shows_what_will_run_and_how_to_answer_at_80_columns():
@@ -142,7 +150,7 @@ async def test_typed_letters_go_to_the_draft_never_to_the_block():
         await type_text(pilot, "yes and no, really")
         await pilot.press("enter", "up", "down")
         assert app.draft.value == "yes and no, really"
-        assert not app.request.decision.done() and app.approval.pending
+        assert not app.decision.done() and app.approval.pending
         assert app.focused is app.draft
 
 
@@ -156,7 +164,7 @@ async def test_nothing_answers_within_the_guard_not_even_the_focus_key_or_a_clic
         assert app.draft.value == "yn"
         await pilot.click("#option-once")
         await pilot.click("#option-always")
-        assert not app.request.decision.done()
+        assert not app.decision.done()
         assert app.approval.ignored_keys == 3
         assert flat("ignored: pressed as the question appeared") in flat(screen_text(app))
 
@@ -169,14 +177,14 @@ async def test_after_the_focus_key_y_allows_once():
         await wait_until(pilot, lambda: app.focused is app.approval, what="focus on the block")
         assert "↑↓ Enter or a letter" in screen_text(app)
         await pilot.press("x")  # not an answer: nothing happens
-        assert not app.request.decision.done()
+        assert not app.decision.done()
         await pilot.press("y")
         assert await answered(pilot, app) == ApprovalAnswer(True)
         assert app.approval.decision is True and not app.approval.pending
         await pilot.pause()
         assert "✓ allowed: bash git status --short" in screen_text(app)
         await pilot.press("n")  # a second answer changes nothing
-        assert app.request.decision.result() == ApprovalAnswer(True)
+        assert app.decision.result() == ApprovalAnswer(True)
 
 
 async def test_always_allow_returns_the_offered_rules_and_is_absent_when_none_are_offered():
@@ -192,7 +200,7 @@ async def test_always_allow_returns_the_offered_rules_and_is_absent_when_none_ar
         await settled(pilot, bare)
         await pilot.press("ctrl+y", "a")
         await pilot.pause()
-        assert not bare.request.decision.done()  # `a` means nothing without an offer
+        assert not bare.decision.done()  # `a` means nothing without an offer
 
 
 async def test_arrows_and_enter_choose_and_n_denies():
@@ -218,7 +226,7 @@ async def test_deny_with_a_reason_sends_the_typed_line_and_escape_goes_back():
         box = app.approval.query_one(".reason", Input)
         await wait_until(pilot, lambda: app.focused is box, what="the reason box")
         await type_text(pilot, "yes I know")  # y and n are text here, not answers
-        assert box.value == "yes I know" and not app.request.decision.done()
+        assert box.value == "yes I know" and not app.decision.done()
         await pilot.press("escape")
         await wait_until(pilot, lambda: app.focused is app.approval, what="back to the answers")
         assert not box.display and app.approval.pending
@@ -241,7 +249,7 @@ async def test_clicking_back_into_the_draft_disarms_the_block():
         await wait_until(pilot, lambda: not app.approval.armed, what="the block disarmed")
         assert "Ctrl+Y to answer" in screen_text(app)
         await type_text(pilot, "yy")
-        assert app.draft.value == "yy" and not app.request.decision.done()
+        assert app.draft.value == "yy" and not app.decision.done()
 
 
 async def test_expire_cancels_the_future_and_later_keys_do_nothing():
@@ -251,7 +259,7 @@ async def test_expire_cancels_the_future_and_later_keys_do_nothing():
         await pilot.press("ctrl+y")
         app.approval.expire("interrupted")
         await pilot.pause()
-        assert app.request.decision.cancelled() and app.approval.decision is None
+        assert app.decision.cancelled() and app.approval.decision is None
         await pilot.press("y")
         assert app.approval.decision is None
         assert "■ interrupted: bash git status --short" in screen_text(app)

@@ -9,9 +9,6 @@ import struct
 import zlib
 from pathlib import Path
 
-from snapshot_helpers import SNAP_SIZE, make_app, settle
-from tui_pilot_helpers import SIZE, notices, scripted_settings, wait_until
-
 from myrm_tui.agent.agent import Agent
 from myrm_tui.agent.fork import FORK_SUMMARY, SYNTHETIC_KEY
 from myrm_tui.context.summary.schema import FileChange, StructuredSummary, render
@@ -20,6 +17,8 @@ from myrm_tui.tui.app import MyrmApp
 from myrm_tui.tui.widgets.context_note_block import ContextNoteBlock
 from myrm_tui.tui.widgets.note import Note
 from myrm_tui.tui.widgets.user_message import UserMessage
+from tests.tui.snapshot_helpers import SNAP_SIZE, make_app, settle
+from tests.tui.tui_pilot_helpers import SIZE, notices, scripted_settings, wait_until
 
 
 def png() -> bytes:

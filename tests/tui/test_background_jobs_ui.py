@@ -5,10 +5,9 @@ from __future__ import annotations
 
 import os
 
-from tui_pilot_helpers import SIZE, notices, screen_text, scripted_settings, send, type_text, wait_until
-
 from myrm_tui.tui.app import MyrmApp
 from myrm_tui.tui.screens.dialogs import TextScreen
+from tests.tui.tui_pilot_helpers import SIZE, notices, screen_text, scripted_settings, send, type_text, wait_until
 
 
 def _background(call_id: str, command: str) -> dict:
@@ -42,6 +41,7 @@ async def test_jobs_lists_stops_and_leaving_the_session_ends_them(workspace, sto
     async with app.run_test(size=SIZE) as pilot:
         await send(pilot, app, "start two watchers")
         agent = app.chat.current_agent
+        assert agent is not None
         assert [info.handle for info in agent.background.running()] == ["bg-1", "bg-2"]
 
         await type_text(pilot, "/jobs")

@@ -16,6 +16,7 @@ class FakeApp:
     def __init__(self, agent: Any, *, turn_running: bool = False, compacting: bool = False):
         self.chat_opened = True
         self.chat = SimpleNamespace(current_agent=agent)
+        self.chat.next_agent = lambda: self.chat.current_agent  # no model change pending
         self.screen = SimpleNamespace(turn_running=turn_running, compacting=compacting)
         self.workers: list[Any] = []
         self.intervals: list[tuple[float, Any]] = []

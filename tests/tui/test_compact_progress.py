@@ -9,12 +9,11 @@ from __future__ import annotations
 
 import json
 
-from tui_pilot_helpers import SIZE, notices, scripted_settings, type_text, wait_until
-
 from myrm_tui.context.tokens import count_message_tokens
 from myrm_tui.tui.app import MyrmApp
 from myrm_tui.tui.turn_runner import COMPACT_CANCELLED
 from myrm_tui.tui.widgets.compaction_divider import CompactionDivider
+from tests.tui.tui_pilot_helpers import SIZE, notices, scripted_settings, type_text, wait_until
 
 ANSWER = ("Water the tomatoes early in the morning and mulch the beds against the heat. " * 5).strip()
 SUMMARY = {
@@ -64,11 +63,12 @@ async def test_compact_shows_progress_while_the_model_writes_and_summarizes_the_
         seen: list[str] = []
         await type_text(pilot, "/compact watering")
         await pilot.press("enter")
-        await wait_until(
-            pilot,
-            lambda: seen.append(screen.status.plain()) or "compacting: summary 2 of" in seen[-1],
-            what="progress line",
-        )
+
+        def progress_shown() -> bool:
+            seen.append(screen.status.plain())
+            return "compacting: summary 2 of" in seen[-1]
+
+        await wait_until(pilot, progress_shown, what="progress line")
         assert "cancels" in seen[-1] and screen.compacting
         await wait_until(pilot, lambda: not screen.compacting, what="compaction end")
         done = notices(app)[-1]

@@ -6,11 +6,10 @@ longer than what it replaced and the prompt grew.
 
 from __future__ import annotations
 
-from tui_pilot_helpers import SIZE, notices, scripted_settings, send, wait_until
-
 from myrm_tui.tui.app import MyrmApp
 from myrm_tui.tui.formatting import token_change
 from myrm_tui.tui.widgets.compaction_divider import CompactionDivider
+from tests.tui.tui_pilot_helpers import SIZE, notices, scripted_settings, send, wait_until
 
 
 def test_token_change_says_the_sign_in_words():

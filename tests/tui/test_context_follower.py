@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from myrm_tui.store import Store
 from myrm_tui.store.records import EventRecord
@@ -76,12 +76,13 @@ def test_an_event_seen_one_read_late_is_still_put_in_order(tmp_path) -> None:
     store.append_event(sid, "assemble", assemble(1_000))
     store.append_event(sid, "usage", usage(1_050))
     late = LateStore(store, hide_id=0)
+    late_store = cast(Store, late)  # a Store that shows one event a read late
     follower = ContextFollower()
-    follower.read(late, sid)
+    follower.read(late_store, sid)
     hidden = store.append_event(sid, "assemble", assemble(3_000))
     store.append_event(sid, "usage", usage(3_100))
     late.hide_id = hidden.id
-    follower.read(late, sid)  # sees the usage, not yet the report it belongs to
-    assert follower.read(late, sid) == read_context(store, sid)
-    assert follower.read(late, sid).reading.used == 3_100
+    follower.read(late_store, sid)  # sees the usage, not yet the report it belongs to
+    assert follower.read(late_store, sid) == read_context(store, sid)
+    assert follower.read(late_store, sid).reading.used == 3_100
     store.close()

@@ -4,12 +4,22 @@ from __future__ import annotations
 
 import re
 
-from tui_pilot_helpers import SIZE, notices, scripted_settings, send, type_text, wait_until, write_script
+from textual.widgets import Static
 
 from myrm_tui.tui.app import MyrmApp
 from myrm_tui.tui.screens.health import HealthScreen
 from myrm_tui.tui.widgets.compaction_divider import CompactionDivider
 from myrm_tui.tui.widgets.context_ring import ForkHint
+from tests.tui.tui_pilot_helpers import (
+    SIZE,
+    notices,
+    screen_of,
+    scripted_settings,
+    send,
+    type_text,
+    wait_until,
+    write_script,
+)
 
 BIG = "\n".join(f"line {i}: " + "lorem ipsum dolor sit amet " * 3 for i in range(120))
 
@@ -98,12 +108,13 @@ async def test_ring_click_and_compact_command_reach_the_agent(workspace, store, 
         screen = app.chat_screen
         await send(pilot, app, "hi")
         agent = app.chat.current_agent
+        assert agent is not None
         calls = []
 
         async def observe(focus=None, progress=None):  # observe the real call path
             calls.append(focus)
 
-        agent.compact_now = observe
+        agent.compact_now = observe  # type: ignore[method-assign]  # the ring's call, observed
         await pilot.click("#ring")
         await wait_until(pilot, lambda: calls and not screen.compacting, what="compact")
         assert calls == [None]
@@ -124,13 +135,15 @@ async def test_health_screen_lists_the_session_metrics(workspace, store, tmp_pat
         await wait_until(pilot, lambda: app.chat_screen.query(CompactionDivider), what="compaction")
         await pilot.press("f3")
         await wait_until(pilot, lambda: isinstance(app.screen, HealthScreen) and app.screen.report, what="report")
-        report = app.screen.report
+        health = screen_of(app, HealthScreen)
+        report = health.report
+        assert report is not None
         assert len(report.metrics) >= 20
         assert report.value("compactions") == "1" and report.value("manual compactions") == "1"
         assert report.value("tool calls") == "3" and report.value("user turns") == "3"
         assert report.value("model calls") == "6"
         assert len(report.prompt_series) == 6
-        body = str(app.screen.query_one("#card-session > .card-body").content)
+        body = str(health.query_one("#card-session > .card-body", Static).content)
         assert "tool calls: 3" in body and "vault size" in body
         await pilot.press("escape")
         assert app.screen is app.chat_screen

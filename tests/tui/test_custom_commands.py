@@ -13,7 +13,6 @@ from pathlib import Path
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from tui_pilot_helpers import SIZE, scripted_settings, type_text, wait_until
 
 from myrm_tui.settings import trust as T
 from myrm_tui.settings.command_files import MAX_COMMAND_BYTES
@@ -29,6 +28,7 @@ from myrm_tui.tui.slash_commands import SLASH_COMMANDS, SlashCommand, parse_comm
 from myrm_tui.tui.widgets.completion_popup import CompletionPopup
 from myrm_tui.tui.widgets.note import Note
 from myrm_tui.tui.widgets.user_message import UserMessage
+from tests.tui.tui_pilot_helpers import SIZE, scripted_settings, type_text, wait_until
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 BUILTIN = [c.name for c in SLASH_COMMANDS]

@@ -5,13 +5,12 @@ from __future__ import annotations
 
 import re
 
-from tui_pilot_helpers import SIZE, scripted_settings, type_text, wait_until
-
 from myrm_tui.settings import Settings
 from myrm_tui.tui.app import MyrmApp
 from myrm_tui.tui.key_help import BoundKey, key_rows, key_table
 from myrm_tui.tui.screens.dialogs import TextScreen
 from myrm_tui.tui.slash_commands import popup_order, with_custom
+from tests.tui.tui_pilot_helpers import SIZE, screen_of, scripted_settings, type_text, wait_until
 
 # The notation the README and the welcome use: "Ctrl+O", "Shift+Enter", "F2", "Esc", a bare "y".
 # formatting.pretty_key's notation: its key words (Esc, PgUp), function keys, letters as typed
@@ -34,7 +33,7 @@ async def test_f1_lists_each_key_once_in_one_notation(workspace, store, script):
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("f1")
         await wait_until(pilot, lambda: isinstance(app.screen, TextScreen), what="help")
-        text = app.screen.markdown
+        text = screen_of(app, TextScreen).markdown
     keys = key_cells(text)
     assert len(keys) == len(set(keys)), f"listed twice: {sorted(k for k in keys if keys.count(k) > 1)}"
     wrong = [key for key in keys if not ONE_NOTATION.match(key)]
@@ -83,7 +82,8 @@ async def test_slash_popup_lists_every_command_alphabetically(workspace, store, 
         everything = sorted(command.name for command in with_custom(screen.custom_slash()))
         assert shown == everything and len(shown) > 8  # more than fit: the popup scrolls
         await pilot.press("up")  # wraps to the last command, scrolled into view
-        assert screen.popup.current.value == everything[-1]
+        current = screen.popup.current
+        assert current is not None and current.value == everything[-1]
         assert screen.popup.scroll_offset.y > 0
 
 

@@ -3,14 +3,13 @@ session (the store is append-only) and the original stays exactly as it was."""
 
 from __future__ import annotations
 
-from snapshot_helpers import SNAP_SIZE, make_app, seed, settle
-from tui_pilot_helpers import SIZE, notices, scripted_settings, send, type_text, wait_until
-
 from myrm_tui.settings import Settings
 from myrm_tui.tui.app import MyrmApp
 from myrm_tui.tui.edit_retry import edit_target, retry_plan
 from myrm_tui.tui.widgets.edit_hint import EditHint
 from myrm_tui.tui.widgets.user_message import UserMessage
+from tests.tui.snapshot_helpers import SNAP_SIZE, make_app, seed, settle
+from tests.tui.tui_pilot_helpers import SIZE, notices, scripted_settings, send, type_text, wait_until
 
 
 def _contents(store, session_id, role):
@@ -113,6 +112,7 @@ async def test_editing_the_first_message_starts_a_new_session(workspace, store, 
     async with app.run_test(size=SIZE) as pilot:
         await send(pilot, app, "one")
         parent = app.chat.session_id
+        assert parent is not None
         await pilot.press("up")
         assert "new session" in app.chat_screen.query_one(EditHint).text
         await type_text(pilot, "!")

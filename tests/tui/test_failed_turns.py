@@ -12,8 +12,6 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tui_pilot_helpers import SIZE, notices, scripted_settings, type_text, wait_until
-
 from myrm_tui.cli_commands.common import CommandContext, config_notices
 from myrm_tui.settings.loader import load_settings
 from myrm_tui.tui.app import DEFAULT_THEME, MyrmApp
@@ -21,6 +19,7 @@ from myrm_tui.tui.themes import shipped_theme_dir
 from myrm_tui.tui.widgets.assistant_message import AssistantMessage
 from myrm_tui.tui.widgets.note import Note
 from myrm_tui.tui.widgets.user_message import UserMessage
+from tests.tui.tui_pilot_helpers import SIZE, notices, scripted_settings, type_text, wait_until
 
 BROKEN_THEME = """name = "broken"
 [colors]

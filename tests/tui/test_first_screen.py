@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-from tui_pilot_helpers import SIZE, scripted_settings, type_text, wait_until
-
 from myrm_tui.settings import Settings
 from myrm_tui.tui.app import MyrmApp
 from myrm_tui.tui.terminal_keys import install_extra_sequences
 from myrm_tui.tui.widgets.assistant_message import AssistantMessage
 from myrm_tui.tui.widgets.user_message import UserMessage
 from myrm_tui.tui.widgets.welcome import Welcome
+from tests.tui.tui_pilot_helpers import SIZE, scripted_settings, type_text, wait_until
 
 
 def _idle(app) -> bool:
@@ -98,8 +97,9 @@ async def test_keys_typed_right_after_enter_stay_in_the_prompt(workspace, store,
 def test_alt_enter_from_the_terminal_is_alt_enter_not_enter():
     """The raw bytes a terminal sends for Alt+Enter, through Textual's real input parser."""
     from textual._xterm_parser import XTermParser
+    from textual.events import Key
 
     install_extra_sequences()
     parser = XTermParser()
-    keys = [event.key for event in [*parser.feed("ab\x1b\rc"), *parser.feed("")]]
+    keys = [event.key if isinstance(event, Key) else event for event in [*parser.feed("ab\x1b\rc"), *parser.feed("")]]
     assert keys == ["a", "b", "alt+enter", "c"]

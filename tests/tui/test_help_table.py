@@ -6,9 +6,8 @@ and every description wrapped one word per line.
 
 from __future__ import annotations
 
-from tui_pilot_helpers import screen_text, scripted_settings, wait_until
-
 from myrm_tui.tui.app import MyrmApp
+from tests.tui.tui_pilot_helpers import screen_text, scripted_settings, wait_until
 
 
 async def test_f1_descriptions_keep_their_words_together_at_120_columns(workspace, store, script):

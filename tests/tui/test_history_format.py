@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 from myrm_tui.store.records import MessageRecord
 from myrm_tui.tui.formatting import cap_text, format_duration, message_text, summarize_arguments
@@ -31,7 +32,7 @@ def _call(call_id: str, command: str) -> dict:
 
 
 def test_results_pair_with_calls_and_statuses_come_from_the_agent_prefixes():
-    rows = [
+    rows: list[dict[str, Any]] = [
         {"role": "system", "content": "engine plumbing"},
         {"role": "user", "content": [{"type": "text", "text": "do things"}, {"type": "image_url"}]},
         {
@@ -62,19 +63,20 @@ def test_results_pair_with_calls_and_statuses_come_from_the_agent_prefixes():
 
 
 def test_interrupted_and_refused_results():
-    rows = [
+    rows: list[dict[str, Any]] = [
         {"role": "assistant", "content": "", "tool_calls": [_call("a", "sleep 9"), _call("b", "ls")]},
         {"role": "tool", "tool_call_id": "a", "content": "interrupted by user: the call was stopped"},
         {"role": "tool", "tool_call_id": "b", "content": "refused: ls (approval policy is deny)"},
     ]
     tools = build_history(_rec(i, m) for i, m in enumerate(rows)).items
-    assert [t.status for t in tools] == ["interrupted", "denied"]
+    assert [t.status if isinstance(t, ToolItem) else t for t in tools] == ["interrupted", "denied"]
 
 
 def test_tail_keeps_the_newest_items_and_counts_the_rest():
     rows = [{"role": "user", "content": f"m{i}"} for i in range(10)]
     history = build_history((_rec(i, m) for i, m in enumerate(rows)), tail=3)
-    assert [i.text for i in history.items] == ["m7", "m8", "m9"] and history.hidden == 7
+    assert [i.text if isinstance(i, (UserItem, AssistantItem)) else i for i in history.items] == ["m7", "m8", "m9"]
+    assert history.hidden == 7
 
 
 def test_argument_summary_prefers_the_telling_field():

@@ -6,8 +6,7 @@ import os
 import stat
 import tomllib
 
-from textual.command import CommandPalette
-from tui_pilot_helpers import SIZE, notices, scripted_settings, send, type_text, wait_until
+from textual.command import CommandList, CommandPalette
 
 from myrm_tui.settings import Settings
 from myrm_tui.tui.app import MyrmApp
@@ -19,14 +18,17 @@ from myrm_tui.tui.screens.health import HealthScreen
 from myrm_tui.tui.slash_commands import parse_command
 from myrm_tui.tui.themes import ThemeFileError, load_theme_file, load_themes, shipped_theme_dir
 from myrm_tui.tui.widgets.user_message import UserMessage
+from tests.tui.tui_pilot_helpers import SIZE, notices, screen_of, scripted_settings, send, type_text, wait_until
 
 
 def test_parse_command_tells_commands_from_paths():
     parsed = parse_command("/compact  src/app.py")
+    assert parsed is not None and parsed.command is not None
     assert parsed.command.name == "/compact" and parsed.argument == "src/app.py"
     assert parse_command("/usr/bin is missing") is None  # a path, sent as a message
     assert parse_command("hello /fork") is None
     unknown = parse_command("/frok")
+    assert unknown is not None
     assert unknown.command is None and unknown.name == "/frok"
 
 
@@ -37,7 +39,8 @@ def test_completion_token_and_splice():
     assert request == CompletionRequest("file", "src/ma", 0, 8, 15)
     text, cursor = apply_completion("look at @src/ma please", request, "src/main.py")
     assert text == "look at @src/main.py please" and cursor == (0, 21)
-    assert completion_at("line one\n@do", 1, 3).kind == "file"
+    second_line = completion_at("line one\n@do", 1, 3)
+    assert second_line is not None and second_line.kind == "file"
 
 
 def test_workspace_files_skip_dependencies_and_hidden(tmp_path):
@@ -166,7 +169,9 @@ async def test_palette_offers_context_aware_commands(workspace, store, script):
         await type_text(pilot, "compaction panel")
         await wait_until(
             pilot,
-            lambda: app.screen.query("CommandList Option") or app.screen.query_one("CommandList").option_count,
+            lambda: (
+                app.screen.query("CommandList Option") or app.screen.query_one("CommandList", CommandList).option_count
+            ),
             what="hits",
         )
         await pilot.press("enter")
@@ -213,7 +218,13 @@ async def test_user_theme_live_reload_and_choice_persisted(workspace, store, scr
         assert tomllib.loads(config.read_text())["theme"] == "mine" and app.settings.theme == "mine"
         await pilot.pause(0.3)  # the watcher is running
         theme_file.write_text('name = "mine"\n[colors]\nprimary = "#AA0000"\n')
-        await wait_until(pilot, lambda: app.get_theme("mine").primary == "#AA0000", what="live reload", timeout=15)
+
+        def primary() -> str | None:
+            theme = app.get_theme("mine")
+            assert theme is not None
+            return theme.primary
+
+        await wait_until(pilot, lambda: primary() == "#AA0000", what="live reload", timeout=15)
         assert app.current_theme.primary == "#AA0000"
     assert app._theme_stop.is_set()  # the watcher was told to stop on exit
     assert os.environ["MYRM_CONFIG_DIR"]  # pilots never write the real user config
@@ -240,7 +251,7 @@ async def test_remaining_slash_commands(workspace, store, script, monkeypatch):
         assert copied == ["Noted. **Done.**"] and "Copied 16 characters." in notices(app)[-1]
         await command("/notes")
         await wait_until(pilot, lambda: isinstance(app.screen, TextScreen), what="notes")
-        assert app.screen.markdown == "- tests run with make check"
+        assert screen_of(app, TextScreen).markdown == "- tests run with make check"
         await pilot.press("escape")
         await command("/export out/session.md")
         exported = workspace / "out" / "session.md"

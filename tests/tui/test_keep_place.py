@@ -5,13 +5,13 @@ growth land in the batch's own layout on purpose."""
 
 from __future__ import annotations
 
-from test_long_sessions import seed_turns
 from textual.widgets import Static
-from tui_pilot_helpers import SIZE, scripted_settings, wait_until
 
 from myrm_tui.tui.app import MyrmApp
 from myrm_tui.tui.constants import LOAD_EARLIER_TURNS, TURN_WINDOW
 from myrm_tui.tui.widgets.user_message import UserMessage
+from tests.tui.test_long_sessions import seed_turns
+from tests.tui.tui_pilot_helpers import SIZE, scripted_settings, wait_until
 
 GROWTH_ROWS = 45  # taller than a page (SIZE is 36 rows high), so any leak of it into the scroll shows
 
@@ -49,7 +49,7 @@ async def test_growth_below_in_the_batch_layout_does_not_move_the_view(workspace
             transcript.mount(Static("\n".join(["late line"] * GROWTH_ROWS)))
             return mount_all(widgets, **where)
 
-        transcript.mount_all = grow_below_then_mount
+        transcript.mount_all = grow_below_then_mount  # type: ignore[method-assign]  # growth in the same batch
         transcript.load_earlier()
         await wait_until(
             pilot, lambda: len(screen.query(UserMessage)) == TURN_WINDOW + LOAD_EARLIER_TURNS, what="batch mounted"

@@ -7,12 +7,20 @@ oldest block and jumped the view to the top, and PageUp/PageDown in the message 
 
 from __future__ import annotations
 
-from tui_pilot_helpers import SIZE, scripted_settings, type_text, wait_until
+from textual.screen import Screen
+from textual.widget import Widget
 
 from myrm_tui.store.tool_status import OK, STATUS_KEY
 from myrm_tui.tui.app import MyrmApp
 from myrm_tui.tui.screens.tool_output import ToolOutputScreen
 from myrm_tui.tui.widgets.tool_block import ToolBlock, ToolHeader
+from tests.tui.tui_pilot_helpers import SIZE, scripted_settings, type_text, wait_until
+
+
+def focus_of(screen: Screen) -> Widget | None:
+    """What has the focus now, read afresh (a key press moves it)."""
+    return screen.focused
+
 
 TURNS = 12  # each with a tool call and an answer: far taller than the 40-row screen
 
@@ -68,7 +76,7 @@ async def test_typing_after_a_tool_blocks_viewer_goes_to_the_message_and_enter_s
         assert isinstance(screen.focused, ToolHeader), "the focus is back on the block"
         await type_text(pilot, "hello there")
         assert screen.prompt.text == "hello there", "nothing typed is lost"
-        assert screen.focused is screen.prompt
+        assert focus_of(screen) is screen.prompt
         ended = screen.turns_ended
         await pilot.press("enter")
         await wait_until(pilot, lambda: screen.turns_ended > ended, what="the message sent")
@@ -106,10 +114,10 @@ async def test_tab_walks_the_blocks_from_the_newest_without_jumping_to_the_top(w
         await pilot.press("shift+tab")
         assert screen.focused is newest_first[0]
         await pilot.press("shift+tab")
-        assert screen.focused is screen.prompt, "Shift+Tab from the newest block is back at the message"
+        assert focus_of(screen) is screen.prompt, "Shift+Tab from the newest block is back at the message"
         await pilot.press("tab", "tab")
         await pilot.press("escape")
-        assert screen.focused is screen.prompt, "Esc is back at the message from any block"
+        assert focus_of(screen) is screen.prompt, "Esc is back at the message from any block"
 
 
 async def test_page_and_home_end_keys_scroll_the_conversation_from_the_message(workspace, store, script):
@@ -122,7 +130,7 @@ async def test_page_and_home_end_keys_scroll_the_conversation_from_the_message(w
         await type_text(pilot, "draft")
         await pilot.press("pageup")
         assert transcript.scroll_y < bottom, "PageUp scrolled the conversation"
-        assert screen.prompt.text == "draft" and screen.focused is screen.prompt
+        assert screen.prompt.text == "draft" and focus_of(screen) is screen.prompt
         await pilot.press("pagedown", "pagedown", "pagedown")
         assert transcript.scroll_y == transcript.max_scroll_y
         await pilot.press("home")  # a draft: Home is the line's start, the view stays

@@ -3,10 +3,11 @@ session's model (its placeholder), while the field itself stays empty so saving 
 
 from __future__ import annotations
 
-from tui_pilot_helpers import scripted_settings, wait_until
+from textual.widgets import Input
 
 from myrm_tui.tui.app import MyrmApp
 from myrm_tui.tui.screens.settings import SettingsScreen
+from tests.tui.tui_pilot_helpers import field_of, screen_of, scripted_settings, wait_until
 
 
 async def test_the_empty_lite_model_field_shows_the_automatic_choice(workspace, store, tmp_path, monkeypatch):
@@ -17,7 +18,7 @@ async def test_the_empty_lite_model_field_shows_the_automatic_choice(workspace, 
         await wait_until(pilot, lambda: app.chat_screen.ready.is_set(), what="ready")
         await pilot.press("f2")
         await wait_until(pilot, lambda: isinstance(app.screen, SettingsScreen), what="settings")
-        field = app.screen.widget_for("lite_model")
+        field = field_of(screen_of(app, SettingsScreen), "lite_model", Input)
 
         assert field.value == ""
         assert field.placeholder == "automatic: anthropic/claude-haiku-4-5"

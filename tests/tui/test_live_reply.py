@@ -10,11 +10,9 @@ stream; a click on a finished reply still opens the full Markdown widget.
 
 from __future__ import annotations
 
-from escape_attacks import ATTACKS, inert
 from textual.app import App, ComposeResult
 from textual.containers import VerticalScroll
-from textual.widgets import Markdown
-from tui_pilot_helpers import SIZE, screen_text, scripted_settings, type_text, wait_until
+from textual.widgets import Collapsible, Markdown
 
 from myrm_tui.terminal_text import for_terminal
 from myrm_tui.tui.app import MyrmApp
@@ -22,6 +20,8 @@ from myrm_tui.tui.constants import FINISHED_MARKDOWN_CHARS
 from myrm_tui.tui.widgets.assistant_message import AssistantMessage
 from myrm_tui.tui.widgets.live_reply import LiveReply
 from myrm_tui.tui.widgets.stored_reply import StoredReply, palette_of, render_reply
+from tests.escape_attacks import ATTACKS, inert
+from tests.tui.tui_pilot_helpers import SIZE, screen_text, scripted_settings, type_text, wait_until
 
 PAYLOAD = "".join(ATTACKS.values())
 OSC52 = "\\x1b]52;c;"  # how the clipboard write must look on screen
@@ -122,7 +122,7 @@ async def test_reasoning_folded_is_not_drawn_and_unfolded_follows_the_stream(wor
         await send(pilot, "think")
         await wait_until(pilot, lambda: screen.query(AssistantMessage), what="reply widget")
         reply = screen.query_one(AssistantMessage)
-        box = reply.query_one(".reasoning")
+        box = reply.query_one(".reasoning", Collapsible)
         view = reply._reasoning_view
         await wait_until(pilot, lambda: box.display and len(reply.reasoning) > 200, what="reasoning streaming")
         assert box.collapsed and str(view.content) == "", "folded, the reasoning is not laid out"

@@ -11,11 +11,11 @@ from __future__ import annotations
 
 from textual.app import App, ComposeResult
 from textual.containers import VerticalScroll
-from tui_pilot_helpers import wait_until
 
 from myrm_tui.tui.widgets.assistant_message import AssistantMessage
 from myrm_tui.tui.widgets.live_reply import LiveReply
 from myrm_tui.tui.widgets.stored_reply import StoredReply
+from tests.tui.tui_pilot_helpers import wait_until
 
 SIZE = (90, 44)
 REPLY = (

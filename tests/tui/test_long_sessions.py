@@ -4,14 +4,14 @@ streaming regression for code fences split at awkward chunk boundaries."""
 from __future__ import annotations
 
 from textual.widgets.markdown import MarkdownFence
-from tui_pilot_helpers import SIZE, scripted_settings, send, wait_until
 
 from myrm_tui.tui.app import MyrmApp
 from myrm_tui.tui.constants import LOAD_EARLIER_TURNS, TURN_WINDOW
-from myrm_tui.tui.history import AssistantItem, UserItem, turn_after, turns_of
+from myrm_tui.tui.history import AssistantItem, HistoryItem, UserItem, turn_after, turns_of
 from myrm_tui.tui.widgets.assistant_message import AssistantMessage
 from myrm_tui.tui.widgets.transcript import LoadEarlier
 from myrm_tui.tui.widgets.user_message import UserMessage
+from tests.tui.tui_pilot_helpers import SIZE, scripted_settings, send, wait_until
 
 
 def seed_turns(store, model: str, count: int) -> str:
@@ -23,7 +23,7 @@ def seed_turns(store, model: str, count: int) -> str:
 
 
 def test_turn_grouping():
-    items = [AssistantItem("orphan"), UserItem("a"), AssistantItem("x"), UserItem("b")]
+    items: list[HistoryItem] = [AssistantItem("orphan"), UserItem("a"), AssistantItem("x"), UserItem("b")]
     assert [len(t) for t in turns_of(items)] == [1, 2, 1]
     assert turn_after([1.0, 2.0, 3.0], 2.5) == 2 and turn_after([], 1.0) == 0
 

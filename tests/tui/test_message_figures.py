@@ -5,14 +5,13 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from tui_pilot_helpers import SIZE, scripted_settings, type_text, wait_until
-
 from myrm_tui.agent.reply_figures import ReplyFigures
 from myrm_tui.settings import Settings
 from myrm_tui.store import event_kinds
 from myrm_tui.tui.app import MyrmApp
 from myrm_tui.tui.reply_figures_text import StreamMeter, figures_line
 from myrm_tui.tui.widgets.assistant_message import AssistantMessage
+from tests.tui.tui_pilot_helpers import SIZE, scripted_settings, type_text, wait_until
 
 USAGE = {"prompt_tokens": 1200, "completion_tokens": 340, "cached_read_tokens": 744}
 # "1.2k in · 340 out · 62% cached · <time> · <speed> tok/s": no price for a scripted model
@@ -154,7 +153,11 @@ def test_snapshot_reply_with_figures(snap_compare, workspace, store):
         screen.status.set(workspace=FIXED_WORKSPACE, session_id=FIXED_SESSION)
         screen.prompt.cursor_blink = False
         for reply in screen.query(AssistantMessage):
-            await wait_until(pilot, lambda r=reply: r.markdown.source == r.text, what="markdown")
+
+            def rendered(r: AssistantMessage = reply) -> bool:
+                return r.markdown.source == r.text
+
+            await wait_until(pilot, rendered, what="markdown")
         await pilot.pause()
 
     assert snap_compare(app, terminal_size=SNAP_SIZE, run_before=settle)

@@ -140,6 +140,7 @@ def test_cache_figures_and_breakers():
     calls = metrics.cache_calls(events)
     assert [c.hit_rate for c in calls] == [0.0, 0.8]
     spend = metrics.session_spend(events)
+    assert spend.cost is not None
     assert spend.cache_hit_rate == 0.4 and round(spend.cost, 3) == 0.012
     (found,) = metrics.cache_breaks(events)
     assert found.reason == "history rewritten by compaction" and found.position == 3

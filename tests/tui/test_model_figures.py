@@ -11,11 +11,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tui_pilot_helpers import SIZE, scripted_settings, send, wait_until
-
 from myrm_tui.context.budget import budget_for
 from myrm_tui.tui.app import MyrmApp
 from myrm_tui.tui.screens.health import HealthScreen
+from tests.tui.tui_pilot_helpers import SIZE, scripted_settings, send, wait_until
 
 BIG, SMALL = 1_000_000, 32_768
 
@@ -55,6 +54,7 @@ async def test_after_a_model_switch_the_ring_and_f3_show_the_new_window(workspac
         assert after.limit == expected_limit(settings, SMALL)
         assert after.percent is not None and after.percent > (before.percent or 0)
         health = await open_health(pilot, app)
+        assert health.report is not None
         assert health.report.value("model window") == "32.8k"
         assert f"/ {after.limit / 1000:.1f}k tokens" in next(
             m.detail for m in health.report.metrics if m.name == "window used (last request)"
@@ -79,4 +79,5 @@ async def test_a_fork_on_another_model_shows_its_own_window(workspace, store, tm
         assert reading.source == "parent" and reading.used
         assert reading.limit == expected_limit(settings, SMALL)
         health = await open_health(pilot, app)
+        assert health.report is not None
         assert health.report.value("model window") == "32.8k"

@@ -7,12 +7,12 @@ import json
 import tomllib
 
 from textual.widgets import Input
-from tui_pilot_helpers import SIZE, notices, scripted_settings, send, type_text, wait_until
 
 from myrm_tui.tui.app import MyrmApp
 from myrm_tui.tui.scope import ScopedChoice, parse_scoped
 from myrm_tui.tui.screens.model_picker import ModelPicker
 from myrm_tui.tui.widgets.note import Note
+from tests.tui.tui_pilot_helpers import SIZE, notices, scripted_settings, send, type_text, wait_until
 
 
 def _script(tmp_path, name: str, *texts: str) -> str:

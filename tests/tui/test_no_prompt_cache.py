@@ -11,11 +11,11 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
-from tui_pilot_helpers import SIZE, scripted_settings, send, wait_until
 
 from myrm_tui.tui.app import MyrmApp
 from myrm_tui.tui.screens.health import HealthScreen
 from myrm_tui.tui.widgets.compaction_panel import NO_PROMPT_CACHE
+from tests.tui.tui_pilot_helpers import SIZE, screen_of, scripted_settings, send, wait_until
 
 
 @pytest.mark.parametrize("cached", [False, True], ids=["no-cache", "cache"])
@@ -33,7 +33,8 @@ async def test_cache_rows_only_for_a_model_with_a_prompt_cache(workspace, store,
         cache = screen.panel.section_text("cache")
         await pilot.press("f3")
         await wait_until(pilot, lambda: isinstance(app.screen, HealthScreen) and app.screen.report, what="F3")
-        report = app.screen.report
+        report = screen_of(app, HealthScreen).report
+        assert report is not None
         names = [m.name for m in report.card("cache")]
         if cached:
             assert "#1 " in cache and " read" in cache

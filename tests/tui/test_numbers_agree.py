@@ -14,7 +14,6 @@ from pathlib import Path
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from tui_pilot_helpers import scripted_settings, wait_until
 
 from myrm_tui.agent.agent import Agent
 from myrm_tui.context import ladder
@@ -25,6 +24,7 @@ from myrm_tui.tui.app import MyrmApp
 from myrm_tui.tui.formatting import format_tokens
 from myrm_tui.tui.metrics import compactions
 from myrm_tui.tui.screens.health import HealthScreen
+from tests.tui.tui_pilot_helpers import scripted_settings, wait_until
 
 TURNS = 30
 WINDOW = 9000
@@ -71,7 +71,9 @@ async def figures(app, pilot) -> dict:
 
 
 def percent_of(label: str) -> str:
-    return re.search(r"(\d+|--)%", label).group(0)
+    percent = re.search(r"(\d+|--)%", label)
+    assert percent is not None, label
+    return percent.group(0)
 
 
 async def test_four_readers_agree_on_a_compacted_session(workspace, store, tmp_path):
@@ -114,13 +116,16 @@ async def test_each_compaction_names_the_tier_that_ran_and_the_true_reason(works
     }
     assert done
     for item in done:
+        assert item.tokens_before is not None, item
         share = item.tokens_before * ratio.get(item.key, 1.0) / limit
         assert item.tier == ladder.tier_for(share, DEFAULT_CONFIG) or item.trigger.startswith("preflight")
         over = item.tokens_before > limit
         assert ("over budget" in item.trigger) == over, (item.trigger, item.tokens_before, limit)
         if not over and not item.trigger.startswith("preflight"):
             # the trigger quotes the share that decided it: within a point of the stored figure
-            quoted = int(re.match(r"(\d+)% ≥ (\d+)%", item.trigger).group(1))
+            shares = re.match(r"(\d+)% ≥ (\d+)%", item.trigger)
+            assert shares is not None, item.trigger
+            quoted = int(shares.group(1))
             assert abs(quoted - share * 100) <= 1.5
 
 

@@ -4,12 +4,12 @@ the user can type at once, and the chat screen that replaces it keeps the draft 
 from __future__ import annotations
 
 import pytest
-from tui_pilot_helpers import SIZE, notices, scripted_settings, type_text, wait_until
 
 from myrm_tui.tui.app import DEFAULT_THEME, EXIT_MODEL_REFUSED, MyrmApp
 from myrm_tui.tui.screens.chat import ChatScreen
 from myrm_tui.tui.screens.start import StartPrompt, StartScreen
 from myrm_tui.tui.widgets.assistant_message import AssistantMessage
+from tests.tui.tui_pilot_helpers import SIZE, notices, scripted_settings, type_text, wait_until
 
 
 class HeldStart(MyrmApp):
@@ -96,7 +96,7 @@ async def test_a_refused_model_ends_the_launch_after_the_first_frame_with_nothin
     async with app.run_test(size=SIZE) as pilot:
         await wait_until(pilot, lambda: app.refusal is not None, what="refusal")
     assert checked == ["asked"]
-    assert app.return_code == EXIT_MODEL_REFUSED and app.refusal.startswith("Unknown model 'gpt-9'")
+    assert app.return_code == EXIT_MODEL_REFUSED and (app.refusal or "").startswith("Unknown model 'gpt-9'")
     assert not app.chat_opened and app.resume_session_id is None
     assert not (workspace / ".myrm").exists(), "no store was created"
 

@@ -8,10 +8,9 @@ Each entry is run here and what it did is compared with what it says.
 
 from __future__ import annotations
 
-from tui_pilot_helpers import notices, scripted_settings, send, wait_until
-
 from myrm_tui.tui.app import MyrmApp
 from myrm_tui.tui.export_target import default_export_path
+from tests.tui.tui_pilot_helpers import notices, scripted_settings, send, wait_until
 
 SIZE = (110, 40)
 
@@ -42,6 +41,7 @@ async def test_export_entry_names_the_folder_it_writes_to(workspace, store, scri
         export = entry(app, "Export session to Markdown")
         export.callback()
         await wait_until(pilot, lambda: any("Exported to" in n for n in notices(app)), what="export")
+        assert app.chat.session_id is not None
         written = default_export_path(app.chat.session_id)
         assert written.is_file() and workspace not in written.parents
         assert "workspace" not in export.help and "exports folder" in export.help

@@ -8,9 +8,9 @@ The prompt stays in view either way.
 from __future__ import annotations
 
 import pytest
-from tui_pilot_helpers import scripted_settings, send, wait_until
 
 from myrm_tui.tui.app import MyrmApp
+from tests.tui.tui_pilot_helpers import scripted_settings, send, wait_until
 
 
 @pytest.mark.parametrize("size", [(80, 24), (120, 40)], ids=["80x24", "120x40"])

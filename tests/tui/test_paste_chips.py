@@ -4,12 +4,12 @@ and the chip expands on demand (Ctrl+T)."""
 from __future__ import annotations
 
 from textual import events
-from tui_pilot_helpers import SIZE, scripted_settings, send, type_text, wait_until
 
 from myrm_tui.tui.app import MyrmApp
 from myrm_tui.tui.constants import PASTE_CHIP_LINES
 from myrm_tui.tui.paste_chips import PasteChips, is_big
 from myrm_tui.tui.widgets.user_message import UserMessage
+from tests.tui.tui_pilot_helpers import SIZE, scripted_settings, send, type_text, wait_until
 
 BIG = "\n".join(f"log line {n}" for n in range(312))
 

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from tui_pilot_helpers import SIZE, scripted_settings, type_text, wait_until
+from textual.widgets import Input
 
 from myrm_tui.tui.app import MyrmApp
 from myrm_tui.tui.prompt_history import PromptHistory
 from myrm_tui.tui.screens.prompt_search import PromptSearchScreen, prompt_row
 from myrm_tui.tui.user_prompts import workspace_prompts
+from tests.tui.tui_pilot_helpers import SIZE, screen_of, scripted_settings, type_text, wait_until
 
 
 def test_older_prompts_go_before_and_browsing_keeps_its_place():
@@ -73,9 +74,9 @@ async def test_a_new_session_recalls_and_searches_other_sessions_prompts(workspa
         assert prompt.text == "half typed"
         await pilot.press("ctrl+s")
         await wait_until(pilot, lambda: isinstance(app.screen, PromptSearchScreen), what="search")
-        search = app.screen
+        search = screen_of(app, PromptSearchScreen)
         assert search.matches == []  # the one-line draft is the starting query: nothing matches it
-        search.query_one("#prompt-search-query").value = ""
+        search.query_one("#prompt-search-query", Input).value = ""
         await type_text(pilot, "staging")
         await wait_until(pilot, lambda: search.matches == ["deploy the staging server"], what="match")
         await pilot.press("enter")
@@ -95,7 +96,7 @@ async def test_a_new_session_recalls_and_searches_other_sessions_prompts(workspa
 def test_prompt_search_snapshot(snap_compare, workspace, store):
     """The search dialog over another session's prompts: newest first, one line each (a
     multi-line prompt joined with ⏎, a long one cut with an ellipsis)."""
-    from snapshot_helpers import SNAP_SIZE, make_app, settle
+    from tests.tui.snapshot_helpers import SNAP_SIZE, make_app, settle
 
     old = store.create_session("openai/gpt-4o", "yesterday")
     for text in (

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import sys
 
-from tui_pilot_helpers import SIZE, scripted_settings, type_text, wait_until
-
 from myrm_tui.settings import Settings
 from myrm_tui.tui.app import MyrmApp
 from myrm_tui.tui.widgets.assistant_message import AssistantMessage
@@ -13,6 +11,7 @@ from myrm_tui.tui.widgets.note import Note
 from myrm_tui.tui.widgets.prompt import PromptArea
 from myrm_tui.tui.widgets.tool_block import ToolBlock
 from myrm_tui.tui.widgets.user_message import UserMessage
+from tests.tui.tui_pilot_helpers import SIZE, scripted_settings, type_text, wait_until
 
 
 def _seed_session(store, model: str) -> str:

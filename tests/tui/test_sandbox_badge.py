@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from tui_pilot_helpers import SIZE, scripted_settings, wait_until
-
 from myrm_tui.tui.app import MyrmApp
+from tests.tui.tui_pilot_helpers import SIZE, scripted_settings, wait_until
 
 
 async def _status_after_start(workspace, store, script, **values) -> str:

@@ -5,8 +5,7 @@ from __future__ import annotations
 import json
 import tomllib
 
-from textual.widgets import Collapsible, Input, OptionList, Select, Switch
-from tui_pilot_helpers import SIZE, notices, scripted_settings, send, type_text, wait_until, write_script
+from textual.widgets import Collapsible, Input, OptionList, Select, Static, Switch
 
 from myrm_tui.settings import SETTINGS
 from myrm_tui.tui.app import MyrmApp
@@ -18,6 +17,18 @@ from myrm_tui.tui.screens.sessions import SessionsScreen, session_tree
 from myrm_tui.tui.screens.settings import SettingsScreen
 from myrm_tui.tui.widgets.note import Note
 from myrm_tui.tui.widgets.user_message import UserMessage
+from tests.tui.tui_pilot_helpers import (
+    SIZE,
+    field_of,
+    notices,
+    screen_now,
+    screen_of,
+    scripted_settings,
+    send,
+    type_text,
+    wait_until,
+    write_script,
+)
 
 
 async def test_fork_key_offers_honest_choices_and_opens_the_fork(workspace, store, script):
@@ -81,7 +92,7 @@ async def test_sessions_screen_resume_rename_delete_export(workspace, store, scr
     async with app.run_test(size=SIZE, notifications=True) as pilot:
         await pilot.press("ctrl+r")
         await wait_until(pilot, lambda: isinstance(app.screen, SessionsScreen) and app.screen.rows, what="list")
-        screen = app.screen
+        screen = screen_of(app, SessionsScreen)
         assert [(r.session.title, r.depth, r.messages) for r in screen.rows] == [
             ("old work", 0, 2),
             ("old work (fork)", 1, 2),
@@ -127,20 +138,20 @@ async def test_settings_screen_is_generated_from_the_schema_and_saves(workspace,
     async with app.run_test(size=(120, 50), notifications=True) as pilot:
         await pilot.press("f2")
         await wait_until(pilot, lambda: isinstance(app.screen, SettingsScreen), what="settings")
-        screen = app.screen
+        screen = screen_of(app, SettingsScreen)
         for spec in SETTINGS:  # one input per setting, of the type it calls for
             widget = screen.widget_for(spec.key)
             expected = Select if (spec.choices or spec.key == "theme") else Switch if spec.type is bool else Input
             assert isinstance(widget, expected), spec.key
         assert screen.query_one("#section-advanced", Collapsible).collapsed
         assert not screen.query_one("#section-general", Collapsible).collapsed
-        steps = screen.widget_for("max_steps")
+        steps = field_of(screen, "max_steps", Input)
         steps.value = "many"
         await pilot.press("ctrl+s")
-        error = str(screen.query_one("#settings-error").content)
+        error = str(screen.query_one("#settings-error", Static).content)
         assert error == "max_steps must be a whole number, not 'many'." and app.screen is screen
         steps.value = "7"
-        screen.widget_for("approval").value = "yolo"
+        field_of(screen, "approval", Select).value = "yolo"
         await pilot.press("ctrl+s")
         await wait_until(pilot, lambda: config.exists() and app.settings.max_steps == 7, what="saved")
         saved = tomllib.loads(config.read_text())
@@ -149,7 +160,7 @@ async def test_settings_screen_is_generated_from_the_schema_and_saves(workspace,
         await pilot.press("f2")
         await wait_until(pilot, lambda: isinstance(app.screen, SettingsScreen), what="settings again")
         await pilot.press("escape")
-        assert app.screen is app.chat_screen and app.settings.max_steps == 7
+        assert screen_now(app) is app.chat_screen and app.settings.max_steps == 7
 
 
 async def test_model_switch_rebuilds_the_agent_and_warns_before_shrinking(workspace, store, tmp_path):
@@ -172,7 +183,7 @@ async def test_model_switch_rebuilds_the_agent_and_warns_before_shrinking(worksp
         await type_text(pilot, f"/model scripted/{small}")
         await pilot.press("enter")
         await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen), what="shrink warning")
-        assert "This will compact about" in app.screen.message
+        assert "This will compact about" in screen_of(app, ConfirmScreen).message
         await pilot.click("#no")
         await wait_until(pilot, lambda: "Model unchanged." in notices(app), what="declined")
         assert app.chat.model == f"scripted/{big}" and not config.exists()
@@ -197,7 +208,7 @@ async def test_quick_model_picker_accepts_a_typed_name(workspace, store, script,
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("ctrl+o")
         await wait_until(pilot, lambda: isinstance(app.screen, ModelPicker), what="picker")
-        picker = app.screen
+        picker = screen_of(app, ModelPicker)
         await type_text(pilot, "gpt-4o")
         await wait_until(
             pilot, lambda: picker.results and "gpt-4o" in picker.results[0].name, what="search", timeout=60

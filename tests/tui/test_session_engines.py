@@ -10,9 +10,8 @@ from __future__ import annotations
 import gc
 import weakref
 
-from tui_pilot_helpers import SIZE, scripted_settings, type_text, wait_until
-
 from myrm_tui.tui.app import MyrmApp
+from tests.tui.tui_pilot_helpers import SIZE, scripted_settings, type_text, wait_until
 
 
 async def _send(pilot, app, text: str) -> None:
@@ -29,10 +28,11 @@ async def test_clear_releases_the_left_sessions_engine_and_resume_rebuilds_it(wo
         await _send(pilot, app, "hello")
         left = app.chat.session_id
         runtime = app.chat.runtime
+        assert app.chat.current_agent is not None  # no local name: it would keep the engine alive
         engine = app.chat.current_agent.engine
         assert runtime is not None and runtime.engine is engine
         await _send(pilot, app, "again")  # a turn in the same session keeps its engine
-        assert app.chat.current_agent.engine is engine
+        assert app.chat.current_agent is not None and app.chat.current_agent.engine is engine
         gone = weakref.ref(engine)
         del engine, runtime
 
@@ -52,7 +52,8 @@ async def test_clear_releases_the_left_sessions_engine_and_resume_rebuilds_it(wo
         app.open_session(left)
         await wait_until(pilot, lambda: app.chat.session_id == left, what="resumed")
         await _send(pilot, app, "third")
-        assert app.chat.current_agent.engine is app.chat.runtime.engine
+        agent, runtime = app.chat.current_agent, app.chat.runtime
+        assert agent is not None and runtime is not None and agent.engine is runtime.engine
         assert [m.message.get("content") for m in store.messages(left) if m.role == "assistant"] == [
             "first answer",
             "second answer",

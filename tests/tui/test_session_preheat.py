@@ -7,14 +7,13 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from test_trust_dialog import app_for, hostile_clone
-from tui_pilot_helpers import SIZE, scripted_settings, send, type_text, wait_until
-
 from myrm_tui.agent.cache_warmth import PREHEAT_STAND_IN, PURPOSE_PREHEAT
 from myrm_tui.store import event_kinds
 from myrm_tui.tui.app import MyrmApp
 from myrm_tui.tui.screens.chat import ChatScreen
 from myrm_tui.tui.screens.trust import TrustScreen
+from tests.tui.test_trust_dialog import app_for, hostile_clone
+from tests.tui.tui_pilot_helpers import SIZE, scripted_settings, send, type_text, wait_until
 
 
 def _scripted(tmp_path: Path) -> tuple[str, Path]:

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from textual.widgets import Input, OptionList
-from tui_pilot_helpers import scripted_settings, type_text, wait_until
 
 from myrm_tui.tui.app import MyrmApp
 from myrm_tui.tui.screens.dialogs import InputScreen
 from myrm_tui.tui.screens.sessions import SessionsScreen
 from myrm_tui.tui.session_search import matches, search_fields
+from tests.tui.tui_pilot_helpers import scripted_settings, type_text, wait_until
 
 
 def test_every_word_must_match_somewhere_ignoring_case():

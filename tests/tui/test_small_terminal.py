@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from textual.dom import DOMNode
 from textual.widgets import Input, Select, Static
-from tui_pilot_helpers import scripted_settings, wait_until
 
 from myrm_tui.settings import SETTINGS
 from myrm_tui.tui.app import MyrmApp
@@ -11,9 +11,17 @@ from myrm_tui.tui.screens.dialogs import ConfirmScreen
 from myrm_tui.tui.screens.health import HealthScreen
 from myrm_tui.tui.screens.model_picker import ModelPicker
 from myrm_tui.tui.screens.settings import SettingsScreen, sections
+from tests.tui.tui_pilot_helpers import field_of, scripted_settings, wait_until
 
 SMALL = (80, 24)
 WIDE = (120, 40)
+
+
+def setting_row(screen: SettingsScreen, key: str) -> DOMNode:
+    """The row that holds a setting's input (its grandparent)."""
+    parent = screen.widget_for(key).parent
+    assert parent is not None and parent.parent is not None
+    return parent.parent
 
 
 async def open_settings(pilot) -> SettingsScreen:
@@ -38,7 +46,7 @@ async def test_settings_at_80x24_is_one_column_with_the_first_field_focused(work
         first = sections()[0][1][0].key
         assert app.focused is screen.widget_for(first), "typing must edit the first setting straight away"
         await pilot.press("x")
-        assert screen.widget_for(first).value.endswith("x")
+        assert field_of(screen, first, Input).value.endswith("x")
 
         assert screen.has_class("-narrow")
         scroll = screen.query_one(".scroll")
@@ -48,7 +56,7 @@ async def test_settings_at_80x24_is_one_column_with_the_first_field_focused(work
                 assert widget.region.right <= scroll.region.right, widget
         # Each description gets a line at least as wide as its longest word, so no word is cut.
         for spec in SETTINGS:
-            row_help = screen.widget_for(spec.key).parent.parent.query_one(".setting-help", Static)
+            row_help = setting_row(screen, spec.key).query_one(".setting-help", Static)
             if row_help.region.width:
                 assert row_help.size.width >= max(len(word) for word in spec.help.split()), spec.key
         widths = field_widths(screen)
@@ -66,7 +74,7 @@ async def test_pick_puts_the_chosen_name_in_the_model_field(workspace, store, sc
         app.screen.query_one(Input).value = other
         await pilot.press("enter")
         await wait_until(pilot, lambda: app.screen is screen, what="back in settings")
-        assert screen.widget_for("model").value == other
+        assert field_of(screen, "model", Input).value == other
 
 
 async def test_settings_wide_keeps_two_columns_and_the_widest_model_field(workspace, store, script):
@@ -74,7 +82,7 @@ async def test_settings_wide_keeps_two_columns_and_the_widest_model_field(worksp
     async with app.run_test(size=WIDE) as pilot:
         screen = await open_settings(pilot)
         assert screen.has_class("-roomy")
-        steps_row = screen.widget_for("max_steps").parent.parent
+        steps_row = setting_row(screen, "max_steps")
         label = steps_row.query_one(".setting-label")
         assert label.region.right <= screen.widget_for("max_steps").region.x, "name and field side by side"
         widths = field_widths(screen)

@@ -9,11 +9,11 @@ size. Update after an intended visual change with `pytest tests/tui/test_snapsho
 from __future__ import annotations
 
 import pytest
-from snapshot_helpers import SNAP_SIZE, make_app, seed, settle
-from tui_pilot_helpers import wait_until
 
 from myrm_tui.tui.screens.health import HealthScreen
 from myrm_tui.tui.screens.settings import SettingsScreen
+from tests.tui.snapshot_helpers import SNAP_SIZE, make_app, seed, settle
+from tests.tui.tui_pilot_helpers import wait_until
 
 
 @pytest.fixture

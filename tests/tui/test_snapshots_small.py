@@ -6,11 +6,10 @@ SVGs: after re-recording, copy them to `screenshots/settings-80x24.svg` and `scr
 
 from __future__ import annotations
 
-from snapshot_helpers import make_app, seed, settle
-from tui_pilot_helpers import wait_until
-
 from myrm_tui.tui.screens.health import HealthScreen
 from myrm_tui.tui.screens.settings import SettingsScreen
+from tests.tui.snapshot_helpers import make_app, seed, settle
+from tests.tui.tui_pilot_helpers import wait_until
 
 SMALL = (80, 24)
 

@@ -15,13 +15,14 @@ import shutil
 from pathlib import Path
 
 import pytest
-from snapshot_helpers import make_app, seed, settle
-from tui_pilot_helpers import type_text, wait_until
 
 from myrm_tui.settings import Settings
+from myrm_tui.settings.typed_values import Approval
 from myrm_tui.store import Store
 from myrm_tui.tui.app import MyrmApp
 from myrm_tui.tui.widgets.approval import ApprovalPrompt
+from tests.tui.snapshot_helpers import make_app, seed, settle
+from tests.tui.tui_pilot_helpers import type_text, wait_until
 
 SMALL = (80, 24)
 # A fixed path: the scripted model's name (and so the status line) contains it.
@@ -31,7 +32,7 @@ EMBEDDED = "local/smollm2"
 FIRST_TURN_TIMEOUT_S = 120.0
 
 
-def quick_start_app(workspace, store, model: str = EMBEDDED, approval: str = "ask") -> MyrmApp:
+def quick_start_app(workspace, store, model: str = EMBEDDED, approval: Approval = "ask") -> MyrmApp:
     """`myrm` in a fresh clone: no config, the model named, a new session."""
     settings = Settings().with_values(model=model, approval=approval, animations=False)
     return MyrmApp(

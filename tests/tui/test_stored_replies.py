@@ -5,10 +5,11 @@ above it, arrive pre-rendered for the page-up, and turn into the full Markdown w
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 
 from textual.app import App, ComposeResult
+from textual.widget import Widget
 from textual.widgets import Markdown
-from tui_pilot_helpers import SIZE, scripted_settings, wait_until
 
 from myrm_tui.tui.app import MyrmApp
 from myrm_tui.tui.constants import LOAD_EARLIER_TURNS, RESUME_RENDERED_REPLIES, TURN_WINDOW
@@ -16,6 +17,7 @@ from myrm_tui.tui.widgets.assistant_message import AssistantMessage
 from myrm_tui.tui.widgets.stored_reply import StoredReply
 from myrm_tui.tui.widgets.transcript import LoadEarlier
 from myrm_tui.tui.widgets.user_message import UserMessage
+from tests.tui.tui_pilot_helpers import SIZE, scripted_settings, wait_until
 
 SAMPLES = [
     "The failing test was `test_parse`.\n\n```python\ndef parse(text):\n    return text.splitlines()\n```\n\nDone.",
@@ -24,6 +26,14 @@ SAMPLES = [
     "1. first\n2. second\n\n> quoted line\n\n---\n\n### Small heading\n\nlast paragraph",
     "| case | before | after |\n|---|---|---|\n| cold | 12 ms | 3 ms |\n| warm | 5 ms | 1 ms |\n",
 ]
+
+
+def stored_replies(markdowns: Iterable[Widget]) -> list[StoredReply]:
+    """Replies' markdown widgets, each a StoredReply (the kind that renders its lines ahead)."""
+    replies = list(markdowns)
+    stored = [r for r in replies if isinstance(r, StoredReply)]
+    assert len(stored) == len(replies), replies
+    return stored
 
 
 def reply_text(index: int) -> str:
@@ -84,18 +94,23 @@ async def test_load_earlier_keeps_the_view_in_place_and_mounts_prerendered_repli
         transcript = screen.transcript
         for loaded in range(1, 4):
             await wait_until(pilot, lambda: transcript._next is not None, what="next batch built")
-            ready = [w.markdown for w in transcript._next.widgets if isinstance(w, AssistantMessage)]
-            await wait_until(pilot, lambda r=ready: all(x._lines for x in r), what="next batch rendered")
+            assert transcript._next is not None
+            ready = stored_replies(w.markdown for w in transcript._next.widgets if isinstance(w, AssistantMessage))
+
+            def rendered(r: list[StoredReply] = ready) -> bool:
+                return all(x._lines for x in r)
+
+            await wait_until(pilot, rendered, what="next batch rendered")
             transcript.scroll_to(y=transcript.size.height, animate=False)
             await pilot.pause(0.1)
             anchor = screen.query(UserMessage)[0]  # the oldest mounted turn, one page below the top
             y_before = anchor.region.y
             transcript.scroll_page_up(animate=False)
-            await wait_until(
-                pilot,
-                lambda n=loaded: len(screen.query(UserMessage)) == TURN_WINDOW + n * LOAD_EARLIER_TURNS,
-                what=f"batch {loaded}",
-            )
+
+            def batch_mounted(n: int = loaded) -> bool:
+                return len(screen.query(UserMessage)) == TURN_WINDOW + n * LOAD_EARLIER_TURNS
+
+            await wait_until(pilot, batch_mounted, what=f"batch {loaded}")
             await pilot.pause(0.1)
             # the page-up moved the view up by one page, and the batch above did not move it further
             assert anchor.region.y == y_before + transcript.size.height
@@ -132,7 +147,7 @@ async def test_resume_renders_older_replies_after_the_first_paint_at_their_true_
     app = MyrmApp(workspace, scripted_settings(model), session_id=sid, store=store, watch_themes=False)
     async with app.run_test(size=SIZE) as pilot:
         screen = app.chat_screen
-        replies = [m.markdown for m in screen.query(AssistantMessage)]
+        replies = stored_replies(m.markdown for m in screen.query(AssistantMessage))
         assert all(isinstance(r, StoredReply) for r in replies)
         await wait_until(pilot, lambda: all(r._lines for r in replies), what="older replies rendered")
         await pilot.pause(0.2)

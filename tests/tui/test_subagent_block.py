@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from textual.app import App, ComposeResult
-from tui_pilot_helpers import SIZE, scripted_settings, send
 
 from myrm_tui.agent.subagent.progress import progress_line
 from myrm_tui.tui.app import MyrmApp
 from myrm_tui.tui.widgets.subagent_block import SubagentBlock
 from myrm_tui.tui.widgets.tool_block import ToolBlock, ToolHeader
+from tests.tui.tui_pilot_helpers import SIZE, scripted_settings, send
 
 RESULT = (
     "[subagent done: 2 model calls, 1 tool calls, 900 tokens, 1s · child session abc]\n"

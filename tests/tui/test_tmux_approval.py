@@ -14,9 +14,8 @@ import subprocess
 import time
 from pathlib import Path
 
-from tmux_helpers import capture, quit_and_exit_code, start_myrm, tmux, wait_for
-
 from myrm_tui.store import Store
+from tests.tui.tmux_helpers import capture, quit_and_exit_code, start_myrm, tmux, wait_for
 
 PHRASE = "yes please "
 KEY_GAP_S = 0.05  # a fast typist: 20 keys a second

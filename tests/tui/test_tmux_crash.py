@@ -12,7 +12,8 @@ import time
 from pathlib import Path
 
 import pytest
-from tmux_helpers import SCREEN_TIMEOUT_S, capture, quit_and_exit_code, start_myrm, tmux, wait_for, wait_gone
+
+from tests.tui.tmux_helpers import SCREEN_TIMEOUT_S, capture, quit_and_exit_code, start_myrm, tmux, wait_for, wait_gone
 
 pytestmark = [pytest.mark.llama, pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")]
 

@@ -15,7 +15,8 @@ import time
 from pathlib import Path
 
 import pytest
-from tmux_helpers import SCREEN_TIMEOUT_S, capture, start_myrm, tmux, wait_for
+
+from tests.tui.tmux_helpers import SCREEN_TIMEOUT_S, capture, start_myrm, tmux, wait_for
 
 pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
 

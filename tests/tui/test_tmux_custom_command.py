@@ -10,7 +10,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from tmux_helpers import capture, quit_and_exit_code, start_myrm, tmux, wait_for
+
+from tests.tui.tmux_helpers import capture, quit_and_exit_code, start_myrm, tmux, wait_for
 
 pytestmark = pytest.mark.skipif(
     shutil.which("tmux") is None, reason="tmux is not installed; the real-terminal smoke test needs it"

@@ -11,9 +11,9 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from tmux_helpers import capture, quit_and_exit_code, start_myrm, tmux, wait_for, wait_gone
 
 from myrm_tui.store import Store
+from tests.tui.tmux_helpers import capture, quit_and_exit_code, start_myrm, tmux, wait_for, wait_gone
 
 pytestmark = pytest.mark.skipif(
     shutil.which("tmux") is None, reason="tmux is not installed; the real-terminal test needs it"

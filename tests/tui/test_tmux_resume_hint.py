@@ -7,9 +7,8 @@ import json
 import subprocess
 from pathlib import Path
 
-from tmux_helpers import capture, quit_and_exit_code, start_myrm, tmux, wait_for
-
 from myrm_tui.store import Store
+from tests.tui.tmux_helpers import capture, quit_and_exit_code, start_myrm, tmux, wait_for
 
 
 def test_exit_prints_the_resume_command_for_a_session_with_messages(tmp_path: Path):

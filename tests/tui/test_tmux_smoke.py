@@ -13,7 +13,8 @@ import time
 from pathlib import Path
 
 import pytest
-from tmux_helpers import (
+
+from tests.tui.tmux_helpers import (
     capture,
     quit_and_exit_code,
     start_myrm,

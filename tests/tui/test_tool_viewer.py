@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from tui_pilot_helpers import SIZE, scripted_settings, type_text, wait_until
+from textual.widgets import TextArea
 
 from myrm_tui.settings import Settings
 from myrm_tui.tui.app import MyrmApp
 from myrm_tui.tui.constants import TOOL_OUTPUT_DISPLAY_CHARS
 from myrm_tui.tui.screens.tool_output import ToolOutputScreen, load_output
 from myrm_tui.tui.widgets.tool_block import ToolBlock
+from tests.tui.tui_pilot_helpers import SIZE, scripted_settings, type_text, wait_until
 
 LINES = 20_000
 # `seq 1 20000`: every number and its newline, far above tool_output_cap (spilled to the vault)
@@ -59,8 +60,8 @@ async def test_big_output_counts_the_real_output_and_opens_whole_in_the_viewer(w
         assert f"full output: {block.vault_handle} · o opens it" in _output_text(block)
 
         viewer = await _open_viewer(pilot, app, block)
-        area = viewer.query_one("TextArea")
-        assert viewer.loaded.total_chars == REAL_CHARS
+        area = viewer.query_one(TextArea)
+        assert viewer.loaded is not None and viewer.loaded.total_chars == REAL_CHARS
         assert area.document.line_count == LINES + 1  # every line, not the excerpt
         assert area.document.get_line(LINES - 1) == str(LINES)
         assert app.screen.focused is area  # scrollable with the keys at once
@@ -74,9 +75,9 @@ async def test_big_output_counts_the_real_output_and_opens_whole_in_the_viewer(w
     async with reopened.run_test(size=SIZE) as pilot:
         await wait_until(pilot, lambda: reopened.chat_screen.query(ToolBlock), what="history")
         block = reopened.chat_screen.query_one(ToolBlock)
-        assert block.preview.total_chars == REAL_CHARS
+        assert block.preview is not None and block.preview.total_chars == REAL_CHARS
         viewer = await _open_viewer(pilot, reopened, block)
-        assert viewer.query_one("TextArea").document.line_count == LINES + 1
+        assert viewer.query_one(TextArea).document.line_count == LINES + 1
 
 
 async def test_a_cut_preview_says_how_much_more_and_the_remapped_key_opens_it(workspace, store, script):
@@ -97,9 +98,9 @@ async def test_a_cut_preview_says_how_much_more_and_the_remapped_key_opens_it(wo
         assert f"… {more:,} more characters · v opens it" in _output_text(block)
         viewer = await _open_viewer(pilot, app, block, key="v")
         # nothing was spilled: the viewer shows the whole stored result
-        area = viewer.query_one("TextArea")
+        area = viewer.query_one(TextArea)
         assert area.document.get_line(lines - 1) == str(lines)
-        assert "the stored result" in viewer.loaded.note
+        assert viewer.loaded is not None and "the stored result" in viewer.loaded.note
 
 
 def test_viewer_text_is_sanitised_and_capped(store):

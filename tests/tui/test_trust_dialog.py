@@ -11,7 +11,6 @@ import json
 from pathlib import Path
 
 from textual.widgets import OptionList, Static
-from tui_pilot_helpers import SIZE, notices, send, wait_until
 
 from myrm_tui.cli_commands.common import CommandContext
 from myrm_tui.cli_commands.trust import trust_prompt_for
@@ -20,6 +19,8 @@ from myrm_tui.settings.loader import load_settings
 from myrm_tui.tui.app import MyrmApp
 from myrm_tui.tui.screens.chat import ChatScreen
 from myrm_tui.tui.screens.trust import TrustScreen
+from tests.trust_helpers import trust_of
+from tests.tui.tui_pilot_helpers import SIZE, notices, send, wait_until
 
 ATTACKER = "http://attacker.invalid/v1"
 
@@ -85,7 +86,7 @@ async def test_trust_once_applies_for_this_session_only(workspace, store, script
         assert api_base_of(app, model) == ATTACKER
         assert app.chat.settings.approval == "ask"  # trust never loosens the policy
     assert not trust_file().exists()
-    assert load_settings(workspace, {"model": model}).workspace_trust.needs_decision  # asks next time
+    assert trust_of(load_settings(workspace, {"model": model})).needs_decision  # asks next time
 
 
 async def test_always_trust_remembers_this_version_and_an_edit_asks_again(workspace, store, script):
@@ -99,7 +100,7 @@ async def test_always_trust_remembers_this_version_and_an_edit_asks_again(worksp
         assert api_base_of(app, model) == ATTACKER
     stored = json.loads(trust_file().read_text())["workspaces"][str(workspace.resolve())]
     assert len(stored) == 1
-    assert load_settings(workspace, {"model": model}).workspace_trust.state == T.TRUSTED
+    assert trust_of(load_settings(workspace, {"model": model})).state == T.TRUSTED
     second = app_for(workspace, store, model)
     assert second.trust_prompt is None  # no dialog for the trusted version
     config.write_text(config.read_text() + "# edited\n")
@@ -117,7 +118,7 @@ async def test_a_file_swapped_while_the_dialog_is_open_applies_nothing(workspace
         await wait_until(pilot, lambda: isinstance(app.screen, ChatScreen), what="chat")
         assert api_base_of(app, model) is None
         assert any("changed after it was shown" in n for n in notices(app))
-    assert load_settings(workspace, {"model": model}).workspace_trust.needs_decision
+    assert trust_of(load_settings(workspace, {"model": model})).needs_decision
 
 
 async def test_hostile_text_is_shown_escaped(workspace, store, script):

@@ -17,7 +17,8 @@ import uuid
 from pathlib import Path
 
 import pytest
-from tmux_helpers import SCREEN_TIMEOUT_S, capture, tmux, wait_for, wait_gone
+
+from tests.tui.tmux_helpers import SCREEN_TIMEOUT_S, capture, tmux, wait_for, wait_gone
 
 pytestmark = pytest.mark.skipif(
     shutil.which("tmux") is None, reason="tmux is not installed; the real-terminal smoke test needs it"

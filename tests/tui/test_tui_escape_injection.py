@@ -12,9 +12,7 @@ from __future__ import annotations
 
 import re
 
-from escape_attacks import ATTACKS, inert
 from textual.widgets import Input, OptionList
-from tui_pilot_helpers import notices, screen_text, scripted_settings, send, type_text, wait_until
 
 from myrm_tui.tui.app import MyrmApp
 from myrm_tui.tui.export_target import default_export_path
@@ -28,6 +26,8 @@ from myrm_tui.tui.widgets.completion_popup import CompletionPopup
 from myrm_tui.tui.widgets.note import Note
 from myrm_tui.tui.widgets.tool_block import ToolBlock
 from myrm_tui.tui.widgets.user_message import UserMessage
+from tests.escape_attacks import ATTACKS, inert
+from tests.tui.tui_pilot_helpers import notices, screen_text, scripted_settings, send, type_text, wait_until
 
 PAYLOAD = "".join(ATTACKS.values())
 OSC52 = "\\x1b]52;c;"  # how the clipboard write must look on screen

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tui_pilot_helpers import SIZE, scripted_settings, type_text, wait_until
+from textual.widgets import Collapsible
 
 from myrm_tui.tui.app import MyrmApp
 from myrm_tui.tui.widgets.approval import ApprovalPrompt
@@ -10,6 +10,7 @@ from myrm_tui.tui.widgets.assistant_message import AssistantMessage
 from myrm_tui.tui.widgets.note import Note
 from myrm_tui.tui.widgets.tool_block import ToolBlock
 from myrm_tui.tui.widgets.user_message import UserMessage
+from tests.tui.tui_pilot_helpers import SIZE, scripted_settings, type_text, wait_until
 
 REPLY = (
     "Here is a **streamed** reply. It arrives in small pieces, and the transcript must show it "
@@ -78,7 +79,7 @@ async def test_reasoning_is_folded_away(workspace, store, script):
         reply = app.chat_screen.query_one(AssistantMessage)
         await wait_until(pilot, lambda: not reply.streaming, what="final render")
         assert reply.reasoning == "two plus two is four"
-        box = reply.query_one(".reasoning")
+        box = reply.query_one(".reasoning", Collapsible)
         assert box.display and box.collapsed
         assert reply.markdown.source == "The answer is 4."
 

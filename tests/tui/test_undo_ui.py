@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from textual.widgets import Button, OptionList, Static
-from tui_pilot_helpers import SIZE, notices, scripted_settings, send, type_text, wait_until
 
 from myrm_tui.settings import Settings
 from myrm_tui.tui.app import MyrmApp
 from myrm_tui.tui.screens.rewind import RewindScreen
 from myrm_tui.tui.screens.undo import UndoScreen
 from myrm_tui.tui.widgets.note import Note
+from tests.tui.tui_pilot_helpers import SIZE, notices, scripted_settings, send, type_text, wait_until
 
 
 def write_call(call_id: str, path: str, content: str) -> dict:
@@ -135,7 +135,7 @@ def seed_checkpoints(store, workspace, session_id: str) -> None:
 
 
 def test_undo_preview_snapshot(snap_compare, workspace, store):
-    from snapshot_helpers import SNAP_SIZE, make_app, seed, settle
+    from tests.tui.snapshot_helpers import SNAP_SIZE, make_app, seed, settle
 
     session_id = seed(store)
     seed_checkpoints(store, workspace, session_id)

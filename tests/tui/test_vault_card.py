@@ -4,8 +4,7 @@ size, handle, what the model got, the hint the model was given, and opens the wh
 from __future__ import annotations
 
 from textual.app import App, ComposeResult
-from textual.widgets import Button
-from tui_pilot_helpers import SIZE, scripted_settings, type_text, wait_until
+from textual.widgets import Button, TextArea
 
 from myrm_tui.context.ingest import spill_marker
 from myrm_tui.settings import Settings
@@ -14,6 +13,7 @@ from myrm_tui.tui.screens.tool_output import ToolOutputScreen
 from myrm_tui.tui.vaulted_result import vaulted_result
 from myrm_tui.tui.widgets.tool_block import ToolBlock
 from myrm_tui.tui.widgets.vault_card import VaultCard
+from tests.tui.tui_pilot_helpers import SIZE, scripted_settings, type_text, wait_until
 
 LINES = 20_000
 REAL_CHARS = sum(len(str(i)) + 1 for i in range(1, LINES + 1))  # `seq 1 20000`, spilled to the vault
@@ -45,13 +45,14 @@ async def test_a_spilled_bash_output_shows_the_card_and_its_key_opens_the_whole_
         stored = store.messages(app.chat.session_id)
         sent = next(r.message["content"] for r in stored if r.message.get("role") == "tool")
         text = card.text()
+        assert block.vault_handle is not None
         assert f"{REAL_CHARS:,} chars · {LINES:,} lines" in text and block.vault_handle in text
         assert "model got  " in text and "excerpt" in text
         hint = sent.splitlines()[0].split(" · ", 2)[2].rstrip("]")
         assert f"model hint {hint}" in text and "file_read(" in hint, "the hint the model was given, verbatim"
         assert "\n1\n2\n" in text, "the head of what the model got"
-        assert viewer.loaded.total_chars == REAL_CHARS
-        assert viewer.query_one("TextArea").document.line_count == LINES + 1
+        assert viewer.loaded is not None and viewer.loaded.total_chars == REAL_CHARS
+        assert viewer.query_one(TextArea).document.line_count == LINES + 1
 
 
 async def test_the_card_key_is_remappable_and_the_button_opens_too(workspace, store, script):
@@ -85,7 +86,12 @@ def test_only_a_vaulted_result_gets_a_card_and_a_subagent_answer_names_its_size(
 
     answer = "".join(f"line {i}\n" for i in range(3_000))
     distilled = distill(
-        "[subagent s1 · done]", answer, Handover(), full_text=answer, vault=_Vault(), count=lambda t: len(t) // 4
+        "[subagent s1 · done]",
+        answer,
+        Handover(),
+        full_text=answer,
+        vault=_Vault(),  # type: ignore[arg-type]  # a stand-in: only put() is called
+        count=lambda t: len(t) // 4,
     )
     sub = vaulted_result(distilled.content)
     assert sub is not None and sub.handle == HANDLE and sub.total_chars == len(answer.rstrip())

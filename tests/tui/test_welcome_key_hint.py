@@ -9,11 +9,11 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
-from tui_pilot_helpers import SIZE, screen_text, wait_until
 
 from myrm_tui.settings import Settings
 from myrm_tui.tui.app import MyrmApp
 from myrm_tui.tui.widgets.welcome import Welcome, wants_key_hint
+from tests.tui.tui_pilot_helpers import SIZE, screen_text, wait_until
 
 KEY_LINE = "A hosted model: export its key"
 

@@ -9,13 +9,16 @@ import time
 import weakref
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import pytest
 from rich.cells import cell_len
 from textual.app import App
+from textual.screen import Screen
+from textual.widget import Widget
 
 from myrm_tui.settings import Settings
+from myrm_tui.tui.screens.settings import SettingsScreen
 
 # Headless pilots on a shared 2-core box: generous, but a hang still fails in reasonable time.
 WAIT_TIMEOUT_S = 30.0
@@ -76,6 +79,29 @@ def record_notifications(monkeypatch: pytest.MonkeyPatch) -> None:
         shown(self, message, **options)
 
     monkeypatch.setattr(App, "notify", recording_notify)
+
+
+ScreenT = TypeVar("ScreenT", bound=Screen)
+WidgetT = TypeVar("WidgetT", bound=Widget)
+
+
+def screen_of(app: App, kind: type[ScreenT]) -> ScreenT:
+    """The app's screen as the kind the test waited for (a wrong one fails here, by name)."""
+    screen = app.screen
+    assert isinstance(screen, kind), screen
+    return screen
+
+
+def screen_now(app: App) -> Screen:
+    """The app's screen, read afresh (a key may have changed it since the test last looked)."""
+    return app.screen
+
+
+def field_of(screen: SettingsScreen, key: str, kind: type[WidgetT]) -> WidgetT:
+    """The settings screen's input for `key`, as the widget kind that setting uses."""
+    widget = screen.widget_for(key)
+    assert isinstance(widget, kind), (key, widget)
+    return widget
 
 
 def notices(app: App) -> list[str]:

@@ -17,9 +17,11 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import time
+from collections.abc import AsyncGenerator, Callable, Sequence
 from contextlib import aclosing
 from dataclasses import dataclass, field
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
 
 from myrm_tui.agent.build import AgentBuild, build_agent
 from myrm_tui.agent.events import (
@@ -38,6 +40,13 @@ from myrm_tui.agent.tools.registry import ToolRegistry
 from myrm_tui.agent.tools.task import TASK_TOOL
 from myrm_tui.context.tokens import count_text_tokens
 from myrm_tui.llm.events import UsageEvent
+
+if TYPE_CHECKING:
+    from myrm_tui.agent.events import AgentEvent
+    from myrm_tui.agent.tools.base import ToolContext
+    from myrm_tui.llm.ports import StreamFn
+    from myrm_tui.settings.settings import Settings
+    from myrm_tui.store.store import Store
 
 # Bounds of one delegation; the tool's arguments may lower them, never raise them.
 # Model calls: a triage (run, read a few files, rerun) takes 5-15; 30 leaves room without letting
@@ -106,13 +115,59 @@ class Delegation:
     tokens: int  # prompt + completion tokens the child's calls reported
 
 
+class DelegatingAgent(Protocol):
+    """The Agent as its subagent runner sees it: the parent whose session, tools and model a child
+    inherits, and the type a child is built as. Why a Protocol: agent.py imports this module, so
+    naming `Agent` here would be an import cycle. The two private members are the process-group
+    set a child shares with its parent (the parent's interrupt must reach the child's commands)."""
+
+    settings: Settings
+    store: Store
+    session_id: str
+    workspace: Path
+    build: AgentBuild
+    headless: bool
+    cache_key: str
+    clock: Callable[[], float]
+    subagents: SubagentRunner
+    _process_groups: set[int]
+    _ctx: ToolContext
+
+    def __init__(
+        self,
+        *,
+        store: Store,
+        session_id: str,
+        settings: Settings,
+        workspace: Path,
+        stream_fn: StreamFn | None = None,
+        build: AgentBuild | None = None,
+        headless: bool = False,
+        cache_key: str | None = None,
+    ) -> None: ...
+
+    @property
+    def model_name(self) -> str: ...
+
+    @property
+    def stream_fn(self) -> StreamFn | None: ...
+
+    def turn(self, text: str | list[dict[str, Any]]) -> AsyncGenerator[AgentEvent, None]: ...
+
+    def kill_running_processes(self) -> None: ...
+
+    async def aclose(self) -> Sequence[object]:
+        """End the child's session (its background commands, its session_end hooks)."""
+        ...
+
+
 class SubagentRunner:
     """One per agent. `model`: the child's model, the parent's by default (a test or a bench
     swaps in a scripted child). `enabled` is False inside a child: a task never delegates."""
 
-    def __init__(self, parent: Any, *, enabled: bool = True):
-        """`parent`: the Agent that owns this runner (typed loosely: agent.py imports this module,
-        and the child is built as `type(parent)`, so no import goes back up)."""
+    def __init__(self, parent: DelegatingAgent, *, enabled: bool = True):
+        """`parent`: the Agent that owns this runner (the child is built as `type(parent)`, so no
+        import goes back up to agent.py)."""
         self.parent = parent
         self.enabled = enabled
         self.bounds = Bounds()
@@ -141,7 +196,7 @@ class SubagentRunner:
         tools: frozenset[str] | None = None,
         instructions: str = SUBAGENT_PROMPT,
         model: str | None = None,
-    ) -> Any:
+    ) -> DelegatingAgent:
         parent = self.parent
         build = self._child_build(tools, instructions, model)
         build = dataclasses.replace(build, settings=build.settings.with_values(max_steps=bounds.max_steps))
@@ -152,7 +207,7 @@ class SubagentRunner:
             session_id=session.id,
             settings=build.settings,
             workspace=parent.workspace,
-            stream_fn=parent._model_stream.stream_fn,
+            stream_fn=parent.stream_fn,
             build=build,
             headless=parent.headless,
             # its own session parts: its own engine, background commands and hook lifecycle
@@ -272,7 +327,7 @@ class IsolatedChild:
     ):
         self.runner, self.title, self.bounds = runner, title, bounds
         self.tools, self.instructions, self.model = tools, instructions, model
-        self.child: Any = None
+        self.child: DelegatingAgent | None = None
 
     async def ask(self, text: str) -> ChildAnswer:
         child = self.child

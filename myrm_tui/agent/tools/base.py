@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from myrm_tui.agent.tools.editor_port import EditorFiles
 from myrm_tui.settings.settings import Settings
 from myrm_tui.store.vault import Vault
 
@@ -51,6 +52,9 @@ class ToolContext:
     # Where a tool that runs an agent (task) sends that agent's approval requests; the tool runner
     # yields them as the tool call's own, so a person answers them. None: nobody can answer.
     ask: Callable[[Any], None] | None = None
+    # The editor's files when myrm runs inside one (ACP): file tools read and write through it,
+    # after the same fence and checks (tools/editor_files.py). None: the disk, as everywhere else.
+    editor: EditorFiles | None = None
 
 
 @dataclass(frozen=True)
@@ -89,6 +93,11 @@ class Tool:
     def preview(self, args: dict[str, Any], ctx: ToolContext) -> ApprovalPreview:
         """Describe the call for an approval prompt; raises ToolError if it cannot succeed."""
         return ApprovalPreview(summary=f"{self.name} {args}")
+
+    async def approval_preview(self, args: dict[str, Any], ctx: ToolContext) -> ApprovalPreview:
+        """The preview the approval shows, where it may need to wait (a file the editor holds is
+        read from the editor, so the diff and the integrity guard see its buffer)."""
+        return self.preview(args, ctx)
 
     def required_approval(self, args: dict[str, Any], ctx: ToolContext) -> str | None:
         """Why this call must ask a person whatever the approval policy (e.g. bash asking for

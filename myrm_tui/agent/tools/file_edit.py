@@ -10,12 +10,12 @@ import difflib
 from typing import Any
 
 from myrm_tui.agent.read_registry import EDIT
-from myrm_tui.agent.tools.base import ApprovalPreview, Tool, ToolContext, ToolError, ToolResult
+from myrm_tui.agent.tools.base import ApprovalPreview, ToolContext, ToolError, ToolResult
 from myrm_tui.agent.tools.diffs import unified_diff
 from myrm_tui.agent.tools.file_guard import refuse_if_changed, remember_written
 from myrm_tui.agent.tools.file_read import text_of
-from myrm_tui.agent.tools.file_write import current_bytes, writable_target, write_through
-from myrm_tui.agent.tools.paths import display_path, fence_writable
+from myrm_tui.agent.tools.file_write import WritingTool, seen_bytes, writable_target, write_file
+from myrm_tui.agent.tools.paths import FencedPath, display_path, fence_writable
 
 # Similarity (difflib ratio) a line needs to be offered as "did you mean"; below it the hint
 # would mislead more than help.
@@ -74,7 +74,7 @@ def apply_edit(text: str, old: str, new: str, replace_all: bool, label: str) -> 
     return updated, lines
 
 
-class FileEdit(Tool):
+class FileEdit(WritingTool):
     name = "file_edit"
     kind = "write"
     description = (
@@ -95,10 +95,10 @@ class FileEdit(Tool):
     def _edit(self, args: dict[str, Any], text: str, label: str) -> tuple[str, list[int]]:
         return apply_edit(text, str(args["old"]), str(args["new"]), bool(args.get("replace_all", False)), label)
 
-    def preview(self, args: dict[str, Any], ctx: ToolContext) -> ApprovalPreview:
-        fenced = fence_writable(str(args["path"]), ctx)
-        label = display_path(fenced.path, ctx)
-        data = current_bytes(fenced, label)
+    def _preview_of(
+        self, fenced: FencedPath, label: str, old: bytes | None, args: dict[str, Any], ctx: ToolContext
+    ) -> ApprovalPreview:
+        data = old
         if data is None:
             raise ToolError(f"{label} does not exist; create it with file_write.")
         refuse_if_changed(fenced.path, data, label, ctx)
@@ -111,11 +111,12 @@ class FileEdit(Tool):
         fenced = fence_writable(str(args["path"]), ctx)
         label = display_path(fenced.path, ctx)
         with writable_target(fenced, label, create=False) as (target, data):
+            data = await seen_bytes(fenced, label, ctx, data)
             if data is None:
                 raise ToolError(f"{label} does not exist; create it with file_write.")
             refuse_if_changed(fenced.path, data, label, ctx)
             updated, lines = self._edit(args, text_of(data, label), label)
-            write_through(target, updated, label)
+            await write_file(target, fenced, label, updated, ctx)
         remember_written(fenced.path, updated, ctx, EDIT)
         if len(lines) == 1:
             return ToolResult(f"edited {label}: replaced 1 occurrence at line {lines[0]}")

@@ -14,6 +14,7 @@ from typing import Any
 from myrm_tui.agent.limits import BINARY_SNIFF_BYTES, FILE_READ_MAX_LINES
 from myrm_tui.agent.read_registry import RANGE, READ, ReadRegistry
 from myrm_tui.agent.tools.base import ApprovalPreview, Tool, ToolContext, ToolError, ToolResult
+from myrm_tui.agent.tools.editor_files import editor_bytes, reading_editor
 from myrm_tui.agent.tools.paths import FencedPath, display_path, fence
 from myrm_tui.context.recall_select import split_lines
 from myrm_tui.fenced_files import FenceError
@@ -112,6 +113,10 @@ class FileRead(Tool):
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         label, data, path = _read_source(str(args["path"]), ctx)
+        editor = reading_editor(ctx)
+        if editor is not None and path is not None:  # inside an editor: its buffer, unsaved text included
+            buffered = await editor_bytes(editor, fence(str(args["path"]), ctx), label)
+            data = data if buffered is None else buffered
         text = data.decode("utf-8", errors="replace")
         if not text:
             _remember(args, data, path, ctx)

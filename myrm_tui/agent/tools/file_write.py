@@ -16,6 +16,7 @@ from myrm_tui.agent.limits import EDIT_MAX_BYTES
 from myrm_tui.agent.read_registry import WRITE
 from myrm_tui.agent.tools.base import ApprovalPreview, Tool, ToolContext, ToolError, ToolResult
 from myrm_tui.agent.tools.diffs import unified_diff
+from myrm_tui.agent.tools.editor_files import editor_bytes, editor_write, reading_editor, writing_editor
 from myrm_tui.agent.tools.file_guard import refuse_if_changed, remember_written
 from myrm_tui.agent.tools.file_read import read_fenced, text_of
 from myrm_tui.agent.tools.paths import FencedPath, display_path, fence_writable
@@ -86,11 +87,52 @@ def write_through(target: Target, content: str, label: str) -> None:
         raise ToolError(f"Cannot write {label}: {exc.strerror or exc}.") from exc
 
 
+async def seen_bytes(fenced: FencedPath, label: str, ctx: ToolContext, on_disk: bytes | None) -> bytes | None:
+    """The file as the user sees it: the editor's buffer (unsaved changes included) when myrm runs
+    inside an editor that reads files, else `on_disk` (read through the fence by the caller)."""
+    editor = reading_editor(ctx)
+    if on_disk is None or editor is None:
+        return on_disk
+    buffered = await editor_bytes(editor, fenced, label)
+    return on_disk if buffered is None else _checked(buffered, label)
+
+
+async def write_file(target: Target, fenced: FencedPath, label: str, content: str, ctx: ToolContext) -> None:
+    """Through the editor when it writes files (the change shows in it, with its undo), else
+    through the checked folder's handle."""
+    editor = writing_editor(ctx)
+    if editor is None:
+        write_through(target, content, label)
+    else:
+        await editor_write(editor, fenced, label, content)
+
+
 def count_lines(text: str) -> int:
     return text.count("\n") + (1 if text and not text.endswith("\n") else 0)
 
 
-class FileWrite(Tool):
+class WritingTool(Tool):
+    """A tool that changes one file: its approval diff is taken against what the model would
+    change, the editor's unsaved buffer when an editor is the file system (ACP), else the disk."""
+
+    def preview(self, args: dict[str, Any], ctx: ToolContext) -> ApprovalPreview:
+        fenced = fence_writable(str(args["path"]), ctx)
+        label = display_path(fenced.path, ctx)
+        return self._preview_of(fenced, label, current_bytes(fenced, label), args, ctx)
+
+    async def approval_preview(self, args: dict[str, Any], ctx: ToolContext) -> ApprovalPreview:
+        fenced = fence_writable(str(args["path"]), ctx)
+        label = display_path(fenced.path, ctx)
+        old = await seen_bytes(fenced, label, ctx, current_bytes(fenced, label))
+        return self._preview_of(fenced, label, old, args, ctx)
+
+    def _preview_of(
+        self, fenced: FencedPath, label: str, old: bytes | None, args: dict[str, Any], ctx: ToolContext
+    ) -> ApprovalPreview:
+        raise NotImplementedError
+
+
+class FileWrite(WritingTool):
     name = "file_write"
     kind = "write"
     description = "Create a text file or replace its whole content. Prefer file_edit for changes to existing files."
@@ -103,10 +145,9 @@ class FileWrite(Tool):
         "required": ["path", "content"],
     }
 
-    def preview(self, args: dict[str, Any], ctx: ToolContext) -> ApprovalPreview:
-        fenced = fence_writable(str(args["path"]), ctx)
-        label = display_path(fenced.path, ctx)
-        old = current_bytes(fenced, label)
+    def _preview_of(
+        self, fenced: FencedPath, label: str, old: bytes | None, args: dict[str, Any], ctx: ToolContext
+    ) -> ApprovalPreview:
         refuse_if_changed(fenced.path, old, label, ctx)
         content = str(args["content"])
         verb = "create" if old is None else "overwrite"
@@ -120,8 +161,9 @@ class FileWrite(Tool):
         label = display_path(fenced.path, ctx)
         content = str(args["content"])
         with writable_target(fenced, label) as (target, old):
+            old = await seen_bytes(fenced, label, ctx, old)
             refuse_if_changed(fenced.path, old, label, ctx)
-            write_through(target, content, label)
+            await write_file(target, fenced, label, content, ctx)
         remember_written(fenced.path, content, ctx, WRITE)
         verb = "created" if old is None else "overwrote"
         return ToolResult(f"{verb} {label} ({count_lines(content)} lines, {len(content.encode()):,} bytes)")

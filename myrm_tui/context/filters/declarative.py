@@ -1,8 +1,9 @@
-"""User filters from TOML files (settings/filter_files.py) as compressors, ahead of the built-ins.
+"""Declarative filters from TOML files as compressors, ahead of the hand-written ones: the user's
+and the trusted workspace's (settings/filter_files.py), then the shipped ones (shipped_filters.py).
 
 Why a process-wide set installed once: the smart filter is called deep inside three engine
 stages (spill at ingestion, arrival, compaction) that know nothing of config files, and one
-process serves one workspace whose filters are settled at startup, after trust. The set is
+process serves one workspace whose filters are settled at startup, after trust. The installed set is
 empty unless a command installs it (`myrm` and `myrm run` do; `myrm replay` never does, so a
 replay does not depend on who replays it).
 
@@ -19,6 +20,7 @@ from collections.abc import Sequence
 from myrm_tui.context.filters import constants as C
 from myrm_tui.context.filters.detect import split_command_line
 from myrm_tui.context.filters.excerpt import Dropper, Excerpt, Tier
+from myrm_tui.context.filters.shipped_filters import shipped_filters
 from myrm_tui.settings.filter_files import MATCH_COMMAND, MATCH_PREFIX, MATCH_TOOL, FilterSpec
 
 # Characters of a line the patterns see: a megabyte-long line costs the same as a normal one
@@ -40,11 +42,15 @@ def installed() -> tuple[FilterSpec, ...]:
 
 
 def pick(tool: str, command: str | None) -> FilterSpec | None:
-    """The first installed filter for this call: `command` is the shell line (None for a
-    tool that is not a shell)."""
-    if not _installed:
-        return None
+    """The first filter for this call, the installed ones (the user's, then the trusted
+    workspace's) before the shipped ones (shipped_filters.py): `command` is the shell line (None
+    for a tool that is not a shell)."""
     for spec in _installed:
+        if matches(spec, tool, command):
+            return spec
+    if command is None:
+        return None  # every shipped filter matches a shell command line
+    for spec in shipped_filters():
         if matches(spec, tool, command):
             return spec
     return None

@@ -23,10 +23,11 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from myrm_tui.context.fact_context import FactContext
+from myrm_tui.context.file_protection import EDIT_TOOLS, current_reads, edit_cut
 from myrm_tui.context.filters import filter_output
 from myrm_tui.context.filters.kept_facts import kept_facts
 from myrm_tui.context.intent import Intent, _text_of, current_query, focus_last_in_band, looks_failed
-from myrm_tui.context.masker_tiers import ALWAYS_PROTECTED, drop_ephemeral
+from myrm_tui.context.masker_tiers import ALWAYS_PROTECTED, drop_ephemeral, user_turns_after
 from myrm_tui.context.relevance import least_relevant_first
 from myrm_tui.context.relevance_policy import RECENCY
 from myrm_tui.context.units import Unit
@@ -109,6 +110,16 @@ class PlanInput:
     protected_tools: frozenset[str] = ALWAYS_PROTECTED
     # Removal defers focus groups within bands of this many (intent.py:focus_last_in_band); 0: off.
     focus_band: int = 0
+    # The age windows (EngineConfig.eviction_min_age, observation_keep_window): outputs younger
+    # than this many user turns, and the newest this many outputs, are left alone below the
+    # emergency's own steps.
+    eviction_min_age: int = 0
+    observation_keep: int = 0
+    # File reads and edits protected (context/file_protection.py): current reads, newest first, up
+    # to this many tokens in all are never excerpted or masked below the emergency's own steps;
+    # edit arguments keep this many characters (0: the plain cut, ARG_KEEP_CHARS).
+    file_protect_tokens: int = 0
+    edit_keep_chars: int = 0
 
 
 @dataclass(frozen=True)
@@ -140,6 +151,8 @@ class _Planner:
         # Lines of old outputs worth keeping in their stubs and pointers (named later, changed
         # between runs): built on first use, from the rows this event sees.
         self.facts = FactContext(inp.rows, inp.start)
+        self._young: frozenset[int] | None = None
+        self._protected_reads: frozenset[int] | None = None
 
     # -- helpers ----------------------------------------------------------------------------
     def done(self) -> bool:
@@ -205,6 +218,36 @@ class _Planner:
         ordered = list(indices)
         return [i for i in ordered if not self.carries_focus(i)] + [i for i in ordered if self.carries_focus(i)]
 
+    def young(self, i: int) -> bool:
+        """Whether row `i` is inside an age window: younger than `eviction_min_age` user turns, or
+        among the newest `observation_keep` tool outputs (the emergency's own steps ignore it)."""
+        if self._young is None:
+            rows, inp = self.inp.rows, self.inp
+            young: set[int] = set()
+            if inp.eviction_min_age > 0:
+                ages = user_turns_after(rows, inp.start)
+                young |= {k for k, age in ages.items() if age < inp.eviction_min_age}
+            if inp.observation_keep > 0:
+                tools = [k for k in range(len(rows) - 1, inp.start - 1, -1) if rows[k].role == "tool"]
+                young |= set(tools[: inp.observation_keep])
+            self._young = frozenset(young)
+        return i in self._young
+
+    def protected_read(self, i: int) -> bool:
+        """Whether row `i` is a protected file read (context/file_protection.py: the file's current
+        version, within the protected tokens counted newest first)."""
+        if self._protected_reads is None:
+            self._protected_reads = (
+                current_reads(self.inp.rows, self.inp.start, self.calls, self.tok, self.inp.file_protect_tokens)
+                if self.inp.file_protect_tokens > 0
+                else frozenset()
+            )
+        return i in self._protected_reads
+
+    def spared(self, i: int) -> bool:
+        """Left alone by every step below the emergency's own: an age window or a protected read."""
+        return self.young(i) or self.protected_read(i)
+
     def tool_message(self, i: int, content: str) -> dict[str, Any]:
         message = self.inp.rows[i].message
         out = {"role": "tool", "tool_call_id": message.get("tool_call_id", ""), "content": content}
@@ -224,7 +267,7 @@ class _Planner:
         for i in self.focus_last(self.tool_rows()):
             if self.done():
                 return
-            if self.view_kind(i) not in (VERBATIM, FILTERED):
+            if self.view_kind(i) not in (VERBATIM, FILTERED) or self.young(i):
                 continue
             content = _text_of(self.inp.rows[i].message)
             if len(content) < MIN_DEDUP_CHARS:
@@ -254,7 +297,7 @@ class _Planner:
         for i in self.focus_last(self.tool_rows()):
             if self.done():
                 return
-            if i not in keys or self.view_kind(i) not in (VERBATIM, FILTERED):
+            if i not in keys or self.view_kind(i) not in (VERBATIM, FILTERED) or self.young(i):
                 continue
             j = latest[keys[i]]
             if j > i:
@@ -271,7 +314,7 @@ class _Planner:
         for i in self.focus_last(self.tool_rows()):
             if self.done():
                 return
-            if self.view_kind(i) != VERBATIM or self.tok(i) <= self.inp.light_filter_tokens:
+            if self.view_kind(i) != VERBATIM or self.tok(i) <= self.inp.light_filter_tokens or self.spared(i):
                 continue
             name, args = self.call_of(i)
             if name in self.inp.protected_tools:
@@ -301,8 +344,9 @@ class _Planner:
         return 2
 
     def mask(self, protect_intent: bool) -> None:
-        """By priority, oldest first within one; with `protect_intent` focus rows are skipped,
-        without it (the emergency) they come after every other row."""
+        """By priority, oldest first within one; with `protect_intent` focus rows, the age windows
+        and protected file reads are skipped, without it (the emergency) focus rows come after
+        every other row."""
         order = self.focus_last(sorted(self.tool_rows(), key=lambda i: (self.mask_priority(i, self.inp.last_user), i)))
         for i in order:
             if self.done():
@@ -310,7 +354,7 @@ class _Planner:
             if self.view_kind(i) not in (VERBATIM, FILTERED):
                 continue
             name, args = self.call_of(i)
-            if name in self.inp.protected_tools:
+            if name in self.inp.protected_tools or (protect_intent and self.spared(i)):
                 continue
             row = self.inp.rows[i]
             content = _text_of(row.message)
@@ -326,10 +370,11 @@ class _Planner:
             text = "\n".join([text, *kept_facts(content, self.facts.kept(i, content))])
             self.apply(i, MASKED, self.tool_message(i, text), "mask", why)
 
-    def shrink_arguments(self, in_tail: bool = False) -> None:
+    def shrink_arguments(self, in_tail: bool = False, protect: bool = True) -> None:
         """Cut long tool-call arguments (file bodies being written) outside the fresh tail; with
         `in_tail`, inside it (an emergency's step before removing older history: the write is
-        done and on disk, the turns before it are not recoverable from the prompt)."""
+        done and on disk, the turns before it are not recoverable from the prompt). With
+        `protect`, edits keep `edit_keep_chars` (the emergency's own steps cut to the plain head)."""
         rows = range(self.inp.tail_start, len(self.inp.rows)) if in_tail else self.live()
         for i in rows:
             row = self.inp.rows[i]
@@ -339,7 +384,8 @@ class _Planner:
                 continue
             if not in_tail and not self.candidate(i):
                 continue
-            message = shrunk_call_arguments(row.message, msg_handle(row.id))
+            keep = self.inp.edit_keep_chars if protect else 0
+            message = shrunk_call_arguments(row.message, msg_handle(row.id), keep)
             if message is not None:
                 self.apply(i, SHRUNK, message, "shrink_args", "long tool-call arguments cut")
 
@@ -409,27 +455,40 @@ class _Planner:
                     self.apply(i, REMOVED, None, "remove", "left out; see the omission marker")
 
 
-def shrunk_call_arguments(message: dict[str, Any], handle: str) -> dict[str, Any] | None:
-    """`message` with each tool-call argument string above ARG_KEEP_CHARS cut to its head and a
-    pointer to the original, for the calls whose arguments exceed MAX_ARG_CHARS; None when no
-    call has such arguments."""
+def shrunk_call_arguments(message: dict[str, Any], handle: str, edit_keep: int = 0) -> dict[str, Any] | None:
+    """`message` with its long tool-call argument strings cut (`argument_cut`), for the calls
+    whose arguments exceed MAX_ARG_CHARS; None when no argument is cut."""
     calls = message.get("tool_calls") or ()
     if not any(len(c.get("function", {}).get("arguments") or "") > MAX_ARG_CHARS for c in calls):
         return None
-    new_calls = []
+    new_calls, changed = [], False
     for call in calls:
         function = dict(call.get("function", {}))
         args = parse_arguments(function.get("arguments"))
         if len(function.get("arguments") or "") > MAX_ARG_CHARS and args:
             for key, value in list(args.items()):
-                if isinstance(value, str) and len(value) > ARG_KEEP_CHARS:
-                    args[key] = (
-                        f"{value[:ARG_KEEP_CHARS]}…[{len(value) - ARG_KEEP_CHARS:,} chars omitted; "
-                        f'ctx_expand("{handle}")]'
-                    )
+                cut = argument_cut(str(function.get("name") or ""), value, handle, edit_keep)
+                if cut is not None:
+                    args[key], changed = cut, True
             function["arguments"] = json.dumps(args, ensure_ascii=False)
         new_calls.append({**call, "function": function})
-    return {**message, "tool_calls": new_calls}
+    return {**message, "tool_calls": new_calls} if changed else None
+
+
+def argument_cut(tool: str, value: object, handle: str, edit_keep: int) -> str | None:
+    """An argument string as the prompt shows it once cut; None when it stays whole. Any tool's
+    string above ARG_KEEP_CHARS keeps its head; a file edit's (`file_protection.EDIT_TOOLS`) keeps
+    `edit_keep` characters (at least as many), head and tail around a stub saying how much of
+    what is left out and where the whole text is (the model edits by those lines)."""
+    if not isinstance(value, str):
+        return None
+    head_and_tail = tool in EDIT_TOOLS and edit_keep >= ARG_KEEP_CHARS
+    keep = edit_keep if head_and_tail else ARG_KEEP_CHARS
+    if len(value) <= keep:
+        return None
+    if not head_and_tail:
+        return f'{value[:ARG_KEEP_CHARS]}…[{len(value) - ARG_KEEP_CHARS:,} chars omitted; ctx_expand("{handle}")]'
+    return edit_cut(value, keep, handle)
 
 
 def plan_compaction(inp: PlanInput) -> Plan:
@@ -450,8 +509,13 @@ def plan_compaction(inp: PlanInput) -> Plan:
             planner.shrink_arguments,
         ]
     if tier_rank >= 2:
-        # Oversized arguments in the tail are cut before any older turn is removed.
-        steps += [lambda: planner.mask(protect_intent=False), lambda: planner.shrink_arguments(in_tail=True)]
+        # The safety net's own steps: every output may be masked (focus last), edits cut to their
+        # head, and oversized arguments in the tail are cut before any older turn is removed.
+        steps += [
+            lambda: planner.mask(protect_intent=False),
+            lambda: planner.shrink_arguments(protect=False),
+            lambda: planner.shrink_arguments(in_tail=True),
+        ]
     fenced = inp.fence > inp.start
     if fenced:
         planner.inp = dataclasses.replace(inp, start=inp.fence)

@@ -1,9 +1,9 @@
 """Which model writes a summary: the lite model when it can, else the main model, else none.
 
 Tiny models write bad summaries and eat the window they are asked to free, so a tiny main model
-without a usable lite model gets extractive summaries only. The auxiliary guard replaces a lite
-model whose window cannot take even the smallest chunk by the main model, with a warning the
-caller shows. A recorded session's "model" (replay) is never asked at all.
+without a usable lite model gets extractive summaries only. A lite model whose window cannot take
+even the smallest chunk gives way to the main model (the agent says so once,
+`Agent._summarizer_notice`). A recorded session's "model" (replay) is never asked at all.
 """
 
 from __future__ import annotations
@@ -96,25 +96,3 @@ def summarizer_chain(
 
 def _cannot_summarize(info: Any | None) -> bool:
     return info is not None and getattr(info, "provider", "") in NO_SUMMARY_PROVIDERS
-
-
-def guard_summarizer(
-    summarizer: str,
-    summarizer_window: int,
-    main_model: str,
-    main_window: int,
-    *,
-    min_chunk_tokens: int,
-    overhead: int = DEFAULT_OVERHEAD_TOKENS,
-    target: int = DEFAULT_TARGET_TOKENS,
-) -> tuple[str, int, str]:
-    """Auxiliary-model guard: (model, window, warning). If the smallest possible chunk (its first
-    unit, `chunking.first_unit_tokens`) does not fit the chosen summarizer, use the main model."""
-    if min_chunk_tokens + overhead + target <= summarizer_window or summarizer == main_model:
-        return summarizer, summarizer_window, ""
-    warning = (
-        f"The summarizer {summarizer} ({summarizer_window}-token window) cannot take the next "
-        f"{min_chunk_tokens}-token span; summarizing it with the main model {main_model} instead. "
-        "Configure a lite model with a larger window to avoid the extra cost."
-    )
-    return main_model, main_window, warning

@@ -1,7 +1,8 @@
 """The conversation screen: transcript, prompt, status line and context ring; one turn at a time.
 
 The screen composes the widgets and routes what happens on them; the work lives in collaborators
-it owns: the turn runner (tui/turn_runner.py: warm-up, the turn and compaction workers, GC), the
+it owns: the turn runner (tui/turn_runner.py: warm-up, the turn and compaction workers, GC; it
+reports what happens as messages, tui/messages.py, that the handlers here show), the
 commands (screens/chat_commands.py, driven by the command table), the dialog flows
 (screens/chat_dialogs.py, undo_flow.py) and the edit queue (screens/chat_edit_queue.py). The
 transcript windows the history itself (widgets/transcript.py).
@@ -14,17 +15,18 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from textual import events, on
-from textual.app import ComposeResult, SuspendNotSupported
-from textual.binding import Binding, BindingType
+from textual.app import ComposeResult
+from textual.binding import BindingType
 from textual.containers import Horizontal
-from textual.screen import Screen
 from textual.widgets import TextArea
-from textual.worker import Worker
+from textual.worker import Worker, WorkerState
 
+from myrm_tui.agent.events import StepStarted
+from myrm_tui.llm.events import UsageEvent
+from myrm_tui.tui.chat_parts import ChatParts
 from myrm_tui.tui.chat_session import ChatSession
 from myrm_tui.tui.constants import CTRL_C_QUIT_WINDOW_S, PANEL_BESIDE_MIN_WIDTH
 from myrm_tui.tui.context_source import ContextState, ModelBudget
@@ -34,13 +36,23 @@ from myrm_tui.tui.formatting import pretty_key
 from myrm_tui.tui.history import UserItem, build_history
 from myrm_tui.tui.image_input import PendingImages
 from myrm_tui.tui.message_queue import MessageQueue
+from myrm_tui.tui.messages import (
+    ChatNote,
+    CompactEnded,
+    CompactProgress,
+    EnginePrepared,
+    StatusChanged,
+    TurnEnded,
+    TurnEvent,
+    TurnStarted,
+)
 from myrm_tui.tui.screens.chat_commands import ChatCommands
 from myrm_tui.tui.screens.chat_context import ContextView
 from myrm_tui.tui.screens.chat_edit_queue import EditQueue
-from myrm_tui.tui.screens.chat_keys import ChatKeys
+from myrm_tui.tui.screens.chat_keys import CHAT_BINDINGS, ChatKeys
 from myrm_tui.tui.screens.chat_popup import PopupFeed
 from myrm_tui.tui.slash_commands import SlashCommand
-from myrm_tui.tui.turn_runner import TurnRunner
+from myrm_tui.tui.turn_runner import TurnRunner, compacted_text
 from myrm_tui.tui.widgets.approval import FOCUS_BINDING_ID, FOCUS_KEY, ApprovalPrompt
 from myrm_tui.tui.widgets.compaction_divider import CompactionDivider
 from myrm_tui.tui.widgets.compaction_panel import CompactionPanel
@@ -56,101 +68,15 @@ from myrm_tui.tui.widgets.user_message import UserMessage
 from myrm_tui.tui.widgets.welcome import Welcome
 
 if TYPE_CHECKING:
-    from myrm_tui.tui.app_host import ChatHost
+    from myrm_tui.tui.turn_view import TurnView  # imported on the first turn (tool blocks, approvals)
 
 
-class ChatScreen(Screen[None]):
+class ChatScreen(ChatParts):
     DEFAULT_CSS = sibling_css(__file__)
     AUTO_FOCUS = "#prompt"
     # Not ClassVar: Textual's own annotation (`ClassVar[...] | None`) reads as an instance attribute.
     HORIZONTAL_BREAKPOINTS: list[tuple[int, str]] | None = [(0, "-narrow"), (PANEL_BESIDE_MIN_WIDTH, "-wide")]
-    # Keys that run a command name its handler in the command table (tui/command_table.py).
-    BINDINGS: ClassVar[list[BindingType]] = [
-        # Esc stops a running turn (or compaction) and, whatever runs, brings the keyboard back to
-        # the message from anywhere on this screen (screens/chat_keys.py: the keyboard model).
-        Binding("escape", "interrupt", "Interrupt the turn; back to the message", priority=True, id="chat.interrupt"),
-        Binding("ctrl+c", "clear_or_quit", "Clear / quit (twice)", show=False, priority=True, id="chat.clear_or_quit"),
-        Binding("ctrl+end", "jump_to_bottom", "Jump to bottom", show=False, id="chat.jump_to_bottom"),
-        # The conversation scrolls from the message, as in every chat client: priority, or the
-        # prompt's own PageUp/PageDown (cursor by a page) and Home/End would take the keys.
-        # Home/End only on an empty message (check_action), where they have no line to move on.
-        Binding(
-            "pageup", "scroll_page(-1)", "Scroll the conversation up", show=False, priority=True, id="chat.page_up"
-        ),
-        Binding(
-            "pagedown", "scroll_page(1)", "Scroll the conversation down", show=False, priority=True, id="chat.page_down"
-        ),
-        Binding("ctrl+home", "scroll_top", "Top of the conversation", show=False, priority=True, id="chat.top"),
-        Binding(
-            "home", "empty_home", "Top of the conversation (empty message)", show=False, priority=True, id="chat.home"
-        ),
-        Binding(
-            "end", "empty_end", "Bottom of the conversation (empty message)", show=False, priority=True, id="chat.end"
-        ),
-        # Tab walks the conversation's blocks (tool calls, summaries, an approval being answered)
-        # from the newest, then comes back to the message; it replaces Textual's focus_next,
-        # which began at the oldest block and scrolled the view to the top on the way.
-        Binding(
-            "tab", "cycle_blocks(1)", "Next block, newest first, then the message", show=False, id="chat.next_block"
-        ),
-        Binding(
-            "shift+tab",
-            "cycle_blocks(-1)",
-            "Previous block (back towards the newest)",
-            show=False,
-            id="chat.previous_block",
-        ),
-        Binding("ctrl+l", "command('compact')", "Compact now", id="chat.compact"),
-        Binding("ctrl+n", "command('fork')", "Fork session", id="chat.fork"),
-        Binding("f2", "command('settings')", "Settings", id="chat.settings"),
-        Binding("ctrl+o", "command('model')", "Switch model", id="chat.model"),
-        Binding("ctrl+r", "command('sessions')", "Sessions", id="chat.sessions"),
-        Binding("ctrl+b", "command('toggle_panel')", "Compaction panel", id="chat.panel"),
-        Binding("f3", "command('health')", "Context health", id="chat.health"),
-        Binding("f1", "command('help')", "Keys and commands", id="chat.help"),
-        Binding("ctrl+g", "external_editor", "Edit draft in $EDITOR", id="chat.editor"),
-        # Priority: the prompt's own Ctrl+Y (redo) would take it otherwise; only while an approval
-        # waits (check_action), so redo works the rest of the time.
-        Binding(
-            FOCUS_KEY, "focus_approval", "Answer the waiting approval (and back)", priority=True, id=FOCUS_BINDING_ID
-        ),
-        # Edit, retry and queue (screens/chat_edit_queue.py): Up/Delete are ours only on an empty
-        # prompt or while editing (check_action); everywhere else they keep their meaning. Esc
-        # (chat.interrupt) also cancels an edit: a second Esc binding would be lost to a keymap.
-        Binding(
-            "up",
-            "edit_last",
-            "Edit your last message (empty prompt) / the last queued one",
-            show=False,
-            priority=True,
-            id="chat.edit_last",
-        ),
-        Binding(
-            "alt+up",
-            "edit_earlier",
-            "While editing: the message before",
-            show=False,
-            priority=True,
-            id="chat.edit_earlier",
-        ),
-        Binding(
-            "alt+down",
-            "edit_later",
-            "While editing: the message after",
-            show=False,
-            priority=True,
-            id="chat.edit_later",
-        ),
-        Binding(
-            "delete",
-            "cancel_queued",
-            "Remove the last queued message (empty prompt)",
-            show=False,
-            priority=True,
-            id="chat.cancel_queued",
-        ),
-        Binding("f5", "command('retry')", "Retry: regenerate the last answer in a fork", id="chat.retry"),
-    ]
+    BINDINGS: ClassVar[list[BindingType]] = CHAT_BINDINGS  # screens/chat_keys.py
 
     def __init__(self, chat: ChatSession) -> None:
         super().__init__()
@@ -158,16 +84,14 @@ class ChatScreen(Screen[None]):
         self.images = PendingImages()  # /image attachments for the next message
         self.context = ContextState()
         self._last_ctrl_c = 0.0
-        self.runner = TurnRunner(self)
+        self.runner = TurnRunner(self, chat, self.images)
+        self.turn_view: TurnView | None = None  # the running turn's widgets
+        self.turns_ended = 0  # finished turns this screen showed (tests and the palette wait on it)
         self.edits = EditQueue(self)
         self.commands = ChatCommands(self, self.runner, self.edits)
         self.readouts = ContextView(self)
         self.popup_feed = PopupFeed(self, self.commands)
         self.keys = ChatKeys(self)
-
-    @property
-    def myrm(self) -> ChatHost:
-        return self.app  # type: ignore[return-value]
 
     def compose(self) -> ComposeResult:
         # The panel sits beside the transcript, above the prompt: on a narrow terminal it takes
@@ -191,39 +115,7 @@ class ChatScreen(Screen[None]):
             yield ForkHint(id="fork-hint")
             yield ContextRing(id="ring")
 
-    # widgets and state (tests and the collaborators read these) ----------------------------
-
-    @property
-    def transcript(self) -> Transcript:
-        return self.query_one("#transcript", Transcript)
-
-    @property
-    def prompt(self) -> PromptArea:
-        return self.query_one("#prompt", PromptArea)
-
-    @property
-    def status(self) -> StatusBar:
-        return self.query_one("#status", StatusBar)
-
-    @property
-    def ring(self) -> ContextRing:
-        return self.query_one("#ring", ContextRing)
-
-    @property
-    def panel(self) -> CompactionPanel:
-        return self.query_one("#panel", CompactionPanel)
-
-    @property
-    def popup(self) -> CompletionPopup:
-        return self.query_one("#popup", CompletionPopup)
-
-    @property
-    def edit_hint(self) -> EditHint:
-        return self.query_one("#edit-hint", EditHint)
-
-    @property
-    def queued(self) -> QueuedMessages:
-        return self.query_one("#queued", QueuedMessages)
+    # state (tests and the collaborators read these) -----------------------------------------
 
     @property
     def ready(self) -> asyncio.Event:
@@ -233,10 +125,6 @@ class ChatScreen(Screen[None]):
     @property
     def turn_running(self) -> bool:
         return self.runner.turn_running
-
-    @property
-    def turns_ended(self) -> int:
-        return self.runner.turns_ended
 
     @property
     def compacting(self) -> bool:
@@ -266,9 +154,6 @@ class ChatScreen(Screen[None]):
 
     def help_markdown(self) -> str:
         return self.commands.help_markdown()
-
-    def after_turn(self, worker_state: Any, failed: bool) -> None:
-        self.edits.after_turn(worker_state, failed)
 
     # mount and unmount ----------------------------------------------------------------------
 
@@ -310,26 +195,6 @@ class ChatScreen(Screen[None]):
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         self.runner.worker_changed(event.worker, event.state)
 
-    def key_for(self, binding_id: str) -> str:
-        """The key currently bound to `binding_id` (keymap applied), for hints."""
-        for active in self.active_bindings.values():
-            if active.binding.id == binding_id:
-                return self.app.get_key_display(active.binding)
-        return self.raw_key_for(binding_id)
-
-    def raw_key_for(self, binding_id: str) -> str:
-        """The key string bound to `binding_id` with the keymap applied ("ctrl+o")."""
-        keymap: Mapping[str, str] = getattr(self.app, "_keymap", {}) or {}  # Textual's Keymap: binding id → keys
-        if binding_id in keymap:
-            return keymap[binding_id].split(",")[0]
-        for binding in self.BINDINGS:
-            if isinstance(binding, Binding) and binding.id == binding_id:
-                return binding.key.split(",")[0]
-        return ""
-
-    def engine_prepared(self, problem: str | None, window_problem: str | None) -> None:
-        self.readouts.engine_prepared(problem, window_problem)
-
     def drop_welcome(self) -> None:
         for welcome in self.transcript.query_children(Welcome):
             welcome.remove()
@@ -366,10 +231,6 @@ class ChatScreen(Screen[None]):
         event.stop()
         self.commands.run_handler("fork")
 
-    @property
-    def panel_shown(self) -> bool:
-        return bool(self.panel.display)
-
     def set_panel(self, shown: bool) -> None:
         self.panel.display = shown
         self.query_one("#body").set_class(shown, "-panel-shown")
@@ -392,7 +253,93 @@ class ChatScreen(Screen[None]):
         self.send_message(text, draft=text)
 
     def send_message(self, text: str, *, draft: str | None, model: str | None = None, note: str = "") -> None:
-        self.runner.send(text, draft=draft, model=model, note=note)
+        if self.runner.send(text, draft=draft, model=model, note=note) and draft is not None:
+            self.prompt.prompt_history.add(draft)
+            self.prompt.take_submitted(draft)
+
+    # what the turn runner reports (tui/messages.py) ------------------------------------------
+
+    @on(TurnStarted)
+    def _turn_started(self, message: TurnStarted) -> None:
+        self.drop_welcome()
+        user = UserMessage(message.shown, stored=False)
+        self.transcript.mount(user)
+        self.transcript.anchor()  # sending is a request to follow the reply
+        from myrm_tui.tui.turn_view import TurnView
+
+        self.turn_view = TurnView(self.transcript, self.status, user)
+        self.status.set(state=message.state)
+
+    @on(TurnEvent)
+    def _turn_event(self, message: TurnEvent) -> None:
+        if self.turn_view is not None:
+            self.turn_view.handle(message.event)
+            if isinstance(message.event, (StepStarted, UsageEvent)):
+                self.refresh_context()
+
+    @on(TurnEnded)
+    def _turn_ended(self, message: TurnEnded) -> None:
+        view, self.turn_view = self.turn_view, None
+        try:
+            if view is not None and self.app.is_running and self.transcript.is_mounted:
+                self._show_turn_end(view, message)
+        finally:
+            self.turns_ended += 1
+
+    def _show_turn_end(self, view: TurnView, message: TurnEnded) -> None:
+        state = message.state
+        if state == WorkerState.CANCELLED:
+            view.close("interrupted")
+        elif state == WorkerState.ERROR:
+            error = message.error
+            hint = "Your message was kept in the input; send it again when fixed."
+            view.note(str(error) or type(error).__name__, "error", hint)
+            view.close("error")
+        else:
+            view.close("error" if view.failed else "done")
+        # After any failure the draft comes back, even when part of a reply had streamed (a
+        # dropped stream): sending it again is the retry, and the agent reuses the stored ask
+        # when nothing answered it (agent/resend.py). An interrupt is the user's own stop: the
+        # draft comes back only if nothing was produced.
+        failed = state == WorkerState.ERROR or (state == WorkerState.SUCCESS and view.failed)
+        if failed or (state == WorkerState.CANCELLED and not view.produced):
+            self.prompt.restore(message.draft)
+            self.images.give_back()
+        self.refresh_context()
+        self.transcript.prune()
+        self.focus_next_approval()
+        self.runner.upkeep_after_turn(state == WorkerState.SUCCESS and not view.failed)
+        self.edits.after_turn(state, view.failed)  # queued messages: sent, or back in the prompt
+
+    @on(StatusChanged)
+    def _status_changed(self, message: StatusChanged) -> None:
+        if message.session_id is not None:
+            self.status.set(state=message.state, session_id=message.session_id)
+        else:
+            self.status.set(state=message.state)
+
+    @on(ChatNote)
+    def _chat_note(self, message: ChatNote) -> None:
+        self.transcript.mount(Note(message.text, message.level, message.hint))
+
+    @on(EnginePrepared)
+    def _engine_prepared(self, message: EnginePrepared) -> None:
+        self.readouts.engine_prepared(message.problem, message.window_problem)
+
+    @on(CompactProgress)
+    def _compact_progress(self, message: CompactProgress) -> None:
+        self.status.set(state=f"{message.state} · {self.key_for('chat.interrupt')} cancels")
+
+    @on(CompactEnded)
+    def _compact_ended(self, message: CompactEnded) -> None:
+        self.status.set(state="")
+        if message.problem is not None:
+            self.notify(message.problem, severity=message.severity)
+        elif not message.result:
+            self.notify("Nothing to compact: only the latest exchange is left.")
+        else:
+            self.notify(compacted_text(message.result))
+        self.refresh_context()
 
     def busy(self) -> bool:
         return self.runner.busy()
@@ -418,7 +365,7 @@ class ChatScreen(Screen[None]):
     @on(ApprovalPrompt.Decided)
     def _decided(self, event: ApprovalPrompt.Decided) -> None:
         event.stop()
-        view = self.runner.turn_view
+        view = self.turn_view
         if view is not None and event.allowed is not None:
             view.approval_decided(event.prompt)
         self.focus_next_approval()
@@ -534,18 +481,6 @@ class ChatScreen(Screen[None]):
         self.transcript.anchor()
 
     def action_external_editor(self) -> None:
-        from myrm_tui.tui.external_editor import edit_text, editor_command
+        from myrm_tui.tui.external_editor import edit_draft
 
-        command = editor_command()
-        try:
-            with self.app.suspend():
-                edited = edit_text(self.prompt.expanded_text, command)  # paste chips expanded
-        except SuspendNotSupported:
-            self.notify("This terminal cannot hand over to an editor here.", severity="warning")
-            return
-        except (OSError, Exception) as exc:  # noqa: BLE001 - the draft stays as it was
-            self.notify(f"The editor ({' '.join(command)}) failed: {exc}. Your draft is unchanged.", severity="error")
-            return
-        self.prompt.load_text(edited)
-        self.prompt.move_cursor(self.prompt.document.end)
-        self.prompt.focus()
+        edit_draft(self, self.prompt)

@@ -16,36 +16,92 @@ through the panel and the oldest blocks first, scrolling the view to the top. Th
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Protocol
-
 from textual import events
-from textual.binding import ActiveBinding
+from textual.binding import Binding, BindingType
 from textual.widget import Widget
 from textual.widgets import Input, TextArea
 
-from myrm_tui.tui.widgets.approval import ApprovalPrompt
-from myrm_tui.tui.widgets.prompt import PromptArea
-from myrm_tui.tui.widgets.transcript import Transcript
+from myrm_tui.tui.chat_parts import ChatParts
+from myrm_tui.tui.widgets.approval import FOCUS_BINDING_ID, FOCUS_KEY, ApprovalPrompt
 
-
-class KeyScreen(Protocol):
-    """What the keyboard model reads of the chat screen (ChatScreen has it)."""
-
-    @property
-    def focused(self) -> Widget | None: ...
-
-    @property
-    def focus_chain(self) -> list[Widget]: ...
-
-    @property
-    def active_bindings(self) -> Mapping[str, ActiveBinding]: ...
-
-    @property
-    def prompt(self) -> PromptArea: ...
-
-    @property
-    def transcript(self) -> Transcript: ...
+# The chat screen's keys. Keys that run a command name its handler in the command table
+# (tui/command_table.py); the rest are the keyboard model below or the screen's own actions.
+CHAT_BINDINGS: list[BindingType] = [
+    # Esc stops a running turn (or compaction) and, whatever runs, brings the keyboard back to
+    # the message from anywhere on this screen (the keyboard model below).
+    Binding("escape", "interrupt", "Interrupt the turn; back to the message", priority=True, id="chat.interrupt"),
+    Binding("ctrl+c", "clear_or_quit", "Clear / quit (twice)", show=False, priority=True, id="chat.clear_or_quit"),
+    Binding("ctrl+end", "jump_to_bottom", "Jump to bottom", show=False, id="chat.jump_to_bottom"),
+    # The conversation scrolls from the message, as in every chat client: priority, or the
+    # prompt's own PageUp/PageDown (cursor by a page) and Home/End would take the keys.
+    # Home/End only on an empty message (check_action), where they have no line to move on.
+    Binding("pageup", "scroll_page(-1)", "Scroll the conversation up", show=False, priority=True, id="chat.page_up"),
+    Binding(
+        "pagedown", "scroll_page(1)", "Scroll the conversation down", show=False, priority=True, id="chat.page_down"
+    ),
+    Binding("ctrl+home", "scroll_top", "Top of the conversation", show=False, priority=True, id="chat.top"),
+    Binding("home", "empty_home", "Top of the conversation (empty message)", show=False, priority=True, id="chat.home"),
+    Binding("end", "empty_end", "Bottom of the conversation (empty message)", show=False, priority=True, id="chat.end"),
+    # Tab walks the conversation's blocks (tool calls, summaries, an approval being answered)
+    # from the newest, then comes back to the message; it replaces Textual's focus_next,
+    # which began at the oldest block and scrolled the view to the top on the way.
+    Binding("tab", "cycle_blocks(1)", "Next block, newest first, then the message", show=False, id="chat.next_block"),
+    Binding(
+        "shift+tab",
+        "cycle_blocks(-1)",
+        "Previous block (back towards the newest)",
+        show=False,
+        id="chat.previous_block",
+    ),
+    Binding("ctrl+l", "command('compact')", "Compact now", id="chat.compact"),
+    Binding("ctrl+n", "command('fork')", "Fork session", id="chat.fork"),
+    Binding("f2", "command('settings')", "Settings", id="chat.settings"),
+    Binding("ctrl+o", "command('model')", "Switch model", id="chat.model"),
+    Binding("ctrl+r", "command('sessions')", "Sessions", id="chat.sessions"),
+    Binding("ctrl+b", "command('toggle_panel')", "Compaction panel", id="chat.panel"),
+    Binding("f3", "command('health')", "Context health", id="chat.health"),
+    Binding("f1", "command('help')", "Keys and commands", id="chat.help"),
+    Binding("ctrl+g", "external_editor", "Edit draft in $EDITOR", id="chat.editor"),
+    # Priority: the prompt's own Ctrl+Y (redo) would take it otherwise; only while an approval
+    # waits (check_action), so redo works the rest of the time.
+    Binding(FOCUS_KEY, "focus_approval", "Answer the waiting approval (and back)", priority=True, id=FOCUS_BINDING_ID),
+    # Edit, retry and queue (screens/chat_edit_queue.py): Up/Delete are ours only on an empty
+    # prompt or while editing (check_action); everywhere else they keep their meaning. Esc
+    # (chat.interrupt) also cancels an edit: a second Esc binding would be lost to a keymap.
+    Binding(
+        "up",
+        "edit_last",
+        "Edit your last message (empty prompt) / the last queued one",
+        show=False,
+        priority=True,
+        id="chat.edit_last",
+    ),
+    Binding(
+        "alt+up",
+        "edit_earlier",
+        "While editing: the message before",
+        show=False,
+        priority=True,
+        id="chat.edit_earlier",
+    ),
+    Binding(
+        "alt+down",
+        "edit_later",
+        "While editing: the message after",
+        show=False,
+        priority=True,
+        id="chat.edit_later",
+    ),
+    Binding(
+        "delete",
+        "cancel_queued",
+        "Remove the last queued message (empty prompt)",
+        show=False,
+        priority=True,
+        id="chat.cancel_queued",
+    ),
+    Binding("f5", "command('retry')", "Retry: regenerate the last answer in a fork", id="chat.retry"),
+]
 
 
 def _within(widget: Widget, kind: type[Widget]) -> bool:
@@ -53,7 +109,7 @@ def _within(widget: Widget, kind: type[Widget]) -> bool:
 
 
 class ChatKeys:
-    def __init__(self, screen: KeyScreen) -> None:
+    def __init__(self, screen: ChatParts) -> None:
         self.screen = screen
 
     def away_from_prompt(self) -> bool:

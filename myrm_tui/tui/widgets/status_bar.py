@@ -1,7 +1,13 @@
-"""The bottom line: model, workspace, session and what the agent is doing."""
+"""The bottom line: model, workspace, session and what the agent is doing.
+
+Before a call's first token the line says "thinking"; once that wait passed WAIT_TEXT_AFTER_S it
+says what the wait is instead (loading the model, connecting to the host, waiting for the first
+token, compacting), from the turn's WaitPhase events.
+"""
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -10,7 +16,7 @@ from textual.timer import Timer
 from textual.widgets import Static
 
 from myrm_tui.terminal_text import for_terminal
-from myrm_tui.tui.constants import STATUS_TICK_S
+from myrm_tui.tui.constants import STATUS_TICK_S, WAIT_TEXT_AFTER_S
 from myrm_tui.tui.css import sibling_css
 from myrm_tui.tui.formatting import format_tokens, short_id
 from myrm_tui.tui.reply_figures_text import StreamMeter
@@ -42,6 +48,9 @@ class StatusBar(Static):
         self._meter: StreamMeter | None = None
         self._meter_suffix = ""
         self._ticker: Timer | None = None
+        self._wait_since: float | None = None  # when the wait for the next token began
+        self._wait_reason = ""  # what it waits on (the last WaitPhase)
+        self._wait_timer: Timer | None = None  # shows the reason once the wait is long enough
 
     def on_mount(self) -> None:
         self._render_info()
@@ -67,7 +76,47 @@ class StatusBar(Static):
 
     def _tick(self) -> None:
         if self._meter is not None:
-            self.set(state=self._meter.text() + self._meter_suffix)
+            self.set(state=self._meter.text(self._wait_text()) + self._meter_suffix)
+
+    # the wait before the first token --------------------------------------------------------
+
+    def wait_began(self) -> None:
+        """A message went or a tool finished: the next token is awaited from now."""
+        self.wait_over()
+        self._wait_since = time.monotonic()
+
+    def wait_for(self, reason: str) -> None:
+        """What the wait is now; shown once it lasted WAIT_TEXT_AFTER_S."""
+        if self._wait_since is None:
+            self._wait_since = time.monotonic()
+        self._wait_reason = reason
+        due = self._wait_since + WAIT_TEXT_AFTER_S - time.monotonic()
+        if due <= 0:
+            self._show_wait()
+        elif self._wait_timer is None and self.is_mounted:
+            self._wait_timer = self.set_timer(due, self._show_wait)
+
+    def wait_over(self) -> None:
+        """Output arrived (or the turn stopped waiting on the model)."""
+        self._wait_since, self._wait_reason = None, ""
+        if self._wait_timer is not None:
+            self._wait_timer.stop()
+            self._wait_timer = None
+
+    def _wait_text(self) -> str | None:
+        since = self._wait_since
+        if not self._wait_reason or since is None or time.monotonic() - since < WAIT_TEXT_AFTER_S:
+            return None
+        return self._wait_reason
+
+    def _show_wait(self) -> None:
+        self._wait_timer = None
+        if self._meter is not None:
+            self._tick()
+            return
+        text = self._wait_text()
+        if text:
+            self.set(state=text)
 
     def plain(self) -> str:
         return self._content().plain

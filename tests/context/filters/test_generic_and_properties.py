@@ -8,11 +8,11 @@ import time
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from hypothesis_profiles import examples
 
 from myrm_tui.context.filters import filter_output
 from myrm_tui.context.filters.excerpt import Excerpt, Tier, fit
 from tests.context.filters.conftest import assert_real_excerpt, filtered
+from tests.hypothesis_profiles import examples
 
 
 def test_none_when_it_fits() -> None:

@@ -7,10 +7,10 @@ import random
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from hypothesis_profiles import examples
 
 from myrm_tui.context.filters.kept_facts import MASK_FACTS, kept_facts
 from myrm_tui.context.filters.notable import LINE_CHARS, NotableLine, note_line
+from tests.hypothesis_profiles import examples
 
 
 def build_log(lines: int, extra: str | None = None, seed: int = 3) -> str:

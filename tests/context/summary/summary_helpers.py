@@ -73,7 +73,7 @@ def session_chunk() -> list[dict[str, Any]]:
     ]
 
 
-GOOD_SUMMARY = {
+GOOD_SUMMARY: dict[str, Any] = {
     "user_goal": "Fix the upload endpoint so empty files do not cause HTTP 500.",
     "active_task": "Great. Now also add a MAX_UPLOAD_BYTES limit read from the environment.",
     "completed_actions": [

@@ -9,7 +9,6 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from hypothesis_profiles import examples
 
 from myrm_tui.context.engine import ContextEngine, TurnInput
 from myrm_tui.context.filters import notable
@@ -20,6 +19,7 @@ from myrm_tui.context.tokens import count_message_tokens
 from myrm_tui.llm.model_info import ModelInfo
 from myrm_tui.redact import redact
 from myrm_tui.store import Store
+from tests.hypothesis_profiles import examples
 
 
 @pytest.fixture(autouse=True)

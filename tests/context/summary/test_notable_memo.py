@@ -6,10 +6,10 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from hypothesis_profiles import examples
 
 from myrm_tui.context.filters import notable
 from myrm_tui.context.filters.notable import MEMO_ENTRIES, MIN_KEYED_LINES, notable_lines
+from tests.hypothesis_profiles import examples
 
 
 def request_log(lines: int, fact_at: int, tag: str = "eu-7") -> str:
@@ -29,8 +29,13 @@ def test_a_second_scan_of_the_same_output_is_a_hit_and_gives_the_same_lines(monk
     text = request_log(200, 100)
     first = notable_lines(text, 3)
     assert len(notable._memo) == 1
-    calls = []
-    monkeypatch.setattr(notable, "_keys", lambda line: calls.append(line) or [])
+    calls: list[str] = []
+
+    def counting_keys(line: str) -> list[str]:
+        calls.append(line)
+        return []
+
+    monkeypatch.setattr(notable, "_keys", counting_keys)
     # An equal string that is another object (the arrival filter joins the lines anew).
     again = notable_lines("\n".join(text.splitlines()), 3)
     assert again == first and not calls
@@ -52,8 +57,13 @@ def test_a_different_output_misses_and_short_outputs_are_kept_too(monkeypatch):
     short = "a=1\nb=2\nplain"
     assert notable_lines(short, 3) == []  # below the keyed-line threshold: nothing, and remembered
     assert len(notable._memo) == 3
-    calls = []
-    monkeypatch.setattr(notable, "_keys", lambda line: calls.append(line) or [])
+    calls: list[str] = []
+
+    def counting_keys(line: str) -> list[str]:
+        calls.append(line)
+        return []
+
+    monkeypatch.setattr(notable, "_keys", counting_keys)
     assert notable_lines(short, 3) == [] and not calls  # a compaction event's second scan is a hit
 
 

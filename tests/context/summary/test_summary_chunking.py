@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from summary_helpers import assistant, call, rows_of, tool, user
-
 from myrm_tui.context.summary.chunking import Chunk, choose_chunk, chunk_cap, first_unit_tokens
+from tests.context.summary.summary_helpers import assistant, call, rows_of, tool, user
 
 
 def history():

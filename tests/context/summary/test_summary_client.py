@@ -7,7 +7,6 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from summary_helpers import GOOD_SUMMARY, good_answer, rows_of, session_chunk, user
 
 from myrm_tui.context.summary.breaker import OPEN, PERMANENT, PERMANENT_COOLDOWN_S, SummarizerBreaker
 from myrm_tui.context.summary.chunking import choose_chunk
@@ -15,7 +14,6 @@ from myrm_tui.context.summary.client import (
     LEVEL_EXTRACTIVE,
     LEVEL_LLM,
     LEVEL_TERSE,
-    guard_summarizer,
     pick_summarizer_model,
     stream_call,
     summarize,
@@ -23,6 +21,7 @@ from myrm_tui.context.summary.client import (
 from myrm_tui.context.summary.schema import StructuredSummary
 from myrm_tui.llm.call_settings import CallSettings
 from myrm_tui.llm.model_info import ModelInfo
+from tests.context.summary.summary_helpers import GOOD_SUMMARY, good_answer, rows_of, session_chunk, user
 
 SETTINGS = CallSettings(temperature=0.0, max_attempts=1, timeout_s=30.0)
 CHUNK = session_chunk()
@@ -74,6 +73,7 @@ async def test_success_first_attempt(write_script):
     assert (outcome.level, outcome.attempts, outcome.fallback, outcome.failure) == (LEVEL_LLM, 1, False, None)
     assert outcome.summary.user_goal == GOOD_SUMMARY["user_goal"]
     assert outcome.summary.active_task == CHUNK[-1]["content"]
+    assert outcome.audit is not None
     assert outcome.audit.ok and outcome.errors == []
     assert outcome.tokens_in > 0 and outcome.tokens_out > 0
     assert 0 < outcome.summary_tokens < outcome.source_tokens
@@ -271,23 +271,10 @@ def info(name: str, window: int, known: bool = True) -> ModelInfo:
     ],
 )
 def test_pick_summarizer_model(main, lite, expected):
-    main_info = info(*main, known=main[0] != "openai/my-vllm-model")
+    main_info = info(main[0], main[1], known=main[0] != "openai/my-vllm-model")
     lite_info = info(*lite) if lite else None
     model, reason = pick_summarizer_model(main[0], lite[0] if lite else None, main_info, lite_info)
     assert model == expected, reason
     assert reason
     if expected is None:
         assert "extractive" in reason
-
-
-def test_auxiliary_guard_falls_back_to_the_main_model_with_a_warning():
-    model, window, warning = guard_summarizer(
-        "openai/gpt-4.1-mini", 8_000, "anthropic/claude-sonnet-4-5", 200_000, min_chunk_tokens=9_000
-    )
-    assert (model, window) == ("anthropic/claude-sonnet-4-5", 200_000)
-    assert "cannot take the next 9000-token span" in warning
-    assert guard_summarizer("openai/gpt-4.1-mini", 128_000, "m", 200_000, min_chunk_tokens=9_000) == (
-        "openai/gpt-4.1-mini",
-        128_000,
-        "",
-    )

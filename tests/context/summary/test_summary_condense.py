@@ -40,6 +40,7 @@ def test_three_are_not_enough_without_pressure_but_two_are_with_it():
 def test_deepest_qualifying_run_first_ties_to_the_oldest():
     nodes = chain([1, 1, 1, 1, 0, 0, 0, 0, 0, 1, 1, 1, 1])
     run = find_fold_run(nodes)
+    assert run is not None
     assert [n.id for n in run.nodes] == ["S0", "S1", "S2", "S3"] and run.depth == 2
 
 
@@ -48,12 +49,14 @@ def test_a_raw_message_gap_or_depth_change_breaks_a_run():
     assert [len(r) for r in runs(nodes)] == [2, 2]
     assert find_fold_run(nodes) is None
     run = find_fold_run(nodes, pressure=True)
+    assert run is not None
     assert [n.id for n in run.nodes] == ["S0", "S1"]
 
 
 def test_prefix_trimmed_to_the_summarizer_budget_and_honest_skip():
     nodes = chain([0] * 6, tokens=1_000)
     run = find_fold_run(nodes, max_tokens=3_500)
+    assert run is not None
     assert [n.id for n in run.nodes] == ["S0", "S1", "S2"], "longest prefix that fits"
     assert find_fold_run(nodes, max_tokens=1_500) is None, "one child fits: folding it saves nothing"
 
@@ -62,6 +65,7 @@ def test_trimmed_deep_run_that_cannot_fold_lets_a_shallower_one_go():
     deep = [SummaryNode(f"D{i}", 1, i * 10, i * 10 + 10, 3_000) for i in range(4)]
     shallow = [SummaryNode(f"L{i}", 0, 40 + i * 10, 50 + i * 10, 400) for i in range(4)]
     run = find_fold_run(deep + shallow, max_tokens=4_000)
+    assert run is not None
     assert [n.id for n in run.nodes] == ["L0", "L1", "L2", "L3"]
 
 

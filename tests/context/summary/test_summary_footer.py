@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import pytest
-from summary_helpers import rows_of, session_chunk
 
 from myrm_tui.context.summary.footer import build_footer, footer_from_records
+from tests.context.summary.summary_helpers import rows_of, session_chunk
 
 
 def test_footer_of_a_session_chunk():

@@ -5,11 +5,11 @@ extractive fallback: never an exception, never empty."""
 from __future__ import annotations
 
 import pytest
-from summary_helpers import DUMMY_API_KEY, LLAMA_N_CTX, session_chunk
 
 from myrm_tui.context.summary.client import LEVEL_EXTRACTIVE, summarize
 from myrm_tui.context.summary.schema import body_text, render
 from myrm_tui.llm.call_settings import CallSettings
+from tests.context.summary.summary_helpers import DUMMY_API_KEY, LLAMA_N_CTX, session_chunk
 
 pytestmark = pytest.mark.llama
 

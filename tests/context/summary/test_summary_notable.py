@@ -7,14 +7,14 @@ import time
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from hypothesis_profiles import examples
-from summary_helpers import assistant, call, tool, user
 
 from myrm_tui.context.filters.notable import LINE_CHARS, NotableLine, notable_lines, note_line, note_weight
 from myrm_tui.context.summary.extractive import extractive_summary
 from myrm_tui.context.summary.schema import FIELD_CAPS, FileChange, StructuredSummary, enforce_caps
 from myrm_tui.context.summary.source import summarizer_messages
 from myrm_tui.context.tokens import count_message_tokens
+from tests.context.summary.summary_helpers import assistant, call, tool, user
+from tests.hypothesis_profiles import examples
 
 FACT = "2025-03-14T10:30:07.412Z WARN  [config.loader] override applied queue_shard=eu-7 (source=env)"
 

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from summary_helpers import assistant, call, session_chunk, tool, user
-
 from myrm_tui.context.summary.prompts import (
     TERSE_MESSAGE_CHARS,
     build_prompt,
@@ -13,6 +11,7 @@ from myrm_tui.context.summary.prompts import (
     transcript,
 )
 from myrm_tui.context.summary.schema import StructuredSummary
+from tests.context.summary.summary_helpers import assistant, call, session_chunk, tool, user
 
 
 def test_leaf_prompt_is_extractive_json_only_and_keeps_identifiers():

@@ -20,7 +20,8 @@ FACT = "Before I forget, the staging setting is NEEDLE-0a1b2c3d4e port=4821, ple
 
 
 def convo(n: int) -> tuple[list[dict], list[int]]:
-    messages, ids = [], []
+    messages: list[dict] = []
+    ids: list[int] = []
     for i in range(n):
         cid = f"c{i}"
         messages += [

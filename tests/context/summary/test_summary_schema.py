@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 
 import pytest
-from summary_helpers import GOOD_SUMMARY, T0, good_answer
 
 from myrm_tui.context.summary.schema import (
     FIELD_CAPS,
@@ -18,6 +17,7 @@ from myrm_tui.context.summary.schema import (
     render,
 )
 from myrm_tui.context.views import UNTRUSTED_CLOSE, UNTRUSTED_OPEN
+from tests.context.summary.summary_helpers import GOOD_SUMMARY, T0, good_answer
 
 
 def test_fenced_json_with_prose_around_parses_every_field():

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 from myrm_tui.context.summary.source import (
     ARGUMENT_CHARS,
@@ -19,7 +20,7 @@ def call(cid: str, name: str = "bash", **args) -> dict:
 
 def test_tool_results_keep_head_and_tail_and_name_no_identifier_the_auditor_would_demand():
     log = "START " + "line of output\n" * 5000 + " VERDICT: 3 failed"
-    messages = [
+    messages: list[dict[str, Any]] = [
         {"role": "user", "content": "run the tests"},
         {"role": "assistant", "content": None, "tool_calls": [call("a", command="pytest")]},
         {"role": "tool", "tool_call_id": "a", "content": log},
@@ -45,7 +46,7 @@ def test_parallel_results_share_one_batch_allowance():
 
 def test_long_arguments_and_images_shrink_to_a_line():
     body = "z" * 50_000
-    messages = [
+    messages: list[dict[str, Any]] = [
         {
             "role": "user",
             "content": [

@@ -15,10 +15,10 @@ from typing import ClassVar
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.widgets import Input
-from tui_pilot_helpers import type_text, wait_until
 
 from myrm_tui.agent.events import ApprovalAnswer, ApprovalRequest
 from myrm_tui.tui.widgets.approval import ApprovalPrompt
+from tests.tui.tui_pilot_helpers import type_text, wait_until
 
 SIZE = (90, 40)
 FOREVER = 3600.0  # a guard no test outlives
@@ -53,6 +53,12 @@ class HostApp(App[None]):
         self.draft.focus()
 
     @property
+    def decision(self) -> asyncio.Future[bool | ApprovalAnswer]:
+        """The request's answer, a future made on mount."""
+        assert self.request.decision is not None
+        return self.request.decision
+
+    @property
     def draft(self) -> Input:
         return self.query_one("#draft", Input)
 
@@ -77,7 +83,7 @@ async def test_keys_typed_as_the_block_appears_mid_message_never_answer_it():
         await wait_until(pilot, lambda: app.approval.ignored_keys == 1, what="the focus key refused")
         assert app.draft.value == "yes please yya"
         assert app.focused is app.draft and not app.approval.armed
-        assert not app.request.decision.done() and app.approval.pending
+        assert not app.decision.done() and app.approval.pending
 
 
 async def test_once_the_guard_has_passed_a_click_on_deny_denies():
@@ -86,10 +92,10 @@ async def test_once_the_guard_has_passed_a_click_on_deny_denies():
         app.show_approval()
         await wait_until(pilot, lambda: app.query(ApprovalPrompt) and app.approval.answerable, what="the block")
         await pilot.click("#option-deny")
-        await wait_until(pilot, lambda: app.request.decision.done(), what="an answer")
-        assert app.request.decision.result() == ApprovalAnswer(False)
+        await wait_until(pilot, lambda: app.decision.done(), what="an answer")
+        assert app.decision.result() == ApprovalAnswer(False)
         await pilot.click("#option-once")  # a second click on a closed block changes nothing
-        assert app.request.decision.result() == ApprovalAnswer(False) and app.approval.decision is False
+        assert app.decision.result() == ApprovalAnswer(False) and app.approval.decision is False
 
 
 async def test_a_click_on_always_allow_stores_the_offered_rule():
@@ -98,8 +104,8 @@ async def test_a_click_on_always_allow_stores_the_offered_rule():
         app.show_approval()
         await wait_until(pilot, lambda: app.query(ApprovalPrompt) and app.approval.answerable, what="the block")
         await pilot.click("#option-always")
-        await wait_until(pilot, lambda: app.request.decision.done(), what="an answer")
-        assert app.request.decision.result() == ApprovalAnswer(True, remember=("Bash(rm -rf build)",))
+        await wait_until(pilot, lambda: app.decision.done(), what="an answer")
+        assert app.decision.result() == ApprovalAnswer(True, remember=("Bash(rm -rf build)",))
 
 
 async def test_a_click_on_deny_with_reason_takes_the_keyboard_for_the_reason_only():
@@ -111,8 +117,8 @@ async def test_a_click_on_deny_with_reason_takes_the_keyboard_for_the_reason_onl
         box = app.approval.query_one(".reason", Input)
         await wait_until(pilot, lambda: app.focused is box, what="the reason box")
         await type_text(pilot, "yes, use make clean")  # `y` is text here
-        assert not app.request.decision.done()
+        assert not app.decision.done()
         await pilot.press("enter")
-        await wait_until(pilot, lambda: app.request.decision.done(), what="an answer")
-        assert app.request.decision.result() == ApprovalAnswer(False, reason="yes, use make clean")
+        await wait_until(pilot, lambda: app.decision.done(), what="an answer")
+        assert app.decision.result() == ApprovalAnswer(False, reason="yes, use make clean")
         assert app.draft.value == ""

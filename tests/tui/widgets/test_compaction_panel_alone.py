@@ -10,11 +10,11 @@ from __future__ import annotations
 from typing import Any
 
 from textual.app import App, ComposeResult
-from tui_pilot_helpers import screen_text
 
 from myrm_tui.store import event_kinds
 from myrm_tui.store.records import EventRecord
 from myrm_tui.tui.widgets.compaction_panel import CACHE_ROWS, CompactionPanel
+from tests.tui.tui_pilot_helpers import screen_text
 
 SIZE = (100, 60)  # tall enough that every section is on screen at once
 

@@ -10,11 +10,11 @@ from __future__ import annotations
 from typing import Any
 
 from textual.app import App, ComposeResult
-from tui_pilot_helpers import screen_text
 
 from myrm_tui.tui.context_source import ContextState, Thresholds
 from myrm_tui.tui.metrics import ContextReading, Spend
 from myrm_tui.tui.widgets.context_ring import ContextRing
+from tests.tui.tui_pilot_helpers import screen_text
 
 LEVELS = ("ok", "warn", "crit", "unknown")
 

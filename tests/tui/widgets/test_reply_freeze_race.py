@@ -19,12 +19,12 @@ import time
 
 from textual.app import App, ComposeResult
 from textual.containers import VerticalScroll
-from tui_pilot_helpers import WAIT_TIMEOUT_S, wait_until
 
 from myrm_tui.tui.widgets.assistant_message import AssistantMessage
 from myrm_tui.tui.widgets.live_markdown import LiveMarkdown
 from myrm_tui.tui.widgets.live_reply import LiveReply
 from myrm_tui.tui.widgets.stored_reply import StoredReply
+from tests.tui.tui_pilot_helpers import WAIT_TIMEOUT_S, wait_until
 
 SIZE = (100, 40)
 # One paragraph of ~300 characters: six of them make a reply long enough to end as rows.

@@ -8,10 +8,10 @@ tail replaced by the stored result, and never a control sequence from the tool's
 from __future__ import annotations
 
 from textual.app import App, ComposeResult
-from tui_pilot_helpers import notices, screen_text, wait_until
 
 from myrm_tui.tui.constants import TOOL_OUTPUT_DISPLAY_CHARS
 from myrm_tui.tui.widgets.tool_block import ToolBlock, ToolHeader
+from tests.tui.tui_pilot_helpers import notices, screen_text, wait_until
 
 SIZE = (100, 50)
 HOSTILE = "ok\x1b]52;c;cHduZWQ=\x07 \x1b[2J\x9b31m \u202edone"  # clipboard write, clear screen, CSI, bidi
