@@ -10,6 +10,6 @@ docs/benchmarks.md.
 # The bench drives myrm with its test providers (scripted/, replay/, replay-summarizer/), in process
 # and in the `myrm` subprocesses it starts; importing myrm_tui first also keeps litellm from reading
 # a `.env` (myrm_tui/_offline_env.py) whichever bench module imports litellm.
-from myrm_tui.llm.test_providers import enable_in_this_process  # noqa: E402
+from myrm_tui.llm.fake_providers.switch import enable_in_this_process  # noqa: E402
 
 enable_in_this_process()

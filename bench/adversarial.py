@@ -9,7 +9,7 @@ event and probed after it, so "the engine survived but lost everything" shows up
 
 Every case is a pure function of (turns, seed): same arguments, same bytes. Two cases swap the
 fake summarizer for a hostile one ("raises", "inflate"), registered at run time in
-`myrm_tui.llm.replay_summarizers.SUMMARIZERS`. The peers' `SharedSummarizer` calls them directly
+`myrm_tui.llm.fake_providers.replay_summarizers.SUMMARIZERS`. The peers' `SharedSummarizer` calls them directly
 and does not catch what they raise, so a peer that does not handle it shows exceptions; myrm
 reaches them as its summarizer model (`replay-summarizer/<name>`, through the summary client),
 where a raise is a failed model call.
@@ -100,7 +100,7 @@ HOSTILE_SUMMARIZERS = {"raises": raising_summarizer, "inflate": inflating_summar
 def register_summarizers() -> None:
     """Add the hostile fakes to the fake summarizers' table (idempotent): the peers' shared
     summarizer finds them there, and myrm reaches them as the model `replay-summarizer/<name>`."""
-    from myrm_tui.llm.replay_summarizers import SUMMARIZERS
+    from myrm_tui.llm.fake_providers.replay_summarizers import SUMMARIZERS
 
     SUMMARIZERS.update(HOSTILE_SUMMARIZERS)
 

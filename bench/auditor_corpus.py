@@ -42,7 +42,7 @@ from myrm_tui.context.summary.prompts import transcript
 from myrm_tui.context.summary.schema import FileChange, StructuredSummary, parse_summary, summary_from_dict
 from myrm_tui.context.summary.source import summarizer_messages
 from myrm_tui.context.summary.standin import leaf
-from myrm_tui.context.tokens import count_message_tokens
+from myrm_tui.context.window.tokens import count_message_tokens
 
 HAND_DIR = Path(__file__).resolve().parent / "auditor_corpus" / "hand"
 DEFECTS = ("no-constraint", "invented-id", "wrong-number", "no-open-task", "no-file")

@@ -129,7 +129,7 @@ def local_model() -> Path | None:
 
     if importlib.util.find_spec("llama_cpp") is None:
         return None
-    from myrm_tui.llm.local_provider import smollm2_path
+    from myrm_tui.llm.local.provider import smollm2_path
 
     return smollm2_path()
 

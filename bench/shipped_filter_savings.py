@@ -21,7 +21,7 @@ from pathlib import Path
 
 import myrm_tui  # noqa: F401  (offline env)
 from myrm_tui.context.filters import declarative, smart
-from myrm_tui.context.tokens import count_text_tokens
+from myrm_tui.context.window.tokens import count_text_tokens
 
 # The arrival filter's excerpt budget at a 128k window: 4 % of B, ~3 characters a token.
 BUDGET_CHARS = int(0.04 * 128_000 * 3)

@@ -33,7 +33,7 @@ from typing import Any
 
 import myrm_tui  # noqa: F401  (offline env before litellm)
 from myrm_tui.agent.agent import Agent
-from myrm_tui.context.compaction_event import DONE, CompactionEvent
+from myrm_tui.context.compaction.event import DONE, CompactionEvent
 from myrm_tui.context.summary.auditor import extract_entities
 from myrm_tui.context.summary.client import CallResult, SummaryModel
 from myrm_tui.settings.settings import Settings

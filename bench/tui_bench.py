@@ -189,7 +189,7 @@ START_DRIVER = textwrap.dedent("""
         from pathlib import Path
         import myrm_tui.tui.app as appmod
         from myrm_tui.settings import Settings
-        from myrm_tui.tui.screens.chat import ChatScreen
+        from myrm_tui.tui.screens.chat.screen import ChatScreen
         base = appmod.MyrmApp
         def make(cls):
             return cls(Path(workdir), Settings().with_values(model=sys.argv[3]))
@@ -197,7 +197,7 @@ START_DRIVER = textwrap.dedent("""
             # what-if row: the engine warm-up (litellm import) held back until the first frame
             # with the prompt focused, instead of starting in on_mount and competing for the GIL
             import threading
-            from myrm_tui.tui.chat_session import ChatSession
+            from myrm_tui.tui.session.chat_session import ChatSession
             painted = threading.Event()
             original_warm_up = ChatSession.warm_up
             def held_warm_up():
@@ -638,7 +638,7 @@ async def session_child(messages: int, samples: int) -> dict[str, Any]:
     from myrm_tui.settings import Settings
     from myrm_tui.store import Store
     from myrm_tui.tui.app import MyrmApp
-    from myrm_tui.tui.screens.chat import ChatScreen
+    from myrm_tui.tui.screens.chat.screen import ChatScreen
 
     with tempfile.TemporaryDirectory(prefix="tui-session-") as tmp:
         root = Path(tmp)

@@ -76,7 +76,7 @@ def _timed(fn: Callable[[], Any]) -> tuple[float, Any]:
 
 def measure_size(events: int, samples: int) -> dict[str, Any]:
     from myrm_tui.store import Store
-    from myrm_tui.tui.context_source import ContextFollower, read_context
+    from myrm_tui.tui.figures.context_source import ContextFollower, read_context
 
     with tempfile.TemporaryDirectory(prefix="tui-refresh-") as tmp:
         workspace = Path(tmp) / "ws"

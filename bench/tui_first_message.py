@@ -47,9 +47,9 @@ CHAT_CHILD = r"""
 import asyncio, json, sys, time
 from pathlib import Path
 
-from myrm_tui.settings.loader import load_settings
+from myrm_tui.settings.config_files.loader import load_settings
 from myrm_tui.tui.app import MyrmApp
-from myrm_tui.tui.widgets.assistant_message import AssistantMessage
+from myrm_tui.tui.widgets.blocks.assistant_message import AssistantMessage
 
 
 async def until(predicate, timeout):

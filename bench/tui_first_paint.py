@@ -40,7 +40,7 @@ class Bare(App):
 
 Bare().run()
 """
-# The start of myrm's prompt placeholder (tui/prompt_text.py), shown in its first frame: the start
+# The start of myrm's prompt placeholder (tui/prompt/prompt_text.py), shown in its first frame: the start
 # screen's prompt (tui/screens/start.py), where the user can already type.
 MYRM_MARKER = "Message myrm"
 # The chat screen's status line for a new session: the chat screen has replaced the start screen.

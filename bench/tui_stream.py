@@ -111,7 +111,7 @@ async def measure_stream(reply: str, rate: int, idle_s: float) -> dict[str, Any]
     from myrm_tui.settings import Settings
     from myrm_tui.store import Store
     from myrm_tui.tui.app import MyrmApp
-    from myrm_tui.tui.widgets.assistant_message import AssistantMessage
+    from myrm_tui.tui.widgets.blocks.assistant_message import AssistantMessage
 
     tokens = len(reply) / CHARS_PER_TOKEN
     with tempfile.TemporaryDirectory(prefix="tui-stream-") as tmp:

@@ -41,7 +41,7 @@ REREAD_DELAY = (2, 4)
 REREAD_CHANCE = 0.4
 
 # Idle gaps (`--idle`): a user pause every IDLE_EVERY turns, longer than every provider's short
-# cache lifetime (context/config.py CACHE_TTL_S: 5 min Anthropic, 10 min OpenAI): three coffee
+# cache lifetime (context/window/config.py CACHE_TTL_S: 5 min Anthropic, 10 min OpenAI): three coffee
 # breaks (12, 15, 20 min), then a meeting (2 h: past even the 1 h caches and past the keep-alive's
 # cap), in turn. A fixed cycle rather than a draw, so every 100 turns hold each kind once.
 IDLE_EVERY = 25

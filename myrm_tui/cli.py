@@ -160,7 +160,7 @@ def run(
     Exit codes: 0 done, 1 the turn failed, 2 usage or configuration error, 130 interrupted.
     """
     try:
-        from myrm_tui.cli_commands.run import run_command
+        from myrm_tui.cli_commands.run.command import run_command
 
         code = run_command(
             prompt,
@@ -309,7 +309,7 @@ def doctor(
     ] = False,
 ) -> None:
     """Check config, keys, models, the store and offline tokenizers; exit 1 if myrm cannot run."""
-    from myrm_tui.cli_commands.doctor import doctor_command
+    from myrm_tui.cli_commands.doctor.command import doctor_command
 
     raise typer.Exit(doctor_command(deep=deep))
 

@@ -479,7 +479,7 @@ def read_inside(root: Path, path: Path, *, limit: int | None = None) -> bytes | 
     `limit + 1` with `limit`; None when it does not exist. FenceError when it is, or passes
     through, a link that leads out of `root`, or is not a regular file.
 
-    Why this rule: it is the file tools' (agent/tools/paths.py): a repository keeps links inside
+    Why this rule: it is the file tools' (agent/tools/files/paths.py): a repository keeps links inside
     itself (`CLAUDE.md -> AGENTS.md`), so a link is followed once, only to learn where it leads;
     a committed link to ~/.ssh/id_rsa or /proc/self/environ leads out and is refused. The read
     itself then walks from the root's handle without following anything, so a folder swapped for

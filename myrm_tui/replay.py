@@ -6,10 +6,10 @@ recall returned.
 
 Why through the agent: the figures must be those of what a user runs. Each recorded user message
 is a `Agent.turn`; the recorded assistant messages come from a model at the litellm boundary
-(`llm/recorded.py`, like `scripted/`); the recorded tool results come from stand-in tools
+(`llm/fake_providers/recorded.py`, like `scripted/`); the recorded tool results come from stand-in tools
 (`replay_tools.py`), so every output takes the agent's spill / filter / vault / index path; and
 summaries come from the agent's background `maintain` through the summary client, with the
-benchmark's fake summarizers as a model (`llm/replay_summarizers.py`). The agent prepares them
+benchmark's fake summarizers as a model (`llm/fake_providers/replay_summarizers.py`). The agent prepares them
 between the steps of a turn; after each turn the replay runs `maintain` as the TUI does once a
 turn has ended.
 
@@ -34,11 +34,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
-from myrm_tui.context.config import DEFAULT_CONFIG, EngineConfig
-from myrm_tui.context.recall import ctx_expand, ctx_search, search_hits
+from myrm_tui.context.recall.answers import ctx_expand, ctx_search, search_hits
+from myrm_tui.context.window.config import DEFAULT_CONFIG, EngineConfig
 from myrm_tui.llm.call_settings import CallSettings
 from myrm_tui.llm.events import LLMEvent
-from myrm_tui.llm.model_info import ModelInfo
+from myrm_tui.llm.models.info import ModelInfo
 from myrm_tui.settings.typed_values import EvictionOrder
 from myrm_tui.store import Store, event_kinds
 
@@ -62,7 +62,7 @@ REPLAY_MAX_ATTEMPTS = 1
 @dataclass(frozen=True)
 class ReplayOptions:
     window: int
-    summarizer: str = "null"  # a fake (llm/replay_summarizers.py) or a model name ("provider/model")
+    summarizer: str = "null"  # a fake (llm/fake_providers/replay_summarizers.py) or a model name ("provider/model")
     max_output_tokens: int = 4096
     config: EngineConfig = DEFAULT_CONFIG
     # The replayed model's profile: with a prompt cache (what the bench's cost model prices) or
@@ -100,7 +100,7 @@ def _tool_schemas() -> list[dict[str, Any]]:
 def summarizer_model(name: str) -> str:
     """The model `--summarizer NAME` stands for; ValueError for a name that is neither a fake
     nor a model name."""
-    from myrm_tui.llm import replay_summarizers
+    from myrm_tui.llm.fake_providers import replay_summarizers
 
     if name in replay_summarizers.SUMMARIZERS:
         return replay_summarizers.model_name(name)
@@ -212,11 +212,11 @@ class ReplaySession:
 
     def __init__(self, root: Path, options: ReplayOptions):
         from myrm_tui.agent.agent import Agent
-        from myrm_tui.agent.build import AgentBuild
-        from myrm_tui.agent.prompts import SystemPrompt
         from myrm_tui.agent.session_runtime import SessionRuntime
+        from myrm_tui.agent.setup.build import AgentBuild
+        from myrm_tui.agent.setup.prompts import SystemPrompt
         from myrm_tui.context.engine import ContextEngine
-        from myrm_tui.llm import recorded
+        from myrm_tui.llm.fake_providers import recorded
         from myrm_tui.replay_tools import RecordedResults, recorded_registry
         from myrm_tui.settings.settings import Settings
 
@@ -294,7 +294,7 @@ class ReplaySession:
     def _stream(
         self, model: str, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None, settings: CallSettings
     ) -> AsyncIterator[LLMEvent]:
-        from myrm_tui.llm.recorded import call_with_feed
+        from myrm_tui.llm.fake_providers.recorded import call_with_feed
         from myrm_tui.llm.stream import stream
 
         self._sent = messages
@@ -418,8 +418,8 @@ class ReplaySession:
         """A recorded message the agent loop cannot produce, stored as it is after the same
         spill (a tool result over the cap) and image offload the agent applies."""
         from myrm_tui.agent.tools.spill import spill_if_large
-        from myrm_tui.agent.user_content import user_content
-        from myrm_tui.context.tokens import count_message_tokens
+        from myrm_tui.agent.user_input.user_content import user_content
+        from myrm_tui.context.window.tokens import count_message_tokens
         from myrm_tui.replay_tools import result_text
 
         if not isinstance(message, dict):
@@ -444,14 +444,14 @@ def use_capable_oracle() -> None:
     (`context/summary/standin.py`) for every user of the fakes: myrm's summary client gets its
     JSON answer, a contender calling the fake directly gets the rendered summary."""
     from myrm_tui.context.summary import standin
-    from myrm_tui.llm import replay_summarizers
+    from myrm_tui.llm.fake_providers import replay_summarizers
 
     replay_summarizers.ANSWERS["oracle"] = standin.answer
     replay_summarizers.SUMMARIZERS["oracle"] = standin.summary_text
 
 
 def replay(lines: Iterable[dict[str, Any]], options: ReplayOptions) -> Iterator[dict[str, Any]]:
-    from myrm_tui.llm.test_providers import enable_in_this_process
+    from myrm_tui.llm.fake_providers.switch import enable_in_this_process
 
     enable_in_this_process()  # the recorded turns and fake summarizers are test providers
     use_capable_oracle()

@@ -43,7 +43,7 @@ def arguments_of(call: dict[str, Any]) -> dict[str, Any] | None:
 def result_text(message: dict[str, Any], vault: Any) -> str:
     """A recorded tool result as the text a tool returns. List content keeps its text parts; an
     image part goes to the vault and is named by its handle (myrm's tools return text only)."""
-    from myrm_tui.context.media import image_url_of, offload_images
+    from myrm_tui.context.rows.media import image_url_of, offload_images
 
     content = message.get("content")
     if isinstance(content, str):

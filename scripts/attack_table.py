@@ -40,8 +40,8 @@ ws = ws.resolve()
 
 import myrm_tui  # noqa
 from myrm_tui.agent.tools.base import ToolContext, ToolError
-from myrm_tui.agent.tools.file_write import FileWrite
-from myrm_tui.agent.tools.file_edit import FileEdit
+from myrm_tui.agent.tools.files.write import FileWrite
+from myrm_tui.agent.tools.files.edit import FileEdit
 from myrm_tui.agent.tools.search import Grep, Glob
 from myrm_tui.settings.settings import Settings
 
@@ -141,7 +141,7 @@ async def main():
 asyncio.run(main())
 
 # config: a hostile clone, user config dir empty
-from myrm_tui.settings.loader import load_settings
+from myrm_tui.settings.config_files.loader import load_settings
 
 c = tmp / "clone"
 (c / ".myrm").mkdir(parents=True)

@@ -23,7 +23,7 @@ import myrm_tui  # noqa: F401  (offline environment first)
 from bench.score import score
 from bench.sessionio import write_session
 from bench.workload import KINDS, generate
-from myrm_tui.context.config import DEFAULT_CONFIG
+from myrm_tui.context.window.config import DEFAULT_CONFIG
 from myrm_tui.replay import ReplayOptions, run_replay
 
 # (label, idle session?, cache-TTL prune tier, keep-alive simulated)

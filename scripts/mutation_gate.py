@@ -8,7 +8,7 @@ pins down. The score is killed / total over the modules run; the gate fails belo
     python scripts/mutation_gate.py                  # functions changed since HEAD~1, in scoped modules
     python scripts/mutation_gate.py --since main     # ... changed since another ref
     python scripts/mutation_gate.py --whole-files    # ... every function of each changed scoped module
-    python scripts/mutation_gate.py --module myrm_tui/context/intent.py
+    python scripts/mutation_gate.py --module myrm_tui/context/observations/intent.py
     python scripts/mutation_gate.py --all            # the whole scope (on demand, long)
 
 By default only the functions a change touched are mutated (the diff's lines mapped onto the
@@ -41,7 +41,7 @@ ROOT = Path(__file__).resolve().parents[1]
 # module's mutants are checked against the tests that cover it, found by mutmut's own stats run
 # over this selection). Add a module here with the tests that own it.
 SCOPE: dict[str, tuple[str, ...]] = {
-    "myrm_tui/context/intent.py": (
+    "myrm_tui/context/observations/intent.py": (
         "tests/context/test_intent_focus.py",
         "tests/agent/test_compaction_intent_live.py",
     ),
@@ -64,7 +64,7 @@ SCOPE: dict[str, tuple[str, ...]] = {
         "tests/agent/test_lite_model_auto.py",
         "tests/agent/test_summary_routing_live.py",
     ),
-    "myrm_tui/agent/model_calls.py": (
+    "myrm_tui/agent/setup/model_calls.py": (
         "tests/agent/test_lite_model_auto.py",
         "tests/faults/test_summarizer_endpoint.py",
         "tests/cli/test_lite_model_doctor.py",

@@ -22,7 +22,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import myrm_tui  # noqa: F401  (offline environment first)
 from bench.score import score
 from bench.workload import KINDS, generate
-from myrm_tui.context.config import DEFAULT_CONFIG, EngineConfig
+from myrm_tui.context.window.config import DEFAULT_CONFIG, EngineConfig
 from myrm_tui.replay import ReplayOptions, run_replay
 
 

@@ -90,8 +90,8 @@ async def send(pilot, app, text: str) -> None:
 
 
 async def settle(pilot, app) -> None:
-    from myrm_tui.tui.widgets.assistant_message import AssistantMessage
-    from myrm_tui.tui.widgets.tool_block import ToolBlock
+    from myrm_tui.tui.widgets.blocks.assistant_message import AssistantMessage
+    from myrm_tui.tui.widgets.blocks.tool_block import ToolBlock
 
     screen = app.chat_screen
     for reply in screen.query(AssistantMessage):
@@ -159,7 +159,7 @@ async def take(out_dir: Path) -> list[Path]:
 
 
 def main() -> None:
-    from myrm_tui.llm.test_providers import enable_in_this_process
+    from myrm_tui.llm.fake_providers.switch import enable_in_this_process
 
     enable_in_this_process()  # the demo session's model is a scripted/ one
     out_dir = Path(sys.argv[1]) if len(sys.argv) > 1 else Path(__file__).resolve().parent.parent / "screenshots"

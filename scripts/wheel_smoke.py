@@ -119,7 +119,7 @@ def main() -> int:
 
         step("the package comes from the wheel, with its themes")
         probe = (
-            "import myrm_tui, pathlib; from myrm_tui.tui.themes import shipped_theme_dir, load_themes; "
+            "import myrm_tui, pathlib; from myrm_tui.tui.theming.theme_files import shipped_theme_dir, load_themes; "
             "d = shipped_theme_dir(); t = load_themes([d]); "
             "print(pathlib.Path(myrm_tui.__file__).parent); print(d); print(sorted(t.themes)); "
             "assert 'site-packages' in str(d) and len(t.themes) >= 4 and not t.problems, t.problems"

@@ -13,10 +13,10 @@ from dataclasses import dataclass
 import pytest
 
 import myrm_tui  # noqa: F401  (sets the offline litellm/tiktoken environment first)
-from myrm_tui.llm.local_provider import smollm2_path
+from myrm_tui.llm.local.provider import smollm2_path
 from tests import hypothesis_profiles
 
-# The test providers (scripted/, replay/: myrm_tui/llm/test_providers.py), here and in every `myrm`
+# The test providers (scripted/, replay/: myrm_tui/llm/fake_providers/switch.py), here and in every `myrm`
 # the tests start; tests/security/test_test_providers_gated.py checks the name against the module.
 os.environ["ENABLE_MYRM_TEST_PROVIDERS"] = "1"
 
@@ -88,7 +88,7 @@ def llama_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LlamaServ
             [
                 sys.executable,
                 "-m",
-                "myrm_tui.llm.llama_server",
+                "myrm_tui.llm.local.llama_server",
                 "--model",
                 str(gguf),
                 "--host",

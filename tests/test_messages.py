@@ -8,9 +8,14 @@ from typing import Any
 from hypothesis import given
 from hypothesis import strategies as st
 
-from myrm_tui.context.intent import _text_of
-from myrm_tui.context.tokens import IMAGE_TOKENS, MESSAGE_OVERHEAD_TOKENS, count_message_tokens, count_text_tokens
-from myrm_tui.llm.local_provider import plain_messages
+from myrm_tui.context.observations.intent import _text_of
+from myrm_tui.context.window.tokens import (
+    IMAGE_TOKENS,
+    MESSAGE_OVERHEAD_TOKENS,
+    count_message_tokens,
+    count_text_tokens,
+)
+from myrm_tui.llm.local.provider import plain_messages
 from myrm_tui.messages import IMAGE_MARK, ImagePart, UserMessage, content_parts, content_text
 
 IMAGE: ImagePart = {"type": "image_url", "image_url": {"url": "data:image/png;base64,iVBORw0KGgoAAAANSUhEUg"}}

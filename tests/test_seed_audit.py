@@ -167,9 +167,9 @@ def test_the_audit_stands_on_its_own_and_is_linked():
 
 def test_the_checker_catches_what_it_claims_to():
     """The checks themselves can fail: a bad reference, a TODO, an unknown status."""
-    good_where = "`myrm_tui/context/intent.py:build_intent`"
+    good_where = "`myrm_tui/context/observations/intent.py:build_intent`"
     good_test = "`tests/test_seed_audit.py::test_the_checker_catches_what_it_claims_to`"
-    assert row_problems(["m", "implemented", "`myrm_tui/context/intent.py:nope`", good_test, ""])
+    assert row_problems(["m", "implemented", "`myrm_tui/context/observations/intent.py:nope`", good_test, ""])
     assert row_problems(["m", "implemented", good_where, "`tests/test_seed_audit.py::nope`", ""])
     assert row_problems(["m", "in progress", "TODO", "TODO", ""])
     assert row_problems(["m", "partial", good_where, good_test, ""])
@@ -215,7 +215,7 @@ ROW_MUTATIONS = (
     ),
     RowMutation(
         "Compression intent from the current query",
-        "myrm_tui/context/intent.py",
+        "myrm_tui/context/observations/intent.py",
         "    unique = list(dict.fromkeys(p for p in paths if len(p) >= 3))[:MAX_FOCUS]\n"
         "    query = _text_of(rows[last_user_index].message)",
         '    unique: list[str] = []\n    query = ""',
@@ -240,7 +240,7 @@ ROW_MUTATIONS = (
     ),
     RowMutation(
         "Summarizer defaults to the lite model",
-        "myrm_tui/agent/model_calls.py",
+        "myrm_tui/agent/setup/model_calls.py",
         "    return LiteChoice(small, ",
         "    return LiteChoice(None, ",
         "tests/agent/test_lite_model_auto.py::"
@@ -279,7 +279,7 @@ ROW_MUTATIONS = (
     ),
     RowMutation(
         "Tool protection whitelist",
-        "myrm_tui/context/file_protection.py",
+        "myrm_tui/context/observations/file_protection.py",
         "        if total + cost <= limit:\n",
         "        if False:\n",
         "tests/agent/test_file_protection_live.py::"
@@ -301,7 +301,7 @@ ROW_MUTATIONS = (
     ),
     RowMutation(
         "Capability-class cap on the window",
-        "myrm_tui/llm/capability_class.py",
+        "myrm_tui/llm/models/capability_class.py",
         "    if cap is None or model.context_window <= cap:\n",
         "    if True:\n",
         "tests/agent/test_window_cap_live.py::test_a_number_caps_the_budget_of_every_request",

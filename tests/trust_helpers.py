@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from myrm_tui.settings.loader import LoadedSettings
+from myrm_tui.settings.config_files.loader import LoadedSettings
 from myrm_tui.settings.trust import WorkspaceTrust
 
 

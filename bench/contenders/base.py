@@ -70,7 +70,7 @@ class SharedCounter:
 
     def __init__(self) -> None:
         import myrm_tui  # noqa: F401  (offline tokenizer environment first)
-        from myrm_tui.context.tokens import count_message_tokens, count_text_tokens, count_tools_tokens
+        from myrm_tui.context.window.tokens import count_message_tokens, count_text_tokens, count_tools_tokens
 
         self._count_message = count_message_tokens
         self._count_text = count_text_tokens
@@ -115,7 +115,7 @@ class SharedCounter:
 
 
 class SharedSummarizer:
-    """The fake summarizer (null/head/oracle from myrm_tui.llm.replay_summarizers), metered.
+    """The fake summarizer (null/head/oracle from myrm_tui.llm.fake_providers.replay_summarizers), metered.
 
     Peers hand their summarizer a prompt; adapters pass only the transcript part of it, so the
     peer's instruction wording never leaks into the summary. An empty fake output (oracle with no
@@ -124,7 +124,7 @@ class SharedSummarizer:
     """
 
     def __init__(self, mode: str, counter: SharedCounter, *, fill_empty: bool = True) -> None:
-        from myrm_tui.llm.replay_summarizers import NULL_TEXT, SUMMARIZERS
+        from myrm_tui.llm.fake_providers.replay_summarizers import NULL_TEXT, SUMMARIZERS
         from myrm_tui.replay import use_capable_oracle
 
         use_capable_oracle()  # `oracle`: the capable-model stand-in, as myrm gets it

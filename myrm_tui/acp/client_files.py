@@ -3,7 +3,7 @@
 Used only for what the client offered in `initialize` (its fs capability): a read shows the
 editor's buffer, unsaved changes included; a write lands in the editor (which saves it) so the
 user sees it there. Paths are fenced and checked by the tools before the editor is asked
-(agent/tools/editor_files.py); this class only carries the request.
+(agent/tools/files/editor_files.py); this class only carries the request.
 """
 
 from __future__ import annotations

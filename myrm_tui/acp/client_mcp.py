@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 from acp.schema import AcpMcpServer, HttpMcpServer, McpServerStdio, SseMcpServer
 
-from myrm_tui.settings.mcp_config import HTTP, STDIO, USER, McpServerConfig
+from myrm_tui.settings.sections.mcp_servers import HTTP, STDIO, USER, McpServerConfig
 
 ClientMcpServer = HttpMcpServer | SseMcpServer | AcpMcpServer | McpServerStdio
 

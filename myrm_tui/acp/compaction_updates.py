@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 from acp import start_tool_call, text_block, tool_content
 from acp.schema import ToolCallStart
 
-from myrm_tui.context.compaction_event import CompactionEvent
+from myrm_tui.context.compaction.event import CompactionEvent
 from myrm_tui.sinks import RUN_ECHO, scrub
 from myrm_tui.store.event_kinds import COMPACTION
 

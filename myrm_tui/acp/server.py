@@ -47,7 +47,7 @@ from myrm_tui.acp.permission import ask_client, granted_update
 from myrm_tui.acp.prompt_text import PromptBlock, prompt_text
 from myrm_tui.acp.updates import updates_for
 from myrm_tui.agent.events import ApprovalAnswer, ApprovalRequest, StepStarted, TurnFinished
-from myrm_tui.llm.local_client import LocalWorkers
+from myrm_tui.llm.local.client import LocalWorkers
 from myrm_tui.sinks import RUN_ECHO, scrub, session_title
 from myrm_tui.store.workspace import find_workspace_root
 
@@ -58,7 +58,7 @@ if TYPE_CHECKING:
     from myrm_tui.agent.agent import Agent
     from myrm_tui.agent.session_runtime import SessionRuntime
     from myrm_tui.mcp.manager import McpManager
-    from myrm_tui.settings.mcp_config import McpServerConfig
+    from myrm_tui.settings.sections.mcp_servers import McpServerConfig
     from myrm_tui.settings.settings import Settings
     from myrm_tui.store.store import Store
 

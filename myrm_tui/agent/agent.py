@@ -20,9 +20,6 @@ from contextlib import aclosing
 from pathlib import Path
 from typing import Any
 
-from myrm_tui.agent.arrival_summary import summarize_result
-from myrm_tui.agent.attachments import no_vision_notice
-from myrm_tui.agent.build import AgentBuild, build_agent
 from myrm_tui.agent.events import (
     COMPACTING,
     AgentEvent,
@@ -32,40 +29,43 @@ from myrm_tui.agent.events import (
     TurnFinished,
     UserMessageStored,
 )
-from myrm_tui.agent.excerpt_notice import excerpt_notice
 from myrm_tui.agent.hooks import HookRunner
 from myrm_tui.agent.limits import KILL_GRACE_S
-from myrm_tui.agent.model_calls import SummaryRoute, call_settings_for, summary_routes
-from myrm_tui.agent.model_stream import ModelStream, StreamFn
 from myrm_tui.agent.ports import ToolSource
 from myrm_tui.agent.read_registry import seen_recording_reader
-from myrm_tui.agent.resend import reusable_user_message
 from myrm_tui.agent.sandbox import sandbox_status
 from myrm_tui.agent.session_parts import SessionParts
+from myrm_tui.agent.setup.build import AgentBuild, build_agent
+from myrm_tui.agent.setup.model_calls import SummaryRoute, call_settings_for, summary_routes
 from myrm_tui.agent.subagent.child import SubagentRunner
-from myrm_tui.agent.tool_runner import ToolRunner
 from myrm_tui.agent.tools.base import Tool, ToolContext
-from myrm_tui.agent.tools.bash_background import BackgroundInfo
 from myrm_tui.agent.tools.editor_port import EditorFiles
-from myrm_tui.agent.tools.processes import kill_group_now
-from myrm_tui.agent.turn_record import TurnRecord
-from myrm_tui.agent.turn_state import CUT_OFF_NOTE, INTERRUPTED_RESULT, TurnState, assistant_message, calls_of
+from myrm_tui.agent.tools.shell.background import BackgroundInfo
+from myrm_tui.agent.tools.shell.processes import kill_group_now
+from myrm_tui.agent.turn.arrival_summary import summarize_result
+from myrm_tui.agent.turn.excerpt_notice import excerpt_notice
+from myrm_tui.agent.turn.model_stream import ModelStream, StreamFn
+from myrm_tui.agent.turn.record import TurnRecord
+from myrm_tui.agent.turn.resend import reusable_user_message
+from myrm_tui.agent.turn.state import CUT_OFF_NOTE, INTERRUPTED_RESULT, TurnState, assistant_message, calls_of
+from myrm_tui.agent.turn.tool_runner import ToolRunner
 from myrm_tui.agent.undo.checkpoints import Checkpointer
 from myrm_tui.agent.undo.rewind import with_undo_note
-from myrm_tui.agent.user_content import text_of_parts, user_content
-from myrm_tui.context.call_ids import unique_call_ids
+from myrm_tui.agent.user_input.attachments import no_vision_notice
+from myrm_tui.agent.user_input.user_content import text_of_parts, user_content
+from myrm_tui.context.compaction.objective_note import RESTATE_OBJECTIVE
+from myrm_tui.context.compaction.prepared_summaries import PrepareProgress
 from myrm_tui.context.engine import TurnInput
-from myrm_tui.context.engine_prepare import PrepareProgress
-from myrm_tui.context.masker_tiers import parse_protected_tools
-from myrm_tui.context.media import image_parts, image_url_of
-from myrm_tui.context.objective_note import RESTATE_OBJECTIVE
+from myrm_tui.context.observations.masker_tiers import parse_protected_tools
 from myrm_tui.context.prompt import AssembledPrompt, ContextExhausted
+from myrm_tui.context.rows.call_ids import unique_call_ids
+from myrm_tui.context.rows.media import image_parts, image_url_of
 from myrm_tui.context.undo_note import defused
 from myrm_tui.context.workspace_reader import workspace_reader
 from myrm_tui.llm.call_settings import CallSettings, reasoning_effort_for
 from myrm_tui.llm.errors import ContextWindowExceededError, LLMError
 from myrm_tui.llm.events import UsageEvent, WaitPhase
-from myrm_tui.llm.lite_models import LITE_OFF
+from myrm_tui.llm.models.lite import LITE_OFF
 from myrm_tui.settings.settings import Settings
 from myrm_tui.store import Store, event_kinds
 from myrm_tui.store.disk_full import disk_full
@@ -223,7 +223,7 @@ class Agent:
                     f"answered {len(repaired)} unfinished tool call(s) from an earlier turn as interrupted",
                     level="warning",
                 )
-            # A resend after a failed turn reuses the stored ask (agent/resend.py).
+            # A resend after a failed turn reuses the stored ask (agent/turn/resend.py).
             content, artifacts = user_content(text, self._ctx.vault, self.settings.tool_output_cap)
             content = defused(content)  # only the agent writes an undo note (context/undo_note.py)
             last = self.engine.last_row()

@@ -1,6 +1,6 @@
 """Opt-in cache preheat and idle keep-alive (`cache_preheat`, `cache_keepalive` settings).
 
-Why: a provider keeps a prompt prefix cached only for its TTL (context/config.py CACHE_TTL_S:
+Why: a provider keeps a prompt prefix cached only for its TTL (context/window/config.py CACHE_TTL_S:
 5 min Anthropic). A user who pauses longer comes back to a cold cache and the whole prefix is
 billed again as a cache write (1.25× input on Anthropic) instead of a read (0.1×). A keep-alive
 request, sent just before the TTL runs out, re-reads the prefix at 0.1× and restarts the TTL; a
@@ -27,8 +27,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from myrm_tui.context.config import CACHE_TTL_S
-from myrm_tui.context.family import provider_of
+from myrm_tui.context.rows.family import provider_of
+from myrm_tui.context.window.config import CACHE_TTL_S
 from myrm_tui.llm.events import UsageEvent
 from myrm_tui.store import event_kinds
 
@@ -214,7 +214,7 @@ class CacheWarmth:
         return bool(model.supports_prompt_caching) and not model.name.startswith("local/")
 
     async def _send(self, messages: list[dict[str, Any]], tools: Any, purpose: str) -> ProbeResult | None:
-        from myrm_tui.agent.model_stream import _closing, _default_stream
+        from myrm_tui.agent.turn.model_stream import _closing, _default_stream
 
         agent = self.agent
         stream_fn = agent.stream_fn or _default_stream()

@@ -18,7 +18,7 @@ from myrm_tui.llm.events import ReasoningDelta, RetryEvent, TextDelta, UsageEven
 class UserMessageStored:
     message_id: int
     text: str
-    reused: bool = False  # a resend after a failed turn: the stored ask is reused (agent/resend.py)
+    reused: bool = False  # a resend after a failed turn: the stored ask is reused (agent/turn/resend.py)
 
 
 @dataclass(frozen=True)

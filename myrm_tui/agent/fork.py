@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 from myrm_tui.agent.fork_cover import fork_body, model_nodes, summarized_until
 from myrm_tui.context.summary.footer import build_footer
 from myrm_tui.context.summary.schema import render
-from myrm_tui.context.tokens import count_message_tokens, count_text_tokens
+from myrm_tui.context.window.tokens import count_message_tokens, count_text_tokens
 from myrm_tui.redact import redact_summary
 from myrm_tui.store import event_kinds
 

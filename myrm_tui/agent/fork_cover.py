@@ -18,7 +18,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
-from myrm_tui.context.dag import from_json_dict, merge_summaries
+from myrm_tui.context.compaction.dag import from_json_dict, merge_summaries
 from myrm_tui.context.summary.extractive import extractive_summary
 from myrm_tui.context.summary.schema import StructuredSummary
 from myrm_tui.store.records import MessageRecord

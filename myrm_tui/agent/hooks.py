@@ -1,9 +1,9 @@
-"""User hooks: the commands of the user config's `[hooks]` (settings/hooks_config.py), run at
+"""User hooks: the commands of the user config's `[hooks]` (settings/sections/hooks.py), run at
 session start, after each tool result, before a compaction and at session end.
 
 Why commands started like bash's: a hook is the user's code, but it runs while the model works,
 so it gets the same sandbox and the same secret-free environment as the model's commands
-(agent/tools/bash_launch.py). It reads its context as one JSON object on stdin.
+(agent/tools/shell/launch.py). It reads its context as one JSON object on stdin.
 
 Why a hook can never break a turn: it is a side channel (a notifier, a log). A failure or a
 timeout becomes a warning Notice naming the hook and its exit code and a stored `hook` event;
@@ -24,10 +24,10 @@ from typing import TYPE_CHECKING, Any
 
 from myrm_tui.agent.events import Notice
 from myrm_tui.agent.tools.base import ToolContext
-from myrm_tui.agent.tools.bash_launch import Launch, launch_for
-from myrm_tui.agent.tools.processes import kill_group_now
+from myrm_tui.agent.tools.shell.launch import Launch, launch_for
+from myrm_tui.agent.tools.shell.processes import kill_group_now
 from myrm_tui.agent.tools.spill import spill_if_large
-from myrm_tui.settings.hooks_config import POST_TOOL, PRE_COMPACT, SESSION_END, SESSION_START, HookSpec
+from myrm_tui.settings.sections.hooks import POST_TOOL, PRE_COMPACT, SESSION_END, SESSION_START, HookSpec
 from myrm_tui.store import event_kinds
 
 if TYPE_CHECKING:
@@ -105,7 +105,7 @@ class HookRunner:
         return await self._run_specs(specs, POST_TOOL, payload)
 
     def pre_compact(self, data: dict[str, Any]) -> None:
-        """The engine's callback (context/compactor.py), inside a synchronous assemble: the hook
+        """The engine's callback (context/compaction/compactor.py), inside a synchronous assemble: the hook
         runs to its end (or timeout) there; its notices wait for the turn to yield them."""
         payload = {"tier": data.get("tier"), "tokens": data.get("tokens")}
         stdin = self._stdin(PRE_COMPACT, payload)

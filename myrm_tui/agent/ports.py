@@ -16,13 +16,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
-    from myrm_tui.agent.build import AgentBuild
     from myrm_tui.agent.events import Notice
-    from myrm_tui.agent.model_calls import SummaryRoute
+    from myrm_tui.agent.setup.build import AgentBuild
+    from myrm_tui.agent.setup.model_calls import SummaryRoute
     from myrm_tui.agent.tools.base import Tool
     from myrm_tui.context.engine import ContextEngine
     from myrm_tui.context.prompt import AssembledPrompt
-    from myrm_tui.context.turn_input import TurnInput
+    from myrm_tui.context.window.turn_input import TurnInput
     from myrm_tui.llm.call_settings import CallSettings
     from myrm_tui.llm.ports import StreamFn
     from myrm_tui.settings.settings import Settings

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 from myrm_tui.llm.events import UsageEvent
 
 if TYPE_CHECKING:
-    from myrm_tui.llm.model_info import ModelInfo
+    from myrm_tui.llm.models.info import ModelInfo
     from myrm_tui.store.store import Store
 
 # Below this much decoding time a tokens/s figure is noise (one non-streamed chunk arrives in a

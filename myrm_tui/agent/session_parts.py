@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from myrm_tui.agent.hooks import HookLifecycle
-from myrm_tui.agent.tools.bash_background import BackgroundJobs
+from myrm_tui.agent.tools.shell.background import BackgroundJobs
 from myrm_tui.context.engine import ContextEngine
 
 if TYPE_CHECKING:

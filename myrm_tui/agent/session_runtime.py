@@ -19,12 +19,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from myrm_tui.agent.agent import Agent, StreamFn
-from myrm_tui.agent.build import build_agent
 from myrm_tui.agent.events import AgentEvent, Notice
 from myrm_tui.agent.ports import ToolSource
 from myrm_tui.agent.session_parts import SessionParts
+from myrm_tui.agent.setup.build import build_agent
 from myrm_tui.agent.tools.base import Tool
-from myrm_tui.agent.tools.bash_background import BackgroundInfo
+from myrm_tui.agent.tools.shell.background import BackgroundInfo
 from myrm_tui.context.engine import ContextEngine
 from myrm_tui.settings.settings import Settings
 from myrm_tui.store import event_kinds

@@ -16,7 +16,7 @@ import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from myrm_tui.llm.provider_keys import PROVIDER_KEYS
+from myrm_tui.llm.models.provider_keys import PROVIDER_KEYS
 from myrm_tui.redact import CREDENTIALS_ONLY, redact
 
 # A name is secret when one of its _-separated parts is one of these words…

@@ -32,7 +32,7 @@ from myrm_tui.cli_commands.common import (
 if TYPE_CHECKING:
     from myrm_tui.acp.server import Workspace
     from myrm_tui.mcp.manager import McpManager
-    from myrm_tui.settings.mcp_config import McpServerConfig
+    from myrm_tui.settings.sections.mcp_servers import McpServerConfig
     from myrm_tui.settings.settings import Settings
 
 
@@ -99,8 +99,8 @@ def _session_settings(loaded: Settings, settings: Settings, session_model: str |
 def _model_refusal(settings: Settings, workspace: Path) -> str | None:
     """What `myrm run` refuses before a turn (an unknown model, a missing key, a window too small
     for the fixed prompt), in one sentence."""
-    from myrm_tui.agent.window_check import window_problem
-    from myrm_tui.llm.model_check import check_model
+    from myrm_tui.agent.setup.window_check import window_problem
+    from myrm_tui.llm.models.check import check_model
 
     missing = check_model(settings.model, settings.models, settings.api_base or None).key_problem()
     return model_problem(settings) or missing or window_problem(settings, workspace)

@@ -14,7 +14,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from myrm_tui.cli_commands import output
-from myrm_tui.settings.loader import LoadedSettings, load_settings
+from myrm_tui.settings.config_files.loader import LoadedSettings, load_settings
 from myrm_tui.settings.model_choice import AUTOMATIC, SESSION, choose_model
 from myrm_tui.settings.settings import Settings
 
@@ -32,7 +32,7 @@ EXIT_CRASH = 70  # the full-screen app died of an unhandled exception (sysexits'
 
 def onboarding_message() -> str:
     """What to do when no model can be chosen (the wording lives with the model defaults)."""
-    from myrm_tui.llm.defaults import ONBOARDING_MESSAGE
+    from myrm_tui.llm.models.defaults import ONBOARDING_MESSAGE
 
     return ONBOARDING_MESSAGE
 
@@ -110,14 +110,14 @@ def resolve_model(settings: Settings, session_model: str | None = None) -> tuple
 def built_in_model(model: str) -> bool:
     """llm.session_model.built_in_model, imported when a resumed session's stored model must be judged
     (settings.model_choice: a committed session's model must not pick an endpoint)."""
-    from myrm_tui.llm.session_model import built_in_model as judge
+    from myrm_tui.llm.models.session_model import built_in_model as judge
 
     return judge(model)
 
 
 def _default_model() -> str | None:
     """llm.defaults.default_model, imported only when no model is named (it reads litellm's registry)."""
-    from myrm_tui.llm.defaults import default_model
+    from myrm_tui.llm.models.defaults import default_model
 
     return default_model()
 
@@ -135,7 +135,7 @@ def refuse_unknown_model(settings: Settings) -> bool:
 def model_problem(settings: Settings) -> str | None:
     """Why the chosen model cannot be used, or None. A name the registry must confirm imports
     litellm (seconds), so the `myrm` launch asks this after its first frame (tui/app.py)."""
-    from myrm_tui.llm.model_check import unknown_model_problem
+    from myrm_tui.llm.models.check import unknown_model_problem
 
     return unknown_model_problem(settings.model, settings.models, settings.api_base or None)
 

@@ -10,9 +10,9 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from myrm_tui.settings.config_problem import ConfigProblem
-from myrm_tui.settings.filter_files import load_filter_files, workspace_filters_trusted
-from myrm_tui.settings.loader import LoadedSettings
+from myrm_tui.settings.config_files.filter_files import load_filter_files, workspace_filters_trusted
+from myrm_tui.settings.config_files.loader import LoadedSettings
+from myrm_tui.settings.config_files.problems import ConfigProblem
 from myrm_tui.settings.paths import user_config_dir
 
 # The module holding the process's installed filter set.

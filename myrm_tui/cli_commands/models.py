@@ -19,8 +19,8 @@ def models_command(search: str, limit: int, json_out: bool) -> int:
     context = bootstrap()
     if context is None:
         return EXIT_USAGE
-    from myrm_tui.llm import registry
-    from myrm_tui.llm.model_check import is_ready
+    from myrm_tui.llm.models import registry
+    from myrm_tui.llm.models.check import is_ready
 
     overrides = context.settings.models
     # Names as typed on --model ("openai/gpt-4o"; a model declared in config keeps its declared

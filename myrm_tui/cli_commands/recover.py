@@ -14,9 +14,9 @@ _MAIN_TABLES = ("sessions", "messages", "events", "summaries", "artifacts")
 
 
 def recover_command(force: bool) -> int:
-    from myrm_tui.store.health import inspect
-    from myrm_tui.store.recover import recover
-    from myrm_tui.store.session_lock import StoreBusyError
+    from myrm_tui.store.database.session_lock import StoreBusyError
+    from myrm_tui.store.recovery.health import inspect
+    from myrm_tui.store.recovery.recover import recover
     from myrm_tui.store.store import StoreError
 
     context = bootstrap(quiet=True)

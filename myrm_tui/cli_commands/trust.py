@@ -108,7 +108,7 @@ def settle_choice(
     for the user. Only the content that was shown is accepted: if the file changed meanwhile,
     nothing from it applies."""
     from myrm_tui.settings import trust as T
-    from myrm_tui.settings.loader import load_settings
+    from myrm_tui.settings.config_files.loader import load_settings
     from myrm_tui.settings.paths import user_config_dir
 
     if choice not in (T.ONCE, T.ALWAYS) or state.digest is None:

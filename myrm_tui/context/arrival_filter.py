@@ -10,15 +10,15 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
-from myrm_tui.context.arrival_budget import ArrivalAllowances, arrival_allowances, over_turn_allowance
-from myrm_tui.context.budget import Budget
 from myrm_tui.context.filters import filter_output
 from myrm_tui.context.history import RenderedHistory
-from myrm_tui.context.intent import _text_of
+from myrm_tui.context.observations.intent import _text_of
+from myrm_tui.context.rows.views import FILTERED, REMOVED, SHRUNK, View, filtered_header, msg_handle
 from myrm_tui.context.stages.compress import shrunk_call_arguments
-from myrm_tui.context.tokens import count_message_tokens
 from myrm_tui.context.view_log import ViewLog
-from myrm_tui.context.views import FILTERED, REMOVED, SHRUNK, View, filtered_header, msg_handle
+from myrm_tui.context.window.arrival_budget import ArrivalAllowances, arrival_allowances, over_turn_allowance
+from myrm_tui.context.window.budget import Budget
+from myrm_tui.context.window.tokens import count_message_tokens
 from myrm_tui.store.records import MessageRecord
 
 
@@ -109,7 +109,7 @@ def _excerpt(
     row: MessageRecord, name: str, args: dict[str, Any], allowance: int, model: str, reason: str, edit_keep: int = 0
 ) -> View | None:
     """The stored view of `row` cut to about `allowance` tokens (None when it cannot be cut);
-    a file edit's text keeps `edit_keep` characters (context/file_protection.py)."""
+    a file edit's text keeps `edit_keep` characters (context/observations/file_protection.py)."""
     if row.message.get("tool_calls"):
         shrunk = _shrunk_arguments(row, model, edit_keep)
         if shrunk is not None:

@@ -13,11 +13,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
-from myrm_tui.context.budget import Budget
-from myrm_tui.context.compaction_event import CompactionEvent
-from myrm_tui.context.json_fields import JsonView, float_or_none, int_or_none, mapping_or_empty, str_or_none
+from myrm_tui.context.compaction.event import CompactionEvent
 from myrm_tui.context.report import StageFigures
+from myrm_tui.context.rows.json_fields import JsonView, float_or_none, int_or_none, mapping_or_empty, str_or_none
 from myrm_tui.context.stages.cache_optimize import CacheBreak
+from myrm_tui.context.window.budget import Budget
 
 
 @dataclass(frozen=True)

@@ -2,7 +2,7 @@
 
 One `ContextEngine` per session, composed of named parts that share one `RenderedHistory`:
 the arrival filter (`arrival_filter.py`), the compactor (`compactor.py`), the summary area
-(`summary_area.py`) and the summary preparation (`engine_prepare.py`). The stages run in the
+(`summary_area.py`) and the summary preparation (`compaction/prepared_summaries.py`). The stages run in the
 order `pipeline.STAGES` defines (docs/context-engine.md, "Stages", is generated from it).
 
 Why a lock: the parts mutate the shared history (rows, views, rendered entries), and a manual
@@ -23,20 +23,18 @@ from collections.abc import Callable, Iterable, Sequence
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
-from myrm_tui.context import ladder
 from myrm_tui.context.arrival_filter import filter_arrivals
 from myrm_tui.context.assemble_report import AssembleReport, BudgetFigures, IntegrityFigures, LadderFigures
-from myrm_tui.context.breaker import StageBreakers
-from myrm_tui.context.budget import Budget
 from myrm_tui.context.cache_observer import CacheObserver, CachePrediction, CacheVerdict
-from myrm_tui.context.compaction_event import CompactionEvent
-from myrm_tui.context.compactor import Compactor, EngineStats, PreCompactHook
-from myrm_tui.context.config import CACHE_TTL_S, DEFAULT_CONFIG, EngineConfig
-from myrm_tui.context.dag import SummaryDag
-from myrm_tui.context.engine_prepare import PrepareProgress, ProgressFn, SummaryPreparation
-from myrm_tui.context.family import provider_of
+from myrm_tui.context.compaction.breaker import StageBreakers
+from myrm_tui.context.compaction.compactor import Compactor, EngineStats, PreCompactHook
+from myrm_tui.context.compaction.dag import SummaryDag
+from myrm_tui.context.compaction.event import CompactionEvent
+from myrm_tui.context.compaction.objective_note import ObjectiveNotes
+from myrm_tui.context.compaction.prepared_summaries import PrepareProgress, ProgressFn, SummaryPreparation
+from myrm_tui.context.compaction.summarizers import Summarizer
+from myrm_tui.context.compaction.summary_area import FileReader, SummaryArea
 from myrm_tui.context.history import RenderedHistory
-from myrm_tui.context.objective_note import ObjectiveNotes
 from myrm_tui.context.pipeline import (
     CACHE_OPTIMIZE,
     COMPRESS,
@@ -52,17 +50,19 @@ from myrm_tui.context.pipeline import (
 )
 from myrm_tui.context.prompt import AssembledPrompt, ContextExhausted
 from myrm_tui.context.report import StageClock, StageTimer
+from myrm_tui.context.rows.family import provider_of
+from myrm_tui.context.rows.views import SHRUNK, UNTRUSTED_OPEN, View, msg_handle
 from myrm_tui.context.signature_scrub import replay_breaks_cache
 from myrm_tui.context.stages.cache_optimize import CacheBreak, apply_markers, breakpoints_for, first_difference
 from myrm_tui.context.stages.cache_optimize import message_digest as _message_digest
 from myrm_tui.context.stages.compress import EMERGENCY, SUMMARIZE, plan_compaction
 from myrm_tui.context.stages.media_resolve import MediaResolver
-from myrm_tui.context.summarizers import Summarizer
-from myrm_tui.context.summary_area import FileReader, SummaryArea
-from myrm_tui.context.turn_input import TurnInput
 from myrm_tui.context.view_log import StoreViewLog, ViewLog
-from myrm_tui.context.views import SHRUNK, UNTRUSTED_OPEN, View, msg_handle
-from myrm_tui.llm.model_info import ModelInfo
+from myrm_tui.context.window import ladder
+from myrm_tui.context.window.budget import Budget
+from myrm_tui.context.window.config import CACHE_TTL_S, DEFAULT_CONFIG, EngineConfig
+from myrm_tui.context.window.turn_input import TurnInput
+from myrm_tui.llm.models.info import ModelInfo
 from myrm_tui.store.records import MessageRecord
 
 if TYPE_CHECKING:

@@ -15,25 +15,25 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from myrm_tui.context.config import EngineConfig
-from myrm_tui.context.family import REASONING_TOOLS, family_of
-from myrm_tui.context.integrity import IntegrityReport, repair_pairs
-from myrm_tui.context.media import has_media
-from myrm_tui.context.pins import is_security_pin
+from myrm_tui.context.observations.pins import is_security_pin
 from myrm_tui.context.pipeline import MEDIA_FILTER, NORMALIZE, THINKING_CLEANUP
 from myrm_tui.context.prefix_memo import PrefixMemo
 from myrm_tui.context.report import StageClock
+from myrm_tui.context.rows.family import REASONING_TOOLS, family_of
+from myrm_tui.context.rows.integrity import IntegrityReport, repair_pairs
+from myrm_tui.context.rows.media import has_media
+from myrm_tui.context.rows.units import last_user_index
+from myrm_tui.context.rows.views import REMOVED, View, parse_arguments
 from myrm_tui.context.signature_scrub import scrub_boundary
 from myrm_tui.context.stages.cache_optimize import message_digest
 from myrm_tui.context.stages.encode_safe import encode_safe
 from myrm_tui.context.stages.media_filter import strip_media
 from myrm_tui.context.stages.normalize import normalize
 from myrm_tui.context.stages.thinking_cleanup import clean_thinking
-from myrm_tui.context.tokens import count_message_tokens
-from myrm_tui.context.turn_input import RenderKey
-from myrm_tui.context.units import last_user_index
 from myrm_tui.context.view_log import SyntheticView
-from myrm_tui.context.views import REMOVED, View, parse_arguments
+from myrm_tui.context.window.config import EngineConfig
+from myrm_tui.context.window.tokens import count_message_tokens
+from myrm_tui.context.window.turn_input import RenderKey
 from myrm_tui.store.event_kinds import REPLY_FIGURES
 from myrm_tui.store.records import MessageRecord
 from myrm_tui.store.store import Store
@@ -83,7 +83,7 @@ class RenderedHistory:
         self.first_user: int | None = None
         self.last_user: int | None = None
         self.system_rows: list[int] = []
-        # The user's own rules stated mid-session (context/pins.py): never removed, masked or summarized.
+        # The user's own rules stated mid-session (context/observations/pins.py): never removed, masked or summarized.
         self.pinned_rows: list[int] = []
         # The first `prefix_anchor_turns` user messages (and, above one, each one's closing answer).
         self.prefix_rows: list[int] = []

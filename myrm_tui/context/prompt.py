@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from myrm_tui.context.assemble_report import AssembleReport
-from myrm_tui.context.budget import Budget
+from myrm_tui.context.window.budget import Budget
 
 
 class ContextExhausted(Exception):

@@ -12,7 +12,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
-from myrm_tui.context.json_fields import float_or_none, int_or_none
+from myrm_tui.context.rows.json_fields import float_or_none, int_or_none
 
 
 @dataclass

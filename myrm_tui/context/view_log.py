@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
-from myrm_tui.context.views import View
+from myrm_tui.context.rows.views import View
 
 if TYPE_CHECKING:
     from myrm_tui.store.store import Store

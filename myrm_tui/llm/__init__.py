@@ -4,7 +4,7 @@ Nothing here imports litellm or llama_cpp at import time; they load on the first
 """
 
 from myrm_tui.llm.call_settings import CallSettings
-from myrm_tui.llm.model_info import ModelInfo
+from myrm_tui.llm.models.info import ModelInfo
 from myrm_tui.llm.stream import stream
 
 __all__ = ["CallSettings", "ModelInfo", "stream"]

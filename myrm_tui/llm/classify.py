@@ -273,7 +273,7 @@ MISSING_CREDENTIALS_MARKERS = ("Missing credentials", "api_key client option mus
 def _key_hint(model: str, api_base: str | None) -> str:
     """What to check when a key was refused, naming the variable the key came from."""
     from myrm_tui.llm.endpoint_key import PLACEHOLDER_KEY, placeholder_key
-    from myrm_tui.llm.model_check import key_check
+    from myrm_tui.llm.models.check import key_check
 
     check = key_check(model, api_base)
     var = check.key_var or "the provider's key variable"
@@ -295,7 +295,7 @@ def _missing_credentials(exc: BaseException, model: str, api_base: str | None) -
     text = " ".join(str(link) for link in _chain(exc))
     if not any(marker in text for marker in MISSING_CREDENTIALS_MARKERS):
         return None
-    from myrm_tui.llm.model_check import key_check
+    from myrm_tui.llm.models.check import key_check
 
     var = key_check(model, api_base).key_var or "the provider's API key variable"
     return E.MissingKeyError(f"{model} needs an API key in {var}, which is not set, so nothing was sent.")
@@ -303,7 +303,7 @@ def _missing_credentials(exc: BaseException, model: str, api_base: str | None) -
 
 def _no_provider(model: str, status: int | None) -> E.LLMError:
     """litellm could not tell which provider serves a bare name: say so with what was meant."""
-    from myrm_tui.llm.model_check import check_model
+    from myrm_tui.llm.models.check import check_model
 
     problem = check_model(model).problem or f"myrm cannot tell which provider serves {model!r}."
     return E.ModelNotFoundError(

@@ -34,8 +34,8 @@ def placeholder_key(model: str, api_base: str | None, env: Mapping[str, str] | N
     provider's own variable (no endpoint of the user's, or the variable is set)."""
     if not api_base:
         return None
-    from myrm_tui.llm.model_check import provider_of_name
-    from myrm_tui.llm.provider_keys import is_set, key_vars
+    from myrm_tui.llm.models.check import provider_of_name
+    from myrm_tui.llm.models.provider_keys import is_set, key_vars
 
     env = os.environ if env is None else env
     provider = provider_of_name(model)
@@ -47,7 +47,7 @@ def placeholder_key(model: str, api_base: str | None, env: Mapping[str, str] | N
 def missing_key_error(model: str, api_base: str | None, env: Mapping[str, str] | None = None) -> MissingKeyError | None:
     """The error for a call that cannot carry a key (a hosted provider whose variable is not set),
     before anything is sent; None when the call can go."""
-    from myrm_tui.llm.model_check import key_check
+    from myrm_tui.llm.models.check import key_check
 
     check = key_check(model, api_base, env)
     if check.key_var is None or not check.key_needed or check.key_set:

@@ -27,7 +27,8 @@ def ensure_providers_registered() -> None:
         litellm = load_litellm()
         from litellm.utils import custom_llm_setup
 
-        from myrm_tui.llm import local_provider, recorded, replay_summarizers, scripted
+        from myrm_tui.llm.fake_providers import recorded, replay_summarizers, scripted
+        from myrm_tui.llm.local import provider as local_provider
 
         wanted = {
             scripted.PROVIDER: scripted.make_handler,

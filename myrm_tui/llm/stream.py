@@ -7,7 +7,7 @@ StreamInterruptedError and the caller decides (the agent keeps the user's messag
 
 litellm is imported on the first call, never at module import (it costs seconds and the UI must
 paint first), and never for the user's own OpenAI-compatible server (llm/openai_compatible.py)
-or the embedded model (llm/local_provider.py).
+or the embedded model (llm/local/provider.py).
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ from myrm_tui.llm.errors import (
 from myrm_tui.llm.events import LLMEvent, RetryEvent, WaitPhase
 
 if TYPE_CHECKING:
-    from myrm_tui.llm.local_client import LocalWorkers
+    from myrm_tui.llm.local.client import LocalWorkers
 
 _log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -59,7 +59,7 @@ def _client(model: str, api_base: str | None, local_workers: LocalWorkers | None
     import (5-8 s); every other provider goes through litellm."""
     if openai_compatible.serves(model, api_base):
         return openai_compatible.acompletion
-    from myrm_tui.llm import local_provider  # the worker's client: loaded when a call needs it
+    from myrm_tui.llm.local import provider as local_provider  # the worker's client: loaded when a call needs it
 
     if local_provider.serves(model) and local_workers is not None:
         return local_provider.client(local_workers)
@@ -90,7 +90,7 @@ def _wait_before_response(model: str, api_base: str | None, local_workers: Local
     for the embedded model whether its worker has the weights loaded yet."""
     from urllib.parse import urlsplit
 
-    from myrm_tui.llm import local_provider
+    from myrm_tui.llm.local import provider as local_provider
 
     if local_provider.serves(model):
         running = local_workers.running() if local_workers is not None else []
@@ -285,13 +285,13 @@ async def stream(
     """Stream one assistant turn. Raises a typed `LLMError` when the call finally fails.
     `local_workers`: the caller's pool for `local/...` models; without one, such a call loads the
     model in a worker of its own that ends with the call (a summary, a replay: no owner to ask)."""
-    from myrm_tui.llm import local_provider
+    from myrm_tui.llm.local import provider as local_provider
 
     if local_workers is not None or not local_provider.serves(model):
         async for event in _stream(model, messages, tools, settings, local_workers):
             yield event
         return
-    from myrm_tui.llm.local_client import LocalWorkers
+    from myrm_tui.llm.local.client import LocalWorkers
 
     own = LocalWorkers()
     try:

@@ -17,9 +17,9 @@ import json
 from collections.abc import AsyncIterator
 from typing import Any
 
-from myrm_tui.agent.build import build_agent
 from myrm_tui.agent.events import Notice
-from myrm_tui.agent.prompts import offers_tool
+from myrm_tui.agent.setup.build import build_agent
+from myrm_tui.agent.setup.prompts import offers_tool
 from myrm_tui.mcp.connection import CRASHED, FAILED
 from myrm_tui.mcp.frozen_order import (
     OFFERED_KEY,

@@ -21,7 +21,7 @@ from typing import Any
 
 from myrm_tui.mcp import server_log
 from myrm_tui.mcp.expand import MissingVariable, expanded
-from myrm_tui.settings.mcp_config import STDIO, McpServerConfig
+from myrm_tui.settings.sections.mcp_servers import STDIO, McpServerConfig
 from myrm_tui.sinks import LOG, scrub
 
 STARTING = "starting"

@@ -13,7 +13,7 @@ import dataclasses
 import re
 from collections.abc import Mapping
 
-from myrm_tui.settings.mcp_config import McpServerConfig
+from myrm_tui.settings.sections.mcp_servers import McpServerConfig
 
 _REFERENCE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
 

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 from myrm_tui.agent.events import Notice
 from myrm_tui.mcp.agent_sync import sync_mcp_tools
 from myrm_tui.mcp.connection import READY, STARTING, STOPPED, ServerConnection, ServerStatus
-from myrm_tui.settings.mcp_config import McpServerConfig
+from myrm_tui.settings.sections.mcp_servers import McpServerConfig
 
 if TYPE_CHECKING:
     from myrm_tui.agent.ports import ToolSyncTarget

@@ -14,7 +14,7 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any, Self, TextIO, cast
 
-from myrm_tui.settings.mcp_config import STDIO, McpServerConfig
+from myrm_tui.settings.sections.mcp_servers import STDIO, McpServerConfig
 
 # Largest single server-sent event accepted from an HTTP server. The SDK's default (1 MiB) is
 # smaller than one 1 MB tool result in its JSON envelope; the engine spills big outputs to the

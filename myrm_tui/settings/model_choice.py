@@ -23,7 +23,7 @@ from typing import Protocol
 AUTOMATIC = "automatic (default_model)"
 # The source of a resumed session's own model.
 SESSION = "the session's model"
-# Sources that mean "said for this launch" (settings/loader.py writes "flag --model" and
+# Sources that mean "said for this launch" (settings/config_files/loader.py writes "flag --model" and
 # "env MYRM_MODEL"; Settings.with_values writes "override", a switch made in the running app).
 # They beat a resumed session's model; a config file's model is only a default for new sessions.
 _LAUNCH_PREFIXES = ("flag ", "env ")

@@ -28,7 +28,7 @@ WORKSPACE_RULES = (FREE, NEEDS_TRUST, TIGHTEN_ONLY, USER_ONLY)
 # servers), separated by commas or spaces: the `protected_tools` setting.
 TOOL_NAME = r"[A-Za-z][\w.-]{0,63}"
 TOOL_NAME_LIST = rf"\s*(?:{TOOL_NAME}(?:[,\s]+{TOOL_NAME})*)?[,\s]*"
-# The `window_cap` setting (llm/capability_class.py): a word, or a window of at least 1000 tokens
+# The `window_cap` setting (llm/models/capability_class.py): a word, or a window of at least 1000 tokens
 # (less leaves no room for the fixed prompt prefix and an answer).
 WINDOW_CAP = r"\s*(?:auto|off|[1-9][0-9]{3,8})\s*"
 
@@ -67,7 +67,7 @@ SETTINGS: tuple[SettingSpec, ...] = (
         "Main model, a litellm name (e.g. anthropic/claude-sonnet-4-5) or "
         "local/smollm2. Empty: the first provider with an API key, else the local model.",
     ),
-    # Empty (automatic) and "off" are the sentinels of llm/lite_models.py (LITE_AUTO, LITE_OFF).
+    # Empty (automatic) and "off" are the sentinels of llm/models/lite.py (LITE_AUTO, LITE_OFF).
     SettingSpec(
         "lite_model",
         str,
@@ -118,7 +118,7 @@ SETTINGS: tuple[SettingSpec, ...] = (
         "lifetime runs out, at most 12 times per pause (TUI only). Pays off for pauses under ~45 min.",
         section="advanced",
     ),
-    # A paid, uncached model call per big output (agent/arrival_summary.py): off by default, and a
+    # A paid, uncached model call per big output (agent/turn/arrival_summary.py): off by default, and a
     # workspace file needs trust to turn it on.
     SettingSpec(
         "arrival_summary",
@@ -401,7 +401,7 @@ SETTINGS: tuple[SettingSpec, ...] = (
         pattern_words="tool names separated by commas",
     ),
     # "auto": oldest first on a model with a prompt cache (the cached prefix is cut once), least
-    # relevant to the current task first on one without (context/relevance_policy.py).
+    # relevant to the current task first on one without (context/observations/relevance_policy.py).
     SettingSpec(
         "eviction_order",
         str,
@@ -453,7 +453,7 @@ SETTINGS: tuple[SettingSpec, ...] = (
         section="advanced",
         from_workspace=FREE,
     ),
-    # Comis's age windows (context/config.py, where each is explained): they shape what compaction
+    # Comis's age windows (context/window/config.py, where each is explained): they shape what compaction
     # keeps, like the three above, so FREE; each default is EngineConfig's (a test compares),
     # measured on a replay they were not tuned on (docs/context-engine.md, "Age windows and file
     # protection"). At most 50 turns / 200 outputs: past that a window holds most of a long
@@ -540,7 +540,7 @@ MODEL_FIELDS_FREE_IN_WORKSPACE = frozenset(
 )
 # `[models."NAME"]` numeric fields: the least each may be (a window or an output of 0 tokens
 # leaves no room for anything; a negative price would report a gain). Whether the window also
-# holds myrm's fixed prefix is checked when a model is used (context/room.py), where the prefix
+# holds myrm's fixed prefix is checked when a model is used (context/window/room.py), where the prefix
 # is known.
 MODEL_FIELD_MINIMUMS: dict[str, int] = {
     "context_window": 1,

@@ -8,8 +8,8 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Unpack
 
-from myrm_tui.settings.hooks_config import HookSpec
 from myrm_tui.settings.schema import SETTINGS, SPECS_BY_KEY
+from myrm_tui.settings.sections.hooks import HookSpec
 from myrm_tui.settings.typed_values import SettingChanges, SettingValues
 
 
@@ -28,7 +28,7 @@ class RuleEntry:
 @dataclass(frozen=True)
 class PermissionLists:
     """The `[permissions]` tables: the user file's allow and deny rules, the workspace file's deny
-    rules (a workspace cannot allow; settings/loader.py)."""
+    rules (a workspace cannot allow; settings/config_files/loader.py)."""
 
     allow: tuple[RuleEntry, ...] = ()
     deny: tuple[RuleEntry, ...] = ()
@@ -51,7 +51,7 @@ class Settings(SettingValues):
     sources: Mapping[str, str] = field(default_factory=dict)
     permissions: PermissionLists = field(default_factory=PermissionLists)
     # MCP servers by name (settings.mcp_config.McpServerConfig): user entries, and workspace entries
-    # once the workspace is trusted (settings/loader.py).
+    # once the workspace is trusted (settings/config_files/loader.py).
     mcp_servers: Mapping[str, Any] = field(default_factory=dict)
     # The user config's [hooks] (settings.hooks_config.HookSpec), in file order; never a workspace's.
     hooks: tuple[HookSpec, ...] = ()

@@ -1,7 +1,7 @@
 """Checks one value against the schema: type, choices, range; one sentence saying what is wrong.
 
 Why one module for the reader and the writer: a value the loader would skip must also be refused
-when the settings screen saves it (settings/config_write.py), with the same words.
+when the settings screen saves it (settings/config_files/write.py), with the same words.
 """
 
 from __future__ import annotations

@@ -11,8 +11,8 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from myrm_tui.store.database.session_lock import SessionBusyError
     from myrm_tui.store.records import ArtifactRecord, EventRecord, MessageRecord, SearchHit, SessionRecord
-    from myrm_tui.store.session_lock import SessionBusyError
     from myrm_tui.store.store import Store, StoreError
     from myrm_tui.store.vault import UnknownArtifactError, Vault, VaultError, VaultTamperedError
     from myrm_tui.store.workspace import find_workspace_root
@@ -24,7 +24,7 @@ _HOMES = {
     "MessageRecord": "records",
     "SearchHit": "records",
     "SessionRecord": "records",
-    "SessionBusyError": "session_lock",
+    "SessionBusyError": "database.session_lock",
     "Store": "store",
     "StoreError": "store",
     "UnknownArtifactError": "vault",

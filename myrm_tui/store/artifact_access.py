@@ -13,8 +13,8 @@ import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
 
-from myrm_tui.store import search_index
 from myrm_tui.store.constants import ARTIFACT_INDEX_MAX_CHARS, BINARY_SNIFF_BYTES, HANDLE_HEX_CHARS
+from myrm_tui.store.database import search_index
 from myrm_tui.store.records import ArtifactRecord
 from myrm_tui.store.search import Visible, visible_artifact_ids_sql
 from myrm_tui.store.vault import Vault

@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from myrm_tui.store.database.session_lock import SessionBusyError
 from myrm_tui.store.records import MessageRecord, SessionRecord
-from myrm_tui.store.session_lock import SessionBusyError
 from myrm_tui.store.store import Store
 
 

@@ -14,7 +14,7 @@ class EventKind(StrEnum):
     MODEL_SWITCH = "model_switch"  # data: old, new, old_window, new_window
     ASSEMBLE = "assemble"  # data: the engine's per-assemble report
     COMPACTION = "compaction"  # data: trigger, tokens_before, tokens_after, …
-    SUMMARY = "summary"  # data: one prepared summary (model, attempts, …; context/engine_prepare.py)
+    SUMMARY = "summary"  # data: one prepared summary (model, attempts, …; context/compaction/prepared_summaries.py)
     INTERRUPTED = "interrupted"  # data: reason, repaired_call_ids
     REPAIR = "repair"  # data: repaired_call_ids (dangling calls answered on resume)
     NOTE = "note"  # data: text (a user-visible note, e.g. "model has no tool calling")

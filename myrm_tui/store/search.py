@@ -31,8 +31,8 @@ from myrm_tui.store.constants import (
     SNIPPET_OPEN,
     SNIPPET_TOKENS,
 )
+from myrm_tui.store.database.search_index import ARTIFACTS_TRIGRAM, MESSAGES_TRIGRAM, trigram_usable
 from myrm_tui.store.records import SearchHit
-from myrm_tui.store.search_index import ARTIFACTS_TRIGRAM, MESSAGES_TRIGRAM, trigram_usable
 
 # (owning session, last visible message id or None): `log_sql.segments` of the searched session.
 Segments = Sequence[tuple[str, int | None]]

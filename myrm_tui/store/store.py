@@ -24,26 +24,18 @@ from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 from typing import Any, Self
 
-from myrm_tui.store import (
-    artifact_access,
-    context_views,
-    event_kinds,
-    log_sql,
-    search_index,
-    session_lock,
-    summaries,
-    view_rows,
-)
+from myrm_tui.store import artifact_access, event_kinds, view_rows
 from myrm_tui.store.constants import ARTIFACTS_DIR, DB_NAME, INTERRUPTED_TOOL_CONTENT
-from myrm_tui.store.db import transaction
+from myrm_tui.store.database import context_views, log_sql, search_index, session_lock, summaries
+from myrm_tui.store.database.db import transaction
+from myrm_tui.store.database.opening import open_read_only, open_read_write
+from myrm_tui.store.database.repair import find_dangling_calls
+from myrm_tui.store.database.rows import MESSAGE_COLUMNS, SESSION_COLUMNS, message_of, session_of
+from myrm_tui.store.database.session_lock import SessionBusyError, StoreLock
 from myrm_tui.store.errors import StoreError
-from myrm_tui.store.opening import open_read_only, open_read_write
 from myrm_tui.store.records import ArtifactRecord, EventRecord, MessageRecord, SearchHit, SessionRecord
-from myrm_tui.store.repair import find_dangling_calls
-from myrm_tui.store.rows import MESSAGE_COLUMNS, SESSION_COLUMNS, message_of, session_of
 from myrm_tui.store.search import RecallScope, mentions, visible_for
 from myrm_tui.store.search import search as search_history
-from myrm_tui.store.session_lock import SessionBusyError, StoreLock
 from myrm_tui.store.vault import Vault
 
 __all__ = ["SessionBusyError", "Store", "StoreError"]

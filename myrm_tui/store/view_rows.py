@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from myrm_tui.store import context_views
+from myrm_tui.store.database import context_views
 
 _VIEW_KEYS = ("message_id", "event_id", "kind", "message", "tokens", "reason", "handle")
 _SYNTHETIC_KEYS = ("before_id", "kind", "message", "tokens", "event_id", "covers_first", "covers_last", "handle")

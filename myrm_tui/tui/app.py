@@ -23,21 +23,21 @@ from textual.binding import Binding, BindingType
 from myrm_tui.settings import Settings
 from myrm_tui.settings.trust import IGNORE
 from myrm_tui.terminal_text import for_terminal
-from myrm_tui.tui.app_themes import DEFAULT_THEME, ThemedApp
 from myrm_tui.tui.scope import ScopedChoice, theme_note
 from myrm_tui.tui.terminal_keys import install_extra_sequences
+from myrm_tui.tui.theming.app_themes import DEFAULT_THEME, ThemedApp
 
 if TYPE_CHECKING:  # the chat screen, the store and what they import load after the first paint
     from myrm_tui.agent.session_runtime import SessionRuntime
-    from myrm_tui.llm.local_client import LocalWorkers
+    from myrm_tui.llm.local.client import LocalWorkers
     from myrm_tui.mcp.manager import McpManager
     from myrm_tui.store import Store
-    from myrm_tui.tui.chat_session import ChatSession
     from myrm_tui.tui.crash_report import CrashReport
-    from myrm_tui.tui.screens.chat import ChatScreen
+    from myrm_tui.tui.screens.chat.screen import ChatScreen
     from myrm_tui.tui.screens.trust import TrustPrompt
+    from myrm_tui.tui.session.chat_session import ChatSession
+    from myrm_tui.tui.widgets.blocks.tool_block import ToolBlock
     from myrm_tui.tui.widgets.prompt import PromptArea
-    from myrm_tui.tui.widgets.tool_block import ToolBlock
 
 __all__ = ["DEFAULT_THEME", "EXIT_MODEL_REFUSED", "AppOutcome", "MyrmApp", "run_app"]
 
@@ -124,10 +124,10 @@ class MyrmApp(ThemedApp):
 
     def _open_chat(self) -> None:
         """Open the store and the session; what the chat screen needs before it can compose."""
-        from myrm_tui.llm.local_client import LocalWorkers
+        from myrm_tui.llm.local.client import LocalWorkers
         from myrm_tui.mcp.manager import McpManager
         from myrm_tui.store import Store
-        from myrm_tui.tui.chat_session import ChatSession
+        from myrm_tui.tui.session.chat_session import ChatSession
 
         store, session_id, continue_last = self._opening
         self.store = store if store is not None else Store.open(self.workspace)
@@ -161,9 +161,9 @@ class MyrmApp(ThemedApp):
 
     def get_system_commands(self, screen: Any) -> Iterator[SystemCommand]:
         """Textual's entries (minus the removed ones), then on the chat screen its commands and the
-        myrm themes (tui/palette.py)."""
-        from myrm_tui.tui.palette import system_commands, theme_commands
-        from myrm_tui.tui.screens.chat import ChatScreen
+        myrm themes (tui/prompt/palette.py)."""
+        from myrm_tui.tui.prompt.palette import system_commands, theme_commands
+        from myrm_tui.tui.screens.chat.screen import ChatScreen
 
         yield from system_commands(super().get_system_commands(screen))
         if isinstance(screen, ChatScreen):
@@ -217,9 +217,9 @@ class MyrmApp(ThemedApp):
         """Import the chat screen's modules off the UI thread, after the first frame, then open
         the session on the UI thread (SQLite connections stay on the thread that opened them)."""
         import myrm_tui.store.store  # noqa: F401
-        import myrm_tui.tui.chat_session  # noqa: F401
-        import myrm_tui.tui.screens.chat  # noqa: F401
+        import myrm_tui.tui.screens.chat.screen  # noqa: F401
         import myrm_tui.tui.screens.trust  # noqa: F401
+        import myrm_tui.tui.session.chat_session  # noqa: F401
 
         problem = None
         if self.model_check is not None:
@@ -288,7 +288,7 @@ class MyrmApp(ThemedApp):
         self._after_chat_shown()
 
     def _chat_screen(self) -> ChatScreen:
-        from myrm_tui.tui.screens.chat import ChatScreen
+        from myrm_tui.tui.screens.chat.screen import ChatScreen
 
         return ChatScreen(self.chat)
 
@@ -297,7 +297,7 @@ class MyrmApp(ThemedApp):
 
         if self.mcp.configured:
             self.call_after_refresh(self._start_mcp)
-        from myrm_tui.tui.cache_keepalive import CacheKeepAlive  # opt-in settings; idle unless on
+        from myrm_tui.tui.session.cache_keepalive import CacheKeepAlive  # opt-in settings; idle unless on
 
         CacheKeepAlive(self).start()
         if self.trust_prompt is not None:
@@ -305,7 +305,7 @@ class MyrmApp(ThemedApp):
 
     @property
     def chat_screen(self) -> ChatScreen:
-        from myrm_tui.tui.screens.chat import ChatScreen
+        from myrm_tui.tui.screens.chat.screen import ChatScreen
 
         screen = self.screen
         assert isinstance(screen, ChatScreen)
@@ -332,8 +332,8 @@ class MyrmApp(ThemedApp):
     def open_session(self, session_id: str | None, notice: str = "", model: str | None = None) -> None:
         """Show another session (resume, fork) or a fresh one (None) in a new chat screen.
         `model`: the session talks to this model (a fork: its parent's), whatever the settings say."""
-        from myrm_tui.tui.chat_session import ChatSession
-        from myrm_tui.tui.screens.chat import ChatScreen
+        from myrm_tui.tui.screens.chat.screen import ChatScreen
+        from myrm_tui.tui.session.chat_session import ChatSession
 
         self.store.release_sessions(keep=session_id)  # others may now continue the one we leave
         leaving = self.chat.session_id
@@ -375,7 +375,7 @@ class MyrmApp(ThemedApp):
             self.apply_settings(settings)
         if note:
             self.notify(note, title="Workspace settings", timeout=8)
-        from myrm_tui.tui.session_preheat import start_session_preheat  # waited for this decision
+        from myrm_tui.tui.session.session_preheat import start_session_preheat  # waited for this decision
 
         start_session_preheat(self)
 
@@ -409,7 +409,7 @@ class MyrmApp(ThemedApp):
     async def save_settings(self, changes: Mapping[str, Any]) -> bool:
         """Save to the user config atomically (in a thread); a failure is shown, not raised:
         the change still applies to this run."""
-        from myrm_tui.settings.loader import ConfigWriteError, save_user_settings
+        from myrm_tui.settings.config_files.loader import ConfigWriteError, save_user_settings
 
         try:
             await asyncio.to_thread(save_user_settings, dict(changes), self.config_path)

@@ -74,7 +74,7 @@ def message_text(content: Any) -> str:
 def _attachment_as_label(part: Any) -> Any:
     if not (isinstance(part, dict) and part.get("type") == "text" and isinstance(part.get("text"), str)):
         return part
-    from myrm_tui.agent.attachments import attachment_label
+    from myrm_tui.agent.user_input.attachments import attachment_label
 
     label = attachment_label(part["text"])
     return {**part, "text": f"[{label}]"} if label else part

@@ -12,9 +12,9 @@ from textual.widget import Widget
 
 from myrm_tui.agent.reply_figures import stored_figures
 from myrm_tui.store import Store
-from myrm_tui.tui.history import HistoryItem, UserItem, build_history, turn_after, turns_of, user_times
-from myrm_tui.tui.metrics import compactions
-from myrm_tui.tui.widgets.compaction_divider import CompactionDivider
+from myrm_tui.tui.figures.metrics import compactions
+from myrm_tui.tui.transcript.history import HistoryItem, UserItem, build_history, turn_after, turns_of, user_times
+from myrm_tui.tui.widgets.blocks.compaction_divider import CompactionDivider
 from myrm_tui.tui.widgets.transcript import HistoryPage
 
 

@@ -28,15 +28,15 @@ from myrm_tui.agent.events import (
 )
 from myrm_tui.agent.tools.task import TASK_TOOL
 from myrm_tui.llm.events import ReasoningDelta, RetryEvent, TextDelta, UsageEvent, WaitPhase
-from myrm_tui.tui.reply_figures_text import StreamMeter
+from myrm_tui.tui.figures.reply_figures_text import StreamMeter
 from myrm_tui.tui.widgets.approval import ApprovalPrompt
-from myrm_tui.tui.widgets.assistant_message import AssistantMessage
-from myrm_tui.tui.widgets.note import Note
+from myrm_tui.tui.widgets.blocks.assistant_message import AssistantMessage
+from myrm_tui.tui.widgets.blocks.note import Note
+from myrm_tui.tui.widgets.blocks.subagent_block import SubagentBlock
+from myrm_tui.tui.widgets.blocks.tool_block import ToolBlock
+from myrm_tui.tui.widgets.blocks.user_message import UserMessage
 from myrm_tui.tui.widgets.status_bar import StatusBar
-from myrm_tui.tui.widgets.subagent_block import SubagentBlock
-from myrm_tui.tui.widgets.tool_block import ToolBlock
 from myrm_tui.tui.widgets.transcript import Transcript
-from myrm_tui.tui.widgets.user_message import UserMessage
 
 # The agent announces a max_steps stop itself (a Notice); only a cut reply needs a note here.
 _STOP_NOTES = {

@@ -36,7 +36,7 @@ from acp.schema import (
 REPO_ROOT = Path(__file__).resolve().parents[2]
 # A cold `myrm acp` imports litellm on its first turn (several seconds on a loaded 2-core machine).
 STEP_TIMEOUT_S = 120
-SCRIPTED_WINDOW = 128_000  # the scripted provider's window when a script names none (llm/scripted.py)
+SCRIPTED_WINDOW = 128_000  # the scripted provider's window when a script names none (llm/fake_providers/scripted.py)
 EDIT = {"id": "e1", "name": "file_edit", "arguments": {"path": "notes.txt", "old": "world", "new": "there"}}
 AWS_KEY = "AKIA" + "Q3X7KZ2M4N8P6R5T"  # the shape redact.py knows; split so no scanner flags this file
 

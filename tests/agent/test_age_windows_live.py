@@ -14,8 +14,8 @@ from typing import Any
 
 import pytest
 
-from myrm_tui.context.config import DEFAULT_CONFIG
-from myrm_tui.context.family import REASONING_TOOLS, family_of
+from myrm_tui.context.rows.family import REASONING_TOOLS, family_of
+from myrm_tui.context.window.config import DEFAULT_CONFIG
 from myrm_tui.settings.schema import SPECS_BY_KEY
 from tests.agent.agent_helpers import drive, make_agent
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from myrm_tui.agent.events import Notice, TurnError, TurnFinished
-from myrm_tui.context.recall import ctx_expand
+from myrm_tui.context.recall.answers import ctx_expand
 from myrm_tui.store import event_kinds
 from tests.agent.agent_helpers import drive, make_agent
 

@@ -15,7 +15,7 @@ from myrm_tui.agent.agent import Agent
 from myrm_tui.agent.events import ApprovalAnswer, Notice, ToolFinished
 from myrm_tui.agent.permissions.approvals import DENIAL_REASON_MAX_CHARS, Verdict, decide
 from myrm_tui.agent.permissions.rules import call_for, remember_allow, rule_set, rules_file
-from myrm_tui.settings.loader import load_settings
+from myrm_tui.settings.config_files.loader import load_settings
 from myrm_tui.settings.paths import user_config_dir
 from myrm_tui.settings.settings import PermissionLists, RuleEntry, Settings
 from tests.agent.agent_helpers import drive

@@ -7,11 +7,11 @@ from __future__ import annotations
 from pathlib import Path
 
 from myrm_tui.agent.agent import Agent
-from myrm_tui.context.arrival_budget import ArrivalAllowances, arrival_allowances
-from myrm_tui.context.config import DEFAULT_CONFIG
-from myrm_tui.context.recall import ctx_expand
-from myrm_tui.context.tokens import count_text_tokens
-from myrm_tui.context.views import FILTERED, msg_handle
+from myrm_tui.context.recall.answers import ctx_expand
+from myrm_tui.context.rows.views import FILTERED, msg_handle
+from myrm_tui.context.window.arrival_budget import ArrivalAllowances, arrival_allowances
+from myrm_tui.context.window.config import DEFAULT_CONFIG
+from myrm_tui.context.window.tokens import count_text_tokens
 from myrm_tui.store.records import MessageRecord
 from tests.agent.agent_helpers import drive, make_agent
 

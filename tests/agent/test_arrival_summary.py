@@ -1,4 +1,4 @@
-"""The opt-in model summary of a big unstructured tool output (agent/arrival_summary.py), through
+"""The opt-in model summary of a big unstructured tool output (agent/turn/arrival_summary.py), through
 the live agent: the main model and the summarizer (the lite model) are scripted providers behind
 litellm, each recording the requests it got."""
 
@@ -7,9 +7,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from myrm_tui.agent import arrival_summary as A
 from myrm_tui.agent.events import ToolFinished
-from myrm_tui.context.ingest import spilled_output
+from myrm_tui.agent.turn import arrival_summary as A
+from myrm_tui.context.rows.ingest import spilled_output
 from myrm_tui.store import event_kinds
 from tests.agent.agent_helpers import drive, make_agent
 

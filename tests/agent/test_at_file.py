@@ -16,7 +16,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from myrm_tui.agent.agent import Agent
-from myrm_tui.agent.attachments import (
+from myrm_tui.agent.events import UserMessageStored
+from myrm_tui.agent.user_input.attachments import (
     MAX_FILES_PER_MESSAGE,
     TEXT_ATTACH_MAX_BYTES,
     AttachmentError,
@@ -28,8 +29,7 @@ from myrm_tui.agent.attachments import (
     load_attachments,
     message_content,
 )
-from myrm_tui.agent.events import UserMessageStored
-from myrm_tui.tui.history import UserItem, build_history
+from myrm_tui.tui.transcript.history import UserItem, build_history
 from tests.agent.agent_helpers import drive, settings_for
 
 REPO_ROOT = Path(__file__).resolve().parents[2]

@@ -18,8 +18,8 @@ import pytest
 
 from myrm_tui.agent.events import ToolFinished
 from myrm_tui.agent.sandbox import probe_bwrap
-from myrm_tui.agent.tools import bash_background
-from myrm_tui.agent.tools.bash_background import BackgroundEnded, BackgroundStarted
+from myrm_tui.agent.tools.shell import background as bash_background
+from myrm_tui.agent.tools.shell.background import BackgroundEnded, BackgroundStarted
 from tests.agent.agent_helpers import drive, make_agent
 from tests.agent.process_helpers import all_gone, kill_all, token_seconds, wait_until_running
 

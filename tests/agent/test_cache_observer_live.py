@@ -9,8 +9,8 @@ import pytest
 
 from myrm_tui.agent.agent import Agent
 from myrm_tui.agent.session_parts import SessionParts
-from myrm_tui.context.config import CACHE_TTL_S
 from myrm_tui.context.engine import ContextEngine
+from myrm_tui.context.window.config import CACHE_TTL_S
 from myrm_tui.store import event_kinds
 from myrm_tui.tui.widgets.compaction_panel import cache_lines
 from tests.agent.agent_helpers import drive, settings_for

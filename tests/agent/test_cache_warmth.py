@@ -183,7 +183,7 @@ async def test_a_session_open_preheat_sends_the_prefix_the_first_message_then_se
     store, workspace, script, clock, tmp_path
 ):
     from myrm_tui.agent.cache_warmth import PREHEAT_STAND_IN
-    from myrm_tui.agent.model_stream import _default_stream
+    from myrm_tui.agent.turn.model_stream import _default_stream
 
     sent: list[tuple[str, str]] = []  # (messages, tools) of each request, as JSON
 

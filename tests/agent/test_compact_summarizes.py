@@ -14,8 +14,8 @@ import pytest
 
 from myrm_tui.agent.agent import Agent
 from myrm_tui.agent.events import Notice, TurnFinished
-from myrm_tui.context.engine_prepare import PrepareProgress
-from myrm_tui.context.tokens import count_message_tokens
+from myrm_tui.context.compaction.prepared_summaries import PrepareProgress
+from myrm_tui.context.window.tokens import count_message_tokens
 from myrm_tui.store import event_kinds
 from tests.agent.agent_helpers import drive, settings_for
 

@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 from myrm_tui.context.filters import declarative
-from myrm_tui.settings.filter_files import load_filter_files, user_filters_dir
+from myrm_tui.settings.config_files.filter_files import load_filter_files, user_filters_dir
 from tests.agent.agent_helpers import drive, make_agent
 
 COMMAND = "seq 1 4000"

@@ -7,8 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from myrm_tui.agent.build import build_agent
-from myrm_tui.agent.discipline import (
+from myrm_tui.agent.session_runtime import SessionRuntime
+from myrm_tui.agent.setup.build import build_agent
+from myrm_tui.agent.setup.discipline import (
     CLAUDE,
     DEEPSEEK_QWEN_GLM,
     DISCIPLINE_FAMILIES,
@@ -17,8 +18,7 @@ from myrm_tui.agent.discipline import (
     discipline_block,
     discipline_family,
 )
-from myrm_tui.agent.prompts import PROMPT_MODES, SEARCH_TOOLS, base_prompt, build_system_prompt
-from myrm_tui.agent.session_runtime import SessionRuntime
+from myrm_tui.agent.setup.prompts import PROMPT_MODES, SEARCH_TOOLS, base_prompt, build_system_prompt
 from myrm_tui.agent.tools.base import Tool
 from myrm_tui.settings.schema import SETTINGS
 from tests.agent.agent_helpers import drive, settings_for

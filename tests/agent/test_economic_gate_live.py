@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from myrm_tui.context.config import DEFAULT_CONFIG
+from myrm_tui.context.window.config import DEFAULT_CONFIG
 from myrm_tui.store import event_kinds
 from tests.agent.agent_helpers import drive, make_agent
 

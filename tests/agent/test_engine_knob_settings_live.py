@@ -14,8 +14,8 @@ from typing import Any
 
 import pytest
 
-from myrm_tui.context.arrival_budget import arrival_allowances
-from myrm_tui.context.config import DEFAULT_CONFIG
+from myrm_tui.context.window.arrival_budget import arrival_allowances
+from myrm_tui.context.window.config import DEFAULT_CONFIG
 from myrm_tui.settings.schema import SPECS_BY_KEY
 from myrm_tui.store import event_kinds
 from tests.agent.agent_helpers import drive, make_agent

@@ -205,8 +205,8 @@ def test_the_post_compaction_reread_registers_whole_files_only(store, workspace)
 
 
 async def test_without_a_store_the_tools_neither_record_nor_refuse(ctx, workspace):
-    from myrm_tui.agent.tools.file_edit import FileEdit
-    from myrm_tui.agent.tools.file_read import FileRead
+    from myrm_tui.agent.tools.files.edit import FileEdit
+    from myrm_tui.agent.tools.files.read import FileRead
 
     (workspace / "a.txt").write_text("one\n")
     await FileRead().run({"path": "a.txt"}, ctx)

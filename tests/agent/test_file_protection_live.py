@@ -1,5 +1,5 @@
 """File reads and edits protected from compaction (the seed's tool protection whitelist), through
-the live agent: what the provider receives after a full event (context/file_protection.py).
+the live agent: what the provider receives after a full event (context/observations/file_protection.py).
 
 Why through the agent: the protection decides what a request holds after `Agent.turn` stored
 real tool results (file_read's page, file_edit's arguments) and the engine compacted them.
@@ -11,7 +11,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from myrm_tui.context.config import DEFAULT_CONFIG
+from myrm_tui.context.window.config import DEFAULT_CONFIG
 from tests.agent.agent_helpers import drive, make_agent
 
 # The first request (an anchor, never masked) with the fixed prefix is over the full tier's target

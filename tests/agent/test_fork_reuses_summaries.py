@@ -14,7 +14,7 @@ from pathlib import Path
 
 from myrm_tui.agent.agent import Agent
 from myrm_tui.agent.fork import FORK_SUMMARY, SYNTHETIC_KEY
-from myrm_tui.context.tokens import count_message_tokens
+from myrm_tui.context.window.tokens import count_message_tokens
 from myrm_tui.store import event_kinds
 from tests.agent.agent_helpers import drive, settings_for
 

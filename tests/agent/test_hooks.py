@@ -12,7 +12,7 @@ from pathlib import Path
 from myrm_tui.agent.agent import Agent
 from myrm_tui.agent.events import Notice, ToolFinished, TurnFinished
 from myrm_tui.agent.session_runtime import SessionRuntime
-from myrm_tui.settings.hooks_config import HookSpec
+from myrm_tui.settings.sections.hooks import HookSpec
 from myrm_tui.store import event_kinds
 from tests.agent.agent_helpers import drive, settings_for
 

@@ -17,7 +17,8 @@ from pathlib import Path
 import pytest
 
 from myrm_tui.agent.agent import Agent
-from myrm_tui.agent.attachments import (
+from myrm_tui.agent.events import Notice, UserMessageStored
+from myrm_tui.agent.user_input.attachments import (
     IMAGE_MAX_BYTES,
     MAX_IMAGES_PER_MESSAGE,
     AttachmentError,
@@ -27,7 +28,6 @@ from myrm_tui.agent.attachments import (
     message_content,
     sniff_image,
 )
-from myrm_tui.agent.events import Notice, UserMessageStored
 from tests.agent.agent_helpers import drive, settings_for
 
 

@@ -12,8 +12,8 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from myrm_tui.agent.prompts import build_system_prompt, read_instructions
-from myrm_tui.cli_commands.doctor import _instruction_lines
+from myrm_tui.agent.setup.prompts import build_system_prompt, read_instructions
+from myrm_tui.cli_commands.doctor.command import _instruction_lines
 from myrm_tui.settings.paths import user_config_dir
 from myrm_tui.tui.screens.health import instructions_line
 from tests.hypothesis_profiles import examples
@@ -112,7 +112,7 @@ def test_the_cap_is_never_exceeded_and_nothing_is_dropped_silently(tmp_path_fact
 def test_the_process_cwd_decides_the_folders(tmp_path: Path):
     user, ws, deep = layout(tmp_path)
     code = (
-        "import sys; from pathlib import Path; from myrm_tui.agent.prompts import build_system_prompt; "
+        "import sys; from pathlib import Path; from myrm_tui.agent.setup.prompts import build_system_prompt; "
         "sys.stdout.write(build_system_prompt('full', Path(sys.argv[1])).text)"
     )
     env = {**os.environ, "MYRM_CONFIG_DIR": str(user), "PYTHONPATH": str(REPO_ROOT)}

@@ -21,12 +21,12 @@ import pytest
 
 import myrm_tui  # noqa: F401  (offline env before litellm)
 from myrm_tui.agent.agent import Agent
-from myrm_tui.context.tokens import count_message_tokens
+from myrm_tui.context.window.tokens import count_message_tokens
 from myrm_tui.store import Store
 from tests.agent.agent_helpers import settings_for
 
 MAIN = "anthropic/claude-sonnet-4-5"
-SMALL = "anthropic/claude-haiku-4-5"  # llm/lite_models.py LITE_MODELS["anthropic"][0]
+SMALL = "anthropic/claude-haiku-4-5"  # llm/models/lite.py LITE_MODELS["anthropic"][0]
 SUMMARY = {
     "user_goal": "plan a vegetable garden for the summer",
     "active_task": "the latest question: how to look after the garden this week",

@@ -45,7 +45,7 @@ async def test_a_full_event_masks_the_file_reads_and_keeps_the_older_command_out
     turns: list[dict[str, Any]] = [_call(f"b{n}", "bash", command=loop.format(n=n)) for n in range(2)]
     turns += [{"text": "built"}]
     # Read-only outputs through grep: a file_read of a file's current version is protected from
-    # masking (context/file_protection.py), a grep output is a read-only output like any other.
+    # masking (context/observations/file_protection.py), a grep output is a read-only output like any other.
     turns += [_call(f"r{n}", "grep", pattern=".", path=f"part{n}.txt") for n in range(3)]
     turns += [{"text": "read them"}]
     turns += [{"text": "noted " + "padding words " * 3_000, "chunk_size": BIG_CHUNK} for _ in range(12)]

@@ -7,10 +7,10 @@ import subprocess
 import sys
 
 from myrm_tui.agent.agent import Agent
-from myrm_tui.agent.build import build_agent
-from myrm_tui.agent.fingerprint import execution_fingerprint
-from myrm_tui.agent.prompts import base_prompt, build_system_prompt
 from myrm_tui.agent.session_runtime import SessionRuntime
+from myrm_tui.agent.setup.build import build_agent
+from myrm_tui.agent.setup.fingerprint import execution_fingerprint
+from myrm_tui.agent.setup.prompts import base_prompt, build_system_prompt
 from myrm_tui.agent.tools.registry import default_tools
 from myrm_tui.settings.settings import Settings
 from myrm_tui.store import event_kinds
@@ -45,7 +45,7 @@ def test_prompt_is_the_same_bytes_in_another_process(workspace):
     """Nothing dynamic (date, pid, cwd, env): a fresh process at another moment builds the same."""
     (workspace / "AGENTS.md").write_text("rule one\n")
     code = (
-        "import sys; from pathlib import Path; from myrm_tui.agent.prompts import build_system_prompt;"
+        "import sys; from pathlib import Path; from myrm_tui.agent.setup.prompts import build_system_prompt;"
         "sys.stdout.write(build_system_prompt(sys.argv[1], Path(sys.argv[2])).text)"
     )
     for mode in ("full", "lean", "naked"):

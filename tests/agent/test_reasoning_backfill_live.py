@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from myrm_tui.agent.session_runtime import SessionRuntime
-from myrm_tui.context.family import REASONING_TOOLS, family_of
+from myrm_tui.context.rows.family import REASONING_TOOLS, family_of
 from tests.agent.agent_helpers import drive, settings_for
 
 # The three families the switch was reported for (all of `REASONING_TOOLS`, which Kimi, MiniMax

@@ -12,7 +12,7 @@ from myrm_tui.agent.agent import Agent
 from myrm_tui.agent.events import ToolFinished, UserMessageStored
 from myrm_tui.agent.permissions.approvals import POLICIES, Verdict, decide
 from myrm_tui.agent.tools.base import Tool, ToolContext, ToolError, ToolResult, validate_arguments
-from myrm_tui.agent.tools.file_read import FileRead
+from myrm_tui.agent.tools.files.read import FileRead
 from myrm_tui.agent.tools.notes import SESSION_NOTE_ECHO_CHARS, SESSION_NOTE_MAX_CHARS, SessionNote
 from myrm_tui.agent.tools.recall_tools import (
     EXPAND_FRAME_CHARS,
@@ -23,7 +23,7 @@ from myrm_tui.agent.tools.recall_tools import (
     recall_tools,
 )
 from myrm_tui.agent.tools.registry import default_tools
-from myrm_tui.context.recall import EXPAND_MAX_CHARS, RECALL_CLOSE, RECALL_NOTE, RECALL_OPEN
+from myrm_tui.context.recall.answers import EXPAND_MAX_CHARS, RECALL_CLOSE, RECALL_NOTE, RECALL_OPEN
 from myrm_tui.store import Store
 from tests.agent.agent_helpers import BUILTIN_TOOL_NAMES, RECALL_TOOL_NAMES, drive, make_agent, settings_for
 

@@ -8,8 +8,8 @@ import json
 from pathlib import Path
 
 from myrm_tui.agent.agent import Agent
-from myrm_tui.context.tokens import count_message_tokens
-from myrm_tui.context.views import REMOVED
+from myrm_tui.context.rows.views import REMOVED
+from myrm_tui.context.window.tokens import count_message_tokens
 from myrm_tui.settings.settings import Settings
 from myrm_tui.store import event_kinds
 from tests.agent.agent_helpers import drive, settings_for

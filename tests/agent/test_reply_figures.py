@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from myrm_tui.agent.events import AssistantMessageStored, ToolFinished
 from myrm_tui.agent.reply_figures import ReplyFigures, call_cost, figures_from_data, stored_figures
-from myrm_tui.llm import registry
-from myrm_tui.llm.model_info import ModelInfo
+from myrm_tui.llm.models import registry
+from myrm_tui.llm.models.info import ModelInfo
 from myrm_tui.store import event_kinds
 from tests.agent.agent_helpers import drive, make_agent
 

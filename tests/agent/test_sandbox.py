@@ -23,7 +23,7 @@ from bench.sandbox_attacks import ATTACKS, Listeners, run_attack
 from myrm_tui.agent.events import Notice, ToolFinished
 from myrm_tui.agent.sandbox import plan_for, probe_bwrap, sandbox_status
 from myrm_tui.agent.tools.base import ToolContext
-from myrm_tui.agent.tools.bash import Bash
+from myrm_tui.agent.tools.shell.bash import Bash
 from tests.agent.agent_helpers import drive, make_agent, settings_for
 from tests.agent.process_helpers import all_gone, kill_all, pids_with
 
@@ -313,7 +313,7 @@ async def test_the_sandbox_outlives_nothing_even_when_myrm_is_killed(workspace, 
     token = "913.24681357"
     code = (
         f"import asyncio, sys; sys.path.insert(0, {str(Path(__file__).parents[2])!r}); "
-        "from myrm_tui.agent.tools.base import ToolContext; from myrm_tui.agent.tools.bash import Bash; "
+        "from myrm_tui.agent.tools.base import ToolContext; from myrm_tui.agent.tools.shell.bash import Bash; "
         "from myrm_tui.settings.settings import Settings; "
         f"asyncio.run(Bash().run({{'command': 'setsid sleep {token} & echo up; wait'}}, "
         f"ToolContext(__import__('pathlib').Path({str(workspace)!r}), Settings(), None, emit=print)))"

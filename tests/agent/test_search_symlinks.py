@@ -14,7 +14,7 @@ import pytest
 
 from myrm_tui.agent.permissions.approvals import POLICIES
 from myrm_tui.agent.tools.base import ToolContext, ToolError
-from myrm_tui.agent.tools.file_read import FileRead
+from myrm_tui.agent.tools.files.read import FileRead
 from myrm_tui.agent.tools.search import Glob, Grep
 from tests.agent.agent_helpers import drive, make_agent, settings_for
 

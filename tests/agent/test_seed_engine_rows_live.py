@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
-from myrm_tui.context.masker_tiers import EPHEMERAL_KEEP_TURNS
-from myrm_tui.context.recall import ctx_expand
+from myrm_tui.context.observations.masker_tiers import EPHEMERAL_KEEP_TURNS
+from myrm_tui.context.recall.answers import ctx_expand
 from tests.agent.agent_helpers import drive, make_agent
 
 WINDOW = 64_000

@@ -16,12 +16,12 @@ from typing import Any
 
 import pytest
 
-from myrm_tui.agent.prompts import PROMPT_MODES
+from myrm_tui.agent.setup.prompts import PROMPT_MODES
 from myrm_tui.agent.tools.base import ToolContext
-from myrm_tui.agent.tools.bash import Bash
-from myrm_tui.context.arrival_budget import arrival_allowances
-from myrm_tui.context.config import DEFAULT_CONFIG
-from myrm_tui.context.views import pointer_text
+from myrm_tui.agent.tools.shell.bash import Bash
+from myrm_tui.context.rows.views import pointer_text
+from myrm_tui.context.window.arrival_budget import arrival_allowances
+from myrm_tui.context.window.config import DEFAULT_CONFIG
 from myrm_tui.settings.settings import Settings
 from myrm_tui.store import event_kinds
 from tests.agent.agent_helpers import drive, make_agent

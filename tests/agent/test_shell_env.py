@@ -6,7 +6,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from myrm_tui.agent.shell_env import SECRET_PARTS, command_env, looks_secret, mentioned, passthrough_names
-from myrm_tui.llm.provider_keys import PROVIDER_KEYS
+from myrm_tui.llm.models.provider_keys import PROVIDER_KEYS
 
 EVERYDAY = {
     "PATH": "/usr/bin",

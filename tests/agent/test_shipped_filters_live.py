@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from myrm_tui.context.filters import declarative
-from myrm_tui.settings.filter_files import load_filter_files, user_filters_dir
+from myrm_tui.settings.config_files.filter_files import load_filter_files, user_filters_dir
 from tests.agent.agent_helpers import drive, make_agent
 
 # Entries in each generated tree: far over the arrival allowance at a 32k window, well under the

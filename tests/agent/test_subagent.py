@@ -16,8 +16,8 @@ from myrm_tui.agent.events import ToolFinished, ToolOutputChunk
 from myrm_tui.agent.subagent.child import SUBAGENT_EVENT, Bounds
 from myrm_tui.agent.subagent.progress import parse_progress
 from myrm_tui.agent.subagent.result import MAX_RESULT_TOKENS
-from myrm_tui.context.recall import ctx_expand
-from myrm_tui.context.tokens import count_text_tokens
+from myrm_tui.context.recall.answers import ctx_expand
+from myrm_tui.context.window.tokens import count_text_tokens
 from myrm_tui.store import event_kinds
 from tests.agent.agent_helpers import drive, make_agent
 from tests.agent.process_helpers import all_gone, token_seconds, wait_until_running

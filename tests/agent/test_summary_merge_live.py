@@ -9,7 +9,7 @@ compact command with the scripted provider as the summarizer.
 
 from __future__ import annotations
 
-from myrm_tui.context.recall import ctx_expand
+from myrm_tui.context.recall.answers import ctx_expand
 from tests.agent.test_compact_summarizes import chat_agent, requests_of, summarizer_script
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 
-from myrm_tui.context.tokens import count_message_tokens
+from myrm_tui.context.window.tokens import count_message_tokens
 from tests.agent.agent_helpers import drive, make_agent
 
 SECRET = "AKIA" + "Q7ZK3M9T2XW4P8LB"  # an AWS access key id shape (split: no scanner flags the file)

@@ -11,7 +11,7 @@ import json
 from pathlib import Path
 
 from myrm_tui.agent.agent import Agent
-from myrm_tui.agent.build import build_agent
+from myrm_tui.agent.setup.build import build_agent
 from myrm_tui.context.summary.chunking import DEFAULT_OVERHEAD_TOKENS, DEFAULT_TARGET_TOKENS
 from myrm_tui.context.summary.routing import MIN_USEFUL_CHUNK_TOKENS, TINY_WINDOW
 from myrm_tui.settings.settings import Settings

@@ -9,7 +9,7 @@ import time
 import pytest
 
 from myrm_tui.agent.tools.base import ToolContext
-from myrm_tui.agent.tools.bash import Bash
+from myrm_tui.agent.tools.shell.bash import Bash
 from tests.agent.agent_helpers import settings_for
 from tests.agent.process_helpers import all_gone, kill_all, pids_with, token_seconds, wait_until_running
 

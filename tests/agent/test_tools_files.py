@@ -7,9 +7,9 @@ import os
 import pytest
 
 from myrm_tui.agent.tools.base import ToolContext, ToolError, validate_arguments
-from myrm_tui.agent.tools.file_edit import FileEdit
-from myrm_tui.agent.tools.file_read import FileRead
-from myrm_tui.agent.tools.file_write import FileWrite
+from myrm_tui.agent.tools.files.edit import FileEdit
+from myrm_tui.agent.tools.files.read import FileRead
+from myrm_tui.agent.tools.files.write import FileWrite
 from myrm_tui.agent.tools.search import Glob, Grep
 from tests.agent.agent_helpers import settings_for
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 
 from myrm_tui.agent.undo import rewind as undo
-from myrm_tui.agent.user_content import text_of_parts
+from myrm_tui.agent.user_input.user_content import text_of_parts
 from myrm_tui.context.summary.outcomes import span_facts
 from myrm_tui.context.undo_note import UNDONE, undone_in
 from tests.agent.agent_helpers import drive, make_agent

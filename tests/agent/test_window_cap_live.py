@@ -1,4 +1,4 @@
-"""The capability-class cap on the context window (`window_cap`, llm/capability_class.py): the
+"""The capability-class cap on the context window (`window_cap`, llm/models/capability_class.py): the
 window the engine plans with, through the agent the TUI and `myrm run` build.
 
 Why through the agent: the cap is a promise about the prompts only once `build_agent` resolves the
@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import pytest
 
-from myrm_tui.agent.build import build_agent
-from myrm_tui.llm.capability_class import FRONTIER, LOCAL, SMALL, capability_class, capped
-from myrm_tui.llm.model_info import ModelInfo
+from myrm_tui.agent.setup.build import build_agent
+from myrm_tui.llm.models.capability_class import FRONTIER, LOCAL, SMALL, capability_class, capped
+from myrm_tui.llm.models.info import ModelInfo
 from myrm_tui.store import event_kinds
 from tests.agent.agent_helpers import drive, make_agent, settings_for
 

@@ -82,7 +82,7 @@ def test_mb_outputs(sessions) -> None:
 
 
 def test_first_message_is_150k_tokens_with_the_constraint_first(sessions) -> None:
-    from myrm_tui.context.tokens import count_text_tokens
+    from myrm_tui.context.window.tokens import count_text_tokens
 
     lines, answers = sessions["first-message-150k"]
     first = lines[0]["messages"][0]
@@ -92,7 +92,7 @@ def test_first_message_is_150k_tokens_with_the_constraint_first(sessions) -> Non
 
 
 def test_parallel_groups_are_wide_and_large(sessions) -> None:
-    from myrm_tui.context.tokens import count_message_tokens
+    from myrm_tui.context.window.tokens import count_message_tokens
 
     lines, _ = sessions["parallel-across-cut"]
     for line in (x for x in lines if "messages" in x):
@@ -135,7 +135,7 @@ def test_duplicate_ids_are_reused_across_turns(sessions) -> None:
 
 def test_hostile_summarizers_reach_peers_and_myrm() -> None:
     from bench.contenders.base import SharedCounter, SharedSummarizer
-    from myrm_tui.llm.replay_summarizers import SUMMARIZERS
+    from myrm_tui.llm.fake_providers.replay_summarizers import SUMMARIZERS
 
     register_summarizers()
     assert SUMMARIZERS["raises"] is raising_summarizer and SUMMARIZERS["inflate"] is inflating_summarizer
@@ -182,7 +182,7 @@ def test_broken_history_has_every_kind_of_damage(sessions) -> None:
 
 
 def test_token_dense_text_is_under_two_chars_per_token(sessions) -> None:
-    from myrm_tui.context.tokens import count_text_tokens
+    from myrm_tui.context.window.tokens import count_text_tokens
 
     text = "".join(_tool_texts(sessions["token-dense"][0]))
     assert len(text) / count_text_tokens(text, "gpt-4o") < 2.0

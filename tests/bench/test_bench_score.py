@@ -265,7 +265,7 @@ def test_timing_buckets_and_growth_exponent(tmp_path):
 
 
 def test_the_default_counter_is_the_shared_tiktoken_one(tmp_path, session):
-    from myrm_tui.context.tokens import count_message_tokens
+    from myrm_tui.context.window.tokens import count_message_tokens
 
     prompts = full_prompts()
     report = score(write_out(tmp_path, prompts), session, window=10_000, output_reserve=0)

@@ -6,8 +6,8 @@ same-depth fold joined: 94 % of the budget. The squeeze fold caps the summary ar
 from __future__ import annotations
 
 from bench.workload import generate
-from myrm_tui.context.config import DEFAULT_CONFIG
-from myrm_tui.context.tokens import count_message_tokens
+from myrm_tui.context.window.config import DEFAULT_CONFIG
+from myrm_tui.context.window.tokens import count_message_tokens
 from myrm_tui.replay import ReplayOptions, replay
 
 

@@ -80,7 +80,7 @@ def test_tui_bench_quick_writes_every_figure(tmp_path: Path):
 
 
 def test_local_latency_quick_reports_the_four_cases(tmp_path: Path):
-    from myrm_tui.llm.local_provider import local_available
+    from myrm_tui.llm.local.provider import local_available
 
     out = tmp_path / "l1.json"
     proc = run_module("bench.local_latency", "--quick", "--tokens", "120", "--out", str(out))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from myrm_tui.llm.model_names import prefixed_name
+from myrm_tui.llm.models.names import prefixed_name
 
 HELP_OF = [
     (),

@@ -8,7 +8,7 @@ import os
 import tomllib
 from pathlib import Path
 
-from myrm_tui.settings.loader import save_user_settings
+from myrm_tui.settings.config_files.loader import save_user_settings
 
 COMMENTED = """\
 # My myrm config. Keep this note!

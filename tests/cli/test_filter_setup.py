@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 
 from myrm_tui.cli_commands.common import bootstrap
-from myrm_tui.cli_commands.doctor import _filter_lines
+from myrm_tui.cli_commands.doctor.command import _filter_lines
 from myrm_tui.context.filters import declarative, filter_output
 from myrm_tui.settings import trust as T
-from myrm_tui.settings.filter_files import user_filters_dir, workspace_filters_dir
+from myrm_tui.settings.config_files.filter_files import user_filters_dir, workspace_filters_dir
 
 HIDE_FAILURES = "match.command = 'pytest'\ndrop = ['FAILED', 'Error']\n"
 MINE = "match.prefix = 'make'\nkeep = ['error']\n"
@@ -67,7 +67,7 @@ def test_doctor_says_how_to_add_filters_when_there_are_none(tmp_path):
 
 def test_trusting_in_the_dialog_applies_the_workspace_filters(clone):
     from myrm_tui.cli_commands.trust import settle_choice
-    from myrm_tui.settings.loader import load_settings
+    from myrm_tui.settings.config_files.loader import load_settings
 
     (clone / ".myrm" / "config.toml").write_text('model = "scripted/none.json"\n', encoding="utf-8")
     user = Path(os.environ["MYRM_CONFIG_DIR"])
@@ -83,7 +83,7 @@ def test_trusting_in_the_dialog_applies_the_workspace_filters(clone):
 def test_a_filter_committed_after_the_user_trusted_the_workspace_waits_for_trust_again(clone):
     """Trust covers the filter files' bytes with the config: a `git pull` that adds (or edits) a
     filter able to hide FAILED lines does not ride on the earlier decision."""
-    from myrm_tui.settings.loader import load_settings
+    from myrm_tui.settings.config_files.loader import load_settings
 
     user = Path(os.environ["MYRM_CONFIG_DIR"])
     state = load_settings(clone, {}, user_config_dir=user).workspace_trust

@@ -36,7 +36,7 @@ def test_open_catalogue_providers_and_declared_models_are_not_refused(myrm, work
     (workspace / ".myrm").mkdir()
     # A model declared in the user's own config (a local server) is accepted even if unknown.
     (myrm.config_dir / "config.toml").write_text('[models."openai/my-local"]\ncontext_window = 4096\n')
-    from myrm_tui.llm.model_check import unknown_model_problem
+    from myrm_tui.llm.models.check import unknown_model_problem
 
     assert unknown_model_problem("ollama/llama3") is None
     assert unknown_model_problem("openai/my-local", {"openai/my-local": {"context_window": 4096}}) is None

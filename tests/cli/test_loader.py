@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from myrm_tui.settings import paths
-from myrm_tui.settings.loader import ConfigWriteError, load_settings, save_user_settings
+from myrm_tui.settings.config_files.loader import ConfigWriteError, load_settings, save_user_settings
 from myrm_tui.settings.schema import SETTINGS
 
 

@@ -1,4 +1,4 @@
-"""Model names on the command line go through the one model-name check (llm/model_check.py):
+"""Model names on the command line go through the one model-name check (llm/models/check.py):
 `myrm run --model` refuses a name nobody serves with what was meant, and the hint it gives
 (`myrm models --search …`) finds that model."""
 

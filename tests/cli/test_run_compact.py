@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from myrm_tui.context.tokens import count_message_tokens
+from myrm_tui.context.window.tokens import count_message_tokens
 from myrm_tui.store import Store
 
 ANSWER = ("Water the tomatoes early in the morning and mulch the beds against the heat. " * 5).strip()

@@ -21,7 +21,8 @@ pytestmark = pytest.mark.llama
 def test_myrm_run_starts_the_worker_before_the_store_and_stops_it_when_it_ends(
     myrm: Myrm, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from myrm_tui.cli_commands import common, run
+    from myrm_tui.cli_commands import common
+    from myrm_tui.cli_commands.run import command as run
 
     assert not worker_pids()
     at_store_open: list[set[int]] = []

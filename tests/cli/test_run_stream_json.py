@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 
-from myrm_tui.context.tokens import count_message_tokens
+from myrm_tui.context.window.tokens import count_message_tokens
 from myrm_tui.store import Store
 
 AWS_KEY = "AKIA" + "Q3X7KZ2M4N8P6R5T"  # the shape redact.py knows; split so no scanner flags this file

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from myrm_tui.llm.model_info import ModelInfo
+from myrm_tui.llm.models.info import ModelInfo
 
 MODEL = "gpt-4o"
 

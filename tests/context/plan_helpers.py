@@ -5,10 +5,10 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from myrm_tui.context.intent import Intent, build_intent
-from myrm_tui.context.relevance_policy import RECENCY
+from myrm_tui.context.observations.intent import Intent, build_intent
+from myrm_tui.context.observations.relevance_policy import RECENCY
+from myrm_tui.context.rows.units import last_user_index, split_units
 from myrm_tui.context.stages.compress import PlanInput
-from myrm_tui.context.units import last_user_index, split_units
 from myrm_tui.store.records import MessageRecord
 
 

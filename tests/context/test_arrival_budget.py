@@ -5,8 +5,8 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from myrm_tui.context.arrival_budget import arrival_allowances, over_turn_allowance
-from myrm_tui.context.config import EngineConfig
+from myrm_tui.context.window.arrival_budget import arrival_allowances, over_turn_allowance
+from myrm_tui.context.window.config import EngineConfig
 
 CONFIG = EngineConfig()
 B = 58_000  # about a 64k window's prompt limit

@@ -14,7 +14,7 @@ from myrm_tui.context.cache_observer import (
     classify,
     learn_ttl,
 )
-from myrm_tui.context.config import CACHE_TTL_S
+from myrm_tui.context.window.config import CACHE_TTL_S
 
 WARM = CachePrediction("anthropic", 120.0, True, 1.0)
 

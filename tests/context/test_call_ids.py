@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from myrm_tui.context.call_ids import CallIdMap, unique_call_ids
+from myrm_tui.context.rows.call_ids import CallIdMap, unique_call_ids
 
 
 def assistant(*ids: str) -> dict:

@@ -8,10 +8,10 @@ from typing import Any
 from hypothesis import given
 from hypothesis import strategies as st
 
-from myrm_tui.context import ladder
-from myrm_tui.context.budget import budget_for
-from myrm_tui.context.compaction_interval import GROWTH_WINDOW, SLOW_GROWTH_TOKENS, CompactionInterval
-from myrm_tui.context.config import DEFAULT_CONFIG, EngineConfig
+from myrm_tui.context.window import ladder
+from myrm_tui.context.window.budget import budget_for
+from myrm_tui.context.window.compaction_interval import GROWTH_WINDOW, SLOW_GROWTH_TOKENS, CompactionInterval
+from myrm_tui.context.window.config import DEFAULT_CONFIG, EngineConfig
 from myrm_tui.store import Store
 from tests.context.test_engine_behaviour import Session, info
 

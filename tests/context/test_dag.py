@@ -6,10 +6,10 @@ import json
 import re
 
 from myrm_tui.context.engine import ContextEngine, TurnInput
-from myrm_tui.context.recall import ctx_expand, ctx_inspect
+from myrm_tui.context.recall.answers import ctx_expand, ctx_inspect
 from myrm_tui.context.summary.client import CallResult
-from myrm_tui.context.tokens import count_message_tokens
-from myrm_tui.llm.replay_summarizers import null_summarizer
+from myrm_tui.context.window.tokens import count_message_tokens
+from myrm_tui.llm.fake_providers.replay_summarizers import null_summarizer
 from tests.context.engine_helpers import info
 
 MODEL = "gpt-4o"
@@ -257,7 +257,7 @@ def test_what_the_user_said_stays_verbatim_in_the_summary_after_removal(store):
 
 
 def test_a_summarizer_that_returns_more_than_it_got_is_refused_and_the_prompt_stays_in_budget(store):
-    from myrm_tui.context.intent import _text_of
+    from myrm_tui.context.observations.intent import _text_of
 
     session = store.create_session(MODEL).id
     feed(store, session, 60)

@@ -8,15 +8,15 @@ from pathlib import Path
 
 import pytest
 
-from myrm_tui.context import ladder
-from myrm_tui.context.budget import budget_for
-from myrm_tui.context.config import DEFAULT_CONFIG, EngineConfig
 from myrm_tui.context.engine import ContextEngine, TurnInput
-from myrm_tui.context.ingest import ingest_message
-from myrm_tui.context.recall import ctx_expand
+from myrm_tui.context.recall.answers import ctx_expand
+from myrm_tui.context.rows.ingest import ingest_message
 from myrm_tui.context.stages.thinking_cleanup import clean_thinking
-from myrm_tui.context.tokens import count_message_tokens
-from myrm_tui.llm.model_info import ModelInfo
+from myrm_tui.context.window import ladder
+from myrm_tui.context.window.budget import budget_for
+from myrm_tui.context.window.config import DEFAULT_CONFIG, EngineConfig
+from myrm_tui.context.window.tokens import count_message_tokens
+from myrm_tui.llm.models.info import ModelInfo
 from myrm_tui.store import Store
 from tests.context.engine_helpers import info as shared_info
 

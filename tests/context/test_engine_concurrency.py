@@ -15,7 +15,7 @@ import time
 
 from myrm_tui.context.engine import ContextEngine, TurnInput
 from myrm_tui.context.summary.client import CallResult, SummaryModel
-from myrm_tui.context.tokens import count_message_tokens
+from myrm_tui.context.window.tokens import count_message_tokens
 from tests.context.engine_helpers import info
 
 MODEL = "gpt-4o"

@@ -20,10 +20,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from myrm_tui.context.engine import ContextEngine, TurnInput
-from myrm_tui.context.ingest import ingest_message
 from myrm_tui.context.prompt import ContextExhausted
-from myrm_tui.context.tokens import count_message_tokens
-from myrm_tui.llm.model_info import ModelInfo
+from myrm_tui.context.rows.ingest import ingest_message
+from myrm_tui.context.window.tokens import count_message_tokens
+from myrm_tui.llm.models.info import ModelInfo
 from myrm_tui.store import Store
 from tests.hypothesis_profiles import examples
 
@@ -215,7 +215,7 @@ def test_every_prompt_is_valid_within_budget_and_lossless(session):
 
 
 def engine_fixed_tools_tokens() -> int:
-    from myrm_tui.context.tokens import count_tools_tokens
+    from myrm_tui.context.window.tokens import count_tools_tokens
 
     return count_tools_tokens(TOOLS, MODEL)
 

@@ -10,13 +10,13 @@ import tiktoken
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from myrm_tui.context import tokens
 from myrm_tui.context.engine import ContextEngine, TurnInput
-from myrm_tui.context.integrity import repair_pairs
+from myrm_tui.context.rows.integrity import repair_pairs
+from myrm_tui.context.rows.views import _scrubbed_clip, masked_text
 from myrm_tui.context.stages.encode_safe import encode_safe_messages
-from myrm_tui.context.tokens import COUNT_CACHE_MAX_CHARS, count_message_tokens, count_text_tokens
-from myrm_tui.context.views import _scrubbed_clip, masked_text
-from myrm_tui.llm.model_info import ModelInfo
+from myrm_tui.context.window import tokens
+from myrm_tui.context.window.tokens import COUNT_CACHE_MAX_CHARS, count_message_tokens, count_text_tokens
+from myrm_tui.llm.models.info import ModelInfo
 from myrm_tui.store import Store
 from tests.hypothesis_profiles import examples
 

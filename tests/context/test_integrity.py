@@ -7,7 +7,7 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from myrm_tui.context.integrity import SYNTHETIC_INTERRUPTED, repair_pairs
+from myrm_tui.context.rows.integrity import SYNTHETIC_INTERRUPTED, repair_pairs
 from tests.hypothesis_profiles import examples
 
 CALL_IDS = st.sampled_from(["a", "b", "c", "d", "e"])

@@ -5,17 +5,26 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from myrm_tui.context.intent import MAX_FOCUS, Intent, build_intent, current_query, focus_modules, focus_symbols
+from myrm_tui.context.observations.intent import (
+    MAX_FOCUS,
+    Intent,
+    build_intent,
+    current_query,
+    focus_modules,
+    focus_symbols,
+)
+from myrm_tui.context.rows.views import DEDUP, FILTERED, MASKED, SUPERSEDED
 from myrm_tui.context.stages.compress import EMERGENCY, LIGHT, _Planner
-from myrm_tui.context.views import DEDUP, FILTERED, MASKED, SUPERSEDED
 from tests.context.plan_helpers import plan_input, rows_of, tool_unit
 
 
 # -- what the intent holds -------------------------------------------------------------------
 def test_a_dotted_module_and_a_python_path_are_both_focus_modules_in_both_spellings():
-    modules = focus_modules("the bug is in myrm_tui.context.intent, see pkg/sub/mod.py", ["pkg/sub/mod.py"])
+    modules = focus_modules(
+        "the bug is in myrm_tui.context.observations.intent, see pkg/sub/mod.py", ["pkg/sub/mod.py"]
+    )
     assert modules == {
-        "myrm_tui.context.intent",
+        "myrm_tui.context.observations.intent",
         "myrm_tui/context/intent",
         "pkg.sub.mod",
         "pkg/sub/mod",

@@ -9,14 +9,14 @@ from __future__ import annotations
 
 import json
 
-from myrm_tui.context.dag import _merged_content
+from myrm_tui.context.compaction.dag import _merged_content
 from myrm_tui.context.engine import ContextEngine, TurnInput
-from myrm_tui.context.recall import ctx_expand
+from myrm_tui.context.recall.answers import ctx_expand
 from myrm_tui.context.summary.auditor import extract_entities
 from myrm_tui.context.summary.client import CallResult, SummaryModel
 from myrm_tui.context.summary.condense import open_items
 from myrm_tui.context.summary.schema import StructuredSummary
-from myrm_tui.context.tokens import count_message_tokens
+from myrm_tui.context.window.tokens import count_message_tokens
 from tests.context.engine_helpers import info
 
 MODEL = "gpt-4o"

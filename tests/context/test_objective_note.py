@@ -12,12 +12,12 @@ import json
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from myrm_tui.context.config import EngineConfig
+from myrm_tui.context.compaction.objective_note import MAX_ITEM_CHARS, MAX_OBJECTIVE_CHARS, NoteSource, note_text
 from myrm_tui.context.engine import ContextEngine, TurnInput
-from myrm_tui.context.ingest import ingest_message
-from myrm_tui.context.integrity import repair_pairs
-from myrm_tui.context.objective_note import MAX_ITEM_CHARS, MAX_OBJECTIVE_CHARS, NoteSource, note_text
-from myrm_tui.context.tokens import count_message_tokens
+from myrm_tui.context.rows.ingest import ingest_message
+from myrm_tui.context.rows.integrity import repair_pairs
+from myrm_tui.context.window.config import EngineConfig
+from myrm_tui.context.window.tokens import count_message_tokens
 from tests.context.engine_helpers import info
 from tests.hypothesis_profiles import examples
 

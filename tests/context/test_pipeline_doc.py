@@ -7,8 +7,8 @@ from pathlib import Path
 
 from myrm_tui.context.engine import ContextEngine, TurnInput
 from myrm_tui.context.pipeline import BREAKERS, FIGURE_ENTRIES, STAGE_NAMES, stages_table
-from myrm_tui.context.tokens import count_message_tokens
-from myrm_tui.llm.model_info import ModelInfo
+from myrm_tui.context.window.tokens import count_message_tokens
+from myrm_tui.llm.models.info import ModelInfo
 from myrm_tui.store import Store
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "context-engine.md"

@@ -8,15 +8,15 @@ from typing import Any
 from hypothesis import given
 from hypothesis import strategies as st
 
-from myrm_tui.context.breaker import StageBreakers
+from myrm_tui.context.compaction.breaker import StageBreakers
 from myrm_tui.context.engine import ContextEngine, TurnInput
-from myrm_tui.context.family import ANTHROPIC, OPENAI, REASONING_TOOLS
 from myrm_tui.context.report import StageClock
+from myrm_tui.context.rows.family import ANTHROPIC, OPENAI, REASONING_TOOLS
 from myrm_tui.context.stages.encode_safe import encode_safe, encode_safe_messages, encode_safe_text
 from myrm_tui.context.stages.inline_thinking import strip_inline_thinking, strip_leading_thinking
 from myrm_tui.context.stages.thinking_cleanup import REASONING_OMITTED, clean_thinking, same_signer
-from myrm_tui.context.tokens import count_message_tokens
-from myrm_tui.llm.model_info import ModelInfo
+from myrm_tui.context.window.tokens import count_message_tokens
+from myrm_tui.llm.models.info import ModelInfo
 from myrm_tui.store import Store, event_kinds
 
 SIGNED = {"type": "thinking", "thinking": "let me see", "signature": "c2lnbmVk"}

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from myrm_tui.context.recall import (
+from myrm_tui.context.recall.answers import (
     EXPAND_MAX_CHARS,
     RECALL_CLOSE,
     RECALL_NOTE,
@@ -19,7 +19,7 @@ from myrm_tui.context.recall import (
     ctx_search,
     parse_handle,
 )
-from myrm_tui.context.recall_select import SelectionError, parse_line_range, split_lines
+from myrm_tui.context.recall.select import SelectionError, parse_line_range, split_lines
 from myrm_tui.store import Store
 
 

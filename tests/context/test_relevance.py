@@ -5,18 +5,18 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from myrm_tui.context.relevance import bm25_scores, least_relevant_first, tokenize
-from myrm_tui.context.relevance_policy import (
+from myrm_tui.context.observations.relevance import bm25_scores, least_relevant_first, tokenize
+from myrm_tui.context.observations.relevance_policy import (
     EVICTION_ORDERS,
     RECENCY,
     RELEVANCE,
     eviction_order,
     keeps_prompt_cache,
 )
+from myrm_tui.context.rows.units import split_units
+from myrm_tui.context.rows.views import REMOVED
 from myrm_tui.context.stages.compress import EMERGENCY, _Planner, plan_compaction
-from myrm_tui.context.units import split_units
-from myrm_tui.context.views import REMOVED
-from myrm_tui.llm.model_info import ModelInfo
+from myrm_tui.llm.models.info import ModelInfo
 from myrm_tui.settings.schema import SPECS_BY_KEY
 from tests.context.plan_helpers import call, plan_input, tool_unit
 from tests.hypothesis_profiles import examples

@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-import myrm_tui.context.summarizers as context_summarizers
+import myrm_tui.context.compaction.summarizers as context_summarizers
 from myrm_tui.replay import ReplayOptions, replay
 
 REPO_ROOT = Path(__file__).resolve().parents[2]

@@ -14,8 +14,8 @@ import pytest
 
 from myrm_tui.llm.call_settings import CallSettings
 from myrm_tui.llm.errors import LLMError
+from myrm_tui.llm.fake_providers.switch import enable_in_this_process
 from myrm_tui.llm.stream import stream
-from myrm_tui.llm.test_providers import enable_in_this_process
 from myrm_tui.replay import ReplayOptions, ReplaySession, replay
 
 WINDOW = 16_000

@@ -8,7 +8,7 @@ from __future__ import annotations
 import dataclasses
 
 from myrm_tui.agent.cache_warmth import KEEPALIVE_MARGIN_S
-from myrm_tui.context.config import CACHE_TTL_S, DEFAULT_CONFIG
+from myrm_tui.context.window.config import CACHE_TTL_S, DEFAULT_CONFIG
 from myrm_tui.replay import TURN_SECONDS, ReplayOptions, replay
 from tests.context.test_replay import session_lines
 

@@ -10,14 +10,14 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from myrm_tui.context.arrival_budget import arrival_allowances
-from myrm_tui.context.config import DEFAULT_CONFIG, EngineConfig
 from myrm_tui.context.engine import ContextEngine, TurnInput
-from myrm_tui.context.intent import focus_last_in_band
-from myrm_tui.context.masker_tiers import EPHEMERAL, PROTECTED, STANDARD, parse_protected_tools, tool_tier
-from myrm_tui.context.pins import is_security_pin
-from myrm_tui.context.tokens import count_message_tokens
-from myrm_tui.context.views import REMOVED
+from myrm_tui.context.observations.intent import focus_last_in_band
+from myrm_tui.context.observations.masker_tiers import EPHEMERAL, PROTECTED, STANDARD, parse_protected_tools, tool_tier
+from myrm_tui.context.observations.pins import is_security_pin
+from myrm_tui.context.rows.views import REMOVED
+from myrm_tui.context.window.arrival_budget import arrival_allowances
+from myrm_tui.context.window.config import DEFAULT_CONFIG, EngineConfig
+from myrm_tui.context.window.tokens import count_message_tokens
 from myrm_tui.settings.schema import SPECS_BY_KEY
 from myrm_tui.settings.value_checks import type_error
 from myrm_tui.store import Store

@@ -10,7 +10,7 @@ from __future__ import annotations
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from myrm_tui.context.ingest import ingest_message, spill_text
+from myrm_tui.context.rows.ingest import ingest_message, spill_text
 from tests.hypothesis_profiles import examples
 
 NO_VAULT_NOTE = "no vault available for the rest"

@@ -12,9 +12,9 @@ import json
 import random
 
 from myrm_tui.context.engine import ContextEngine, TurnInput
-from myrm_tui.context.recall import ctx_expand
-from myrm_tui.context.tokens import count_message_tokens
-from myrm_tui.llm.model_info import ModelInfo
+from myrm_tui.context.recall.answers import ctx_expand
+from myrm_tui.context.window.tokens import count_message_tokens
+from myrm_tui.llm.models.info import ModelInfo
 
 MODEL = "gpt-4o"
 WINDOW = 32_000

@@ -6,11 +6,11 @@ from __future__ import annotations
 import json
 
 from myrm_tui.context.assemble_report import AssembleReport
-from myrm_tui.context.compaction_event import CompactionEvent
+from myrm_tui.context.compaction.event import CompactionEvent
 from myrm_tui.context.engine import ContextEngine, TurnInput
 from myrm_tui.context.stages.cache_optimize import CacheBreak
-from myrm_tui.context.tokens import count_message_tokens
-from myrm_tui.llm.model_info import ModelInfo
+from myrm_tui.context.window.tokens import count_message_tokens
+from myrm_tui.llm.models.info import ModelInfo
 from myrm_tui.store import Store, event_kinds
 
 MODEL = "gpt-4o"

@@ -239,7 +239,8 @@ WIRES = ("direct", "litellm")
 def use_wire(wire: str, monkeypatch) -> None:
     """Send `openai/NAME` calls at an api_base and `local/NAME` calls through `wire` for the rest
     of the test."""
-    from myrm_tui.llm import local_provider, openai_compatible
+    from myrm_tui.llm import openai_compatible
+    from myrm_tui.llm.local import provider as local_provider
 
     if wire == "litellm":
         monkeypatch.setattr(openai_compatible, "serves", lambda model, api_base: False)

@@ -20,15 +20,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from myrm_tui.agent.resend import reusable_user_message
+from myrm_tui.agent.turn.resend import reusable_user_message
 from myrm_tui.context.engine import ContextEngine, TurnInput
-from myrm_tui.context.ingest import ingest_message
 from myrm_tui.context.prompt import AssembledPrompt, ContextExhausted
-from myrm_tui.context.room import FLOOR_TOKENS, fixed_prefix_tokens
-from myrm_tui.context.tokens import count_message_tokens
-from myrm_tui.context.views import REMOVED
-from myrm_tui.llm.model_info import ModelInfo
-from myrm_tui.llm.replay_summarizers import head_summarizer
+from myrm_tui.context.rows.ingest import ingest_message
+from myrm_tui.context.rows.views import REMOVED
+from myrm_tui.context.window.room import FLOOR_TOKENS, fixed_prefix_tokens
+from myrm_tui.context.window.tokens import count_message_tokens
+from myrm_tui.llm.fake_providers.replay_summarizers import head_summarizer
+from myrm_tui.llm.models.info import ModelInfo
 from myrm_tui.store import Store
 
 MODEL = "gpt-4o"
@@ -297,7 +297,7 @@ class Driver:
 
 
 def _tools_tokens() -> int:
-    from myrm_tui.context.tokens import count_tools_tokens
+    from myrm_tui.context.window.tokens import count_tools_tokens
 
     return count_tools_tokens(TOOLS, MODEL)
 

@@ -19,7 +19,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from myrm_tui.settings.loader import load_settings, save_user_settings
+from myrm_tui.settings.config_files.loader import load_settings, save_user_settings
 from myrm_tui.settings.schema import MODEL_FIELD_MINIMUMS, SETTINGS, SPECS_BY_KEY
 from myrm_tui.store import Store
 from tests.hypothesis_profiles import examples
@@ -128,7 +128,7 @@ def test_a_value_applies_exactly_when_it_is_in_its_declared_range(dirs, spec, va
 
 
 def test_model_field_minimums_name_real_override_fields():
-    from myrm_tui.settings.loader import MODEL_OVERRIDE_TYPES
+    from myrm_tui.settings.config_files.loader import MODEL_OVERRIDE_TYPES
 
     assert set(MODEL_FIELD_MINIMUMS) <= set(MODEL_OVERRIDE_TYPES)
     assert {k for k, t in MODEL_OVERRIDE_TYPES.items() if t in (int, float)} <= set(MODEL_FIELD_MINIMUMS)

@@ -22,7 +22,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from myrm_tui.store import Store, StoreError
-from myrm_tui.store.db import connect
+from myrm_tui.store.database.db import connect
 from tests.faults.store_faults import Myrm, make_workspace
 from tests.hypothesis_profiles import examples
 
@@ -155,8 +155,8 @@ def pristine(tmp_path_factory) -> tuple[Path, dict[int, dict]]:
 @settings(max_examples=examples(25), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(page_fraction=st.floats(min_value=0.0, max_value=0.9999), seed=st.integers(0, 2**32))
 def test_any_garbage_page_never_crashes_and_recovery_never_invents(pristine, tmp_path_factory, page_fraction, seed):
-    from myrm_tui.store.health import inspect
-    from myrm_tui.store.recover import recover
+    from myrm_tui.store.recovery.health import inspect
+    from myrm_tui.store.recovery.recover import recover
 
     source, written = pristine
     workspace = tmp_path_factory.mktemp("damaged") / "ws"

@@ -23,7 +23,7 @@ from pathlib import Path
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from myrm_tui.context.budget import budget_for
+from myrm_tui.context.window.budget import budget_for
 from tests.faults.progress_driver import Driver, SessionPlan, TurnPlan, check_prompt
 from tests.hypothesis_profiles import examples
 

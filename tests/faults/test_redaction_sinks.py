@@ -32,7 +32,7 @@ from hypothesis import strategies as st
 
 import myrm_tui  # noqa: F401  (offline env before litellm)
 from myrm_tui import log_redaction, sinks
-from myrm_tui.context.tokens import count_message_tokens
+from myrm_tui.context.window.tokens import count_message_tokens
 from myrm_tui.redact import redact
 from myrm_tui.store import Store
 from tests.faults.secret_corpus import NearMiss, Secret, corpus, near_misses, public_key_material
@@ -228,7 +228,7 @@ def drive_summary_body(world: World, tag: str, text: str) -> list[str]:
 
 
 def drive_summary_footer(world: World, tag: str, text: str) -> list[str]:
-    from myrm_tui.context.dag import _footer
+    from myrm_tui.context.compaction.dag import _footer
     from myrm_tui.context.summary.footer import footer_from_records
 
     rows = world.rows(tag, text)
@@ -236,13 +236,13 @@ def drive_summary_footer(world: World, tag: str, text: str) -> list[str]:
 
 
 def drive_session_note(world: World, tag: str, text: str) -> list[str]:
-    from myrm_tui.context.markers import session_notes
+    from myrm_tui.context.compaction.markers import session_notes
 
     return session_notes(world.rows(tag, text))
 
 
 def drive_omission_marker(world: World, tag: str, text: str) -> list[str]:
-    from myrm_tui.context.markers import omission_marker
+    from myrm_tui.context.compaction.markers import omission_marker
 
     return [omission_marker(world.rows(tag, text)[2:8])]  # the carrier turn, as a marker covers it
 
@@ -288,9 +288,9 @@ def drive_objective_note(world: World, tag: str, text: str) -> list[str]:
 
 def drive_session_title(world: World, tag: str, text: str) -> list[str]:
     """Titles made by `myrm run` and by the TUI from a first prompt."""
-    from myrm_tui.cli_commands.run import _choose_session
+    from myrm_tui.cli_commands.run.command import _choose_session
     from myrm_tui.settings.settings import Settings
-    from myrm_tui.tui.chat_session import ChatSession
+    from myrm_tui.tui.session.chat_session import ChatSession
 
     prompt = f"{tag} {text}"
     run_id = _choose_session(world.store, None, False, world.model, prompt)
@@ -312,7 +312,7 @@ def drive_export(world: World, tag: str, text: str) -> list[str]:
 
 
 def drive_doctor(world: World, tag: str, text: str) -> list[str]:
-    from myrm_tui.cli_commands.doctor import settings_lines
+    from myrm_tui.cli_commands.doctor.command import settings_lines
     from myrm_tui.settings.settings import Settings
 
     base = Settings().with_values(model=world.model, api_base=f"{tag} {text}")
@@ -338,7 +338,7 @@ def drive_cli_output(world: World, tag: str, text: str) -> list[str]:
 def drive_run_echo(world: World, tag: str, text: str) -> list[str]:
     """`myrm run`'s stderr lines for a tool call and its failure, for each argument shape."""
     from myrm_tui.agent.events import ToolFinished, ToolStarted
-    from myrm_tui.cli_commands.run import RunReport
+    from myrm_tui.cli_commands.run.command import RunReport
 
     report = RunReport(session_id="s", model=world.model, stream_text=False)
     stderr = io.StringIO()

@@ -20,9 +20,9 @@ import pytest
 
 import myrm_tui  # noqa: F401  (offline env before litellm)
 from myrm_tui.agent.agent import Agent
-from myrm_tui.context.tokens import count_message_tokens
+from myrm_tui.context.window.tokens import count_message_tokens
 from myrm_tui.llm import retry_policy
-from myrm_tui.settings.loader import load_settings
+from myrm_tui.settings.config_files.loader import load_settings
 from myrm_tui.store import Store
 from tests.faults.fake_openai_server import FakeOpenAI, answer, error, running_fake_openai
 

@@ -15,8 +15,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from myrm_tui.agent.tools.base import ToolContext, ToolError
-from myrm_tui.agent.tools.file_read import FileRead
-from myrm_tui.context.recall import ctx_expand, ctx_inspect
+from myrm_tui.agent.tools.files.read import FileRead
+from myrm_tui.context.recall.answers import ctx_expand, ctx_inspect
 from myrm_tui.settings.settings import Settings
 from myrm_tui.store import Store, VaultError
 from tests.faults.store_faults import make_workspace

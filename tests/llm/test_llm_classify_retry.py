@@ -143,8 +143,9 @@ def test_completion_kwargs_own_retries_and_scope_prompt_cache_key():
 
 def test_importing_llm_modules_does_not_import_litellm():
     code = (
-        "import sys, myrm_tui.llm.stream, myrm_tui.llm.registry, myrm_tui.llm.defaults, "
-        "myrm_tui.llm.providers, myrm_tui.llm.scripted, myrm_tui.llm.local_provider, myrm_tui.llm.classify; "
+        "import sys, myrm_tui.llm.stream, myrm_tui.llm.models.registry, myrm_tui.llm.models.defaults, "
+        "myrm_tui.llm.providers, myrm_tui.llm.fake_providers.scripted, myrm_tui.llm.local.provider, "
+        "myrm_tui.llm.classify; "
         "assert 'litellm' not in sys.modules, 'litellm imported'; "
         "assert 'llama_cpp' not in sys.modules, 'llama_cpp imported'; print('ok')"
     )
@@ -155,7 +156,7 @@ def test_importing_llm_modules_does_not_import_litellm():
 
 def test_default_model_lookup_without_key_does_not_load_llama_cpp():
     code = (
-        "import sys, myrm_tui; from myrm_tui.llm.defaults import default_model; default_model({}); "
+        "import sys, myrm_tui; from myrm_tui.llm.models.defaults import default_model; default_model({}); "
         "assert 'llama_cpp' not in sys.modules; print('ok')"
     )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=False)

@@ -19,9 +19,12 @@ from typing import Any
 
 import pytest
 
-from myrm_tui.llm import errors, local_client, local_provider, registry
+from myrm_tui.llm import errors
 from myrm_tui.llm.call_settings import CallSettings
 from myrm_tui.llm.events import FinishEvent, TextDelta, UsageEvent
+from myrm_tui.llm.local import client as local_client
+from myrm_tui.llm.local import provider as local_provider
+from myrm_tui.llm.models import registry
 from myrm_tui.llm.stream import stream
 from tests.faults.fake_openai_server import WIRES, use_wire
 
@@ -102,7 +105,7 @@ async def test_generation_runs_in_a_worker_process_that_keeps_its_cache(workers)
 def test_the_safe_loader_decodes_many_tokens_in_a_plain_process():
     """The loader every llama.cpp process of ours uses, on its own: a crash would be a signal."""
     code = textwrap.dedent(f"""
-        from myrm_tui.llm.llama_safety import disable_extra_buffer_types
+        from myrm_tui.llm.local.llama_safety import disable_extra_buffer_types
         disable_extra_buffer_types()
         from llama_cpp import Llama
         llm = Llama(model_path={str(local_provider.smollm2_path())!r}, n_ctx=1024, verbose=False)
@@ -208,8 +211,8 @@ async def test_a_wedged_worker_that_ignores_cancel_is_killed(workers, monkeypatc
 def test_the_worker_exits_when_its_parent_dies(tmp_path: Path):
     parent = textwrap.dedent("""
         import os
-        from myrm_tui.llm.local_client import LocalWorkers, LOAD_TIMEOUT_S
-        from myrm_tui.llm.local_provider import start_worker
+        from myrm_tui.llm.local.client import LocalWorkers, LOAD_TIMEOUT_S
+        from myrm_tui.llm.local.provider import start_worker
         workers = LocalWorkers()
         start_worker(workers, "local/smollm2", 0)
         (worker,) = workers.running()

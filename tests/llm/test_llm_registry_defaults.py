@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import json
 
-from myrm_tui.llm import defaults, provider_keys, registry
-from myrm_tui.llm.model_info import CONSERVATIVE_WINDOW
+from myrm_tui.llm.models import defaults, provider_keys, registry
+from myrm_tui.llm.models.info import CONSERVATIVE_WINDOW
 
 
 def test_known_model_fields_come_from_litellm():
@@ -84,7 +84,7 @@ def test_default_model_is_deterministic_for_every_provider():
 
 
 def test_empty_env_falls_back_to_local_or_none():
-    from myrm_tui.llm.local_provider import local_available
+    from myrm_tui.llm.local.provider import local_available
 
     expected = "local/smollm2" if local_available() else None
     assert defaults.default_model({}) == expected

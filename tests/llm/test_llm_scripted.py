@@ -6,8 +6,9 @@ import json
 
 import pytest
 
-from myrm_tui.llm import errors, scripted
+from myrm_tui.llm import errors
 from myrm_tui.llm.events import FinishEvent, ReasoningDelta, RetryEvent, TextDelta, ToolCallEvent, UsageEvent
+from myrm_tui.llm.fake_providers import scripted
 
 USER = [{"role": "user", "content": "go"}]
 

@@ -1,12 +1,12 @@
-"""The one model-name check (llm/model_check.py) every front end asks: `myrm run --model`,
+"""The one model-name check (llm/models/check.py) every front end asks: `myrm run --model`,
 `myrm models`, the settings screen, the picker and a fork. It names the model canonically, says
 whether anyone serves it, what was probably meant, and which key variable its provider needs."""
 
 from __future__ import annotations
 
-from myrm_tui.llm import registry
-from myrm_tui.llm.local_provider import local_available
-from myrm_tui.llm.model_check import check_model, is_ready
+from myrm_tui.llm.local.provider import local_available
+from myrm_tui.llm.models import registry
+from myrm_tui.llm.models.check import check_model, is_ready
 
 SERVER = "http://127.0.0.1:8080/v1"
 

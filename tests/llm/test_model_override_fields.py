@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import dataclasses
 
-from myrm_tui.llm.model_info import ModelInfo
-from myrm_tui.llm.registry import OVERRIDABLE_FIELDS, info
-from myrm_tui.settings.loader import MODEL_OVERRIDE_TYPES
+from myrm_tui.llm.models.info import ModelInfo
+from myrm_tui.llm.models.registry import OVERRIDABLE_FIELDS, info
+from myrm_tui.settings.config_files.loader import MODEL_OVERRIDE_TYPES
 
 # ModelInfo's annotations are strings (postponed evaluation); a config file writes no None, so an
 # optional text field takes text.

@@ -21,12 +21,12 @@ import pytest
 import myrm_tui  # noqa: F401  (offline env before litellm)
 from myrm_tui.agent.agent import Agent
 from myrm_tui.agent.events import ToolFinished, TurnFinished
-from myrm_tui.context.family import ANTHROPIC, OPENAI, REASONING_TOOLS
+from myrm_tui.context.rows.family import ANTHROPIC, OPENAI, REASONING_TOOLS
 from myrm_tui.context.stages.thinking_cleanup import clean_thinking
 from myrm_tui.llm.assembler import StreamAssembler
 from myrm_tui.llm.call_settings import reasoning_effort_for
 from myrm_tui.llm.events import FinishEvent
-from myrm_tui.llm.model_info import ModelInfo
+from myrm_tui.llm.models.info import ModelInfo
 from myrm_tui.settings.settings import Settings
 from myrm_tui.store import Store
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-# The worker's module, as its command line names it (llm/local_client.py starts `python -m` it).
-WORKER_MODULE = b"myrm_tui.llm.local_worker"
+# The worker's module, as its command line names it (llm/local/client.py starts `python -m` it).
+WORKER_MODULE = b"myrm_tui.llm.local.worker"
 
 
 def worker_pids() -> set[int]:

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from myrm_tui.mcp.connection import ServerConnection
 from myrm_tui.mcp.manager import McpManager
-from myrm_tui.settings.mcp_config import HTTP, STDIO, McpServerConfig
+from myrm_tui.settings.sections.mcp_servers import HTTP, STDIO, McpServerConfig
 
 HERE = Path(__file__).resolve().parent
 REPO_ROOT = HERE.parents[1]

@@ -12,8 +12,8 @@ import pytest
 
 import myrm_tui  # noqa: F401  (offline env before litellm)
 from myrm_tui.agent.agent import Agent
-from myrm_tui.agent.build import build_agent
 from myrm_tui.agent.events import ApprovalRequest, Notice, ToolFinished
+from myrm_tui.agent.setup.build import build_agent
 from myrm_tui.mcp.frozen_order import is_unavailable
 from myrm_tui.mcp.manager import McpManager
 from myrm_tui.settings.settings import Settings

@@ -14,7 +14,7 @@ from myrm_tui.agent.tools.base import ToolContext, ToolError
 from myrm_tui.mcp.connection import CRASHED, DISABLED, FAILED, READY
 from myrm_tui.mcp.manager import McpManager
 from myrm_tui.mcp.tool import McpTool
-from myrm_tui.settings.mcp_config import McpServerConfig
+from myrm_tui.settings.sections.mcp_servers import McpServerConfig
 from myrm_tui.settings.settings import Settings
 from tests.mcp.mcp_helpers import HttpServer, connection_of, http_config, server_pids, stdio_config, wait_gone
 

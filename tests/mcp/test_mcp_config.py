@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from myrm_tui.mcp.expand import MissingVariable, expanded
 from myrm_tui.mcp.names import MAX_NAME_CHARS, tool_name, unique_names
-from myrm_tui.settings.mcp_config import HTTP, STDIO, server_from_toml, servers_from_mcp_json
+from myrm_tui.settings.sections.mcp_servers import HTTP, STDIO, server_from_toml, servers_from_mcp_json
 
 PROVIDER_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 

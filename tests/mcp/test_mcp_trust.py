@@ -17,9 +17,9 @@ from myrm_tui.cli_commands.common import CommandContext
 from myrm_tui.cli_commands.trust import trust_prompt_for
 from myrm_tui.mcp.connection import READY
 from myrm_tui.settings import trust as T
-from myrm_tui.settings.loader import load_settings
+from myrm_tui.settings.config_files.loader import load_settings
 from myrm_tui.tui.app import MyrmApp
-from myrm_tui.tui.screens.chat import ChatScreen
+from myrm_tui.tui.screens.chat.screen import ChatScreen
 from myrm_tui.tui.screens.trust import TrustScreen
 from tests.mcp.mcp_helpers import SERVER, SIZE, connection_of, run_myrm, wait_until
 from tests.trust_helpers import digest_of, trust_of

@@ -16,10 +16,10 @@ from pathlib import Path
 from textual.widgets import OptionList, Static
 
 from myrm_tui.mcp.connection import FAILED, READY, STARTING
-from myrm_tui.settings.mcp_config import McpServerConfig
+from myrm_tui.settings.sections.mcp_servers import McpServerConfig
 from myrm_tui.settings.settings import Settings
 from myrm_tui.tui.app import MyrmApp
-from myrm_tui.tui.screens.chat import ChatScreen
+from myrm_tui.tui.screens.chat.screen import ChatScreen
 from myrm_tui.tui.screens.mcp import McpScreen
 from tests.mcp.mcp_helpers import SIZE, connection_of, server_pids, stdio_config, toml_server, wait_gone, wait_until
 from tests.tui.tui_pilot_helpers import screen_of

@@ -14,7 +14,7 @@ import myrm_tui  # noqa: F401  (offline env before litellm)
 from myrm_tui.agent.agent import Agent
 from myrm_tui.agent.events import ApprovalRequest, ToolFinished
 from myrm_tui.agent.tools.base import ToolContext, ToolResult
-from myrm_tui.agent.tools.bash import Bash
+from myrm_tui.agent.tools.shell.bash import Bash
 from myrm_tui.settings.settings import Settings
 from myrm_tui.store import Store
 

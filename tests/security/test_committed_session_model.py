@@ -5,7 +5,7 @@ the user never chose (a scripted/ script the repository ships, an open-catalogue
 guesses at a server), dated far in the future so that it is always "latest". In a fresh clone
 `myrm run -c` resumed it and used its model with no trust question. Now a stored model is kept
 only when the user could have chosen it (settings/model_choice.py), and a session dated in the
-future is never "latest" (store/log_sql.py RECENT_FIRST).
+future is never "latest" (store/database/log_sql.py RECENT_FIRST).
 """
 
 from __future__ import annotations

@@ -141,7 +141,9 @@ def test_a_dotenv_in_the_workspace_changes_nothing_when_started_from_python_c(tm
     assert_went_to_openai(attacker, proxy)
 
 
-@pytest.mark.parametrize("entry", ["myrm_tui.cli", "myrm_tui.llm.llama_server", "myrm_tui.llm.local_worker", "bench"])
+@pytest.mark.parametrize(
+    "entry", ["myrm_tui.cli", "myrm_tui.llm.local.llama_server", "myrm_tui.llm.local.worker", "bench"]
+)
 def test_every_entry_point_turns_dotenv_off_before_litellm_can_load(tmp_path: Path, entry: str):
     """The CLI, the llama.cpp server, the embedded model's worker and the bench: importing any of
     them sets LITELLM_MODE=PRODUCTION (even over the user's DEV) before litellm is imported."""

@@ -81,7 +81,7 @@ async def test_the_model_cannot_hold_a_call_past_the_users_cap(tmp_path):
 
 async def test_a_timeout_the_model_asks_for_is_capped_and_said(tmp_path):
     from myrm_tui.agent.tools.base import ToolContext
-    from myrm_tui.agent.tools.bash import Bash
+    from myrm_tui.agent.tools.shell.bash import Bash
     from tests.security.sandbox_calls import settings
 
     workspace = tmp_path / "ws"

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from myrm_tui.agent.shell_env import command_env
-from myrm_tui.settings.loader import load_settings
+from myrm_tui.settings.config_files.loader import load_settings
 from tests.security.sandbox_calls import bash, turn
 
 MARK = "myrm-secret-7d1c"

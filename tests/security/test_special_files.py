@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from myrm_tui.agent.attachments import AttachmentError
-from myrm_tui.tui.image_input import PendingImages
+from myrm_tui.agent.user_input.attachments import AttachmentError
+from myrm_tui.tui.prompt.image_input import PendingImages
 from tests.security.file_attacks import call, myrm, script_file, turn
 
 # How long a file tool may take to refuse a FIFO: it opens it non-blocking, so milliseconds; the

@@ -29,7 +29,7 @@ def script(root: Path) -> tuple[str, Path]:
 
 
 def test_the_suite_switch_is_the_modules_switch():
-    from myrm_tui.llm import test_providers
+    from myrm_tui.llm.fake_providers import switch as test_providers
 
     assert TEST_PROVIDERS_VAR == test_providers.ENV_VAR
     assert os.environ.get(TEST_PROVIDERS_VAR) == test_providers.ON  # tests/conftest.py

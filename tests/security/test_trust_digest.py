@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from myrm_tui.settings import trust as T
-from myrm_tui.settings.loader import load_settings
+from myrm_tui.settings.config_files.loader import load_settings
 from tests.security.clone_cli import Clone, make_clone
 
 SCRIPT_TEXT = {"main": "FROM-THE-TRUSTED-MODEL", "other": "FROM-THE-COMMAND-MODEL"}

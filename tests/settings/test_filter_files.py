@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from myrm_tui.settings import trust as T
-from myrm_tui.settings.filter_files import (
+from myrm_tui.settings.config_files.filter_files import (
     USER,
     WORKSPACE,
     load_filter_files,

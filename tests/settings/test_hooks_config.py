@@ -3,8 +3,8 @@ workspace file's is ignored with a problem, trusted or not (hooks run code)."""
 
 from __future__ import annotations
 
-from myrm_tui.settings import loader
-from myrm_tui.settings.hooks_config import DEFAULT_HOOK_TIMEOUT_S, HookSpec
+from myrm_tui.settings.config_files import loader
+from myrm_tui.settings.sections.hooks import DEFAULT_HOOK_TIMEOUT_S, HookSpec
 
 
 def test_user_hooks_apply_in_both_shapes(tmp_path):

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from myrm_tui.settings import loader
+from myrm_tui.settings.config_files import loader
 
 
 def test_public_names_still_come_from_the_loader():
-    from myrm_tui.settings.config_problem import ConfigProblem, ConfigWriteError
-    from myrm_tui.settings.config_write import save_user_settings
-    from myrm_tui.settings.model_overrides import MODEL_OVERRIDE_TYPES
+    from myrm_tui.settings.config_files.problems import ConfigProblem, ConfigWriteError
+    from myrm_tui.settings.config_files.write import save_user_settings
+    from myrm_tui.settings.sections.model_overrides import MODEL_OVERRIDE_TYPES
 
     assert loader.ConfigProblem is ConfigProblem and loader.ConfigWriteError is ConfigWriteError
     assert loader.save_user_settings is save_user_settings

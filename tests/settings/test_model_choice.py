@@ -12,7 +12,7 @@ from myrm_tui.cli_commands import common
 from myrm_tui.settings.model_choice import AUTOMATIC, SESSION, ModelChoice, choose_model, set_aside_notice
 from myrm_tui.settings.settings import Settings
 from myrm_tui.store.records import SessionRecord
-from myrm_tui.tui.chat_session import ChatSession
+from myrm_tui.tui.session.chat_session import ChatSession
 
 
 def _settings(model: str = "", source: str = "default") -> Settings:
@@ -75,8 +75,8 @@ def test_a_stored_model_the_users_config_names_is_kept():
 
 
 def test_the_cli_resolver_uses_the_rule_and_records_the_automatic_model(monkeypatch):
-    monkeypatch.setattr("myrm_tui.llm.session_model.built_in_model", _known)
-    monkeypatch.setattr("myrm_tui.llm.defaults.default_model", lambda env=None: "auto/model")
+    monkeypatch.setattr("myrm_tui.llm.models.session_model.built_in_model", _known)
+    monkeypatch.setattr("myrm_tui.llm.models.defaults.default_model", lambda env=None: "auto/model")
     configured = _settings("configured", "f.toml")
     assert common.resolve_model(configured) == (configured, "f.toml")
     settings, source = common.resolve_model(_settings()) or (None, None)
@@ -84,7 +84,7 @@ def test_the_cli_resolver_uses_the_rule_and_records_the_automatic_model(monkeypa
     assert settings.sources["model"] == AUTOMATIC
     resumed, source = common.resolve_model(configured, "recorded") or (None, None)
     assert resumed is not None and (resumed.model, source) == ("recorded", SESSION)
-    monkeypatch.setattr("myrm_tui.llm.defaults.default_model", lambda env=None: None)
+    monkeypatch.setattr("myrm_tui.llm.models.defaults.default_model", lambda env=None: None)
     assert common.resolve_model(_settings()) is None
 
 
@@ -101,8 +101,8 @@ def test_the_cli_resolver_uses_the_rule_and_records_the_automatic_model(monkeypa
     ],
 )
 def test_the_tui_and_the_cli_pick_the_same_model(monkeypatch, model, source, recorded):
-    monkeypatch.setattr("myrm_tui.llm.session_model.built_in_model", _known)
-    monkeypatch.setattr("myrm_tui.llm.defaults.default_model", lambda env=None: "auto/model")
+    monkeypatch.setattr("myrm_tui.llm.models.session_model.built_in_model", _known)
+    monkeypatch.setattr("myrm_tui.llm.models.defaults.default_model", lambda env=None: "auto/model")
     settings = _settings(model, source)
     session = SessionRecord("s1", "title", 0.0, 0.0, recorded) if recorded else None
     chat = ChatSession(store=None, settings=settings, workspace=Path("."), session=session)  # type: ignore[arg-type]

@@ -6,7 +6,7 @@ from typing import Any
 
 from myrm_tui.store import Store, event_kinds
 from myrm_tui.store.constants import INTERRUPTED_TOOL_CONTENT
-from myrm_tui.store.repair import find_dangling_calls
+from myrm_tui.store.database.repair import find_dangling_calls
 
 
 def _call(call_id: str, name: str) -> dict:

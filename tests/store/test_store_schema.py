@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from myrm_tui.store import Store, StoreError, schema
+from myrm_tui.store import Store, StoreError
+from myrm_tui.store.database import schema
 
 
 def _version(db: Path) -> int:

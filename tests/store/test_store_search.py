@@ -14,8 +14,9 @@ from types import ModuleType
 
 import pytest
 
-from myrm_tui.store import Store, StoreError, VaultError, log_sql, schema, search_index
+from myrm_tui.store import Store, StoreError, VaultError
 from myrm_tui.store.constants import SNIPPET_CLOSE, SNIPPET_MAX_CHARS, SNIPPET_OPEN
+from myrm_tui.store.database import log_sql, schema, search_index
 from myrm_tui.store.search import parse_query, quote
 
 FILLER_WORDS = [

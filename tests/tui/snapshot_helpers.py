@@ -13,7 +13,7 @@ from pathlib import Path
 
 from myrm_tui.settings import Settings
 from myrm_tui.tui.app import MyrmApp
-from myrm_tui.tui.widgets.assistant_message import AssistantMessage
+from myrm_tui.tui.widgets.blocks.assistant_message import AssistantMessage
 from tests.tui.tui_pilot_helpers import wait_until
 
 SNAP_SIZE = (120, 40)

@@ -17,8 +17,8 @@ from myrm_tui.settings import Settings
 from myrm_tui.settings.paths import user_config_dir
 from myrm_tui.tui.app import MyrmApp
 from myrm_tui.tui.widgets.approval import ApprovalPrompt
-from myrm_tui.tui.widgets.note import Note
-from myrm_tui.tui.widgets.tool_block import ToolBlock
+from myrm_tui.tui.widgets.blocks.note import Note
+from myrm_tui.tui.widgets.blocks.tool_block import ToolBlock
 from tests.tui.tui_pilot_helpers import SIZE, screen_text, scripted_settings, type_text, wait_until
 
 

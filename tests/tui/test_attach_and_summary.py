@@ -14,9 +14,9 @@ from myrm_tui.agent.fork import FORK_SUMMARY, SYNTHETIC_KEY
 from myrm_tui.context.summary.schema import FileChange, StructuredSummary, render
 from myrm_tui.settings import Settings
 from myrm_tui.tui.app import MyrmApp
-from myrm_tui.tui.widgets.context_note_block import ContextNoteBlock
-from myrm_tui.tui.widgets.note import Note
-from myrm_tui.tui.widgets.user_message import UserMessage
+from myrm_tui.tui.widgets.blocks.context_note_block import ContextNoteBlock
+from myrm_tui.tui.widgets.blocks.note import Note
+from myrm_tui.tui.widgets.blocks.user_message import UserMessage
 from tests.tui.snapshot_helpers import SNAP_SIZE, make_app, settle
 from tests.tui.tui_pilot_helpers import SIZE, notices, scripted_settings, wait_until
 

@@ -1,4 +1,4 @@
-"""The TUI's keep-alive driver (tui/cache_keepalive.py): it starts a warmth step only when an
+"""The TUI's keep-alive driver (tui/session/cache_keepalive.py): it starts a warmth step only when an
 agent exists, one of the settings is on, and nothing runs; the step itself is tested through the
 agent in tests/agent/test_cache_warmth.py."""
 
@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from myrm_tui.tui.cache_keepalive import POLL_S, CacheKeepAlive
+from myrm_tui.tui.session.cache_keepalive import POLL_S, CacheKeepAlive
 
 
 class FakeApp:

@@ -1,4 +1,4 @@
-"""The idle cache keep-alive after a model switch, through the TUI's driver (tui/cache_keepalive.py)
+"""The idle cache keep-alive after a model switch, through the TUI's driver (tui/session/cache_keepalive.py)
 on a real ChatSession, its SessionRuntime and live agents on the scripted provider: after `/model`
 the probe goes to the model the next message goes to, never to the one the last went to (its
 cache would be kept warm for nothing, and the new model's stays cold)."""
@@ -12,8 +12,8 @@ from typing import Any
 
 from myrm_tui.agent.cache_warmth import PURPOSE_KEEPALIVE
 from myrm_tui.store import event_kinds
-from myrm_tui.tui.cache_keepalive import CacheKeepAlive
-from myrm_tui.tui.chat_session import ChatSession
+from myrm_tui.tui.session.cache_keepalive import CacheKeepAlive
+from myrm_tui.tui.session.chat_session import ChatSession
 from tests.agent.agent_helpers import settings_for
 
 USAGE = {"prompt_tokens": 900, "completion_tokens": 1, "cached_read_tokens": 850, "cached_write_tokens": 0}

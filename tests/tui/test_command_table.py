@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from textual.binding import Binding
 
-from myrm_tui.tui.command_table import COMMANDS
-from myrm_tui.tui.screens.chat import ChatScreen
-from myrm_tui.tui.screens.chat_commands import ChatCommands
-from myrm_tui.tui.slash_commands import SLASH_COMMANDS
+from myrm_tui.tui.prompt.command_table import COMMANDS
+from myrm_tui.tui.prompt.slash_commands import SLASH_COMMANDS
+from myrm_tui.tui.screens.chat.commands import ChatCommands
+from myrm_tui.tui.screens.chat.screen import ChatScreen
 
 
 def test_every_handler_the_table_names_exists():

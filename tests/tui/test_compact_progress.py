@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import json
 
-from myrm_tui.context.tokens import count_message_tokens
+from myrm_tui.context.window.tokens import count_message_tokens
 from myrm_tui.tui.app import MyrmApp
-from myrm_tui.tui.turn_runner import COMPACT_CANCELLED
-from myrm_tui.tui.widgets.compaction_divider import CompactionDivider
+from myrm_tui.tui.session.turn_runner import COMPACT_CANCELLED
+from myrm_tui.tui.widgets.blocks.compaction_divider import CompactionDivider
 from tests.tui.tui_pilot_helpers import SIZE, notices, scripted_settings, type_text, wait_until
 
 ANSWER = ("Water the tomatoes early in the morning and mulch the beds against the heat. " * 5).strip()

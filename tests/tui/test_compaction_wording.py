@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from myrm_tui.tui.app import MyrmApp
 from myrm_tui.tui.formatting import token_change
-from myrm_tui.tui.widgets.compaction_divider import CompactionDivider
+from myrm_tui.tui.widgets.blocks.compaction_divider import CompactionDivider
 from tests.tui.tui_pilot_helpers import SIZE, notices, scripted_settings, send, wait_until
 
 

@@ -6,7 +6,7 @@ from typing import Any, cast
 
 from myrm_tui.store import Store
 from myrm_tui.store.records import EventRecord
-from myrm_tui.tui.context_source import ContextFollower, read_context
+from myrm_tui.tui.figures.context_source import ContextFollower, read_context
 
 BUDGET = {"window": 10_000, "output_reserve": 1_000, "safety_margin": 256, "prompt_limit": 8_744}
 

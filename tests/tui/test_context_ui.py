@@ -8,7 +8,7 @@ from textual.widgets import Static
 
 from myrm_tui.tui.app import MyrmApp
 from myrm_tui.tui.screens.health import HealthScreen
-from myrm_tui.tui.widgets.compaction_divider import CompactionDivider
+from myrm_tui.tui.widgets.blocks.compaction_divider import CompactionDivider
 from myrm_tui.tui.widgets.context_ring import ForkHint
 from tests.tui.tui_pilot_helpers import (
     SIZE,

@@ -15,19 +15,19 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from myrm_tui.settings import trust as T
-from myrm_tui.settings.command_files import MAX_COMMAND_BYTES
+from myrm_tui.settings.config_files.command_files import MAX_COMMAND_BYTES
 from myrm_tui.settings.paths import user_config_dir
 from myrm_tui.tui.app import MyrmApp
-from myrm_tui.tui.custom_commands import (
+from myrm_tui.tui.prompt.custom_commands import (
     CustomCommand,
     command_model,
     load_custom_commands,
     workspace_trusted,
 )
-from myrm_tui.tui.slash_commands import SLASH_COMMANDS, SlashCommand, parse_command
+from myrm_tui.tui.prompt.slash_commands import SLASH_COMMANDS, SlashCommand, parse_command
+from myrm_tui.tui.widgets.blocks.note import Note
+from myrm_tui.tui.widgets.blocks.user_message import UserMessage
 from myrm_tui.tui.widgets.completion_popup import CompletionPopup
-from myrm_tui.tui.widgets.note import Note
-from myrm_tui.tui.widgets.user_message import UserMessage
 from tests.tui.tui_pilot_helpers import SIZE, scripted_settings, type_text, wait_until
 
 REPO_ROOT = Path(__file__).resolve().parents[2]

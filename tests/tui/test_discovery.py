@@ -8,8 +8,8 @@ import re
 from myrm_tui.settings import Settings
 from myrm_tui.tui.app import MyrmApp
 from myrm_tui.tui.key_help import BoundKey, key_rows, key_table
+from myrm_tui.tui.prompt.slash_commands import popup_order, with_custom
 from myrm_tui.tui.screens.dialogs import TextScreen
-from myrm_tui.tui.slash_commands import popup_order, with_custom
 from tests.tui.tui_pilot_helpers import SIZE, screen_of, scripted_settings, type_text, wait_until
 
 # The notation the README and the welcome use: "Ctrl+O", "Shift+Enter", "F2", "Esc", a bare "y".

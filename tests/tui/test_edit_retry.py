@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from myrm_tui.settings import Settings
 from myrm_tui.tui.app import MyrmApp
-from myrm_tui.tui.edit_retry import edit_target, retry_plan
+from myrm_tui.tui.transcript.edit_retry import edit_target, retry_plan
+from myrm_tui.tui.widgets.blocks.user_message import UserMessage
 from myrm_tui.tui.widgets.edit_hint import EditHint
-from myrm_tui.tui.widgets.user_message import UserMessage
 from tests.tui.snapshot_helpers import SNAP_SIZE, make_app, seed, settle
 from tests.tui.tui_pilot_helpers import SIZE, notices, scripted_settings, send, type_text, wait_until
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from myrm_tui.settings import Settings
 from myrm_tui.tui.app import MyrmApp
-from myrm_tui.tui.widgets.user_message import UserMessage
+from myrm_tui.tui.widgets.blocks.user_message import UserMessage
 from tests.tui.tui_pilot_helpers import SIZE, type_text, wait_until
 
 SECRET = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"  # a GitHub token's shape

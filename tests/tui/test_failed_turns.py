@@ -13,12 +13,12 @@ import json
 from pathlib import Path
 
 from myrm_tui.cli_commands.common import CommandContext, config_notices
-from myrm_tui.settings.loader import load_settings
+from myrm_tui.settings.config_files.loader import load_settings
 from myrm_tui.tui.app import DEFAULT_THEME, MyrmApp
-from myrm_tui.tui.themes import shipped_theme_dir
-from myrm_tui.tui.widgets.assistant_message import AssistantMessage
-from myrm_tui.tui.widgets.note import Note
-from myrm_tui.tui.widgets.user_message import UserMessage
+from myrm_tui.tui.theming.theme_files import shipped_theme_dir
+from myrm_tui.tui.widgets.blocks.assistant_message import AssistantMessage
+from myrm_tui.tui.widgets.blocks.note import Note
+from myrm_tui.tui.widgets.blocks.user_message import UserMessage
 from tests.tui.tui_pilot_helpers import SIZE, notices, scripted_settings, type_text, wait_until
 
 BROKEN_THEME = """name = "broken"
@@ -61,7 +61,7 @@ async def test_after_a_dropped_stream_the_draft_is_back_and_resending_works(work
         )
         assert screen.prompt.text == ""
         roles = [role for role, _ in _stored(store, app.chat.session_id)]
-        # the cut-off half is an answer, so the resend is a new ask (agent/resend.py)
+        # the cut-off half is an answer, so the resend is a new ask (agent/turn/resend.py)
         assert roles == ["user", "assistant", "user", "assistant"]
 
 

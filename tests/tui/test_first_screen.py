@@ -5,8 +5,8 @@ from __future__ import annotations
 from myrm_tui.settings import Settings
 from myrm_tui.tui.app import MyrmApp
 from myrm_tui.tui.terminal_keys import install_extra_sequences
-from myrm_tui.tui.widgets.assistant_message import AssistantMessage
-from myrm_tui.tui.widgets.user_message import UserMessage
+from myrm_tui.tui.widgets.blocks.assistant_message import AssistantMessage
+from myrm_tui.tui.widgets.blocks.user_message import UserMessage
 from myrm_tui.tui.widgets.welcome import Welcome
 from tests.tui.tui_pilot_helpers import SIZE, scripted_settings, type_text, wait_until
 

@@ -7,7 +7,7 @@ from typing import Any
 
 from myrm_tui.store.records import MessageRecord
 from myrm_tui.tui.formatting import cap_text, format_duration, message_text, summarize_arguments
-from myrm_tui.tui.history import AssistantItem, ToolItem, UserItem, build_history
+from myrm_tui.tui.transcript.history import AssistantItem, ToolItem, UserItem, build_history
 
 
 def _rec(i: int, message: dict) -> MessageRecord:

@@ -10,14 +10,14 @@ from textual.command import CommandList, CommandPalette
 
 from myrm_tui.settings import Settings
 from myrm_tui.tui.app import MyrmApp
-from myrm_tui.tui.completion import CompletionRequest, apply_completion, completion_at, list_workspace_files
 from myrm_tui.tui.external_editor import edit_text, editor_command
-from myrm_tui.tui.prompt_history import PromptHistory
+from myrm_tui.tui.prompt.completion import CompletionRequest, apply_completion, completion_at, list_workspace_files
+from myrm_tui.tui.prompt.prompt_history import PromptHistory
+from myrm_tui.tui.prompt.slash_commands import parse_command
 from myrm_tui.tui.screens.dialogs import TextScreen
 from myrm_tui.tui.screens.health import HealthScreen
-from myrm_tui.tui.slash_commands import parse_command
-from myrm_tui.tui.themes import ThemeFileError, load_theme_file, load_themes, shipped_theme_dir
-from myrm_tui.tui.widgets.user_message import UserMessage
+from myrm_tui.tui.theming.theme_files import ThemeFileError, load_theme_file, load_themes, shipped_theme_dir
+from myrm_tui.tui.widgets.blocks.user_message import UserMessage
 from tests.tui.tui_pilot_helpers import SIZE, notices, screen_of, scripted_settings, send, type_text, wait_until
 
 

@@ -9,7 +9,7 @@ from textual.widgets import Static
 
 from myrm_tui.tui.app import MyrmApp
 from myrm_tui.tui.constants import LOAD_EARLIER_TURNS, TURN_WINDOW
-from myrm_tui.tui.widgets.user_message import UserMessage
+from myrm_tui.tui.widgets.blocks.user_message import UserMessage
 from tests.tui.test_long_sessions import seed_turns
 from tests.tui.tui_pilot_helpers import SIZE, scripted_settings, wait_until
 

@@ -13,7 +13,7 @@ from textual.widget import Widget
 from myrm_tui.store.tool_status import OK, STATUS_KEY
 from myrm_tui.tui.app import MyrmApp
 from myrm_tui.tui.screens.tool_output import ToolOutputScreen
-from myrm_tui.tui.widgets.tool_block import ToolBlock, ToolHeader
+from myrm_tui.tui.widgets.blocks.tool_block import ToolBlock, ToolHeader
 from tests.tui.tui_pilot_helpers import SIZE, scripted_settings, type_text, wait_until
 
 

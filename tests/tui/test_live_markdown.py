@@ -1,4 +1,4 @@
-"""The rows of a streamed reply (tui/widgets/live_markdown.py): the finished reply is drawn exactly as the
+"""The rows of a streamed reply (tui/widgets/blocks/live_markdown.py): the finished reply is drawn exactly as the
 whole text would be, however the text arrived, and a frame's work does not grow with the reply.
 
 The work is counted in characters parsed and rendered (a count, not a timing): a frame that went
@@ -12,8 +12,8 @@ import random
 import pytest
 
 from myrm_tui.tui.constants import LIVE_BLOCK_CHARS, LIVE_FENCE_CHARS
-from myrm_tui.tui.widgets.live_markdown import LiveMarkdown
-from myrm_tui.tui.widgets.stored_reply import render_reply, reply_palette
+from myrm_tui.tui.widgets.blocks.live_markdown import LiveMarkdown
+from myrm_tui.tui.widgets.blocks.stored_reply import render_reply, reply_palette
 
 PALETTE = reply_palette({"background": "#101010", "warning": "#ffaa00", "primary": "#0088ff"})
 WIDTH = 96

@@ -1,4 +1,4 @@
-"""A reply while it streams (tui/widgets/live_reply.py) and what it becomes at its end, driven the
+"""A reply while it streams (tui/widgets/blocks/live_reply.py) and what it becomes at its end, driven the
 way the user drives it: the chat screen running `Agent.turn` with a scripted model.
 
 What each test guards: the rows shown mid-stream and at the end are those of the reply's whole
@@ -17,9 +17,9 @@ from textual.widgets import Collapsible, Markdown
 from myrm_tui.terminal_text import for_terminal
 from myrm_tui.tui.app import MyrmApp
 from myrm_tui.tui.constants import FINISHED_MARKDOWN_CHARS
-from myrm_tui.tui.widgets.assistant_message import AssistantMessage
-from myrm_tui.tui.widgets.live_reply import LiveReply
-from myrm_tui.tui.widgets.stored_reply import StoredReply, palette_of, render_reply
+from myrm_tui.tui.widgets.blocks.assistant_message import AssistantMessage
+from myrm_tui.tui.widgets.blocks.live_reply import LiveReply
+from myrm_tui.tui.widgets.blocks.stored_reply import StoredReply, palette_of, render_reply
 from tests.escape_attacks import ATTACKS, inert
 from tests.tui.tui_pilot_helpers import SIZE, screen_text, scripted_settings, type_text, wait_until
 

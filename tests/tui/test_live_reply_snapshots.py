@@ -1,4 +1,4 @@
-"""SVG snapshots of a reply while it streams (rows drawn by tui/widgets/live_reply.py) and once it is
+"""SVG snapshots of a reply while it streams (rows drawn by tui/widgets/blocks/live_reply.py) and once it is
 finished (the same rows, handed to a StoredReply): headings, prose with inline code, a list, a
 highlighted fence, a table, and a control character shown as its escape.
 
@@ -12,9 +12,9 @@ from __future__ import annotations
 from textual.app import App, ComposeResult
 from textual.containers import VerticalScroll
 
-from myrm_tui.tui.widgets.assistant_message import AssistantMessage
-from myrm_tui.tui.widgets.live_reply import LiveReply
-from myrm_tui.tui.widgets.stored_reply import StoredReply
+from myrm_tui.tui.widgets.blocks.assistant_message import AssistantMessage
+from myrm_tui.tui.widgets.blocks.live_reply import LiveReply
+from myrm_tui.tui.widgets.blocks.stored_reply import StoredReply
 from tests.tui.tui_pilot_helpers import wait_until
 
 SIZE = (90, 44)

@@ -7,10 +7,10 @@ from textual.widgets.markdown import MarkdownFence
 
 from myrm_tui.tui.app import MyrmApp
 from myrm_tui.tui.constants import LOAD_EARLIER_TURNS, TURN_WINDOW
-from myrm_tui.tui.history import AssistantItem, HistoryItem, UserItem, turn_after, turns_of
-from myrm_tui.tui.widgets.assistant_message import AssistantMessage
+from myrm_tui.tui.transcript.history import AssistantItem, HistoryItem, UserItem, turn_after, turns_of
+from myrm_tui.tui.widgets.blocks.assistant_message import AssistantMessage
+from myrm_tui.tui.widgets.blocks.user_message import UserMessage
 from myrm_tui.tui.widgets.transcript import LoadEarlier
-from myrm_tui.tui.widgets.user_message import UserMessage
 from tests.tui.tui_pilot_helpers import SIZE, scripted_settings, send, wait_until
 
 

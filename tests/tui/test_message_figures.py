@@ -9,8 +9,8 @@ from myrm_tui.agent.reply_figures import ReplyFigures
 from myrm_tui.settings import Settings
 from myrm_tui.store import event_kinds
 from myrm_tui.tui.app import MyrmApp
-from myrm_tui.tui.reply_figures_text import StreamMeter, figures_line
-from myrm_tui.tui.widgets.assistant_message import AssistantMessage
+from myrm_tui.tui.figures.reply_figures_text import StreamMeter, figures_line
+from myrm_tui.tui.widgets.blocks.assistant_message import AssistantMessage
 from tests.tui.tui_pilot_helpers import SIZE, scripted_settings, type_text, wait_until
 
 USAGE = {"prompt_tokens": 1200, "completion_tokens": 340, "cached_read_tokens": 744}

@@ -6,9 +6,9 @@ from pathlib import Path
 
 from myrm_tui.store import Store
 from myrm_tui.store.records import EventRecord, MessageRecord
-from myrm_tui.tui import metrics
-from myrm_tui.tui.fuzzy import fuzzy_filter, fuzzy_score
-from myrm_tui.tui.glyphs import braille_ring, sparkline
+from myrm_tui.tui.figures import metrics
+from myrm_tui.tui.figures.glyphs import braille_ring, sparkline
+from myrm_tui.tui.prompt.fuzzy import fuzzy_filter, fuzzy_score
 
 
 def ev(id_: int, kind: str, data: dict, at: float = 0.0) -> EventRecord:

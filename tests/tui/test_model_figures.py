@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from myrm_tui.context.budget import budget_for
+from myrm_tui.context.window.budget import budget_for
 from myrm_tui.tui.app import MyrmApp
 from myrm_tui.tui.screens.health import HealthScreen
 from tests.tui.tui_pilot_helpers import SIZE, scripted_settings, send, wait_until
@@ -26,7 +26,7 @@ def model_with_window(tmp_path: Path, name: str, window: int) -> str:
 
 
 def expected_limit(settings, window: int) -> int:
-    # scripted models may be asked for at most min(8192, window) output tokens (llm/registry.py)
+    # scripted models may be asked for at most min(8192, window) output tokens (llm/models/registry.py)
     return budget_for(window, min(int(settings.max_output_tokens), 8192, window)).prompt_limit
 
 

@@ -1,4 +1,4 @@
-"""Model names in the full-screen app go through the one model-name check (llm/model_check.py):
+"""Model names in the full-screen app go through the one model-name check (llm/models/check.py):
 the settings screen refuses a name nobody serves and warns about a missing key, the picker
 names models as `--model` takes them and marks READY ones, its settings variant says it picks
 the default, and a fork talks to the model its parent was talking to."""

@@ -11,7 +11,7 @@ from textual.widgets import Input
 from myrm_tui.tui.app import MyrmApp
 from myrm_tui.tui.scope import ScopedChoice, parse_scoped
 from myrm_tui.tui.screens.model_picker import ModelPicker
-from myrm_tui.tui.widgets.note import Note
+from myrm_tui.tui.widgets.blocks.note import Note
 from tests.tui.tui_pilot_helpers import SIZE, notices, scripted_settings, send, type_text, wait_until
 
 

@@ -16,13 +16,13 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from myrm_tui.agent.agent import Agent
-from myrm_tui.context import ladder
-from myrm_tui.context.budget import budget_for
-from myrm_tui.context.config import DEFAULT_CONFIG
+from myrm_tui.context.window import ladder
+from myrm_tui.context.window.budget import budget_for
+from myrm_tui.context.window.config import DEFAULT_CONFIG
 from myrm_tui.settings import Settings
 from myrm_tui.tui.app import MyrmApp
+from myrm_tui.tui.figures.metrics import compactions
 from myrm_tui.tui.formatting import format_tokens
-from myrm_tui.tui.metrics import compactions
 from myrm_tui.tui.screens.health import HealthScreen
 from tests.tui.tui_pilot_helpers import scripted_settings, wait_until
 

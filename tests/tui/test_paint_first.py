@@ -6,9 +6,9 @@ from __future__ import annotations
 import pytest
 
 from myrm_tui.tui.app import DEFAULT_THEME, EXIT_MODEL_REFUSED, MyrmApp
-from myrm_tui.tui.screens.chat import ChatScreen
+from myrm_tui.tui.screens.chat.screen import ChatScreen
 from myrm_tui.tui.screens.start import StartPrompt, StartScreen
-from myrm_tui.tui.widgets.assistant_message import AssistantMessage
+from myrm_tui.tui.widgets.blocks.assistant_message import AssistantMessage
 from tests.tui.tui_pilot_helpers import SIZE, notices, scripted_settings, type_text, wait_until
 
 

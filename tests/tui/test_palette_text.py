@@ -9,7 +9,7 @@ Each entry is run here and what it did is compared with what it says.
 from __future__ import annotations
 
 from myrm_tui.tui.app import MyrmApp
-from myrm_tui.tui.export_target import default_export_path
+from myrm_tui.tui.transcript.export_target import default_export_path
 from tests.tui.tui_pilot_helpers import notices, scripted_settings, send, wait_until
 
 SIZE = (110, 40)

@@ -7,8 +7,8 @@ from textual import events
 
 from myrm_tui.tui.app import MyrmApp
 from myrm_tui.tui.constants import PASTE_CHIP_LINES
-from myrm_tui.tui.paste_chips import PasteChips, is_big
-from myrm_tui.tui.widgets.user_message import UserMessage
+from myrm_tui.tui.prompt.paste_chips import PasteChips, is_big
+from myrm_tui.tui.widgets.blocks.user_message import UserMessage
 from tests.tui.tui_pilot_helpers import SIZE, scripted_settings, send, type_text, wait_until
 
 BIG = "\n".join(f"log line {n}" for n in range(312))

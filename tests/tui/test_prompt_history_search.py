@@ -5,9 +5,9 @@ from __future__ import annotations
 from textual.widgets import Input
 
 from myrm_tui.tui.app import MyrmApp
-from myrm_tui.tui.prompt_history import PromptHistory
+from myrm_tui.tui.prompt.prompt_history import PromptHistory
+from myrm_tui.tui.prompt.user_prompts import workspace_prompts
 from myrm_tui.tui.screens.prompt_search import PromptSearchScreen, prompt_row
-from myrm_tui.tui.user_prompts import workspace_prompts
 from tests.tui.tui_pilot_helpers import SIZE, screen_of, scripted_settings, type_text, wait_until
 
 

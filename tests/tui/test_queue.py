@@ -7,10 +7,10 @@ against a timer."""
 from __future__ import annotations
 
 from myrm_tui.tui.app import MyrmApp
-from myrm_tui.tui.message_queue import QUEUE_JOIN, MessageQueue
+from myrm_tui.tui.prompt.message_queue import QUEUE_JOIN, MessageQueue
 from myrm_tui.tui.widgets.approval import ApprovalPrompt
+from myrm_tui.tui.widgets.blocks.user_message import UserMessage
 from myrm_tui.tui.widgets.queued_messages import QueuedMessages
-from myrm_tui.tui.widgets.user_message import UserMessage
 from tests.tui.snapshot_helpers import SNAP_SIZE, make_app, seed, settle
 from tests.tui.tui_pilot_helpers import SIZE, notices, scripted_settings, type_text, wait_until
 

@@ -6,11 +6,11 @@ import sys
 
 from myrm_tui.settings import Settings
 from myrm_tui.tui.app import MyrmApp
-from myrm_tui.tui.widgets.assistant_message import AssistantMessage
-from myrm_tui.tui.widgets.note import Note
+from myrm_tui.tui.widgets.blocks.assistant_message import AssistantMessage
+from myrm_tui.tui.widgets.blocks.note import Note
+from myrm_tui.tui.widgets.blocks.tool_block import ToolBlock
+from myrm_tui.tui.widgets.blocks.user_message import UserMessage
 from myrm_tui.tui.widgets.prompt import PromptArea
-from myrm_tui.tui.widgets.tool_block import ToolBlock
-from myrm_tui.tui.widgets.user_message import UserMessage
 from tests.tui.tui_pilot_helpers import SIZE, scripted_settings, type_text, wait_until
 
 

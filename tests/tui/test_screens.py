@@ -9,14 +9,14 @@ from textual.widgets import Collapsible, Input, OptionList, Select, Static, Swit
 
 from myrm_tui.settings import SETTINGS
 from myrm_tui.tui.app import MyrmApp
-from myrm_tui.tui.export_target import default_export_path
 from myrm_tui.tui.screens.dialogs import ConfirmScreen, InputScreen
 from myrm_tui.tui.screens.fork import ForkScreen
 from myrm_tui.tui.screens.model_picker import ModelPicker
 from myrm_tui.tui.screens.sessions import SessionsScreen, session_tree
 from myrm_tui.tui.screens.settings import SettingsScreen
-from myrm_tui.tui.widgets.note import Note
-from myrm_tui.tui.widgets.user_message import UserMessage
+from myrm_tui.tui.transcript.export_target import default_export_path
+from myrm_tui.tui.widgets.blocks.note import Note
+from myrm_tui.tui.widgets.blocks.user_message import UserMessage
 from tests.tui.tui_pilot_helpers import (
     SIZE,
     field_of,

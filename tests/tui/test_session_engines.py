@@ -40,7 +40,7 @@ async def test_clear_releases_the_left_sessions_engine_and_resume_rebuilds_it(wo
         await pilot.press("enter")
         await wait_until(pilot, lambda: app.chat.session_id != left, what="new session")
         # The left session's close worker (background commands, end hooks) finishes, then nothing
-        # holds its engine: not the app, not a frozen generation (tui/turn_runner.py).
+        # holds its engine: not the app, not a frozen generation (tui/session/turn_runner.py).
         for _ in range(50):
             gc.collect()
             if gone() is None:

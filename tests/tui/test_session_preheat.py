@@ -1,4 +1,4 @@
-"""The opt-in cache preheat at session open (tui/session_preheat.py), in the real app on the
+"""The opt-in cache preheat at session open (tui/session/session_preheat.py), in the real app on the
 scripted provider: it goes out before any message, after a pending trust decision, with the
 prefix the first message then sends; off, nothing is sent and no session is created early."""
 
@@ -10,7 +10,7 @@ from pathlib import Path
 from myrm_tui.agent.cache_warmth import PREHEAT_STAND_IN, PURPOSE_PREHEAT
 from myrm_tui.store import event_kinds
 from myrm_tui.tui.app import MyrmApp
-from myrm_tui.tui.screens.chat import ChatScreen
+from myrm_tui.tui.screens.chat.screen import ChatScreen
 from myrm_tui.tui.screens.trust import TrustScreen
 from tests.tui.test_trust_dialog import app_for, hostile_clone
 from tests.tui.tui_pilot_helpers import SIZE, scripted_settings, send, type_text, wait_until

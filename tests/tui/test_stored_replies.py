@@ -13,10 +13,10 @@ from textual.widgets import Markdown
 
 from myrm_tui.tui.app import MyrmApp
 from myrm_tui.tui.constants import LOAD_EARLIER_TURNS, RESUME_RENDERED_REPLIES, TURN_WINDOW
-from myrm_tui.tui.widgets.assistant_message import AssistantMessage
-from myrm_tui.tui.widgets.stored_reply import StoredReply
+from myrm_tui.tui.widgets.blocks.assistant_message import AssistantMessage
+from myrm_tui.tui.widgets.blocks.stored_reply import StoredReply
+from myrm_tui.tui.widgets.blocks.user_message import UserMessage
 from myrm_tui.tui.widgets.transcript import LoadEarlier
-from myrm_tui.tui.widgets.user_message import UserMessage
 from tests.tui.tui_pilot_helpers import SIZE, scripted_settings, wait_until
 
 SAMPLES = [

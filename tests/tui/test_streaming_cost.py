@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from myrm_tui.tui.app import MyrmApp
 from myrm_tui.tui.constants import LIVE_BLOCK_CHARS
-from myrm_tui.tui.widgets.assistant_message import AssistantMessage
-from myrm_tui.tui.widgets.live_markdown import LiveMarkdown
-from myrm_tui.tui.widgets.stored_reply import StoredReply
+from myrm_tui.tui.widgets.blocks.assistant_message import AssistantMessage
+from myrm_tui.tui.widgets.blocks.live_markdown import LiveMarkdown
+from myrm_tui.tui.widgets.blocks.stored_reply import StoredReply
 from tests.tui.tui_pilot_helpers import SIZE, scripted_settings, type_text, wait_until
 
 # 60 sections of 5 top-level blocks (heading, prose, list, fence, table): a 300-block reply.

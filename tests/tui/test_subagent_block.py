@@ -6,8 +6,8 @@ from textual.app import App, ComposeResult
 
 from myrm_tui.agent.subagent.progress import progress_line
 from myrm_tui.tui.app import MyrmApp
-from myrm_tui.tui.widgets.subagent_block import SubagentBlock
-from myrm_tui.tui.widgets.tool_block import ToolBlock, ToolHeader
+from myrm_tui.tui.widgets.blocks.subagent_block import SubagentBlock
+from myrm_tui.tui.widgets.blocks.tool_block import ToolBlock, ToolHeader
 from tests.tui.tui_pilot_helpers import SIZE, scripted_settings, send
 
 RESULT = (

@@ -76,7 +76,7 @@ def test_model_worker_killed_mid_reply_is_a_typed_error_and_the_session_goes_on(
         wait_for(name, "Message myrm")
         tmux("send-keys", "-t", name, "-l", LONG_PROMPT)
         tmux("send-keys", "-t", name, "Enter")
-        worker = wait_for_process(name, "myrm_tui.llm.local_worker")
+        worker = wait_for_process(name, "myrm_tui.llm.local.worker")
         wait_for(name, "lighthouse", timeout=ANSWER_TIMEOUT_S)  # the prompt is on screen; the reply streams
         os.kill(worker, sig)
         screen = wait_for(name, f"crashed (signal {int(sig)}, {sig.name})", timeout=ANSWER_TIMEOUT_S)
@@ -92,7 +92,7 @@ def test_model_worker_killed_mid_reply_is_a_typed_error_and_the_session_goes_on(
         wait_for(name, "Message myrm")
         tmux("send-keys", "-t", name, "-l", "What is the capital of France?")
         tmux("send-keys", "-t", name, "Enter")
-        fresh = wait_for_process(name, "myrm_tui.llm.local_worker")
+        fresh = wait_for_process(name, "myrm_tui.llm.local.worker")
         assert fresh != worker, "the next message started a new worker"
         from myrm_tui.store import Store
 

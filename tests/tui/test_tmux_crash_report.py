@@ -27,7 +27,7 @@ FORCED_CRASH = f"""
 import os
 
 if os.environ.get("MYRM_TEST_FORCED_CRASH"):
-    import myrm_tui.tui.screens.chat_dialogs as dialogs
+    import myrm_tui.tui.screens.chat.dialogs as dialogs
 
     def health(screen):
         async def fail():

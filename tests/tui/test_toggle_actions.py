@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from textual.app import App, ComposeResult
 
-from myrm_tui.tui.widgets.context_note_block import ContextNoteBlock, ContextNoteTitle
-from myrm_tui.tui.widgets.tool_block import ToolBlock, ToolHeader
+from myrm_tui.tui.widgets.blocks.context_note_block import ContextNoteBlock, ContextNoteTitle
+from myrm_tui.tui.widgets.blocks.tool_block import ToolBlock, ToolHeader
 
 
 class _Host(App[None]):

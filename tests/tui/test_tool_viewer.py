@@ -8,7 +8,7 @@ from myrm_tui.settings import Settings
 from myrm_tui.tui.app import MyrmApp
 from myrm_tui.tui.constants import TOOL_OUTPUT_DISPLAY_CHARS
 from myrm_tui.tui.screens.tool_output import ToolOutputScreen, load_output
-from myrm_tui.tui.widgets.tool_block import ToolBlock
+from myrm_tui.tui.widgets.blocks.tool_block import ToolBlock
 from tests.tui.tui_pilot_helpers import SIZE, scripted_settings, type_text, wait_until
 
 LINES = 20_000

@@ -15,9 +15,9 @@ from textual.widgets import OptionList, Static
 from myrm_tui.cli_commands.common import CommandContext
 from myrm_tui.cli_commands.trust import trust_prompt_for
 from myrm_tui.settings import trust as T
-from myrm_tui.settings.loader import load_settings
+from myrm_tui.settings.config_files.loader import load_settings
 from myrm_tui.tui.app import MyrmApp
-from myrm_tui.tui.screens.chat import ChatScreen
+from myrm_tui.tui.screens.chat.screen import ChatScreen
 from myrm_tui.tui.screens.trust import TrustScreen
 from tests.trust_helpers import trust_of
 from tests.tui.tui_pilot_helpers import SIZE, notices, send, wait_until

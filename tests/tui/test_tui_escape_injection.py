@@ -15,17 +15,17 @@ import re
 from textual.widgets import Input, OptionList
 
 from myrm_tui.tui.app import MyrmApp
-from myrm_tui.tui.export_target import default_export_path
 from myrm_tui.tui.screens.dialogs import ConfirmScreen, InputScreen, TextScreen
 from myrm_tui.tui.screens.fork import ForkScreen
 from myrm_tui.tui.screens.sessions import SessionsScreen
+from myrm_tui.tui.transcript.export_target import default_export_path
 from myrm_tui.tui.widgets.approval import ApprovalPrompt
-from myrm_tui.tui.widgets.assistant_message import AssistantMessage
-from myrm_tui.tui.widgets.compaction_divider import CompactionDivider
+from myrm_tui.tui.widgets.blocks.assistant_message import AssistantMessage
+from myrm_tui.tui.widgets.blocks.compaction_divider import CompactionDivider
+from myrm_tui.tui.widgets.blocks.note import Note
+from myrm_tui.tui.widgets.blocks.tool_block import ToolBlock
+from myrm_tui.tui.widgets.blocks.user_message import UserMessage
 from myrm_tui.tui.widgets.completion_popup import CompletionPopup
-from myrm_tui.tui.widgets.note import Note
-from myrm_tui.tui.widgets.tool_block import ToolBlock
-from myrm_tui.tui.widgets.user_message import UserMessage
 from tests.escape_attacks import ATTACKS, inert
 from tests.tui.tui_pilot_helpers import notices, screen_text, scripted_settings, send, type_text, wait_until
 

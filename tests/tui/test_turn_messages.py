@@ -4,7 +4,7 @@ seen from the status line and from the screen's message queue.
 What each test guards: while the first token is awaited for more than a second, the status line
 says what the wait is ("waiting for the first token" once the request is out), and an answer that
 comes at once never flashes a phase; the turn runner reports the turn to the screen as messages
-(tui/messages.py: started, each event, ended), which the screen turns into the transcript.
+(tui/session/messages.py: started, each event, ended), which the screen turns into the transcript.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from typing import Any
 from textual.message import Message
 
 from myrm_tui.tui.app import MyrmApp
-from myrm_tui.tui.widgets.assistant_message import AssistantMessage
+from myrm_tui.tui.widgets.blocks.assistant_message import AssistantMessage
 from myrm_tui.tui.widgets.status_bar import StatusBar
 from tests.tui.tui_pilot_helpers import SIZE, scripted_settings, send, type_text, wait_until
 
@@ -58,7 +58,7 @@ async def test_the_status_line_names_a_long_wait_and_never_a_short_one(workspace
 
 
 async def test_the_turn_reaches_the_screen_as_messages(workspace, store, script):
-    from myrm_tui.tui import messages
+    from myrm_tui.tui.session import messages
 
     seen: list[Message] = []
 

@@ -8,7 +8,7 @@ from myrm_tui.settings import Settings
 from myrm_tui.tui.app import MyrmApp
 from myrm_tui.tui.screens.rewind import RewindScreen
 from myrm_tui.tui.screens.undo import UndoScreen
-from myrm_tui.tui.widgets.note import Note
+from myrm_tui.tui.widgets.blocks.note import Note
 from tests.tui.tui_pilot_helpers import SIZE, notices, scripted_settings, send, type_text, wait_until
 
 

@@ -6,13 +6,13 @@ from __future__ import annotations
 from textual.app import App, ComposeResult
 from textual.widgets import Button, TextArea
 
-from myrm_tui.context.ingest import spill_marker
+from myrm_tui.context.rows.ingest import spill_marker
 from myrm_tui.settings import Settings
 from myrm_tui.tui.app import MyrmApp
 from myrm_tui.tui.screens.tool_output import ToolOutputScreen
-from myrm_tui.tui.vaulted_result import vaulted_result
-from myrm_tui.tui.widgets.tool_block import ToolBlock
-from myrm_tui.tui.widgets.vault_card import VaultCard
+from myrm_tui.tui.transcript.vaulted_result import vaulted_result
+from myrm_tui.tui.widgets.blocks.tool_block import ToolBlock
+from myrm_tui.tui.widgets.blocks.vault_card import VaultCard
 from tests.tui.tui_pilot_helpers import SIZE, scripted_settings, type_text, wait_until
 
 LINES = 20_000

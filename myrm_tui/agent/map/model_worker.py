@@ -46,9 +46,9 @@ def route_for(host: MapHost, asked: str) -> ModelRoute:
     """`asked` is "lite", "main" or "" (the lite model when one is set, else the main one). Only
     the models the user configured are reachable: a map sends workspace text to the model, and
     the model must not pick a provider the user never chose."""
-    from myrm_tui.llm import registry
+    from myrm_tui.llm.models import registry
 
-    # The lite model as summaries resolve it (agent/model_calls.py: configured, "off", or the
+    # The lite model as summaries resolve it (agent/setup/model_calls.py: configured, "off", or the
     # provider's small model chosen automatically, never one without a key): the summary chain's
     # first model when it is not the main one.
     routes = host.summary_routes()

@@ -11,7 +11,7 @@ import os
 import re
 from collections.abc import Iterator, Sequence
 
-from myrm_tui.settings.permission_syntax import Rule
+from myrm_tui.settings.sections.permission_syntax import Rule
 from myrm_tui.shell_lex import Command, Word, nested_substitutions, split_commands
 
 # The walk into `$(...)`, `bash -c` and `eval` for deny rules stops here (real lines nest two or

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from myrm_tui.agent.permissions.ruleset import RuleSet, rule_set
 from myrm_tui.fenced_files import replace_file
-from myrm_tui.settings.permission_syntax import parse_rule
+from myrm_tui.settings.sections.permission_syntax import parse_rule
 from myrm_tui.settings.workspace_json import read_workspaces
 
 RULES_FILE_NAME = "permission-rules.json"

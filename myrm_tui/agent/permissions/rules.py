@@ -58,7 +58,7 @@ from myrm_tui.agent.permissions.rule_store import (
 from myrm_tui.agent.permissions.ruleset import Judgement, RuleCall, RuleSet, call_for, combine, rule_set
 from myrm_tui.agent.permissions.suggest import MAX_SUGGESTED_WORDS, RUNS_ANYTHING, SUGGESTED_RULE_TOOL, suggest_rules
 from myrm_tui.agent.permissions.targets import host_matches, path_matches, url_host
-from myrm_tui.settings.permission_syntax import Rule, RuleError, parse_rule
+from myrm_tui.settings.sections.permission_syntax import Rule, RuleError, parse_rule
 
 __all__ = [
     "MAX_DENY_DEPTH",

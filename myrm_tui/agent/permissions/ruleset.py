@@ -12,7 +12,7 @@ from pathlib import Path
 
 from myrm_tui.agent.permissions.bash_lines import argv_matches, deny_matches, plain_commands, reachable_commands
 from myrm_tui.agent.permissions.targets import host_matches, path_matches, url_host
-from myrm_tui.settings.permission_syntax import Rule, RuleError, parse_rule
+from myrm_tui.settings.sections.permission_syntax import Rule, RuleError, parse_rule
 
 
 @dataclass(frozen=True)

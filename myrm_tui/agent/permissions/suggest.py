@@ -12,7 +12,7 @@ import shlex
 
 from myrm_tui.agent.permissions.bash_lines import plain_commands
 from myrm_tui.agent.permissions.ruleset import RuleCall, rule_set
-from myrm_tui.settings.permission_syntax import MCP_PREFIX, MCP_RULE
+from myrm_tui.settings.sections.permission_syntax import MCP_PREFIX, MCP_RULE
 
 # The rule word used when "Always allow" is offered for a tool call.
 SUGGESTED_RULE_TOOL = {"bash": "Bash", "file_edit": "Edit", "file_write": "Write", "web_fetch": "WebFetch"}

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from myrm_tui.settings.permission_syntax import Rule
+from myrm_tui.settings.sections.permission_syntax import Rule
 
 
 def _glob_regex(pattern: str) -> re.Pattern[str]:

@@ -23,7 +23,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from myrm_tui.agent.build import AgentBuild, build_agent
 from myrm_tui.agent.events import (
     ApprovalRequest,
     AssistantMessageStored,
@@ -33,12 +32,13 @@ from myrm_tui.agent.events import (
     TurnError,
     TurnFinished,
 )
+from myrm_tui.agent.setup.build import AgentBuild, build_agent
 from myrm_tui.agent.subagent.handover import HANDOVER_INSTRUCTIONS, parse_handover
 from myrm_tui.agent.subagent.progress import progress_line
 from myrm_tui.agent.subagent.result import Distilled, distill
 from myrm_tui.agent.tools.registry import ToolRegistry
 from myrm_tui.agent.tools.task import TASK_TOOL
-from myrm_tui.context.tokens import count_text_tokens
+from myrm_tui.context.window.tokens import count_text_tokens
 from myrm_tui.llm.events import UsageEvent
 
 if TYPE_CHECKING:

@@ -4,7 +4,7 @@
 Why a port: the ACP agent sits above the agent in the layers and owns the connection; the tools
 name only this. Why the editor at all: its buffer is what the user sees (unsaved changes
 included) and a write through it shows up in the editor, with its undo. It is a transport, not a
-widening: the tools fence and check every path first (agent/tools/editor_files.py).
+widening: the tools fence and check every path first (agent/tools/files/editor_files.py).
 """
 
 from __future__ import annotations

@@ -14,8 +14,8 @@ from typing import Any
 
 from myrm_tui.agent.map.spec import MAX_ITEM_CHARS, MAX_ITEMS
 from myrm_tui.agent.tools.base import ToolContext, ToolError
-from myrm_tui.agent.tools.file_read import looks_binary, read_fenced
-from myrm_tui.agent.tools.paths import display_path, fence
+from myrm_tui.agent.tools.files.paths import display_path, fence
+from myrm_tui.agent.tools.files.read import looks_binary, read_fenced
 from myrm_tui.agent.tools.search import glob_files
 from myrm_tui.redact import redact
 from myrm_tui.store.vault import Vault
@@ -105,7 +105,7 @@ def _files(pattern: str, ctx: ToolContext) -> list[str]:
 
 
 def _hits(query: str, ctx: ToolContext) -> list[str]:
-    from myrm_tui.context.recall import search_hits
+    from myrm_tui.context.recall.answers import search_hits
 
     if ctx.store is None or not ctx.session_id:
         raise ToolError("search needs the session's store, and none is open here.")

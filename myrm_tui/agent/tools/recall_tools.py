@@ -1,7 +1,7 @@
 """The recall tools: how the model gets back what the context engine left out of its prompt.
 
 The engine may omit, mask or summarise old messages; nothing is deleted, and these tools reach
-it by handle (`msg:<id>`, `vault://<hex>`). They are thin: `myrm_tui.context.recall` does the
+it by handle (`msg:<id>`, `vault://<hex>`). They are thin: `myrm_tui.context.recall.answers` does the
 work over the store and answers in text; this module only gives it a schema, clamps what the
 model may ask for, and turns its "error: …" answers into error results.
 
@@ -15,8 +15,8 @@ from typing import Any
 
 from myrm_tui.agent.tools.base import ApprovalPreview, Tool, ToolContext, ToolError, ToolResult
 from myrm_tui.agent.tools.notes import SessionNote
-from myrm_tui.context import recall
-from myrm_tui.context.recall_scope import DEFAULT_SCOPE
+from myrm_tui.context.recall import answers as recall
+from myrm_tui.context.recall.scope import DEFAULT_SCOPE
 from myrm_tui.store.search import RECALL_SCOPES
 
 # Hits a model may ask ctx_search for: 25 snippets are ~2.5k tokens. The store allows more,

@@ -10,15 +10,15 @@ import copy
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from myrm_tui.agent.tools.background_tools import BashKill, BashOutput
 from myrm_tui.agent.tools.base import Tool
-from myrm_tui.agent.tools.bash import Bash
-from myrm_tui.agent.tools.file_edit import FileEdit
-from myrm_tui.agent.tools.file_read import FileRead
-from myrm_tui.agent.tools.file_write import FileWrite
+from myrm_tui.agent.tools.files.edit import FileEdit
+from myrm_tui.agent.tools.files.read import FileRead
+from myrm_tui.agent.tools.files.write import FileWrite
 from myrm_tui.agent.tools.llm_map import AgenticMap, LlmMap
 from myrm_tui.agent.tools.recall_tools import recall_tools
 from myrm_tui.agent.tools.search import Glob, Grep
+from myrm_tui.agent.tools.shell.background_tools import BashKill, BashOutput
+from myrm_tui.agent.tools.shell.bash import Bash
 from myrm_tui.agent.tools.task import Task
 from myrm_tui.agent.tools.web_fetch import WebFetch
 

@@ -33,7 +33,7 @@ from myrm_tui.agent.limits import (
     SKIP_DIRS,
 )
 from myrm_tui.agent.tools.base import ApprovalPreview, Tool, ToolContext, ToolError, ToolResult
-from myrm_tui.agent.tools.paths import display_path, inside, resolve_path
+from myrm_tui.agent.tools.files.paths import display_path, inside, resolve_path
 from myrm_tui.fenced_files import FenceError, Folder, open_root, read_inside, user_file, walk
 
 

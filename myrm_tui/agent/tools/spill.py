@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from myrm_tui.context.ingest import spill_text
+from myrm_tui.context.rows.ingest import spill_text
 from myrm_tui.store.vault import Vault
 
 

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from myrm_tui.agent.tools.base import Tool, ToolContext, ToolError
-from myrm_tui.agent.tools.paths import FencedPath, fence_writable
+from myrm_tui.agent.tools.files.paths import FencedPath, fence_writable
 from myrm_tui.agent.undo.git_snapshots import GitSnapshotError, GitSnapshotter
 from myrm_tui.store import event_kinds
 from myrm_tui.store.constants import HANDLE_HEX_CHARS

@@ -20,7 +20,7 @@ HOST_GIT_ARGS on top (no hooks, no fsmonitor) for the two calls that ask the rep
 top and its objects are. Only the user's own global and system config apply, as in their
 terminal.
 
-The private folders are walked without following links from the workspace (store/layout.py), and
+The private folders are walked without following links from the workspace (store/database/layout.py), and
 git gets them as `/proc/self/fd/N` paths of those very handles (which it inherits): a
 `.myrm/checkpoints` or `objects` committed as a link to elsewhere is refused, never written.
 """
@@ -38,8 +38,8 @@ from pathlib import Path
 
 from myrm_tui.agent.sandbox.git_env import HOST_GIT_ARGS
 from myrm_tui.fenced_files import FenceError
+from myrm_tui.store.database.layout import open_in_store
 from myrm_tui.store.errors import StoreError
-from myrm_tui.store.layout import open_in_store
 
 # The folder under `.myrm/` for the private index and objects.
 CHECKPOINTS_DIR = "checkpoints"

@@ -28,7 +28,7 @@ from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any
 
 from myrm_tui.agent.permissions.protected_paths import protection_of
-from myrm_tui.agent.tools.diffs import unified_diff
+from myrm_tui.agent.tools.files.diffs import unified_diff
 from myrm_tui.agent.undo.checkpoints import FileChange, changes_of, sha256_hex
 from myrm_tui.context.undo_note import undo_note
 from myrm_tui.fenced_files import FenceError, Folder, Target, open_root, open_target, split_relative, user_file_mode

@@ -1,5 +1,5 @@
 """Declarative filters from TOML files as compressors, ahead of the hand-written ones: the user's
-and the trusted workspace's (settings/filter_files.py), then the shipped ones (shipped_filters.py).
+and the trusted workspace's (settings/config_files/filter_files.py), then the shipped ones (shipped_filters.py).
 
 Why a process-wide set installed once: the smart filter is called deep inside three engine
 stages (spill at ingestion, arrival, compaction) that know nothing of config files, and one
@@ -21,7 +21,7 @@ from myrm_tui.context.filters import constants as C
 from myrm_tui.context.filters.detect import split_command_line
 from myrm_tui.context.filters.excerpt import Dropper, Excerpt, Tier
 from myrm_tui.context.filters.shipped_filters import shipped_filters
-from myrm_tui.settings.filter_files import MATCH_COMMAND, MATCH_PREFIX, MATCH_TOOL, FilterSpec
+from myrm_tui.settings.config_files.filter_files import MATCH_COMMAND, MATCH_PREFIX, MATCH_TOOL, FilterSpec
 
 # Characters of a line the patterns see: a megabyte-long line costs the same as a normal one
 # (the generic filter probes the same width).

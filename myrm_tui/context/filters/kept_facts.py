@@ -7,7 +7,7 @@ late and cut deep, most such facts were gone five turns after they arrived, long
 summary covered their turn, and recall only helps a model that knows what to ask for. The
 excerpt's scan found them already (`notable.py`); keeping the best few costs a few dozen tokens a
 stub, and only outputs with a standout line (or a line the conversation named, or one a later run
-changed: `context/fact_context.py`) pay it.
+changed: `context/observations/fact_context.py`) pay it.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ MASK_FACTS = 3
 def kept_facts(content: str, leading: Sequence[str] = ()) -> list[str]:
     """Lines to append to the stub of `content` (an output, or its excerpt with notes): first
     `leading` (lines the conversation named, or that a run of the same call changed:
-    `context/fact_context.py`), then the output's own shape breaks; each redacted, flattened and
+    `context/observations/fact_context.py`), then the output's own shape breaks; each redacted, flattened and
     cut to a notable line's length, at most MASK_FACTS."""
     out: list[str] = []
     seen: set[str] = set()

@@ -2,7 +2,7 @@
 
 Why data files and not more shell compressors: each of these outputs is "one progress line per
 item, with the tool's own messages in between" (tar -v, unzip, du -a, dpkg -l), which a handful of
-regexes says completely; the same format users write their own filters in (settings/filter_files.py)
+regexes says completely; the same format users write their own filters in (settings/config_files/filter_files.py)
 keeps them readable and checked by the same parser. They are the product's, not the workspace's,
 so they need no trust and apply in every command, replay included (a replay stays independent of
 who replays it). Read through importlib.resources, so an installed wheel finds them as a checkout
@@ -16,8 +16,8 @@ import logging
 from importlib import resources
 from pathlib import Path
 
-from myrm_tui.settings.config_problem import ConfigProblem
-from myrm_tui.settings.filter_files import BUILT_IN, FILE_SUFFIX, FilterSpec, parse_filter
+from myrm_tui.settings.config_files.filter_files import BUILT_IN, FILE_SUFFIX, FilterSpec, parse_filter
+from myrm_tui.settings.config_files.problems import ConfigProblem
 
 _log = logging.getLogger(__name__)
 

@@ -17,8 +17,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from myrm_tui.context.family import ANTHROPIC, family_of
-from myrm_tui.context.json_fields import int_or_none
+from myrm_tui.context.rows.family import ANTHROPIC, family_of
+from myrm_tui.context.rows.json_fields import int_or_none
 
 MAX_BREAKPOINTS = 4
 

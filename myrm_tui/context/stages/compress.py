@@ -6,11 +6,11 @@ the prompt is under the target, so an event changes as little as it must. Priori
 enough (it would drop a fresh low-priority output before a stale one): within a priority bucket
 the oldest goes first, and the fresh tail is never a candidate.
 
-Every step before removal consults the compression intent (context/intent.py): rows that carry
+Every step before removal consults the compression intent (context/observations/intent.py): rows that carry
 focus content (a path, module or symbol of the current query, a failed call) come after every
 other candidate of the same step, so they are only touched when nothing else is left. For a model without a
 prompt cache, removal ranks the candidates by BM25 relevance to the query instead of by age
-(context/relevance_policy.py).
+(context/observations/relevance_policy.py).
 """
 
 from __future__ import annotations
@@ -22,16 +22,16 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from myrm_tui.context.fact_context import FactContext
-from myrm_tui.context.file_protection import EDIT_TOOLS, current_reads, edit_cut
 from myrm_tui.context.filters import filter_output
 from myrm_tui.context.filters.kept_facts import kept_facts
-from myrm_tui.context.intent import Intent, _text_of, current_query, focus_last_in_band, looks_failed
-from myrm_tui.context.masker_tiers import ALWAYS_PROTECTED, drop_ephemeral, user_turns_after
-from myrm_tui.context.relevance import least_relevant_first
-from myrm_tui.context.relevance_policy import RECENCY
-from myrm_tui.context.units import Unit
-from myrm_tui.context.views import (
+from myrm_tui.context.observations.fact_context import FactContext
+from myrm_tui.context.observations.file_protection import EDIT_TOOLS, current_reads, edit_cut
+from myrm_tui.context.observations.intent import Intent, _text_of, current_query, focus_last_in_band, looks_failed
+from myrm_tui.context.observations.masker_tiers import ALWAYS_PROTECTED, drop_ephemeral, user_turns_after
+from myrm_tui.context.observations.relevance import least_relevant_first
+from myrm_tui.context.observations.relevance_policy import RECENCY
+from myrm_tui.context.rows.units import Unit
+from myrm_tui.context.rows.views import (
     DEDUP,
     FILTERED,
     MASKED,
@@ -106,7 +106,7 @@ class PlanInput:
     # RECENCY: removal takes the oldest units first (the cached prefix is cut once); RELEVANCE:
     # the least relevant to the current query first (a model without a prompt cache).
     eviction: str = RECENCY
-    # Tools whose outputs are never masked, filtered or superseded (context/masker_tiers.py).
+    # Tools whose outputs are never masked, filtered or superseded (context/observations/masker_tiers.py).
     protected_tools: frozenset[str] = ALWAYS_PROTECTED
     # Removal defers focus groups within bands of this many (intent.py:focus_last_in_band); 0: off.
     focus_band: int = 0
@@ -115,7 +115,7 @@ class PlanInput:
     # emergency's own steps.
     eviction_min_age: int = 0
     observation_keep: int = 0
-    # File reads and edits protected (context/file_protection.py): current reads, newest first, up
+    # File reads and edits protected (context/observations/file_protection.py): current reads, newest first, up
     # to this many tokens in all are never excerpted or masked below the emergency's own steps;
     # edit arguments keep this many characters (0: the plain cut, ARG_KEEP_CHARS).
     file_protect_tokens: int = 0
@@ -234,7 +234,7 @@ class _Planner:
         return i in self._young
 
     def protected_read(self, i: int) -> bool:
-        """Whether row `i` is a protected file read (context/file_protection.py: the file's current
+        """Whether row `i` is a protected file read (context/observations/file_protection.py: the file's current
         version, within the protected tokens counted newest first)."""
         if self._protected_reads is None:
             self._protected_reads = (

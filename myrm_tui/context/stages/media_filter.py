@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from myrm_tui.context.media import image_url_of
+from myrm_tui.context.rows.media import image_url_of
 
 
 def strip_media(message: dict[str, Any], why: str) -> dict[str, Any]:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import base64
 from typing import Any
 
-from myrm_tui.context.media import MIME_BY_SUFFIX, image_url_of
+from myrm_tui.context.rows.media import MIME_BY_SUFFIX, image_url_of
 from myrm_tui.store.vault import Vault, VaultError
 
 

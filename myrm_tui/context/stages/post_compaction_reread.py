@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from myrm_tui.context.views import UNTRUSTED_CLOSE, UNTRUSTED_OPEN, parse_arguments
+from myrm_tui.context.rows.views import UNTRUSTED_CLOSE, UNTRUSTED_OPEN, parse_arguments
 from myrm_tui.sinks import SYNTHETIC_ROW, scrub
 from myrm_tui.store.changed_files import changed_files
 from myrm_tui.store.records import MessageRecord

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from myrm_tui.context.family import ANTHROPIC, REASONING_TOOLS
+from myrm_tui.context.rows.family import ANTHROPIC, REASONING_TOOLS
 from myrm_tui.context.stages.inline_thinking import strip_inline_thinking
 
 REASONING_KEYS = ("reasoning_content", "thinking_blocks")

@@ -400,7 +400,7 @@ def audit(
     """Check `summary` against the chunk it replaces (`source_text`, `source_tokens`; the
     chunk's `messages` too for a leaf, whose rules, open asks and files it must keep)."""
     if count is None:
-        from myrm_tui.context.tokens import count_text_tokens
+        from myrm_tui.context.window.tokens import count_text_tokens
 
         count = count_text_tokens
     text = body_text(summary)

@@ -256,13 +256,13 @@ async def summarize(
     messages (for handles); `previous` an existing summary to merge into (incremental mode).
     """
     if count is None:
-        from myrm_tui.context.tokens import count_text_tokens
+        from myrm_tui.context.window.tokens import count_text_tokens
 
         count = count_text_tokens
     messages = list(messages)
     source_text = transcript(messages, ids)
     if source_tokens is None:
-        from myrm_tui.context.tokens import count_message_tokens
+        from myrm_tui.context.window.tokens import count_message_tokens
 
         source_tokens = sum(count_message_tokens(m) for m in messages)
     previous_goal = previous.user_goal if previous is not None else ""

@@ -20,11 +20,11 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from myrm_tui.context.filters.notable import standout_facts, stated_values
-from myrm_tui.context.intent import _text_of, looks_failed
+from myrm_tui.context.observations.intent import _text_of, looks_failed
+from myrm_tui.context.rows.views import msg_handle, tool_identity
 from myrm_tui.context.summary.outcomes import ANSWERED, UNANSWERED, WRITE_TOOLS, CallFact, span_facts
 from myrm_tui.context.summary.schema import FileChange, StructuredSummary, body_text
 from myrm_tui.context.undo_note import UNDONE
-from myrm_tui.context.views import msg_handle, tool_identity
 from myrm_tui.sinks import SCAN_CHARS, SUMMARY_BODY, scrub
 from myrm_tui.store.tool_status import DENIED, INTERRUPTED, OK, UNKNOWN
 
@@ -113,7 +113,7 @@ def _first_line(text: str) -> str:
 
 def _findings(result: str, command: str, leading: Sequence[str] = ()) -> list[str]:
     """One-off facts of an output: `leading` (lines the conversation named or a later run
-    changed, `context/fact_context.py`), then the notes its excerpt carries (a spilled output),
+    changed, `context/observations/fact_context.py`), then the notes its excerpt carries (a spilled output),
     else the notable lines of the whole text; the command's own echo (`$ make ci X=1`) is not a
     finding."""
     out: list[str] = []
@@ -271,7 +271,7 @@ def extractive_summary(
     `ends_turn`: a user message follows the span (an ask without a reply in it was never answered).
     `kept`: by message id, lines of its output to list first among its findings."""
     if count is None:
-        from myrm_tui.context.tokens import count_text_tokens
+        from myrm_tui.context.window.tokens import count_text_tokens
 
         count = count_text_tokens
     for scale in range(SHRINK_STEPS):

@@ -13,10 +13,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from myrm_tui.context.intent import _text_of, looks_failed
+from myrm_tui.context.observations.intent import _text_of, looks_failed
+from myrm_tui.context.rows.views import msg_handle, parse_arguments
 from myrm_tui.context.summary.outcomes import span_facts
 from myrm_tui.context.summary.schema import neutralize
-from myrm_tui.context.views import msg_handle, parse_arguments
 from myrm_tui.sinks import SCAN_CHARS, SUMMARY_FOOTER, scrub
 from myrm_tui.store.tool_status import OK, UNKNOWN
 

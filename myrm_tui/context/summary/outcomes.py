@@ -14,9 +14,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from myrm_tui.context.intent import _text_of
+from myrm_tui.context.observations.intent import _text_of
+from myrm_tui.context.rows.views import parse_arguments
 from myrm_tui.context.undo_note import UNDONE, undone_in, without_notes
-from myrm_tui.context.views import parse_arguments
 from myrm_tui.store.tool_status import DENIED, INTERRUPTED, OK, UNKNOWN, stored_status
 
 # Tools whose successful call changes the file named by their `path` argument.

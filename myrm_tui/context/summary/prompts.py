@@ -16,9 +16,9 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from myrm_tui.context.intent import _text_of
+from myrm_tui.context.observations.intent import _text_of
+from myrm_tui.context.rows.views import msg_handle
 from myrm_tui.context.summary.schema import FIELD_CAPS, StructuredSummary
-from myrm_tui.context.views import msg_handle
 
 # Per-message cap of the terse attempt: one huge tool output must not sink the last LLM try.
 TERSE_MESSAGE_CHARS = 2_000

@@ -19,9 +19,9 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from myrm_tui.context.intent import _text_of
+from myrm_tui.context.observations.intent import _text_of
+from myrm_tui.context.rows.views import msg_handle
 from myrm_tui.context.summary.schema import neutralize
-from myrm_tui.context.views import msg_handle
 from myrm_tui.redact import redact
 
 QUOTES_HEADER = "Said (verbatim, newest kept):"

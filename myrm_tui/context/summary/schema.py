@@ -20,7 +20,7 @@ from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Any
 
 from myrm_tui.context.filters.notable import states_value
-from myrm_tui.context.views import UNTRUSTED_CLOSE, UNTRUSTED_OPEN
+from myrm_tui.context.rows.views import UNTRUSTED_CLOSE, UNTRUSTED_OPEN
 
 # List caps. Why these values: enough to keep the load-bearing facts of a ~20k-token chunk while
 # keeping a summary a small fraction of it; blocked/next are short on purpose because they sit at

@@ -1,6 +1,6 @@
 """A capable model's summary, written without a model: the benchmark's `oracle` summarizer.
 
-Why: the benchmark's fake summarizers (`llm/replay_summarizers.py`) wrote a constant line or the
+Why: the benchmark's fake summarizers (`llm/fake_providers/replay_summarizers.py`) wrote a constant line or the
 needles of their input; the auditor rejected every answer, so every figure measured the
 extractive fallback and never the model-summary path (prompt, auditor, escalation, folds). This
 stand-in reads only what a summarizer model is sent (the transcript of the request: the

@@ -18,9 +18,9 @@ from textual.screen import Screen
 from textual.widgets import Static
 
 from myrm_tui.terminal_text import for_terminal
-from myrm_tui.tui.context_source import ModelBudget, read_context, with_budget
 from myrm_tui.tui.css import sibling_css
-from myrm_tui.tui.metrics import HealthReport, Metric, health_report, vault_size
+from myrm_tui.tui.figures.context_source import ModelBudget, read_context, with_budget
+from myrm_tui.tui.figures.metrics import HealthReport, Metric, health_report, vault_size
 
 if TYPE_CHECKING:
     from myrm_tui.store.store import Store
@@ -38,11 +38,11 @@ CARD_BREAKPOINTS = [(0, "-one-column"), (60, "-two-columns"), (110, "-three-colu
 
 
 def instructions_line(workspace: Path | None) -> str:
-    """The instruction files the system prompt carries (agent/prompts.py), in its order, and what
+    """The instruction files the system prompt carries (agent/setup/prompts.py), in its order, and what
     the shared cap did to them; one line under the cards."""
     if workspace is None:
         return "Instruction files: no workspace"
-    from myrm_tui.agent.prompts import current_instructions
+    from myrm_tui.agent.setup.prompts import current_instructions
 
     found = current_instructions(workspace)
     if not found.files:

@@ -2,7 +2,7 @@
 
 Every search runs in a thread worker and the list fills in when it returns. Rows are named as
 `--model` takes them ("openai/gpt-4o") and marked READY when the model can run from here now
-(its provider's key is set, or it needs none: llm/model_check.py). A typed name goes through
+(its provider's key is set, or it needs none: llm/models/check.py). A typed name goes through
 the same model-name check as `myrm run --model`: a name nobody serves ("gpt4o") is not taken;
 the list shows why and what was probably meant, to pick with Enter.
 
@@ -57,8 +57,8 @@ def model_row(info: Any, ready: bool | None = None) -> str:
 
 def search_models(query: str, overrides: Any = None) -> list[tuple[Any, bool]]:
     """(ModelInfo named as --model takes it, READY) for the rows matching `query`."""
-    from myrm_tui.llm import registry
-    from myrm_tui.llm.model_check import is_ready
+    from myrm_tui.llm.models import registry
+    from myrm_tui.llm.models.check import is_ready
 
     found = registry.search(query, limit=MODEL_PICKER_LIMIT, overrides=overrides)
     return [(info, is_ready(info, overrides)) for info in found]
@@ -66,7 +66,7 @@ def search_models(query: str, overrides: Any = None) -> list[tuple[Any, bool]]:
 
 def check_name(name: str, overrides: Any = None) -> Any:
     """llm.model_check.check_model: the one check `myrm run --model` uses too."""
-    from myrm_tui.llm.model_check import check_model
+    from myrm_tui.llm.models.check import check_model
 
     return check_model(name, overrides)
 

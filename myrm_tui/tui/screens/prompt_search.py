@@ -20,7 +20,7 @@ from textual.widgets.option_list import Option
 from myrm_tui.terminal_text import for_terminal
 from myrm_tui.tui.constants import PROMPT_SEARCH_ROWS
 from myrm_tui.tui.css import sibling_css
-from myrm_tui.tui.prompt_history import PromptHistory
+from myrm_tui.tui.prompt.prompt_history import PromptHistory
 from myrm_tui.tui.screens.dialogs import Dialog
 
 # A row shows the start of a prompt, newlines as " ⏎ " so a multi-line prompt reads as one line.

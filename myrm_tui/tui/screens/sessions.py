@@ -27,9 +27,9 @@ from myrm_tui.store.records import SessionRecord
 from myrm_tui.terminal_text import for_terminal
 from myrm_tui.tui.css import sibling_css
 from myrm_tui.tui.formatting import one_line, short_id
+from myrm_tui.tui.prompt.user_prompts import first_prompt
 from myrm_tui.tui.screens.dialogs import ConfirmScreen, Dialog, InputScreen
 from myrm_tui.tui.session_search import matches, search_fields
-from myrm_tui.tui.user_prompts import first_prompt
 
 if TYPE_CHECKING:
     from myrm_tui.store.store import Store
@@ -94,9 +94,9 @@ def export_markdown(store: Store, session_id: str, path: Path) -> Path:
 
 
 def default_export_path(workspace: Path, session_id: str) -> Path:
-    """The config dir's exports folder, never the workspace (tui/export_target.py says why);
+    """The config dir's exports folder, never the workspace (tui/transcript/export_target.py says why);
     `workspace` stays in the signature for callers that pass it."""
-    from myrm_tui.tui.export_target import default_export_path as default_path
+    from myrm_tui.tui.transcript.export_target import default_export_path as default_path
 
     return default_path(session_id)
 

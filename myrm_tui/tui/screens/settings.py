@@ -175,10 +175,10 @@ class SettingsScreen(Dialog[dict[str, Any] | None]):
 
     @work(thread=True, exclusive=True, group="settings-model-check", exit_on_error=False)
     def _check_model_then_save(self, model: str, changes: dict[str, Any]) -> None:
-        """A new model name goes through the model-name check (llm/model_check.py) before it is
+        """A new model name goes through the model-name check (llm/models/check.py) before it is
         saved: a name nobody serves stays in the field with the reason and what was meant. Off
         the UI thread: a name the bundled map does not know is looked up by litellm."""
-        from myrm_tui.llm.model_check import check_model
+        from myrm_tui.llm.models.check import check_model
 
         check = check_model(model, self.settings.models, self.settings.api_base or None)
         self.app.call_from_thread(self._model_checked, check, changes)

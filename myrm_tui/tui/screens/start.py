@@ -18,7 +18,7 @@ from textual.containers import Vertical
 from textual.screen import Screen
 from textual.widgets import Static, TextArea
 
-from myrm_tui.tui.prompt_text import PLACEHOLDER
+from myrm_tui.tui.prompt.prompt_text import PLACEHOLDER
 
 # Said in the status line until the chat screen takes over (usually well under a second).
 LOADING_TEXT = " Loading the session…"

@@ -17,8 +17,8 @@ from textual.widgets import Static
 
 from myrm_tui.store.records import EventRecord
 from myrm_tui.terminal_text import for_terminal
-from myrm_tui.tui import metrics
 from myrm_tui.tui.css import sibling_css
+from myrm_tui.tui.figures import metrics
 from myrm_tui.tui.formatting import format_tokens, token_change
 
 # Newest model calls listed in the cache section (older ones are in the health screen's totals).

@@ -9,8 +9,8 @@ from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
 from myrm_tui.terminal_text import for_terminal
-from myrm_tui.tui.completion import CompletionRequest
 from myrm_tui.tui.css import sibling_css
+from myrm_tui.tui.prompt.completion import CompletionRequest
 
 
 @dataclass(frozen=True)

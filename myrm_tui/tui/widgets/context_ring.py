@@ -14,9 +14,9 @@ from textual.content import Content
 from textual.message import Message
 from textual.widgets import Static
 
-from myrm_tui.tui.context_source import ContextState
 from myrm_tui.tui.css import sibling_css
-from myrm_tui.tui.glyphs import braille_ring
+from myrm_tui.tui.figures.context_source import ContextState
+from myrm_tui.tui.figures.glyphs import braille_ring
 
 _LEVEL_STYLE = {"ok": "$text-success", "warn": "$text-warning", "crit": "$text-error", "unknown": "$text-muted"}
 

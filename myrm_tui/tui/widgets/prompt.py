@@ -22,12 +22,12 @@ from textual.widgets import TextArea
 from textual.worker import Worker, WorkerState
 
 from myrm_tui.terminal_text import for_terminal
-from myrm_tui.tui.completion import apply_completion, completion_at
 from myrm_tui.tui.css import sibling_css
-from myrm_tui.tui.paste_chips import PasteChips, is_big
-from myrm_tui.tui.prompt_history import PromptHistory
-from myrm_tui.tui.prompt_text import PLACEHOLDER
-from myrm_tui.tui.user_prompts import workspace_prompts
+from myrm_tui.tui.prompt.completion import apply_completion, completion_at
+from myrm_tui.tui.prompt.paste_chips import PasteChips, is_big
+from myrm_tui.tui.prompt.prompt_history import PromptHistory
+from myrm_tui.tui.prompt.prompt_text import PLACEHOLDER
+from myrm_tui.tui.prompt.user_prompts import workspace_prompts
 from myrm_tui.tui.widgets.completion_popup import CompletionPopup
 
 if TYPE_CHECKING:
@@ -80,7 +80,7 @@ class PromptArea(TextArea):
             placeholder=PLACEHOLDER,
         )
         self.prompt_history = PromptHistory()
-        self.chips = PasteChips()  # big pastes shown as `[pasted N lines]` (tui/paste_chips.py)
+        self.chips = PasteChips()  # big pastes shown as `[pasted N lines]` (tui/prompt/paste_chips.py)
         self.popup: CompletionPopup | None = None
 
     @property

@@ -18,8 +18,8 @@ from textual.widgets import Static
 from myrm_tui.terminal_text import for_terminal
 from myrm_tui.tui.constants import STATUS_TICK_S, WAIT_TEXT_AFTER_S
 from myrm_tui.tui.css import sibling_css
+from myrm_tui.tui.figures.reply_figures_text import StreamMeter
 from myrm_tui.tui.formatting import format_tokens, short_id
-from myrm_tui.tui.reply_figures_text import StreamMeter
 
 
 @dataclass(frozen=True)

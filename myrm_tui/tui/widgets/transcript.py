@@ -32,12 +32,12 @@ from myrm_tui.tui.constants import (
     TURN_WINDOW_HIGH,
 )
 from myrm_tui.tui.css import sibling_css
-from myrm_tui.tui.history import AssistantItem, ContextNoteItem, HistoryItem, ToolItem, UserItem
-from myrm_tui.tui.widgets.assistant_message import AssistantMessage
-from myrm_tui.tui.widgets.context_note_block import ContextNoteBlock
-from myrm_tui.tui.widgets.stored_reply import ReplyPalette, StoredReply, palette_of
-from myrm_tui.tui.widgets.tool_block import ToolBlock
-from myrm_tui.tui.widgets.user_message import UserMessage
+from myrm_tui.tui.transcript.history import AssistantItem, ContextNoteItem, HistoryItem, ToolItem, UserItem
+from myrm_tui.tui.widgets.blocks.assistant_message import AssistantMessage
+from myrm_tui.tui.widgets.blocks.context_note_block import ContextNoteBlock
+from myrm_tui.tui.widgets.blocks.stored_reply import ReplyPalette, StoredReply, palette_of
+from myrm_tui.tui.widgets.blocks.tool_block import ToolBlock
+from myrm_tui.tui.widgets.blocks.user_message import UserMessage
 
 
 @dataclass

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from textual.content import Content
 from textual.widgets import Static
 
-from myrm_tui.llm.provider_keys import PROVIDER_KEYS
+from myrm_tui.llm.models.provider_keys import PROVIDER_KEYS
 from myrm_tui.terminal_text import for_terminal
 from myrm_tui.tui.css import sibling_css
 

@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 
 from myrm_tui.context.filters import declarative, filter_output, is_marker_line
-from myrm_tui.context.ingest import spill_text
-from myrm_tui.settings.config_problem import ConfigProblem
-from myrm_tui.settings.filter_files import FilterSpec, read_filter_file
+from myrm_tui.context.rows.ingest import spill_text
+from myrm_tui.settings.config_files.filter_files import FilterSpec, read_filter_file
+from myrm_tui.settings.config_files.problems import ConfigProblem
 from myrm_tui.store.vault import Vault
 from tests.context.filters.conftest import assert_real_excerpt
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from myrm_tui.context.tokens import count_message_tokens
+from myrm_tui.context.window.tokens import count_message_tokens
 from myrm_tui.store.records import MessageRecord
 
 # The llama.cpp server's context; the summarizer is told this window, so chunks are capped to fit.

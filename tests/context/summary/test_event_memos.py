@@ -15,8 +15,8 @@ from myrm_tui.context.filters import notable
 from myrm_tui.context.summary import quotes
 from myrm_tui.context.summary.quotes import MAX_QUOTE_CHARS, _clip
 from myrm_tui.context.summary.schema import neutralize
-from myrm_tui.context.tokens import count_message_tokens
-from myrm_tui.llm.model_info import ModelInfo
+from myrm_tui.context.window.tokens import count_message_tokens
+from myrm_tui.llm.models.info import ModelInfo
 from myrm_tui.redact import redact
 from myrm_tui.store import Store
 from tests.hypothesis_profiles import examples

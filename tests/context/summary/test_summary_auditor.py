@@ -7,7 +7,7 @@ from dataclasses import replace
 from myrm_tui.context.summary.auditor import DEFAULT_MIN_RETENTION, audit, extract_entities
 from myrm_tui.context.summary.prompts import transcript
 from myrm_tui.context.summary.schema import StructuredSummary, summary_from_dict
-from myrm_tui.context.tokens import count_message_tokens
+from myrm_tui.context.window.tokens import count_message_tokens
 from tests.context.summary.summary_helpers import GOOD_SUMMARY, session_chunk
 
 CHUNK = session_chunk()

@@ -20,7 +20,7 @@ from myrm_tui.context.summary.client import (
 )
 from myrm_tui.context.summary.schema import StructuredSummary
 from myrm_tui.llm.call_settings import CallSettings
-from myrm_tui.llm.model_info import ModelInfo
+from myrm_tui.llm.models.info import ModelInfo
 from tests.context.summary.summary_helpers import GOOD_SUMMARY, good_answer, rows_of, session_chunk, user
 
 SETTINGS = CallSettings(temperature=0.0, max_attempts=1, timeout_s=30.0)
@@ -33,7 +33,7 @@ VAGUE = json.dumps(
 
 @pytest.fixture
 def write_script(tmp_path: Path) -> Callable[..., str]:
-    """write_script(turns, **top) -> the model name `scripted/<abs path>` (see llm/scripted.py)."""
+    """write_script(turns, **top) -> the model name `scripted/<abs path>` (see llm/fake_providers/scripted.py)."""
     counter = {"n": 0}
 
     def write(turns: list[dict], **top: object) -> str:

@@ -8,7 +8,7 @@ from myrm_tui.context.summary.auditor import audit
 from myrm_tui.context.summary.extractive import extractive_summary
 from myrm_tui.context.summary.prompts import transcript
 from myrm_tui.context.summary.schema import FileChange, body_text
-from myrm_tui.context.tokens import count_message_tokens, count_text_tokens
+from myrm_tui.context.window.tokens import count_message_tokens, count_text_tokens
 from tests.context.summary.summary_helpers import assistant, call, session_chunk, tool, user
 
 

@@ -12,7 +12,7 @@ from myrm_tui.context.filters.notable import LINE_CHARS, NotableLine, notable_li
 from myrm_tui.context.summary.extractive import extractive_summary
 from myrm_tui.context.summary.schema import FIELD_CAPS, FileChange, StructuredSummary, enforce_caps
 from myrm_tui.context.summary.source import summarizer_messages
-from myrm_tui.context.tokens import count_message_tokens
+from myrm_tui.context.window.tokens import count_message_tokens
 from tests.context.summary.summary_helpers import assistant, call, tool, user
 from tests.hypothesis_profiles import examples
 

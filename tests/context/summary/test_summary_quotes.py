@@ -134,7 +134,7 @@ def test_summary_text_cannot_forge_a_quote_line():
 
 
 def test_dense_text_is_capped_in_tokens_not_only_characters():
-    from myrm_tui.context.tokens import count_text_tokens
+    from myrm_tui.context.window.tokens import count_text_tokens
 
     count = lambda text: count_text_tokens(text, "gpt-4o")  # noqa: E731
     cjk = [{"role": "user", "content": "请把缓存的过期时间改成三十分钟，并且检查所有调用者。" * 8} for _ in range(40)]

@@ -6,6 +6,7 @@ import json
 
 import pytest
 
+from myrm_tui.context.rows.views import UNTRUSTED_CLOSE, UNTRUSTED_OPEN
 from myrm_tui.context.summary.schema import (
     FIELD_CAPS,
     FileChange,
@@ -16,7 +17,6 @@ from myrm_tui.context.summary.schema import (
     parse_summary,
     render,
 )
-from myrm_tui.context.views import UNTRUSTED_CLOSE, UNTRUSTED_OPEN
 from tests.context.summary.summary_helpers import GOOD_SUMMARY, T0, good_answer
 
 

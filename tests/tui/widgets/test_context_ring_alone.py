@@ -11,8 +11,8 @@ from typing import Any
 
 from textual.app import App, ComposeResult
 
-from myrm_tui.tui.context_source import ContextState, Thresholds
-from myrm_tui.tui.metrics import ContextReading, Spend
+from myrm_tui.tui.figures.context_source import ContextState, Thresholds
+from myrm_tui.tui.figures.metrics import ContextReading, Spend
 from myrm_tui.tui.widgets.context_ring import ContextRing
 from tests.tui.tui_pilot_helpers import screen_text
 

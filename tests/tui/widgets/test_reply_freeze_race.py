@@ -20,10 +20,10 @@ import time
 from textual.app import App, ComposeResult
 from textual.containers import VerticalScroll
 
-from myrm_tui.tui.widgets.assistant_message import AssistantMessage
-from myrm_tui.tui.widgets.live_markdown import LiveMarkdown
-from myrm_tui.tui.widgets.live_reply import LiveReply
-from myrm_tui.tui.widgets.stored_reply import StoredReply
+from myrm_tui.tui.widgets.blocks.assistant_message import AssistantMessage
+from myrm_tui.tui.widgets.blocks.live_markdown import LiveMarkdown
+from myrm_tui.tui.widgets.blocks.live_reply import LiveReply
+from myrm_tui.tui.widgets.blocks.stored_reply import StoredReply
 from tests.tui.tui_pilot_helpers import WAIT_TIMEOUT_S, wait_until
 
 SIZE = (100, 40)

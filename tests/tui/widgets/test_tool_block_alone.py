@@ -10,7 +10,7 @@ from __future__ import annotations
 from textual.app import App, ComposeResult
 
 from myrm_tui.tui.constants import TOOL_OUTPUT_DISPLAY_CHARS
-from myrm_tui.tui.widgets.tool_block import ToolBlock, ToolHeader
+from myrm_tui.tui.widgets.blocks.tool_block import ToolBlock, ToolHeader
 from tests.tui.tui_pilot_helpers import notices, screen_text, wait_until
 
 SIZE = (100, 50)

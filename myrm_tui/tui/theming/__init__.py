@@ -1,0 +1,1 @@
+"""Themes: the TOML theme files and the app's registration and choice of them."""
