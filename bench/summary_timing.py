@@ -33,6 +33,7 @@ from typing import Any
 
 import myrm_tui  # noqa: F401  (offline env before litellm)
 from myrm_tui.agent.agent import Agent
+from myrm_tui.agent.turn.summary_work import SummaryWork
 from myrm_tui.context.compaction.event import DONE, CompactionEvent
 from myrm_tui.context.summary.auditor import extract_entities
 from myrm_tui.context.summary.client import CallResult, SummaryModel
@@ -87,22 +88,22 @@ class Waits:
     seconds: list[float] = field(default_factory=list)
 
 
-class BenchAgent(Agent):
-    """The real agent with the summarizer injected and one of the policies."""
+class BenchSummaryWork(SummaryWork):
+    """The real agent's summary work with the summarizer injected and one of the policies."""
 
-    policy = "between"
-    careful: CarefulSummarizer
-    waits: Waits
+    def __init__(self, agent: Agent, policy: str, careful: CarefulSummarizer, waits: Waits) -> None:
+        super().__init__(agent)
+        self.policy, self.careful, self.waits = policy, careful, waits
 
-    def summary_models(self) -> list[Any]:
+    def models(self) -> list[SummaryModel]:
         return [SummaryModel("bench/careful", 128_000, call=self.careful)] if self.policy != "none" else []
 
-    async def _maintain(self) -> dict[str, Any] | None:
-        return await super()._maintain() if self.policy in ("between", "both") else None
+    async def maintain(self) -> dict[str, Any] | None:
+        return await super().maintain() if self.policy in ("between", "both") else None
 
-    async def _summaries_between_steps(self, state):  # type: ignore[override]
+    async def between_steps(self, state):  # type: ignore[override]
         started = time.perf_counter()
-        async for event in super()._summaries_between_steps(state):
+        async for event in super().between_steps(state):
             yield event
         spent = time.perf_counter() - started
         if spent > self.careful.latency / 2:  # a wait for at least one call (else bookkeeping only)
@@ -132,8 +133,9 @@ async def run(policy: str, turns: int, latency: float, window: int = WINDOW) -> 
             settings = Settings().with_values(
                 model=model, approval="yolo", sandbox="off", summary_wait=policy in ("before", "both")
             )
-            agent = BenchAgent(store=store, session_id=session, settings=settings, workspace=workspace)
-            agent.policy, agent.careful, agent.waits = policy, CarefulSummarizer(latency), Waits()
+            agent = Agent(store=store, session_id=session, settings=settings, workspace=workspace)
+            work = BenchSummaryWork(agent, policy, CarefulSummarizer(latency), Waits())
+            agent.summary_work = work
             started = time.perf_counter()
             for turn in range(turns):
                 async for _ in agent.turn(f"Read the next three reports ({turn})."):
@@ -150,12 +152,12 @@ async def run(policy: str, turns: int, latency: float, window: int = WINDOW) -> 
         used = [n for n in leaves if n["status"] != "prepared"]
         removed = sum(n["covered_count"] for n in used)
         by_model = sum(n["covered_count"] for n in used if not n["fallback"])
-        waits = agent.waits.seconds
+        waits = work.waits.seconds
         return {
             "policy": policy,
-            "calls": agent.careful.calls,
-            "tokens_in": agent.careful.tokens_in,
-            "tokens_out": agent.careful.tokens_out,
+            "calls": work.careful.calls,
+            "tokens_in": work.careful.tokens_in,
+            "tokens_out": work.careful.tokens_out,
             "waits": len(waits),
             "wait_s": sum(waits),
             "wait_p50": statistics.median(waits) if waits else 0.0,

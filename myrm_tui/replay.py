@@ -308,7 +308,7 @@ class ReplaySession:
             return {"turn": probe.get("turn"), "query": query, "result": _probe(self.store, self.session_id, query)}
         turn = line.get("turn")
         gap = float(line.get("gap_s") or 0)
-        previous_request = self.agent.engine.last_call_at
+        previous_request = self.agent.engine.cache.last_call_at
         self._paused += gap
         self.clock.now = float(turn or 0) * TURN_SECONDS + self._paused
         probes = self._keepalive(previous_request) if gap else []

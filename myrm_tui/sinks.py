@@ -51,7 +51,7 @@ SUMMARY_BODY = Sink(
 SUMMARY_FOOTER = Sink(
     "summary_footer",
     "context.summary.footer: commands and error lines before they "
-    "are clipped, and the rendered footer (used by context.dag._footer, markers and "
+    "are clipped, and the rendered footer (used by context.compaction.node_footer, markers and "
     "agent.fork)",
     DEFAULT_POLICY,
 )

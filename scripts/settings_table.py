@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import json
 
-from myrm_tui.settings.schema import FREE, NEEDS_TRUST, SETTINGS, TIGHTEN_ONLY
+from myrm_tui.settings.schema import SETTINGS
+from myrm_tui.settings.setting_spec import FREE, NEEDS_TRUST, TIGHTEN_ONLY
 
 # How a workspace file may set each setting (settings/trust.py), in the README's words.
 WORKSPACE_WORDS = {FREE: "applies", NEEDS_TRUST: "after trust", TIGHTEN_ONLY: "stricter only"}

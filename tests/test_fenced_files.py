@@ -10,7 +10,7 @@ import pytest
 
 from myrm_tui import fenced_files as module
 from myrm_tui.fenced_files import NEW_FILE_MODE, TEMP_SUFFIX, FenceError
-from myrm_tui.fenced_files import replace_file as atomic_write
+from myrm_tui.fenced_paths import replace_file as atomic_write
 
 
 def _leftovers(folder):

@@ -35,18 +35,19 @@ from acp.schema import (
     PromptCapabilities,
     PromptResponse,
     StopReason,
-    UsageUpdate,
 )
 
 from myrm_tui import __version__
 from myrm_tui.acp.client_files import client_files
 from myrm_tui.acp.client_mcp import ClientMcpServer, ClientServers, client_servers
 from myrm_tui.acp.compaction_updates import CompactionFeed
+from myrm_tui.acp.context_health import ContextHealth
 from myrm_tui.acp.history import history_updates
 from myrm_tui.acp.permission import ask_client, granted_update
 from myrm_tui.acp.prompt_text import PromptBlock, prompt_text
 from myrm_tui.acp.updates import updates_for
 from myrm_tui.agent.events import ApprovalAnswer, ApprovalRequest, StepStarted, TurnFinished
+from myrm_tui.llm.events import UsageEvent
 from myrm_tui.llm.local.client import LocalWorkers
 from myrm_tui.sinks import RUN_ECHO, scrub, session_title
 from myrm_tui.store.workspace import find_workspace_root
@@ -55,7 +56,6 @@ if TYPE_CHECKING:
     from acp.interfaces import Agent as AcpAgent
     from acp.interfaces import Client
 
-    from myrm_tui.agent.agent import Agent
     from myrm_tui.agent.session_runtime import SessionRuntime
     from myrm_tui.mcp.manager import McpManager
     from myrm_tui.settings.sections.mcp_servers import McpServerConfig
@@ -99,17 +99,11 @@ class OpenSession:
     mcp: McpManager | None
     titled: bool
     compactions: CompactionFeed
+    health: ContextHealth  # the ring's figures as usage_update (context_health.py)
     notes: list[str] = field(default_factory=list)  # said at the start of the next turn (client MCP servers)
     turn: asyncio.Task[StopReason] | None = None
     cancel_requested: bool = False
     asks: set[asyncio.Task[None]] = field(default_factory=set)
-
-
-def context_usage(agent: Agent | None, step: StepStarted) -> UsageUpdate:
-    """The ring's figure (the prompt of this model call against the model's window) in ACP's
-    context-usage update, sent before each model call."""
-    window = agent.build.model.context_window if agent is not None else 0
-    return UsageUpdate(session_update="usage_update", used=max(0, step.prompt_tokens), size=max(0, window))
 
 
 class MyrmAcpAgent:
@@ -249,9 +243,13 @@ class MyrmAcpAgent:
                         for compacted in session.compactions.updates():
                             await client.session_update(session_id=session.id, update=compacted)
                     if isinstance(event, StepStarted):
+                        agent = session.runtime.current
+                        window = agent.build.model.context_window if agent is not None else 0
                         await client.session_update(
-                            session_id=session.id, update=context_usage(session.runtime.current, event)
+                            session_id=session.id, update=session.health.before_call(event, window)
                         )
+                    if isinstance(event, UsageEvent) and (usage := session.health.after_call(event)) is not None:
+                        await client.session_update(session_id=session.id, update=usage)
                     for update in updates_for(event, self.workspace.root):
                         await client.session_update(session_id=session.id, update=update)
         finally:
@@ -318,7 +316,8 @@ class MyrmAcpAgent:
         for note in notes:
             print(f"note: {note}", file=sys.stderr)  # the agent's log (stdout is the protocol's)
         feed = CompactionFeed(self.workspace.store, session_id)
-        session = OpenSession(session_id, runtime, mcp, titled, feed, notes)
+        health = ContextHealth(self.workspace.store, session_id)
+        session = OpenSession(session_id, runtime, mcp, titled, feed, health, notes)
         self.sessions[session_id] = session
         return session
 

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-import logging
 import time
 from collections.abc import AsyncGenerator, Callable, Sequence
 from contextlib import aclosing
@@ -21,7 +20,6 @@ from pathlib import Path
 from typing import Any
 
 from myrm_tui.agent.events import (
-    COMPACTING,
     AgentEvent,
     AssistantMessageStored,
     Notice,
@@ -48,6 +46,7 @@ from myrm_tui.agent.turn.model_stream import ModelStream, StreamFn
 from myrm_tui.agent.turn.record import TurnRecord
 from myrm_tui.agent.turn.resend import reusable_user_message
 from myrm_tui.agent.turn.state import CUT_OFF_NOTE, INTERRUPTED_RESULT, TurnState, assistant_message, calls_of
+from myrm_tui.agent.turn.summary_work import SummaryWork
 from myrm_tui.agent.turn.tool_runner import ToolRunner
 from myrm_tui.agent.undo.checkpoints import Checkpointer
 from myrm_tui.agent.undo.rewind import with_undo_note
@@ -64,16 +63,13 @@ from myrm_tui.context.undo_note import defused
 from myrm_tui.context.workspace_reader import workspace_reader
 from myrm_tui.llm.call_settings import CallSettings, reasoning_effort_for
 from myrm_tui.llm.errors import ContextWindowExceededError, LLMError
-from myrm_tui.llm.events import UsageEvent, WaitPhase
-from myrm_tui.llm.models.lite import LITE_OFF
+from myrm_tui.llm.events import UsageEvent
 from myrm_tui.settings.settings import Settings
 from myrm_tui.store import Store, event_kinds
 from myrm_tui.store.disk_full import disk_full
 
 # Re-exported: importers name them from here (`from myrm_tui.agent.agent import CUT_OFF_NOTE`).
 __all__ = ["CUT_OFF_NOTE", "INTERRUPTED_RESULT", "Agent", "StreamFn", "excerpt_notice"]
-
-_log = logging.getLogger(__name__)
 
 
 class Agent:
@@ -141,6 +137,8 @@ class Agent:
         self._plain_chat_noticed = False
         self._sandbox_noticed = False
         self._summarizer_noticed = False
+        # Who writes the summaries and when the work runs (agent/turn/summary_work.py).
+        self.summary_work = SummaryWork(self)
         self._busy = False
         # The post-compaction reread's files count as seen by the model (agent/read_registry.py).
         # The engine outlives agents (a rebuild): the newest agent's reader wins.
@@ -251,9 +249,11 @@ class Agent:
                 sandbox_note = sandbox_status(self.settings.sandbox).start_notice()
                 if sandbox_note:
                     yield Notice(sandbox_note, level="warning")
-            summarizer_note = self._summarizer_notice()
-            if summarizer_note:
-                yield Notice(summarizer_note, level="warning")
+            if not self._summarizer_noticed:
+                self._summarizer_noticed = True
+                summarizer_note = self.summary_work.notice()
+                if summarizer_note:
+                    yield Notice(summarizer_note, level="warning")
             if self.mcp is not None and self.build.model.supports_tools:
                 async for notice in self.mcp.sync_turn(self):
                     yield notice
@@ -276,7 +276,7 @@ class Agent:
         max_steps = max(1, int(self.settings.max_steps))
         while True:
             state.steps += 1
-            async with aclosing(self._summaries_between_steps(state)) as notices:
+            async with aclosing(self.summary_work.between_steps(state)) as notices:
                 async for notice in notices:
                     yield notice
             try:
@@ -393,7 +393,7 @@ class Agent:
         try:
             await self.engine.prepare_for_compact(
                 self.turn_input(trigger="manual"),
-                models=self.summary_models(),
+                models=self.summary_work.models(),
                 breaker=self.engine.summary_breaker,
                 focus=focus,
                 progress=progress,
@@ -409,81 +409,16 @@ class Agent:
             model = dataclasses.replace(model, api_base=self.settings.api_base)
         return summary_routes(self.settings, model)
 
-    def summary_models(self) -> list[Any]:
-        from myrm_tui.context.summary.client import SummaryModel
-
-        return [SummaryModel(r.model, r.window, r.settings) for r in self.summary_routes()]
-
-    def _summarizer_notice(self) -> str:
-        """Once per agent: the lite model the user configured cannot write summaries (too small a
-        window, a tiny model), so the main model (or the extractive body) does. Said, not only
-        stored, because the user chose that model to save cost and it is not being used."""
-        if self._summarizer_noticed:
-            return ""
-        self._summarizer_noticed = True
-        lite = self.settings.lite_model.strip()
-        if not lite or lite.lower() == LITE_OFF:  # automatic or the user's own "off": nothing to say
-            return ""
-        model, _window, why = self.summarizer()
-        return f"summaries: {why}" if model != lite else ""
-
     def summarizer(self) -> tuple[str | None, int, str]:
-        """(model, window, why) of the first model of the summarizer chain: the lite model if
-        configured and able, else the main model; None for a tiny main model without a usable
-        lite one (extractive summaries only)."""
-        routes = self.summary_routes()
-        if not routes:
-            return None, self.build.model.context_window, "extractive summaries only"
-        return routes[0].model, routes[0].window, routes[0].why
+        """(model, window, why) of the first model of the summarizer chain (summary_work.py)."""
+        return self.summary_work.summarizer()
 
     async def maintain(self) -> dict[str, Any] | None:
         """Idle-time compaction work after a turn: prepare the next summary with a model (in the
         background; the prompt only changes at the next compaction event)."""
         if self._busy:
             return None
-        return await self._maintain()
-
-    async def _maintain(self) -> dict[str, Any] | None:
-        models = self.summary_models()
-        if not models:
-            return None
-        return await self.engine.maintain(self.turn_input(), models=models, breaker=self.engine.summary_breaker)
-
-    async def _summaries_between_steps(self, state: TurnState) -> AsyncGenerator[AgentEvent, None]:
-        """Summary work inside a turn, before the next request: a long tool-using turn can pass
-        from the full threshold to a removal without an idle moment, and `myrm run` has none.
-        After a step's tools, the next chunk (or fold) is prepared as after a turn; with
-        `summary_wait`, the chunks an emergency is about to remove are written first (the user
-        waits). Failures never end the turn: the extractive body stands in."""
-        try:
-            if state.steps > 1:
-                if self.report_waits:
-                    yield WaitPhase(COMPACTING)
-                await self._maintain()
-            if self.settings.summary_wait:
-                models = self.summary_models()
-                chunks = self.engine.chunks_before_removal(self.turn_input(), models) if models else []
-                if chunks:
-                    if self.report_waits:
-                        yield WaitPhase(COMPACTING)
-                    yield Notice(
-                        f"writing {len(chunks)} summar{'y' if len(chunks) == 1 else 'ies'} with "
-                        f"{models[0].model} before old turns are removed (summary_wait)"
-                    )
-                    await self.engine.prepare_chunks(
-                        self.turn_input(),
-                        chunks,
-                        models=models,
-                        breaker=self.engine.summary_breaker,
-                        kind="before_removal",
-                    )
-                    await self.engine.prepare_folds(
-                        self.turn_input(), models=models, breaker=self.engine.summary_breaker
-                    )
-        except (asyncio.CancelledError, GeneratorExit):
-            raise
-        except Exception:  # noqa: BLE001 - background work: the event records model failures
-            _log.warning("summary preparation failed between steps", exc_info=True)
+        return await self.summary_work.maintain()
 
     def fork_with_summary(self, keep_user_turns: int = 2) -> Any:
         """A new session that starts small: it shares the human anchor with this one, then a

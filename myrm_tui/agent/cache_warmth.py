@@ -124,7 +124,7 @@ class CacheWarmth:
         sent yet (nothing cached to keep), or this idle period's cap reached."""
         if not self.keepalive_enabled or self.agent.busy or self._sending or not self._provider_caches():
             return None
-        last = self.agent.engine.last_call_at
+        last = self.agent.engine.cache.last_call_at
         if last is not None and last != self._own_call_at:
             self.sent_this_idle = 0  # a real request since our last probe: a new idle period
         # Something to keep: this agent's last request, or (an agent built since the session's last
@@ -176,7 +176,7 @@ class CacheWarmth:
         latest = self._latest_compaction()
         if latest is None or latest.id <= self._seen_compaction:
             return False
-        last = self.agent.engine.last_call_at
+        last = self.agent.engine.cache.last_call_at
         if last is not None and latest.created_at <= last:
             self._seen_compaction = latest.id  # a request went out after it already
             return False
@@ -234,7 +234,7 @@ class CacheWarmth:
         finally:
             self._sending = False
         agent.engine.note_provider_call()  # the cache is warm from now
-        self._own_call_at = agent.engine.last_call_at
+        self._own_call_at = agent.engine.cache.last_call_at
         from myrm_tui.agent.reply_figures import priced
 
         usage = priced(usage or UsageEvent(), agent.build.model)

@@ -12,9 +12,9 @@ from typing import Any
 
 from myrm_tui.context.filters import filter_output
 from myrm_tui.context.history import RenderedHistory
+from myrm_tui.context.observations.argument_cuts import shrunk_call_arguments
 from myrm_tui.context.observations.intent import _text_of
 from myrm_tui.context.rows.views import FILTERED, REMOVED, SHRUNK, View, filtered_header, msg_handle
-from myrm_tui.context.stages.compress import shrunk_call_arguments
 from myrm_tui.context.view_log import ViewLog
 from myrm_tui.context.window.arrival_budget import ArrivalAllowances, arrival_allowances, over_turn_allowance
 from myrm_tui.context.window.budget import Budget

@@ -6,7 +6,7 @@ served the prefix from its cache is known only after the call, from the usage it
 (`cached_read_tokens`). Comparing the two separates the breaks we caused and explained (a
 compaction, a system prompt change) from the ones we did not see coming: the provider's TTL is
 shorter than our table says, it evicted the entry early, or the request was routed to a machine
-without it. Those unexpected breaks are what `_cache_warm` gets wrong, so they also teach the
+without it. Those unexpected breaks are what `CacheWatch.warm` gets wrong, so they also teach the
 engine a better TTL for this session and provider (`learn_ttl`).
 
 Some providers never report cache figures (or report 0 for everything): a 0 from them proves

@@ -25,7 +25,8 @@ from typing import TYPE_CHECKING, Any
 
 from myrm_tui.context.arrival_filter import filter_arrivals
 from myrm_tui.context.assemble_report import AssembleReport, BudgetFigures, IntegrityFigures, LadderFigures
-from myrm_tui.context.cache_observer import CacheObserver, CachePrediction, CacheVerdict
+from myrm_tui.context.cache_observer import CacheVerdict
+from myrm_tui.context.cache_watch import CacheWatch
 from myrm_tui.context.compaction.breaker import StageBreakers
 from myrm_tui.context.compaction.compactor import Compactor, EngineStats, PreCompactHook
 from myrm_tui.context.compaction.dag import SummaryDag
@@ -50,11 +51,9 @@ from myrm_tui.context.pipeline import (
 )
 from myrm_tui.context.prompt import AssembledPrompt, ContextExhausted
 from myrm_tui.context.report import StageClock, StageTimer
-from myrm_tui.context.rows.family import provider_of
 from myrm_tui.context.rows.views import SHRUNK, UNTRUSTED_OPEN, View, msg_handle
 from myrm_tui.context.signature_scrub import replay_breaks_cache
-from myrm_tui.context.stages.cache_optimize import CacheBreak, apply_markers, breakpoints_for, first_difference
-from myrm_tui.context.stages.cache_optimize import message_digest as _message_digest
+from myrm_tui.context.stages.cache_optimize import apply_markers, breakpoints_for
 from myrm_tui.context.stages.compress import EMERGENCY, SUMMARIZE, plan_compaction
 from myrm_tui.context.stages.media_resolve import MediaResolver
 from myrm_tui.context.view_log import StoreViewLog, ViewLog
@@ -62,7 +61,6 @@ from myrm_tui.context.window import ladder
 from myrm_tui.context.window.budget import Budget
 from myrm_tui.context.window.config import CACHE_TTL_S, DEFAULT_CONFIG, EngineConfig
 from myrm_tui.context.window.turn_input import TurnInput
-from myrm_tui.llm.models.info import ModelInfo
 from myrm_tui.store.records import MessageRecord
 
 if TYPE_CHECKING:
@@ -112,15 +110,11 @@ class ContextEngine:
         )
         self.objective = ObjectiveNotes(self.history)
 
-        self.last_call_at: float | None = None
+        # When the last request went out, whether the cache is warm, where a prompt broke it.
+        self.cache = CacheWatch()
         self._last_model: str | None = None  # the model of the previous assemble (signature scrubber)
         self.usage_ratio = 1.0  # provider-reported prompt tokens ÷ our estimate, last call
-        self.last_break: CacheBreak | None = None
-        self.cache_observer = CacheObserver()  # phase 2 of break detection; the learned TTL
         self.pending_tier: str | None = None
-        self._previous_digests: list[str] = []
-        self._system_key: str | None = None
-        self._system_hash = ""
 
     # ------------------------------------------------------------------ the parts' state, read-only
     @property
@@ -148,7 +142,7 @@ class ContextEngine:
         """A request went out (cache warm from now); usage corrects our token estimate. With the
         provider's cache figures, the assemble's cache prediction is checked (phase 2): the
         verdict, or None when nothing can be concluded."""
-        self.last_call_at = self.clock() if at is None else at
+        self.cache.last_call_at = self.clock() if at is None else at
         if prompt_tokens and estimated_tokens:
             # Clamped: one odd report (a provider counting images differently) must not swing
             # every later decision.
@@ -156,7 +150,7 @@ class ContextEngine:
         if cached_read_tokens is None:
             return None
         with self._lock:
-            return self.cache_observer.observe(prompt_tokens or 0, cached_read_tokens, cached_write_tokens, CACHE_TTL_S)
+            return self.cache.observer.observe(prompt_tokens or 0, cached_read_tokens, cached_write_tokens, CACHE_TTL_S)
 
     # ------------------------------------------------------------------ the turn entry point
     def assemble(self, inp: TurnInput) -> AssembledPrompt:
@@ -221,7 +215,7 @@ class ContextEngine:
                 st.items = event.items or 0 if event is not None else 0
         # Signature replay scrubber: a replay that re-bills the history stops resending old signed blocks.
         model_changed = self._last_model not in (None, inp.model.name)
-        if replay_breaks_cache(event is not None, self._cache_warm(now, inp.model), model_changed):
+        if replay_breaks_cache(event is not None, self.cache.warm(now, inp.model), model_changed):
             history.scrub_signatures(inp.render_key())
         self._last_model = inp.model.name
 
@@ -272,13 +266,14 @@ class ContextEngine:
             note = self.objective.note(inp.model.name, budget.prompt_limit - tokens) if restate else None
 
         with timer.stage(CACHE_OPTIMIZE) as st, clock.time(CACHE_OPTIMIZE):
-            digests = [self._system_digest(inp.system_prompt), *history.digests(messages_out)]
+            cache = self.cache
+            digests = [cache.system_digest(inp.system_prompt), *history.digests(messages_out)]
             # A compaction run between two requests (the user's compact command) explains a break.
-            self.last_break = self._detect_break(digests, event or compactor.unreported)
+            cache.last_break = cache.detect_break(digests, event or compactor.unreported)
             compactor.unreported = None
-            self._predict_cache(now, inp.model, self.last_break)
-            points = breakpoints_for(len(messages), len(self._previous_digests))
-            self._previous_digests = digests
+            cache.predict(now, inp.model, cache.last_break)
+            points = breakpoints_for(len(messages), len(cache.previous_digests))
+            cache.previous_digests = digests
             wire = apply_markers(messages, points, inp.model.name)
             if note is not None:  # after the markers: the cached prefix ends at the last real message
                 wire, tokens = [*wire, note.message], tokens + note.tokens
@@ -299,7 +294,7 @@ class ContextEngine:
             stages=tuple(timer.stages),
             breakers=self.breakers.states(),
             event=event,
-            cache_break=self.last_break,
+            cache_break=self.cache.last_break,
             integrity=IntegrityFigures(integrity.orphans_dropped, tuple(integrity.dangling_repaired)),
             ms=round((time.perf_counter() - started) * 1000, 3),
             stage_ms=clock.figures(STAGE_NAMES),
@@ -482,7 +477,7 @@ class ContextEngine:
             tokens=self._tokens_for_ladder(fixed),
             budget=budget,
             config=self.config,
-            cache_warm=self._cache_warm(now, inp.model),
+            cache_warm=self.cache.warm(now, inp.model),
             force_tier=force_tier,
             recent_savings=self.stats.tier_savings,
             economic_due=self.compactor.economic_progress(budget) >= 1.0,
@@ -490,48 +485,6 @@ class ContextEngine:
 
     def _tokens_for_ladder(self, fixed: int) -> int:
         return int((fixed + self.history.tokens) * self.usage_ratio)
-
-    def _cache_warm(self, now: float, model: ModelInfo) -> bool:
-        if self.last_call_at is None:
-            return False
-        if not model.supports_prompt_caching and not model.name.startswith("local/"):
-            return False  # no provider cache to protect
-        # The TTL learned from the provider's own cache reports (cache_observer), else the table's.
-        ttl = self.cache_observer.ttl(provider_of(model.name), CACHE_TTL_S)
-        return now - self.last_call_at < ttl
-
-    def _predict_cache(self, now: float, model: ModelInfo, found: CacheBreak | None) -> None:
-        """Phase 1 of break detection: what this request should read from the provider's cache."""
-        previous_len = len(self._previous_digests)
-        if not previous_len or self.last_call_at is None:
-            self.cache_observer.predict(None)
-            return
-        share = 1.0 if found is None or found.position is None else found.position / previous_len
-        prediction = CachePrediction(
-            provider_of(model.name), now - self.last_call_at, self._cache_warm(now, model), share
-        )
-        self.cache_observer.predict(prediction)
-
-    def _system_digest(self, system_prompt: str) -> str:
-        if self._system_key != system_prompt:
-            self._system_key = system_prompt
-            self._system_hash = _message_digest({"role": "system", "content": system_prompt})
-        return self._system_hash
-
-    def _detect_break(self, digests: list[str], event: CompactionEvent | None) -> CacheBreak | None:
-        previous = self._previous_digests
-        if not previous:
-            return None
-        position = first_difference(previous, digests)
-        if position is None:
-            return None
-        if position == 0:
-            reason = "system prompt changed (settings or model switch)"
-        elif event is not None:
-            reason = f"compaction ({event.tier}, {event.trigger})"
-        else:
-            reason = "history re-rendered (new turn changed reasoning/media of the previous one)"
-        return CacheBreak(position, len(previous), reason, 0)
 
 
 __all__ = ["UNTRUSTED_OPEN", "ContextEngine", "PrepareProgress", "TurnInput"]

@@ -11,7 +11,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from myrm_tui.settings.schema import SETTINGS, SettingSpec
+from myrm_tui.settings.schema import SETTINGS
+from myrm_tui.settings.setting_spec import SettingSpec
 
 TARGET = Path(__file__).with_name("typed_values.py")
 GENERATOR = "python -m myrm_tui.settings.gen_typed"

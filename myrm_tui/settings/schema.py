@@ -10,20 +10,8 @@ of Settings are generated too, into settings/typed_values.py: after changing SET
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
+from myrm_tui.settings.setting_spec import FREE, NEEDS_TRUST, TIGHTEN_ONLY, USER_ONLY, SettingSpec
 
-# How far a value in a workspace file (`.myrm/config.toml`, written by whoever wrote the repository)
-# is believed; user files, `MYRM_*` variables and flags are the user's own and always apply.
-# Why a field on each spec rather than a list elsewhere: whoever adds a setting decides, right
-# where it is declared, whether a cloned repository may set it; the default is the careful one.
-FREE = "free"  # applies from any workspace file: looks, limits, prompt density
-NEEDS_TRUST = "needs-trust"  # decides what runs or where data goes: only once the user trusts the file
-TIGHTEN_ONLY = "tighten-only"  # what tools may touch: a workspace file may only make it stricter
-# What bounds or hides things from commands (the sandbox's limits and hidden paths): a workspace
-# file is ignored for these, trusted or not; only the user's own word sets them.
-USER_ONLY = "user-only"
-WORKSPACE_RULES = (FREE, NEEDS_TRUST, TIGHTEN_ONLY, USER_ONLY)
 # A list of tool names as the registry spells them (letters, digits, `_`, `-`, `.` for MCP
 # servers), separated by commas or spaces: the `protected_tools` setting.
 TOOL_NAME = r"[A-Za-z][\w.-]{0,63}"
@@ -31,30 +19,6 @@ TOOL_NAME_LIST = rf"\s*(?:{TOOL_NAME}(?:[,\s]+{TOOL_NAME})*)?[,\s]*"
 # The `window_cap` setting (llm/models/capability_class.py): a word, or a window of at least 1000 tokens
 # (less leaves no room for the fixed prompt prefix and an answer).
 WINDOW_CAP = r"\s*(?:auto|off|[1-9][0-9]{3,8})\s*"
-
-
-@dataclass(frozen=True)
-class SettingSpec:
-    key: str  # dotted-free snake_case; TOML key, `MYRM_<KEY>` env var, `--key` flag
-    type: type  # str, int, float or bool
-    default: Any
-    help: str
-    choices: tuple[str, ...] = ()
-    section: str = "general"  # groups the settings screen; "advanced" is collapsed
-    # Whether changing it changes the agent (part of the execution fingerprint).
-    shapes_agent: bool = True
-    from_workspace: str = NEEDS_TRUST  # one of WORKSPACE_RULES (see above)
-    # TIGHTEN_ONLY settings: every value, strictest first (for a bool, False is the strict one).
-    strictness: tuple[Any, ...] = ()
-    # Numbers: the range a value must be in (inclusive); `above` is an exclusive lower bound for
-    # values that only make sense positive (a timeout of 0 s would fail every call at once).
-    # Every int/float setting declares a lower bound (tests/faults/test_config_ranges.py checks).
-    minimum: float | None = None
-    above: float | None = None
-    maximum: float | None = None
-    # Text settings: a regular expression the whole value must match (empty: any text).
-    pattern: str = ""
-    pattern_words: str = ""  # what a matching value is, for the error sentence ("tool names separated by commas")
 
 
 SETTINGS: tuple[SettingSpec, ...] = (
@@ -519,38 +483,3 @@ SETTINGS: tuple[SettingSpec, ...] = (
 )
 
 SPECS_BY_KEY: dict[str, SettingSpec] = {s.key: s for s in SETTINGS}
-
-# `[models."NAME"]` fields a workspace file may set untrusted: they describe the model (window,
-# features, prices). Any other field (api_base, and whatever endpoint, header or key-variable
-# field is added later) decides where the prompt and the key go, so it needs trust.
-MODEL_FIELDS_FREE_IN_WORKSPACE = frozenset(
-    {
-        "context_window",
-        "max_output_tokens",
-        "supports_tools",
-        "supports_vision",
-        "supports_prompt_caching",
-        "supports_reasoning",
-        "input_cost_per_token",
-        "output_cost_per_token",
-        "cache_read_cost_per_token",
-        "cache_write_cost_per_token",
-        "reasoning_effort",
-    }
-)
-# `[models."NAME"]` numeric fields: the least each may be (a window or an output of 0 tokens
-# leaves no room for anything; a negative price would report a gain). Whether the window also
-# holds myrm's fixed prefix is checked when a model is used (context/window/room.py), where the prefix
-# is known.
-MODEL_FIELD_MINIMUMS: dict[str, int] = {
-    "context_window": 1,
-    "max_output_tokens": 1,
-    "input_cost_per_token": 0,
-    "output_cost_per_token": 0,
-    "cache_read_cost_per_token": 0,
-    "cache_write_cost_per_token": 0,
-}
-# `[keymap]` binds a binding id to keys; bindings only trigger built-in actions, so a workspace may
-# remap them, except the approval answers: a repo that swaps "allow" onto `n` turns the user's
-# no into a yes. Those ids are honoured from user files only, trusted workspace or not.
-KEYMAP_USER_ONLY_PREFIXES = ("approval.",)

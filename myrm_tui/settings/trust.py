@@ -27,17 +27,34 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from myrm_tui.fenced_files import FenceError, replace_file
-from myrm_tui.settings.schema import (
-    KEYMAP_USER_ONLY_PREFIXES,
-    MODEL_FIELDS_FREE_IN_WORKSPACE,
-    NEEDS_TRUST,
-    SETTINGS,
-    TIGHTEN_ONLY,
-    WORKSPACE_RULES,
-    SettingSpec,
-)
+from myrm_tui.fenced_files import FenceError
+from myrm_tui.fenced_paths import replace_file
+from myrm_tui.settings.schema import SETTINGS
+from myrm_tui.settings.setting_spec import NEEDS_TRUST, TIGHTEN_ONLY, WORKSPACE_RULES, SettingSpec
 from myrm_tui.settings.workspace_json import read_workspaces
+
+# `[models."NAME"]` fields a workspace file may set untrusted: they describe the model (window,
+# features, prices). Any other field (api_base, and whatever endpoint, header or key-variable
+# field is added later) decides where the prompt and the key go, so it needs trust.
+MODEL_FIELDS_FREE_IN_WORKSPACE = frozenset(
+    {
+        "context_window",
+        "max_output_tokens",
+        "supports_tools",
+        "supports_vision",
+        "supports_prompt_caching",
+        "supports_reasoning",
+        "input_cost_per_token",
+        "output_cost_per_token",
+        "cache_read_cost_per_token",
+        "cache_write_cost_per_token",
+        "reasoning_effort",
+    }
+)
+# `[keymap]` binds a binding id to keys; bindings only trigger built-in actions, so a workspace may
+# remap them, except the approval answers: a repo that swaps "allow" onto `n` turns the user's
+# no into a yes. Those ids are honoured from user files only, trusted workspace or not.
+KEYMAP_USER_ONLY_PREFIXES = ("approval.",)
 
 TRUST_FILE_NAME = "trusted-workspaces.json"
 TRUST_FILE_VERSION = 1

@@ -9,7 +9,21 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from myrm_tui.settings.schema import MODEL_FIELD_MINIMUMS, SPECS_BY_KEY, SettingSpec
+from myrm_tui.settings.schema import SPECS_BY_KEY
+from myrm_tui.settings.setting_spec import SettingSpec
+
+# `[models."NAME"]` numeric fields: the least each may be (a window or an output of 0 tokens
+# leaves no room for anything; a negative price would report a gain). Whether the window also
+# holds myrm's fixed prefix is checked when a model is used (context/window/room.py), where the prefix
+# is known.
+MODEL_FIELD_MINIMUMS: dict[str, int] = {
+    "context_window": 1,
+    "max_output_tokens": 1,
+    "input_cost_per_token": 0,
+    "output_cost_per_token": 0,
+    "cache_read_cost_per_token": 0,
+    "cache_write_cost_per_token": 0,
+}
 
 # Names that look like secrets. Matching is on the key name only; the value is never echoed.
 SECRET_KEY = re.compile(r"(api_?key|secret|password|passwd|(^|_)(access|auth|bearer)_?token)$", re.IGNORECASE)

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from myrm_tui.fenced_files import replace_file
+from myrm_tui.fenced_paths import replace_file
 from myrm_tui.store.records import MessageRecord, SessionRecord
 from myrm_tui.terminal_text import json_for_terminal
 from myrm_tui.transcripts.transcript import export_json, render_markdown

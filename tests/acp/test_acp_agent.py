@@ -156,9 +156,9 @@ async def test_edit_asked_granted_with_its_diff_then_loaded_by_a_second_process(
     assert any(any(isinstance(c, FileEditToolCallContent) for c in p.content or []) for p in progress)
     assert progress[-1].tool_call_id == "e1" and progress[-1].status == "completed"
     assert client.agent_text() == "Edited notes.txt."
-    # the context ring's figure before each of the two model calls: the prompt against the window
+    # the context ring's figure before and after each of the two model calls: the prompt against the window
     usage = client.of(UsageUpdate)
-    assert len(usage) == 2 and all(0 < u.used < u.size == SCRIPTED_WINDOW for u in usage)
+    assert len(usage) == 4 and all(0 < u.used < u.size == SCRIPTED_WINDOW for u in usage)
 
     # a second process loads the stored session: the history is replayed, then the session goes on
     second = RecordingClient("allow_once")

@@ -56,11 +56,11 @@ async def test_a_warm_request_the_provider_did_not_cache_is_an_unexpected_break(
     assert verdict["kind"] == "unexpected-break"
     assert verdict["reported_tokens"] == 0 and verdict["expected_tokens"] == 8_000
     assert verdict["gap_s"] == pytest.approx(200.0)
-    ttl = agent.engine.cache_observer.ttl("default", CACHE_TTL_S)
+    ttl = agent.engine.cache.observer.ttl("default", CACHE_TTL_S)
     assert 60.0 <= ttl < 200.0 < TABLE_TTL
     # The engine now calls the same gap cold.
-    assert agent.engine.last_call_at is not None
-    assert not agent.engine._cache_warm(agent.engine.last_call_at + 200.0, agent.build.model)
+    assert agent.engine.cache.last_call_at is not None
+    assert not agent.engine.cache.warm(agent.engine.cache.last_call_at + 200.0, agent.build.model)
     assert any("unexpected cache miss" in line for line in cache_lines(store.events(agent.session_id)))
 
 
@@ -73,9 +73,9 @@ async def test_a_hit_after_a_long_gap_raises_the_ttl(store, workspace, script):
 
     [verdict] = _verdicts(store, agent)
     assert verdict["kind"] == "unexpected-hit"
-    assert agent.engine.cache_observer.ttl("default", CACHE_TTL_S) >= 1_200.0
-    assert agent.engine.last_call_at is not None
-    assert agent.engine._cache_warm(agent.engine.last_call_at + 1_000.0, agent.build.model)
+    assert agent.engine.cache.observer.ttl("default", CACHE_TTL_S) >= 1_200.0
+    assert agent.engine.cache.last_call_at is not None
+    assert agent.engine.cache.warm(agent.engine.cache.last_call_at + 1_000.0, agent.build.model)
 
 
 async def test_a_provider_that_reports_no_cache_figures_teaches_nothing(store, workspace, script):
@@ -85,4 +85,4 @@ async def test_a_provider_that_reports_no_cache_figures_teaches_nothing(store, w
         clock.now += gap
         await drive(agent, "question")
     assert _verdicts(store, agent) == []
-    assert agent.engine.cache_observer.learned_ttl == {}
+    assert agent.engine.cache.observer.learned_ttl == {}

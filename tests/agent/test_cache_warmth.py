@@ -82,7 +82,7 @@ async def test_keepalive_resends_the_last_request_just_before_the_ttl(store, wor
     assert len(requests) == 2
     # Byte for byte the turn's request: the provider serves it all from the cache.
     assert json.dumps(requests[1], sort_keys=True) == json.dumps(requests[0], sort_keys=True)
-    assert agent.engine.last_call_at == due  # the engine counts the cache warm from the probe
+    assert agent.engine.cache.last_call_at == due  # the engine counts the cache warm from the probe
     usage = [e.data for e in store.events(agent.session_id, kind=event_kinds.USAGE)]
     assert [u.get("purpose") for u in usage] == [None, PURPOSE_KEEPALIVE]
     assert usage[1]["cached_read_tokens"] == USAGE["cached_read_tokens"]
@@ -156,7 +156,7 @@ async def test_preheat_after_a_compaction_sends_the_new_prefix(store, workspace,
     assert probe is not None and probe.purpose == PURPOSE_PREHEAT
     sent = _requests(record)[-1]
     assert sent[-1]["role"] == "assistant" and "tests pass" in json.dumps(sent[-1])
-    assert agent.engine.last_call_at == START + 30
+    assert agent.engine.cache.last_call_at == START + 30
     assert not warmth.preheat_due()  # answered once
 
 

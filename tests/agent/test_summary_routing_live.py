@@ -1,5 +1,5 @@
 """Which models the live agent asks for summaries (context/summary/routing.py through
-`Agent.summary_routes`, what `Agent._maintain`, the steps of a turn and `/compact` use): the
+`Agent.summary_routes`, what `SummaryWork.maintain`, the steps of a turn and `/compact` use): the
 lite model when it can, then the main model, never a tiny or a replayed main model. Each case
 here was a surviving mutant of routing.py (docs/testing.md, "the gate"): a boundary off by one,
 a check on the wrong model, a fallback appended twice or not at all."""

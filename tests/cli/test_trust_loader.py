@@ -18,7 +18,8 @@ from hypothesis import strategies as st
 from myrm_tui.settings import trust as T
 from myrm_tui.settings.config_files.loader import load_settings
 from myrm_tui.settings.config_files.toml_write import dumps
-from myrm_tui.settings.schema import FREE, NEEDS_TRUST, SETTINGS, SPECS_BY_KEY, TIGHTEN_ONLY, USER_ONLY
+from myrm_tui.settings.schema import SETTINGS, SPECS_BY_KEY
+from myrm_tui.settings.setting_spec import FREE, NEEDS_TRUST, TIGHTEN_ONLY, USER_ONLY
 from tests.hypothesis_profiles import examples
 from tests.trust_helpers import digest_of, trust_of
 

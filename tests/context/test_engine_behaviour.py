@@ -326,7 +326,7 @@ def test_views_survive_a_restart_byte_for_byte(store, tmp_path):
     reopened = Store.open(Path(tmp_path))
     try:
         fresh = ContextEngine(reopened, s.id, clock=lambda: s.now)
-        fresh.last_call_at = s.now
+        fresh.cache.last_call_at = s.now
         again = fresh.assemble(TurnInput(SYSTEM, [], info(16_000), 1024, now=s.now))
         assert again.messages == prompt.messages
     finally:

@@ -229,7 +229,7 @@ def test_assembly_is_deterministic_across_engines(session):
 
     def check(store, session_id, engine, prompt, info, now):
         fresh = ContextEngine(store, session_id, clock=lambda: now)
-        fresh.last_call_at = now
+        fresh.cache.last_call_at = now
         again = fresh.assemble(TurnInput(SYSTEM, TOOLS, info, 2048, now=now))
         assert again.messages == prompt.messages
         assert again.tokens == prompt.tokens

@@ -119,7 +119,7 @@ def test_the_note_is_byte_stable_and_the_next_request_extends_the_previous(store
     assert first[-1] == second.messages[-1]  # same bytes, turn after turn
     # Up to where the note stood, the new request repeats the previous one exactly.
     assert second.messages[: len(first) - 1] == first[:-1]
-    assert s.engine.last_break is None  # the detector sees the prompt as without the note
+    assert s.engine.cache.last_break is None  # the detector sees the prompt as without the note
 
 
 def test_the_newest_summary_blockers_and_next_steps_are_restated(store):

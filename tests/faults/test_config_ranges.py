@@ -20,7 +20,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from myrm_tui.settings.config_files.loader import load_settings, save_user_settings
-from myrm_tui.settings.schema import MODEL_FIELD_MINIMUMS, SETTINGS, SPECS_BY_KEY
+from myrm_tui.settings.schema import SETTINGS, SPECS_BY_KEY
+from myrm_tui.settings.value_checks import MODEL_FIELD_MINIMUMS
 from myrm_tui.store import Store
 from tests.hypothesis_profiles import examples
 

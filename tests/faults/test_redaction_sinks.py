@@ -228,11 +228,11 @@ def drive_summary_body(world: World, tag: str, text: str) -> list[str]:
 
 
 def drive_summary_footer(world: World, tag: str, text: str) -> list[str]:
-    from myrm_tui.context.compaction.dag import _footer
+    from myrm_tui.context.compaction.node_footer import leaf_footer
     from myrm_tui.context.summary.footer import footer_from_records
 
     rows = world.rows(tag, text)
-    return [footer_from_records(rows).render(), _footer(rows)]
+    return [footer_from_records(rows).render(), leaf_footer(rows)]
 
 
 def drive_session_note(world: World, tag: str, text: str) -> list[str]:

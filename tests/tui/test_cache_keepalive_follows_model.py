@@ -65,7 +65,7 @@ async def test_after_model_switch_the_keepalive_pings_the_model_the_next_message
     chat.choose_session_model(new)  # `/model NEW` for this session, while idle
     runtime = chat.runtime
     assert runtime is not None
-    later = (runtime.engine.last_call_at or 0.0) + IDLE_S
+    later = (runtime.engine.cache.last_call_at or 0.0) + IDLE_S
     runtime.engine.clock = lambda: later  # the user stays away past the TTL
     app = IdleApp(chat)
     CacheKeepAlive(app)._poll()
@@ -94,7 +94,7 @@ async def test_without_a_switch_the_keepalive_resends_the_last_request_to_the_sa
     runtime = chat.runtime
     assert runtime is not None
     agent = runtime.current
-    later = (runtime.engine.last_call_at or 0.0) + IDLE_S
+    later = (runtime.engine.cache.last_call_at or 0.0) + IDLE_S
     runtime.engine.clock = lambda: later
     app = IdleApp(chat)
     CacheKeepAlive(app)._poll()

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 # Starts every progress line, so `myrm run` can tell them from other live tool output.
@@ -38,3 +39,42 @@ class Tally:
 
 def is_progress(line: str) -> bool:
     return line.startswith(MARK)
+
+
+# `Tally.line` read back, for a reader that wants the figures rather than the sentence (`myrm run
+# --output-format stream-json`'s map_progress lines); kept beside the writer so the two change together.
+_LINE = re.compile(
+    re.escape(MARK) + r"(?P<kind>\w+): (?P<done>\d+) of (?P<total>\d+)(?: \((?P<resumed>\d+) from an earlier run\))? · "
+    r"(?P<failed>\d+) failed · (?P<tokens>[\d,]+) tokens(?: · \$(?P<cost>\d+\.\d+))?(?: · (?P<note>.*))?$"
+)
+
+
+@dataclass(frozen=True)
+class Progress:
+    """One progress line's figures (cost to the line's four decimals)."""
+
+    kind: str
+    done: int
+    total: int
+    failed: int
+    resumed: int
+    tokens: int
+    cost: float
+    note: str
+
+
+def read_progress(line: str) -> Progress | None:
+    """The figures of a progress line, or None for any other line of live output."""
+    found = _LINE.match(line.rstrip("\n"))
+    if found is None:
+        return None
+    return Progress(
+        kind=found["kind"],
+        done=int(found["done"]),
+        total=int(found["total"]),
+        failed=int(found["failed"]),
+        resumed=int(found["resumed"] or 0),
+        tokens=int(found["tokens"].replace(",", "")),
+        cost=float(found["cost"] or 0.0),
+        note=found["note"] or "",
+    )

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from myrm_tui.agent.permissions.ruleset import RuleSet, rule_set
-from myrm_tui.fenced_files import replace_file
+from myrm_tui.fenced_paths import replace_file
 from myrm_tui.settings.sections.permission_syntax import parse_rule
 from myrm_tui.settings.workspace_json import read_workspaces
 

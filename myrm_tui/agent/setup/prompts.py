@@ -31,7 +31,7 @@ from pathlib import Path
 
 from myrm_tui.agent.limits import WORKSPACE_RULES_MAX_CHARS
 from myrm_tui.agent.setup.discipline import discipline_block
-from myrm_tui.fenced_files import read_inside, read_users_own
+from myrm_tui.fenced_paths import read_inside, read_users_own
 
 PROMPT_MODES = ("full", "lean", "naked", "search")
 # Modes that carry the discipline block. Not naked (the bare prompt, nothing added), not search
@@ -219,7 +219,7 @@ def _candidates(workspace: Path, cwd: Path | None, user_dir: Path | None) -> lis
 
 def _read_instruction_file(workspace: Path, path: Path, scope: str) -> bytes | None:
     """At most INSTRUCTION_FILE_MAX_BYTES + 1 bytes of a regular file (None: there is none). A
-    workspace file is read under the workspace's fence (fenced_files.read_inside: a committed
+    workspace file is read under the workspace's fence (fenced_paths.read_inside: a committed
     link to ~/.ssh or /proc/self/environ is refused); the user's own files may be links."""
     if scope == USER_SCOPE:
         return read_users_own(path, limit=INSTRUCTION_FILE_MAX_BYTES)

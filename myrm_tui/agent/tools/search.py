@@ -34,7 +34,8 @@ from myrm_tui.agent.limits import (
 )
 from myrm_tui.agent.tools.base import ApprovalPreview, Tool, ToolContext, ToolError, ToolResult
 from myrm_tui.agent.tools.files.paths import display_path, inside, resolve_path
-from myrm_tui.fenced_files import FenceError, Folder, open_root, read_inside, user_file, walk
+from myrm_tui.fenced_files import FenceError, Folder, open_root, walk
+from myrm_tui.fenced_paths import read_inside, user_file
 
 
 @dataclass

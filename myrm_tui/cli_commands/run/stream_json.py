@@ -25,7 +25,15 @@ from myrm_tui.cli_commands.run.report import RunReport
 from myrm_tui.sinks import RUN_ECHO, scrub, scrub_obj
 
 if TYPE_CHECKING:
-    from myrm_tui.agent.events import Notice, StepStarted, ToolFinished, ToolStarted, TurnError, TurnFinished
+    from myrm_tui.agent.events import (
+        Notice,
+        StepStarted,
+        ToolFinished,
+        ToolOutputChunk,
+        ToolStarted,
+        TurnError,
+        TurnFinished,
+    )
     from myrm_tui.llm.events import ReasoningDelta, RetryEvent, TextDelta, UsageEvent
     from myrm_tui.store.store import Store
 
@@ -110,6 +118,27 @@ class StreamJsonReport(RunReport):
             duration_s=round(event.duration_s, 3),
             vault_handle=event.vault_handle,
         )
+
+    def _line_ToolOutputChunk(self, event: ToolOutputChunk) -> None:
+        """A map's progress (the lines `myrm run` prints on stderr) as figures; other live output
+        stays out, as on stderr (the tool_result line has the outcome)."""
+        from myrm_tui.agent.map.progress import read_progress
+
+        for line in event.text.splitlines():
+            progress = read_progress(line)
+            if progress is not None:
+                emit(
+                    "map_progress",
+                    id=event.call_id,
+                    name=progress.kind,  # the map's tool: llm_map or agentic_map
+                    done=progress.done,
+                    failed=progress.failed,
+                    total=progress.total,
+                    resumed=progress.resumed,
+                    tokens=progress.tokens,
+                    cost=progress.cost,
+                    note=scrub(RUN_ECHO, progress.note),
+                )
 
     def _line_Notice(self, event: Notice) -> None:
         emit("notice", level=event.level, text=scrub(RUN_ECHO, event.text))

@@ -3,8 +3,8 @@ same-depth nodes fold into deeper ones.
 
 Why nodes instead of plain markers: a node has a short stable handle (`S12`), a header built
 from stored columns (depth, coverage, time range, trust), a deterministic footer (files, tools,
-errors, handles) and links to what it covers, so `ctx_expand("S12")` walks back to the
-originals in one call. The body comes from, in order of preference: a summary a model prepared
+errors, handles: node_footer.py) and links to what it covers, so `ctx_expand("S12")` walks back
+to the originals in one call. The body comes from, in order of preference: a summary a model prepared
 ahead of the event (`prepared_summaries.py`: after turns, between steps, the compact command), the
 test-only fake summarizer, or the extractive fallback (no model, always available), so removing
 history never waits for, or depends on, a model. Condensed nodes the same way: prepared by a
@@ -17,6 +17,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
+from myrm_tui.context.compaction.node_footer import fold_footer, leaf_footer
 from myrm_tui.context.compaction.summarizers import Summarizer
 from myrm_tui.context.summary.condense import (
     FoldRun,
@@ -27,8 +28,7 @@ from myrm_tui.context.summary.condense import (
     open_items,
 )
 from myrm_tui.context.summary.extractive import extractive_summary
-from myrm_tui.context.summary.footer import footer_from_records
-from myrm_tui.context.summary.quotes import merge_quotes, quotes_for, strip_quotes
+from myrm_tui.context.summary.quotes import strip_quotes
 from myrm_tui.context.summary.schema import (
     LIST_FIELDS,
     TEXT_FIELDS,
@@ -40,7 +40,6 @@ from myrm_tui.context.summary.schema import (
 )
 from myrm_tui.context.summary.source import summarizer_messages
 from myrm_tui.context.view_log import SyntheticView
-from myrm_tui.context.window.config import QUOTE_CHARS_PER_TOKEN
 from myrm_tui.redact import redact_summary
 from myrm_tui.store.records import MessageRecord
 from myrm_tui.store.store import Store
@@ -135,59 +134,8 @@ def merge_summaries(bodies: Sequence[StructuredSummary]) -> StructuredSummary:
     return _merged_content(bodies, None)
 
 
-NOTES_PREFIX = "Session notes: "
-MAX_NOTES_CHARS = 1_500  # notes are meant to stay; still, a runaway note list must not crowd the prompt
-
-
 def _message_counter(count: Callable[[dict[str, Any]], int]) -> Callable[[str], int]:
     return lambda text: count({"role": "user", "content": text})
-
-
-def _footer(
-    rows: Sequence[MessageRecord], quote_tokens: int = 0, count_text: Callable[[str], int] | None = None
-) -> str:
-    """The deterministic footer, the session notes written in these rows (notes stay in
-    context at no model cost, whatever happens to the messages that carried them), and the
-    newest things the user and the assistant said, verbatim (`summary.quotes`)."""
-    from myrm_tui.context.compaction.markers import session_notes
-
-    parts = [footer_from_records(rows).render()]
-    notes = session_notes(rows)
-    if notes:
-        parts.append((NOTES_PREFIX + " | ".join(notes))[:MAX_NOTES_CHARS])
-    parts.append(
-        quotes_for(
-            [r.message for r in rows],
-            [r.id for r in rows],
-            quote_tokens * QUOTE_CHARS_PER_TOKEN,
-            cap_tokens=quote_tokens,
-            count=count_text,
-        )
-    )
-    return "\n".join(p for p in parts if p)
-
-
-def _fold_footer(
-    children: Sequence[dict[str, Any]], quote_tokens: int = 0, count_text: Callable[[str], int] | None = None
-) -> str:
-    notes = [
-        line[len(NOTES_PREFIX) :]
-        for c in children
-        for line in c["rendered"].splitlines()
-        if line.startswith(NOTES_PREFIX)
-    ]
-    parts = [f"Folds: {', '.join(c['handle'] for c in children)}"]
-    if notes:
-        parts.append((NOTES_PREFIX + " | ".join(notes))[-MAX_NOTES_CHARS:])
-    parts.append(
-        merge_quotes(
-            [c["rendered"] for c in children],
-            quote_tokens * QUOTE_CHARS_PER_TOKEN,
-            cap_tokens=quote_tokens,
-            count=count_text,
-        )
-    )
-    return "\n".join(p for p in parts if p)
 
 
 class SummaryDag:
@@ -242,7 +190,7 @@ class SummaryDag:
         """The node (and its prompt view) standing for `rows`, which were just left out.
         `kept`: by message id, output lines its extractive findings list first."""
         source_tokens = sum(r.tokens for r in rows)
-        footer = _footer(rows, quote_tokens, count_text)
+        footer = leaf_footer(rows, quote_tokens, count_text)
         time_range = (rows[0].created_at, rows[-1].created_at)
         prepared = self.prepared_for(rows[0].id, rows[-1].id)
         if prepared is not None:
@@ -295,7 +243,7 @@ class SummaryDag:
             last_id=rows[-1].id,
             covered_count=len(rows),
             time_range=(rows[0].created_at, rows[-1].created_at),
-            footer=_footer(rows, quote_tokens, _message_counter(count)),
+            footer=leaf_footer(rows, quote_tokens, _message_counter(count)),
             children=[],
             count=count,
             status="prepared",
@@ -324,7 +272,7 @@ class SummaryDag:
             last_id=children[-1]["last_id"],
             covered_count=sum(c["covered_count"] for c in children),
             time_range=(children[0]["time_start"], children[-1]["time_end"]),
-            footer=_fold_footer(children, quote_tokens, _message_counter(count)),
+            footer=fold_footer(children, quote_tokens, _message_counter(count)),
             children=[c["handle"] for c in children],
             count=count,
             status="prepared",
@@ -410,7 +358,7 @@ class SummaryDag:
             last_id=children[-1]["last_id"],
             covered_count=sum(c["covered_count"] for c in children),
             time_range=(children[0]["time_start"], children[-1]["time_end"]),
-            footer=_fold_footer(children, quote_tokens, _message_counter(count)),
+            footer=fold_footer(children, quote_tokens, _message_counter(count)),
             children=[c["handle"] for c in children],
             count=count,
         )

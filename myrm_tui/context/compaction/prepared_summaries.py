@@ -352,7 +352,7 @@ class SummaryPreparation:
 
         handles = tuple(c["handle"] for c in children)
         # The children's fields only: their headers, footers and quotes are stored columns and
-        # verbatim lines the fold carries itself (`dag._fold_footer`); sent to the model they
+        # verbatim lines the fold carries itself (`node_footer.fold_footer`); sent to the model they
         # only cost tokens and look like identifiers to the auditor.
         bodies = [
             f"Summary {c['handle']} (msg:{c['first_id']} … msg:{c['last_id']}):\n"

@@ -22,6 +22,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping, Sequence
+from functools import lru_cache
 from typing import Any
 
 from myrm_tui.context.filters.notable import LINE_CHARS
@@ -45,15 +46,63 @@ _NOT_COMPARED = frozenset({"file_write", "file_edit"})
 _TIMESTAMP = re.compile(r"^\[?\d{4}-\d{2}-\d{2}[T ][\d:.,]+(?:Z|[+-]\d{2}:?\d{2})?\]?\s*")
 # The part of an output compared or searched: the notable scan's bound, for the same reason.
 SCAN_CHARS = 2_000_000
+# Every compaction event builds a FactContext over the whole session (twice: removal planning and
+# the summaries), so the same messages are scanned again at each event; these memos remember the
+# pure per-text results (names, call keys, normalized line sets). Keyed by content, so they hold
+# no session state. Entries: the live history of a 200k window is a few hundred messages and a
+# few hundred outputs. Only texts up to MEMO_TEXT_CHARS are remembered (a few dozen MB at worst);
+# a longer one is scanned each time, as before.
+NAMES_MEMO_ENTRIES = 4_096
+LINES_MEMO_ENTRIES = 512
+MEMO_TEXT_CHARS = 100_000
 
 
 def names_in(text: str) -> set[str]:
     """The identifiers `text` names, lowercased."""
-    return {m.lower() for m in _NAME.findall(text) if len(m) >= MIN_NAME_CHARS}
+    return set(_names(text)) if len(text) <= MEMO_TEXT_CHARS else set(_scan_names(text))
+
+
+def _scan_names(text: str) -> frozenset[str]:
+    return frozenset(m.lower() for m in _NAME.findall(text) if len(m) >= MIN_NAME_CHARS)
+
+
+_names = lru_cache(maxsize=NAMES_MEMO_ENTRIES)(_scan_names)
 
 
 def _norm(line: str) -> str:
     return " ".join(_TIMESTAMP.sub("", line).split())
+
+
+def _scan_normalized(text: str) -> frozenset[str]:
+    return frozenset(_norm(line) for line in text.split("\n"))
+
+
+_normalized_memo = lru_cache(maxsize=LINES_MEMO_ENTRIES)(_scan_normalized)
+
+
+def _normalized(text: str) -> frozenset[str]:
+    """Every line of `text`, timestamps aside and spaces collapsed (what `changed_lines` compares)."""
+    return _normalized_memo(text) if len(text) <= MEMO_TEXT_CHARS else _scan_normalized(text)
+
+
+@lru_cache(maxsize=NAMES_MEMO_ENTRIES)
+def _call_key_of_raw(name: str, raw: str) -> str:
+    return name + json.dumps(parse_arguments(raw), sort_keys=True, default=str)
+
+
+def _call_key(name: str, raw: Any) -> str:
+    """The identity of a call (tool name and arguments, keys sorted): runs with one key are runs
+    of the same call."""
+    if isinstance(raw, str) and len(raw) <= MEMO_TEXT_CHARS:
+        return _call_key_of_raw(name, raw)
+    return name + json.dumps(parse_arguments(raw), sort_keys=True, default=str)
+
+
+def clear_memos() -> None:
+    """Forget every remembered scan (tests start from empty memos)."""
+    _names.cache_clear()
+    _normalized_memo.cache_clear()
+    _call_key_of_raw.cache_clear()
 
 
 def _records(text: str) -> list[str] | None:
@@ -80,8 +129,8 @@ def changed_lines(text: str, other: str) -> list[str]:
         seen = set(theirs)
         out = [r for r in mine if r not in seen]
     else:
-        seen = {_norm(line) for line in other.split("\n")}
-        out = [line for line in text.split("\n") if line.strip() and _norm(line) not in seen]
+        normalized = _normalized(other)
+        out = [line for line in text.split("\n") if line.strip() and _norm(line) not in normalized]
     return out if len(out) <= MAX_CHANGED_LINES else []
 
 
@@ -121,7 +170,7 @@ class FactContext:
         self._built = False
 
     def _build(self) -> None:
-        calls: dict[str, tuple[str, dict[str, Any]]] = {}
+        calls: dict[str, tuple[str, Any]] = {}  # call id → tool name, raw arguments
         for i in range(self.start, len(self.rows)):
             message = self.rows[i].message
             role = self.rows[i].role
@@ -130,15 +179,15 @@ class FactContext:
                     function = call.get("function") or {}
                     calls[str(call.get("id", ""))] = (
                         str(function.get("name", "")),
-                        parse_arguments(function.get("arguments")),
+                        function.get("arguments"),
                     )
             if role in ("user", "assistant"):
                 for name in names_in(_text_of(message)):
                     self._last_named[name] = i
             if role == "tool":
-                name, args = calls.get(str(message.get("tool_call_id", "")), (str(message.get("name", "")), {}))
+                name, raw = calls.get(str(message.get("tool_call_id", "")), (str(message.get("name", "")), None))
                 if name and name not in _NOT_COMPARED:
-                    key = name + json.dumps(args, sort_keys=True, default=str)
+                    key = _call_key(name, raw)
                     self._identity[i] = key
                     self._runs.setdefault(key, []).append(i)
         self._built = True

@@ -11,7 +11,8 @@ file now holds. What "protected" means, so that a 5 MB file cannot hold the prom
   `EngineConfig.file_protect_ratio`), so many big reads cannot fill the prompt; a 5 MB file is
   already in the vault (`hard_cap_chars`, file_read's page cap) and its page counts like any read.
 - a `file_write`/`file_edit` argument keeps `EngineConfig.edit_keep_chars` characters, head and
-  tail, around a stub saying how much was left out and the handle to the whole text.
+  tail, around a stub saying how much was left out and the handle to the whole text
+  (context/observations/argument_cuts.py).
 
 The emergency tier's own steps (the 90 % safety net) may still mask a protected read and cut an
 edit to its head: fitting the window comes first, and everything stays one `ctx_expand` away.
@@ -75,15 +76,3 @@ def current_reads(
             protected.add(i)
             total += cost
     return frozenset(protected)
-
-
-def edit_cut(value: str, keep: int, handle: str) -> str:
-    """`value` (an edit's text above `keep` characters) as its head and tail around a stub that
-    says how many characters and lines were left out and where the whole text is."""
-    head, tail = value[: keep // 2], value[len(value) - (keep - keep // 2) :]
-    middle = value[len(head) : len(value) - len(tail)]
-    lines = middle.count("\n")
-    return (
-        f"{head}…[{len(middle):,} of {len(value):,} chars ({lines:,} lines) omitted here; "
-        f'the whole text: ctx_expand("{handle}")]…{tail}'
-    )

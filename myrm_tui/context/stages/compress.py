@@ -24,8 +24,9 @@ from typing import Any, Protocol
 
 from myrm_tui.context.filters import filter_output
 from myrm_tui.context.filters.kept_facts import kept_facts
+from myrm_tui.context.observations.argument_cuts import shrunk_call_arguments
 from myrm_tui.context.observations.fact_context import FactContext
-from myrm_tui.context.observations.file_protection import EDIT_TOOLS, current_reads, edit_cut
+from myrm_tui.context.observations.file_protection import current_reads
 from myrm_tui.context.observations.intent import Intent, _text_of, current_query, focus_last_in_band, looks_failed
 from myrm_tui.context.observations.masker_tiers import ALWAYS_PROTECTED, drop_ephemeral, user_turns_after
 from myrm_tui.context.observations.relevance import least_relevant_first
@@ -43,7 +44,6 @@ from myrm_tui.context.rows.views import (
     filtered_header,
     masked_text,
     msg_handle,
-    parse_arguments,
     pointer_text,
     tool_identity,
 )
@@ -56,9 +56,6 @@ TIERS = (LIGHT, FULL, EMERGENCY)
 SUMMARIZE = "summarize"
 # Outputs shorter than this are not worth a pointer (the pointer itself is ~40 tokens).
 MIN_DEDUP_CHARS = 400
-# Tool-call argument strings longer than this are cut in the full tier (file_write bodies).
-MAX_ARG_CHARS = 2_000
-ARG_KEEP_CHARS = 300
 # Tools whose old outputs are cheap to get again and rarely needed verbatim: masked first.
 READ_ONLY_TOOLS = frozenset({"file_read", "grep", "glob", "ctx_search", "ctx_expand", "ctx_inspect"})
 PROTECTED_TOOLS = ALWAYS_PROTECTED  # plus the `protected_tools` setting (PlanInput.protected_tools)
@@ -117,7 +114,7 @@ class PlanInput:
     observation_keep: int = 0
     # File reads and edits protected (context/observations/file_protection.py): current reads, newest first, up
     # to this many tokens in all are never excerpted or masked below the emergency's own steps;
-    # edit arguments keep this many characters (0: the plain cut, ARG_KEEP_CHARS).
+    # edit arguments keep this many characters (0: the plain cut, argument_cuts.ARG_KEEP_CHARS).
     file_protect_tokens: int = 0
     edit_keep_chars: int = 0
 
@@ -453,42 +450,6 @@ class _Planner:
             for unit in group.units:
                 for i in range(unit.start, unit.end):
                     self.apply(i, REMOVED, None, "remove", "left out; see the omission marker")
-
-
-def shrunk_call_arguments(message: dict[str, Any], handle: str, edit_keep: int = 0) -> dict[str, Any] | None:
-    """`message` with its long tool-call argument strings cut (`argument_cut`), for the calls
-    whose arguments exceed MAX_ARG_CHARS; None when no argument is cut."""
-    calls = message.get("tool_calls") or ()
-    if not any(len(c.get("function", {}).get("arguments") or "") > MAX_ARG_CHARS for c in calls):
-        return None
-    new_calls, changed = [], False
-    for call in calls:
-        function = dict(call.get("function", {}))
-        args = parse_arguments(function.get("arguments"))
-        if len(function.get("arguments") or "") > MAX_ARG_CHARS and args:
-            for key, value in list(args.items()):
-                cut = argument_cut(str(function.get("name") or ""), value, handle, edit_keep)
-                if cut is not None:
-                    args[key], changed = cut, True
-            function["arguments"] = json.dumps(args, ensure_ascii=False)
-        new_calls.append({**call, "function": function})
-    return {**message, "tool_calls": new_calls} if changed else None
-
-
-def argument_cut(tool: str, value: object, handle: str, edit_keep: int) -> str | None:
-    """An argument string as the prompt shows it once cut; None when it stays whole. Any tool's
-    string above ARG_KEEP_CHARS keeps its head; a file edit's (`file_protection.EDIT_TOOLS`) keeps
-    `edit_keep` characters (at least as many), head and tail around a stub saying how much of
-    what is left out and where the whole text is (the model edits by those lines)."""
-    if not isinstance(value, str):
-        return None
-    head_and_tail = tool in EDIT_TOOLS and edit_keep >= ARG_KEEP_CHARS
-    keep = edit_keep if head_and_tail else ARG_KEEP_CHARS
-    if len(value) <= keep:
-        return None
-    if not head_and_tail:
-        return f'{value[:ARG_KEEP_CHARS]}…[{len(value) - ARG_KEEP_CHARS:,} chars omitted; ctx_expand("{handle}")]'
-    return edit_cut(value, keep, handle)
 
 
 def plan_compaction(inp: PlanInput) -> Plan:

@@ -3,7 +3,7 @@
 Tiny models write bad summaries and eat the window they are asked to free, so a tiny main model
 without a usable lite model gets extractive summaries only. A lite model whose window cannot take
 even the smallest chunk gives way to the main model (the agent says so once,
-`Agent._summarizer_notice`). A recorded session's "model" (replay) is never asked at all.
+`SummaryWork.notice`). A recorded session's "model" (replay) is never asked at all.
 """
 
 from __future__ import annotations

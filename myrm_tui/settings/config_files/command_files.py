@@ -13,7 +13,8 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 
-from myrm_tui.fenced_files import FenceError, read_inside, read_users_own
+from myrm_tui.fenced_files import FenceError
+from myrm_tui.fenced_paths import read_inside, read_users_own
 from myrm_tui.settings.paths import WORKSPACE_DIR_NAME
 
 COMMANDS_FOLDER = "commands"
@@ -68,7 +69,7 @@ def read_command_folder(
     that cannot be a command is skipped with one sentence in `problems`.
 
     `workspace`: the folder is the repository's, so each file is read under its fence
-    (fenced_files.read_inside): a committed `hi.md` linked to ~/.ssh/id_rsa is refused, not sent
+    (fenced_paths.read_inside): a committed `hi.md` linked to ~/.ssh/id_rsa is refused, not sent
     as the prompt. The user's own folder (None) may hold links."""
     try:
         files = sorted(p for p in folder.iterdir() if p.suffix.lower() == ".md")

@@ -11,7 +11,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from myrm_tui.settings.config_files.layers import Layers
-from myrm_tui.settings.schema import SETTINGS, SPECS_BY_KEY, SettingSpec
+from myrm_tui.settings.schema import SETTINGS, SPECS_BY_KEY
+from myrm_tui.settings.setting_spec import SettingSpec
 from myrm_tui.settings.value_checks import type_error
 
 ENV_PREFIX = "MYRM_"

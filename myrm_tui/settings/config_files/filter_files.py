@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from myrm_tui.fenced_files import read_inside, read_users_own
+from myrm_tui.fenced_paths import read_inside, read_users_own
 from myrm_tui.settings.config_files.problems import ConfigProblem
 from myrm_tui.settings.paths import WORKSPACE_DIR_NAME
 from myrm_tui.settings.trust import ACCEPT_ANY, WorkspaceTrust
@@ -176,7 +176,7 @@ def read_filter_file(
     path: Path, scope: str, problems: list[ConfigProblem], workspace: Path | None = None
 ) -> FilterSpec | None:
     """The filter in `path`, or None after appending why it is skipped. `workspace`: the file is
-    the repository's and is read under its fence (no link out of it, fenced_files.read_inside)."""
+    the repository's and is read under its fence (no link out of it, fenced_paths.read_inside)."""
 
     def problem(message: str) -> None:
         problems.append(ConfigProblem(str(path), None, f"{message}; this filter is skipped."))

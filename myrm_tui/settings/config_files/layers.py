@@ -10,10 +10,12 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
-from myrm_tui.fenced_files import FenceError, read_inside
+from myrm_tui.fenced_files import FenceError
+from myrm_tui.fenced_paths import read_inside
 from myrm_tui.settings.config_files.problems import ConfigProblem
-from myrm_tui.settings.schema import SETTINGS, SettingSpec
+from myrm_tui.settings.schema import SETTINGS
 from myrm_tui.settings.sections.hooks import HookSpec
+from myrm_tui.settings.setting_spec import SettingSpec
 from myrm_tui.settings.settings import PermissionLists, RuleEntry, Settings
 
 PERMISSION_LISTS = ("allow", "deny")

@@ -12,7 +12,7 @@ from typing import Any
 
 from myrm_tui.settings import trust as T
 from myrm_tui.settings.config_files.layers import Layers
-from myrm_tui.settings.schema import NEEDS_TRUST, TIGHTEN_ONLY, USER_ONLY, SettingSpec
+from myrm_tui.settings.setting_spec import NEEDS_TRUST, TIGHTEN_ONLY, USER_ONLY, SettingSpec
 
 
 class Gate:

@@ -15,7 +15,8 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from myrm_tui.fenced_files import FenceError, user_file
+from myrm_tui.fenced_files import FenceError
+from myrm_tui.fenced_paths import user_file
 from myrm_tui.settings import paths
 from myrm_tui.settings.config_files.problems import ConfigWriteError
 from myrm_tui.settings.config_files.tables import KEYMAP_TABLE, MODELS_TABLE

@@ -1,6 +1,7 @@
 """The memos a compaction event leans on (`filters/notable.py` scans, `summary/quotes.py`
-finished quote texts) may make the event cheaper, never different: an event whose memos are
-warm from an earlier identical session writes what an event with empty memos writes."""
+finished quote texts, `observations/fact_context.py` names, call keys and line sets) may make
+the event cheaper, never different: an event whose memos are warm from an earlier identical
+session writes what an event with empty memos writes."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from hypothesis import strategies as st
 
 from myrm_tui.context.engine import ContextEngine, TurnInput
 from myrm_tui.context.filters import notable
+from myrm_tui.context.observations import fact_context
 from myrm_tui.context.summary import quotes
 from myrm_tui.context.summary.quotes import MAX_QUOTE_CHARS, _clip
 from myrm_tui.context.summary.schema import neutralize
@@ -26,9 +28,11 @@ from tests.hypothesis_profiles import examples
 def empty_memo():
     notable.clear_memo()
     quotes.finished_text.cache_clear()
+    fact_context.clear_memos()
     yield
     notable.clear_memo()
     quotes.finished_text.cache_clear()
+    fact_context.clear_memos()
 
 
 def _model(window: int = 8_000) -> ModelInfo:
@@ -83,6 +87,7 @@ OUTPUT_LINES = st.sampled_from(
 def test_an_event_on_warm_memos_writes_what_an_event_on_empty_memos_writes(tmp_path_factory, outputs):
     notable.clear_memo()
     quotes.finished_text.cache_clear()
+    fact_context.clear_memos()
     with Store.open(tmp_path_factory.mktemp("cold")) as store:
         cold = _run(store, _session(store, outputs), len(outputs))
     with Store.open(tmp_path_factory.mktemp("warm")) as store:

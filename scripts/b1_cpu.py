@@ -1,0 +1,75 @@
+"""B1 as main-thread CPU time (docs/benchmarks.md): `python scripts/b1_cpu.py`.
+
+Why CPU time: the wall time of a turn on a box shared with the test suite measures the box. This
+replays the seeded coding workload (800 turns, seed 1) at a 64k window with the `null`
+summarizer through `myrm replay` and sums `time.thread_time` over every `ContextEngine.assemble`
+of each turn; it prints p50 / p95 / p99 / max over turns 401-800 and the compaction turns' mean.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+import myrm_tui  # noqa: F401  (offline environment first)
+from bench.workload import generate
+from myrm_tui import replay
+from myrm_tui.context.engine import ContextEngine, TurnInput
+from myrm_tui.context.prompt import AssembledPrompt
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--turns", type=int, default=800)
+    parser.add_argument("--window", type=int, default=64_000)
+    parser.add_argument("--from-turn", type=int, default=401)
+    args = parser.parse_args()
+    spent = [0.0]  # CPU seconds of the current turn's assembles
+    events = [0]
+    assemble = ContextEngine.assemble
+
+    def timed(self: ContextEngine, inp: TurnInput) -> AssembledPrompt:
+        started = time.thread_time()
+        out = assemble(self, inp)
+        spent[0] += time.thread_time() - started
+        events[0] += out.report.event is not None
+        return out
+
+    per_turn: list[tuple[int, float, int]] = []
+    line = replay.ReplaySession.line
+
+    async def timed_line(self: replay.ReplaySession, record: dict[str, Any]) -> dict[str, Any]:
+        spent[0], events[0] = 0.0, 0
+        out = await line(self, record)
+        if "probe" not in record:
+            per_turn.append((int(record.get("turn") or 0), spent[0] * 1000, events[0]))
+        return out
+
+    ContextEngine.assemble = timed  # type: ignore[method-assign]
+    replay.ReplaySession.line = timed_line  # type: ignore[method-assign,assignment]
+    with tempfile.TemporaryDirectory() as tmp:
+        session = Path(tmp) / "coding.jsonl"
+        lines, _answers = generate("coding", args.turns, 1)
+        session.write_text("".join(json.dumps(x) + "\n" for x in lines))
+        with (Path(tmp) / "out.jsonl").open("w") as handle:
+            replay.run_replay(session, handle, replay.ReplayOptions(window=args.window, summarizer="null"))
+    ms = [m for turn, m, _ in per_turn if turn >= args.from_turn]
+    event_ms = [m for turn, m, e in per_turn if turn >= args.from_turn and e]
+    q = statistics.quantiles(ms, n=100)
+    print(
+        f"turns {len(ms)}: p50 {statistics.median(ms):.2f} / p95 {q[94]:.2f} / p99 {q[98]:.2f} / "
+        f"max {max(ms):.2f} ms CPU, mean {statistics.mean(ms):.2f}; compaction turns {len(event_ms)}, "
+        f"mean {statistics.mean(event_ms) if event_ms else 0.0:.1f} ms"
+    )
+
+
+if __name__ == "__main__":
+    main()
