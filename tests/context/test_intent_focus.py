@@ -25,7 +25,7 @@ def test_a_dotted_module_and_a_python_path_are_both_focus_modules_in_both_spelli
     )
     assert modules == {
         "myrm_tui.context.observations.intent",
-        "myrm_tui/context/intent",
+        "myrm_tui/context/observations/intent",
         "pkg.sub.mod",
         "pkg/sub/mod",
     }

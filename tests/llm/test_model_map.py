@@ -21,7 +21,7 @@ def test_the_map_read_from_the_file_is_litellms_own_table():
 def test_listing_and_checking_models_never_imports_litellm():
     code = (
         "import sys\n"
-        "from myrm_tui.llm import registry\n"
+        "from myrm_tui.llm.models import registry\n"
         "assert registry.search('gpt4o', limit=3)[0].name == 'openai/gpt-4o'\n"
         "from myrm_tui.llm.models.check import unknown_model_problem\n"
         "assert unknown_model_problem('gpt4o') is not None\n"
