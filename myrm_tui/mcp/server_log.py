@@ -13,12 +13,11 @@ import time
 from pathlib import Path
 from typing import TextIO
 
-from myrm_tui.log_files import MAX_LOG_BYTES, log_dir
+from myrm_tui.log_files import log_dir, open_append
 from myrm_tui.mcp.names import clean
 
 # How much of the log's end is read for the "last error" line (a traceback's last line is short).
 _TAIL_BYTES = 4096
-LOG_MODE = 0o600
 
 
 def log_path(server: str) -> Path:
@@ -30,10 +29,7 @@ def open_log(server: str) -> tuple[TextIO, Path]:
     log); /dev/null when the log folder is not writable (a log is never worth a failed start)."""
     path = log_path(server)
     try:
-        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-        if path.exists() and path.stat().st_size > MAX_LOG_BYTES:
-            path.replace(path.with_name(path.name + ".1"))
-        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, LOG_MODE)
+        fd, path = open_append(path.name)
         handle = os.fdopen(fd, "a", encoding="utf-8")
         handle.write(f"--- {time.strftime('%Y-%m-%d %H:%M:%S')} myrm pid {os.getpid()} starts {server}\n")
         handle.flush()

@@ -98,11 +98,10 @@ class FileEdit(WritingTool):
     def _preview_of(
         self, fenced: FencedPath, label: str, old: bytes | None, args: dict[str, Any], ctx: ToolContext
     ) -> ApprovalPreview:
-        data = old
-        if data is None:
+        if old is None:
             raise ToolError(f"{label} does not exist; create it with file_write.")
-        refuse_if_changed(fenced.path, data, label, ctx)
-        text = text_of(data, label)
+        refuse_if_changed(fenced.path, old, label, ctx)
+        text = text_of(old, label)
         updated, lines = self._edit(args, text, label)
         where = f"line {lines[0]}" if len(lines) == 1 else f"{len(lines)} places"
         return ApprovalPreview(summary=f"edit {label} ({where})", diff=unified_diff(text, updated, label))
