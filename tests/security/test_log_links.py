@@ -40,5 +40,5 @@ def test_a_link_at_an_mcp_servers_log_is_not_written_through(logs, tmp_path):
 def test_a_full_log_is_rotated_once_and_the_new_line_lands(logs):
     (logs / "crash.log").write_text("x" * (MAX_LOG_BYTES + 1))
     path = append_log("crash.log", "the new crash")
-    assert path == logs / "crash.log"
+    assert path is not None and path == logs / "crash.log"
     assert "the new crash" in path.read_text() and (logs / "crash.log.1").stat().st_size > MAX_LOG_BYTES
