@@ -19,7 +19,9 @@ from tests.security.sandbox_calls import bash, turn
 
 TIGHT = {"sandbox_max_processes": 64, "sandbox_max_memory_mb": 256, "bash_timeout": 15.0}
 BOMBS = {
-    "shell function": ":(){ :|:& };:",
+    # the function returns at once (its copies run in the background): the sleep keeps the call
+    # open while they multiply, or on a loaded box the call could end before they reach the limit
+    "shell function": ":(){ :|:& };:; sleep 5",
     "shell loop": "while true; do sleep 30 & done",
     "python": f'{sys.executable} -c "import os, time\nwhile True:\n    os.fork()"',
     "perl": "perl -e 'fork while 1; sleep 30'",
