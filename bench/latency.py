@@ -59,9 +59,19 @@ FAILURE_CHARS = 160
 LOOPBACK_KEY = "sk-bench-loopback-not-a-secret"
 TARGET_LOCAL_X_BARE = 2.0
 
+# The bare script loads the model as myrm's worker does (llm/local/llama_safety.py: no extra buffer
+# types), else on a CPU with AMX it crashes (SIGSEGV) on its first decode and there is no floor.
 BARE_SCRIPT = """
 import os, sys
+import llama_cpp.llama_cpp as c_api
 from llama_cpp import Llama
+default_params = c_api.llama_model_default_params
+def without_extra_buffers():
+    params = default_params()
+    if hasattr(params, "use_extra_bufts"):
+        params.use_extra_bufts = False
+    return params
+c_api.llama_model_default_params = without_extra_buffers
 llama = Llama(model_path=sys.argv[1], n_ctx=int(sys.argv[3]), n_threads=os.cpu_count() or 1, verbose=False)
 out = llama.create_chat_completion(messages=[{"role": "user", "content": sys.argv[2]}], max_tokens=int(sys.argv[4]))
 print(out["choices"][0]["message"]["content"])

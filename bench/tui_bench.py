@@ -200,10 +200,10 @@ START_DRIVER = textwrap.dedent("""
             from myrm_tui.tui.session.chat_session import ChatSession
             painted = threading.Event()
             original_warm_up = ChatSession.warm_up
-            def held_warm_up():
+            def held_warm_up(self, model):
                 painted.wait(60)
-                original_warm_up()
-            ChatSession.warm_up = staticmethod(held_warm_up)
+                original_warm_up(self, model)
+            ChatSession.warm_up = held_warm_up
     elif kind == "elia":
         from elia_chat.app import Elia as base
         from elia_chat.config import LaunchConfig

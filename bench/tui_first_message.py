@@ -7,6 +7,8 @@ round so a load spike hits both:
 - chat: the app started headless (`App.run_test`), the warm-up finished and the app left idle for
   IDLE_S (a user reads the screen before typing); then the first message goes, and the row is the
   time from sending it to the first reply text on the chat screen.
+- chat warm-up: from creating the app to the end of its warm-up (a message sent earlier waits
+  for it: the turn needs the agent stack the warm-up loads).
 - `myrm run "hi"`: from the process start to the first byte of the answer on stdout (what a user
   of the command feels: Python start, settings, store, the request).
 
@@ -61,18 +63,20 @@ async def until(predicate, timeout):
 
 
 async def main(workspace, idle_s):
+    began = time.perf_counter()
     app = MyrmApp(workspace, load_settings(workspace).settings, watch_themes=False)
     async with app.run_test(size=(110, 40)):
         await until(lambda: getattr(app, "chat_screen", None) is not None, 60)
         screen = app.chat_screen
         await until(screen.ready.is_set, 300)
+        ready = time.perf_counter() - began
         await asyncio.sleep(idle_s)
         start = time.perf_counter()
         screen.send_message("hi", draft=None)
         await until(lambda: any(r.text for r in screen.query(AssistantMessage)), 120)
         first = time.perf_counter() - start
         await until(lambda: not screen.turn_running, 60)
-    print(json.dumps({"first_token_s": first}))
+    print(json.dumps({"first_token_s": first, "ready_s": ready}))
 
 
 asyncio.run(main(Path(sys.argv[1]), float(sys.argv[2])))
@@ -114,8 +118,9 @@ def run_first_token(env: dict[str, str], workspace: Path) -> float:
     return elapsed
 
 
-def chat_first_token(env: dict[str, str], workspace: Path) -> float:
-    """Seconds from sending the first chat message (app idle) to its first reply text."""
+def chat_first_token(env: dict[str, str], workspace: Path) -> tuple[float, float]:
+    """Seconds from sending the first chat message (app idle) to its first reply text, and from
+    creating the app to the end of its warm-up (a message sent earlier waits for it)."""
     result = subprocess.run(
         [sys.executable, "-c", CHAT_CHILD, str(workspace), str(IDLE_S)],
         cwd=workspace,
@@ -127,7 +132,8 @@ def chat_first_token(env: dict[str, str], workspace: Path) -> float:
     )
     if result.returncode != 0:
         raise RuntimeError(f"chat child failed ({result.returncode}): {result.stderr[-400:]}")
-    return float(json.loads(result.stdout.strip().splitlines()[-1])["first_token_s"])
+    figures = json.loads(result.stdout.strip().splitlines()[-1])
+    return float(figures["first_token_s"]), float(figures["ready_s"])
 
 
 def measure(runs: int, base: Path | None, log: Any) -> dict[str, Any]:
@@ -140,11 +146,19 @@ def measure(runs: int, base: Path | None, log: Any) -> dict[str, Any]:
             run_first_token(env, workspace)
         for round_ in range(runs):
             for tag, (env, workspace) in places.items():
-                for key, fn in ((f"chat{tag}", chat_first_token), (f"run{tag}", run_first_token)):
-                    value = fn(env, workspace)
+                first, ready = chat_first_token(env, workspace)
+                run = run_first_token(env, workspace)
+                for key, value in ((f"chat{tag}", first), (f"ready{tag}", ready), (f"run{tag}", run)):
                     times.setdefault(key, []).append(value)
                     log(f"  round {round_ + 1}/{runs} {key}: {value:.3f} s")
     return {"environment": environment(), "runs": runs, "idle_s": IDLE_S, "times": times}
+
+
+LABELS = {
+    "chat": "first chat message → first token",
+    "ready": "chat: app start → warm-up done",
+    "run": '`myrm run "hi"` → first token',
+}
 
 
 def report(result: dict[str, Any]) -> None:
@@ -155,7 +169,7 @@ def report(result: dict[str, Any]) -> None:
 
     rows = []
     for key in times:
-        label = "first chat message → first token" if key.startswith("chat") else '`myrm run "hi"` → first token'
+        label = LABELS[key.partition("-")[0]]
         tag = key.partition("-")[2]
         rows.append(
             [label + (f" ({tag})" if tag else ""), f"{best(key):.2f} s", f"{statistics.median(times[key]):.2f} s"]

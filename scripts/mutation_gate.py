@@ -185,7 +185,8 @@ def _scratch_tree(work: Path, modules: list[str]) -> None:
         'source_paths = ["myrm_tui"]\n'
         f"only_mutate = {_toml_list(modules)}\n"
         f"pytest_add_cli_args_test_selection = {_toml_list(tests)}\n"
-        'pytest_add_cli_args = ["-p", "no:cacheprovider", "-q"]\n'
+        # One process (mutmut runs its own workers) and no tier filter: a slow-tier test counts too.
+        'pytest_add_cli_args = ["-p", "no:cacheprovider", "-q", "-n", "0", "-m", ""]\n'
         f"also_copy = {_toml_list(ALSO_COPY)}\n"
     )
     pyproject = work / "pyproject.toml"

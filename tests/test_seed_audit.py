@@ -344,8 +344,10 @@ def test_each_rows_test_fails_when_its_mutation_is_applied(mutation: RowMutation
     run = subprocess.run(
         # append: the tests are a package under ROOT, and pytest's default (prepend) would put ROOT
         # ahead of PYTHONPATH, so the test would import the unmutated package.
+        # `-n 0 -m ""`: one process, and no tier filter (a named test may be in the slow tier; a
+        # deselected test would read as "no test failed", not as a kill).
         [sys.executable, "-m", "pytest", str(ROOT / mutation.test), "-x", "-q", "-p", "no:cacheprovider"]
-        + ["--import-mode=append"],
+        + ["--import-mode=append", "-n", "0", "-m", ""],
         cwd=copy,
         env=env,
         capture_output=True,

@@ -222,7 +222,9 @@ class Agent:
                     level="warning",
                 )
             # A resend after a failed turn reuses the stored ask (agent/turn/resend.py).
-            content, artifacts = user_content(text, self._ctx.vault, self.settings.tool_output_cap)
+            content, artifacts = user_content(
+                text, self._ctx.vault, self.settings.tool_output_cap, self.settings.output_filters
+            )
             content = defused(content)  # only the agent writes an undo note (context/undo_note.py)
             last = self.engine.last_row()
             reused = reusable_user_message(last, content)
@@ -376,6 +378,7 @@ class Agent:
             eviction_min_age=self.settings.eviction_min_age,
             observation_keep_window=self.settings.observation_keep_window,
             protected_tools=parse_protected_tools(str(self.settings.protected_tools)),
+            output_filters=self.settings.output_filters,
         )
 
     async def compact_now(

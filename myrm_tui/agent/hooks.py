@@ -147,7 +147,9 @@ class HookRunner:
     def _finish(self, raw: _Ran) -> list[Notice]:
         """Spill, store the event, and say so when it failed."""
         spec, status, code, duration, output = raw
-        text, handle = spill_if_large(output, HOOK_OUTPUT_CAP, self.ctx.vault, tool="hook")
+        text, handle = spill_if_large(
+            output, HOOK_OUTPUT_CAP, self.ctx.vault, tool="hook", filters=self.ctx.settings.output_filters
+        )
         outcome = HookOutcome(spec, status, code, round(duration, 3), text, handle)
         self.record_event(
             event_kinds.HOOK,

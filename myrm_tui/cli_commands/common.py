@@ -77,9 +77,10 @@ def bootstrap(
             err(f"error: {problem}")
         elif not quiet:
             err(f"warning: {problem}")
-    from myrm_tui.cli_commands.filter_setup import install_filters  # declarative output filters
+    from myrm_tui.cli_commands.filter_setup import with_filters  # declarative output filters
 
-    for problem in install_filters(root, loaded, accept_workspace):
+    loaded, filter_problems = with_filters(root, loaded, accept_workspace)
+    for problem in filter_problems:
         if not quiet:
             err(f"warning: {problem}")
     return None if fatal else CommandContext(root, loaded)

@@ -123,8 +123,9 @@ def settle_choice(
     loaded = load_settings(workspace, flags, user_config_dir=user_dir, accept_workspace=state.digest)
     if loaded.workspace_trust is None or not loaded.workspace_trust.applied:
         return None, "The file changed after it was shown, so nothing in it was applied; restart myrm to review it."
-    from myrm_tui.cli_commands.filter_setup import install_filters
+    from myrm_tui.cli_commands.filter_setup import with_filters
 
-    install_filters(workspace, loaded, state.digest, user_dir)  # the workspace's output filters apply now too
+    # The workspace's output filters ride on the new settings: the session's next turn uses them.
+    loaded, _ = with_filters(workspace, loaded, state.digest, user_dir)
     resolved = resolve_model(loaded.settings)
     return (resolved[0] if resolved else loaded.settings), note

@@ -19,6 +19,7 @@ from myrm_tui.context.view_log import ViewLog
 from myrm_tui.context.window.arrival_budget import ArrivalAllowances, arrival_allowances, over_turn_allowance
 from myrm_tui.context.window.budget import Budget
 from myrm_tui.context.window.tokens import count_message_tokens
+from myrm_tui.settings.sections.output_filters import FilterSpec
 from myrm_tui.store.records import MessageRecord
 
 
@@ -31,12 +32,14 @@ def filter_arrivals(
     *,
     fixed: int = 0,
     file_read_exempt: bool | None = None,
+    filters: Sequence[FilterSpec] = (),
 ) -> dict[int, View]:
     """Outputs over their allowance (`arrival_budget.py`: it shrinks as the room left shrinks),
     any single item over `max_item_ratio`, and the biggest outputs of a turn whose outputs add up
     to more than the turn allowance get a real excerpt + handle; the views are stored and their
     rows re-render. `fixed`: the system prompt and tool schemas, for the room left;
-    `file_read_exempt`: the setting of this request (None: the engine config's)."""
+    `file_read_exempt`: the setting of this request (None: the engine config's); `filters`: the
+    session's declarative output filters."""
     if not new_rows:
         return {}
     config = history.config
@@ -64,13 +67,15 @@ def filter_arrivals(
             allowance = allowances.item
         view = None
         if row.tokens > allowance:
-            view = _excerpt(row, name, args, allowance, model, "over the per-item allowance", config.edit_keep_chars)
+            view = _excerpt(
+                row, name, args, allowance, model, "over the per-item allowance", config.edit_keep_chars, filters
+            )
         if view is not None:
             decided[row.id] = view
             earlier += view.tokens if counted else 0
         elif counted:
             pending.append((row, name, args))
-    decided.update(_fit_turn(pending, earlier, allowances, model))
+    decided.update(_fit_turn(pending, earlier, allowances, model, filters))
     if decided:
         history.views.update(decided)
         view_log.save_views(history.session_id, 0, decided, None)
@@ -84,6 +89,7 @@ def _fit_turn(
     earlier: int,
     allowances: ArrivalAllowances,
     model: str,
+    filters: Sequence[FilterSpec] = (),
 ) -> dict[int, View]:
     """Excerpts for the biggest of one turn's new outputs while the turn is over its allowance."""
     if not pending:
@@ -93,7 +99,9 @@ def _fit_turn(
 
     def excerpt_of(mid: int) -> int | None:
         row, name, args = by_id[mid]
-        view = _excerpt(row, name, args, allowances.aggregate_excerpt, model, "over the turn's output allowance")
+        view = _excerpt(
+            row, name, args, allowances.aggregate_excerpt, model, "over the turn's output allowance", filters=filters
+        )
         if view is None:
             return None
         views[mid] = view
@@ -106,7 +114,14 @@ def _fit_turn(
 
 
 def _excerpt(
-    row: MessageRecord, name: str, args: dict[str, Any], allowance: int, model: str, reason: str, edit_keep: int = 0
+    row: MessageRecord,
+    name: str,
+    args: dict[str, Any],
+    allowance: int,
+    model: str,
+    reason: str,
+    edit_keep: int = 0,
+    filters: Sequence[FilterSpec] = (),
 ) -> View | None:
     """The stored view of `row` cut to about `allowance` tokens (None when it cannot be cut);
     a file edit's text keeps `edit_keep` characters (context/observations/file_protection.py)."""
@@ -117,7 +132,7 @@ def _excerpt(
     content = _text_of(row.message)
     if not content:
         return None
-    result = filter_output(content, tool=name, arguments=args, budget_chars=max(400, allowance * 3))
+    result = filter_output(content, tool=name, arguments=args, budget_chars=max(400, allowance * 3), filters=filters)
     if result is None:
         return None
     handle = msg_handle(row.id)

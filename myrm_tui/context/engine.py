@@ -468,6 +468,7 @@ class ContextEngine:
             self.view_log,
             fixed=fixed,
             file_read_exempt=inp.file_read_exempt,
+            filters=inp.output_filters,
         )
 
     def _decide(

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from myrm_tui.context.observations.fact_index import FactIndex
 from myrm_tui.context.observations.pins import is_security_pin
 from myrm_tui.context.pipeline import MEDIA_FILTER, NORMALIZE, THINKING_CLEANUP
 from myrm_tui.context.prefix_memo import PrefixMemo
@@ -94,6 +95,8 @@ class RenderedHistory:
         self.thinking_keep = config.thinking_keep_turns
         self._user_turns = 0
         self.calls: dict[str, tuple[str, dict[str, Any]]] = {}  # tool_call_id → (name, arguments)
+        # What compaction events read to keep old outputs' facts, each row scanned once (fact_index.py).
+        self.facts = FactIndex()
         self._unfiltered: list[MessageRecord] = []  # synced, not yet seen by the smart filter
         self._rendered_upto = 0  # rows[: _rendered_upto] are in entries
         self._live_hint = 0

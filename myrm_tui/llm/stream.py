@@ -66,6 +66,26 @@ def _client(model: str, api_base: str | None, local_workers: LocalWorkers | None
     return cast(Callable[..., Awaitable[Any]], _litellm().acompletion)
 
 
+def prepare_call(model: str, api_base: str | None) -> None:
+    """Load, in the caller's thread, what the first call to `model` will load: the client
+    `_client` picks for it, and nothing else. Why: the chat does this in its warm-up, off the UI
+    loop, while the user types; the warm-up used to import litellm for every model, so with the
+    user's own server (which never needs it) a first message sent in the first seconds waited
+    for a 6-8 s import it did not use (the turn waits for the warm-up), and one sent later
+    shared the 2 cores and the interpreter lock with it."""
+    if openai_compatible.serves(model, api_base):
+        openai_compatible.prewarm()
+        return
+    from myrm_tui.llm.local import provider as local_provider
+
+    if local_provider.serves(model):
+        from myrm_tui.llm.local import client  # noqa: F401 - the worker's client; the worker starts with the call
+
+        return
+    _litellm()
+    import httpcore  # noqa: F401 - litellm's httpx loads it on the first request, not at import
+
+
 @dataclass(frozen=True)
 class StreamWithLocalWorkers:
     """`stream` as the agent's StreamFn port, with its owner's embedded-model workers: what the

@@ -10,6 +10,7 @@ from typing import Any, Unpack
 
 from myrm_tui.settings.schema import SETTINGS, SPECS_BY_KEY
 from myrm_tui.settings.sections.hooks import HookSpec
+from myrm_tui.settings.sections.output_filters import FilterSpec
 from myrm_tui.settings.typed_values import SettingChanges, SettingValues
 
 
@@ -55,6 +56,11 @@ class Settings(SettingValues):
     mcp_servers: Mapping[str, Any] = field(default_factory=dict)
     # The user config's [hooks] (settings.hooks_config.HookSpec), in file order; never a workspace's.
     hooks: tuple[HookSpec, ...] = ()
+    # The declarative output filters that apply (settings/config_files/filter_files.py): the user's,
+    # then the workspace's once trusted, in that order (first match wins). Settled with the trust
+    # decision (cli_commands/filter_setup.py) and carried by value, so each session filters with its
+    # own workspace's files; empty (the shipped filters only) for `myrm replay` and a bare Settings().
+    output_filters: tuple[FilterSpec, ...] = ()
 
     def with_values(self, **changes: Unpack[SettingChanges]) -> Settings:
         unknown = set(changes) - set(SPECS_BY_KEY)
@@ -64,5 +70,5 @@ class Settings(SettingValues):
         merged.update(changes)
         sources = dict(self.sources)
         sources.update({k: "override" for k in changes})
-        # replace(): every other field (models, keymap, permissions, mcp_servers, hooks) carries over.
+        # replace(): every other field (models, keymap, permissions, mcp_servers, hooks, output_filters) carries over.
         return dataclasses.replace(self, values=MappingProxyType(merged), sources=MappingProxyType(sources))

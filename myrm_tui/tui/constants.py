@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
-# 50 ms (20 Hz): fast enough to read as live typing, slow enough that a 100 tok/s stream costs
-# ~20 Markdown appends a second instead of 100 (measured: halves CPU on a 2-core box).
+# The streaming reply's frame rate, the one constant for it (widgets/blocks/live_reply.py; the
+# reasoning box too). 50 ms (20 Hz) reads as live typing. Each frame costs the UI thread one layout
+# of the screen and a repaint of the scroll bar (measured with bench/tui_stream.py on this 2-core
+# box, empty transcript: ~4-6 ms CPU) plus the live block's render in a thread, whatever the token
+# rate: a higher frame rate would add that cost per second, at a slow model's rate too.
 STREAM_FLUSH_INTERVAL_S = 0.05
 
 # Live bash output while a command runs: the tail is what the user watches; more lines would

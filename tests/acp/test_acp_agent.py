@@ -124,6 +124,7 @@ async def _myrm_acp(client: RecordingClient, workspace: Path, model: str, tmp_pa
         yield conn, session_id
 
 
+@pytest.mark.slow
 async def test_edit_asked_granted_with_its_diff_then_loaded_by_a_second_process(workspace: Path, tmp_path: Path):
     (tmp_path / "user-config").mkdir()
     (workspace / "notes.txt").write_text("hello world\n", encoding="utf-8")
@@ -173,6 +174,7 @@ async def test_edit_asked_granted_with_its_diff_then_loaded_by_a_second_process(
     assert reply.stop_reason == "end_turn" and second.agent_text() == "Still here."
 
 
+@pytest.mark.slow
 async def test_a_refused_edit_is_not_run_and_tool_output_reaches_the_client_scrubbed(workspace: Path, tmp_path: Path):
     (tmp_path / "user-config").mkdir()
     (workspace / "notes.txt").write_text("hello world\n", encoding="utf-8")
@@ -200,6 +202,7 @@ async def test_a_refused_edit_is_not_run_and_tool_output_reaches_the_client_scru
     assert AWS_KEY not in everything and "[REDACTED:aws_access_key]" in everything
 
 
+@pytest.mark.slow
 async def test_cancel_while_the_client_is_asked_ends_the_turn_and_the_session_goes_on(workspace: Path, tmp_path: Path):
     (tmp_path / "user-config").mkdir()
     (workspace / "notes.txt").write_text("hello world\n", encoding="utf-8")

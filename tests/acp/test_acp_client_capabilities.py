@@ -17,6 +17,7 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
+import pytest
 from acp import PROTOCOL_VERSION, spawn_agent_process, text_block
 from acp.schema import (
     ClientCapabilities,
@@ -112,6 +113,7 @@ async def _prompt(conn: Any, session_id: str, text: str) -> str:
     return str(reply.stop_reason)
 
 
+@pytest.mark.slow
 async def test_reads_see_the_unsaved_buffer_and_the_edit_goes_through_the_editor(workspace: Path, tmp_path: Path):
     notes = workspace / "notes.txt"
     notes.write_text("hello world\n", encoding="utf-8")
@@ -159,6 +161,7 @@ async def test_reads_see_the_unsaved_buffer_and_the_edit_goes_through_the_editor
     assert notes.read_text(encoding="utf-8") == "hello saved world\n"
 
 
+@pytest.mark.slow
 async def test_mcp_servers_the_editor_passes_are_announced_and_callable(workspace: Path, tmp_path: Path):
     http = start_http_server(tmp_path / "http-server.log")
     try:
@@ -190,6 +193,7 @@ async def test_mcp_servers_the_editor_passes_are_announced_and_callable(workspac
     assert finished["m2"].status == "completed" and "over http" in client.result_text("m2")
 
 
+@pytest.mark.slow
 async def test_a_compaction_during_a_turn_reaches_the_editor(workspace: Path, tmp_path: Path):
     for name in ("alpha", "beta"):
         (workspace / f"{name}.txt").write_text(

@@ -23,6 +23,7 @@ PROVIDER_PROMPT = (10_000, 12_000)  # the provider's prompt counts for the two c
 CACHED = (0, 9_000)  # of which read from its cache
 
 
+@pytest.mark.slow
 async def test_context_health_reaches_the_editor_after_each_model_call(workspace: Path, tmp_path: Path):
     (workspace / "notes.txt").write_text("hello\n", encoding="utf-8")
     script = tmp_path / "script.json"

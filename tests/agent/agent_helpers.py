@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import myrm_tui  # noqa: F401  (offline env before litellm)
 from myrm_tui.agent.agent import Agent
 from myrm_tui.agent.events import ApprovalAnswer, ApprovalRequest
 from myrm_tui.settings.settings import Settings
+
+if TYPE_CHECKING:
+    from myrm_tui.settings.sections.output_filters import FilterSpec
 
 # The tools every agent offers, in the fixed order the prompt prefix (and its cache) depends on:
 # the built-ins, then the recall tools. Spelled once here; a tool added or moved fails each test
@@ -67,6 +71,14 @@ async def drive(
 def make_agent(store, workspace: Path, model: str, **values: Any) -> Agent:
     session = store.create_session(model=model)
     return Agent(store=store, session_id=session.id, settings=settings_for(model, **values), workspace=workspace)
+
+
+def filtered_agent(store, workspace: Path, model: str, filters: tuple[FilterSpec, ...]) -> Agent:
+    """A yolo agent whose settings carry declarative output `filters`, as `bootstrap` settles them
+    (cli_commands/filter_setup.py)."""
+    settings = dataclasses.replace(settings_for(model, approval="yolo"), output_filters=filters)
+    session = store.create_session(model=model)
+    return Agent(store=store, session_id=session.id, settings=settings, workspace=workspace)
 
 
 def pid_gone(pid: int) -> bool:

@@ -61,6 +61,7 @@ async def outputs_after_a_full_event(store, workspace, script, tmp_path, **value
     return {n: any(f"END {n}" in t for t in sent) for n in range(TURNS)}
 
 
+@pytest.mark.slow
 async def test_eviction_min_age_keeps_the_outputs_of_the_last_turns_whole(store, workspace, script, tmp_path):
     plain = await outputs_after_a_full_event(store, workspace, script, tmp_path)
     aged = await outputs_after_a_full_event(store, workspace, script, tmp_path, eviction_min_age=5)
@@ -70,6 +71,7 @@ async def test_eviction_min_age_keeps_the_outputs_of_the_last_turns_whole(store,
     assert not all(aged.values()), "older outputs are still masked"
 
 
+@pytest.mark.slow
 async def test_observation_keep_window_keeps_the_newest_outputs_whole(store, workspace, script, tmp_path):
     plain = await outputs_after_a_full_event(store, workspace, script, tmp_path)
     kept = await outputs_after_a_full_event(store, workspace, script, tmp_path, observation_keep_window=7)

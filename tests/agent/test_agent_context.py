@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from myrm_tui.agent.events import Notice, TurnError, TurnFinished
 from myrm_tui.context.recall.answers import ctx_expand
 from myrm_tui.store import event_kinds
@@ -66,6 +68,7 @@ async def test_compact_now_summarizes_old_turns_and_keeps_them_recoverable(store
     assert "row 1 of the big file" in ctx_expand(store, agent.session_id, node["handle"], query="row 1 of")
 
 
+@pytest.mark.slow
 async def test_fork_with_summary_starts_small_and_keeps_anchor_and_last_turns(store, workspace, script):
     turns = [{"text": f"answer {i} " + "words " * 300} for i in range(8)]
     model = script(*turns)
@@ -86,6 +89,7 @@ async def test_fork_with_summary_starts_small_and_keeps_anchor_and_last_turns(st
     assert len(store.messages(agent.session_id)) == 16  # the parent is untouched
 
 
+@pytest.mark.slow
 async def test_a_tripped_stage_breaker_is_told_to_the_user_once(store, workspace, script, monkeypatch):
     """A stage switched off for the session changes what the engine does (here: big outputs go in
     unfiltered); the user hears it once, as a warning, not only in the stored report."""

@@ -184,6 +184,7 @@ def _myrm(workspace: Path, config: Path, *args: str) -> subprocess.CompletedProc
     )
 
 
+@pytest.mark.slow
 def test_myrm_run_attaches_and_says_so(tmp_path: Path):
     workspace = tmp_path / "ws"
     (workspace / ".git").mkdir(parents=True)

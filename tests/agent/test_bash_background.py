@@ -60,6 +60,7 @@ def lines_of(content: str, prefix: str) -> list[str]:
     return [line for line in content.splitlines() if line.startswith(prefix)]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mode", MODES)
 async def test_growing_output_is_read_in_new_parts_and_bash_kill_stops_it(store, workspace, script, token, mode):
     ticker = f"for i in $(seq 1 600); do echo tick-$i; sleep 0.1; done # {token}"
@@ -253,6 +254,7 @@ async def test_unknown_handles_and_tools_without_a_session_say_so(store, workspa
     await agent.aclose()
 
 
+@pytest.mark.slow
 def test_myrm_run_stops_background_commands_at_the_end_and_says_so(tmp_path: Path, token: str) -> None:
     workspace, config = tmp_path / "ws", tmp_path / "config"
     (workspace / ".git").mkdir(parents=True)
@@ -276,3 +278,67 @@ def test_myrm_run_stops_background_commands_at_the_end_and_says_so(tmp_path: Pat
     assert done.returncode == 0, done.stderr
     assert f"stopped 1 background command(s) still running at the end: bg-1 (sleep {token})" in done.stderr
     assert asyncio.run(all_gone(token))
+
+
+# A process that exits with its event loop still open: nothing closed the session and no task was
+# cancelled, so only the interpreter-exit net (BackgroundJobs registers it while a command runs)
+# stops the command. The token comes by environment: on the command line it would name this process.
+EXIT_WITHOUT_CLOSING = """
+import asyncio, os, sys
+from pathlib import Path
+from myrm_tui.store import Store
+from tests.agent.agent_helpers import drive, make_agent
+from tests.agent.process_helpers import wait_until_running
+
+workspace, model, token = Path(sys.argv[1]), sys.argv[2], os.environ["BG_TOKEN"]
+agent = make_agent(Store.open(workspace), workspace, model, approval="yolo", sandbox="off")
+loop = asyncio.new_event_loop()
+loop.run_until_complete(drive(agent, "start it"))
+loop.run_until_complete(wait_until_running(token))
+print("running", flush=True)
+sys.exit(0)
+"""
+
+
+@pytest.mark.slow
+def test_a_myrm_that_exits_without_closing_leaves_no_background_command(tmp_path: Path, token: str) -> None:
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    script = tmp_path / "script.json"
+    script.write_text(
+        json.dumps({"turns": [call("b1", "bash", command=f"sleep {token}", background=True), {"text": "started"}]})
+    )
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MYRM_") and not k.endswith("_API_KEY")}
+    env.update(
+        MYRM_CONFIG_DIR=str(tmp_path / "config"),
+        BG_TOKEN=token,
+        ENABLE_MYRM_TEST_PROVIDERS="1",
+        PYTHONPATH=os.pathsep.join(filter(None, [str(REPO_ROOT), env.get("PYTHONPATH", "")])),
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", EXIT_WITHOUT_CLOSING, str(workspace), f"scripted/{script}"],
+        cwd=REPO_ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=CLI_TIMEOUT_S,
+        check=False,
+    )
+    assert done.returncode == 0 and "running" in done.stdout, done.stderr
+    assert asyncio.run(all_gone(token))
+
+
+async def test_a_closed_session_is_not_held_by_the_exit_net(store, workspace, script, token):
+    """The net is the session's own and lets go once no command runs: a closed session can be freed."""
+    import gc
+    import weakref
+
+    model = script(call("b1", "bash", command=f"sleep {token}", background=True), {"text": "started"})
+    agent = make_agent(store, workspace, model, approval="yolo", sandbox="off")
+    await drive(agent, "start it")
+    await wait_until_running(token)
+    jobs = weakref.ref(agent.background)
+    await agent.aclose()
+    del agent
+    gc.collect()
+    assert jobs() is None

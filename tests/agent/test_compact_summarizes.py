@@ -180,6 +180,7 @@ async def test_cancelling_compact_changes_no_prompt_byte_and_the_written_summary
     assert len(leaves) >= 2 and len(requests_of(lite_record, "leaf")) - asked == len(leaves) - 1
 
 
+@pytest.mark.slow
 async def test_a_long_turn_prepares_model_summaries_between_steps_and_removal_uses_them(
     store, workspace, tmp_path, script
 ):

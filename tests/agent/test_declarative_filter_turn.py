@@ -6,9 +6,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from myrm_tui.context.filters import declarative
 from myrm_tui.settings.config_files.filter_files import load_filter_files, user_filters_dir
-from tests.agent.agent_helpers import drive, make_agent
+from tests.agent.agent_helpers import drive, filtered_agent
 
 COMMAND = "seq 1 4000"
 
@@ -33,12 +32,8 @@ async def test_bash_output_reaches_the_provider_filtered_with_its_handle(store, 
         context_window=32_000,
         record=str(record),
     )
-    declarative.install(found.applied)
-    try:
-        agent = make_agent(store, workspace, model, approval="yolo")
-        await drive(agent, "count")
-    finally:
-        declarative.install(())
+    agent = filtered_agent(store, workspace, model, found.applied)
+    await drive(agent, "count")
     [sent] = sent_tool_results(record)
     header, body = sent.split("\n", 1)
     assert "(filter sevens excerpt)" in header and "full: msg:" in header
@@ -67,12 +62,8 @@ async def test_a_bash_output_over_the_spill_cap_is_filtered_by_its_command_too(s
         context_window=32_000,
         record=str(record),
     )
-    declarative.install(found.applied)
-    try:
-        agent = make_agent(store, workspace, model, approval="yolo")
-        await drive(agent, "count far")
-    finally:
-        declarative.install(())
+    agent = filtered_agent(store, workspace, model, found.applied)
+    await drive(agent, "count far")
     [sent] = sent_tool_results(record)
     assert len("\n".join(str(i) for i in range(1, 40001))) > 30_000, "over the default spill cap"
     assert "filter sevens" in sent and "vault://" in sent

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from myrm_tui.context.window.config import DEFAULT_CONFIG
 from myrm_tui.store import event_kinds
 from tests.agent.agent_helpers import drive, make_agent
@@ -22,6 +24,7 @@ def compactions(store, session_id: str) -> list[dict[str, Any]]:
     return [e.data for e in store.events(session_id, event_kinds.COMPACTION)]
 
 
+@pytest.mark.slow
 async def test_a_chat_of_short_exchanges_is_compacted_before_the_emergency(store, workspace, script):
     turns = 90  # ~205 tokens a request: due near request 75, the emergency near 105
     model = script(*[{"text": f"answer {n}: {WORDS}"} for n in range(turns)], context_window=32_000)
@@ -35,6 +38,7 @@ async def test_a_chat_of_short_exchanges_is_compacted_before_the_emergency(store
     assert all(e["tokens_before"] < DEFAULT_CONFIG.emergency_ratio * limit for e in economic)
 
 
+@pytest.mark.slow
 async def test_a_tool_heavy_session_is_left_to_the_emergency(store, workspace, script):
     """Two requests a turn (the tool call, then the answer after its ~1.2k-token output): ~600
     tokens a request, which a per-request gate at 1,000 let through (economic events at 75 %)."""

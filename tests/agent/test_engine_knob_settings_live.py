@@ -39,6 +39,7 @@ def test_each_settings_default_is_the_engine_configs():
 
 
 # ---------------------------------------------------------------- prefix_anchor_turns
+@pytest.mark.slow
 @pytest.mark.parametrize("turns", [1, 2])
 async def test_prefix_anchor_turns_keeps_the_second_turn_through_the_compact_command(
     store, workspace, script, tmp_path, turns
@@ -90,6 +91,7 @@ def kept_requests(sent: list[str]) -> set[int]:
     }
 
 
+@pytest.mark.slow
 async def test_removal_focus_band_keeps_a_focus_turn_that_oldest_first_removes(store, workspace, script, tmp_path):
     # Bands of 4 removal groups (one message each): the focus request sits second in its band, so
     # the two orders differ only when removal stops within a band past it; the stop moves by two

@@ -11,6 +11,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from myrm_tui.context.window.config import DEFAULT_CONFIG
 from tests.agent.agent_helpers import drive, make_agent
 
@@ -96,6 +98,7 @@ async def test_a_5_mb_read_is_masked_to_a_stub_naming_the_file_and_a_small_curre
     assert 'ctx_expand("' in big and len(big) < 600, big
 
 
+@pytest.mark.slow
 async def test_an_edits_text_is_kept_up_to_the_bound_and_cut_around_a_precise_stub_above_it(
     store, workspace, script, tmp_path
 ):

@@ -10,6 +10,8 @@ import contextlib
 import json
 from pathlib import Path
 
+import pytest
+
 from myrm_tui.agent.events import ToolFinished, ToolOutputChunk
 from myrm_tui.agent.map.progress import MARK
 from myrm_tui.store import event_kinds
@@ -66,6 +68,7 @@ def artifact_rows(store, handle: str | None) -> list[dict]:
     return [json.loads(line) for line in store.vault.read_text(handle).splitlines()]
 
 
+@pytest.mark.slow
 async def test_a_map_over_300_items_runs_each_alone_and_the_parent_sees_only_a_compact_result(
     store, workspace, tmp_path
 ):
@@ -140,6 +143,7 @@ async def test_the_token_cap_stops_launching_new_items(store, workspace, tmp_pat
     assert sum(r["status"] == "skipped" for r in rows) == 200 - asked
 
 
+@pytest.mark.slow
 async def test_a_map_cancelled_mid_way_resumes_without_rerunning_finished_items(store, workspace, tmp_path):
     slow = {**GOOD, "delay_ms": 20}
     agent, _, item_record = parent_with_items(

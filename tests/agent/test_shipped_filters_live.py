@@ -17,7 +17,8 @@ import pytest
 
 from myrm_tui.context.filters import declarative
 from myrm_tui.settings.config_files.filter_files import load_filter_files, user_filters_dir
-from tests.agent.agent_helpers import drive, make_agent
+from myrm_tui.settings.sections.output_filters import FilterSpec
+from tests.agent.agent_helpers import drive, filtered_agent
 
 # Entries in each generated tree: far over the arrival allowance at a 32k window, well under the
 # bash tool's spill cap, and a fraction of a second to create.
@@ -30,7 +31,9 @@ def _sent_tool_result(record: Path) -> str:
     return sent
 
 
-async def _run(store, workspace: Path, script, tmp_path: Path, command: str) -> tuple[str, str]:
+async def _run(
+    store, workspace: Path, script, tmp_path: Path, command: str, filters: tuple[FilterSpec, ...] = ()
+) -> tuple[str, str]:
     """(what the provider received for the bash call, the whole output as stored: the tool row,
     or the vault when bash spilled it)."""
     record = tmp_path / "requests.jsonl"
@@ -40,7 +43,7 @@ async def _run(store, workspace: Path, script, tmp_path: Path, command: str) -> 
         context_window=32_000,
         record=str(record),
     )
-    agent = make_agent(store, workspace, model, approval="yolo")
+    agent = filtered_agent(store, workspace, model, filters)
     await drive(agent, "run it")
     [row] = [m for m in store.messages(agent.session_id) if m.role == "tool"]
     sent = _sent_tool_result(record)
@@ -145,11 +148,7 @@ async def test_a_users_filter_replaces_the_shipped_one(store, workspace, script,
     (user_filters_dir(user_dir) / "mytar.toml").write_text("match.prefix = 'tar'\nkeep = ['f00777']\n")
     found = load_filter_files(workspace, user_dir, workspace_trusted=False)
     _tree(workspace / "tree")
-    declarative.install(found.applied)
-    try:
-        sent, _full = await _run(store, workspace, script, tmp_path, "tar -cvf out.tar tree")
-    finally:
-        declarative.install(())
+    sent, _full = await _run(store, workspace, script, tmp_path, "tar -cvf out.tar tree", found.applied)
     assert "filter mytar excerpt" in sent.split("\n", 1)[0]
     assert _shown(sent)[0] == "tree/d019/f00777.txt"
 

@@ -64,6 +64,7 @@ def _stored(workspace: Path, session_id: str) -> list[dict[str, Any]]:
         store.close()
 
 
+@pytest.mark.slow
 def test_myrm_run_finds_a_needle_deep_in_a_big_bash_output(tmp_path: Path) -> None:
     workspace, config = tmp_path / "ws", tmp_path / "config"
     (workspace / ".git").mkdir(parents=True)

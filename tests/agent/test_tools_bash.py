@@ -62,6 +62,7 @@ async def test_cancellation_kills_the_group(mode_ctx, token):
     assert await all_gone(token) and mode_ctx.process_groups == set()
 
 
+@pytest.mark.slow
 async def test_a_stop_while_the_sandbox_starts_up_leaves_nothing(workspace, store):
     """Stopped a few milliseconds after the call's group exists, bwrap may not have armed
     --die-with-parent yet: its namespace would outlive the group (reparented away from it) unless

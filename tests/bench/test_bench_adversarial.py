@@ -199,6 +199,7 @@ def runs(tmp_path_factory) -> dict[tuple[str, str], dict]:
     return {(r["contender"], r["case"]): r for r in rows}
 
 
+@pytest.mark.slow
 def test_the_harness_sees_each_hostile_feature_on_raw(runs) -> None:
     def over(case: str) -> int:
         return runs[("raw", case)]["report"]["budget"]["over_budget_turns"]
@@ -232,6 +233,7 @@ def test_the_harness_sees_each_hostile_feature_on_raw(runs) -> None:
             assert structure(case) == 0, case
 
 
+@pytest.mark.slow  # shares the module fixture the slow tier builds
 def test_hostile_summarizers_are_called(runs) -> None:
     # A peer that does not catch the failure shows it as exceptions, one per failing turn.
     codex = runs[("codex-policy", "summarizer-raises")]
@@ -244,6 +246,7 @@ def test_hostile_summarizers_are_called(runs) -> None:
     assert SUMMARIZER_CALLS["raises"] > 0 and SUMMARIZER_CALLS["inflate"] > 0
 
 
+@pytest.mark.slow  # shares the module fixture the slow tier builds
 def test_myrm_rows_are_recorded(runs) -> None:
     from bench.tables import render_adversarial
 

@@ -56,6 +56,7 @@ def by_name(document: dict) -> dict[str, dict]:
     return {r["contender"]: r for r in document["results"]}
 
 
+@pytest.mark.slow
 def test_quick_document_shape(quick):
     document, _ = quick
     assert document["mode"] == "quick"
@@ -71,6 +72,7 @@ def test_quick_document_shape(quick):
         assert report["retention"]["probes"] > 0
 
 
+@pytest.mark.slow  # shares the module fixture the slow tier builds
 def test_quick_markdown_has_one_row_per_contender(quick):
     _, text = quick
     assert "### coding-100, window 32k, summarizer `null`" in text
@@ -79,6 +81,7 @@ def test_quick_markdown_has_one_row_per_contender(quick):
         assert sum(row.startswith(f"| {name} |") for row in table_rows) == 2, name  # main table + B1 table
 
 
+@pytest.mark.slow  # shares the module fixture the slow tier builds
 def test_myrm_figures_are_sane(quick):
     document, _ = quick
     report = by_name(document)["myrm"]["report"]
@@ -94,6 +97,7 @@ def test_myrm_figures_are_sane(quick):
     assert report["cost"]["prompt_tokens"] < by_name(document)["raw"]["report"]["cost"]["prompt_tokens"]
 
 
+@pytest.mark.slow  # shares the module fixture the slow tier builds
 def test_baselines_have_no_recall(quick):
     document, _ = quick
     for name in ("raw", "naive-truncation"):

@@ -28,6 +28,7 @@ def captures():
     }
 
 
+@pytest.mark.slow
 def test_captured_output_is_real(captures):
     pytest_runs = [
         s.output for s in captures["real-pytest"] if s.args.get("command", "").startswith("python -m pytest -v")
@@ -44,6 +45,7 @@ def test_captured_output_is_real(captures):
     assert reads and all((ROOT / s.args["path"]).read_text(encoding="utf-8").rstrip("\n") in s.output for s in reads)
 
 
+@pytest.mark.slow  # shares the module fixture the slow tier builds
 def test_sessions_are_valid_and_carry_probed_needles(tmp_path, captures):
     paths = write_sessions(tmp_path, captures, turns=60, seed=0)
     assert sorted(p.name for p in paths) == ["real-env.jsonl", "real-git.jsonl", "real-pytest.jsonl"]

@@ -5,12 +5,15 @@ same-depth fold joined: 94 % of the budget. The squeeze fold caps the summary ar
 
 from __future__ import annotations
 
+import pytest
+
 from bench.workload import generate
 from myrm_tui.context.window.config import DEFAULT_CONFIG
 from myrm_tui.context.window.tokens import count_message_tokens
 from myrm_tui.replay import ReplayOptions, replay
 
 
+@pytest.mark.slow
 def test_coding_400_at_32k_with_head_summaries_keeps_summaries_under_their_cap():
     lines, _ = generate("coding", 400, 1)
     budget = None

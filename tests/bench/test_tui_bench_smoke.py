@@ -28,6 +28,7 @@ def run_module(module: str, *args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
+@pytest.mark.slow
 def test_tui_bench_quick_writes_every_figure(tmp_path: Path):
     out = tmp_path / "tui.json"
     proc = run_module(
@@ -79,6 +80,7 @@ def test_tui_bench_quick_writes_every_figure(tmp_path: Path):
     assert sizes[0]["key_to_frame_vs_empty"] == pytest.approx(1.0)
 
 
+@pytest.mark.slow
 def test_local_latency_quick_reports_the_four_cases(tmp_path: Path):
     from myrm_tui.llm.local.provider import local_available
 

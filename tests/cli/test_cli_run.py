@@ -23,6 +23,7 @@ def stored_messages(workspace, session_id):
         store.close()
 
 
+@pytest.mark.slow
 def test_text_reply_streams_to_stdout(myrm, script, workspace):
     model = script({"text": "Hello from the script, streamed in pieces."})
     result = myrm.process("run", "--model", model, "say hello")
@@ -93,6 +94,7 @@ def test_yolo_runs_the_tool(myrm, script, workspace):
     assert "→ bash echo hi > made.txt" in result.stderr and "✓ bash ok" in result.stderr
 
 
+@pytest.mark.slow
 def test_error_turn_exits_1_with_a_readable_line(myrm, script):
     model = script({"error": "auth"})
     result = myrm.process("run", "--model", model, "hello")
@@ -135,6 +137,7 @@ def test_usage_errors_exit_2(myrm, script):
     assert bad_choice.returncode == 2 and "sometimes" in bad_choice.stderr
 
 
+@pytest.mark.slow
 def test_prompt_from_stdin(myrm, script, workspace):
     model = script({"text": "got it"})
     result = myrm.process("run", "--json", "--model", model, "-", input="a prompt\nfrom stdin\n")
@@ -158,6 +161,7 @@ def test_config_problems_warn_and_the_command_goes_on(myrm, script, workspace):
     assert "sk-x" not in result.stderr
 
 
+@pytest.mark.slow
 def test_ctrl_c_cancels_the_turn_stores_synthetic_result_and_exits_130(myrm, script, workspace):
     model = script(
         {"text": "running it", "tool_calls": [{"name": "bash", "arguments": {"command": "sleep 60"}}]},

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from myrm_tui.cli_commands.common import bootstrap
+from myrm_tui.cli_commands.common import CommandContext, bootstrap
 from myrm_tui.cli_commands.doctor.command import _filter_lines
-from myrm_tui.context.filters import declarative, filter_output
+from myrm_tui.context.filters import filter_output
 from myrm_tui.settings import trust as T
 from myrm_tui.settings.config_files.filter_files import user_filters_dir, workspace_filters_dir
 
@@ -31,20 +31,31 @@ def clone(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     (user_filters_dir(user) / "make.toml").write_text(MINE, encoding="utf-8")
     monkeypatch.chdir(workspace)
     yield workspace
-    declarative.install(())
+
+
+def names(context: CommandContext | None) -> list[str]:
+    """The filters `bootstrap` settled for the command's sessions (its settings carry them)."""
+    assert context is not None
+    return [spec.name for spec in context.settings.output_filters]
 
 
 def test_an_untrusted_workspace_cannot_hide_output(clone):
-    assert bootstrap(quiet=True) is not None
-    assert [spec.name for spec in declarative.installed()] == ["make"]
+    context = bootstrap(quiet=True)
+    assert names(context) == ["make"]
+    assert context is not None
     output = "\n".join(["test_a PASSED"] * 500 + ["FAILED test_b - Error: boom"])
-    result = filter_output(output, tool="bash", arguments={"command": "pytest -v"}, budget_chars=2000)
+    result = filter_output(
+        output,
+        tool="bash",
+        arguments={"command": "pytest -v"},
+        budget_chars=2000,
+        filters=context.settings.output_filters,
+    )
     assert result is not None and not result.kind.startswith("filter") and "FAILED test_b" in result.text
 
 
 def test_trust_for_this_run_applies_the_workspace_filters(clone):
-    assert bootstrap(quiet=True, accept_workspace=T.ACCEPT_ANY) is not None
-    assert [spec.name for spec in declarative.installed()] == ["make", "quiet"]
+    assert names(bootstrap(quiet=True, accept_workspace=T.ACCEPT_ANY)) == ["make", "quiet"]
 
 
 def test_doctor_lists_applied_held_and_broken_filters(clone):
@@ -71,13 +82,12 @@ def test_trusting_in_the_dialog_applies_the_workspace_filters(clone):
 
     (clone / ".myrm" / "config.toml").write_text('model = "scripted/none.json"\n', encoding="utf-8")
     user = Path(os.environ["MYRM_CONFIG_DIR"])
-    assert bootstrap(quiet=True) is not None
-    assert [spec.name for spec in declarative.installed()] == ["make"]
+    assert names(bootstrap(quiet=True)) == ["make"]
     state = load_settings(clone, {}, user_config_dir=user).workspace_trust
     assert state is not None and state.needs_decision
     settings, _note = settle_choice(T.ONCE, clone, {}, state, user)
     assert settings is not None
-    assert [spec.name for spec in declarative.installed()] == ["make", "quiet"]
+    assert [spec.name for spec in settings.output_filters] == ["make", "quiet"]
 
 
 def test_a_filter_committed_after_the_user_trusted_the_workspace_waits_for_trust_again(clone):
@@ -91,14 +101,12 @@ def test_a_filter_committed_after_the_user_trusted_the_workspace_waits_for_trust
     assert [e.name for e in state.entries] == ["filter quiet"]
     assert state.digest is not None
     T.record_trust(user, clone, state.digest)
-    assert bootstrap(quiet=True) is not None
-    assert [spec.name for spec in declarative.installed()] == ["make", "quiet"]
+    assert names(bootstrap(quiet=True)) == ["make", "quiet"]
 
     (workspace_filters_dir(clone) / "quieter.toml").write_text(HIDE_FAILURES, encoding="utf-8")
     again = load_settings(clone, {}, user_config_dir=user).workspace_trust
     assert again is not None and again.needs_decision and again.digest != state.digest
-    assert bootstrap(quiet=True) is not None
-    assert [spec.name for spec in declarative.installed()] == ["make"]
+    assert names(bootstrap(quiet=True)) == ["make"]
 
     (workspace_filters_dir(clone) / "quieter.toml").unlink()
     (workspace_filters_dir(clone) / "quiet.toml").write_text(HIDE_FAILURES + "head = 1\n", encoding="utf-8")

@@ -126,6 +126,7 @@ def test_a_failed_run_leaves_no_one_message_session_behind(myrm, workspace, scri
     assert session_count(workspace) == 1
 
 
+@pytest.mark.slow
 @pytest.mark.llama
 def test_doctor_deep_decodes_a_real_prompt_on_the_embedded_model_and_names_the_cpu(myrm):
     result = myrm("doctor", "--deep")

@@ -46,6 +46,7 @@ def write_config(myrm, text: str) -> None:
     (myrm.config_dir / "config.toml").write_text(text, encoding="utf-8")
 
 
+@pytest.mark.slow
 @pytest.mark.llama
 def test_the_readme_local_server_recipe_runs_as_written_without_a_key(myrm, llama_server):
     recipe = readme_recipe()

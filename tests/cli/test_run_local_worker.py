@@ -18,6 +18,7 @@ from tests.llm.worker_processes import worker_pids
 pytestmark = pytest.mark.llama
 
 
+@pytest.mark.slow
 def test_myrm_run_starts_the_worker_before_the_store_and_stops_it_when_it_ends(
     myrm: Myrm, monkeypatch: pytest.MonkeyPatch
 ) -> None:

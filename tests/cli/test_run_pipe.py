@@ -6,12 +6,15 @@ from __future__ import annotations
 import subprocess
 import sys
 
+import pytest
+
 from tests.cli.cli_timeouts import CLI_TIMEOUT_S
 
 # Enough output that the pipe is closed long before the answer ends.
 LINES = 400
 
 
+@pytest.mark.slow
 def test_a_reader_that_leaves_early_ends_the_run_quietly(myrm, script, workspace):
     text = "".join(f"line {n}\n" for n in range(LINES))
     model = script({"text": text, "chunk_size": 8, "delay_ms": 2})

@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import re
 
+import pytest
+
 from myrm_tui.context.engine import ContextEngine, TurnInput
 from myrm_tui.context.recall.answers import ctx_expand, ctx_inspect
 from myrm_tui.context.summary.client import CallResult
@@ -212,6 +214,7 @@ def test_session_notes_survive_removal_and_folding(store):
     assert any(n["depth"] >= 1 for n in store.summaries(session))
 
 
+@pytest.mark.slow
 def test_what_the_user_said_stays_verbatim_in_the_summary_after_removal(store):
     # One request, then a long agentic run of tool steps (no other user message): when the
     # fact's turn leaves the prompt, the user's sentence is quoted word for word.

@@ -16,6 +16,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -171,6 +172,7 @@ def run_session(turns, window, check):
             check(store, session, engine, prompt, info, clock["now"])
 
 
+@pytest.mark.slow
 @given(sessions())
 @settings(
     max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large]
@@ -220,6 +222,7 @@ def engine_fixed_tools_tokens() -> int:
     return count_tools_tokens(TOOLS, MODEL)
 
 
+@pytest.mark.slow
 @given(sessions())
 @settings(
     max_examples=examples(30), deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large]
@@ -237,6 +240,7 @@ def test_assembly_is_deterministic_across_engines(session):
     run_session(turns, window, check)
 
 
+@pytest.mark.slow
 @given(sessions())
 @settings(
     max_examples=examples(30), deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large]

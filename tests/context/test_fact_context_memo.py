@@ -5,7 +5,8 @@ back does not change what the next caller gets, and a remembered answer is the f
 from __future__ import annotations
 
 from myrm_tui.context.observations import fact_context
-from myrm_tui.context.observations.fact_context import _call_key, changed_lines, names_in
+from myrm_tui.context.observations.fact_context import changed_lines
+from myrm_tui.context.observations.fact_index import _call_key, names_in
 
 
 def test_a_caller_changing_its_names_does_not_change_the_next_answer():

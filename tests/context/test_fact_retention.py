@@ -13,6 +13,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import pytest
+
 from myrm_tui.replay import ReplayOptions, replay
 
 
@@ -61,6 +63,7 @@ def replayed(lines: list[dict[str, Any]], window: int) -> list[dict[str, Any]]:
     return [r for r in replay(lines, ReplayOptions(window=window)) if "prompt" in r]
 
 
+@pytest.mark.slow
 def test_shape_breaks_of_any_format_survive_the_mask_and_the_summary():
     lines = [
         step(1, "List the installed packages as JSON.", "bash", {"command": "pip list --format json"}, packages(True)),

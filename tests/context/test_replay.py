@@ -58,6 +58,7 @@ def strip(record):
     return {k: v for k, v in record.items() if k not in ("engine_ms", "events")}
 
 
+@pytest.mark.slow
 def test_replay_is_reproducible_and_recall_finds_a_spilled_needle():
     options = ReplayOptions(window=16_000)
     first = [strip(r) for r in replay(session_lines(), options)]
@@ -103,6 +104,7 @@ def test_a_recorded_result_takes_the_live_spill_path():
     assert len([e for e in turn1["events"] if "ladder" in e]) == 2
 
 
+@pytest.mark.slow
 def test_summaries_come_from_the_summarizer_model_not_from_the_engine():
     assert not hasattr(context_summarizers, "SUMMARIZERS")  # no benchmark fake lives in context/
     records = list(replay(session_lines(), ReplayOptions(window=16_000, summarizer="oracle")))
@@ -176,6 +178,7 @@ def test_user_images_go_to_the_vault_and_back_into_the_prompt():
     assert parts["image_url"]["image_url"]["url"] == f"data:image/png;base64,{png}"  # resolved for the model
 
 
+@pytest.mark.slow
 def test_the_cli_prints_what_the_in_process_replay_yields(tmp_path: Path):
     session = tmp_path / "s.jsonl"
     session.write_text("".join(json.dumps(line) + "\n" for line in session_lines()[:12]))

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import dataclasses
 
+import pytest
+
 from myrm_tui.agent.cache_warmth import KEEPALIVE_MARGIN_S
 from myrm_tui.context.window.config import CACHE_TTL_S, DEFAULT_CONFIG
 from myrm_tui.replay import TURN_SECONDS, ReplayOptions, replay
@@ -24,6 +26,7 @@ def _run(lines, **options) -> list[dict]:
     return [r for r in replay(lines, ReplayOptions(window=WINDOW, **options)) if "prompt" in r]
 
 
+@pytest.mark.slow
 def test_a_pause_past_the_ttl_lets_the_deferred_tier_run_and_keepalive_keeps_it_waiting():
     plain = _run(session_lines())
     # The first turn whose tier waits for the warm cache (it exists: 30 turns of logs at 16k).

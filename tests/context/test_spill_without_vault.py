@@ -7,6 +7,7 @@ Why a property: "head-truncated with a notice" must hold for every output a tool
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
@@ -18,6 +19,7 @@ NO_VAULT_NOTE = "no vault available for the rest"
 _lines = st.lists(st.text(st.characters(blacklist_categories=["Cs"]), max_size=300), min_size=1, max_size=60)
 
 
+@pytest.mark.slow
 @settings(max_examples=examples(150), deadline=None)
 @given(
     lines=_lines,

@@ -103,6 +103,7 @@ def run(myrm: Myrm, *args: str, env: dict[str, str] | None = None, prefix: tuple
     return result
 
 
+@pytest.mark.slow
 def test_garbage_mid_file_is_reported_then_recovered(tmp_path: Path, scripted_env):
     myrm = make_workspace(tmp_path)
     written = populate(myrm.workspace)
@@ -152,6 +153,7 @@ def pristine(tmp_path_factory) -> tuple[Path, dict[int, dict]]:
     return workspace, populate(workspace)
 
 
+@pytest.mark.slow
 @settings(max_examples=examples(25), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(page_fraction=st.floats(min_value=0.0, max_value=0.9999), seed=st.integers(0, 2**32))
 def test_any_garbage_page_never_crashes_and_recovery_never_invents(pristine, tmp_path_factory, page_fraction, seed):
@@ -189,6 +191,7 @@ def test_any_garbage_page_never_crashes_and_recovery_never_invents(pristine, tmp
                 assert record.message == written[record.id]
 
 
+@pytest.mark.slow
 def test_zero_byte_database_is_reported_and_never_replaced(tmp_path: Path, scripted_env):
     myrm = make_workspace(tmp_path)
     folder = myrm.workspace / ".myrm"
@@ -271,6 +274,7 @@ def read_only_prefix(folder: Path) -> tuple[tuple[str, ...], str]:
     return ("unshare", "--mount", "sh", "-c", script, "sh"), "read-only bind mount"
 
 
+@pytest.mark.slow
 def test_readers_work_on_a_read_only_folder_and_never_write(tmp_path: Path, scripted_env):
     myrm = make_workspace(tmp_path)
     written = populate(myrm.workspace)

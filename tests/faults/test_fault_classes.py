@@ -286,6 +286,7 @@ def test_run_names_credentials_in_api_base_and_never_prints_them(
     assert fake_openai.requests == []
 
 
+@pytest.mark.slow
 def test_run_keeps_the_partial_answer_when_the_deadline_passes(
     fake_openai: FakeOpenAI, workspace: Path, tmp_path: Path
 ):

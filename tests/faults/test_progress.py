@@ -20,6 +20,7 @@ import os
 import tempfile
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
@@ -77,6 +78,7 @@ def stuck_shape_turns(count: int) -> tuple[TurnPlan, ...]:
     return tuple(turns)
 
 
+@pytest.mark.slow
 def test_the_stuck_shape_of_the_issue_keeps_making_progress():
     turns = stuck_shape_turns(150)
     outcome = run(SessionPlan(STUCK_WINDOW, STUCK_FIXED, STUCK_MAX_OUTPUT, turns))
@@ -93,6 +95,7 @@ def test_the_stuck_shape_of_the_issue_keeps_making_progress():
     assert outcome.exhausted_allowed == 0
 
 
+@pytest.mark.slow
 def test_the_stuck_shape_without_a_model_summarizer_keeps_making_progress():
     """The agent's own configuration: no fake summarizer, extractive nodes only."""
     outcome = run(
@@ -145,6 +148,7 @@ def session_plans(draw):
     return SessionPlan(window, fixed, max_output, tuple(turns), draw(st.sampled_from(["head", "extractive"])))
 
 
+@pytest.mark.slow
 @given(session_plans())
 @settings(
     max_examples=examples(EXAMPLES),

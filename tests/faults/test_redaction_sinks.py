@@ -420,6 +420,7 @@ def test_every_sink_has_a_driver():
     assert len({s.name for s in sinks.SINKS}) == len(sinks.SINKS)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("sink", [s.name for s in sinks.SINKS])
 def test_no_secret_of_the_corpus_leaks_through_the_sink(sink: str, world: World):
     leaks: dict[str, list[str]] = {}
@@ -438,6 +439,7 @@ def test_no_secret_of_the_corpus_leaks_through_the_sink(sink: str, world: World)
     assert not missing, f"{sink} dropped the carrier instead of redacting it: {missing[:3]}"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("sink", [s.name for s in sinks.SINKS])
 def test_near_misses_come_out_of_the_sink_unredacted(sink: str, world: World):
     """Nothing is redacted, and the near-miss is there verbatim unless the sink clipped the

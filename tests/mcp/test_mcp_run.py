@@ -14,6 +14,8 @@ import time
 import uuid
 from pathlib import Path
 
+import pytest
+
 from myrm_tui.store.store import Store
 from tests.mcp.mcp_helpers import CLI_TIMEOUT_S, clean_env, http_config, run_myrm, stdio_config, toml_server
 
@@ -48,6 +50,7 @@ def write_user_servers(config_dir: Path, tag: str, *configs) -> None:
     (config_dir / "config.toml").write_text(text, encoding="utf-8")
 
 
+@pytest.mark.slow
 def test_run_calls_a_pypi_server_and_the_test_server_over_both_transports(
     workspace, config_dir, http_server, script, tmp_path
 ):
@@ -119,6 +122,7 @@ def test_run_calls_a_pypi_server_and_the_test_server_over_both_transports(
     assert wait_no_tagged(tag) == [], "a server outlived myrm run"
 
 
+@pytest.mark.slow
 def test_ctrl_c_during_a_hung_call_stops_the_turn_and_the_servers(workspace, config_dir, script):
     tag = uuid.uuid4().hex
     write_user_servers(config_dir, tag, stdio_config("t"))
@@ -152,6 +156,7 @@ def test_ctrl_c_during_a_hung_call_stops_the_turn_and_the_servers(workspace, con
     assert wait_no_tagged(tag) == []
 
 
+@pytest.mark.slow
 def test_run_without_servers_never_imports_the_sdk(workspace, config_dir, script):
     model = script({"text": "plain"})
     code = (

@@ -11,6 +11,7 @@ import json
 import sys
 from pathlib import Path
 
+import pytest
 from textual.widgets import Static
 
 from myrm_tui.cli_commands.common import CommandContext
@@ -128,6 +129,7 @@ def test_myrm_run_refuses_an_untrusted_server_and_never_runs_it(workspace, confi
     assert not marker.exists()
 
 
+@pytest.mark.slow
 def test_with_trust_the_server_runs_and_a_broken_one_is_a_warning_not_a_failure(
     workspace, config_dir, tmp_path, script
 ):

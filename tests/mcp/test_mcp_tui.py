@@ -13,6 +13,7 @@ import uuid
 from dataclasses import replace
 from pathlib import Path
 
+import pytest
 from textual.widgets import OptionList, Static
 
 from myrm_tui.mcp.connection import FAILED, READY, STARTING
@@ -58,6 +59,7 @@ async def test_the_first_screen_does_not_wait_for_a_starting_server(workspace, s
     assert wait_gone(pid), "quitting during a start that hangs leaves no process"
 
 
+@pytest.mark.slow
 async def test_mcp_screen_shows_servers_tools_errors_and_restarts(workspace, store, script, logs):
     gone = McpServerConfig("gone", "stdio", command="/nonexistent/mcp-server")
     app = app_with(workspace, store, script({"text": "x"}), gone, stdio_config("t"))
@@ -120,6 +122,7 @@ def _wait_screen(name: str, *texts: str) -> str:
     raise AssertionError(f"{texts!r} never all appeared; the screen was:\n{screen}")
 
 
+@pytest.mark.slow
 def test_tmux_smoke_mcp_screen_in_a_real_terminal(tmp_path, logs):
     """`myrm` in tmux with the PyPI time server and the in-tests server: /mcp lists both, with tools."""
     config = tmp_path / "config"

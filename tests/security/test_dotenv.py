@@ -115,6 +115,7 @@ def assert_went_to_openai(attacker: Listener, proxy: Listener) -> None:
     assert proxy.seen and proxy.seen[0].startswith(b"CONNECT api.openai.com:443"), proxy.seen
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("user_mode", [None, "DEV"])
 def test_a_dotenv_above_the_install_folder_changes_nothing(tmp_path: Path, listeners, user_mode: str | None):
     """`user_mode`: the user's shell exports LITELLM_MODE=DEV (for their own litellm work): myrm
@@ -129,6 +130,7 @@ def test_a_dotenv_above_the_install_folder_changes_nothing(tmp_path: Path, liste
     assert_went_to_openai(attacker, proxy)
 
 
+@pytest.mark.slow
 def test_a_dotenv_in_the_workspace_changes_nothing_when_started_from_python_c(tmp_path: Path, listeners):
     """Started from `python -c` (no __main__ file), python-dotenv searches the current folder:
     the repository's own `.env`."""

@@ -52,6 +52,7 @@ def dirs(tmp_path: Path) -> tuple[Path, Path]:
     return workspace, config
 
 
+@pytest.mark.slow
 def test_headless_yolo_refuses_bash_when_the_sandbox_cannot_start(dirs, tmp_path):
     workspace, config = dirs
     outside = tmp_path / "outside.txt"
@@ -65,6 +66,7 @@ def test_headless_yolo_refuses_bash_when_the_sandbox_cannot_start(dirs, tmp_path
     assert 'sandbox = "off"' in result.stderr
 
 
+@pytest.mark.slow
 def test_the_users_explicit_off_lets_headless_bash_run_unsandboxed(dirs, tmp_path):
     workspace, config = dirs
     outside = tmp_path / "outside.txt"
@@ -74,6 +76,7 @@ def test_the_users_explicit_off_lets_headless_bash_run_unsandboxed(dirs, tmp_pat
     assert call["status"] == "ok" and outside.read_text() == "reached\n"
 
 
+@pytest.mark.slow
 def test_a_workspace_cannot_switch_the_sandbox_off_for_a_headless_run(dirs, tmp_path):
     workspace, config = dirs
     (workspace / ".myrm").mkdir()
@@ -85,6 +88,7 @@ def test_a_workspace_cannot_switch_the_sandbox_off_for_a_headless_run(dirs, tmp_
     assert call["status"] == "denied" and not outside.exists()
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not shutil.which("setpriv"), reason="needs setpriv to run myrm as a normal user")
 def test_an_unsandboxed_command_cannot_read_the_keys_myrm_was_started_with():
     root = Path(tempfile.mkdtemp(prefix="myrm-environ-", dir="/var/tmp"))

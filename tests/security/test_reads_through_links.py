@@ -21,6 +21,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from tests.security.clone_cli import CLI_TIMEOUT_S, clean_env
 from tests.security.file_attacks import SWAPPER, call, myrm, turn
 
@@ -110,6 +112,7 @@ async def test_grep_never_reads_through_a_folder_a_command_swaps_for_a_link(tmp_
     assert found and refused, (found, refused, results[:4])
 
 
+@pytest.mark.slow
 def test_a_committed_instruction_file_linking_out_never_reaches_the_system_prompt(tmp_path: Path):
     """(B) `AGENTS.md -> ~/.ssh/id_rsa` and `CLAUDE.md -> /proc/self/environ` in a clone: `myrm
     run` sends neither the key nor the environment; a link inside the workspace still works."""
@@ -141,6 +144,7 @@ def _limited_address_space() -> None:
     resource.setrlimit(resource.RLIMIT_AS, (RUN_ADDRESS_SPACE, RUN_ADDRESS_SPACE))
 
 
+@pytest.mark.slow
 def test_a_huge_agents_md_is_cut_instead_of_crashing_every_run(tmp_path: Path):
     """(B) A 6 GB `AGENTS.md` (sparse, as a sandboxed `truncate` makes it): `myrm run` still
     answers, with the file's head in the prompt and a note that it was cut."""
@@ -166,6 +170,7 @@ def test_a_huge_agents_md_is_cut_instead_of_crashing_every_run(tmp_path: Path):
     assert "[AGENTS.md cut at" in prompts[0], prompts[0][-300:]
 
 
+@pytest.mark.slow
 def test_a_committed_custom_command_linking_out_is_never_sent(tmp_path: Path):
     """(C) `.myrm/commands/hi.md -> ~/.ssh/id_rsa`: `myrm run /hi` does not send the key."""
     workspace = _workspace(tmp_path)

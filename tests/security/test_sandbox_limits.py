@@ -39,6 +39,7 @@ def test_a_limit_mechanism_holds_on_this_machine():
             cgroup.remove()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", list(BOMBS))
 async def test_a_fork_bomb_is_stopped_at_the_limit(tmp_path, name):
     test_a_limit_mechanism_holds_on_this_machine()
@@ -59,6 +60,7 @@ async def test_a_runaway_allocation_is_stopped_and_said(tmp_path):
     assert result.status == "error"
 
 
+@pytest.mark.slow
 async def test_ordinary_work_fits_the_default_limits(tmp_path):
     workspace = tmp_path / "ws"
     workspace.mkdir()

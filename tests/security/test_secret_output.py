@@ -69,6 +69,7 @@ def assert_no_secret(text: str) -> None:
         assert secret not in text, (secret, text[-3000:])
 
 
+@pytest.mark.slow
 def test_doctor_redacts_a_servers_stderr_and_an_mcp_url(leaky: Clone):
     result = leaky.myrm("doctor")
     assert "leaky (stdio, user): did not start" in result.stdout, result.stdout[-3000:]
@@ -79,6 +80,7 @@ def test_doctor_redacts_a_servers_stderr_and_an_mcp_url(leaky: Clone):
     assert_no_secret(result.stdout + result.stderr)
 
 
+@pytest.mark.slow
 def test_run_stderr_redacts_a_servers_stderr_and_an_mcp_url(leaky: Clone, tmp_path: Path):
     script = tmp_path / "model.json"
     script.write_text(json.dumps({"turns": [{"text": "done"}]}))

@@ -64,6 +64,7 @@ def _titles(root: Path) -> str:
         store.close()
 
 
+@pytest.mark.slow
 def test_the_switch_on_lets_the_suite_use_it(tmp_path: Path):
     clone = make_clone(tmp_path)
     model, record = script(clone.root)

@@ -49,6 +49,7 @@ def trusted(tmp_path: Path) -> tuple[Clone, dict[str, str]]:
     return clone, models
 
 
+@pytest.mark.slow
 def test_a_model_added_to_a_command_after_trust_asks_again(trusted):
     clone, models = trusted
     ok = clone.myrm("run", "/review the parser", test_providers=True)
@@ -64,6 +65,7 @@ def test_a_model_added_to_a_command_after_trust_asks_again(trusted):
     assert applied.returncode == 0 and applied.stdout.strip() == SCRIPT_TEXT["other"], applied.stderr
 
 
+@pytest.mark.slow
 def test_a_command_model_in_a_workspace_with_nothing_else_to_trust_can_be_trusted(tmp_path: Path):
     clone = make_clone(tmp_path)
     models = scripts(tmp_path)

@@ -15,6 +15,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from tests.security.file_attacks import SWAPPER, call, stray_temps, tree_state, turn
 
 # How many tool calls race the swapper: enough for the old walk-twice write to land outside many
@@ -84,6 +86,7 @@ async def test_a_folder_swapped_with_a_link_never_takes_a_file_tool_outside(tmp_
     assert (workspace / "d").is_dir() and not (workspace / "d").is_symlink()
 
 
+@pytest.mark.slow
 async def test_a_link_flipped_between_a_folder_and_dot_git_never_lets_a_write_into_git(tmp_path: Path):
     """`x` flips between a link to `safe/` and a link to `.git/` while the model writes
     `x/config`: a write may land in `safe/`, never in `.git/` (the protection check and the walk

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from textual.widgets import Static
 
 from myrm_tui.agent.permissions.rules import rules_file
@@ -51,6 +52,7 @@ async def _move_to(pilot, screen, approval: ApprovalPrompt, key: str = "ctrl+y")
     await wait_until(pilot, lambda: screen.focused is approval, what="approval focus")
 
 
+@pytest.mark.slow
 async def test_an_approval_that_appears_mid_typing_takes_none_of_the_keys(workspace, store, script):
     model = script(_bash("call_t", "touch approved-marker"), {"text": "Not run, as you said."})
     app = MyrmApp(workspace, scripted_settings(model), store=store)
@@ -106,6 +108,7 @@ async def test_the_focus_key_goes_back_to_the_draft_and_is_redo_when_nothing_wai
         assert screen.prompt.text == "abcyes"
 
 
+@pytest.mark.slow
 async def test_a_denial_reason_is_stored_for_the_model_and_escape_in_the_box_goes_back(workspace, store, script):
     model = script(_bash("call_d", "rm notes.txt"), {"text": "Fine, I will use git rm."})
     (workspace / "notes.txt").write_text("keep me\n")
@@ -144,6 +147,7 @@ async def test_escape_outside_the_box_stops_the_turn(workspace, store, script):
         assert result["content"].startswith("interrupted by user")
 
 
+@pytest.mark.slow
 async def test_always_allow_stores_the_shown_rule_and_only_that_rule_skips_the_question(workspace, store, script):
     model = script(
         _bash("call_1", "echo hello-rule"),

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import os
 
+import pytest
+
 from myrm_tui.tui.app import MyrmApp
 from myrm_tui.tui.screens.dialogs import TextScreen
 from tests.tui.tui_pilot_helpers import SIZE, notices, screen_text, scripted_settings, send, type_text, wait_until
@@ -30,6 +32,7 @@ def _running_with(marker: str) -> bool:
     return False
 
 
+@pytest.mark.slow
 async def test_jobs_lists_stops_and_leaving_the_session_ends_them(workspace, store, script):
     model = script(
         _background("b1", f"while true; do echo tick {MARK}; sleep 0.1; done"),

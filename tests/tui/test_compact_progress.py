@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from myrm_tui.context.window.tokens import count_message_tokens
 from myrm_tui.tui.app import MyrmApp
 from myrm_tui.tui.session.turn_runner import COMPACT_CANCELLED
@@ -51,6 +53,7 @@ def chat_session(store, model: str, turns: int = 80) -> str:
     return session
 
 
+@pytest.mark.slow
 async def test_compact_shows_progress_while_the_model_writes_and_summarizes_the_chat(workspace, store, tmp_path):
     main, lite = models(tmp_path, delay_ms=100)  # each summary shows long enough for a poll on a loaded box
     session = chat_session(store, main)
@@ -71,6 +74,8 @@ async def test_compact_shows_progress_while_the_model_writes_and_summarizes_the_
         await wait_until(pilot, progress_shown, what="progress line")
         assert "cancels" in seen[-1] and screen.compacting
         await wait_until(pilot, lambda: not screen.compacting, what="compaction end")
+        # The runner posts its end as a message; the notice comes when the screen handles it.
+        await wait_until(pilot, lambda: any(n.startswith("Compacted") for n in notices(app)), what="notice")
         done = notices(app)[-1]
         assert done.startswith("Compacted: −") and "written by the model" in done, done
         await wait_until(pilot, lambda: screen.query(CompactionDivider), what="divider")
@@ -93,6 +98,7 @@ async def test_esc_cancels_a_compaction_mid_summary_and_the_session_goes_on(work
         await wait_until(pilot, lambda: "compacting: summary 1 of" in screen.status.plain(), what="progress line")
         await pilot.press("escape")
         await wait_until(pilot, lambda: not screen.compacting, what="cancelled")
+        await wait_until(pilot, lambda: COMPACT_CANCELLED in notices(app), what="notice")
         assert notices(app)[-1] == COMPACT_CANCELLED
         assert not [e for e in store.events(session, "compaction") if e.data.get("state") == "done"]
         assert not screen.query(CompactionDivider) and "compacting" not in screen.status.plain()

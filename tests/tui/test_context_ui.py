@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+import pytest
 from textual.widgets import Static
 
 from myrm_tui.tui.app import MyrmApp
@@ -71,6 +72,7 @@ def big_read_turns() -> list[dict]:
     return turns
 
 
+@pytest.mark.slow
 async def test_compact_key_runs_the_engine_and_marks_the_transcript(workspace, store, tmp_path):
     (workspace / "big.txt").write_text(BIG)
     model = write_script(tmp_path, big_read_turns(), window=32000)
@@ -125,6 +127,7 @@ async def test_ring_click_and_compact_command_reach_the_agent(workspace, store, 
         assert calls[-1] == "tests/"
 
 
+@pytest.mark.slow
 async def test_health_screen_lists_the_session_metrics(workspace, store, tmp_path):
     (workspace / "big.txt").write_text(BIG)
     model = write_script(tmp_path, big_read_turns(), window=32000)

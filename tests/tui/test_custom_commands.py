@@ -213,6 +213,7 @@ def _myrm(workspace: Path, config: Path, *args: str) -> subprocess.CompletedProc
     )
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("how", ["untrusted", "trusted", "flag"])
 def test_myrm_run_expands_a_custom_command(tmp_path: Path, how: str):
     workspace = tmp_path / "ws"

@@ -3,6 +3,8 @@ session (the store is append-only) and the original stays exactly as it was."""
 
 from __future__ import annotations
 
+import pytest
+
 from myrm_tui.settings import Settings
 from myrm_tui.tui.app import MyrmApp
 from myrm_tui.tui.transcript.edit_retry import edit_target, retry_plan
@@ -123,6 +125,7 @@ async def test_editing_the_first_message_starts_a_new_session(workspace, store, 
         assert _contents(store, parent, "user") == ["one"]
 
 
+@pytest.mark.slow
 async def test_retry_regenerates_the_last_answer_in_a_fork(workspace, store, script):
     model = script({"text": "answer one"}, {"text": "answer two"})
     app = MyrmApp(workspace, scripted_settings(model), store=store, watch_themes=False)

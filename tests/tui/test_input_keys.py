@@ -6,6 +6,7 @@ import os
 import stat
 import tomllib
 
+import pytest
 from textual.command import CommandList, CommandPalette
 
 from myrm_tui.settings import Settings
@@ -92,6 +93,7 @@ async def test_slash_popup_filters_completes_and_runs(workspace, store, script):
         assert "Unknown command /frob" in notices(app)[-1] and screen.prompt.text == "/frob"
 
 
+@pytest.mark.slow
 async def test_history_and_at_file_completion(workspace, store, script):
     (workspace / "src").mkdir()
     (workspace / "src" / "main.py").write_text("print()")
@@ -153,6 +155,7 @@ async def test_help_lists_every_binding_and_the_keymap_applies(workspace, store,
         assert "`/compact [focus]`" in text
 
 
+@pytest.mark.slow
 async def test_palette_offers_context_aware_commands(workspace, store, script):
     model = script({"text": "hi"})
     app = MyrmApp(workspace, scripted_settings(model), store=store, watch_themes=False)
@@ -230,6 +233,7 @@ async def test_user_theme_live_reload_and_choice_persisted(workspace, store, scr
     assert os.environ["MYRM_CONFIG_DIR"]  # pilots never write the real user config
 
 
+@pytest.mark.slow
 async def test_remaining_slash_commands(workspace, store, script, monkeypatch):
     note_call = {"id": "n1", "name": "session_note", "arguments": {"text": "tests run with make check"}}
     model = script({"tool_calls": [note_call]}, {"text": "Noted. **Done.**"})

@@ -3,6 +3,7 @@ session's model (its placeholder), while the field itself stays empty so saving 
 
 from __future__ import annotations
 
+import pytest
 from textual.widgets import Input
 
 from myrm_tui.tui.app import MyrmApp
@@ -10,6 +11,7 @@ from myrm_tui.tui.screens.settings import SettingsScreen
 from tests.tui.tui_pilot_helpers import field_of, screen_of, scripted_settings, wait_until
 
 
+@pytest.mark.slow
 async def test_the_empty_lite_model_field_shows_the_automatic_choice(workspace, store, tmp_path, monkeypatch):
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test-key")
     settings = scripted_settings("anthropic/claude-sonnet-4-5")

@@ -10,6 +10,7 @@ stream; a click on a finished reply still opens the full Markdown widget.
 
 from __future__ import annotations
 
+import pytest
 from textual.app import App, ComposeResult
 from textual.containers import VerticalScroll
 from textual.widgets import Collapsible, Markdown
@@ -56,6 +57,7 @@ async def send(pilot, text: str) -> None:
     await pilot.press("enter")
 
 
+@pytest.mark.slow
 async def test_a_long_reply_shows_escapes_while_it_streams_and_ends_as_its_whole_text(workspace, store, script):
     text = "".join(section(i) for i in range(4)) + f"The notes say {PAYLOAD} done.\n\n" + section(4) + section(5)
     assert len(text) > FINISHED_MARKDOWN_CHARS  # ends as rows, not as the Markdown widget

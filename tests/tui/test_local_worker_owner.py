@@ -27,6 +27,7 @@ async def send(pilot, app, text: str) -> None:
     await wait_until(pilot, lambda: app.chat_screen.turns_ended > ended, timeout=TURN_WAIT_S, what="turn end")
 
 
+@pytest.mark.slow
 async def test_the_apps_local_model_worker_stops_when_the_app_ends(workspace, store) -> None:
     assert not worker_pids()
     app = MyrmApp(workspace, scripted_settings("local/smollm2", max_output_tokens=8), store=store)

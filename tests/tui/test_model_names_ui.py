@@ -9,6 +9,7 @@ import dataclasses
 import json
 import tomllib
 
+import pytest
 from textual.widgets import Input, OptionList, Static
 
 from myrm_tui.tui.app import MyrmApp
@@ -42,6 +43,7 @@ async def _open_settings(pilot, app) -> SettingsScreen:
     return app.screen
 
 
+@pytest.mark.slow
 async def test_settings_refuse_a_model_nobody_serves_and_keep_what_was_typed(workspace, store, tmp_path):
     config = tmp_path / "user" / "config.toml"
     app = MyrmApp(workspace, scripted_settings(_script(tmp_path, "a", "x")), store=store, config_path=config)
@@ -55,6 +57,7 @@ async def test_settings_refuse_a_model_nobody_serves_and_keep_what_was_typed(wor
         assert not config.exists(), "nothing was saved"
 
 
+@pytest.mark.slow
 async def test_saving_a_model_whose_key_is_missing_warns_naming_the_variable(workspace, store, tmp_path, monkeypatch):
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     config = tmp_path / "user" / "config.toml"
@@ -68,6 +71,7 @@ async def test_saving_a_model_whose_key_is_missing_warns_naming_the_variable(wor
         await wait_until(pilot, lambda: any("OPENAI_API_KEY" in n for n in notices(app)), what="the key warning")
 
 
+@pytest.mark.slow
 async def test_the_pick_dialog_of_the_settings_chooses_the_default_with_ready_marks(workspace, store, tmp_path):
     settings = scripted_settings(_script(tmp_path, "a", "x"))
     settings = dataclasses.replace(settings, models={"openai/my-box": {"api_base": SERVER}})  # a declared server
@@ -99,6 +103,7 @@ async def test_the_pick_dialog_of_the_settings_chooses_the_default_with_ready_ma
         assert app.screen is picker, "a name nobody serves is not taken"
 
 
+@pytest.mark.slow
 async def test_a_fork_talks_to_its_parents_model_not_the_saved_default(workspace, store, tmp_path):
     default = _script(tmp_path, "default", "from default", "default again")
     chosen = _script(tmp_path, "chosen", "unused", "from chosen", "chosen again")

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import tomllib
 
+import pytest
 from textual.widgets import Input
 
 from myrm_tui.tui.app import MyrmApp
@@ -33,6 +34,7 @@ async def _command(pilot, text: str) -> None:
     await pilot.press("enter")
 
 
+@pytest.mark.slow
 async def test_slash_model_changes_this_session_and_leaves_the_config_alone(workspace, store, tmp_path):
     default = _script(tmp_path, "default", "from default", "default again")
     other = _script(tmp_path, "other", "unused", "from other")  # turns go by position
@@ -60,6 +62,7 @@ async def test_slash_model_changes_this_session_and_leaves_the_config_alone(work
         assert not config.exists()
 
 
+@pytest.mark.slow
 async def test_make_default_writes_the_user_config(workspace, store, tmp_path):
     default = _script(tmp_path, "default", "unused")
     other = _script(tmp_path, "other", "unused")

@@ -76,6 +76,7 @@ def percent_of(label: str) -> str:
     return percent.group(0)
 
 
+@pytest.mark.slow
 async def test_four_readers_agree_on_a_compacted_session(workspace, store, tmp_path):
     agent, model = await live_session(store, workspace, tmp_path)
     nodes = store.summaries(agent.session_id)
@@ -102,6 +103,7 @@ async def test_four_readers_agree_on_a_compacted_session(workspace, store, tmp_p
     assert health.value("compactions") == str(len(done)) == str(seen["timeline"].count("#"))
 
 
+@pytest.mark.slow
 async def test_each_compaction_names_the_tier_that_ran_and_the_true_reason(workspace, store, tmp_path):
     agent, _ = await live_session(store, workspace, tmp_path)
     limit = budget_for(WINDOW, MAX_OUT).prompt_limit
@@ -129,6 +131,7 @@ async def test_each_compaction_names_the_tier_that_ran_and_the_true_reason(works
             assert abs(quoted - share * 100) <= 1.5
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("with_summary", [True, False])
 async def test_a_fresh_fork_shows_one_figure_everywhere(workspace, store, tmp_path, with_summary):
     agent, model = await live_session(store, workspace, tmp_path)

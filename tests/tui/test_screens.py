@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import tomllib
 
+import pytest
 from textual.widgets import Collapsible, Input, OptionList, Select, Static, Switch
 
 from myrm_tui.settings import SETTINGS
@@ -31,6 +32,7 @@ from tests.tui.tui_pilot_helpers import (
 )
 
 
+@pytest.mark.slow
 async def test_fork_key_offers_honest_choices_and_opens_the_fork(workspace, store, script):
     model = script({"text": "first answer"}, {"text": "answer in the fork"})
     app = MyrmApp(workspace, scripted_settings(model), store=store, watch_themes=False)
@@ -131,6 +133,7 @@ async def test_sessions_screen_resume_rename_delete_export(workspace, store, scr
         )
 
 
+@pytest.mark.slow
 async def test_settings_screen_is_generated_from_the_schema_and_saves(workspace, store, script, tmp_path):
     model = script({"text": "unused"})
     config = tmp_path / "user" / "config.toml"
@@ -163,6 +166,7 @@ async def test_settings_screen_is_generated_from_the_schema_and_saves(workspace,
         assert screen_now(app) is app.chat_screen and app.settings.max_steps == 7
 
 
+@pytest.mark.slow
 async def test_model_switch_rebuilds_the_agent_and_warns_before_shrinking(workspace, store, tmp_path):
     big = tmp_path / "big.json"
     big.write_text(

@@ -10,6 +10,8 @@ from __future__ import annotations
 import gc
 import weakref
 
+import pytest
+
 from myrm_tui.tui.app import MyrmApp
 from tests.tui.tui_pilot_helpers import SIZE, scripted_settings, type_text, wait_until
 
@@ -21,6 +23,7 @@ async def _send(pilot, app, text: str) -> None:
     await wait_until(pilot, lambda: app.chat_screen.turns_ended > ended, what="turn end")
 
 
+@pytest.mark.slow
 async def test_clear_releases_the_left_sessions_engine_and_resume_rebuilds_it(workspace, store, script):
     model = script({"text": "first answer"}, {"text": "second answer"}, {"text": "third answer"})
     app = MyrmApp(workspace, scripted_settings(model), store=store, watch_themes=False)

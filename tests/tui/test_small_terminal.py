@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from textual.dom import DOMNode
 from textual.widgets import Input, Select, Static
 
@@ -64,6 +65,7 @@ async def test_settings_at_80x24_is_one_column_with_the_first_field_focused(work
         assert widths["model"] > max(w for key, w in widths.items() if key != "model")
 
 
+@pytest.mark.slow
 async def test_pick_puts_the_chosen_name_in_the_model_field(workspace, store, script, tmp_path):
     other = f"scripted/{tmp_path / 'other.json'}"
     app = MyrmApp(workspace, scripted_settings(script({"text": "unused"})), store=store, watch_themes=False)
@@ -77,6 +79,7 @@ async def test_pick_puts_the_chosen_name_in_the_model_field(workspace, store, sc
         assert field_of(screen, "model", Input).value == other
 
 
+@pytest.mark.slow
 async def test_settings_wide_keeps_two_columns_and_the_widest_model_field(workspace, store, script):
     app = MyrmApp(workspace, scripted_settings(script({"text": "unused"})), store=store, watch_themes=False)
     async with app.run_test(size=WIDE) as pilot:

@@ -38,6 +38,7 @@ def test_ring_amber_with_compaction_panel(snap_compare, workspace, store, seeded
     assert snap_compare(app, terminal_size=SNAP_SIZE, run_before=open_panel)
 
 
+@pytest.mark.slow
 def test_settings_screen(snap_compare, workspace, store):
     app = make_app(workspace, store)
 

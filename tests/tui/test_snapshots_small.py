@@ -6,6 +6,8 @@ SVGs: after re-recording, copy them to `screenshots/settings-80x24.svg` and `scr
 
 from __future__ import annotations
 
+import pytest
+
 from myrm_tui.tui.screens.health import HealthScreen
 from myrm_tui.tui.screens.settings import SettingsScreen
 from tests.tui.snapshot_helpers import make_app, seed, settle
@@ -14,6 +16,7 @@ from tests.tui.tui_pilot_helpers import wait_until
 SMALL = (80, 24)
 
 
+@pytest.mark.slow
 def test_settings_screen_80x24(snap_compare, workspace, store):
     app = make_app(workspace, store)
 

@@ -7,6 +7,8 @@ re-rendering the whole reply per chunk, or to mounting widgets per block, fails 
 
 from __future__ import annotations
 
+import pytest
+
 from myrm_tui.tui.app import MyrmApp
 from myrm_tui.tui.constants import LIVE_BLOCK_CHARS
 from myrm_tui.tui.widgets.blocks.assistant_message import AssistantMessage
@@ -29,6 +31,7 @@ def long_reply() -> str:
     )
 
 
+@pytest.mark.slow
 async def test_a_300_block_reply_costs_the_same_per_chunk_at_its_end(workspace, store, script, monkeypatch):
     reply_text = long_reply()
     # (new chars, parsed, rendered, rows kept, rows before) of each frame at the width of the one before

@@ -14,6 +14,8 @@ import subprocess
 import time
 from pathlib import Path
 
+import pytest
+
 from myrm_tui.store import Store
 from tests.tui.tmux_helpers import capture, quit_and_exit_code, start_myrm, tmux, wait_for
 
@@ -33,6 +35,7 @@ def flat(text: str) -> str:
     return re.sub(r"[\s\u2500-\u259f]", "", text)
 
 
+@pytest.mark.slow
 def test_keys_typed_while_an_approval_appears_stay_in_the_prompt(tmp_path: Path):
     script = tmp_path / "script.json"
     script.write_text(

@@ -69,6 +69,7 @@ def terminal_modes(name: str) -> str:
     return tmux("display", "-p", "-t", name, "alt=#{alternate_on} mouse=#{mouse_any_flag}").strip()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("sig", [signal.SIGSEGV, signal.SIGKILL], ids=["SIGSEGV", "SIGKILL"])
 def test_model_worker_killed_mid_reply_is_a_typed_error_and_the_session_goes_on(tmp_path: Path, sig):
     name, workspace, exit_file = start_myrm(tmp_path, "local/smollm2")

@@ -43,6 +43,7 @@ def terminal_modes(name: str) -> str:
     return tmux("display", "-p", "-t", name, "alt=#{alternate_on} mouse=#{mouse_any_flag}").strip()
 
 
+@pytest.mark.slow
 def test_a_crash_in_a_worker_exits_non_zero_logs_the_traceback_and_says_where(tmp_path: Path):
     hooks = tmp_path / "hooks"
     hooks.mkdir()

@@ -26,6 +26,7 @@ def sent_user_texts(record: Path) -> list[str]:
     return out
 
 
+@pytest.mark.slow
 def test_custom_command_from_the_popup_and_an_at_file(tmp_path: Path):
     record = tmp_path / "requests.jsonl"
     script = tmp_path / "script.json"

@@ -25,6 +25,7 @@ def _type(name: str, text: str) -> None:
     tmux("send-keys", "-t", name, "Enter")
 
 
+@pytest.mark.slow
 def test_edit_an_earlier_message_and_queue_during_a_turn(tmp_path: Path):
     # The scripted model answers turn N when the request holds N assistant messages, so the fork
     # (which shares "reply one") is answered by turn 1 again.

@@ -83,6 +83,7 @@ class Tmux:
         subprocess.run(["tmux", "-S", self.socket, "kill-server"], check=False, capture_output=True)
 
 
+@pytest.mark.slow
 def test_poisoned_channels_never_reach_the_real_terminal(tmp_path: Path):
     workspace = tmp_path / "ws"
     (workspace / ".git").mkdir(parents=True)

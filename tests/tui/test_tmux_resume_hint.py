@@ -7,10 +7,13 @@ import json
 import subprocess
 from pathlib import Path
 
+import pytest
+
 from myrm_tui.store import Store
 from tests.tui.tmux_helpers import capture, quit_and_exit_code, start_myrm, tmux, wait_for
 
 
+@pytest.mark.slow
 def test_exit_prints_the_resume_command_for_a_session_with_messages(tmp_path: Path):
     script = tmp_path / "script.json"
     script.write_text(json.dumps({"turns": [{"text": "Noted."}]}))

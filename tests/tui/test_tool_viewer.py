@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from textual.widgets import TextArea
 
 from myrm_tui.settings import Settings
@@ -42,6 +43,7 @@ def _output_text(block: ToolBlock) -> str:
     return str(block.query_one(".output").render())
 
 
+@pytest.mark.slow
 async def test_big_output_counts_the_real_output_and_opens_whole_in_the_viewer(workspace, store, script):
     model = script(*_seq_then_done())
     app = MyrmApp(workspace, scripted_settings(model, approval="yolo"), store=store)

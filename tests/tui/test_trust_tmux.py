@@ -27,6 +27,7 @@ pytestmark = pytest.mark.skipif(
 TITLE = "Trust this workspace's settings?"
 
 
+@pytest.mark.slow
 def test_hostile_clone_asks_first_and_remembers_always(tmp_path: Path):
     workspace = tmp_path / "clone"
     (workspace / ".git").mkdir(parents=True)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 
+import pytest
 from textual.widgets import Input, OptionList
 
 from myrm_tui.tui.app import MyrmApp
@@ -53,6 +54,7 @@ def assert_shown(text: str, *visible: str) -> None:
         assert _flat(piece) in _flat(text), (piece, text[-1500:])
 
 
+@pytest.mark.slow
 async def test_a_live_turn_shows_every_channel_as_text(workspace, store, script):
     (workspace / "notes.txt").write_text(f"Build notes {PAYLOAD} end of notes\n", encoding="utf-8")
     model = script(
@@ -109,6 +111,7 @@ async def test_a_live_turn_shows_every_channel_as_text(workspace, store, script)
         assert_shown(screen_text(app), "remember " + OSC52)
 
 
+@pytest.mark.slow
 async def test_a_poisoned_session_title_is_text_everywhere_it_shows(workspace, store, script):
     model = script({"text": "unused"})
     # What `myrm run - < issue.txt` stores when the issue file starts with escape sequences.

@@ -2,15 +2,18 @@
 seen from the status line and from the screen's message queue.
 
 What each test guards: while the first token is awaited for more than a second, the status line
-says what the wait is ("waiting for the first token" once the request is out), and an answer that
-comes at once never flashes a phase; the turn runner reports the turn to the screen as messages
-(tui/session/messages.py: started, each event, ended), which the screen turns into the transcript.
+says what the wait is ("waiting for the first token" once the request is out, "connecting to
+HOST" while the user's own server has not answered, "loading the model" while the embedded model's
+worker reads its weights), and an answer that comes at once never flashes a phase; the turn
+runner reports the turn to the screen as messages (tui/session/messages.py: started, each event,
+ended), which the screen turns into the transcript.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from textual.message import Message
 
 from myrm_tui.tui.app import MyrmApp
@@ -19,10 +22,15 @@ from myrm_tui.tui.widgets.status_bar import StatusBar
 from tests.tui.tui_pilot_helpers import SIZE, scripted_settings, send, type_text, wait_until
 
 WAITING = "waiting for the first token"
-PHASES = (WAITING, "connecting to", "loading the model", "compacting")
+LOADING = "loading the model"
+PHASES = (WAITING, "connecting to", LOADING, "compacting")
+# A turn on the embedded model: worker start, load and a prefill of the system prompt on two
+# shared cores (tests/tui/test_local_worker_owner.py).
+LOCAL_TURN_WAIT_S = 300.0
 
 
-async def test_the_status_line_names_a_long_wait_and_never_a_short_one(workspace, store, script, monkeypatch):
+def record_states(monkeypatch) -> list[str]:
+    """Every state the status line is set to, in order (appended as it is set)."""
     shown: list[str] = []
     set_status = StatusBar.set
 
@@ -31,6 +39,12 @@ async def test_the_status_line_names_a_long_wait_and_never_a_short_one(workspace
         shown.append(self.info.state)
 
     monkeypatch.setattr(StatusBar, "set", recording_set)
+    return shown
+
+
+@pytest.mark.slow
+async def test_the_status_line_names_a_long_wait_and_never_a_short_one(workspace, store, script, monkeypatch):
+    shown = record_states(monkeypatch)
     # Turn 1 warms the path (the first call in a process imports and registers providers: on a
     # loaded box that alone can pass a second, and naming it then is right); turn 2 answers at
     # once; turn 3's first chunk comes 1.3 s after the request (scripted delay_ms schedules every
@@ -79,3 +93,55 @@ async def test_the_turn_reaches_the_screen_as_messages(workspace, store, script)
         assert deltas == "Hello from the model."
         assert [reply.text for reply in screen.query(AssistantMessage)] == ["Hello from the model."]
         assert any(isinstance(m, messages.EnginePrepared) for m in seen)
+
+
+async def test_the_status_line_names_the_users_server_while_it_has_not_answered(workspace, store, monkeypatch):
+    """The user's own OpenAI-compatible server (llm/openai_compatible.py) that accepts the request
+    and sends nothing: the line names the host the call waits on, and Esc still stops the turn."""
+    from tests.faults.fake_openai_server import hang, running_fake_openai
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-a-secret")
+    with running_fake_openai() as server:
+        server.default = hang()
+        model = "openai/llama3"
+        settings = scripted_settings(model, api_base=server.api_base)
+        app = MyrmApp(workspace, settings, store=store)
+        async with app.run_test(size=SIZE) as pilot:
+            screen = app.chat_screen
+            await type_text(pilot, "hello")
+            await pilot.press("enter")
+            host = f"connecting to 127.0.0.1:{server.port}"
+            await wait_until(pilot, lambda: host in screen.status.plain(), what="the host named")
+            await pilot.press("escape")
+            await wait_until(pilot, lambda: not screen.turn_running, what="the turn stopped")
+            assert host not in screen.status.plain()
+        assert len(server.requests) == 1
+
+
+@pytest.mark.slow
+@pytest.mark.llama
+async def test_the_status_line_says_the_embedded_model_is_loading_on_the_first_message_only(
+    workspace, store, monkeypatch
+):
+    """`local/smollm2`: the first message starts the worker, which reads the weights before any
+    token; the second finds them loaded and waits for its first token only. The threshold is set
+    to zero so a fast machine cannot hide the phase (the threshold is the test above)."""
+    from myrm_tui.tui.widgets import status_bar
+
+    shown = record_states(monkeypatch)
+    monkeypatch.setattr(status_bar, "WAIT_TEXT_AFTER_S", 0.0)
+    app = MyrmApp(workspace, scripted_settings("local/smollm2", max_output_tokens=8), store=store)
+    async with app.run_test(size=SIZE) as pilot:
+        await _send_local(pilot, app, "Say hi")
+        assert any(state.startswith(LOADING) for state in shown), shown
+        shown.clear()
+        await _send_local(pilot, app, "Say bye")
+        assert not any(state.startswith(LOADING) for state in shown), shown
+        assert any(state.startswith(WAITING) for state in shown), shown
+
+
+async def _send_local(pilot, app, text: str) -> None:
+    ended = app.chat_screen.turns_ended
+    await type_text(pilot, text)
+    await pilot.press("enter")
+    await wait_until(pilot, lambda: app.chat_screen.turns_ended > ended, timeout=LOCAL_TURN_WAIT_S, what="turn end")

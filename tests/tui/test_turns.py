@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from textual.widgets import Collapsible
 
 from myrm_tui.tui.app import MyrmApp
@@ -84,6 +85,7 @@ async def test_reasoning_is_folded_away(workspace, store, script):
         assert reply.markdown.source == "The answer is 4."
 
 
+@pytest.mark.slow
 async def test_approval_allow_then_deny(workspace, store, script):
     model = script(
         {"tool_calls": [{"id": "call_a", "name": "bash", "arguments": {"command": "echo approved-output"}}]},

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from textual.widgets import Button, OptionList, Static
 
 from myrm_tui.settings import Settings
@@ -70,6 +71,7 @@ async def test_undo_after_a_manual_edit_needs_the_overwrite_key(workspace, store
         assert not (workspace / "new.txt").exists()
 
 
+@pytest.mark.slow
 async def test_rewind_restores_files_and_forks_the_conversation(workspace, store, script):
     model = script(
         write_call("c1", "a.txt", "one\n"),

@@ -3,6 +3,7 @@ size, handle, what the model got, the hint the model was given, and opens the wh
 
 from __future__ import annotations
 
+import pytest
 from textual.app import App, ComposeResult
 from textual.widgets import Button, TextArea
 
@@ -55,6 +56,7 @@ async def test_a_spilled_bash_output_shows_the_card_and_its_key_opens_the_whole_
         assert viewer.query_one(TextArea).document.line_count == LINES + 1
 
 
+@pytest.mark.slow
 async def test_the_card_key_is_remappable_and_the_button_opens_too(workspace, store, script):
     model = script(
         {"tool_calls": [{"id": "c1", "name": "bash", "arguments": {"command": f"seq 1 {LINES}"}}]}, {"text": "ok"}

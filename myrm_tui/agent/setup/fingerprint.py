@@ -24,12 +24,18 @@ def fingerprint_inputs(
     """The exact data hashed (useful to show *what* changed when a fingerprint differs)."""
     shaping = {spec.key: getattr(settings, spec.key) for spec in SETTINGS if spec.shapes_agent}
     overrides = dict(settings.models.get(settings.model, {}) or {})
-    return {
+    data: dict[str, Any] = {
         "settings": shaping,
         "model_overrides": overrides,
         "tools": list(tool_schemas),
         "system_prompt": system_prompt,
     }
+    if settings.output_filters:
+        # The declarative output filters decide what the model reads of an output, so trusting a
+        # workspace mid-session (its filters join the settings) rebuilds the agent that uses them.
+        # Only when there are any: the fingerprints of sessions without filters stay as they were.
+        data["output_filters"] = [f"{f.scope}:{f.name}:{f.path}" for f in settings.output_filters]
+    return data
 
 
 def execution_fingerprint(settings: Settings, tool_schemas: Sequence[Mapping[str, Any]], system_prompt: str) -> str:

@@ -12,17 +12,25 @@ are both searchable, and a kill can never leave a handle without its index.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from myrm_tui.context.rows.ingest import spill_text
+from myrm_tui.settings.sections.output_filters import FilterSpec
 from myrm_tui.store.vault import Vault
 
 
 def spill_if_large(
-    text: str, cap: int, vault: Vault | None, *, tool: str = "", arguments: Mapping[str, Any] | None = None
+    text: str,
+    cap: int,
+    vault: Vault | None,
+    *,
+    tool: str = "",
+    arguments: Mapping[str, Any] | None = None,
+    filters: Sequence[FilterSpec] = (),
 ) -> tuple[str, str | None]:
     """Return (inline text, vault handle or None). Above `cap` the full text goes to the vault
     and the inline text is the smart filter's excerpt (errors, failures, summaries, head and
-    tail) headed by the handle. The caller stores the handle's text with the result."""
-    return spill_text(text, tool=tool, arguments=arguments or {}, cap_chars=cap, vault=vault)
+    tail) headed by the handle. The caller stores the handle's text with the result. `filters`:
+    the session's declarative output filters (`Settings.output_filters`)."""
+    return spill_text(text, tool=tool, arguments=arguments or {}, cap_chars=cap, vault=vault, filters=filters)

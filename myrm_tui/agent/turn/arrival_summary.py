@@ -19,7 +19,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import logging
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from myrm_tui.agent.ports import SideCallAgent
     from myrm_tui.agent.setup.model_calls import SummaryRoute
     from myrm_tui.llm.models.info import ModelInfo
+    from myrm_tui.settings.sections.output_filters import FilterSpec
 
 _log = logging.getLogger(__name__)
 
@@ -73,15 +74,16 @@ class ArrivalSummary:
     full: str
 
 
-def unstructured(content: str, tool: str, arguments: Mapping[str, Any]) -> bool:
-    """True when no specialised filter understands the output (the generic head/tail excerpt)."""
+def unstructured(content: str, tool: str, arguments: Mapping[str, Any], filters: Sequence[FilterSpec] = ()) -> bool:
+    """True when no specialised filter (the session's declarative `filters` included)
+    understands the output (the generic head/tail excerpt)."""
     lines = content.splitlines()
-    return choose(content, lines, tool=tool, arguments=arguments).kind == head_tail([]).kind
+    return choose(content, lines, tool=tool, arguments=arguments, filters=filters).kind == head_tail([]).kind
 
 
-def summary_input(content: str, tool: str, arguments: Mapping[str, Any]) -> str:
+def summary_input(content: str, tool: str, arguments: Mapping[str, Any], filters: Sequence[FilterSpec] = ()) -> str:
     """What the summarizer reads: the generic excerpt within INPUT_CHARS, secrets redacted."""
-    fitted = filter_output(content, tool=tool, arguments=arguments, budget_chars=INPUT_CHARS)
+    fitted = filter_output(content, tool=tool, arguments=arguments, budget_chars=INPUT_CHARS, filters=filters)
     return redact(fitted.text if fitted is not None else content).text
 
 
@@ -119,7 +121,8 @@ async def summarize_arrival(
     vault = agent.store.vault
     if not getattr(agent.settings, "arrival_summary", False) or len(content) < MIN_CHARS or vault is None:
         return None
-    if not unstructured(content, tool, arguments):
+    filters = agent.settings.output_filters
+    if not unstructured(content, tool, arguments, filters):
         return None
     routes = agent.summary_routes()
     if not routes:
@@ -127,7 +130,10 @@ async def summarize_arrival(
     route = routes[0]
     messages = [
         {"role": "system", "content": SYSTEM},
-        {"role": "user", "content": f"Output of the `{tool}` tool:\n\n{summary_input(content, tool, arguments)}"},
+        {
+            "role": "user",
+            "content": f"Output of the `{tool}` tool:\n\n{summary_input(content, tool, arguments, filters)}",
+        },
     ]
     try:
         text, usage = await asyncio.wait_for(_ask(agent, route, messages), TIMEOUT_S)

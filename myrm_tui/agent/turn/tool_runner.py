@@ -103,7 +103,12 @@ class ToolRunner:
         if handle is None and len(content) > self.settings.tool_output_cap:
             full = content
             content, handle = spill_if_large(
-                full, self.settings.tool_output_cap, self.ctx.vault, tool=call.name, arguments=call.arguments
+                full,
+                self.settings.tool_output_cap,
+                self.ctx.vault,
+                tool=call.name,
+                arguments=call.arguments,
+                filters=self.settings.output_filters,
             )
             if handle:
                 artifacts[handle] = full

@@ -30,6 +30,7 @@ from urllib.parse import unquote, urlparse
 
 if TYPE_CHECKING:  # the tools import this module's neighbours; the type is only named here
     from myrm_tui.agent.tools.files.paths import FencedPath
+    from myrm_tui.settings.sections.output_filters import FilterSpec
 
 # 5 MB: the strictest per-image limit among the large vision providers (Anthropic's API refuses
 # bigger images; OpenAI and Gemini take more), so an accepted image is accepted everywhere.
@@ -364,7 +365,7 @@ def attachment_of(text: str) -> tuple[str, str] | None:
 
 
 def spill_attachments(
-    content: str | list[dict[str, Any]], vault: Any, cap_chars: int
+    content: str | list[dict[str, Any]], vault: Any, cap_chars: int, filters: Sequence[FilterSpec] = ()
 ) -> tuple[str | list[dict[str, Any]], dict[str, str | None]]:
     """Content whose attachment parts fit `cap_chars`: a bigger one keeps a real excerpt (the
     smart filter's, like a big tool output) and the vault handle of the whole, returned with its
@@ -390,6 +391,7 @@ def spill_attachments(
             arguments={"path": path},
             cap_chars=cap_chars,
             vault=vault,
+            filters=filters,
         )
         if handle:
             artifacts[handle] = body

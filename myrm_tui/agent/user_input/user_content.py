@@ -8,18 +8,25 @@ the handle is catalogued with the message (binary, so not full-text indexed).
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
 from myrm_tui.context.rows.media import image_parts, image_url_of, offload_images
 from myrm_tui.store.vault import Vault
 
+if TYPE_CHECKING:
+    from myrm_tui.settings.sections.output_filters import FilterSpec
+
 
 def user_content(
-    content: str | list[dict[str, Any]], vault: Vault | None, cap_chars: int | None = None
+    content: str | list[dict[str, Any]],
+    vault: Vault | None,
+    cap_chars: int | None = None,
+    filters: Sequence[FilterSpec] = (),
 ) -> tuple[str | list[dict[str, Any]], dict[str, str | None]]:
     """(content to store, vault handles it names → their text, or None to read the vault). Text
     passes through unchanged; an attached file above `cap_chars` keeps an excerpt and the handle
-    of the whole (agent/user_input/attachments.py: `@file`)."""
+    of the whole (agent/user_input/attachments.py: `@file`), cut by the session's `filters` too."""
     if isinstance(content, str) or vault is None:
         return content, {}
     stored = offload_images({"role": "user", "content": list(content)}, vault)
@@ -30,7 +37,7 @@ def user_content(
     if cap_chars is not None:
         from myrm_tui.agent.user_input.attachments import spill_attachments
 
-        parts, spilled = spill_attachments(parts, vault, cap_chars)
+        parts, spilled = spill_attachments(parts, vault, cap_chars, filters)
         handles.update(spilled)
     return parts, handles
 

@@ -276,6 +276,8 @@ class Compactor:
             observation_keep=_or(inp.observation_keep_window, self.config.observation_keep_window),
             file_protect_tokens=int(budget.prompt_limit * self.config.file_protect_ratio),
             edit_keep_chars=self.config.edit_keep_chars,
+            facts=history.facts,
+            output_filters=inp.output_filters,
         )
 
     def economic_ratio(self) -> float:

@@ -317,7 +317,9 @@ class SummaryPreparation:
                         rows,
                         lambda text: count_text_tokens(text, inp.model.name),
                         max_tokens=self.summaries.max_node_tokens(budget),
-                        kept=kept_by_row(FactContext(self.history.rows), range(first, first + len(rows))),
+                        kept=kept_by_row(
+                            FactContext(self.history.rows, index=self.history.facts), range(first, first + len(rows))
+                        ),
                     )
                 node = self.dag.prepare(
                     rows,

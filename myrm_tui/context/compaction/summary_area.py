@@ -79,7 +79,7 @@ class SummaryArea:
             return count_text_tokens(text, model)
 
         runs = [segment for run in runs for segment in self._split_by_prepared(run)]
-        facts = FactContext(self.history.rows)  # built on first use, for this event's leaves
+        facts = FactContext(self.history.rows, index=self.history.facts)  # for this event's leaves
         for run in runs:
             after = run[-1] + 1
             if after < len(self.history.rows):

@@ -1,10 +1,10 @@
 """Declarative filters from TOML files as compressors, ahead of the hand-written ones: the user's
 and the trusted workspace's (settings/config_files/filter_files.py), then the shipped ones (shipped_filters.py).
 
-Why a process-wide set installed once: the smart filter is called deep inside three engine
-stages (spill at ingestion, arrival, compaction) that know nothing of config files, and one
-process serves one workspace whose filters are settled at startup, after trust. The installed set is
-empty unless a command installs it (`myrm` and `myrm run` do; `myrm replay` never does, so a
+Why the user's and workspace's filters are an argument and not a module-level set: they belong to
+a session (`Settings.output_filters`, settled with its workspace's trust), and one process may
+serve sessions of several workspaces; each caller of `filter_output` passes its session's. The
+default is none, which is what `myrm replay` gets (its settings are built from the recording, so a
 replay does not depend on who replays it).
 
 What a filter does is decide which lines the excerpt shows; everything else is the same as for
@@ -21,31 +21,19 @@ from myrm_tui.context.filters import constants as C
 from myrm_tui.context.filters.detect import split_command_line
 from myrm_tui.context.filters.excerpt import Dropper, Excerpt, Tier
 from myrm_tui.context.filters.shipped_filters import shipped_filters
-from myrm_tui.settings.config_files.filter_files import MATCH_COMMAND, MATCH_PREFIX, MATCH_TOOL, FilterSpec
+from myrm_tui.settings.sections.output_filters import MATCH_COMMAND, MATCH_PREFIX, MATCH_TOOL, FilterSpec
 
 # Characters of a line the patterns see: a megabyte-long line costs the same as a normal one
 # (the generic filter probes the same width).
 LINE_PROBE_CHARS = 2000
 _ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 
-_installed: tuple[FilterSpec, ...] = ()
 
-
-def install(filters: Sequence[FilterSpec]) -> None:
-    """Make `filters` the ones every later `filter_output` call consults (first match wins)."""
-    global _installed
-    _installed = tuple(filters)
-
-
-def installed() -> tuple[FilterSpec, ...]:
-    return _installed
-
-
-def pick(tool: str, command: str | None) -> FilterSpec | None:
-    """The first filter for this call, the installed ones (the user's, then the trusted
+def pick(tool: str, command: str | None, filters: Sequence[FilterSpec] = ()) -> FilterSpec | None:
+    """The first filter for this call, the session's `filters` (the user's, then the trusted
     workspace's) before the shipped ones (shipped_filters.py): `command` is the shell line (None
     for a tool that is not a shell)."""
-    for spec in _installed:
+    for spec in filters:
         if matches(spec, tool, command):
             return spec
     if command is None:

@@ -16,8 +16,9 @@ import logging
 from importlib import resources
 from pathlib import Path
 
-from myrm_tui.settings.config_files.filter_files import BUILT_IN, FILE_SUFFIX, FilterSpec, parse_filter
+from myrm_tui.settings.config_files.filter_files import BUILT_IN, FILE_SUFFIX, parse_filter
 from myrm_tui.settings.config_files.problems import ConfigProblem
+from myrm_tui.settings.sections.output_filters import FilterSpec
 
 _log = logging.getLogger(__name__)
 

@@ -10,7 +10,7 @@ and that only real lines and marker lines appear. Pure: no I/O, no clock, no LLM
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from myrm_tui.context.filters import constants as C
@@ -20,6 +20,7 @@ from myrm_tui.context.filters.excerpt import Excerpt, Piece, Tier, fit
 from myrm_tui.context.filters.generic import head_tail
 from myrm_tui.context.filters.notable import notable_lines, note_line
 from myrm_tui.context.filters.result import FilterResult
+from myrm_tui.settings.sections.output_filters import FilterSpec
 
 # Tool names whose `command` argument is a shell line.
 SHELL_TOOLS = frozenset({"bash", "shell", "sh", "run_command", "exec"})
@@ -28,8 +29,16 @@ SHELL_TOOLS = frozenset({"bash", "shell", "sh", "run_command", "exec"})
 NOTABLE_PER_EXCERPT = 3
 
 
-def filter_output(content: str, *, tool: str, arguments: Mapping[str, Any], budget_chars: int) -> FilterResult | None:
-    """The excerpt of `content` to show in the prompt, or None when it already fits."""
+def filter_output(
+    content: str,
+    *,
+    tool: str,
+    arguments: Mapping[str, Any],
+    budget_chars: int,
+    filters: Sequence[FilterSpec] = (),
+) -> FilterResult | None:
+    """The excerpt of `content` to show in the prompt, or None when it already fits. `filters`:
+    the session's declarative filters (`Settings.output_filters`); none = the shipped ones only."""
     if budget_chars <= 0:
         raise ValueError(
             f"budget_chars must be positive (got {budget_chars}); pass the characters the excerpt may use."
@@ -37,7 +46,7 @@ def filter_output(content: str, *, tool: str, arguments: Mapping[str, Any], budg
     if len(content) <= budget_chars:
         return None
     lines = content.splitlines()
-    excerpt = choose(content, lines, tool=tool, arguments=arguments)
+    excerpt = choose(content, lines, tool=tool, arguments=arguments, filters=filters)
     lift_notable(excerpt, lines)
     fitted = fit(excerpt, budget_chars, len(lines))
     return FilterResult(
@@ -82,12 +91,14 @@ def _understood(excerpt: Excerpt, content_chars: int) -> bool:
     return (dropped or ranked) and essential <= C.COMPRESSOR_MAX_KEEP_RATIO * content_chars
 
 
-def choose(content: str, lines: list[str], *, tool: str, arguments: Mapping[str, Any]) -> Excerpt:
+def choose(
+    content: str, lines: list[str], *, tool: str, arguments: Mapping[str, Any], filters: Sequence[FilterSpec] = ()
+) -> Excerpt:
     """The unfitted excerpt from the most specific filter that understands the content: a
     user's declarative filter for this call first (the user knows their tool best)."""
     compressed: Excerpt | None = None
     command = arguments.get("command") if tool in SHELL_TOOLS and isinstance(arguments, Mapping) else None
-    user_filter = declarative.pick(tool, command if isinstance(command, str) else None)
+    user_filter = declarative.pick(tool, command if isinstance(command, str) else None, filters)
     if user_filter is not None:
         return declarative.compress(user_filter, lines)
     if tool in SHELL_TOOLS:

@@ -19,83 +19,55 @@ function of the store (the views and summary nodes it feeds are decided once and
 
 from __future__ import annotations
 
+import bisect
 import json
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from functools import lru_cache
-from typing import Any
 
 from myrm_tui.context.filters.notable import LINE_CHARS
+from myrm_tui.context.observations.fact_index import (
+    MEMO_TEXT_CHARS,
+    FactIndex,
+    _call_key_of_raw,
+    _names,
+)
 from myrm_tui.context.observations.intent import _text_of
-from myrm_tui.context.rows.views import parse_arguments
 from myrm_tui.store.records import MessageRecord
 
-# Identifiers a message can name: snake_case, kebab-case, dotted or CamelCase names of at least
-# MIN_NAME_CHARS characters. Plain words are not names: "the", "config", "retry" occur everywhere.
-_NAME = re.compile(r"(?<![\w./-])([A-Za-z][A-Za-z0-9]*(?:[_.-][A-Za-z0-9]+)+|[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)+)")
-MIN_NAME_CHARS = 5
 # A name found on more lines of an output than this is what the output is about (a module name
 # in its own source, a package in a listing), not a line to single out.
 MAX_NAMED_LINES = 2
 # Two runs of one call whose lines differ on more than this many lines are two different
 # outputs, not one changed: nothing is singled out.
 MAX_CHANGED_LINES = 6
-# Tools whose runs are compared: reading or running the same thing again. Writes are not.
-_NOT_COMPARED = frozenset({"file_write", "file_edit"})
 # A leading timestamp differs on every run of a logging command; it is no change.
 _TIMESTAMP = re.compile(r"^\[?\d{4}-\d{2}-\d{2}[T ][\d:.,]+(?:Z|[+-]\d{2}:?\d{2})?\]?\s*")
 # The part of an output compared or searched: the notable scan's bound, for the same reason.
 SCAN_CHARS = 2_000_000
-# Every compaction event builds a FactContext over the whole session (twice: removal planning and
-# the summaries), so the same messages are scanned again at each event; these memos remember the
-# pure per-text results (names, call keys, normalized line sets). Keyed by content, so they hold
-# no session state. Entries: the live history of a 200k window is a few hundred messages and a
-# few hundred outputs. Only texts up to MEMO_TEXT_CHARS are remembered (a few dozen MB at worst);
-# a longer one is scanned each time, as before.
-NAMES_MEMO_ENTRIES = 4_096
+# A compaction event may compare outputs no engine index holds (a FactContext without one scans
+# its rows); this memo remembers the normalized line sets by content (no session state). Entries:
+# the live history of a 200k window holds a few hundred outputs; only texts up to
+# fact_index.MEMO_TEXT_CHARS are remembered.
 LINES_MEMO_ENTRIES = 512
-MEMO_TEXT_CHARS = 100_000
-
-
-def names_in(text: str) -> set[str]:
-    """The identifiers `text` names, lowercased."""
-    return set(_names(text)) if len(text) <= MEMO_TEXT_CHARS else set(_scan_names(text))
-
-
-def _scan_names(text: str) -> frozenset[str]:
-    return frozenset(m.lower() for m in _NAME.findall(text) if len(m) >= MIN_NAME_CHARS)
-
-
-_names = lru_cache(maxsize=NAMES_MEMO_ENTRIES)(_scan_names)
 
 
 def _norm(line: str) -> str:
     return " ".join(_TIMESTAMP.sub("", line).split())
 
 
-def _scan_normalized(text: str) -> frozenset[str]:
-    return frozenset(_norm(line) for line in text.split("\n"))
+def _scan_normalized(text: str) -> tuple[frozenset[str], frozenset[str]]:
+    lines = text.split("\n")
+    return frozenset(lines), frozenset(_norm(line) for line in lines)
 
 
 _normalized_memo = lru_cache(maxsize=LINES_MEMO_ENTRIES)(_scan_normalized)
 
 
-def _normalized(text: str) -> frozenset[str]:
-    """Every line of `text`, timestamps aside and spaces collapsed (what `changed_lines` compares)."""
+def _normalized(text: str) -> tuple[frozenset[str], frozenset[str]]:
+    """Every line of `text` as it is, and timestamps aside and spaces collapsed (what
+    `changed_lines` compares; a line found as it is needs no normalizing)."""
     return _normalized_memo(text) if len(text) <= MEMO_TEXT_CHARS else _scan_normalized(text)
-
-
-@lru_cache(maxsize=NAMES_MEMO_ENTRIES)
-def _call_key_of_raw(name: str, raw: str) -> str:
-    return name + json.dumps(parse_arguments(raw), sort_keys=True, default=str)
-
-
-def _call_key(name: str, raw: Any) -> str:
-    """The identity of a call (tool name and arguments, keys sorted): runs with one key are runs
-    of the same call."""
-    if isinstance(raw, str) and len(raw) <= MEMO_TEXT_CHARS:
-        return _call_key_of_raw(name, raw)
-    return name + json.dumps(parse_arguments(raw), sort_keys=True, default=str)
 
 
 def clear_memos() -> None:
@@ -129,8 +101,8 @@ def changed_lines(text: str, other: str) -> list[str]:
         seen = set(theirs)
         out = [r for r in mine if r not in seen]
     else:
-        normalized = _normalized(other)
-        out = [line for line in text.split("\n") if line.strip() and _norm(line) not in normalized]
+        raw, normalized = _normalized(other)
+        out = [line for line in text.split("\n") if line.strip() and line not in raw and _norm(line) not in normalized]
     return out if len(out) <= MAX_CHANGED_LINES else []
 
 
@@ -141,13 +113,20 @@ def named_lines(text: str, named: set[str]) -> list[str]:
         return []
     text = text[:SCAN_CHARS]
     lowered = text.lower()
-    present = [name for name in named if name in lowered]
+    return _lines_naming(text, [name for name in named if name in lowered])
+
+
+def _lines_naming(text: str, present: Iterable[str]) -> list[str]:
+    """The lines of `text` holding a name of `present` (names `text` contains) that occurs on at
+    most MAX_NAMED_LINES of them, in order. Each line is lowercased once, not once per name."""
+    present = list(present)
     if not present:
         return []
     lines = text.split("\n")
+    lowered = [line.lower() for line in lines]
     out: dict[int, None] = {}
     for name in present:
-        hits = [i for i, line in enumerate(lines) if name in line.lower()]
+        hits = [i for i, line in enumerate(lowered) if name in line]
         if len(hits) <= MAX_NAMED_LINES:
             out.update(dict.fromkeys(hits))
     return [lines[i] for i in sorted(out)]
@@ -159,79 +138,85 @@ def _cut(line: str) -> str:
 
 
 class FactContext:
-    """The named identifiers and the runs of each call in `rows` (one compaction event's view)."""
+    """The named identifiers and the runs of each call in `rows` from `start` on (one compaction
+    event's view), read from `index`: the engine's history passes its own (`fact_index.py`), so
+    each row is scanned once per session; without one, a private index scans `rows` here."""
 
-    def __init__(self, rows: Sequence[MessageRecord], start: int = 0) -> None:
+    def __init__(self, rows: Sequence[MessageRecord], start: int = 0, index: FactIndex | None = None) -> None:
         self.rows = rows
         self.start = start
-        self._identity: dict[int, str] = {}
-        self._runs: dict[str, list[int]] = {}
-        self._last_named: dict[str, int] = {}
+        self.index = index if index is not None else FactIndex()
         self._built = False
 
-    def _build(self) -> None:
-        calls: dict[str, tuple[str, Any]] = {}  # call id → tool name, raw arguments
-        for i in range(self.start, len(self.rows)):
-            message = self.rows[i].message
-            role = self.rows[i].role
-            if role == "assistant":
-                for call in message.get("tool_calls") or ():
-                    function = call.get("function") or {}
-                    calls[str(call.get("id", ""))] = (
-                        str(function.get("name", "")),
-                        function.get("arguments"),
-                    )
-            if role in ("user", "assistant"):
-                for name in names_in(_text_of(message)):
-                    self._last_named[name] = i
-            if role == "tool":
-                name, raw = calls.get(str(message.get("tool_call_id", "")), (str(message.get("name", "")), None))
-                if name and name not in _NOT_COMPARED:
-                    key = _call_key(name, raw)
-                    self._identity[i] = key
-                    self._runs.setdefault(key, []).append(i)
-        self._built = True
+    def _build(self) -> FactIndex:
+        if not self._built:
+            self.index.catch_up(self.rows)
+            self._built = True
+        return self.index
 
     def named_after(self, i: int) -> set[str]:
         """The identifiers a user or assistant message after row `i` names."""
-        if not self._built:
-            self._build()
-        return {name for name, last in self._last_named.items() if last > i}
+        floor = max(i + 1, self.start)
+        return {name for name, last in self._build().last_named.items() if last >= floor}
 
     def neighbours(self, i: int) -> tuple[int | None, int | None]:
         """The previous and the next run of row `i`'s call (same tool, same arguments)."""
-        if not self._built:
-            self._build()
-        key = self._identity.get(i)
+        table = self._build().table(self.start)
+        key = table.identity.get(i)
         if key is None:
             return None, None
-        runs = self._runs[key]
-        at = runs.index(i)
+        runs = table.runs[key]
+        at = bisect.bisect_left(runs, i)
         return (runs[at - 1] if at else None), (runs[at + 1] if at + 1 < len(runs) else None)
+
+    def _named_lines(self, i: int, content: str) -> list[str]:
+        """`named_lines(content, self.named_after(i))`, from the names row `i`'s output holds
+        (checked once per name and row) and the lines found for the same names before."""
+        index, row_id = self._build(), self.rows[i].id
+        text = content[:SCAN_CHARS]
+        floor = max(i + 1, self.start)
+        last = index.last_named
+        present = frozenset(name for name in index.names_present(row_id, text.lower()) if last[name] >= floor)
+        memo = index.named.get(row_id)
+        if memo is not None and memo[0] == present:
+            return list(memo[1])
+        found = _lines_naming(text, present)
+        index.named[row_id] = (present, found)
+        return list(found)
+
+    def _changed(self, i: int, content: str, other: int) -> list[str]:
+        """`changed_lines` of row `i`'s output against row `other`'s (stored rows never change,
+        so one answer per pair)."""
+        index = self._build()
+        key = (self.rows[i].id, self.rows[other].id)
+        found = index.changed.get(key)
+        if found is None:
+            found = index.changed[key] = changed_lines(content, _text_of(self.rows[other].message))
+        return list(found)
 
     def kept(self, i: int, content: str) -> list[str]:
         """Lines of row `i`'s output (`content`) to keep, best first, each flattened and cut:
         those a later message names, then what its previous run lacked (a re-read's change),
         then what its next run no longer has (a superseded run's news)."""
-        out: list[str] = list(named_lines(content, self.named_after(i)))
+        out: list[str] = self._named_lines(i, content)
         before, after = self.neighbours(i)
         for other in (before, after):
             if other is not None:
-                out += changed_lines(content, _text_of(self.rows[other].message))
+                out += self._changed(i, content, other)
         return [_cut(line) for line in dict.fromkeys(out) if line.strip()]
 
     def named(self, i: int, content: str) -> list[str]:
         """Only the lines of row `i`'s output that a later message names (an ephemeral output's
         stub: a stale listing keeps nothing else)."""
-        return [_cut(line) for line in named_lines(content, self.named_after(i)) if line.strip()]
+        return [_cut(line) for line in self._named_lines(i, content) if line.strip()]
 
     def lost(self, i: int, content: str) -> list[str]:
         """What a superseded row `i` keeps: the lines a later message names, then those its next
         run no longer has."""
-        out: list[str] = list(named_lines(content, self.named_after(i)))
+        out: list[str] = self._named_lines(i, content)
         _, after = self.neighbours(i)
         if after is not None:
-            out += changed_lines(content, _text_of(self.rows[after].message))
+            out += self._changed(i, content, after)
         return [_cut(line) for line in dict.fromkeys(out) if line.strip()]
 
 

@@ -8,11 +8,12 @@ full content, so the log stays lossless and small. The agent and `myrm replay` s
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from myrm_tui.context.filters import filter_output
 from myrm_tui.context.rows.media import offload_images
+from myrm_tui.settings.sections.output_filters import FilterSpec
 from myrm_tui.store.vault import Vault
 
 
@@ -37,13 +38,22 @@ def spilled_output(text: str) -> tuple[int, str] | None:
 
 
 def spill_text(
-    content: str, *, tool: str, arguments: Mapping[str, Any], cap_chars: int, vault: Vault | None
+    content: str,
+    *,
+    tool: str,
+    arguments: Mapping[str, Any],
+    cap_chars: int,
+    vault: Vault | None,
+    filters: Sequence[FilterSpec] = (),
 ) -> tuple[str, str | None]:
     """(text to store, vault handle or None). Above `cap_chars` the full text goes to the vault
-    and the stored text is a smart-filter excerpt headed by the handle."""
+    and the stored text is a smart-filter excerpt headed by the handle; `filters`: the session's
+    declarative output filters (none: the shipped ones only, as `myrm replay` spills)."""
     if len(content) <= cap_chars:
         return content, None
-    result = filter_output(content, tool=tool, arguments=arguments, budget_chars=max(200, cap_chars - 400))
+    result = filter_output(
+        content, tool=tool, arguments=arguments, budget_chars=max(200, cap_chars - 400), filters=filters
+    )
     assert result is not None  # content is over the budget, so the filter always answers
     if vault is None:
         note = f"[output {len(content):,} chars → {result.kind} excerpt; no vault available for the rest]"

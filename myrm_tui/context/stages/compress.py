@@ -26,6 +26,7 @@ from myrm_tui.context.filters import filter_output
 from myrm_tui.context.filters.kept_facts import kept_facts
 from myrm_tui.context.observations.argument_cuts import shrunk_call_arguments
 from myrm_tui.context.observations.fact_context import FactContext
+from myrm_tui.context.observations.fact_index import FactIndex
 from myrm_tui.context.observations.file_protection import current_reads
 from myrm_tui.context.observations.intent import Intent, _text_of, current_query, focus_last_in_band, looks_failed
 from myrm_tui.context.observations.masker_tiers import ALWAYS_PROTECTED, drop_ephemeral, user_turns_after
@@ -47,6 +48,7 @@ from myrm_tui.context.rows.views import (
     pointer_text,
     tool_identity,
 )
+from myrm_tui.settings.sections.output_filters import FilterSpec
 from myrm_tui.store.records import MessageRecord
 
 LIGHT, FULL, EMERGENCY = "light", "full", "emergency"
@@ -117,6 +119,9 @@ class PlanInput:
     # edit arguments keep this many characters (0: the plain cut, argument_cuts.ARG_KEEP_CHARS).
     file_protect_tokens: int = 0
     edit_keep_chars: int = 0
+    # The engine's facts index over `rows` (None: the planner scans the rows itself).
+    facts: FactIndex | None = None
+    output_filters: tuple[FilterSpec, ...] = ()  # the session's (TurnInput.output_filters), for excerpts
 
 
 @dataclass(frozen=True)
@@ -147,7 +152,7 @@ class _Planner:
         self._focus: dict[int, bool] = {}
         # Lines of old outputs worth keeping in their stubs and pointers (named later, changed
         # between runs): built on first use, from the rows this event sees.
-        self.facts = FactContext(inp.rows, inp.start)
+        self.facts = FactContext(inp.rows, inp.start, inp.facts)
         self._young: frozenset[int] | None = None
         self._protected_reads: frozenset[int] | None = None
 
@@ -317,8 +322,8 @@ class _Planner:
             if name in self.inp.protected_tools:
                 continue
             content = _text_of(self.inp.rows[i].message)
-            budget_chars = max(400, self.inp.light_filter_tokens * 2)
-            result = filter_output(content, tool=name, arguments=args, budget_chars=budget_chars)
+            budget, filters = max(400, self.inp.light_filter_tokens * 2), self.inp.output_filters
+            result = filter_output(content, tool=name, arguments=args, budget_chars=budget, filters=filters)
             if result is None:
                 continue
             handle = msg_handle(self.inp.rows[i].id)

@@ -16,6 +16,7 @@ from myrm_tui.context.rows.family import family_of
 from myrm_tui.context.window.budget import Budget, budget_for
 from myrm_tui.context.window.prefix_tokens import fixed_tokens, tools_key
 from myrm_tui.llm.models.info import ModelInfo
+from myrm_tui.settings.sections.output_filters import FilterSpec
 
 # (provider family, vision, model name): what a rendered message depends on besides its row.
 RenderKey = tuple[str, bool, str]
@@ -49,6 +50,9 @@ class TurnInput:
     protected_tools: frozenset[str] = (
         ALWAYS_PROTECTED  # the `protected_tools` setting (context/observations/masker_tiers.py)
     )
+    # The session's declarative output filters (`Settings.output_filters`), ahead of the shipped
+    # ones wherever the engine excerpts an output (arrival, light tier); empty: the shipped only.
+    output_filters: tuple[FilterSpec, ...] = ()
 
     def fixed_tokens(self) -> int:
         """System prompt + tool schemas (memoised per distinct prefix in `prefix_tokens`)."""

@@ -32,6 +32,7 @@ from typing import Any
 from myrm_tui.fenced_paths import read_inside, read_users_own
 from myrm_tui.settings.config_files.problems import ConfigProblem
 from myrm_tui.settings.paths import WORKSPACE_DIR_NAME
+from myrm_tui.settings.sections.output_filters import MATCH_COMMAND, MATCH_PREFIX, MATCH_TOOL, FilterSpec
 from myrm_tui.settings.trust import ACCEPT_ANY, WorkspaceTrust
 
 FILTERS_FOLDER = "filters"
@@ -42,11 +43,6 @@ WORKSPACE = "workspace"
 # workspace's, so either replaces one for the commands it matches.
 BUILT_IN = "built-in"
 
-# How a filter picks the outputs it applies to: a regex searched in the shell command line, a
-# command-line prefix (whole words), or a tool's name (any tool, its every output).
-MATCH_COMMAND = "command"
-MATCH_PREFIX = "prefix"
-MATCH_TOOL = "tool"
 MATCH_KINDS = (MATCH_COMMAND, MATCH_PREFIX, MATCH_TOOL)
 
 RULE_KEYS = ("keep", "drop", "head", "tail", "collapse_repeats", "max_lines")
@@ -56,32 +52,6 @@ KNOWN_KEYS = ("match", *RULE_KEYS)
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 # A file larger than this is not a hand-written filter; refusing it keeps startup cheap.
 MAX_FILE_BYTES = 256 * 1024
-
-
-@dataclass(frozen=True)
-class FilterSpec:
-    """One valid filter, patterns compiled."""
-
-    name: str
-    path: Path
-    scope: str  # USER, WORKSPACE or BUILT_IN
-    match_kind: str  # one of MATCH_KINDS
-    match_value: str
-    match_regex: re.Pattern[str] | None  # MATCH_COMMAND only
-    keep: tuple[re.Pattern[str], ...] = ()
-    drop: tuple[re.Pattern[str], ...] = ()
-    head: int = 0
-    tail: int = 0
-    collapse_repeats: bool = False
-    max_lines: int | None = None
-
-    def describe_match(self) -> str:
-        """`bash command ~ /regex/`, `bash command starts with "x"`, `tool jira_search`: for doctor."""
-        if self.match_kind == MATCH_COMMAND:
-            return f"shell command matching /{self.match_value}/"
-        if self.match_kind == MATCH_PREFIX:
-            return f"shell command starting with {self.match_value!r}"
-        return f"every output of the tool {self.match_value!r}"
 
 
 @dataclass(frozen=True)

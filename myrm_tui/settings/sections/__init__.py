@@ -1,1 +1,1 @@
-"""The shapes of the config's own tables: hooks, MCP servers, model overrides, permission rules."""
+"""The shapes of the config's own tables (hooks, MCP servers, model overrides, permissions) and of a filter."""

@@ -165,18 +165,25 @@ class ChatSession:
         self.model_notice = chosen.notice if chosen is not None else ""
         return chosen.model if chosen is not None else None
 
-    @staticmethod
-    def warm_up() -> None:
-        """Import the agent stack (litellm takes seconds) and ready the OpenAI-compatible client
-        (httpx, its TLS context) so the first turn does not freeze the UI: the first message after
-        start paid ~1 s of the client's set-up on the loop (bench/tui_first_message.py)."""
-        for name in ("myrm_tui.agent.agent", "litellm"):
-            with contextlib.suppress(ImportError):  # the first turn reports the real error
-                importlib.import_module(name)
-        from myrm_tui.llm import openai_compatible
+    def warm_up(self, model: str) -> None:
+        """Load, off the UI thread, what the first message to `model` loads: the agent stack, the
+        model's tokenizer, and the client of the model's provider family (llm.stream.prepare_call:
+        litellm only for the providers it serves; for the user's own server httpx and its TLS
+        context). Why: the first turn runs on the UI loop and waits for this warm-up; importing
+        litellm here for every model (6-8 s on 2 cores) made the first message to a server on
+        loopback wait for an import it never used (bench/tui_first_message.py)."""
+        with contextlib.suppress(ImportError):  # the first turn reports the real error
+            importlib.import_module("myrm_tui.agent.agent")
+        try:
+            from myrm_tui.agent.setup.model_calls import model_info_for
+            from myrm_tui.context.window.tokens import load_encoder
+            from myrm_tui.llm.stream import prepare_call
 
-        with contextlib.suppress(ImportError, OSError):  # the first call reports the real error
-            openai_compatible.prewarm()
+            settings = self.settings if self.settings.model == model else self.settings.with_values(model=model)
+            load_encoder(model)
+            prepare_call(model, model_info_for(settings, model).api_base or None)
+        except Exception:  # noqa: BLE001 - a failed warm-up only means the first call loads it and reports why
+            return
 
     # main thread -----------------------------------------------------------------------------
 

@@ -138,7 +138,7 @@ class TurnRunner:
         sandbox_status(self.chat.settings.sandbox)  # the one bwrap probe, off the UI thread
         model = self.chat.resolve_model()
         if model:
-            self.chat.warm_up()
+            self.chat.warm_up(model)
             from myrm_tui.agent.setup.window_check import window_problem
 
             settings = self.chat.settings

@@ -38,6 +38,7 @@ from myrm_tui.tui.widgets.blocks.context_note_block import ContextNoteBlock
 from myrm_tui.tui.widgets.blocks.stored_reply import ReplyPalette, StoredReply, palette_of
 from myrm_tui.tui.widgets.blocks.tool_block import ToolBlock
 from myrm_tui.tui.widgets.blocks.user_message import UserMessage
+from myrm_tui.tui.widgets.one_pass_layout import OnePassLayout
 
 
 @dataclass
@@ -92,7 +93,7 @@ def _prerender(replies: list[StoredReply], width: int, palette: ReplyPalette) ->
         reply.prepare(width, palette)
 
 
-class Transcript(VerticalScroll):
+class Transcript(OnePassLayout, VerticalScroll):
     """Holds message, tool, note and approval widgets in order.
 
     Follows new output through Textual's anchor (released when the user scrolls up, restored

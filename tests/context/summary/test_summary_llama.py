@@ -14,6 +14,7 @@ from tests.context.summary.summary_helpers import DUMMY_API_KEY, LLAMA_N_CTX, se
 pytestmark = pytest.mark.llama
 
 
+@pytest.mark.slow
 async def test_smollm2_summary_is_accepted_or_falls_back(llama_server):
     settings = CallSettings(
         api_base=llama_server.api_base,

@@ -9,6 +9,11 @@ MEMORY_CHARS, then goes to the vault in pieces that are indexed for ctx_search a
 chatty process never grows RAM and its output stays findable even if it is never read. Every
 command still running is stopped when the session's agent closes (`BackgroundJobs.aclose`, or
 `kill_now` at app exit), when the event loop that watches it ends, and at interpreter exit.
+
+Why the interpreter-exit net is registered per session (`atexit.register` of its own bound method
+while it has a command running, unregistered once none is) and not kept in a module-level set of
+every session: the session's runtime owns its commands and closes them; the net only stands in
+for a close that never came, and holds a session alive only while it has a process to stop.
 """
 
 from __future__ import annotations
@@ -20,7 +25,6 @@ import contextlib
 import itertools
 import logging
 import os
-import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -221,7 +225,7 @@ class BackgroundJobs:
         self._jobs: dict[str, _Job] = {}
         self._numbers = itertools.count(1)
         self._listeners: list[Callable[[BackgroundEvent], None]] = []
-        _LIVE.add(self)
+        self._exit_net = False  # `_stop_at_exit` is registered with atexit
 
     def subscribe(self, listener: Callable[[BackgroundEvent], None]) -> Callable[[], None]:
         """Call `listener` on every start and end; returns the function that unsubscribes it."""
@@ -249,6 +253,7 @@ class BackgroundJobs:
             raise
         job = _Job(f"{HANDLE_PREFIX}{next(self._numbers)}", launch, proc, ctx)
         self._jobs[job.handle] = job
+        self._arm_exit_net()
         job.watcher = asyncio.create_task(job.watch(timeout, self._ended), name=f"bash-background:{job.handle}")
         try:
             loop = asyncio.get_running_loop()
@@ -301,6 +306,7 @@ class BackgroundJobs:
         if watchers:
             await asyncio.wait(watchers, timeout=KILL_GRACE_S + POST_EXIT_DRAIN_S + 1.0)
         self._keep_unread()
+        self._disarm_exit_net()
         return [job.info() for job in stopped]
 
     def kill_now(self, *, keep_output: bool = True) -> list[BackgroundInfo]:
@@ -311,6 +317,7 @@ class BackgroundJobs:
             job.kill_now("session closed")
         if keep_output:
             self._keep_unread()
+        self._disarm_exit_net()
         return [job.info() for job in stopped]
 
     def _keep_unread(self) -> None:
@@ -319,7 +326,25 @@ class BackgroundJobs:
                 job.to_vault()
 
     def _ended(self, job: _Job) -> None:
+        self._disarm_exit_net()
         self._notify(BackgroundEnded(job.info()))
+
+    def _arm_exit_net(self) -> None:
+        """Interpreter exit stops this session's commands if nobody closed it (without the sandbox a
+        background command would otherwise outlive myrm; inside it, bwrap's --die-with-parent does)."""
+        if not self._exit_net:
+            atexit.register(self._stop_at_exit)
+            self._exit_net = True
+
+    def _disarm_exit_net(self) -> None:
+        """No command of this session runs any more: the exit net lets go of it."""
+        if self._exit_net and not any(job.running for job in self._jobs.values()):
+            atexit.unregister(self._stop_at_exit)
+            self._exit_net = False
+
+    def _stop_at_exit(self) -> None:
+        with contextlib.suppress(Exception):
+            self.kill_now(keep_output=False)
 
     def _notify(self, event: BackgroundEvent) -> None:
         for listener in list(self._listeners):
@@ -335,15 +360,3 @@ async def start_background(command: str, timeout: float | None, ctx: ToolContext
         raise ToolError("background commands are not available here; run the command without background.")
     jobs: BackgroundJobs = ctx.background
     return await jobs.start(command, timeout, ctx)
-
-
-# Every BackgroundJobs alive, so interpreter exit stops what nobody closed (without the sandbox a
-# background command would otherwise outlive myrm; inside it, bwrap's --die-with-parent does).
-_LIVE: weakref.WeakSet[BackgroundJobs] = weakref.WeakSet()
-
-
-@atexit.register
-def _stop_all_at_exit() -> None:
-    for jobs in list(_LIVE):
-        with contextlib.suppress(Exception):
-            jobs.kill_now(keep_output=False)

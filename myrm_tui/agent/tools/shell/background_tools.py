@@ -61,7 +61,12 @@ def report(jobs: BackgroundJobs, handle: str, ctx: ToolContext) -> ToolResult:
     info = job.info()
     unread = job.take_unread()
     inline, spilled = spill_if_large(
-        unread.text, ctx.settings.tool_output_cap, ctx.vault, tool="bash", arguments={"command": info.command}
+        unread.text,
+        ctx.settings.tool_output_cap,
+        ctx.vault,
+        tool="bash",
+        arguments={"command": info.command},
+        filters=ctx.settings.output_filters,
     )
     body = inline.rstrip("\n") if inline.strip() else "(no new output)"
     notes: list[str] = []

@@ -260,7 +260,14 @@ class Bash(Tool):
             notes.append(f"[{capture.dropped:,} further chars not kept: output above the in-memory limit]")
         # With the tool and its command, as every other tool's output is spilled (tool_runner) and as
         # the replay feeds bash results: the command picks the compressor (pytest, git, a user filter).
-        inline, handle = spill_if_large(output, ctx.settings.tool_output_cap, ctx.vault, tool=self.name, arguments=args)
+        inline, handle = spill_if_large(
+            output,
+            ctx.settings.tool_output_cap,
+            ctx.vault,
+            tool=self.name,
+            arguments=args,
+            filters=ctx.settings.output_filters,
+        )
         body = inline.rstrip("\n") if inline.strip() else "(no output)"
         if timed_out:
             notes.append(f"[timed out after {_format_seconds(timeout)}: process group killed]")

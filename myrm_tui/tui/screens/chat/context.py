@@ -116,7 +116,7 @@ class ContextView:
         from myrm_tui.agent.sandbox import sandbox_status
 
         screen.status.set(model=chat.model, sandbox=sandbox_status(chat.settings.sandbox).badge())
-        if chat.model:  # the registry is loaded by now (the warm-up imported litellm)
+        if chat.model:  # the registry is loaded by now (the warm-up read it for the model's endpoint)
             screen.set_model_budget(model_budget(chat.model, chat.effective_settings()))
         self._refine_welcome()
         if chat.model is None:

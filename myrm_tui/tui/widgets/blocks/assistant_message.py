@@ -24,6 +24,7 @@ from myrm_tui.tui.css import sibling_css
 from myrm_tui.tui.figures.reply_figures_text import figures_line
 from myrm_tui.tui.widgets.blocks.live_reply import LiveReply
 from myrm_tui.tui.widgets.blocks.stored_reply import StoredReply, palette_of
+from myrm_tui.tui.widgets.one_pass_layout import OnePassLayout
 
 
 class StoredMarkdown(Markdown):
@@ -53,7 +54,7 @@ class StoredMarkdown(Markdown):
         event.prevent_default()
 
 
-class AssistantMessage(Vertical):
+class AssistantMessage(OnePassLayout, Vertical):
     DEFAULT_CSS = sibling_css(__file__)
     # No border, padding or background of its own (assistant_message.tcss): blank rows under its
     # children, not styled cell by cell; a streaming reply resizes it every frame.

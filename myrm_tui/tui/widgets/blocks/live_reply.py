@@ -31,9 +31,10 @@ from myrm_tui.tui.constants import STREAM_FLUSH_INTERVAL_S
 from myrm_tui.tui.css import sibling_css
 from myrm_tui.tui.widgets.blocks.live_markdown import Frame, LiveMarkdown
 from myrm_tui.tui.widgets.blocks.stored_reply import ReplyPalette, palette_of
+from myrm_tui.tui.widgets.one_pass_layout import OnePassLayout
 
 
-class LiveReply(Widget):
+class LiveReply(OnePassLayout, Widget):
     """A streaming reply's text as rows (see the module docstring)."""
 
     DEFAULT_CSS = sibling_css(__file__)
