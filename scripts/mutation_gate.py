@@ -73,6 +73,7 @@ SCOPE: dict[str, tuple[str, ...]] = {
         "tests/agent/test_mask_priority_live.py",
         "tests/context/test_relevance.py",
         "tests/context/test_model_folds.py",
+        "tests/context/test_light_filter_tier.py",
     ),
 }
 

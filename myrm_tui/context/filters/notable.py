@@ -99,11 +99,13 @@ class NotableLine:
 
 
 def _keys(line: str) -> list[str]:
-    keys = _KV_KEY.findall(line)
-    json_key = _JSON_KEY.match(line)
+    # Each pattern needs its one literal (`=`, `"`, `:`): a substring test skips the regex on
+    # most lines of most outputs, which the scan runs once per line.
+    keys = _KV_KEY.findall(line) if "=" in line else []
+    json_key = _JSON_KEY.match(line) if '"' in line else None
     if json_key:
         keys.append('"' + json_key.group(1) + '"')
-    else:
+    elif ":" in line:
         yaml_key = _YAML_KEY.match(line)
         if yaml_key and "://" not in yaml_key.group(0):
             keys.append(yaml_key.group(1) + ":")
@@ -119,10 +121,35 @@ def _shown(line: str) -> str:
     return text if len(text) <= LINE_CHARS else text[: LINE_CHARS - 1] + "…"
 
 
+# ASCII letters and digits: what `str.isalnum` / `str.isalpha` accept among ASCII characters.
+_ASCII_ALNUM = re.compile(r"[A-Za-z0-9]")
+_ASCII_ALPHA = re.compile(r"[A-Za-z]")
+
+
 def _kind(token: str) -> str:
+    if token.isalnum() and not token.isnumeric():
+        return "a"  # every character a letter or a digit, not all of them numbers: a letter
+    if token.isascii():  # one regex search instead of a Python test per character
+        if not _ASCII_ALNUM.search(token):
+            return token[:3]
+        return "a" if _ASCII_ALPHA.search(token) else "9"
     if not any(ch.isalnum() for ch in token):
         return token[:3]
     return "a" if any(ch.isalpha() for ch in token) else "9"
+
+
+class _Kinds(dict[str, str]):
+    """A token → `_kind` table for one scan: a repetitive output repeats its tokens (a log's
+    level, a listing's mode), and the per-character tests were most of the shape pass."""
+
+    def __missing__(self, token: str) -> str:
+        kind = self[token] = _kind(token)
+        return kind
+
+
+# The kinds of a token with a letter or a digit (a punctuation kind is the token's own
+# characters, never one of these: they are alphanumeric).
+_ALNUM_KINDS = frozenset(("a", "9"))
 
 
 def _delimiter(body: list[str]) -> str | None:
@@ -146,8 +173,9 @@ def _constant_column(members: list[int], tokens: dict[int, list[str]]) -> bool:
     return False
 
 
-def _shape_breaks(lines: list[str]) -> dict[int, int]:
-    """Line index → score of the lines that break the output's shape (rules above)."""
+def _shape_breaks(lines: list[str], text: str) -> dict[int, int]:
+    """Line index → score of the lines that break the output's shape (rules above); `text` is
+    `lines` joined by newlines."""
     body = [i for i, line in enumerate(lines) if line.strip()]
     if len(body) < MIN_KEYED_LINES:
         return {}
@@ -161,7 +189,8 @@ def _shape_breaks(lines: list[str]) -> dict[int, int]:
     if delimiter is not None:  # a row with more or fewer fields than the table's
         widths = Counter(len(tokens[i]) for i in body)
         flagged.update(i for i in body if widths[len(tokens[i])] <= RARE_COUNT and i in eligible)
-    shapes = {i: tuple(_kind(t) for t in tokens[i][:SHAPE_TOKENS]) for i in body}
+    seen = _Kinds()
+    shapes = {i: tuple(map(seen.__getitem__, tokens[i][:SHAPE_TOKENS])) for i in body}
     groups: dict[tuple[str, ...], list[int]] = {}
     for i in body:
         groups.setdefault(shapes[i], []).append(i)
@@ -173,7 +202,7 @@ def _shape_breaks(lines: list[str]) -> dict[int, int]:
             continue
         for column in range(COLUMNS):
             cells = [(i, tokens[i][column]) for i in members if len(tokens[i]) > column]
-            cells = [(i, v) for i, v in cells if any(ch.isalnum() for ch in v)]
+            cells = [(i, v) for i, v in cells if seen[v] in _ALNUM_KINDS]
             values = Counter(v for _, v in cells)
             common = sum(n for n in values.values() if n >= COMMON_COUNT)
             rare = {v for v, n in values.items() if n <= RARE_COUNT}
@@ -181,7 +210,9 @@ def _shape_breaks(lines: list[str]) -> dict[int, int]:
                 continue
             flagged.update(i for i, v in cells if v in rare and i in eligible)
     # An exception's message ends a run: notable on its own when the output has one or two.
-    raised = [i for i in body if _EXCEPTION.search(lines[i])]
+    # The pattern never spans a line (`\w` stops at a newline, `\b` holds at a line's start):
+    # one search of the whole text settles most outputs, which raise nothing.
+    raised = [i for i in body if _EXCEPTION.search(lines[i])] if _EXCEPTION.search(text) else []
     if len(raised) <= RARE_COUNT:
         flagged.update(raised)
     # A line that only opens a container (`"page": {`, `services:`) holds no fact of its own.
@@ -215,7 +246,7 @@ def _json_records(text: str) -> Iterator[NotableLine]:
         yield NotableLine(0, _shown(text_of), KEY_SCORE * len(keys ^ usual) + _bonus(text_of), part=True, at=at)
 
 
-def _scored(lines: list[str], per_line: list[list[str]]) -> Iterator[NotableLine]:
+def _scored(lines: list[str], per_line: list[list[str]], text: str) -> Iterator[NotableLine]:
     keyed = sum(1 for keys in per_line if keys)
     counts = Counter(key for keys in per_line for key in set(keys)) if keyed >= MIN_KEYED_LINES else Counter()
     novel = [sum(1 for key in set(keys) if counts[key] == 1) for keys in per_line]
@@ -223,7 +254,7 @@ def _scored(lines: list[str], per_line: list[list[str]]) -> Iterator[NotableLine
     # no pattern to break: none of them is singled out.
     if sum(1 for n in novel if n) > max(MAX_BREAK_LINES, MAX_BREAK_SHARE * keyed):
         novel = [0] * len(lines)
-    shape = _shape_breaks(lines)
+    shape = _shape_breaks(lines, text)
     for index, (line, keys) in enumerate(zip(lines, per_line, strict=True)):
         if any(_SECRET_KEY.search(key) for key in keys):
             continue
@@ -268,7 +299,7 @@ def _found(scanned: str) -> tuple[NotableLine, ...]:
             return hit
     lines = scanned.split("\n")
     per_line = [_keys(line) for line in lines]
-    found = tuple(_json_records(scanned)) + tuple(_scored(lines, per_line))
+    found = tuple(_json_records(scanned)) + tuple(_scored(lines, per_line, scanned))
     with _memo_lock:
         if scanned not in _memo:
             _memo[scanned] = found

@@ -39,6 +39,7 @@ from myrm_tui.tui.widgets.blocks.stored_reply import ReplyPalette, StoredReply, 
 from myrm_tui.tui.widgets.blocks.tool_block import ToolBlock
 from myrm_tui.tui.widgets.blocks.user_message import UserMessage
 from myrm_tui.tui.widgets.one_pass_layout import OnePassLayout
+from myrm_tui.tui.widgets.steady_scrollbar import SteadyScrollBar
 
 
 @dataclass
@@ -126,6 +127,17 @@ class Transcript(OnePassLayout, VerticalScroll):
 
     def on_mount(self) -> None:
         self.anchor()
+
+    @property
+    def vertical_scrollbar(self) -> ScrollBar:
+        """Textual's property, with a bar that repaints only when its thumb moves on screen
+        (widgets/steady_scrollbar.py: why)."""
+        if self._vertical_scrollbar is None:
+            bar = SteadyScrollBar(vertical=True, name="vertical", thickness=self.scrollbar_size_vertical)
+            bar.display = False
+            self._vertical_scrollbar = bar
+            self.app._start_widget(self, bar)
+        return self._vertical_scrollbar
 
     def show_history(self, page: HistoryPage) -> None:
         """Mount the last TURN_WINDOW turns of `page` (a "load earlier" bar above them if any are left)."""
