@@ -9,6 +9,11 @@ process, scored with one counter; prints markdown tables and writes bench/result
   as the in-process engine; and B4's 12 adversarial cases (bench.adversarial, window 32k).
   Contenders whose prompts cannot depend on the summarizer run once per window and are reported
   under both summarizers.
+
+`all` picks cells out of that grid with `--workloads chatty-400 --windows 32000,64000 --summarizers
+oracle` (each a comma-separated list; default: the whole grid) and `--turns N` (the long sessions'
+length, default 400; the workload names follow it). Only the sessions the picked cells need are
+generated.
 """
 
 from __future__ import annotations
@@ -60,6 +65,94 @@ class Cell:
     workload: str
     window: int
     summarizer: str
+
+
+KINDS = ("coding", "chatty", "tool-storm")
+REAL_PREFIX = "real-"
+
+
+@dataclass(frozen=True)
+class Selection:
+    """Which cells of the grid to run: None keeps every value of that axis."""
+
+    workloads: tuple[str, ...] | None = None
+    windows: tuple[int, ...] | None = None
+    summarizers: tuple[str, ...] | None = None
+    turns: int = LONG_TURNS
+
+    def keeps(self, cell: Cell) -> bool:
+        return self.keeps_workload(cell.workload) and self.keeps_axes(cell.window, cell.summarizer)
+
+    def keeps_workload(self, workload: str) -> bool:
+        # `real` names the three real-output sessions at once (their names come from the capture).
+        real = workload.startswith(REAL_PREFIX) and "real" in (self.workloads or ())
+        return self.workloads is None or workload in self.workloads or real
+
+    def keeps_axes(self, window: int, summarizer: str) -> bool:
+        return (self.windows is None or window in self.windows) and (
+            self.summarizers is None or summarizer in self.summarizers
+        )
+
+    def wants_real(self) -> bool:
+        """Whether any real-output cell can be kept (their capture takes a while)."""
+        named = self.workloads is None or any(w == "real" or w.startswith(REAL_PREFIX) for w in self.workloads)
+        return named and self.keeps_axes(REAL_WINDOW, "null")
+
+
+def synthetic_specs(turns: int) -> list[tuple[str, str, int]]:
+    """(name, kind, turns) of the generated sessions of `all`: the long ones, then B1's."""
+    specs = [(f"{kind}-{turns}", kind, turns) for kind in KINDS] + [(f"coding-{B1_TURNS}", "coding", B1_TURNS)]
+    return list({name: (name, kind, n) for name, kind, n in specs}.values())
+
+
+def grid_cells(selection: Selection, real_names: list[str]) -> tuple[list[Cell], Cell | None]:
+    """The cells of `all` the selection keeps, in table order, and the B1 cell if kept. The long
+    sessions run at every picked window and summarizer (any size: a small window makes a short
+    session compact); B1's and the real sessions' cells are fixed and kept only when they match."""
+    windows = selection.windows or WINDOWS
+    summarizers = selection.summarizers or SUMMARIZERS
+    long_cells = [Cell(f"{kind}-{selection.turns}", w, s) for kind in KINDS for w in windows for s in summarizers]
+    b1_cell = Cell(f"coding-{B1_TURNS}", 64_000, "null")
+    fixed = [b1_cell] + [Cell(name, REAL_WINDOW, "null") for name in sorted(real_names)]
+    cells = [c for c in long_cells + fixed if selection.keeps(c)]
+    return cells, (b1_cell if b1_cell in cells else None)
+
+
+def parse_selection(
+    workloads: str | None, windows: str | None, summarizers: str | None, turns: int | None
+) -> Selection:
+    """The `--workloads/--windows/--summarizers/--turns` options, checked against the grid's names
+    (a typo must not silently run an empty grid)."""
+    from bench.workload import MAX_TURNS, MIN_TURNS
+    from myrm_tui.llm.fake_providers.replay_summarizers import SUMMARIZERS as KNOWN_SUMMARIZERS
+
+    def items(text: str | None) -> tuple[str, ...] | None:
+        return tuple(x.strip() for x in text.split(",") if x.strip()) if text else None
+
+    n = LONG_TURNS if turns is None else turns
+    if not MIN_TURNS <= n <= MAX_TURNS:
+        raise SystemExit(f"error: --turns must be between {MIN_TURNS} and {MAX_TURNS} (got {n}).")
+    picked = items(workloads)
+    if picked:
+        # The real sessions' names are `bench.real_sessions.capture_all`'s keys (known before a capture).
+        known = [name for name, _, _ in synthetic_specs(n)] + ["real", "real-env", "real-git", "real-pytest"]
+        unknown = [w for w in picked if w not in known]
+        if unknown:
+            raise SystemExit(f"error: unknown workload(s) {', '.join(unknown)}; choose from {', '.join(known)}.")
+    sizes: tuple[int, ...] | None = None
+    if windows:
+        try:
+            sizes = tuple(int(w.replace("_", "")) for w in items(windows) or ())
+        except ValueError:
+            raise SystemExit(f"error: --windows takes token counts, e.g. 32000,64000 (got {windows!r}).") from None
+    names = items(summarizers)
+    if names:
+        unknown = [x for x in names if x not in KNOWN_SUMMARIZERS]
+        if unknown:
+            raise SystemExit(
+                f"error: unknown summarizer(s) {', '.join(unknown)}; choose from {', '.join(KNOWN_SUMMARIZERS)}."
+            )
+    return Selection(picked, sizes, names, n)
 
 
 def _versions() -> dict[str, str]:
@@ -214,32 +307,35 @@ def main(argv: list[str] | None = None, *, mode: str = "all") -> int:
     parser.add_argument("--no-cli-check", action="store_true", help="(all) skip the myrm replay CLI check")
     parser.add_argument("--no-adversarial", action="store_true", help="(all) skip B4's 12 adversarial cases")
     parser.add_argument("--quiet", action="store_true", help="no per-run progress on stderr")
+    parser.add_argument(
+        "--workloads",
+        help=f"(all) comma-separated cells' sessions, e.g. chatty-{LONG_TURNS},coding-{B1_TURNS},real (default: all)",
+    )
+    parser.add_argument("--windows", help="(all) comma-separated windows in tokens, e.g. 32000,64000 (default: all)")
+    parser.add_argument("--summarizers", help="(all) comma-separated summarizers, e.g. null,oracle (default: all)")
+    parser.add_argument("--turns", type=int, help=f"(all) turns of the long sessions (default {LONG_TURNS})")
     args = parser.parse_args(argv)
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
     import myrm_tui  # noqa: F401  (offline litellm/tiktoken environment before any peer import)
     from bench.tables import render
 
     contenders = _contenders(args.contenders.split(",") if args.contenders else None)
+    selection = parse_selection(args.workloads, args.windows, args.summarizers, args.turns)
     started = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="bench-grid-") as tmp:
         folder = Path(tmp)
         if mode == "quick":
             workloads = _make_workloads(folder, [(f"coding-{QUICK_TURNS}", "coding", QUICK_TURNS)], real=False)
             cells = [Cell(f"coding-{QUICK_TURNS}", QUICK_WINDOW, "null")]
-            b1_cell = cells[0]
+            b1_cell: Cell | None = cells[0]
         else:
-            specs = [(f"{kind}-{LONG_TURNS}", kind, LONG_TURNS) for kind in ("coding", "chatty", "tool-storm")]
-            specs.append((f"coding-{B1_TURNS}", "coding", B1_TURNS))
-            workloads = _make_workloads(folder, specs, real=not args.no_real)
-            cells = [
-                Cell(f"{kind}-{LONG_TURNS}", w, s)
-                for kind in ("coding", "chatty", "tool-storm")
-                for w in WINDOWS
-                for s in SUMMARIZERS
-            ]
-            b1_cell = Cell(f"coding-{B1_TURNS}", 64_000, "null")
-            cells.append(b1_cell)
-            cells += [Cell(name, REAL_WINDOW, "null") for name in sorted(workloads) if name.startswith("real-")]
+            # Sessions only for the picked cells (the real ones need a capture; B1's 800 turns take a while).
+            wanted = {c.workload for c in grid_cells(selection, [])[0]}
+            specs = [spec for spec in synthetic_specs(selection.turns) if spec[0] in wanted]
+            workloads = _make_workloads(folder, specs, real=not args.no_real and selection.wants_real())
+            cells, b1_cell = grid_cells(selection, sorted(n for n in workloads if n.startswith(REAL_PREFIX)))
+            if not cells:
+                raise SystemExit("error: no cell of the grid matches --workloads/--windows/--summarizers.")
         cuts = {} if mode == "quick" else {"only_in": ONLY_IN, "skip_in": SKIP_IN}
         results = run_grid(cells, workloads, contenders, progress=not args.quiet, **cuts)
         check = (
@@ -271,7 +367,7 @@ def main(argv: list[str] | None = None, *, mode: str = "all") -> int:
         "seed": SEED,
         "sessions": sessions,
         "cells": [c.__dict__ for c in cells],
-        "b1_cell": b1_cell.__dict__,
+        "b1_cell": b1_cell.__dict__ if b1_cell else None,
         "cli_check": check,
         "results": results,
         "adversarial": adversarial,

@@ -35,6 +35,11 @@ _FIGURES = (
     ("b4_exceptions", ("exceptions",)),
     ("b4_silent_noops", ("silent_noops",)),
     ("b5_prompt_tokens", ("cost", "prompt_tokens")),
+    # The engine's own summaries (None for contenders that report none): accepted model answers,
+    # extractive fallbacks, summarizer calls.
+    ("b5_model_summaries", ("model_summaries", "model")),
+    ("b5_summary_fallbacks", ("model_summaries", "fallback")),
+    ("b5_summary_attempts", ("model_summaries", "attempts")),
     ("turns", ("turns",)),
 )
 SUFFIX = ".summary.json"

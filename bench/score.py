@@ -38,6 +38,7 @@ from bench.needles import needle_pattern
 from bench.prefix import canonical, normalize_message, overlap
 from bench.sessionio import SessionFormatError, answers_path_for, read_answers, read_jsonl, read_session
 from bench.structure import ERROR_KEYS, check_structure
+from bench.summary_tally import SummaryTally, summary_line
 
 # The model whose tokenizer is the shared counter for all contenders (o200k, like current models).
 SHARED_COUNTER_MODEL = "gpt-4o"
@@ -240,6 +241,7 @@ class _Scorer:
         self.constraint_text_hits = 0
         self.latest_user_misses: list[int] = []
         self.summarizer_tokens = 0
+        self.model_summaries = SummaryTally()
         self.compactions: int | None = None
         self.engine_ms: dict[int, float] = {}
         self.retrieval_tokens = 0
@@ -327,6 +329,7 @@ class _Scorer:
             self.latest_user_misses.append(turn)
         # Engine-side figures.
         self.summarizer_tokens += _find_key(line.get("events", []), "summarizer_tokens")
+        self.model_summaries.add_events(line.get("events"))
         if isinstance(line.get("summarizer_tokens"), (int, float)):
             self.summarizer_tokens += line["summarizer_tokens"]
         claimed = _claimed_compaction(line)
@@ -554,6 +557,7 @@ class _Scorer:
             "retention": retention,
             "cost": self.cost(retention),
             "timing": self.timing(),
+            "model_summaries": self.model_summaries.as_dict(),
         }
 
 
@@ -673,6 +677,9 @@ def markdown(report: dict[str, Any]) -> str:
         ("B5 cost, Anthropic-like (total)", c["total_anthropic"]),
         ("B5 cost, OpenAI-like (total)", c["total_openai"]),
     ]
+    summaries = report.get("model_summaries") or {}
+    if summaries.get("available"):
+        rows += [("B5 model summaries", summary_line(summaries))]
     if t.get("available"):
         rows += [("B1 engine ms p50 / p95 / max", f"{_fmt(t['p50_ms'])} / {_fmt(t['p95_ms'])} / {_fmt(t['max_ms'])}")]
         rows += [

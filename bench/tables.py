@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from bench.summary_tally import summary_line
+
 HEADER = (
     "| contender | B1 p50 / p95 ms | B2 R_verb | B2 R_1 | constraint | latest user | B3 prefix (tw) | "
     "breaks / compactions | sys changes | B4 over budget | B4 struct. err turns | exc. / no-ops | "
@@ -133,6 +135,13 @@ def render_cell(document: dict[str, Any], cell: dict[str, Any]) -> str:
             fmt = (lambda x: f"{x / 1e3:,.0f}") if label.startswith("cost") else (lambda x: _f(x))
             parts.append(f"{label}: myrm {fmt(v['myrm'])} vs {v['peer']} {fmt(v['best'])} ({mark})")
         lines += ["", "myrm vs best peer/policy - " + "; ".join(parts)]
+    tallies = [
+        f"{r['contender']} {summary_line(r['report']['model_summaries'])}"
+        for r in results
+        if ((r.get("report") or {}).get("model_summaries") or {}).get("available")
+    ]
+    if tallies:
+        lines += ["", "Summaries the engine prepared (model = accepted by its auditor): " + "; ".join(tallies)]
     return "\n".join(lines)
 
 
@@ -142,8 +151,8 @@ def render_summary(document: dict[str, Any]) -> str:
         "### Summary: myrm vs the best peer/policy per cell",
         "",
         "| cell | R_verbatim: myrm / best | R_1: myrm / best | prefix (tw): myrm / best | cost: myrm / best valid "
-        "(ratio) | myrm B4 over budget / struct. errors / exceptions |",
-        "|---|---|---|---|---|---|",
+        "(ratio) | myrm B4 over budget / struct. errors / exceptions | myrm summaries: model / fallback / attempts |",
+        "|---|---|---|---|---|---|---|",
     ]
 
     def both(v: dict[str, Any], fmt: Any) -> str:
@@ -163,9 +172,11 @@ def render_summary(document: dict[str, Any]) -> str:
         ratio = f" ({cost['myrm'] / cost['best']:.2f}x)" if cost["best"] else ""
         name = f"{cell['workload']} {cell['window'] // 1000}k `{cell['summarizer']}`"
         b4 = f"{r['budget']['over_budget_turns']} / {r['structure']['turns_with_errors']} / {r.get('exceptions', 0)}"
+        tally = r.get("model_summaries") or {}
+        asked = f"{tally['model']} / {tally['fallback']} / {tally['attempts']}" if tally.get("available") else "n/a"
         lines.append(
             f"| {name} | {both(vs['R_verbatim'], _f)} | {both(vs['R_1'], _f)} | {both(vs['prefix_tw'], _f)} | "
-            f"{both(cost, lambda x: f'{x / 1e3:,.0f}')}{ratio} | {b4} |"
+            f"{both(cost, lambda x: f'{x / 1e3:,.0f}')}{ratio} | {b4} | {asked} |"
         )
     return "\n".join(lines)
 
@@ -242,7 +253,8 @@ def render(document: dict[str, Any]) -> str:
         if document["mode"] == "all" and cell == b1:
             continue
         out += [render_cell(document, cell), ""]
-    out.append(render_b1(document))
+    if b1 is not None:
+        out.append(render_b1(document))
     if document.get("adversarial"):
         out += ["", render_adversarial(document)]
     return "\n".join(out)

@@ -288,11 +288,13 @@ def _sub(
     counts: Counter[str],
     accept: Callable[[re.Match[str]], bool] | None = None,
 ) -> str:
-    protected = _protected_spans(text)
+    protected: list[tuple[int, int]] | None = None  # found at the first match: most patterns have none
     out: list[str] = []
     pos = 0
     for m in pattern.finditer(text):
         start, end = m.span(group)
+        if protected is None:
+            protected = _protected_spans(text)
         if any(a <= start < b for a, b in protected) or (accept and not accept(m)):
             continue
         if "[REDACTED:" in m.group(group):
