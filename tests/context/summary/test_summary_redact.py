@@ -136,6 +136,9 @@ def near_misses() -> list[str]:
         "git@github.com:org/repo.git remote",
         "the token count is 1234 and bearer tokens are discussed",
         f"![img](data:image/png;base64,{png})",
+        # An image payload whose bytes happen to spell a key shape stays an image (the data-URL
+        # span is protected; a random payload rarely tests that).
+        "![img](data:image/png;base64,AKIAIOSFODNN7EXAMPLE)",
         "date 2026-01-01 10:30:45 line 1234567",
         '{"token_count": 12, "password_policy": "strict"}',
     ]
@@ -237,3 +240,9 @@ def test_issue_formats_are_replaced_and_their_context_kept(text, expected):
 )
 def test_issue_format_near_misses_survive(text):
     assert redact(text).text == text
+
+
+def test_a_key_beside_an_image_payload_is_still_redacted() -> None:
+    """The protected span covers the payload only: a secret after it in the same text goes."""
+    result = redact("![img](data:image/png;base64,iVBORw0KGgo=) and the key AKIAIOSFODNN7EXAMPLE")
+    assert result.text == "![img](data:image/png;base64,iVBORw0KGgo=) and the key [REDACTED:aws_access_key]"
