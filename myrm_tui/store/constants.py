@@ -74,6 +74,10 @@ SNIPPET_CLOSE = "»"
 # Reciprocal-rank fusion constant: the usual 60 damps the head of each list enough that a hit
 # found by both indexes beats one found at the top of only one of them.
 RRF_K = 60
+# Added to the fused score of a row that holds a multi-word query as a phrase, so it outranks
+# every row that holds the words apart: a fused score is at most (rankings + RECENCY_WEIGHT) /
+# (RRF_K + 1), about 0.1, so 1.0 lifts a phrase row over any of them.
+PHRASE_TIER_BONUS = 1.0
 # Weight of the recency ranking in the fusion, relative to 1.0 for a text ranking: enough to
 # order near-equal hits newest first, too little to lift a weak hit over a strong one.
 RECENCY_WEIGHT = 0.5

@@ -7,7 +7,9 @@ phrase, so `foo-bar "baz`, `C++` or `NOT` are searched for, never parsed. Three 
 and their rankings are fused (reciprocal rank): porter words with BM25 (all terms, then any
 term), and trigram substrings (the whole query, then each term) for identifiers and scripts
 without spaces. When the trigram index is missing (old SQLite) or a query is too short for
-trigrams (two CJK characters), a LIKE scan takes its place.
+trigrams (two CJK characters), a LIKE scan takes its place. A row holding a multi-word query
+as a phrase ranks above rows holding its words apart; a snippet shows the best spot of a row
+(`match_spots`), not its first match.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from typing import Literal
 
 from myrm_tui.store.constants import (
     HANDLE_HEX_CHARS,
+    PHRASE_TIER_BONUS,
     RANK_TIE,
     RECENCY_WEIGHT,
     RRF_K,
@@ -32,6 +35,7 @@ from myrm_tui.store.constants import (
     SNIPPET_TOKENS,
 )
 from myrm_tui.store.database.search_index import ARTIFACTS_TRIGRAM, MESSAGES_TRIGRAM, trigram_usable
+from myrm_tui.store.match_spots import best_spot
 from myrm_tui.store.records import SearchHit
 
 # (owning session, last visible message id or None): `log_sql.segments` of the searched session.
@@ -229,6 +233,16 @@ def _fuse(rankings: list[list[Key]]) -> list[tuple[Key, float]]:
     return sorted(scores.items(), key=lambda item: (-item[1], item[0][0], -item[0][1]))
 
 
+def _phrase_first(fused: list[tuple[Key, float]], phrased: set[Key]) -> list[tuple[Key, float]]:
+    """Rows holding the query's words together and in order (as typed, or as stemmed words) ahead
+    of rows that only hold them apart, fused order kept within each group; their score is lifted
+    by PHRASE_TIER_BONUS so hits stay in score order. Why: bm25 favours short rows and rows that
+    repeat one of the words, so a long document with the phrase once ranked below notes that
+    each used `window` or `ingest` alone, and a recall for `ingest window` missed it."""
+    lifted = [(key, score + PHRASE_TIER_BONUS) for key, score in fused if key in phrased]
+    return lifted + [(key, score) for key, score in fused if key not in phrased]
+
+
 # --- snippets --------------------------------------------------------------------------------
 
 
@@ -247,23 +261,21 @@ def _spaces(text: str) -> str:
     return re.sub(r"\s+", " ", text)
 
 
-def window_snippet(text: str, needles: Sequence[str]) -> str:
-    """Characters around the first case-insensitive occurrence of the earliest-found needle."""
-    best: re.Match[str] | None = None
-    for needle in needles:
-        if not needle:
-            continue
-        found = re.search(re.escape(needle), text, re.IGNORECASE)
-        if found and (best is None or found.start() < best.start()):
-            best = found
-    if best is None:
+def window_snippet(text: str, needles: Sequence[str], terms: Sequence[str] = ()) -> str:
+    """Characters around the best case-insensitive occurrence of a needle (`match_spots.best_spot`:
+    the one whose window holds the most distinct `terms`, then a whole-token one, then the
+    earliest), not merely the first: a key named on a test's header lines before the line with
+    its value, or a phrase's words used apart before the sentence that joins them."""
+    spot = best_spot(text, needles, terms or needles, SNIPPET_CONTEXT_CHARS)
+    if spot is None:
         head = text[: SNIPPET_CONTEXT_CHARS * 2]
         return _cap(head + ("…" if len(text) > len(head) else ""))
-    start = max(0, best.start() - SNIPPET_CONTEXT_CHARS)
-    end = min(len(text), best.end() + SNIPPET_CONTEXT_CHARS)
-    before = _spaces(text[start : best.start()]).lstrip()
-    after = _spaces(text[best.end() : end]).rstrip()
-    matched = _spaces(best.group(0))
+    at, until = spot
+    start = max(0, at - SNIPPET_CONTEXT_CHARS)
+    end = min(len(text), until + SNIPPET_CONTEXT_CHARS)
+    before = _spaces(text[start:at]).lstrip()
+    after = _spaces(text[until:end]).rstrip()
+    matched = _spaces(text[at:until])
     room = max(0, SNIPPET_MAX_CHARS - len(matched) - len(SNIPPET_OPEN) - len(SNIPPET_CLOSE) - 2)
     cut_before = cut_after = False
     if len(before) + len(after) > room:
@@ -306,12 +318,16 @@ def search(conn: sqlite3.Connection, segments: Visible, query: str, limit: int =
 
     word_all = word_match(parsed.terms, "AND")
     word_any = word_match(parsed.terms, "OR") if len(parsed.terms) > 1 else None
+    # The words in order and adjacent (porter stems, so "ingesting windows" matches too).
+    word_phrase = quote(" ".join(parsed.terms)) if len(parsed.terms) > 1 else None
     phrase_tri = trigram_match([parsed.phrase]) if trigram else None
     terms_tri = trigram_match(parsed.terms) if trigram and len(parsed.terms) > 1 else None
     # (ranking, how to snippet it) in snippet priority: exact substring first, then words.
     sources: list[tuple[list[Key], str]] = []
     if phrase_tri:
         sources.append((retriever.trigrams(phrase_tri), "phrase"))
+    if word_phrase:
+        sources.append((retriever.words(word_phrase), "words phrase"))
     if word_all:
         sources.append((retriever.words(word_all), "all"))
     if terms_tri:
@@ -320,7 +336,10 @@ def search(conn: sqlite3.Connection, segments: Visible, query: str, limit: int =
         sources.append((retriever.words(word_any), "any"))
     if not trigram or not any(ranking for ranking, _ in sources):
         sources.append((retriever.like(parsed.phrase), "phrase"))
-    fused = _fuse([ranking for ranking, _ in sources])[:limit]
+    fused = _fuse([ranking for ranking, _ in sources])
+    if len(parsed.terms) > 1:
+        fused = _phrase_first(fused, {key for ranking, kind in sources if "phrase" in kind for key in ranking})
+    fused = fused[:limit]
     if not fused:
         return []
 
@@ -338,12 +357,13 @@ def search(conn: sqlite3.Connection, segments: Visible, query: str, limit: int =
         kind = how[key]
         text = conn.execute(f"SELECT text FROM {text_table} WHERE rowid = ?", (key[1],)).fetchone()[0]
         snippet = None
-        words = word_all if kind == "all" else word_any if kind == "any" else None
+        # A phrase row's snippet marks each word (FTS5 would mark the phrase as one span).
+        words = {"all": word_all, "any": word_any, "words phrase": word_all}.get(kind)
         if words and len(text) <= SNIPPET_FTS_MAX_CHARS:
             snippet = _word_snippet(conn, text_table, words, key[1])
         if snippet is None:
             needles = [parsed.phrase] if kind == "phrase" else list(parsed.terms)
-            snippet = window_snippet(text, needles + list(parsed.terms) + _stems(parsed.terms))
+            snippet = window_snippet(text, needles + list(parsed.terms) + _stems(parsed.terms), parsed.terms)
         hits.append(SearchHit(handle, message_id, role, tool, created_at, snippet, round(score, 6), owner))
     return hits
 

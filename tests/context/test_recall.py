@@ -103,6 +103,40 @@ def test_search_without_hits_and_with_bad_input(store: Store, session: str):
     assert ctx_search(store, "nosuchsession", "hello").startswith("error: no session")
 
 
+def test_search_lists_the_lines_where_the_key_stands_alone_before_lines_naming_it_in_passing(
+    store: Store, session: str
+):
+    """Beyond its snippet, a hit lists its other best lines: where the key is a whole token (a
+    value set) before the test ids that merely contain it, shown in line order."""
+    checks = [f"tests/test_limits.py::test_retry_budget_case_{i} PASSED" for i in range(4)]
+    filler = [f"collected module {i} of the suite without warnings" for i in range(6)]
+    output = "\n".join(
+        [*checks, *filler, "config: retry_budget = 7 (defaults.toml)", *filler, "override: retry_budget = 9 (env)"]
+    )
+    store.append_message(session, tool_result("c1", "bash", output), 1)
+    result = ctx_search(store, session, "retry_budget")
+    assert "«retry_budget» = 7 (defaults.toml)" in result  # the snippet
+    assert "line 18: override: retry_budget = 9 (env)" in result  # a listed line
+    listed = [int(n) for n in re.findall(r"^    line (\d+): ", result, re.MULTILINE)]
+    assert listed == sorted(listed) and len(listed) == 2
+
+
+def test_a_query_searched_many_times_still_finds_the_row_holding_its_words_apart(store: Store, session: str):
+    """Each earlier search left a call and a result holding the query word for word; they rank
+    first and are dropped, and the search asks for more until the real hit is reached."""
+    fact = store.append_message(
+        session, {"role": "user", "content": "The window for each ingest run is 47 minutes."}, 1
+    )
+    for n in range(12):
+        store.append_message(session, tool_call(f"s{n}", "ctx_search", {"query": "ingest window"}), 1)
+        store.append_message(
+            session, tool_result(f"s{n}", "ctx_search", 'search "ingest window": 1 hit, best first ingest window'), 1
+        )
+    result = ctx_search(store, session, "ingest window", limit=3)
+    assert f"msg:{fact.id} · user" in result and "47 minutes" in result
+    assert "ctx_search" not in result
+
+
 def test_recalled_text_cannot_close_the_wrapper(store: Store, session: str):
     store.append_message(
         session,

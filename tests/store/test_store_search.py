@@ -232,6 +232,70 @@ def test_messages_matching_all_terms_rank_first(store: Store, session: str):
     assert set(hits) == {f"msg:{both.id}", f"msg:{only_one.id}", f"msg:{only_other.id}"}
 
 
+def _pytest_failure(key: str, value: str) -> str:
+    """A `pytest -v` run with one failing test: the key is named by the test's id on the
+    progress, header and summary lines, and stands alone only on the assert line."""
+    passed = "".join(f"test_app.py::test_case_{i} PASSED [{i:3d}%]\n" for i in range(40))
+    return (
+        passed
+        + f"test_app.py::test_{key}_matches_the_runbook FAILED [100%]\n\n"
+        + "=" * 30
+        + " FAILURES "
+        + "=" * 30
+        + "\n"
+        + f"{'_' * 20} test_{key}_matches_the_runbook {'_' * 20}\n\n"
+        + f"    def test_{key}_matches_the_runbook():\n"
+        + f'>       assert SETTINGS["{key}"] == "{value}"\n'
+        + f"E       AssertionError: assert 'other' == '{value}'\n\n"
+        + f"FAILED test_app.py::test_{key}_matches_the_runbook - AssertionError\n"
+    )
+
+
+def test_snippet_shows_where_an_identifier_stands_alone_not_its_first_mention(store: Store, session: str):
+    """The snippet is the spot where the key is a whole token (the assert line with its value),
+    not the first line whose test id merely contains it."""
+    store.append_message(
+        session,
+        {"role": "tool", "tool_call_id": "c1", "name": "bash", "content": _pytest_failure("lease_ring", "v-4417")},
+        1,
+    )
+    hit = store.search(session, "lease_ring")[0]
+    assert "v-4417" in hit.snippet
+    assert f'SETTINGS["{SNIPPET_OPEN}lease_ring{SNIPPET_CLOSE}"]' in hit.snippet
+
+
+def test_snippet_shows_the_spot_holding_the_most_query_words(store: Store, session: str):
+    """A long document uses one word of the query early; the snippet goes to the sentence that
+    holds both words, not to that first word."""
+    text = (
+        "The ingest workers read batches from the queue and hand them to the writers.\n"
+        + filler(120, seed=3)
+        + "\nEvents older than the ingest window of 47 minutes are dropped on arrival.\n"
+        + filler(60, seed=4)
+    )
+    store.append_message(session, user(text), 1)
+    hit = store.search(session, "ingest window")[0]
+    assert "47 minutes" in hit.snippet
+
+
+def test_a_row_with_the_words_together_outranks_rows_with_them_apart(store: Store, session: str):
+    """bm25 favours short rows that use the words separately; the long document that holds the
+    query as a phrase (here once, and stemmed: "windows" for "window") must still rank first."""
+    doc = store.append_message(
+        session,
+        user(
+            filler(400, seed=1) + "\nLate events fall outside the ingest windows (47 minutes).\n" + filler(400, seed=2)
+        ),
+        1,
+    )
+    for i in range(12):
+        store.append_message(session, user(f"window {i}: resize the window, then ingest the new ingest batch"), 1)
+    hits = store.search(session, "ingest window", limit=3)
+    assert handles(hits)[0] == f"msg:{doc.id}"
+    assert "47 minutes" in hits[0].snippet
+    assert [hit.score for hit in hits] == sorted((hit.score for hit in hits), reverse=True)
+
+
 def test_limit_is_respected(store: Store, session: str):
     for i in range(30):
         store.append_message(session, user(f"repeated keyword number {i}"), 1)

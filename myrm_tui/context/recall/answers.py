@@ -42,6 +42,7 @@ from myrm_tui.context.recall.select import (
 from myrm_tui.messages import content_text
 from myrm_tui.store import Store, StoreError, VaultError
 from myrm_tui.store.database.search_text import message_search_text
+from myrm_tui.store.match_spots import line_order
 from myrm_tui.store.records import ArtifactRecord, MessageRecord, SearchHit
 from myrm_tui.store.search import RecallScope
 
@@ -255,9 +256,18 @@ def ctx_search(
 def search_hits(
     store: Store, session_id: str, query: str, limit: int, scope: RecallScope = DEFAULT_SCOPE
 ) -> list[SearchHit]:
-    """The store's ranked hits for `query`, without the recall tools' own calls and results."""
-    hits = store.search(session_id, query, limit=min(limit + RECALL_TRAFFIC_SLACK, SEARCH_MAX_LIMIT), scope=scope)
-    return [hit for hit in hits if not _recall_traffic(store, hit, query)][:limit]
+    """The store's ranked hits for `query`, without the recall tools' own calls and results.
+
+    Asks again for more (twice as many, up to SEARCH_MAX_LIMIT) while the recall traffic left
+    fewer than `limit`: a query searched many times before has a call and a result per search,
+    each holding it word for word, and they rank first (see `store.search`'s phrase tier)."""
+    asked = min(limit + RECALL_TRAFFIC_SLACK, SEARCH_MAX_LIMIT)
+    while True:
+        hits = store.search(session_id, query, limit=asked, scope=scope)
+        kept = [hit for hit in hits if not _recall_traffic(store, hit, query)]
+        if len(kept) >= limit or len(hits) < asked or asked >= SEARCH_MAX_LIMIT:
+            return kept[:limit]
+        asked = min(asked * 2, SEARCH_MAX_LIMIT)
 
 
 def _more_matches(store: Store, hit: SearchHit, query: str) -> list[tuple[int, str]]:
@@ -275,7 +285,8 @@ def _more_matches(store: Store, hit: SearchHit, query: str) -> list[tuple[int, s
     shown = hit.snippet.replace("«", "").replace("»", "").casefold()
     numbers, _ = matching_lines(all_lines, 1, len(all_lines), query)
     out: list[tuple[int, str]] = []
-    for number in numbers:
+    # The best lines, not the first ones (a test's header names the key before its assert line).
+    for number in line_order(all_lines, numbers, query):
         line = " ".join(all_lines[number - 1].split())
         cut = window_around(line, query, MORE_MATCH_CHARS)
         if cut.strip(" …").casefold() in shown:
@@ -283,7 +294,7 @@ def _more_matches(store: Store, hit: SearchHit, query: str) -> list[tuple[int, s
         out.append((number, cut))
         if len(out) == MORE_MATCHES:
             break
-    return out
+    return sorted(out)
 
 
 def _recall_traffic(store: Store, hit: SearchHit, query: str) -> bool:
