@@ -49,6 +49,10 @@ SUMMARY_KIND = "summary"
 SUMMARY_BRIEF_KIND = "summary_brief"
 SUMMARY_KINDS = frozenset({SUMMARY_KIND, SUMMARY_BRIEF_KIND})
 SHRINK_ROUNDS = 6  # halvings: 1/64 of the lists is left after the last one
+# Node statuses that still stand for history (prepared → active → folded); "discarded" does not.
+LIVE_STATUSES = frozenset({"prepared", "active", "folded"})
+# The `model` a stored node names when no model wrote its body (a failed call's fallback).
+EXTRACTIVE_MODEL = "extractive"
 # Used when the caller gives no budget share (tests, tools): a node body above this is refused.
 DEFAULT_MAX_NODE_TOKENS = 4_000
 
@@ -145,15 +149,21 @@ class SummaryDag:
         self.fake = fake
 
     def model_written(self) -> bool:
-        """Whether the newest leaf (active or prepared) was written by a model, not extracted:
-        the summaries then carry what the turns they stand for said."""
+        """Whether the newest leaf a model was asked to write (prepared, active, or folded into a
+        deeper node since) was written by it, not extracted after it failed: the summaries then
+        carry what the turns they stand for said. Leaves no model was asked about (stored without
+        a `model`: no summarizer, or a chunk below the smallest worth a call, extracted at the
+        event) say nothing either way. Counting them, and leaving folded leaves out, made a chat's
+        economic target flip back to the emergency's 35 % after most events (the last few removed
+        turns, too small for a call, were the newest leaf; or the model's leaves were folded), so
+        the next event waited for the next prepared leaf instead of its rent-or-buy point."""
         leaves = [
             n
             for n in self.store.summaries(self.session_id)
-            if not n["children"] and n.get("status") in ("active", "prepared")
+            if not n["children"] and n.get("status") in LIVE_STATUSES and n.get("model")
         ]
         newest = max(leaves, key=lambda n: n["last_id"], default=None)
-        return newest is not None and str(newest.get("model") or "") not in ("", "extractive")
+        return newest is not None and str(newest["model"]) != EXTRACTIVE_MODEL
 
     def prepared_for(self, first_id: int, last_id: int) -> dict[str, Any] | None:
         """A summary a model prepared in the background for exactly this range, if any."""
@@ -235,7 +245,8 @@ class SummaryDag:
         model: str = "",
         quote_tokens: int = 0,
     ) -> dict[str, Any]:
-        """Store a model-written leaf for `rows` (not yet in the prompt: status prepared)."""
+        """Store a leaf for `rows` (not yet in the prompt: status prepared), written by `model`
+        (or by the extractive fallback after a model failed: `model` "extractive")."""
         return self._store_node(
             content,
             depth=0,

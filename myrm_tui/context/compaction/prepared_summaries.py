@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from myrm_tui.context.compaction.compactor import Compactor
-from myrm_tui.context.compaction.dag import SUMMARY_KINDS, SummaryDag
+from myrm_tui.context.compaction.dag import EXTRACTIVE_MODEL, SUMMARY_KINDS, SummaryDag
 from myrm_tui.context.compaction.summary_area import SummaryArea
 from myrm_tui.context.history import RenderedHistory
 from myrm_tui.context.observations.fact_context import FactContext, kept_by_row
@@ -146,7 +146,19 @@ class SummaryPreparation:
             if chunk is not None and chunk.tokens < full * MIN_CHUNK_FILL and not near and not self._removed_next(inp):
                 chunk = None  # a small chunk now would cost a call that a later, fuller one saves
             rows = self.history.rows[chunk.start : chunk.end] if chunk is not None else None
-            fold = self._next_fold(budget) if chunk is None else None
+            # In a slow chat (the economic trigger's gate open) whose summaries a model writes, no
+            # model fold in the background while the summary area is over its pressure line: each
+            # event adds a leaf, the event folds it in pairs and the next event folds the result
+            # again, so a call per pair bought a node that lived an event or two; merged without a
+            # model it costs nothing. Measured on chatty-400 `oracle` (docs/benchmarks.md, "Chat
+            # cost"): 32k 42 -> 17 summarizer calls, 181k -> 102k tokens, R_verbatim 0.939 -> 0.944.
+            # Tool-heavy sessions keep their model folds (coding-400 32k `oracle`: R_verbatim 0.708
+            # with them, 0.646 without), and so do sessions whose model fails (`null`: its refused
+            # folds are what the summarizer breaker counts). The compact command (the user is
+            # waiting for it) has the model write every fold.
+            chat = self.config.economic_trigger and self.compactor.interval.slow()
+            chat = chat and self.dag.model_written()
+            fold = self._next_fold(budget, under_pressure=not chat) if chunk is None else None
         if rows is not None:
             record = await self._prepare_leaf(inp, budget, rows, chain, breaker, kind="prepare")
         else:
@@ -333,8 +345,12 @@ class SummaryPreparation:
                     rows,
                     content,
                     lambda m: count_message_tokens(m, inp.model.name),
-                    model=outcome.model if not outcome.fallback else "extractive",
-                    quote_tokens=self.summaries.quote_tokens(budget),
+                    model=outcome.model if not outcome.fallback else EXTRACTIVE_MODEL,
+                    quote_tokens=(
+                        self.summaries.quote_tokens(budget)
+                        if outcome.fallback
+                        else self.summaries.model_quote_tokens(budget)
+                    ),
                 )
                 record["handle"] = node["handle"]
             self.store.append_event(self.session_id, SUMMARY, record)
@@ -393,18 +409,20 @@ class SummaryPreparation:
                     outcome.summary,
                     lambda m: count_message_tokens(m, inp.model.name),
                     model=outcome.model,
-                    quote_tokens=self.summaries.quote_tokens(budget),
+                    quote_tokens=self.summaries.model_quote_tokens(budget),
                     max_tokens=self.summaries.max_node_tokens(budget),
                 )
                 record["handle"] = node["handle"]
             self.store.append_event(self.session_id, SUMMARY, record)
         return record
 
-    def _next_fold(self, budget: Budget) -> tuple[list[dict[str, Any]], int] | None:
+    def _next_fold(self, budget: Budget, *, under_pressure: bool = True) -> tuple[list[dict[str, Any]], int] | None:
         """The next same-depth fold an event will make with the nodes that exist (active, and
         prepared leaves about to be activated) and that no model has written yet: (children,
         depth). Runs the event's fold rule (`condense.find_fold_run`, pressure from the summary
-        area's share of B), substituting folds already prepared, so the event finds them."""
+        area's share of B), substituting folds already prepared, so the event finds them.
+        `under_pressure` False: none while the summary area is over its pressure line (see
+        `maintain`)."""
         from myrm_tui.context.summary.condense import SummaryNode, find_fold_run
 
         nodes: list[tuple[SummaryNode, dict[str, Any]]] = []
@@ -420,7 +438,10 @@ class SummaryPreparation:
         nodes.sort(key=lambda pair: pair[0].start)
         pressure_at = budget.prompt_limit * self.config.marker_cap_ratio
         for _ in range(FOLD_LOOKAHEAD_ROUNDS):
-            run = find_fold_run([n for n, _ in nodes], pressure=sum(n.tokens for n, _ in nodes) > pressure_at)
+            pressure = sum(n.tokens for n, _ in nodes) > pressure_at
+            if pressure and not under_pressure:
+                return None
+            run = find_fold_run([n for n, _ in nodes], pressure=pressure)
             if run is None:
                 return None
             handles = [n.id for n in run.nodes]

@@ -79,6 +79,8 @@ class SummaryArea:
             return count_text_tokens(text, model)
 
         runs = [segment for run in runs for segment in self._split_by_prepared(run)]
+        # Once per event: which share applies reads every stored node (`SummaryDag.model_written`).
+        quotes = self.quote_tokens(budget)
         facts = FactContext(self.history.rows, index=self.history.facts)  # for this event's leaves
         for run in runs:
             after = run[-1] + 1
@@ -91,7 +93,7 @@ class SummaryArea:
                         event_id,
                         count,
                         count_text,
-                        quote_tokens=self.quote_tokens(budget),
+                        quote_tokens=quotes,
                         max_tokens=self.max_node_tokens(budget),
                         kept=kept_by_row(facts, run),
                     )
@@ -105,7 +107,7 @@ class SummaryArea:
         summaries.sort(key=self._summary_position)
         pressure_at = budget.prompt_limit * self.config.marker_cap_ratio
         summaries = self._fold_while(
-            summaries, budget, event_id, count, MAX_FOLD_ROUNDS, squeeze=False, pressure_at=pressure_at
+            summaries, budget, event_id, count, MAX_FOLD_ROUNDS, squeeze=False, pressure_at=pressure_at, quotes=quotes
         )
         # Hard cap: summaries must never crowd out the conversation (fragmented removal can leave
         # many small nodes of mixed depths that no same-depth fold ever joins).
@@ -117,6 +119,7 @@ class SummaryArea:
             MAX_SQUEEZE_FOLDS,
             squeeze=True,
             pressure_at=budget.prompt_limit * self.config.summary_cap_ratio,
+            quotes=quotes,
         )
         reread = (
             self.breakers.run(
@@ -137,7 +140,7 @@ class SummaryArea:
         )
         if room is not None and sum(v.tokens for v in summaries) + (reread[1] if reread else 0) > room:
             reread = None  # the model can read its files again; the summaries' handles are unique
-            summaries = self._fit_summaries(summaries, max(0, room), budget, event_id, count)
+            summaries = self._fit_summaries(summaries, max(0, room), budget, event_id, count, quotes)
         out = list(summaries)
         if reread is not None:
             out.append(SyntheticView(self.history.rows[tail_start].id, "reread", reread[0], reread[1], event_id))
@@ -153,6 +156,7 @@ class SummaryArea:
         budget: Budget,
         event_id: int,
         count: Callable[[dict[str, Any]], int],
+        quotes: int,
     ) -> list[SyntheticView]:
         """Shrink the summary area to `room` tokens, or as far as it goes: the oldest nodes
         first become one line each (handle and covered ids, `SummaryDag.brief`); if the lines
@@ -162,7 +166,7 @@ class SummaryArea:
         summaries = self._brief_oldest(summaries, room, count)
         if sum(v.tokens for v in summaries) > room and len(summaries) > 1:
             summaries = self._fold_while(
-                summaries, budget, event_id, count, len(summaries), squeeze=True, pressure_at=room
+                summaries, budget, event_id, count, len(summaries), squeeze=True, pressure_at=room, quotes=quotes
             )
             summaries = self._brief_oldest(summaries, room, count)
         return summaries
@@ -190,6 +194,7 @@ class SummaryArea:
         *,
         squeeze: bool,
         pressure_at: float,
+        quotes: int,
     ) -> list[SyntheticView]:
         """Fold up to `rounds` times. Same-depth folds run while anything qualifies (with
         pressure above `pressure_at` tokens); squeeze folds run only while above it."""
@@ -205,7 +210,7 @@ class SummaryArea:
                     pressure=pressure,
                     event_id=event_id,
                     count=count,
-                    quote_tokens=self.quote_tokens(budget),
+                    quote_tokens=quotes,
                     max_tokens=self.max_node_tokens(budget),
                     squeeze=squeeze,
                 )
@@ -217,8 +222,17 @@ class SummaryArea:
         return summaries
 
     def quote_tokens(self, budget: Budget) -> int:
-        """Tokens of verbatim quotes one summary node may keep (`summary.quotes`)."""
+        """Tokens of verbatim quotes one summary node may keep (`summary.quotes`): the model
+        share once model summaries stand for what is removed (`SummaryDag.model_written`, as
+        the economic target reads it), since extractive leaves and merged folds then sit
+        beside model bodies that carry the stated values; else `quote_ratio`."""
+        if self.config.model_quote_ratio != self.config.quote_ratio and self.dag.model_written():
+            return self.model_quote_tokens(budget)
         return int(budget.prompt_limit * self.config.quote_ratio)
+
+    def model_quote_tokens(self, budget: Budget) -> int:
+        """Tokens of quotes a node may keep beside a body a model wrote (`model_quote_ratio`)."""
+        return int(budget.prompt_limit * self.config.model_quote_ratio)
 
     def max_node_tokens(self, budget: Budget) -> int:
         """The largest summary body one node may carry (a bigger one falls back to extractive)."""

@@ -6,7 +6,9 @@ and the assistant's stated decisions. A summary may paraphrase or drop them; a q
 So every leaf keeps the newest of these messages word for word (user first, then the
 assistant's closing message of each turn, then its other remarks), within a cap that scales
 with the budget, and folds keep the newest quotes of their children. Everything cut here is
-still one `ctx_expand` away; the quotes only save that call for what matters most.
+still one `ctx_expand` away; the quotes only save that call for what matters most. Beside a
+body a model wrote (accepted by the auditor) the cap is `model_quote_ratio`, 0 by default: that
+body already carries the stated values word for word (`SummaryArea.quote_tokens`).
 
 Quote lines look like `> user (msg:12): text` so folds can re-select them without any stored state.
 """

@@ -39,6 +39,15 @@ class EngineConfig:
     # so the summary area is about (tree depth + 1) × this share plus headers: 10-25 % of B on
     # the bench's 400-turn sessions (16 % before quotes).
     quote_ratio: float = 0.04
+    # The same share once model summaries stand for what is removed (`SummaryDag.model_written`):
+    # a body a model wrote, and the auditor accepted, carries the user's stated values and the
+    # decisions word for word, so a quote block beside it repeated them; at 4 % of B per node it
+    # also kept the summary area over its fold pressure line, and each event paid for more model
+    # folds. Measured on chatty-400 `oracle` (docs/benchmarks.md, "Chat cost"): 0 against 0.04,
+    # 32k 827 -> 685 kU and R_verbatim 0.944 -> 0.961, 64k 937 -> 897 (0.978 -> 0.983); 0.01
+    # cost more than either end (763 kU at 32k, R_verbatim 0.950): a small block still crossed
+    # the pressure line. Extractive summaries (no model, or a failed one) keep `quote_ratio`.
+    model_quote_ratio: float = 0.0
     # A summary body from the fake summarizers (replay) may use at most this share of B and must
     # be smaller than what it covers, else the node falls back to the extractive summary. Model
     # summaries are checked by the auditor (strictly smaller than their source) and the schema's
@@ -112,10 +121,11 @@ class EngineConfig:
     economic_trigger: bool = True
     write_read_price_ratio: float = 12.5
     # How far an economic event removes once model summaries stand for what it removes (the
-    # newest summary node was written by a model and accepted by the auditor): a smaller floor,
-    # so a slow chat re-reads fewer tokens between events. Extractive summaries keep the
-    # emergency's 35 %: they carry less of what the turns said. Measured on the 400-turn chatty
-    # replays with the capable-model `oracle` (docs/benchmarks.md, "Chat cost").
+    # newest leaf a model was asked to write was written by it and accepted by the auditor,
+    # `SummaryDag.model_written`): a smaller floor, so a slow chat re-reads fewer tokens
+    # between events. Extractive summaries keep the emergency's 35 %: they carry less of what
+    # the turns said. Measured on the 400-turn chatty replays with the capable-model `oracle`
+    # (docs/benchmarks.md, "Chat cost").
     economic_target_ratio: float = 0.05
     # The fresh tail such an event keeps (share of the window; at least the newest unit): the
     # model summaries stand for the rest, and a slow chat's tail at 10 % of a 64k window was
