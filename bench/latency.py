@@ -10,6 +10,8 @@ compare figures taken under the same machine load:
   through litellm.
 - `myrm run` one sentence on `local/smollm2`, and the same GGUF asked the same sentence by a bare
   llama-cpp-python script (only when the `local` extra and the model package are installed).
+- then, in the same run, the first chat message, B1 and the streaming frames against their
+  targets (bench/latency_targets.py; `--no-chat`, `--no-engine`, `--no-stream` skip them).
 
 Rounds are interleaved (one run of every row per round) so a load spike from another process
 hits every row, not one. One untimed warm-up run per row first writes byte code and fills the
@@ -36,6 +38,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from bench import latency_targets
 from bench.loopback_openai import ANSWER, loopback_server
 from bench.tui_bench import RESULTS_DIR, environment, print_table
 
@@ -296,9 +299,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--base", type=Path, help="another checkout to measure too (its myrm rows, PYTHONPATH=BASE)")
     parser.add_argument("--no-local", action="store_true", help="skip the local/smollm2 rows")
     parser.add_argument("--out", type=Path, default=RESULTS_DIR / "latency.json", help="where to write the JSON result")
+    parser.add_argument("--no-chat", action="store_true", help="skip the first chat message row")
+    parser.add_argument("--no-engine", action="store_true", help="skip B1 (the engine's CPU per turn, a few minutes)")
+    parser.add_argument("--no-stream", action="store_true", help="skip the streaming frames row")
     args = parser.parse_args(argv)
-    result = measure(max(1, args.runs), args.base, not args.no_local, lambda m: print(m, file=sys.stderr, flush=True))
+
+    def log(message: str) -> None:
+        print(message, file=sys.stderr, flush=True)
+
+    result = measure(max(1, args.runs), args.base, not args.no_local, log)
+    result["targets"] = latency_targets.measure(
+        max(1, args.runs), chat=not args.no_chat, engine=not args.no_engine, stream=not args.no_stream, log=log
+    )
     report(result)
+    latency_targets.report(result["targets"])
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
     print(f"\nwritten: {args.out}")

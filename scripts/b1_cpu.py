@@ -3,7 +3,9 @@
 Why CPU time: the wall time of a turn on a box shared with the test suite measures the box. This
 replays the seeded coding workload (800 turns, seed 1) at a 64k window with the `null`
 summarizer through `myrm replay` and sums `time.thread_time` over every `ContextEngine.assemble`
-of each turn; it prints p50 / p95 / p99 / max over turns 401-800 and the compaction turns' mean.
+of each turn; it prints p50 / p95 / p99 / max over turns 401-800 and the compaction turns' mean,
+and apart from it the CPU of the idle warm-up after each turn (`ContextEngine.warm_next_event`,
+which the agent runs while the user reads: not in the turn's time, but not free either).
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ def main() -> None:
     parser.add_argument("--turns", type=int, default=800)
     parser.add_argument("--window", type=int, default=64_000)
     parser.add_argument("--from-turn", type=int, default=401)
+    parser.add_argument("--json", type=Path, help="also write the figures here (python -m bench latency reads them)")
     args = parser.parse_args()
     spent = [0.0]  # CPU seconds of the current turn's assembles
     events = [0]
@@ -44,16 +47,28 @@ def main() -> None:
         return out
 
     per_turn: list[tuple[int, float, int]] = []
+    idle = [0.0]  # CPU seconds of the current turn's idle warm-up
+    idle_per_turn: list[tuple[int, float]] = []
+    warm = ContextEngine.warm_next_event
+
+    async def timed_warm(self: ContextEngine, inp: TurnInput) -> int:
+        started = time.thread_time()
+        out = await warm(self, inp)
+        idle[0] += time.thread_time() - started
+        return out
+
     line = replay.ReplaySession.line
 
     async def timed_line(self: replay.ReplaySession, record: dict[str, Any]) -> dict[str, Any]:
-        spent[0], events[0] = 0.0, 0
+        spent[0], events[0], idle[0] = 0.0, 0, 0.0
         out = await line(self, record)
         if "probe" not in record:
             per_turn.append((int(record.get("turn") or 0), spent[0] * 1000, events[0]))
+            idle_per_turn.append((int(record.get("turn") or 0), idle[0] * 1000))
         return out
 
     ContextEngine.assemble = timed  # type: ignore[method-assign]
+    ContextEngine.warm_next_event = timed_warm  # type: ignore[method-assign]
     replay.ReplaySession.line = timed_line  # type: ignore[method-assign,assignment]
     with tempfile.TemporaryDirectory() as tmp:
         session = Path(tmp) / "coding.jsonl"
@@ -69,6 +84,25 @@ def main() -> None:
         f"max {max(ms):.2f} ms CPU, mean {statistics.mean(ms):.2f}; compaction turns {len(event_ms)}, "
         f"mean {statistics.mean(event_ms) if event_ms else 0.0:.1f} ms"
     )
+    warm_ms = [m for turn, m in idle_per_turn if turn >= args.from_turn]
+    busy = sorted(m for m in warm_ms if m > 0)
+    print(
+        f"idle warm-up after the turn: {len(busy)} of {len(warm_ms)} turns, mean {statistics.mean(warm_ms):.2f} ms, "
+        f"max {max(warm_ms, default=0.0):.1f} ms, total {sum(warm_ms) / 1000:.2f} s CPU"
+    )
+    if args.json is not None:
+        figures = {
+            "turns": len(ms),
+            "p50_ms": statistics.median(ms),
+            "p95_ms": q[94],
+            "p99_ms": q[98],
+            "max_ms": max(ms),
+            "compaction_turns": len(event_ms),
+            "compaction_mean_ms": statistics.mean(event_ms) if event_ms else 0.0,
+            "idle_warm_mean_ms": statistics.mean(warm_ms) if warm_ms else 0.0,
+            "idle_warm_max_ms": max(warm_ms, default=0.0),
+        }
+        args.json.write_text(json.dumps(figures, indent=2) + "\n", encoding="utf-8")
 
 
 if __name__ == "__main__":

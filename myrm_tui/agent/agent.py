@@ -418,10 +418,14 @@ class Agent:
 
     async def maintain(self) -> dict[str, Any] | None:
         """Idle-time compaction work after a turn: prepare the next summary with a model (in the
-        background; the prompt only changes at the next compaction event)."""
+        background; the prompt only changes at the next compaction event), then the scans the
+        next removal's extractive summaries need (`EventWarmup`: the event then only assembles)."""
         if self._busy:
             return None
-        return await self.summary_work.maintain()
+        record = await self.summary_work.maintain()
+        if not self._busy:
+            await self.engine.warm_next_event(self.turn_input())
+        return record
 
     def fork_with_summary(self, keep_user_turns: int = 2) -> Any:
         """A new session that starts small: it shares the human anchor with this one, then a

@@ -31,6 +31,7 @@ from myrm_tui.context.compaction.breaker import StageBreakers
 from myrm_tui.context.compaction.compactor import Compactor, EngineStats, PreCompactHook
 from myrm_tui.context.compaction.dag import SummaryDag
 from myrm_tui.context.compaction.event import CompactionEvent
+from myrm_tui.context.compaction.event_warmup import EventWarmup
 from myrm_tui.context.compaction.objective_note import ObjectiveNotes
 from myrm_tui.context.compaction.prepared_summaries import PrepareProgress, ProgressFn, SummaryPreparation
 from myrm_tui.context.compaction.summarizers import Summarizer
@@ -107,6 +108,9 @@ class ContextEngine:
         self.compactor = Compactor(self.history, self.summaries, self.view_log, self.breakers, pre_compact)
         self.preparation = SummaryPreparation(
             self.history, self.summaries, self.compactor, self.dag, self._lock, self.rows_removed_next
+        )
+        self.warmup = EventWarmup(
+            self.history, self.summaries, self.compactor, self._lock, self.rows_removed_next, self.preparation.ready
         )
         self.objective = ObjectiveNotes(self.history)
 
@@ -372,6 +376,10 @@ class ContextEngine:
         return await self.preparation.maintain(
             inp, model=model, window=window, call=call, settings=settings, breaker=breaker, models=models
         )
+
+    async def warm_next_event(self, inp: TurnInput) -> int:
+        """Idle-time scans for the next removal's summaries (`EventWarmup.warm`); rows warmed."""
+        return await self.warmup.warm(inp)
 
     async def prepare_for_compact(
         self,

@@ -147,6 +147,11 @@ class SummaryDag:
         self.store = store
         self.session_id = session_id
         self.fake = fake
+        # `model_written`'s answer until this DAG stores a node (the only write that can change
+        # it: status changes keep a node among LIVE_STATUSES). It read every stored node, and an
+        # event, the economic trigger and each idle step ask. Another process writing nodes into
+        # this session is not seen until the next node stored here: it only moves a ratio.
+        self._model_written: bool | None = None
 
     def model_written(self) -> bool:
         """Whether the newest leaf a model was asked to write (prepared, active, or folded into a
@@ -157,13 +162,15 @@ class SummaryDag:
         economic target flip back to the emergency's 35 % after most events (the last few removed
         turns, too small for a call, were the newest leaf; or the model's leaves were folded), so
         the next event waited for the next prepared leaf instead of its rent-or-buy point."""
-        leaves = [
-            n
-            for n in self.store.summaries(self.session_id)
-            if not n["children"] and n.get("status") in LIVE_STATUSES and n.get("model")
-        ]
-        newest = max(leaves, key=lambda n: n["last_id"], default=None)
-        return newest is not None and str(newest["model"]) != EXTRACTIVE_MODEL
+        if self._model_written is None:
+            leaves = [
+                n
+                for n in self.store.summaries(self.session_id)
+                if not n["children"] and n.get("status") in LIVE_STATUSES and n.get("model")
+            ]
+            newest = max(leaves, key=lambda n: n["last_id"], default=None)
+            self._model_written = newest is not None and str(newest["model"]) != EXTRACTIVE_MODEL
+        return self._model_written
 
     def prepared_for(self, first_id: int, last_id: int) -> dict[str, Any] | None:
         """A summary a model prepared in the background for exactly this range, if any."""
@@ -195,19 +202,20 @@ class SummaryDag:
         *,
         quote_tokens: int = 0,
         max_tokens: int = DEFAULT_MAX_NODE_TOKENS,
-        kept: Mapping[int, Sequence[str]] | None = None,
+        kept: Callable[[], Mapping[int, Sequence[str]]] | None = None,
     ) -> SyntheticView:
         """The node (and its prompt view) standing for `rows`, which were just left out.
-        `kept`: by message id, output lines its extractive findings list first."""
-        source_tokens = sum(r.tokens for r in rows)
-        footer = leaf_footer(rows, quote_tokens, count_text)
-        time_range = (rows[0].created_at, rows[-1].created_at)
+        `kept`: by message id, output lines its extractive findings list first; asked only when
+        no prepared node stands for `rows` (finding them reads every later message: most of an
+        event's time when it was asked for every run)."""
         prepared = self.prepared_for(rows[0].id, rows[-1].id)
         if prepared is not None:
             self.store.set_summary_status(self.session_id, prepared["handle"], "active")
             node = {**prepared, "status": "active"}
         else:
-            content = _leaf_content(rows, self.fake, source_tokens, count_text, max_tokens, kept)
+            source_tokens = sum(r.tokens for r in rows)
+            lines = kept() if kept is not None else None
+            content = _leaf_content(rows, self.fake, source_tokens, count_text, max_tokens, lines)
             content, _ = redact_summary(content)
             node = self._store_node(
                 content,
@@ -215,8 +223,8 @@ class SummaryDag:
                 first_id=rows[0].id,
                 last_id=rows[-1].id,
                 covered_count=len(rows),
-                time_range=time_range,
-                footer=footer,
+                time_range=(rows[0].created_at, rows[-1].created_at),
+                footer=leaf_footer(rows, quote_tokens, count_text),
                 children=[],
                 count=count,
             )
@@ -389,6 +397,7 @@ class SummaryDag:
         status: str = "active",
         model: str = "",
     ) -> dict[str, Any]:
+        self._model_written = None  # a new leaf may be the newest one a model was asked about
         # The handle is S<n> with n the next number of this session; render with it.
         handle = self.store.next_summary_handle(self.session_id)
         rendered = render(

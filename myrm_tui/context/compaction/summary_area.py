@@ -9,11 +9,13 @@ only through the summary DAG.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from functools import partial
 from typing import Any
 
 from myrm_tui.context.compaction.breaker import StageBreakers
 from myrm_tui.context.compaction.dag import SUMMARY_KIND, SUMMARY_KINDS, SummaryDag
 from myrm_tui.context.compaction.markers import omission_marker
+from myrm_tui.context.compaction.node_footer import leaf_footer
 from myrm_tui.context.history import RenderedHistory
 from myrm_tui.context.observations.fact_context import FactContext, kept_by_row
 from myrm_tui.context.pipeline import POST_COMPACTION_REREAD, SUMMARIZE
@@ -95,7 +97,7 @@ class SummaryArea:
                         count_text,
                         quote_tokens=quotes,
                         max_tokens=self.max_node_tokens(budget),
-                        kept=kept_by_row(facts, run),
+                        kept=partial(kept_by_row, facts, run),
                     )
 
                 summaries.append(
@@ -145,6 +147,24 @@ class SummaryArea:
         if reread is not None:
             out.append(SyntheticView(self.history.rows[tail_start].id, "reread", reread[0], reread[1], event_id))
         return out
+
+    def warm(self, indices: Sequence[int], model: str, budget: Budget) -> None:
+        """Work out, and forget, what a leaf for these rows would say (`event_warmup.py`): the
+        scans behind it are remembered by what they read, so the event that removes the rows
+        finds them done. Rows a prepared summary stands for are skipped (the event activates it)."""
+        blocks = self.prepared_blocks()
+        if any(start <= indices[0] < end for start, end in blocks.items()):
+            return
+        rows = [self.history.rows[i] for i in indices]
+
+        def count_text(text: str) -> int:
+            return count_text_tokens(text, model)
+
+        facts = FactContext(self.history.rows, index=self.history.facts)
+        self.dag.extractive(
+            rows, count_text, max_tokens=self.max_node_tokens(budget), kept=kept_by_row(facts, list(indices))
+        )
+        leaf_footer(rows, self.quote_tokens(budget), count_text)
 
     def _summary_position(self, view: SyntheticView) -> int:
         return self.history.index_of_id(view.covers[0] if view.covers else view.before_id)
