@@ -212,15 +212,9 @@ def _facts(
     return out
 
 
-def _build(
-    messages: Sequence[dict[str, Any]],
-    ids: Sequence[int] | None,
-    previous_goal: str,
-    scale: int,
-    ends_turn: bool = False,
-    kept: Mapping[int, Sequence[str]] | None = None,
-) -> StructuredSummary:
-    facts = _facts(messages, ids, ends_turn, kept)
+def _build(facts: _Facts, previous_goal: str, scale: int) -> StructuredSummary:
+    """The summary of `facts` with its caps divided by 2**`scale` (the facts are read once per
+    span, not once per scale: reading them was most of a leaf's time)."""
     div = 2**scale
     item = max(40, LIST_ITEM_CHARS // div)
     goal_src = previous_goal or facts.goal
@@ -274,8 +268,9 @@ def extractive_summary(
         from myrm_tui.context.window.tokens import count_text_tokens
 
         count = count_text_tokens
+    facts = _facts(messages, ids, ends_turn, kept)
     for scale in range(SHRINK_STEPS):
-        summary = _build(messages, ids, previous_goal, scale, ends_turn, kept)
+        summary = _build(facts, previous_goal, scale)
         if count(body_text(summary)) < source_tokens:
             return summary
     summary = minimal_summary(messages, previous_goal, ends_turn)
