@@ -35,8 +35,8 @@ from myrm_tui.context.summary.schema import (
     StructuredSummary,
     body_text,
     enforce_caps,
-    from_json,
     render,
+    summary_from_dict,
 )
 from myrm_tui.context.summary.source import summarizer_messages
 from myrm_tui.context.view_log import SyntheticView
@@ -470,6 +470,6 @@ def brief_text(handle: str, first_id: int, last_id: int, covered: int, depth: in
 
 
 def from_json_dict(data: dict[str, Any]) -> StructuredSummary:
-    import json
-
-    return replace(from_json(json.dumps(data)), fallback=bool(data.get("fallback")))
+    """A stored node's content (a dict already): read directly, not written out as JSON and
+    parsed back with the model-answer parser (a character scan per child per fold)."""
+    return summary_from_dict(data, fallback=bool(data.get("fallback")))

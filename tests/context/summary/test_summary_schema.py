@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from myrm_tui.context.compaction.dag import from_json_dict
 from myrm_tui.context.rows.views import UNTRUSTED_CLOSE, UNTRUSTED_OPEN
 from myrm_tui.context.summary.schema import (
     FIELD_CAPS,
@@ -18,6 +22,7 @@ from myrm_tui.context.summary.schema import (
     render,
 )
 from tests.context.summary.summary_helpers import GOOD_SUMMARY, T0, good_answer
+from tests.hypothesis_profiles import examples
 
 
 def test_fenced_json_with_prose_around_parses_every_field():
@@ -126,3 +131,24 @@ def test_render_marks_fallback_and_neutralizes_forged_wrappers():
     assert text.count(UNTRUSTED_CLOSE) == 1 and text.endswith(UNTRUSTED_CLOSE)
     assert "trust=trusted" not in text and "[summary S1" not in text
     assert "fallback=extractive" in text.splitlines()[1]
+
+
+@settings(max_examples=examples(80), deadline=None)
+@given(
+    st.lists(st.text(max_size=40), max_size=4),
+    st.text(max_size=60),
+    st.booleans(),
+    st.lists(st.tuples(st.text(min_size=1, max_size=20), st.sampled_from(["edit", "write", "read", ""])), max_size=3),
+)
+def test_a_stored_node_reads_back_as_the_json_text_it_was(items, goal, fallback, files):
+    """A node's stored content is read directly (`dag.from_json_dict`), not written out and parsed
+    back as a model answer: both must give the same summary, quotes, braces and all."""
+    summary = StructuredSummary(
+        user_goal=goal,
+        key_findings=items,
+        decisions=list(reversed(items)),
+        files_modified=[FileChange(path, op) for path, op in files],
+        fallback=fallback,
+    )
+    stored = json.loads(summary.to_json())
+    assert from_json_dict(stored) == replace(from_json(json.dumps(stored)), fallback=fallback)
