@@ -282,10 +282,9 @@ class ContextEngine:
             if note is not None:  # after the markers: the cached prefix ends at the last real message
                 wire, tokens = [*wire, note.message], tokens + note.tokens
         with timer.stage(MEDIA_RESOLVE) as st, clock.time(MEDIA_RESOLVE):
-            if history.media_rows:
-                wire = [self.resolver.resolve(m) for m in wire]
-        with clock.time(ENCODE_SAFE):
-            wire = history.encode_safe(wire)
+            resolver = self.resolver if history.media_rows else None
+        with clock.time(ENCODE_SAFE):  # and the media resolve: one pass, kept per message
+            wire = history.outgoing(wire, resolver)
 
         self.stats.assembles += 1
         report = AssembleReport(

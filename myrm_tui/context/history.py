@@ -29,8 +29,9 @@ from myrm_tui.context.signature_scrub import scrub_boundary
 from myrm_tui.context.stages.cache_optimize import message_digest
 from myrm_tui.context.stages.encode_safe import encode_safe
 from myrm_tui.context.stages.media_filter import strip_media
+from myrm_tui.context.stages.media_resolve import MediaResolver
 from myrm_tui.context.stages.normalize import normalize
-from myrm_tui.context.stages.thinking_cleanup import clean_thinking
+from myrm_tui.context.stages.thinking_cleanup import REASONING_KEYS, clean_thinking
 from myrm_tui.context.view_log import SyntheticView
 from myrm_tui.context.window.config import EngineConfig
 from myrm_tui.context.window.tokens import count_message_tokens
@@ -50,6 +51,14 @@ class Entry:
     anchor: int = -1  # the row index this entry renders or precedes (entries are ordered by it)
     digest: str = ""  # of `message`, for the cache-break detector (computed once)
     safe: dict[str, Any] | None = None  # `message` encode-safe (computed once: it is sent every request)
+    # `message` with its vault images resolved, then encode-safe (`outgoing`); kept only when no
+    # image was missing from the vault (a missing one is looked up again next request).
+    resolved: dict[str, Any] | None = None
+    # What `message` was rendered from (`render`): the view's or row's message object, and the
+    # other inputs (media strip, earlier turn, signer, tokens). Same inputs, same rendering: a
+    # re-render reuses the entry, so its message keeps its identity and everything kept for it.
+    base: dict[str, Any] | None = None
+    inputs: tuple[object, ...] = ()
 
 
 class RenderedHistory:
@@ -68,6 +77,9 @@ class RenderedHistory:
         self.views = views
         self.synthetic = synthetic
         self.entries: list[Entry] = []
+        # `entries`' messages, in order, kept beside them: the repair reads the list every
+        # request, and building it anew walked the whole history.
+        self._messages: list[dict[str, Any]] = []
         self.tokens = 0  # of `entries`: the history part of the prompt
         self.entry_of_row: dict[int, int] = {}
         # id(message) → its entry, for the per-request stages that get the prompt's messages back
@@ -79,6 +91,9 @@ class RenderedHistory:
         self._clean_upto = 0
         # Per request, only the digests past the previous request's unchanged prefix are looked up.
         self._digest_memo = PrefixMemo(self._digest_of)
+        # The same for the outgoing form of the wire past its first message (`outgoing`).
+        self._wire_memo = PrefixMemo(self._outgoing_of)
+        self._resolver: MediaResolver | None = None  # of the `outgoing` call in progress
         self.render_key: RenderKey | None = None
         self.media_rows: list[int] = []
         self.first_user: int | None = None
@@ -99,6 +114,8 @@ class RenderedHistory:
         self.facts = FactIndex()
         self._unfiltered: list[MessageRecord] = []  # synced, not yet seen by the smart filter
         self._rendered_upto = 0  # rows[: _rendered_upto] are in entries
+        # Row index → its entry dropped by `invalidate_from` since the last `render`, for reuse.
+        self._dropped: dict[int, Entry] = {}
         self._live_hint = 0
         # Message id → the model that wrote it, for rows with signed reasoning only (read from the
         # agent's `reply_figures` events when such a row arrives; `signer_family`).
@@ -253,12 +270,27 @@ class RenderedHistory:
             self.tokens -= entry.tokens
             if entry.row >= 0:
                 self.entry_of_row.pop(entry.row, None)
+                self._dropped[entry.row] = entry
             if self._by_identity.get(id(entry.message)) is entry:
                 del self._by_identity[id(entry.message)]
+        self._clean_upto = self._clean_prefix(min(position, self._clean_upto))
         del self.entries[position:]
+        del self._messages[position:]
         self._rendered_upto = row_index
-        if position < self._clean_upto:
-            self._clean_upto = 0  # a cut prefix may end between a call and its result
+
+    def _clean_prefix(self, cut: int) -> int:
+        """The longest part of the clean prefix (`_clean_upto`) that stays clean when the
+        entries from `cut` on go: cut back to the start of a call's group when `cut` falls
+        between a call and its results (in a clean prefix each call is followed by exactly its
+        results), and to 0 when no user message would be left in it (the repair puts a user
+        message first when the prefix has none). Resetting it to 0 on every invalidation made
+        each new turn repair the whole history again."""
+        clean = self._clean_upto
+        while 0 < cut < clean and self.entries[cut].message.get("role") == "tool":
+            cut -= 1
+        if not any(entry.message.get("role") != "system" for entry in self.entries[:cut]):
+            return 0
+        return cut
 
     def signer_family(self, row: MessageRecord) -> str | None:
         """The provider family of the model that wrote `row`'s signed reasoning (None: no signed
@@ -296,7 +328,8 @@ class RenderedHistory:
         each of the three stages' time goes (summed over the rows)."""
         if key != self.render_key:
             self.entries, self.entry_of_row, self.tokens, self._rendered_upto = [], {}, 0, 0
-            self._by_identity, self._clean_upto = {}, 0
+            self._messages = []
+            self._by_identity, self._clean_upto, self._dropped = {}, 0, {}
             self.render_key = key
         family, vision, model = key
         synthetic_before: dict[int, list[SyntheticView]] = {}
@@ -317,13 +350,24 @@ class RenderedHistory:
             # Only a REMOVED view has no message (skipped above); the original stands in otherwise.
             base = view.message if view is not None and view.message is not None else row.message
             tokens = view.tokens if view is not None else row.tokens
+            strip = index in self.media_rows and index not in media_window
+            earlier = index < reasoning_from or index < self.scrub_before
+            signer = self.signer_family(row)
+            # Without reasoning keys the cleanup ignores which turn a message belongs to, so a new
+            # turn leaves such a row's rendering (and all kept for it) as it was.
+            reasoning = any(key in base for key in REASONING_KEYS)
+            inputs = (strip, earlier if reasoning else None, signer, tokens)
+            self.entry_of_row[index] = len(self.entries)
+            dropped = self._dropped.get(index)
+            if dropped is not None and dropped.base is base and dropped.inputs == inputs:
+                self._append(dropped)  # rendered from the same inputs: the same message
+                continue
             message = base
             started = time.perf_counter()
-            if index in self.media_rows and index not in media_window:
+            if strip:
                 message = strip_media(message, "model has no vision" if not vision else "older than the newest images")
             media_done = time.perf_counter()
-            earlier = index < reasoning_from or index < self.scrub_before
-            message = clean_thinking(message, family, earlier, self.signer_family(row))
+            message = clean_thinking(message, family, earlier, signer)
             thinking_done = time.perf_counter()
             message = normalize(message)
             if message is not base and _shape_changed(base, message):
@@ -331,9 +375,9 @@ class RenderedHistory:
             media_ms += media_done - started
             thinking_ms += thinking_done - media_done
             normalize_ms += time.perf_counter() - thinking_done
-            self.entry_of_row[index] = len(self.entries)
-            self._append(Entry(index, message, tokens, index))
+            self._append(Entry(index, message, tokens, index, base=base, inputs=inputs))
         self._rendered_upto = len(self.rows)
+        self._dropped = {}
         if clock is not None:
             clock.add(THINKING_CLEANUP, thinking_ms * 1000)
             clock.add(MEDIA_FILTER, media_ms * 1000)
@@ -341,6 +385,7 @@ class RenderedHistory:
 
     def _append(self, entry: Entry) -> None:
         self.entries.append(entry)
+        self._messages.append(entry.message)
         self.tokens += entry.tokens
         self._by_identity[id(entry.message)] = entry
 
@@ -353,7 +398,7 @@ class RenderedHistory:
     def valid_history(self, model: str) -> tuple[list[dict[str, Any]], IntegrityReport, int]:
         """The rendered history made provider-valid, and the token change the repair made
         (synthetic results added, orphans dropped), so the budget check counts what is sent."""
-        rendered = [e.message for e in self.entries]
+        rendered = self._messages  # read only: `_repaired` returns a new list
         history, integrity = self._repaired(rendered)
         delta = 0
         if integrity.dangling_repaired or integrity.orphans_dropped:
@@ -398,21 +443,49 @@ class RenderedHistory:
         return entry.digest
 
     def encode_safe(self, wire: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
-        """The outgoing messages encode-safe (`stages.encode_safe`). Scanning the whole prompt on
-        every request made this stage grow with the session; a rendered message never changes,
-        so its scan is done once and kept on its entry (the same object back when it is clean).
-        Not through a `PrefixMemo` like `digests`: the wire list starts with a system message
-        made anew per request, so no prefix is ever shared (measured: slower, not faster)."""
-        out = []
-        for message in wire:
-            entry = self._entry_for(message)
-            if entry is None:
-                out.append(encode_safe(message))
-                continue
-            if entry.safe is None:
-                entry.safe = encode_safe(message)
-            out.append(entry.safe)
+        """The outgoing messages encode-safe, no image resolved (`outgoing`)."""
+        return self.outgoing(wire, None)
+
+    def outgoing(self, wire: Sequence[dict[str, Any]], resolver: MediaResolver | None) -> list[dict[str, Any]]:
+        """The messages as sent: vault images resolved (with a `resolver`: the session has
+        media) and encode-safe (`stages.media_resolve`, `stages.encode_safe`). Both passes over
+        the whole prompt on every request grew with the session; a rendered message never
+        changes, so its outgoing form is computed once and kept on its entry, and the wire past
+        its first message (the system prompt, made anew per request) goes through a
+        `PrefixMemo`, so only what follows the previous request's unchanged prefix is looked up.
+        A message with an image missing from the vault is resolved again on every request."""
+        if resolver is not self._resolver:
+            self._wire_memo.clear()  # another resolver (or none): other outgoing forms
+        self._resolver = resolver
+        missing = resolver.missing if resolver is not None else 0
+        out = [self._outgoing_of(message) for message in wire[:1]]
+        out += self._wire_memo.map(wire[1:])
+        if resolver is not None and resolver.missing != missing:
+            self._wire_memo.clear()  # it holds a form with a missing image: not to be reused
         return out
+
+    def _outgoing_of(self, message: dict[str, Any]) -> dict[str, Any]:
+        """One message's outgoing form, kept on its entry (`outgoing`)."""
+        resolver = self._resolver
+        entry = self._entry_for(message)
+        if resolver is None:
+            if entry is None:
+                return _encode_safe_message(message)
+            if entry.safe is None:
+                entry.safe = _encode_safe_message(message)
+            return entry.safe
+        if entry is not None and entry.resolved is not None:
+            return entry.resolved
+        missing = resolver.missing
+        resolved = _encode_safe_message(resolver.resolve(message))
+        if entry is not None and resolver.missing == missing:
+            entry.resolved = resolved
+        return resolved
+
+
+def _encode_safe_message(message: dict[str, Any]) -> dict[str, Any]:
+    safe: dict[str, Any] = encode_safe(message)  # a message in, a message out
+    return safe
 
 
 def _shape_changed(before: dict[str, Any], after: dict[str, Any]) -> bool:

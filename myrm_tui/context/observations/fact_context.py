@@ -176,7 +176,7 @@ class FactContext:
         text = content[:SCAN_CHARS]
         floor = max(i + 1, self.start)
         last = index.last_named
-        present = frozenset(name for name in index.names_present(row_id, text.lower()) if last[name] >= floor)
+        present = frozenset(name for name in index.names_present(row_id, text) if last[name] >= floor)
         memo = index.named.get(row_id)
         if memo is not None and memo[0] == present:
             return list(memo[1])

@@ -169,11 +169,13 @@ class FactIndex:
         table.upto = len(rows)
         return table
 
-    def names_present(self, row_id: int, lowered: str) -> list[str]:
-        """The names of the vocabulary `lowered` (a row's output, lowercased) contains; names
-        added since the last ask are the only ones checked."""
+    def names_present(self, row_id: int, text: str) -> list[str]:
+        """The names of the vocabulary `text` (a row's output) contains, case aside; names added
+        since the last ask are the only ones checked, and the text is only lowercased then (a
+        copy of up to SCAN_CHARS per output, at every event that read its kept lines)."""
         checked, found = self.present.get(row_id, (0, []))
         if checked < len(self.vocabulary):
+            lowered = text.lower()
             found = found + [name for name in self.vocabulary[checked:] if name in lowered]
             self.present[row_id] = (len(self.vocabulary), found)
         return found

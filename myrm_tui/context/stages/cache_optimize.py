@@ -15,6 +15,7 @@ import hashlib
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from operator import eq
 from typing import Any
 
 from myrm_tui.context.rows.family import ANTHROPIC, family_of
@@ -102,10 +103,12 @@ class CacheBreak:
 
 
 def first_difference(previous: Sequence[str], current: Sequence[str]) -> int | None:
-    """Index of the first differing digest, or None if `current` extends `previous`."""
-    for i, (a, b) in enumerate(zip(previous, current, strict=False)):
-        if a != b:
-            return i
+    """Index of the first differing digest, or None if `current` extends `previous`. The usual
+    answer (an extension) is found by one list comparison in C: a Python loop over every
+    digest was a per-request cost growing with the session."""
+    shared = min(len(previous), len(current))
+    if list(previous[:shared]) != list(current[:shared]):
+        return list(map(eq, previous, current)).index(False)
     if len(current) < len(previous):
         return len(current)
     return None

@@ -17,6 +17,10 @@ class MediaResolver:
     def __init__(self, vault: Vault | None):
         self.vault = vault
         self._cache: dict[str, str] = {}
+        # Handles found missing so far: a resolved message is kept for later requests only when
+        # resolving it found none missing (`RenderedHistory.outgoing`), as a missing image is
+        # looked up again on every request (the vault may have it by then).
+        self.missing = 0
 
     def data_url(self, handle: str) -> str | None:
         if handle in self._cache:
@@ -45,6 +49,7 @@ class MediaResolver:
                 if url.startswith("vault://"):
                     resolved = self.data_url(url)
                     if resolved is None:
+                        self.missing += 1
                         part = {"type": "text", "text": f"[image {url} is missing from the vault]"}
                     else:
                         image = dict(part.get("image_url") or {})

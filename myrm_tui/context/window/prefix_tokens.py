@@ -7,6 +7,7 @@ both of those, so the count lives below all three.
 
 from __future__ import annotations
 
+import copy
 import json
 from collections.abc import Sequence
 from functools import lru_cache
@@ -19,8 +20,24 @@ from myrm_tui.context.window.tokens import count_message_tokens, count_tools_tok
 _FIXED_MEMO_SIZE = 64
 
 
+# The last tool list keyed, a private copy, and its key: one tuple, swapped whole, so a thread
+# never reads one list's key beside another's list. The agent hands a fresh deep copy of the
+# same schemas every request, so identity never matches; comparing against the last list (`==`,
+# in C) costs a fraction of serialising it again, which was a per-request cost.
+_last_tools: tuple[list[dict[str, Any]], str] | None = None
+
+
 def tools_key(tools: Sequence[dict[str, Any]]) -> str:
-    return json.dumps(list(tools), sort_keys=True)
+    """The tool schemas as canonical JSON (what `fixed_tokens` is memoised on). Reused when the
+    list equals the last one: `==` calls JSON-different values equal only where Python does
+    (`1 == 1.0 == True`), a swap no schema producer makes between two requests."""
+    global _last_tools
+    listed, last = list(tools), _last_tools
+    if last is not None and listed == last[0]:
+        return last[1]
+    key = json.dumps(listed, sort_keys=True)
+    _last_tools = (copy.deepcopy(listed), key)
+    return key
 
 
 def fixed_tokens(system_prompt: str, tools_key: str | tuple[dict[str, Any], ...], model: str) -> int:
