@@ -4,7 +4,7 @@ Why CPU time: the wall time of a turn on a box shared with the test suite measur
 replays the seeded coding workload (800 turns, seed 1) at a 64k window with the `null`
 summarizer through `myrm replay` and sums `time.thread_time` over every `ContextEngine.assemble`
 of each turn; it prints p50 / p95 / p99 / max over turns 401-800 and the compaction turns' mean,
-and apart from it the CPU of the idle warm-up after each turn (`ContextEngine.warm_next_event`,
+and apart from it the CPU of the idle warm-up after each turn (`EventWarmup.warm_now`,
 which the agent runs while the user reads: not in the turn's time, but not free either).
 """
 
@@ -15,6 +15,7 @@ import json
 import statistics
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -24,6 +25,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import myrm_tui  # noqa: F401  (offline environment first)
 from bench.workload import generate
 from myrm_tui import replay
+from myrm_tui.context.compaction.event_warmup import EventWarmup
 from myrm_tui.context.engine import ContextEngine, TurnInput
 from myrm_tui.context.prompt import AssembledPrompt
 
@@ -49,11 +51,11 @@ def main() -> None:
     per_turn: list[tuple[int, float, int]] = []
     idle = [0.0]  # CPU seconds of the current turn's idle warm-up
     idle_per_turn: list[tuple[int, float]] = []
-    warm = ContextEngine.warm_next_event
+    warm = EventWarmup.warm_now  # in the worker thread `warm` hands it to: its own thread time
 
-    async def timed_warm(self: ContextEngine, inp: TurnInput) -> int:
+    def timed_warm(self: EventWarmup, inp: TurnInput, stop: threading.Event | None = None) -> int:
         started = time.thread_time()
-        out = await warm(self, inp)
+        out = warm(self, inp, stop)
         idle[0] += time.thread_time() - started
         return out
 
@@ -68,7 +70,7 @@ def main() -> None:
         return out
 
     ContextEngine.assemble = timed  # type: ignore[method-assign]
-    ContextEngine.warm_next_event = timed_warm  # type: ignore[method-assign]
+    EventWarmup.warm_now = timed_warm  # type: ignore[method-assign]
     replay.ReplaySession.line = timed_line  # type: ignore[method-assign,assignment]
     with tempfile.TemporaryDirectory() as tmp:
         session = Path(tmp) / "coding.jsonl"

@@ -158,3 +158,47 @@ def test_a_prepared_leaf_is_activated_without_working_out_kept_lines(store):
     assert not asked, "kept lines were worked out for a prepared leaf"
     dag.leaf(rows[4:8], rows[8].id, 1, lambda m: count_message_tokens(m, MODEL), count_text, kept=kept)
     assert asked == [1], "an extractive leaf must ask for its kept lines"
+
+
+async def test_a_cancelled_warm_up_stops_at_the_next_unit(store, monkeypatch):
+    """A new turn cancels the idle step; the worker thread must not go on warming (it would take
+    the engine's lock and the CPU from the turn) beyond the unit it is in."""
+    import asyncio
+    import threading
+
+    from myrm_tui.context.compaction.event_warmup import EventWarmup
+    from myrm_tui.context.compaction.summary_area import SummaryArea
+
+    session = store.create_session(MODEL).id
+    engine = ContextEngine(store, session, clock=lambda: 0.0)
+    for n in range(1, 41):
+        for message in _turn(n):
+            store.append_message(session, message, count_message_tokens(message, MODEL))
+        engine.assemble(_inp())
+    assert len(engine.warmup.pieces(_inp())[1]) >= 3, "the test needs several units to warm"
+    entered, release, finished = threading.Event(), threading.Event(), threading.Event()
+    calls: list[int] = []
+    warm, warm_now = SummaryArea.warm, EventWarmup.warm_now
+
+    def slow_warm(self, indices, model, budget):
+        calls.append(len(indices))
+        entered.set()
+        release.wait(10)
+        warm(self, indices, model, budget)
+
+    def tracked(self, inp, stop=None):
+        try:
+            return warm_now(self, inp, stop)
+        finally:
+            finished.set()
+
+    monkeypatch.setattr(SummaryArea, "warm", slow_warm)
+    monkeypatch.setattr(EventWarmup, "warm_now", tracked)
+    task = asyncio.ensure_future(engine.warm_next_event(_inp()))
+    while not entered.is_set():
+        await asyncio.sleep(0.01)
+    task.cancel()
+    await asyncio.sleep(0)
+    release.set()
+    assert await asyncio.to_thread(finished.wait, 10)
+    assert len(calls) == 1, f"the thread went on after the cancel: {len(calls)} units"

@@ -11,13 +11,16 @@ facts changed since (a later message names one of its lines) is simply worked ou
 
 The rows warmed are the dry run of an emergency now (`ContextEngine.rows_removed_next`), only
 once the next removal is near (the same gate as the background summaries), and each row once.
-The work goes one unit at a time, yielding between units: a new turn cancels it, and the engine's
-lock is never held for more than one unit.
+The work runs in a worker thread (the dry run alone is 15-100 ms of CPU: on the UI's event loop
+it would hold a key that long) and one unit at a time under the engine's lock: a new turn's
+assemble waits for one unit at most, and cancelling the idle step stops the thread at the next
+unit.
 """
 
 from __future__ import annotations
 
 import asyncio
+import threading
 from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
 from typing import Any
@@ -73,12 +76,22 @@ class EventWarmup:
             return budget, out
 
     async def warm(self, inp: TurnInput) -> int:
-        """Warm what the next removal will take; returns the rows warmed. Cancellable between
-        units (each unit is a few milliseconds under the lock)."""
+        """Warm what the next removal will take, in a worker thread; returns the rows warmed.
+        Cancelled (a new turn), the thread stops before its next unit."""
+        stop = threading.Event()
+        try:
+            return await asyncio.to_thread(self.warm_now, inp, stop)
+        except asyncio.CancelledError:
+            stop.set()
+            raise
+
+    def warm_now(self, inp: TurnInput, stop: threading.Event | None = None) -> int:
+        """`warm`'s work, in the calling thread (one unit per hold of the lock)."""
         budget, pieces = self.pieces(inp)
         done = 0
         for piece in pieces:
-            await asyncio.sleep(0)  # a keypress, a new turn: they go first
+            if stop is not None and stop.is_set():
+                break
             with self._lock:
                 self.summaries.warm(piece, inp.model.name, budget)
                 self._warmed.update(self.history.rows[i].id for i in piece)
