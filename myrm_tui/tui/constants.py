@@ -8,6 +8,11 @@ from __future__ import annotations
 # box, empty transcript: ~4-6 ms CPU) plus the live block's render in a thread, whatever the token
 # rate: a higher frame rate would add that cost per second, at a slow model's rate too.
 STREAM_FLUSH_INTERVAL_S = 0.05
+# The most a streaming frame waits for a typed key to be painted first (tui/input_priority.py).
+# One frame interval: a key's own screen update takes a few ms, so this only bounds the case of a
+# key that paints nothing or a held-down key repeating, where the stream drops to at worst half
+# its frame rate (all text still shows, a frame later) instead of stopping.
+INPUT_HOLD_MAX_S = STREAM_FLUSH_INTERVAL_S
 
 # Live bash output while a command runs: the tail is what the user watches; more lines would
 # push the rest of the transcript away and cost a re-render per chunk.
@@ -126,6 +131,10 @@ FINISHED_MARKDOWN_CHARS = 1_500
 # of the turn, when one is run IDLE_COLLECT_DELAY_S after it, while the user reads the reply.
 STREAMING_GEN2_THRESHOLD = 10_000
 IDLE_COLLECT_DELAY_S = 0.5
+# ... and only once no key reached the prompt for this long: the pass (0.2-0.4 s on this box) blocks
+# the loop, so a key typed during it waits for it. Keys come 0.1-0.3 s apart in a burst of typing;
+# a second's pause is a break between sentences or a moment of reading, when a key is least likely.
+COLLECT_KEY_QUIET_S = 1.0
 
 # Prompt history reaches back over this many of the workspace's most recently updated sessions:
 # enough to find last week's prompts, bounded so opening a workspace with thousands of sessions

@@ -47,6 +47,17 @@ def _inp() -> TurnInput:
     return TurnInput("You are a coding agent.", [], info(WINDOW), 512, now=0.0)
 
 
+def _fed(store: Store, turns: int) -> tuple[str, ContextEngine]:
+    """A session of `turns` coding turns, each assembled as it arrived (no idle step)."""
+    session = store.create_session(MODEL).id
+    engine = ContextEngine(store, session, clock=lambda: 0.0)
+    for n in range(1, turns + 1):
+        for message in _turn(n):
+            store.append_message(session, message, count_message_tokens(message, MODEL))
+        engine.assemble(_inp())
+    return session, engine
+
+
 async def _session(store: Store, turns: int, *, warm: bool) -> tuple[list[list[dict]], list[set[int]], int]:
     """Prompts per turn, the row ids each event removed, and how many rows idle steps warmed."""
     session = store.create_session(MODEL).id
@@ -101,12 +112,7 @@ async def test_the_rows_an_event_removes_were_warmed_before_it(store):
 
 
 async def test_the_warm_up_leaves_the_store_as_it_was(store):
-    session = store.create_session(MODEL).id
-    engine = ContextEngine(store, session, clock=lambda: 0.0)
-    for n in range(1, 41):
-        for message in _turn(n):
-            store.append_message(session, message, count_message_tokens(message, MODEL))
-        engine.assemble(_inp())
+    session, engine = _fed(store, 40)
     nodes, events = store.summaries(session), store.events(session)
     assert await engine.warm_next_event(_inp()) > 0
     assert store.summaries(session) == nodes and store.events(session) == events
@@ -169,12 +175,7 @@ async def test_a_cancelled_warm_up_stops_at_the_next_unit(store, monkeypatch):
     from myrm_tui.context.compaction.event_warmup import EventWarmup
     from myrm_tui.context.compaction.summary_area import SummaryArea
 
-    session = store.create_session(MODEL).id
-    engine = ContextEngine(store, session, clock=lambda: 0.0)
-    for n in range(1, 41):
-        for message in _turn(n):
-            store.append_message(session, message, count_message_tokens(message, MODEL))
-        engine.assemble(_inp())
+    session, engine = _fed(store, 40)
     assert len(engine.warmup.pieces(_inp())[1]) >= 3, "the test needs several units to warm"
     entered, release, finished = threading.Event(), threading.Event(), threading.Event()
     calls: list[int] = []

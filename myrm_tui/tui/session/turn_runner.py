@@ -31,8 +31,14 @@ from myrm_tui.agent.user_input.attachments import (
     load_attachments,
     message_content,
 )
-from myrm_tui.tui.constants import IDLE_COLLECT_DELAY_S, SHUTDOWN_TURN_WAIT_S, STREAMING_GEN2_THRESHOLD
+from myrm_tui.tui.constants import (
+    COLLECT_KEY_QUIET_S,
+    IDLE_COLLECT_DELAY_S,
+    SHUTDOWN_TURN_WAIT_S,
+    STREAMING_GEN2_THRESHOLD,
+)
 from myrm_tui.tui.formatting import token_change
+from myrm_tui.tui.input_priority import input_priority
 from myrm_tui.tui.prompt.image_input import PendingImages
 from myrm_tui.tui.session.chat_session import ONBOARDING, ChatSession
 from myrm_tui.tui.session.messages import (
@@ -255,11 +261,16 @@ class TurnRunner:
             self.screen.run_worker(self._maintain(), group="maintain", exclusive=True, exit_on_error=False)
 
     def _collect_after_turn(self) -> None:
-        """The full pass the turn held back, while the user reads; only then the default thresholds
-        again. Restoring them at the turn's end instead let the middle-generation passes counted
-        during the turn trigger a full pass at once, and this one ran a second right after it."""
+        """The full pass the turn held back, while the user reads (not while they type: a key
+        would wait for the pass); only then the default thresholds again. Restoring them at the
+        turn's end instead let the middle-generation passes counted during the turn trigger a
+        full pass at once, and this one ran a second right after it."""
         self._idle_collect = None
         if self.turn_running:
+            return
+        quiet = input_priority(self.screen.app).quiet_for()
+        if quiet < COLLECT_KEY_QUIET_S:  # the user is typing: the pass waits for a pause
+            self._idle_collect = self.screen.set_timer(COLLECT_KEY_QUIET_S - quiet, self._collect_after_turn)
             return
         gc.collect()
         _restore_collections()

@@ -17,12 +17,15 @@ from typing import TYPE_CHECKING, ClassVar
 
 from textual import events
 from textual.binding import Binding, BindingType
+from textual.geometry import Region
 from textual.message import Message
+from textual.strip import Strip
 from textual.widgets import TextArea
 from textual.worker import Worker, WorkerState
 
 from myrm_tui.terminal_text import for_terminal
 from myrm_tui.tui.css import sibling_css
+from myrm_tui.tui.input_priority import input_priority
 from myrm_tui.tui.prompt.completion import apply_completion, completion_at
 from myrm_tui.tui.prompt.paste_chips import PasteChips, is_big
 from myrm_tui.tui.prompt.prompt_history import PromptHistory
@@ -82,6 +85,20 @@ class PromptArea(TextArea):
         self.prompt_history = PromptHistory()
         self.chips = PasteChips()  # big pastes shown as `[pasted N lines]` (tui/prompt/paste_chips.py)
         self.popup: CompletionPopup | None = None
+
+    # A key the prompt takes holds a streaming reply's next frame back until the key is painted
+    # (tui/input_priority.py): its screen update is then this widget's rows, not a layout of the
+    # transcript with a render thread holding the GIL. `_on_key` is TextArea's documented hook
+    # for a subclass's keys; `render_lines` runs when the screen paints this widget.
+
+    async def _on_key(self, event: events.Key) -> None:
+        input_priority(self.app).key_arrived()
+        await super()._on_key(event)
+
+    def render_lines(self, crop: Region) -> list[Strip]:
+        lines = super().render_lines(crop)
+        input_priority(self.app).key_painted()
+        return lines
 
     @property
     def popup_open(self) -> bool:

@@ -6,7 +6,9 @@ only joins a list here (`append`); one frame every STREAM_FLUSH_INTERVAL_S hands
 growing, and the loop then takes the changed rows. One frame is in flight at a time, so text
 that arrives while a frame renders simply goes into the next one: a slow frame (a long table)
 delays the rows, never the chunks or the keys, and the next one waits a whole interval, so the UI's
-own frames get the GIL back between two slow renders.
+own frames get the GIL back between two slow renders. A key typed into the prompt goes first: a
+frame neither starts its render nor hands over its rows until the key is on screen
+(tui/input_priority.py).
 
 What the loop does per frame does not depend on the reply's length: swap in the changed rows,
 and ask for a layout only when the row count changed. Rows become strips when first painted.
@@ -29,6 +31,7 @@ from textual.worker import Worker
 from myrm_tui.terminal_text import for_terminal
 from myrm_tui.tui.constants import STREAM_FLUSH_INTERVAL_S
 from myrm_tui.tui.css import sibling_css
+from myrm_tui.tui.input_priority import InputPriority, input_priority
 from myrm_tui.tui.widgets.blocks.live_markdown import Frame, LiveMarkdown
 from myrm_tui.tui.widgets.blocks.stored_reply import ReplyPalette, palette_of
 from myrm_tui.tui.widgets.one_pass_layout import OnePassLayout
@@ -61,6 +64,7 @@ class LiveReply(OnePassLayout, Widget):
         self._replacement: str | None = None  # the text to show instead (the stored reply differed)
         self._ended = asyncio.Event()
         self._worker: Worker[None] | None = None
+        self._input = InputPriority()  # the app's, once mounted
         self.frames = 0  # frames rendered: tests count them
 
     @property
@@ -70,6 +74,7 @@ class LiveReply(OnePassLayout, Widget):
 
     def on_mount(self) -> None:
         self.watch(self.app, "theme", self._theme_changed, init=False)
+        self._input = input_priority(self.app)
         self._worker = self.run_worker(self._render_loop(), group="live-reply")
         if self._incoming:
             self._wake.set()
@@ -118,6 +123,10 @@ class LiveReply(OnePassLayout, Widget):
         try:
             while True:
                 await self._wake.wait()
+                woke = time.monotonic()
+                # a key typed just before is painted first (tui/input_priority.py): the render
+                # thread would slow its handling, the rows' layout would join its screen update
+                await self._input.yield_to_input()
                 self._wake.clear()
                 begun = time.monotonic()
                 ending = self._ending
@@ -130,14 +139,17 @@ class LiveReply(OnePassLayout, Widget):
                     continue
                 frame = await self._next_frame(width, ending)
                 rendered = time.monotonic() - begun
+                await self._input.yield_to_input()  # a key typed while the thread rendered
                 self._apply(frame)
                 if ending:
                     return
                 # After a slow frame (a long table) a whole interval's pause, not what is left of it:
                 # the UI's own frames need the GIL the thread held, and get at least that long with
                 # it free. Not longer: a frame's work grows with the text waiting for it, so a pause
-                # that grew with the work would fall further and further behind a fast model.
-                await asyncio.sleep(max(STREAM_FLUSH_INTERVAL_S - rendered, min(rendered, STREAM_FLUSH_INTERVAL_S)))
+                # that grew with the work would fall further and further behind a fast model. A wait
+                # for a key counts as part of the interval: the frame rate stays, keys or not.
+                took = time.monotonic() - woke
+                await asyncio.sleep(max(STREAM_FLUSH_INTERVAL_S - took, min(rendered, STREAM_FLUSH_INTERVAL_S)))
         finally:
             self._ended.set()
 
