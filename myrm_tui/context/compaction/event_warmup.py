@@ -68,6 +68,11 @@ class EventWarmup:
             if not removed:
                 return budget, []
             rows = self.history.rows
+            # Rows a prepared summary stands for need no extractive body (read once per step).
+            for start, end in self.summaries.prepared_blocks().items():
+                removed.difference_update(range(start, end))
+            if not removed:
+                return budget, []
             out: list[list[int]] = []
             for unit in split_units(rows, min(removed)):
                 piece = [i for i in range(unit.start, unit.end) if i in removed and rows[i].id not in self._warmed]

@@ -151,10 +151,8 @@ class SummaryArea:
     def warm(self, indices: Sequence[int], model: str, budget: Budget) -> None:
         """Work out, and forget, what a leaf for these rows would say (`event_warmup.py`): the
         scans behind it are remembered by what they read, so the event that removes the rows
-        finds them done. Rows a prepared summary stands for are skipped (the event activates it)."""
-        blocks = self.prepared_blocks()
-        if any(start <= indices[0] < end for start, end in blocks.items()):
-            return
+        finds them done. The caller leaves out rows a prepared summary stands for (the event
+        activates it)."""
         rows = [self.history.rows[i] for i in indices]
 
         def count_text(text: str) -> int:
