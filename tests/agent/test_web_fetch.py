@@ -436,6 +436,7 @@ def test_approval_request_names_the_url(server, workspace, store):
 )
 # An unclosed comment: the stdlib parser hands its tail back as text; a browser shows nothing.
 @example("<!--<script>")
+@example("&#<script>")
 @example("a<!-->b<!--->c<!-- never closed <script>x</script>")
 def test_any_html_converts_without_raising(html):
     title, text = html_to_markdown(html, base_url="https://example.org/a/")

@@ -82,6 +82,10 @@ _BLANK_RUNS = re.compile(r"\n{3,}")
 # the end of the document when it is never closed. The stdlib parser instead gives an unclosed
 # comment's tail back as text, which would hand the model markup a browser never shows.
 _COMMENT = re.compile(r"<!--(?:-?>|.*?(?:-->|\Z))", re.S)
+# An `&` that does not open a complete reference (`&amp;`, `&#38;`, `&#x26;`): the stdlib parser
+# waits for the rest of such a reference and, at the end of the document, hands everything after
+# it back as text, markup included (`&#<script>` kept the tag as text).
+_BARE_AMPERSAND = re.compile(r"&(?!(?:[A-Za-z][A-Za-z0-9]*|#[0-9]+|#[xX][0-9A-Fa-f]+);)")
 
 
 def _words(tag: Any) -> set[str]:
@@ -127,7 +131,7 @@ def html_to_markdown(html: str, base_url: str = "") -> tuple[str, str]:
     from bs4 import BeautifulSoup
     from markdownify import MarkdownConverter
 
-    soup = BeautifulSoup(_COMMENT.sub("", html), "html.parser")
+    soup = BeautifulSoup(_BARE_AMPERSAND.sub("&amp;", _COMMENT.sub("", html)), "html.parser")
     title = " ".join(soup.title.get_text().split()) if soup.title is not None else ""
     for tag in soup.find_all(_NEVER_CONTENT):
         tag.decompose()
