@@ -58,7 +58,15 @@ def test_refs_name_existing_files_and_folders_only(workspace: Path):
 def test_refs_never_raise_and_only_name_existing_paths(tmp_path_factory, text):
     base = tmp_path_factory.getbasetemp()
     for ref in file_refs(text, base):
-        assert (base / ref).exists()
+        assert (base / Path(ref).expanduser()).exists()  # `@~/x` names a file under the home folder
+
+
+def test_an_at_word_naming_no_users_home_is_no_reference_and_no_crash(workspace: Path):
+    """`Path.expanduser` raises for `~someone` when there is no such user (found by the property
+    test above as `@~`-words); a message with `@~draft` must still send."""
+    assert file_refs("see @~no-such-user-xyz/notes.md and @~nobody_here", workspace) == []
+    with pytest.raises(AttachmentError, match="no such user"):
+        _load("~no-such-user-xyz/notes.md", workspace)
 
 
 # ------------------------------------------------------------------ loading

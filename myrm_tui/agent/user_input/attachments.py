@@ -257,6 +257,15 @@ class FileAttachment:
         return {"type": "text", "text": self.text}
 
 
+def _expanded(ref: str) -> Path | None:
+    """`ref` with a leading `~` / `~user` expanded; None when that home cannot be found (a
+    word like `@~draft` in a message: `Path.expanduser` raises for an unknown user)."""
+    try:
+        return Path(ref).expanduser()
+    except RuntimeError:
+        return None
+
+
 def file_refs(text: str, base: Path) -> list[str]:
     """`@path` references to existing files and folders (images excluded: `image_refs` takes them),
     relative to `base`, in order, each once. The text is left as the user wrote it."""
@@ -265,7 +274,9 @@ def file_refs(text: str, base: Path) -> list[str]:
         ref = match["path"].rstrip(_TRAILING.replace("/", ""))
         if not ref or ref.lower().endswith(IMAGE_SUFFIXES):
             continue
-        target = Path(ref).expanduser()
+        target = _expanded(ref)
+        if target is None:
+            continue
         target = target if target.is_absolute() else base / target
         try:
             exists = target.exists()
@@ -296,7 +307,9 @@ def load_attachment(ref: str, base: Path, workspace: Path, settings: Any) -> Fil
     from myrm_tui.agent.tools.search import Glob
 
     ctx = ToolContext(workspace=Path(workspace).resolve(), settings=settings, vault=None)
-    candidate = Path(ref).expanduser()
+    candidate = _expanded(ref)
+    if candidate is None:
+        raise AttachmentError(f"cannot attach @{ref}: no such user's home folder")
     raw = str(candidate if candidate.is_absolute() else (Path(base) / candidate))
     try:
         fenced = place(raw, ctx.workspace, allow_outside=bool(settings.allow_outside_workspace))
