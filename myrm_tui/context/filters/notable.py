@@ -41,6 +41,10 @@ _SEVERITY = re.compile(r"\b(?:warn|warning|error|fatal|critical|failed|failure|t
 # An exception's message (`ValueError: …`, `E   AssertionError: …`, `java.io.IOException: …`):
 # in a traceback, the line that says what went wrong.
 _EXCEPTION = re.compile(r"\b[A-Z]\w*(?:Error|Exception|Failure)\b:")
+# What every match of `_EXCEPTION` contains (`\b` always holds between its word and the colon):
+# a substring test settles most texts and lines at C speed before the regex, whose `\w*` runs
+# on every capitalised word (INFO, GET, a logger's name) of a log.
+_EXCEPTION_ENDS = ("Error:", "Exception:", "Failure:")
 _OPENER = re.compile(r"[\[{(:]\s*$")
 # Keys whose value must never be lifted into a summary, whatever the redactor later decides.
 _SECRET_KEY = re.compile(r"pass|secret|token|auth|cred|private|api_?key|session|cookie", re.I)
@@ -112,8 +116,13 @@ def _keys(line: str) -> list[str]:
     return keys
 
 
+def _raises(text: str) -> bool:
+    """Whether `text` holds an exception's message (`_EXCEPTION`)."""
+    return any(end in text for end in _EXCEPTION_ENDS) and _EXCEPTION.search(text) is not None
+
+
 def _bonus(line: str) -> int:
-    return (SEVERITY_SCORE if _SEVERITY.search(line) else 0) + (EXCEPTION_SCORE if _EXCEPTION.search(line) else 0)
+    return (SEVERITY_SCORE if _SEVERITY.search(line) else 0) + (EXCEPTION_SCORE if _raises(line) else 0)
 
 
 def _shown(line: str) -> str:
@@ -121,29 +130,28 @@ def _shown(line: str) -> str:
     return text if len(text) <= LINE_CHARS else text[: LINE_CHARS - 1] + "…"
 
 
-# ASCII letters and digits: what `str.isalnum` / `str.isalpha` accept among ASCII characters.
-_ASCII_ALNUM = re.compile(r"[A-Za-z0-9]")
+# ASCII letters and digits: what `str.isalpha` / `str.isdigit` accept among ASCII characters.
 _ASCII_ALPHA = re.compile(r"[A-Za-z]")
-
-
-def _kind(token: str) -> str:
-    if token.isalnum() and not token.isnumeric():
-        return "a"  # every character a letter or a digit, not all of them numbers: a letter
-    if token.isascii():  # one regex search instead of a Python test per character
-        if not _ASCII_ALNUM.search(token):
-            return token[:3]
-        return "a" if _ASCII_ALPHA.search(token) else "9"
-    if not any(ch.isalnum() for ch in token):
-        return token[:3]
-    return "a" if any(ch.isalpha() for ch in token) else "9"
+_ASCII_DIGIT = re.compile(r"[0-9]")
 
 
 class _Kinds(dict[str, str]):
-    """A token → `_kind` table for one scan: a repetitive output repeats its tokens (a log's
-    level, a listing's mode), and the per-character tests were most of the shape pass."""
+    """A token → kind table for one scan: "a" for a token with a letter, "9" for one with digits
+    and no letter, else the token's own first characters (punctuation). A repetitive output
+    repeats its tokens (a log's level, a listing's mode), and the per-character tests were most
+    of the shape pass; the kind is worked out here, in the miss, not in a second call."""
 
     def __missing__(self, token: str) -> str:
-        kind = self[token] = _kind(token)
+        if token.isalnum() and not token.isnumeric():
+            kind = "a"  # every character a letter or a digit, not all of them numbers: a letter
+        elif token.isascii():  # a regex search instead of a Python test per character
+            # A letter is alphanumeric too: one search decides most tokens.
+            kind = "a" if _ASCII_ALPHA.search(token) else "9" if _ASCII_DIGIT.search(token) else token[:3]
+        elif not any(ch.isalnum() for ch in token):
+            kind = token[:3]
+        else:
+            kind = "a" if any(ch.isalpha() for ch in token) else "9"
+        self[token] = kind
         return kind
 
 
@@ -152,8 +160,12 @@ class _Kinds(dict[str, str]):
 _ALNUM_KINDS = frozenset(("a", "9"))
 
 
-def _delimiter(body: list[str]) -> str | None:
+def _delimiter(body: list[str], text: str) -> str | None:
+    """`text`: the output the `body` lines come from. A delimiter that splits rows occurs at
+    least twice in DELIMITED_SHARE of them, so one count over the text rules most out."""
     for delimiter in DELIMITERS:
+        if text.count(delimiter) < 2 * DELIMITED_SHARE * len(body):
+            continue
         counts = Counter(line.count(delimiter) for line in body)
         count, lines = counts.most_common(1)[0]
         if count >= 2 and lines >= DELIMITED_SHARE * len(body):
@@ -179,7 +191,7 @@ def _shape_breaks(lines: list[str], text: str) -> dict[int, int]:
     body = [i for i, line in enumerate(lines) if line.strip()]
     if len(body) < MIN_KEYED_LINES:
         return {}
-    delimiter = _delimiter([lines[i] for i in body])
+    delimiter = _delimiter([lines[i] for i in body], text)
     if delimiter is None:
         tokens = {i: lines[i].split(None, COLUMNS)[:COLUMNS] for i in body}
     else:
@@ -212,7 +224,7 @@ def _shape_breaks(lines: list[str], text: str) -> dict[int, int]:
     # An exception's message ends a run: notable on its own when the output has one or two.
     # The pattern never spans a line (`\w` stops at a newline, `\b` holds at a line's start):
     # one search of the whole text settles most outputs, which raise nothing.
-    raised = [i for i in body if _EXCEPTION.search(lines[i])] if _EXCEPTION.search(text) else []
+    raised = [i for i in body if _raises(lines[i])] if _raises(text) else []
     if len(raised) <= RARE_COUNT:
         flagged.update(raised)
     # A line that only opens a container (`"page": {`, `services:`) holds no fact of its own.

@@ -25,6 +25,7 @@ _PREAMBLE = re.compile(
 _VERBOSE_RESULT = re.compile(r"::\S*.*? (PASSED|FAILED|ERROR|SKIPPED|XFAIL|XPASS)\b")
 _DOTS = re.compile(r"^\S+\.py [.sxXFE]+\s*(?:\[\s*\d+%\])?\s*$|^[.sxXFE]+\s*(?:\[\s*\d+%\])?\s*$")
 _LOCATION = re.compile(r"^\S+\.py:\d+: \w+")
+_ERROR_WORD = re.compile(r"\b(?:Error|error|FAIL|Exception)\b")
 
 
 def compress_pytest(lines: list[str], cmd: Command) -> Excerpt | None:
@@ -54,7 +55,9 @@ def compress_pytest(lines: list[str], cmd: Command) -> Excerpt | None:
         block.clear()
 
     for i, line in enumerate(lines):
-        heading = _SECTION.match(line)
+        # A heading starts with one of its rule characters; a verbose result holds "::" (the
+        # substring tests skip the regex on most lines of a long run).
+        heading = _SECTION.match(line) if line[:1] in ("=", "_", "-") else None
         if heading and (line.startswith("=") or section in {"FAILURES", "ERRORS"}):
             flush_block()
             title = heading.group(1)
@@ -72,7 +75,7 @@ def compress_pytest(lines: list[str], cmd: Command) -> Excerpt | None:
             drop.keep(line, Tier.IMPORTANT, i)
         elif _PREAMBLE.match(line) or not line.strip():
             drop.drop(i, "preamble" if line.strip() else "")
-        elif (m := _VERBOSE_RESULT.search(line)) is not None:
+        elif "::" in line and (m := _VERBOSE_RESULT.search(line)) is not None:
             if m.group(1) in {"FAILED", "ERROR", "XPASS"}:
                 drop.keep(line, Tier.IMPORTANT, i)
             else:
@@ -84,9 +87,7 @@ def compress_pytest(lines: list[str], cmd: Command) -> Excerpt | None:
         elif "warnings summary" in section:
             drop.keep(line, Tier.BULK, i)
         else:
-            drop.keep(
-                line, Tier.IMPORTANT if re.search(r"\b(?:Error|error|FAIL|Exception)\b", line) else Tier.CONTEXT, i
-            )
+            drop.keep(line, Tier.IMPORTANT if _ERROR_WORD.search(line) else Tier.CONTEXT, i)
     flush_block()
     drop.flush()
     return ex
