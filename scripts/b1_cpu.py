@@ -3,9 +3,10 @@
 Why CPU time: the wall time of a turn on a box shared with the test suite measures the box. This
 replays the seeded coding workload (800 turns, seed 1) at a 64k window with the `null`
 summarizer through `myrm replay` and sums `time.thread_time` over every `ContextEngine.assemble`
-of each turn; it prints p50 / p95 / p99 / max over turns 401-800 and the compaction turns' mean,
-and apart from it the CPU of the idle warm-up after each turn (`EventWarmup.warm_now`,
-which the agent runs while the user reads: not in the turn's time, but not free either).
+of each turn; it prints p50 / p95 / p99 / max over turns 401-800 and the mean of the turns that
+ran an event inside a request, and apart from them the CPU of the idle step after each turn
+(`ContextEngine.compact_ahead` and `EventWarmup.warm_now`, which the agent runs while the user
+reads: not in the turn's time, but not free either).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import myrm_tui  # noqa: F401  (offline environment first)
 from bench.workload import generate
 from myrm_tui import replay
+from myrm_tui.context.compaction.event import CompactionEvent
 from myrm_tui.context.compaction.event_warmup import EventWarmup
 from myrm_tui.context.engine import ContextEngine, TurnInput
 from myrm_tui.context.prompt import AssembledPrompt
@@ -42,10 +44,10 @@ def main() -> None:
     assemble = ContextEngine.assemble
 
     def timed(self: ContextEngine, inp: TurnInput) -> AssembledPrompt:
-        started = time.thread_time()
+        started, ran = time.thread_time(), self.stats.events
         out = assemble(self, inp)
         spent[0] += time.thread_time() - started
-        events[0] += out.report.event is not None
+        events[0] += self.stats.events - ran  # run inside this request (not one it only reports)
         return out
 
     per_turn: list[tuple[int, float, int]] = []
@@ -59,18 +61,32 @@ def main() -> None:
         idle[0] += time.thread_time() - started
         return out
 
+    ahead_per_turn: list[tuple[int, float]] = []  # an idle step's compaction: (turn, CPU ms)
+    ahead_ms: list[float] = []
+    compact_ahead = ContextEngine.compact_ahead  # in the worker thread `compact_ahead_idle` hands it to
+
+    def timed_ahead(self: ContextEngine, inp: TurnInput) -> CompactionEvent | None:
+        started = time.thread_time()
+        out = compact_ahead(self, inp)
+        if out is not None:
+            ahead_ms.append((time.thread_time() - started) * 1000)
+        return out
+
     line = replay.ReplaySession.line
 
     async def timed_line(self: replay.ReplaySession, record: dict[str, Any]) -> dict[str, Any]:
         spent[0], events[0], idle[0] = 0.0, 0, 0.0
+        ahead_ms.clear()
         out = await line(self, record)
         if "probe" not in record:
+            ahead_per_turn.extend((int(record.get("turn") or 0), m) for m in ahead_ms)
             per_turn.append((int(record.get("turn") or 0), spent[0] * 1000, events[0]))
             idle_per_turn.append((int(record.get("turn") or 0), idle[0] * 1000))
         return out
 
     ContextEngine.assemble = timed  # type: ignore[method-assign]
     EventWarmup.warm_now = timed_warm  # type: ignore[method-assign]
+    ContextEngine.compact_ahead = timed_ahead  # type: ignore[method-assign]
     replay.ReplaySession.line = timed_line  # type: ignore[method-assign,assignment]
     with tempfile.TemporaryDirectory() as tmp:
         session = Path(tmp) / "coding.jsonl"
@@ -85,6 +101,12 @@ def main() -> None:
         f"turns {len(ms)}: p50 {statistics.median(ms):.2f} / p95 {q[94]:.2f} / p99 {q[98]:.2f} / "
         f"max {max(ms):.2f} ms CPU, mean {statistics.mean(ms):.2f}; compaction turns {len(event_ms)}, "
         f"mean {statistics.mean(event_ms) if event_ms else 0.0:.1f} ms"
+    )
+    ahead = [m for turn, m in ahead_per_turn if turn >= args.from_turn]
+    ahead_mean = statistics.mean(ahead) if ahead else 0.0
+    print(
+        f"compaction ahead at the idle step: {len(ahead)} events, mean {ahead_mean:.1f} ms, "
+        f"max {max(ahead, default=0.0):.1f} ms CPU (not in a turn's time)"
     )
     warm_ms = [m for turn, m in idle_per_turn if turn >= args.from_turn]
     busy = sorted(m for m in warm_ms if m > 0)
@@ -101,6 +123,9 @@ def main() -> None:
             "max_ms": max(ms),
             "compaction_turns": len(event_ms),
             "compaction_mean_ms": statistics.mean(event_ms) if event_ms else 0.0,
+            "ahead_events": len(ahead),
+            "ahead_mean_ms": ahead_mean,
+            "ahead_max_ms": max(ahead, default=0.0),
             "idle_warm_mean_ms": statistics.mean(warm_ms) if warm_ms else 0.0,
             "idle_warm_max_ms": max(warm_ms, default=0.0),
         }

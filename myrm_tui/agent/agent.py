@@ -418,11 +418,16 @@ class Agent:
 
     async def maintain(self) -> dict[str, Any] | None:
         """Idle-time compaction work after a turn: prepare the next summary with a model (in the
-        background; the prompt only changes at the next compaction event), then the scans the
-        next removal's extractive summaries need (`EventWarmup`: the event then only assembles)."""
+        background), run the removal the next turn would need inside its requests
+        (`ContextEngine.compact_ahead`), then the scans the next removal's extractive summaries
+        need (`EventWarmup`: the event then only assembles)."""
         if self._busy:
             return None
         record = await self.summary_work.maintain()
+        if not self._busy:
+            # After the summaries (the event uses the ones just prepared), before the warm-up
+            # (which then warms the removal after this one).
+            await self.engine.compact_ahead_idle(self.turn_input())
         if not self._busy:
             await self.engine.warm_next_event(self.turn_input())
         return record

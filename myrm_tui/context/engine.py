@@ -17,6 +17,7 @@ records a timestamp and stays unlocked.
 
 from __future__ import annotations
 
+import asyncio
 import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
@@ -199,6 +200,9 @@ class ContextEngine:
             st.tokens_out = history.tokens
 
         event: CompactionEvent | None = None
+        # An event run since the last request (the idle step's `compact_ahead`, the compact
+        # command): this request is the first to send its result, so its report carries it.
+        carried = compactor.unreported
         compactor.interval.note_request(
             self._tokens_for_ladder(fixed), compactor.event_target(budget), turn=history.last_user
         )
@@ -219,7 +223,9 @@ class ContextEngine:
                 st.items = event.items or 0 if event is not None else 0
         # Signature replay scrubber: a replay that re-bills the history stops resending old signed blocks.
         model_changed = self._last_model not in (None, inp.model.name)
-        if replay_breaks_cache(event is not None, self.cache.warm(now, inp.model), model_changed):
+        if replay_breaks_cache(
+            event is not None or carried is not None, self.cache.warm(now, inp.model), model_changed
+        ):
             history.scrub_signatures(inp.render_key())
         self._last_model = inp.model.name
 
@@ -272,8 +278,8 @@ class ContextEngine:
         with timer.stage(CACHE_OPTIMIZE) as st, clock.time(CACHE_OPTIMIZE):
             cache = self.cache
             digests = [cache.system_digest(inp.system_prompt), *history.digests(messages_out)]
-            # A compaction run between two requests (the user's compact command) explains a break.
-            cache.last_break = cache.detect_break(digests, event or compactor.unreported)
+            # A compaction run between two requests (the idle step's, the compact command) explains a break.
+            cache.last_break = cache.detect_break(digests, event or carried)
             compactor.unreported = None
             cache.predict(now, inp.model, cache.last_break)
             points = breakpoints_for(len(messages), len(cache.previous_digests))
@@ -296,7 +302,7 @@ class ContextEngine:
             ladder=LadderFigures(decision.tier, decision.why, decision.deferred),
             stages=tuple(timer.stages),
             breakers=self.breakers.states(),
-            event=event,
+            event=event or carried,
             cache_break=self.cache.last_break,
             integrity=IntegrityFigures(integrity.orphans_dropped, tuple(integrity.dangling_repaired)),
             ms=round((time.perf_counter() - started) * 1000, 3),
@@ -358,6 +364,49 @@ class ContextEngine:
                 )
             )
             return self.compactor.removed_rows(plan)
+
+    def compact_ahead(self, inp: TurnInput) -> CompactionEvent | None:
+        """The idle step's compaction (`ladder.decide_ahead`): the event the next turn would run
+        inside its requests, run now while the user reads; stored and reported like any other
+        (the next assemble's report carries it and explains the cache break with it). None when
+        nothing is due."""
+        with self._lock:
+            budget = self._caught_up(inp)
+            fixed = inp.fixed_tokens()
+            tokens = self._tokens_for_ladder(fixed)
+            compactor = self.compactor
+            now = self.clock() if inp.now is None else inp.now
+            decision = ladder.decide_ahead(
+                now=self._decide(inp, budget, fixed, now, None),
+                tokens=tokens,
+                turn_growth=compactor.interval.largest_turn_growth(),
+                budget=budget,
+                config=self.config,
+                economic_due_next=compactor.economic_due_next(budget, tokens),
+            )
+            if decision is None or decision.run is None:
+                return None
+            event: CompactionEvent | None = self.breakers.run(
+                COMPRESS,
+                partial(
+                    compactor.event,
+                    decision.run,
+                    budget,
+                    inp,
+                    now,
+                    trigger=decision.why,
+                    economic=decision.economic,
+                    room=decision.room,
+                ),
+                None,
+            )
+            return event
+
+    async def compact_ahead_idle(self, inp: TurnInput) -> CompactionEvent | None:
+        """`compact_ahead` in a worker thread: an event is 20-80 ms of CPU, too long for the UI's
+        loop. Not stoppable once started (an event is one store transaction); a new turn's
+        assemble waits for it on the lock, as it would have run the event itself."""
+        return await asyncio.to_thread(self.compact_ahead, inp)
 
     # ------------------------------------------------------------------ background summaries
     async def maintain(

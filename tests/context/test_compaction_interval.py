@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from typing import Any
 
@@ -175,3 +176,75 @@ def test_a_fast_growing_session_never_takes_the_economic_event(store, tmp_path):
     with Store.open(tmp_path / "off") as other:
         off = _tool_session(other, EngineConfig(economic_trigger=False))
     assert [r["budget"]["history_tokens"] for r in on] == [r["budget"]["history_tokens"] for r in off]
+
+
+# ----------------------------------------------------------------------------- compaction ahead
+
+
+def _ahead(tokens: int, growth: int | None, *, due: bool = False, config: EngineConfig = DEFAULT_CONFIG, warm=True):
+    budget = budget_for(10_000, 0)
+    now = ladder.decide(
+        tokens=tokens, budget=budget, config=config, cache_warm=warm, force_tier=None, recent_savings={}
+    )
+    return ladder.decide_ahead(
+        now=now, tokens=tokens, turn_growth=growth, budget=budget, config=config, economic_due_next=due
+    )
+
+
+GROWTH = dataclasses.replace(DEFAULT_CONFIG, compact_ahead_on_growth=True)
+
+
+def test_what_the_ladder_runs_on_the_prompt_as_it_is_runs_ahead_of_the_next_turn():
+    limit = budget_for(10_000, 0).prompt_limit
+    at = math.ceil(limit * DEFAULT_CONFIG.emergency_ratio)
+    decision = _ahead(at, None)
+    assert decision is not None and decision.run == ladder.EMERGENCY and decision.room == 0
+    assert decision.why.startswith("ahead of the next turn: ")
+    full = math.ceil(limit * DEFAULT_CONFIG.full_ratio)
+    assert _ahead(full, None) is None  # deferred while the cache is warm: the next request may be too
+    cold = _ahead(full, None, warm=False)  # a cold cache stays cold until the next request
+    assert cold is not None and cold.run == ladder.FULL
+    assert _ahead(at - 1, None) is None and _ahead(at - 1, 10_000) is None  # growth: off by default
+    off = dataclasses.replace(DEFAULT_CONFIG, compact_ahead=False)
+    assert _ahead(at, None, config=off) is None
+
+
+def test_with_growth_an_event_runs_ahead_when_the_largest_recent_turn_would_cross_the_threshold():
+    limit = budget_for(10_000, 0).prompt_limit
+    below = math.ceil(limit * DEFAULT_CONFIG.emergency_ratio) - 1_000
+    assert _ahead(below, 999, config=GROWTH) is None  # the next turn, however large recently, stays under
+    decision = _ahead(below, 1_000, config=GROWTH)
+    assert decision is not None and decision.run == ladder.EMERGENCY and not decision.economic
+    assert decision.why.startswith("ahead of the next turn")
+    assert decision.room == 1_000  # the event leaves the next turn's room below its target
+    assert _ahead(below, None, config=GROWTH) is None  # no turn measured yet: nothing to foresee with
+    off = dataclasses.replace(GROWTH, compact_ahead=False)
+    assert _ahead(below, 1_000, config=off) is None and _ahead(below, None, due=True, config=off) is None
+
+
+def test_an_economic_event_runs_ahead_when_the_next_request_makes_it_due():
+    limit = budget_for(10_000, 0).prompt_limit
+    decision = _ahead(int(limit * 0.6), None, due=True)
+    assert decision is not None and decision.economic and decision.run == ladder.EMERGENCY
+    assert _ahead(int(limit * 0.6), None, due=False) is None
+
+
+def test_the_largest_turn_growth_sums_each_turns_requests():
+    interval = CompactionInterval()
+    for tokens, turn in [(1_000, 1), (1_500, 1)]:
+        interval.note_request(tokens, target=0, turn=turn)
+    assert interval.largest_turn_growth() is None  # one turn measured (the first request has no growth)
+    for tokens, turn in [(1_600, 2), (4_000, 2), (4_300, 3)]:
+        interval.note_request(tokens, target=0, turn=turn)
+    assert interval.largest_turn_growth() == 2_500  # turn 2: 100 + 2,400; turn 1: 500; turn 3: 300
+
+
+@given(st.lists(st.integers(0, 50_000), min_size=1, max_size=30), st.integers(0, 50_000), st.integers(1, 20_000))
+def test_progress_after_is_progress_once_that_request_is_noted(requests, tokens, target):
+    interval = CompactionInterval()
+    interval.reset(8_000)
+    for r in requests:
+        interval.note_request(r, target=target)
+    predicted = interval.progress_after(tokens, target, RATIO)
+    interval.note_request(tokens, target=target)
+    assert math.isclose(predicted, interval.progress(target, RATIO))

@@ -91,6 +91,7 @@ class Compactor:
         overhead: int = 0,
         manual: bool = False,
         economic: bool = False,
+        room: int = 0,
     ) -> CompactionEvent | None:
         """One compaction event, written as one store transaction (event record, views,
         summary nodes): one fsync instead of a dozen, and a crash leaves all of it or none."""
@@ -108,6 +109,7 @@ class Compactor:
                 overhead=overhead,
                 manual=manual,
                 economic=economic,
+                room=room,
             )
 
     def _event_in_batch(
@@ -125,11 +127,14 @@ class Compactor:
         overhead: int = 0,
         manual: bool = False,
         economic: bool = False,
+        room: int = 0,
     ) -> CompactionEvent | None:
         """`floor`: the last preflight pass (anchors may shrink to pointers); `overhead`: tokens
         the integrity repair adds to the prompt, kept free when sizing the summary area;
         `manual`: the compact command's smaller kept tail; `economic`: run by the economic
-        trigger (its own floor, `economic_ratio`)."""
+        trigger (its own floor, `economic_ratio`); `room`: tokens left free below the targets
+        (an event run ahead of a turn leaves room for what the turn will add, so the turn ends
+        where an event inside it would have left the prompt)."""
         history, store, session_id = self.history, self.history.store, self.history.session_id
         started = time.perf_counter()
         fixed = inp.fixed_tokens()
@@ -149,6 +154,7 @@ class Compactor:
             no_tail=no_tail,
             manual=manual,
             economic=economic,
+            room=room,
         )
         tail_start, protected = plan_input.tail_start, plan_input.protected
         plan = plan_compaction(plan_input)
@@ -226,6 +232,7 @@ class Compactor:
         no_tail: bool = False,
         manual: bool = False,
         economic: bool = False,
+        room: int = 0,
     ) -> PlanInput:
         """What the planner is given for one event (also for the dry run of `rows_removed_next`)."""
         history = self.history
@@ -253,7 +260,7 @@ class Compactor:
             views=history.views,
             row_tokens=_TokenView(history),
             total=total,
-            target=int(budget.prompt_limit * target_ratio),
+            target=max(0, int(budget.prompt_limit * target_ratio) - room),
             tier=tier,
             protected=protected,
             tail_start=tail_start,
@@ -265,7 +272,7 @@ class Compactor:
             calls=history.calls,
             start=live,
             fence=self._fence_index(),
-            removal_target=int(budget.prompt_limit * removal_ratio),
+            removal_target=max(0, int(budget.prompt_limit * removal_ratio) - room),
             event_id=event_id,
             blocks=self.summaries.prepared_blocks(),
             removal_end=units[-1].start if no_tail and units else None,
@@ -302,6 +309,14 @@ class Compactor:
         if not self.config.economic_trigger or not self.interval.slow():
             return 0.0
         return self.interval.progress(self.event_target(budget), self.config.write_read_price_ratio)
+
+    def economic_due_next(self, budget: Budget, tokens: int) -> bool:
+        """Whether the next request (at least `tokens`) makes the economic trigger due (False
+        while the trigger is off or the session grows too fast for it)."""
+        if not self.config.economic_trigger or not self.interval.slow():
+            return False
+        target, ratio = self.event_target(budget), self.config.write_read_price_ratio
+        return self.interval.progress_after(tokens, target, ratio) >= 1.0
 
     def tail_start(self, units: Sequence[Unit], window: int, ratio: float | None = None) -> int:
         """First row of the fresh tail: the newest units within `ratio` (default `tail_ratio`)

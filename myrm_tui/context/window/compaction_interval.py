@@ -41,6 +41,10 @@ GROWTH_WINDOW = 20
 # docs/benchmarks.md, "Economic trigger, gated"; 400-turn replays, seed 1, 32k and 64k). 600 is
 # about a 450-word exchange: twice the replay's chat turn, under any coding turn measured.
 SLOW_GROWTH_TOKENS = 600
+# User turns measured before a compaction runs ahead of the next one (`largest_turn_growth`):
+# two, so one odd turn (a session's first file read) is not the only estimate; a coding window
+# of 20 requests holds 8-9 turns, a chat's 20.
+AHEAD_MIN_TURNS = 2
 
 
 @dataclass
@@ -68,6 +72,25 @@ class CompactionInterval:
         if len(self.growth) < GROWTH_WINDOW:
             return None
         return sum(g for g, _ in self.growth) / len({turn for _, turn in self.growth})
+
+    def largest_turn_growth(self) -> int | None:
+        """The most a user turn grew the prompt over the window (None before
+        `AHEAD_MIN_TURNS` turns were measured): what the next turn may add, for compacting ahead
+        of it. The largest, not the mean: a turn under it that still crosses the threshold
+        compacts inside its request as before, one over it was already seen."""
+        per_turn: dict[int | None, int] = {}
+        for grown, turn in self.growth:
+            per_turn[turn] = per_turn.get(turn, 0) + grown
+        if len(per_turn) < AHEAD_MIN_TURNS:
+            return None
+        return max(per_turn.values())
+
+    def progress_after(self, tokens: int, target: int, price_ratio: float) -> float:
+        """`progress` once one more request of at least `tokens` is noted: the next request
+        re-sends the prompt as it is now plus the user's message, so this is a lower bound."""
+        floor = max(self.floor, target)
+        excess = self.excess + max(0, tokens - floor)
+        return excess / (price_ratio * floor) if floor > 0 else 0.0
 
     def slow(self, threshold: int = SLOW_GROWTH_TOKENS) -> bool:
         """Whether the session grows slowly enough for the economic trigger (see the module's

@@ -119,6 +119,17 @@ class EngineConfig:
     # 32k 958 → 750 kU, 64k 1,532 → 1,321 (R_verbatim 1.000 both); coding and tool-storm figures
     # unchanged (the gate stays shut); docs/benchmarks.md, "Economic trigger, gated".
     economic_trigger: bool = True
+    # Compaction ahead of the turn (`ladder.decide_ahead`, run from the agent's idle step): a
+    # removal the next request is certain to run (the prompt already at the emergency threshold,
+    # or the economic trigger due with the next request) runs while the user reads, not inside
+    # that request. Off: events run only when a request reaches them.
+    compact_ahead: bool = True
+    # Also the removal the next turn is likely to need: the prompt plus the largest growth of a
+    # recent user turn reaches the emergency threshold. It takes the events out of the requests
+    # (B1 p95 / p99 35-65 -> 11-13 ms on the grid) but runs them earlier than needed: on the
+    # held-out fact sessions (G1, 32k `null`, seeds 1-3) R_verbatim 0.529 -> 0.499 and prefix
+    # share 0.887 -> 0.865, so it is off (docs/benchmarks.md, "Compaction ahead of the turn").
+    compact_ahead_on_growth: bool = False
     write_read_price_ratio: float = 12.5
     # How far an economic event removes once model summaries stand for what it removes (the
     # newest leaf a model was asked to write was written by it and accepted by the auditor,

@@ -10,7 +10,7 @@ each saved less than `min_save_ratio` of the budget is skipped until the next ti
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from myrm_tui.context.window.budget import Budget
 from myrm_tui.context.window.config import EngineConfig
@@ -25,6 +25,7 @@ class Decision:
     why: str
     deferred: str | None = None  # a tier that waits for the cache to go cold
     economic: bool = False  # run by the economic trigger (compaction_interval.py), not a threshold
+    room: int = 0  # tokens the event leaves free below its target (an event ahead of a turn: the turn's growth)
 
 
 def tier_for(utilization: float, config: EngineConfig) -> str:
@@ -73,6 +74,42 @@ def decide(
     if tier != EMERGENCY and _thrashing(recent_savings.get(tier, ()), budget, config):
         return Decision(tier, None, f"skipped: last {tier} runs saved too little", deferred=tier)
     return Decision(tier, tier, run_reason(tier, tokens, limit, config, cache_warm))
+
+
+def decide_ahead(
+    *,
+    now: Decision,
+    tokens: int,
+    turn_growth: int | None,
+    budget: Budget,
+    config: EngineConfig,
+    economic_due_next: bool,
+) -> Decision | None:
+    """Whether the compaction the next turn would run inside its requests runs now, at the idle
+    step before it (None: it waits). Certain cases only, by default: the ladder already runs a
+    tier on the prompt as it is (`now`, the answer took it there; the next request only adds to
+    it, and a cache can only go cold meanwhile), or the next request makes the economic trigger
+    due (`economic_due_next`, `CompactionInterval.progress_after`). Foreseen ones with
+    `compact_ahead_on_growth`: the prompt plus the most a recent user turn added (`turn_growth`,
+    `CompactionInterval.largest_turn_growth`) reaches the emergency threshold; the event then
+    leaves that much room below its target. The event is the one the ladder would run; only the
+    moment moves."""
+    if not config.compact_ahead:
+        return None
+    if now.run is not None:
+        return replace(now, why=f"ahead of the next turn: {now.why}")
+    limit = max(1, budget.prompt_limit)
+    share = tokens / limit
+    if economic_due_next and now.tier != EMERGENCY and tokens <= limit:
+        return Decision(
+            now.tier, EMERGENCY, f"ahead, economic: {share:.0%}, the next request's re-read is due", economic=True
+        )
+    if not config.compact_ahead_on_growth or turn_growth is None:
+        return None
+    if (tokens + turn_growth) / limit < config.emergency_ratio:
+        return None
+    why = f"ahead of the next turn: {share:.0%} + {turn_growth / limit:.0%} a turn ≥ {config.emergency_ratio:.0%}"
+    return Decision(now.tier, EMERGENCY, why, room=turn_growth)
 
 
 def run_reason(tier: str, tokens: int, limit: int, config: EngineConfig, cache_warm: bool) -> str:

@@ -78,6 +78,11 @@ class EnginePrepared(Message, bubble=False):
         self.window_problem = window_problem
 
 
+class IdleWorkDone(Message, bubble=False):
+    """The engine's idle step after a turn finished; it may have run the next turn's compaction
+    (`ContextEngine.compact_ahead`), so the ring and the dividers are read again."""
+
+
 class CompactProgress(Message, bubble=False):
     """The compact command's progress line (the screen adds the key that cancels it)."""
 

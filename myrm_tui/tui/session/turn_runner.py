@@ -46,6 +46,7 @@ from myrm_tui.tui.session.messages import (
     CompactEnded,
     CompactProgress,
     EnginePrepared,
+    IdleWorkDone,
     Severity,
     StatusChanged,
     TurnEnded,
@@ -286,6 +287,7 @@ class TurnRunner:
             await maintain()
         except Exception:  # noqa: BLE001 - background work: failures are recorded as events
             return
+        self._post(IdleWorkDone())
 
     def worker_changed(self, worker: Worker[Any], state: WorkerState) -> None:
         """The screen's Worker.StateChanged, forwarded: a warm-up or a turn finished."""

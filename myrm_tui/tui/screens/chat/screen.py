@@ -45,6 +45,7 @@ from myrm_tui.tui.session.messages import (
     CompactEnded,
     CompactProgress,
     EnginePrepared,
+    IdleWorkDone,
     StatusChanged,
     TurnEnded,
     TurnEvent,
@@ -325,6 +326,11 @@ class ChatScreen(ChatParts):
     @on(EnginePrepared)
     def _engine_prepared(self, message: EnginePrepared) -> None:
         self.readouts.engine_prepared(message.problem, message.window_problem)
+
+    @on(IdleWorkDone)
+    def _idle_work_done(self, _message: IdleWorkDone) -> None:
+        if self.turn_view is None:  # a turn that started meanwhile refreshes them itself
+            self.refresh_context()
 
     @on(CompactProgress)
     def _compact_progress(self, message: CompactProgress) -> None:
