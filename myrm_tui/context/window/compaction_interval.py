@@ -87,7 +87,8 @@ class CompactionInterval:
 
     def progress_after(self, tokens: int, target: int, price_ratio: float) -> float:
         """`progress` once one more request of at least `tokens` is noted: the next request
-        re-sends the prompt as it is now plus the user's message, so this is a lower bound."""
+        re-sends the prompt as it is now plus the user's message, so this is a lower bound
+        (0 tokens: `progress` as it is)."""
         floor = max(self.floor, target)
         excess = self.excess + max(0, tokens - floor)
         return excess / (price_ratio * floor) if floor > 0 else 0.0
@@ -101,8 +102,7 @@ class CompactionInterval:
     def progress(self, target: int, price_ratio: float) -> float:
         """How far to the next economic event, 0..1 and beyond (1 = due): the background summary
         step prepares the chunk the event will remove once this is well on the way."""
-        floor = max(self.floor, target)
-        return self.excess / (price_ratio * floor) if floor > 0 else 0.0
+        return self.progress_after(0, target, price_ratio)
 
     def reset(self, after: int) -> None:
         """An event ran (whatever triggered it): measure from what it left. The growth across the
