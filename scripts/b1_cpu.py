@@ -37,6 +37,7 @@ def main() -> None:
     parser.add_argument("--turns", type=int, default=800)
     parser.add_argument("--window", type=int, default=64_000)
     parser.add_argument("--from-turn", type=int, default=401)
+    parser.add_argument("--top", type=int, default=0, help="also list the N heaviest turns (turn, CPU ms, events)")
     parser.add_argument("--json", type=Path, help="also write the figures here (python -m bench latency reads them)")
     args = parser.parse_args()
     spent = [0.0]  # CPU seconds of the current turn's assembles
@@ -102,6 +103,9 @@ def main() -> None:
         f"max {max(ms):.2f} ms CPU, mean {statistics.mean(ms):.2f}; compaction turns {len(event_ms)}, "
         f"mean {statistics.mean(event_ms) if event_ms else 0.0:.1f} ms"
     )
+    if args.top:
+        heaviest = sorted((row for row in per_turn if row[0] >= args.from_turn), key=lambda row: -row[1])
+        print("heaviest turns:", ", ".join(f"{t} {m:.1f} ms ({e} events)" for t, m, e in heaviest[: args.top]))
     ahead = [m for turn, m in ahead_per_turn if turn >= args.from_turn]
     ahead_mean = statistics.mean(ahead) if ahead else 0.0
     print(

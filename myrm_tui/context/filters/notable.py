@@ -121,6 +121,23 @@ def _raises(text: str) -> bool:
     return any(end in text for end in _EXCEPTION_ENDS) and _EXCEPTION.search(text) is not None
 
 
+def _raising_lines(text: str, most: int) -> list[int]:
+    """The indices of the lines of `text` that hold an exception's message, in order, but no
+    more than `most` + 1 of them (the caller only asks whether there are more than `most`).
+    One pass of the pattern over the whole text instead of a search per line: a match never
+    spans a line (`\\w` stops at a newline, `\\b` holds at a line's start as at the text's)."""
+    out: list[int] = []
+    line = at = 0
+    for match in _EXCEPTION.finditer(text):
+        line += text.count("\n", at, match.start())
+        at = match.start()
+        if not out or out[-1] != line:
+            out.append(line)
+            if len(out) > most:
+                break
+    return out
+
+
 def _bonus(line: str) -> int:
     return (SEVERITY_SCORE if _SEVERITY.search(line) else 0) + (EXCEPTION_SCORE if _raises(line) else 0)
 
@@ -142,8 +159,9 @@ class _Kinds(dict[str, str]):
     of the shape pass; the kind is worked out here, in the miss, not in a second call."""
 
     def __missing__(self, token: str) -> str:
-        if token.isalnum() and not token.isnumeric():
-            kind = "a"  # every character a letter or a digit, not all of them numbers: a letter
+        if token.isalnum():
+            # Every character a letter or a digit: a letter unless all of them are numbers.
+            kind = "9" if token.isnumeric() else "a"
         elif token.isascii():  # a regex search instead of a Python test per character
             # A letter is alphanumeric too: one search decides most tokens.
             kind = "a" if _ASCII_ALPHA.search(token) else "9" if _ASCII_DIGIT.search(token) else token[:3]
@@ -185,6 +203,28 @@ def _constant_column(members: list[int], tokens: dict[int, list[str]]) -> bool:
     return False
 
 
+def _rare_in_columns(
+    shape: tuple[str, ...], members: list[int], tokens: dict[int, list[str]], kinds: _Kinds
+) -> Iterator[int]:
+    """The `members` (lines of one shape) whose word or number in some column is one of a few
+    rare values among common ones: the run's one odd status, host or level."""
+    for column in range(COLUMNS):
+        if column < len(shape):
+            # Every member has this column, of the kind the shape names: one test for them all
+            # (the shape is the kinds of a line's first tokens).
+            if shape[column] not in _ALNUM_KINDS:
+                continue
+            cells = [(i, tokens[i][column]) for i in members]
+        else:
+            cells = [(i, t[column]) for i in members if len(t := tokens[i]) > column]
+            cells = [(i, v) for i, v in cells if kinds[v] in _ALNUM_KINDS]
+        values = Counter(v for _, v in cells)
+        common = sum(n for n in values.values() if n >= COMMON_COUNT)
+        rare = {v for v, n in values.items() if n <= RARE_COUNT}
+        if rare and len(rare) <= MAX_RARE_VALUES and common >= COMMON_SHARE * len(cells):
+            yield from (i for i, v in cells if v in rare)
+
+
 def _shape_breaks(lines: list[str], text: str) -> dict[int, int]:
     """Line index → score of the lines that break the output's shape (rules above); `text` is
     `lines` joined by newlines."""
@@ -209,22 +249,13 @@ def _shape_breaks(lines: list[str], text: str) -> dict[int, int]:
     dominant = max(groups.values(), key=len)
     if len(dominant) >= DOMINANT_SHARE * len(body) and _constant_column(dominant, tokens):
         flagged.update(i for i in body if len(groups[shapes[i]]) <= RARE_COUNT and i in eligible)
-    for members in groups.values():
-        if len(members) < MIN_KEYED_LINES:
-            continue
-        for column in range(COLUMNS):
-            cells = [(i, tokens[i][column]) for i in members if len(tokens[i]) > column]
-            cells = [(i, v) for i, v in cells if seen[v] in _ALNUM_KINDS]
-            values = Counter(v for _, v in cells)
-            common = sum(n for n in values.values() if n >= COMMON_COUNT)
-            rare = {v for v, n in values.items() if n <= RARE_COUNT}
-            if not rare or len(rare) > MAX_RARE_VALUES or common < COMMON_SHARE * len(cells):
-                continue
-            flagged.update(i for i, v in cells if v in rare and i in eligible)
+    for shape, members in groups.items():
+        if len(members) >= MIN_KEYED_LINES:
+            flagged.update(i for i in _rare_in_columns(shape, members, tokens, seen) if i in eligible)
     # An exception's message ends a run: notable on its own when the output has one or two.
     # The pattern never spans a line (`\w` stops at a newline, `\b` holds at a line's start):
     # one search of the whole text settles most outputs, which raise nothing.
-    raised = [i for i in body if _raises(lines[i])] if _raises(text) else []
+    raised = _raising_lines(text, RARE_COUNT) if any(end in text for end in _EXCEPTION_ENDS) else []
     if len(raised) <= RARE_COUNT:
         flagged.update(raised)
     # A line that only opens a container (`"page": {`, `services:`) holds no fact of its own.
@@ -268,9 +299,9 @@ def _scored(lines: list[str], per_line: list[list[str]], text: str) -> Iterator[
         novel = [0] * len(lines)
     shape = _shape_breaks(lines, text)
     for index, (line, keys) in enumerate(zip(lines, per_line, strict=True)):
-        if any(_SECRET_KEY.search(key) for key in keys):
-            continue
         if not novel[index] and index not in shape:
+            continue
+        if any(_SECRET_KEY.search(key) for key in keys):
             continue
         score = KEY_SCORE * novel[index] + (_bonus(line) if novel[index] else 0)
         score = max(score, shape.get(index, 0))
