@@ -126,10 +126,8 @@ LIVE_FENCE_KEEP_CHARS = 200
 # 100 ms or more to mount); a click swaps the Markdown widget in.
 FINISHED_MARKDOWN_CHARS = 1_500
 
-# During a streamed turn a full (oldest-generation) garbage collection waits until this many
-# middle-generation passes have run (CPython's default is 10): in practice it waits for the end
-# of the turn, when one is run IDLE_COLLECT_DELAY_S after it, while the user reads the reply.
-STREAMING_GEN2_THRESHOLD = 10_000
+# During a streamed turn full garbage collections are held back (agent/gc_policy.py); the one
+# held runs IDLE_COLLECT_DELAY_S after the turn, while the user reads the reply ...
 IDLE_COLLECT_DELAY_S = 0.5
 # ... and only once no key reached the prompt for this long: the pass (0.2-0.4 s on this box) blocks
 # the loop, so a key typed during it waits for it. Keys come 0.1-0.3 s apart in a burst of typing;

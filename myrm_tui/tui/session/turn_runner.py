@@ -22,6 +22,7 @@ from textual.message import Message
 from textual.timer import Timer
 from textual.worker import Worker, WorkerState
 
+from myrm_tui.agent.gc_policy import freeze_startup_heap, hold_full_passes, release_full_passes
 from myrm_tui.agent.user_input.attachments import (
     AttachmentError,
     FileAttachment,
@@ -35,7 +36,6 @@ from myrm_tui.tui.constants import (
     COLLECT_KEY_QUIET_S,
     IDLE_COLLECT_DELAY_S,
     SHUTDOWN_TURN_WAIT_S,
-    STREAMING_GEN2_THRESHOLD,
 )
 from myrm_tui.tui.formatting import token_change
 from myrm_tui.tui.input_priority import input_priority
@@ -61,30 +61,6 @@ BUSY_NOTICE = "A turn is running — Esc to interrupt."
 COMPACT_CANCELLED = (
     "Compaction cancelled: the prompt is unchanged; summaries already written are kept for the next compaction."
 )
-
-_DEFAULT_GC_THRESHOLDS = gc.get_threshold()
-
-
-def _defer_full_collections() -> None:
-    """While a reply streams, keep the collector to its cheap young generations: a full pass over
-    litellm's heap stalls the UI for hundreds of ms (bench/tui_bench.py). It runs after the turn."""
-    young, middle, _ = _DEFAULT_GC_THRESHOLDS
-    gc.set_threshold(young, middle, STREAMING_GEN2_THRESHOLD)
-
-
-def _restore_collections() -> None:
-    gc.set_threshold(*_DEFAULT_GC_THRESHOLDS)
-
-
-def _freeze_long_lived() -> None:
-    """litellm's import leaves hundreds of thousands of long-lived objects; moving them out of the
-    collector's reach halves the worst full-collection stall while a reply streams (measured:
-    bench/tui_bench.py, docs/tui-benchmarks.md). Once per process: frozen objects are never
-    collected, and a later freeze (the next session's chat screen) would catch the session just
-    left, still waiting for its collection, and make it immortal, engine and all (a thaw and a
-    full pass instead costs seconds at every session switch on a loaded 2-core box)."""
-    if not gc.get_freeze_count():
-        gc.freeze()
 
 
 def compacted_text(event: dict[str, Any]) -> str:
@@ -164,7 +140,7 @@ class TurnRunner:
             self.chat.model = self.chat.settings.model or None
             problem = f"Could not resolve the model: {worker.error}"
         self._post(EnginePrepared(problem, self.window_problem))
-        _freeze_long_lived()
+        freeze_startup_heap()
         self.ready.set()
         from myrm_tui.tui.session.session_preheat import start_session_preheat  # opt-in; a no-op unless on
 
@@ -223,7 +199,8 @@ class TurnRunner:
         if self._idle_collect is not None:  # the last turn's full pass waits for this one's end
             self._idle_collect.stop()
             self._idle_collect = None
-        _defer_full_collections()
+        # The reply streams without full passes; the one held back runs once the user stops typing.
+        hold_full_passes()
         self.turn_worker = self.screen.run_worker(
             self._run_turn(text, images, files), group="turn", exclusive=True, exit_on_error=False
         )
@@ -274,7 +251,7 @@ class TurnRunner:
             self._idle_collect = self.screen.set_timer(COLLECT_KEY_QUIET_S - quiet, self._collect_after_turn)
             return
         gc.collect()
-        _restore_collections()
+        release_full_passes()
 
     async def _maintain(self) -> None:
         """Idle-time engine work after a turn (a summary prepared in the background); it never
