@@ -102,6 +102,9 @@ class OpenSession:
     health: ContextHealth  # the ring's figures as usage_update (context_health.py)
     notes: list[str] = field(default_factory=list)  # said at the start of the next turn (client MCP servers)
     turn: asyncio.Task[StopReason] | None = None
+    # The idle step after the last turn (`Agent.maintain`: a summary prepared in the background,
+    # the compaction the next request would run, the next event's scans), as the TUI runs it.
+    idle: asyncio.Task[None] | None = None
     cancel_requested: bool = False
     asks: set[asyncio.Task[None]] = field(default_factory=set)
 
@@ -189,6 +192,7 @@ class MyrmAcpAgent:
             self.workspace.store.rename_session(session_id, session_title(text, TITLE_CHARS))
             session.titled = True
         session.cancel_requested = False
+        await _stop_idle(session)  # background work yields to the user's message
         session.turn = asyncio.create_task(self._drive(session, text))
         try:
             reason = await session.turn
@@ -197,6 +201,8 @@ class MyrmAcpAgent:
             if current is not None and current.cancelling():  # this request itself is being cancelled
                 raise
             return PromptResponse(stop_reason="cancelled")
+        if not session.cancel_requested:
+            session.idle = asyncio.create_task(_idle_step(session))
         return PromptResponse(stop_reason="cancelled" if session.cancel_requested else reason)
 
     async def cancel(self, session_id: str, **kwargs: Any) -> None:
@@ -212,6 +218,7 @@ class MyrmAcpAgent:
         """Stop every running turn (each stores its interruption), then the agents' background
         commands and MCP servers, then close the store: nothing outlives the process."""
         for session in self.sessions.values():
+            await _stop_idle(session)
             if session.turn is not None and not session.turn.done():
                 session.turn.cancel()
                 await asyncio.gather(session.turn, return_exceptions=True)
@@ -331,6 +338,25 @@ class MyrmAcpAgent:
         if self.client is None:
             raise RequestError.internal_error({"message": "no client connection"})
         return self.client
+
+
+async def _idle_step(session: OpenSession) -> None:
+    """The idle step after a turn, while the editor's user reads the answer; a new prompt or
+    the server's close cancels it (the engine's lock makes a turn wait for a unit in progress)."""
+    agent = session.runtime.current
+    if agent is None:
+        return
+    try:
+        await agent.maintain()
+    except Exception as exc:  # noqa: BLE001 - background work: the session goes on, the log says why
+        print(scrub(RUN_ECHO, f"note: the idle step after the turn failed: {exc}"), file=sys.stderr)
+
+
+async def _stop_idle(session: OpenSession) -> None:
+    if session.idle is not None and not session.idle.done():
+        session.idle.cancel()
+        await asyncio.gather(session.idle, return_exceptions=True)
+    session.idle = None
 
 
 async def serve(opener: WorkspaceOpener) -> None:

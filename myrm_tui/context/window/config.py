@@ -127,8 +127,9 @@ class EngineConfig:
     # Also the removal the next turn is likely to need: the prompt plus the largest growth of a
     # recent user turn reaches the emergency threshold. It takes the events out of the requests
     # (B1 p95 / p99 35-65 -> 11-13 ms on the grid) but runs them earlier than needed: on the
-    # held-out fact sessions (G1, 32k `null`, seeds 1-3) R_verbatim 0.529 -> 0.499 and prefix
-    # share 0.887 -> 0.865, so it is off (docs/benchmarks.md, "Compaction ahead of the turn").
+    # held-out fact sessions (G1, `null`, seeds 1-9, no room left for the turn) R_verbatim 0.541
+    # -> 0.532 at 32k and 0.694 -> 0.690 at 64k, prefix share and cost worse in both, so it is
+    # off (docs/benchmarks.md, "Compaction ahead of the turn"; docs/latency.md).
     compact_ahead_on_growth: bool = False
     write_read_price_ratio: float = 12.5
     # How far an economic event removes once model summaries stand for what it removes (the
