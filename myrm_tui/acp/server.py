@@ -192,7 +192,6 @@ class MyrmAcpAgent:
             self.workspace.store.rename_session(session_id, session_title(text, TITLE_CHARS))
             session.titled = True
         session.cancel_requested = False
-        await _stop_idle(session)  # background work yields to the user's message
         session.turn = asyncio.create_task(self._drive(session, text))
         try:
             reason = await session.turn
@@ -201,8 +200,6 @@ class MyrmAcpAgent:
             if current is not None and current.cancelling():  # this request itself is being cancelled
                 raise
             return PromptResponse(stop_reason="cancelled")
-        if not session.cancel_requested:
-            session.idle = asyncio.create_task(_idle_step(session))
         return PromptResponse(stop_reason="cancelled" if session.cancel_requested else reason)
 
     async def cancel(self, session_id: str, **kwargs: Any) -> None:
@@ -218,7 +215,7 @@ class MyrmAcpAgent:
         """Stop every running turn (each stores its interruption), then the agents' background
         commands and MCP servers, then close the store: nothing outlives the process."""
         for session in self.sessions.values():
-            await _stop_idle(session)
+            await _stop_idle(session, settle=True)
             if session.turn is not None and not session.turn.done():
                 session.turn.cancel()
                 await asyncio.gather(session.turn, return_exceptions=True)
@@ -233,6 +230,9 @@ class MyrmAcpAgent:
     async def _drive(self, session: OpenSession, text: str) -> StopReason:
         client = self._client()
         reason: StopReason = "end_turn"
+        failed = False
+        for open_session in list(self.sessions.values()):  # background work yields to a message
+            await _stop_idle(open_session)
         for note in session.notes:  # announced where the user reads the session, once
             await client.session_update(session_id=session.id, update=update_agent_message_text(f"_note: {note}_\n\n"))
         session.notes.clear()
@@ -246,6 +246,7 @@ class MyrmAcpAgent:
                         continue
                     if isinstance(event, TurnFinished):
                         reason = STOP_REASONS.get(event.reason, "end_turn")
+                        failed = event.reason == "error"
                     if isinstance(event, (StepStarted, TurnFinished)):  # the prompt was just compacted, if it was
                         for compacted in session.compactions.updates():
                             await client.session_update(session_id=session.id, update=compacted)
@@ -262,6 +263,8 @@ class MyrmAcpAgent:
         finally:
             for ask in list(session.asks):
                 ask.cancel()
+        if not failed and not session.cancel_requested:  # as the TUI: no idle step after a failure
+            session.idle = asyncio.create_task(_idle_step(session))
         return reason
 
     async def _ask(self, session: OpenSession, request: ApprovalRequest) -> None:
@@ -352,11 +355,15 @@ async def _idle_step(session: OpenSession) -> None:
         print(scrub(RUN_ECHO, f"note: the idle step after the turn failed: {exc}"), file=sys.stderr)
 
 
-async def _stop_idle(session: OpenSession) -> None:
+async def _stop_idle(session: OpenSession, *, settle: bool = False) -> None:
+    """Cancel the session's idle step; `settle`: also wait for the engine work it left running
+    in a worker thread (an event or a scan cannot be stopped), before the store closes."""
     if session.idle is not None and not session.idle.done():
         session.idle.cancel()
         await asyncio.gather(session.idle, return_exceptions=True)
     session.idle = None
+    if settle:
+        await session.runtime.engine.settled()
 
 
 async def serve(opener: WorkspaceOpener) -> None:

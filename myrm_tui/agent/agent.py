@@ -27,6 +27,7 @@ from myrm_tui.agent.events import (
     TurnFinished,
     UserMessageStored,
 )
+from myrm_tui.agent.gc_policy import freeze_startup_heap
 from myrm_tui.agent.hooks import HookRunner
 from myrm_tui.agent.limits import KILL_GRACE_S
 from myrm_tui.agent.ports import ToolSource
@@ -423,6 +424,9 @@ class Agent:
         need (`EventWarmup`: the event then only assembles)."""
         if self._busy:
             return None
+        # Once per process, where nobody waits: a full pass, then the heap out of the collector's
+        # reach (agent/gc_policy.py; the TUI froze it already, when its engine was prepared).
+        freeze_startup_heap(collect=True)
         record = await self.summary_work.maintain()
         if not self._busy:
             # After the summaries (the event uses the ones just prepared), before the warm-up

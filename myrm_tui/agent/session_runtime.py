@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from myrm_tui.agent.agent import Agent, StreamFn
 from myrm_tui.agent.events import AgentEvent, Notice
-from myrm_tui.agent.gc_policy import freeze_startup_heap, hold_full_passes, release_full_passes
+from myrm_tui.agent.gc_policy import hold_full_passes, release_full_passes
 from myrm_tui.agent.ports import ToolSource
 from myrm_tui.agent.session_parts import SessionParts
 from myrm_tui.agent.setup.build import build_agent
@@ -139,15 +139,13 @@ class SessionRuntime:
             agent = self._agent
         else:
             raise RuntimeError("the first message of a session needs its settings")
-        held = hold_full_passes()  # False: the front end holds them already and runs the pass (the TUI)
+        hold_full_passes()  # agent/gc_policy.py: a full pass waits for the end of the turn
         try:
             async with aclosing(agent.turn(content)) as events:
                 async for event in events:
                     yield event
         finally:
-            if held:
-                release_full_passes()
-            freeze_startup_heap()  # after the first turn every import a turn needs is loaded
+            release_full_passes()
 
     async def aclose(self) -> list[BackgroundInfo]:
         """The session ends: its background commands stop (unread output kept in the vault) and

@@ -408,6 +408,16 @@ class ContextEngine:
         assemble waits for it on the lock, as it would have run the event itself."""
         return await asyncio.to_thread(self.compact_ahead, inp)
 
+    async def settled(self) -> None:
+        """Returns once no idle-step work holds the engine: a worker thread's event or scan
+        cannot be stopped, and the store must not close under it."""
+
+        def wait() -> None:
+            with self._lock:
+                pass
+
+        await asyncio.to_thread(wait)
+
     # ------------------------------------------------------------------ background summaries
     async def maintain(
         self,

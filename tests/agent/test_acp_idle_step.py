@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from acp import text_block
+from acp import RequestError, text_block
 
 from myrm_tui.acp.server import MyrmAcpAgent, Workspace
 from myrm_tui.agent.agent import Agent
@@ -86,3 +86,47 @@ async def test_a_new_prompt_stops_the_idle_step(workspace, store, script, monkey
     finally:
         await server.close()
     assert second.cancelled()  # closing the server stops it too
+
+
+async def test_a_prompt_in_another_session_stops_the_idle_step_too(workspace, store, script, monkeypatch):
+    async def endless(self: Agent) -> Any:
+        await asyncio.Event().wait()
+
+    monkeypatch.setattr(Agent, "maintain", endless)
+    server = _server(workspace, store, script({"text": "one"}, {"text": "two"}))
+    first = (await server.new_session(cwd=str(workspace))).session_id
+    second = (await server.new_session(cwd=str(workspace))).session_id
+    try:
+        await server.prompt([text_block("hi")], first)
+        idle = server.sessions[first].idle
+        assert idle is not None and not idle.done()
+        await asyncio.wait_for(server.prompt([text_block("hello")], second), 60)
+        assert idle.cancelled()  # its summary calls and scans would slow the other session's turn
+    finally:
+        await server.close()
+
+
+async def test_no_idle_step_after_a_failed_turn(workspace, store, script):
+    server = _server(workspace, store, script({"error": "auth"}))
+    session_id = (await server.new_session(cwd=str(workspace))).session_id
+    try:
+        await server.prompt([text_block("hi")], session_id)
+        assert server.sessions[session_id].idle is None  # as the TUI: no summary call right after an error
+    finally:
+        await server.close()
+
+
+async def test_two_prompts_at_once_start_one_turn(workspace, store, script):
+    server = _server(workspace, store, script({"text": "one"}, {"text": "two"}))
+    session_id = (await server.new_session(cwd=str(workspace))).session_id
+    try:
+        await server.prompt([text_block("hi")], session_id)  # an idle step now runs
+        results = await asyncio.gather(
+            server.prompt([text_block("a")], session_id),
+            server.prompt([text_block("b")], session_id),
+            return_exceptions=True,
+        )
+        refused = [r for r in results if isinstance(r, RequestError)]
+        assert len(refused) == 1 and sum(1 for r in results if not isinstance(r, BaseException)) == 1
+    finally:
+        await server.close()

@@ -122,7 +122,8 @@ def _raises(text: str) -> bool:
 
 
 def _raising_lines(text: str, most: int) -> list[int]:
-    """The indices of the lines of `text` that hold an exception's message, in order, but no
+    """The indices of the lines of `text` (split at "\\n" only: the caller's lines must be
+    exactly `text.split("\\n")`) that hold an exception's message, in order, but no
     more than `most` + 1 of them (the caller only asks whether there are more than `most`).
     One pass of the pattern over the whole text instead of a search per line: a match never
     spans a line (`\\w` stops at a newline, `\\b` holds at a line's start as at the text's)."""
@@ -159,9 +160,10 @@ class _Kinds(dict[str, str]):
     of the shape pass; the kind is worked out here, in the miss, not in a second call."""
 
     def __missing__(self, token: str) -> str:
-        if token.isalnum():
-            # Every character a letter or a digit: a letter unless all of them are numbers.
-            kind = "9" if token.isnumeric() else "a"
+        if token.isalnum() and not token.isnumeric():
+            kind = "a"  # every character a letter or a digit, not all of them numbers: a letter
+        elif token.isalnum() and token.isascii():
+            kind = "9"  # ASCII numbers are digits: no letter among them
         elif token.isascii():  # a regex search instead of a Python test per character
             # A letter is alphanumeric too: one search decides most tokens.
             kind = "a" if _ASCII_ALPHA.search(token) else "9" if _ASCII_DIGIT.search(token) else token[:3]

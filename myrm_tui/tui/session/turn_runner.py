@@ -22,7 +22,7 @@ from textual.message import Message
 from textual.timer import Timer
 from textual.worker import Worker, WorkerState
 
-from myrm_tui.agent.gc_policy import freeze_startup_heap, hold_full_passes, release_full_passes
+from myrm_tui.agent.gc_policy import chat_collected, freeze_startup_heap, hold_until_chat_collects
 from myrm_tui.agent.user_input.attachments import (
     AttachmentError,
     FileAttachment,
@@ -200,7 +200,7 @@ class TurnRunner:
             self._idle_collect.stop()
             self._idle_collect = None
         # The reply streams without full passes; the one held back runs once the user stops typing.
-        hold_full_passes()
+        hold_until_chat_collects()
         self.turn_worker = self.screen.run_worker(
             self._run_turn(text, images, files), group="turn", exclusive=True, exit_on_error=False
         )
@@ -251,7 +251,7 @@ class TurnRunner:
             self._idle_collect = self.screen.set_timer(COLLECT_KEY_QUIET_S - quiet, self._collect_after_turn)
             return
         gc.collect()
-        release_full_passes()
+        chat_collected()
 
     async def _maintain(self) -> None:
         """Idle-time engine work after a turn (a summary prepared in the background); it never

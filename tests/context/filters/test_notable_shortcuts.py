@@ -44,6 +44,9 @@ def test_an_exception_is_found_exactly_where_the_pattern_finds_one(text):
 @example("2025-03-14T10:00:05.227Z")
 @example("[4/384]")
 @example("½")
+@example("三")  # a letter and a number at once (CJK numerals): a word
+@example("1一")
+@example("42")
 def test_a_tokens_kind_is_its_definition(token):
     assert notable._Kinds()[token] == _kind_by_definition(token)
 
@@ -82,7 +85,7 @@ def test_raising_lines_are_the_lines_the_pattern_finds_one_in(lines, most):
 
 
 # Few distinct tokens, so lines share shapes and a group reaches MIN_KEYED_LINES.
-_CELL = st.sampled_from(["INFO", "WARN", "200", "404", "é", "٣", "---", "----", "x1", "|", "ok", "GET", "7"])
+_CELL = st.sampled_from(["INFO", "WARN", "200", "404", "é", "٣", "三", "---", "----", "x1", "|", "ok", "GET", "7"])
 _ROW = st.lists(_CELL, min_size=0, max_size=6).map(" ".join)
 
 
