@@ -396,7 +396,6 @@ class ContextEngine:
                     now,
                     trigger=decision.why,
                     economic=decision.economic,
-                    room=decision.room,
                 ),
                 None,
             )

@@ -66,22 +66,6 @@ def test_with_growth_the_idle_step_runs_the_removal_the_next_turn_would_run_insi
     assert all(r["tokens"] <= limit for r in records)
 
 
-def test_an_event_ahead_of_a_turn_leaves_the_turns_room_below_its_targets(store):
-    """Run at the idle step, the removal leaves room for what the next turn adds, so the turn
-    ends near where the same event inside it would have left the prompt."""
-    from myrm_tui.context.stages.compress import EMERGENCY
-    from tests.context.test_event_warmup import _fed, _inp
-
-    _session, engine = _fed(store, 30)
-    budget = _inp().budget()
-    plain = engine.compactor.plan_input(EMERGENCY, budget, _inp(), 10_000, event_id=0)
-    roomy = engine.compactor.plan_input(EMERGENCY, budget, _inp(), 10_000, event_id=0, room=700)
-    assert plain.removal_target is not None
-    assert roomy.target == plain.target - 700 and roomy.removal_target == plain.removal_target - 700
-    none_left = engine.compactor.plan_input(EMERGENCY, budget, _inp(), 10_000, event_id=0, room=10**9)
-    assert none_left.target == 0 and none_left.removal_target == 0
-
-
 @pytest.mark.slow
 def test_a_removal_the_next_request_is_certain_to_run_runs_at_the_idle_step():
     """By default only the certain case: the answer took the prompt over the emergency threshold,

@@ -91,7 +91,6 @@ class Compactor:
         overhead: int = 0,
         manual: bool = False,
         economic: bool = False,
-        room: int = 0,
     ) -> CompactionEvent | None:
         """One compaction event, written as one store transaction (event record, views,
         summary nodes): one fsync instead of a dozen, and a crash leaves all of it or none."""
@@ -109,7 +108,6 @@ class Compactor:
                 overhead=overhead,
                 manual=manual,
                 economic=economic,
-                room=room,
             )
 
     def _event_in_batch(
@@ -127,14 +125,11 @@ class Compactor:
         overhead: int = 0,
         manual: bool = False,
         economic: bool = False,
-        room: int = 0,
     ) -> CompactionEvent | None:
         """`floor`: the last preflight pass (anchors may shrink to pointers); `overhead`: tokens
         the integrity repair adds to the prompt, kept free when sizing the summary area;
         `manual`: the compact command's smaller kept tail; `economic`: run by the economic
-        trigger (its own floor, `economic_ratio`); `room`: tokens left free below the targets
-        (an event run ahead of a turn leaves room for what the turn will add, so the turn ends
-        where an event inside it would have left the prompt)."""
+        trigger (its own floor, `economic_ratio`)."""
         history, store, session_id = self.history, self.history.store, self.history.session_id
         started = time.perf_counter()
         fixed = inp.fixed_tokens()
@@ -154,7 +149,6 @@ class Compactor:
             no_tail=no_tail,
             manual=manual,
             economic=economic,
-            room=room,
         )
         tail_start, protected = plan_input.tail_start, plan_input.protected
         plan = plan_compaction(plan_input)
@@ -232,7 +226,6 @@ class Compactor:
         no_tail: bool = False,
         manual: bool = False,
         economic: bool = False,
-        room: int = 0,
     ) -> PlanInput:
         """What the planner is given for one event (also for the dry run of `rows_removed_next`)."""
         history = self.history
@@ -260,7 +253,7 @@ class Compactor:
             views=history.views,
             row_tokens=_TokenView(history),
             total=total,
-            target=max(0, int(budget.prompt_limit * target_ratio) - room),
+            target=int(budget.prompt_limit * target_ratio),
             tier=tier,
             protected=protected,
             tail_start=tail_start,
@@ -272,7 +265,7 @@ class Compactor:
             calls=history.calls,
             start=live,
             fence=self._fence_index(),
-            removal_target=max(0, int(budget.prompt_limit * removal_ratio) - room),
+            removal_target=int(budget.prompt_limit * removal_ratio),
             event_id=event_id,
             blocks=self.summaries.prepared_blocks(),
             removal_end=units[-1].start if no_tail and units else None,

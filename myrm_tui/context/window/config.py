@@ -127,7 +127,7 @@ class EngineConfig:
     # Also the removal the next turn is likely to need: the prompt plus the largest growth of a
     # recent user turn reaches the emergency threshold. It takes the events out of the requests
     # (B1 p95 / p99 35-65 -> 11-13 ms on the grid) but runs them earlier than needed: on the
-    # held-out fact sessions (G1, `null`, seeds 1-9, no room left for the turn) R_verbatim 0.541
+    # held-out fact sessions (G1, `null`, seeds 1-9) R_verbatim 0.541
     # -> 0.532 at 32k and 0.694 -> 0.690 at 64k, prefix share and cost worse in both, so it is
     # off (docs/benchmarks.md, "Compaction ahead of the turn"; docs/latency.md).
     compact_ahead_on_growth: bool = False

@@ -25,7 +25,6 @@ class Decision:
     why: str
     deferred: str | None = None  # a tier that waits for the cache to go cold
     economic: bool = False  # run by the economic trigger (compaction_interval.py), not a threshold
-    room: int = 0  # tokens the event leaves free below its target (an event ahead of a turn: the turn's growth)
 
 
 def tier_for(utilization: float, config: EngineConfig) -> str:
@@ -91,9 +90,8 @@ def decide_ahead(
     it, and a cache can only go cold meanwhile), or the next request makes the economic trigger
     due (`economic_due_next`, `CompactionInterval.progress_after`). Foreseen ones with
     `compact_ahead_on_growth`: the prompt plus the most a recent user turn added (`turn_growth`,
-    `CompactionInterval.largest_turn_growth`) reaches the emergency threshold; the event then
-    leaves that much room below its target. The event is the one the ladder would run; only the
-    moment moves."""
+    `CompactionInterval.largest_turn_growth`) reaches the emergency threshold. The event is the one the ladder would
+    run; only the moment moves."""
     if not config.compact_ahead:
         return None
     if now.run is not None:
@@ -109,7 +107,7 @@ def decide_ahead(
     if (tokens + turn_growth) / limit < config.emergency_ratio:
         return None
     why = f"ahead of the next turn: {share:.0%} + {turn_growth / limit:.0%} a turn ≥ {config.emergency_ratio:.0%}"
-    return Decision(now.tier, EMERGENCY, why, room=turn_growth)
+    return Decision(now.tier, EMERGENCY, why)
 
 
 def run_reason(tier: str, tokens: int, limit: int, config: EngineConfig, cache_warm: bool) -> str:
