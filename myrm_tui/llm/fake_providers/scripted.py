@@ -26,6 +26,7 @@ from __future__ import annotations
 import asyncio
 import json
 import math
+import os
 import threading
 import time
 from collections.abc import AsyncIterator, Iterator
@@ -154,7 +155,9 @@ def record_request(script: Script, messages: list[dict]) -> None:
     test sees that an image reached the request as an image part, or as a placeholder."""
     if script.record is None:
         return
-    with script.record.open("a", encoding="utf-8") as handle:
+    # The file itself never through a link (a test fake, enabled only by ENABLE_MYRM_TEST_PROVIDERS).
+    flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC
+    with os.fdopen(os.open(script.record, flags, 0o600), "a", encoding="utf-8") as handle:
         handle.write(json.dumps(messages, default=str) + "\n")
 
 
