@@ -18,16 +18,13 @@ from __future__ import annotations
 
 import asyncio
 import time
-from typing import TypeVar
-from weakref import WeakKeyDictionary
-
-from textual.app import App
 
 from myrm_tui.tui.constants import INPUT_HOLD_MAX_S
 
 
 class InputPriority:
-    """Whether a key arrived that the screen has not painted yet; one per app (`input_priority`)."""
+    """Whether a key arrived that the screen has not painted yet. The chat screen owns one and
+    hands it down to its prompt (which reports keys) and to each streaming reply (which waits)."""
 
     def __init__(self) -> None:
         self._painted = asyncio.Event()
@@ -59,15 +56,3 @@ class InputPriority:
             await asyncio.wait_for(self._painted.wait(), INPUT_HOLD_MAX_S)
         except TimeoutError:
             self._painted.set()  # nothing painted it: no key is still waiting for the next frame
-
-
-_BY_APP: WeakKeyDictionary[object, InputPriority] = WeakKeyDictionary()
-_Result = TypeVar("_Result")
-
-
-def input_priority(app: App[_Result]) -> InputPriority:
-    """The app's one InputPriority (made on first use, gone with the app)."""
-    found = _BY_APP.get(app)
-    if found is None:
-        found = _BY_APP[app] = InputPriority()
-    return found

@@ -29,6 +29,7 @@ from myrm_tui.agent.events import (
 from myrm_tui.agent.tools.task import TASK_TOOL
 from myrm_tui.llm.events import ReasoningDelta, RetryEvent, TextDelta, UsageEvent, WaitPhase
 from myrm_tui.tui.figures.reply_figures_text import StreamMeter
+from myrm_tui.tui.input_priority import InputPriority
 from myrm_tui.tui.widgets.approval import ApprovalPrompt
 from myrm_tui.tui.widgets.blocks.assistant_message import AssistantMessage
 from myrm_tui.tui.widgets.blocks.note import Note
@@ -47,8 +48,11 @@ _STOP_NOTES = {
 class TurnView:
     """Widgets and state of one turn in the transcript."""
 
-    def __init__(self, transcript: Transcript, status: StatusBar, user: UserMessage) -> None:
+    def __init__(
+        self, transcript: Transcript, status: StatusBar, user: UserMessage, input_priority: InputPriority
+    ) -> None:
         self.transcript = transcript
+        self.input_priority = input_priority  # the screen's: the reply waits for keys the prompt took
         self.status = status
         self.user = user
         self.assistant: AssistantMessage | None = None
@@ -76,7 +80,7 @@ class TurnView:
 
     def _reply(self) -> AssistantMessage:
         if self.assistant is None:
-            self.assistant = AssistantMessage(streaming=True)
+            self.assistant = AssistantMessage(streaming=True, input_priority=self.input_priority)
             self.mount(self.assistant)
         return self.assistant
 

@@ -13,7 +13,6 @@ from types import SimpleNamespace
 import pytest
 
 from myrm_tui.tui.app import MyrmApp
-from myrm_tui.tui.input_priority import input_priority
 from myrm_tui.tui.session import turn_runner
 from tests.tui.tui_pilot_helpers import SIZE, scripted_settings, type_text, wait_until
 
@@ -40,6 +39,6 @@ async def test_the_after_turn_collection_waits_while_the_user_types(workspace, s
         runner._collect_after_turn()  # the held-back pass comes due
         assert collections == []
         assert runner._idle_collect is not None  # asked again, for after the pause
-        input_priority(app).last_key = time.monotonic() - 60  # a pause in typing
+        screen.input_priority.last_key = time.monotonic() - 60  # a pause in typing
         runner._collect_after_turn()
         assert len(collections) == 1

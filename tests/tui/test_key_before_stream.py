@@ -12,16 +12,19 @@ from __future__ import annotations
 
 import asyncio
 
+import pytest
 from textual import events
 from textual.app import App, ComposeResult
 from textual.geometry import Region
 from textual.strip import Strip
 
 from myrm_tui.tui import input_priority as priority
+from myrm_tui.tui.app import MyrmApp
+from myrm_tui.tui.input_priority import InputPriority
 from myrm_tui.tui.widgets.blocks.live_markdown import Frame
 from myrm_tui.tui.widgets.blocks.live_reply import LiveReply
 from myrm_tui.tui.widgets.prompt import PromptArea
-from tests.tui.tui_pilot_helpers import wait_until
+from tests.tui.tui_pilot_helpers import SIZE, scripted_settings, type_text, wait_until
 
 
 class LoggedPrompt(PromptArea):
@@ -42,10 +45,11 @@ class Streaming(App[None]):
     def __init__(self) -> None:
         super().__init__()
         self.seen: list[str] = []
+        self.priority = priority.InputPriority()  # as the chat screen does: one, shared
 
     def compose(self) -> ComposeResult:
-        yield LoggedReply()
-        yield LoggedPrompt()
+        yield LoggedReply(input_priority=self.priority)
+        yield LoggedPrompt(input_priority=self.priority)
 
 
 async def test_a_key_typed_while_a_reply_streams_is_painted_before_the_replys_next_rows(monkeypatch) -> None:
@@ -70,7 +74,7 @@ async def test_a_key_typed_while_a_reply_streams_is_painted_before_the_replys_ne
         await wait_until(pilot, lambda: "second paragraph" in reply.source, what="the second paragraph")
         await wait_until(pilot, lambda: "reply rows" in app.seen, what="the reply's next rows")
         assert app.seen[0] == "key painted", app.seen
-        assert priority.input_priority(app).holds >= 1
+        assert app.priority.holds >= 1
 
 
 async def test_a_key_that_is_never_painted_holds_a_frame_back_only_for_the_bound(monkeypatch) -> None:
@@ -83,3 +87,27 @@ async def test_a_key_that_is_never_painted_holds_a_frame_back_only_for_the_bound
     assert not gate.pending and gate.holds == 1
     await gate.yield_to_input()  # nothing pending: no hold
     assert gate.holds == 1
+
+
+@pytest.mark.slow  # a MyrmApp and a turn: ~6 s on a loaded 2-core box
+async def test_the_chats_streaming_reply_waits_on_the_keys_its_prompt_reports(
+    workspace, store, script, monkeypatch
+) -> None:
+    # the chat screen owns the one gate: its prompt reports keys to it, each reply of a turn waits on it
+    gates: list[InputPriority] = []
+    append = LiveReply.append
+
+    def seen(self: LiveReply, delta: str) -> None:
+        gates.append(self.input_priority)
+        append(self, delta)
+
+    monkeypatch.setattr(LiveReply, "append", seen)
+    app = MyrmApp(workspace, scripted_settings(script({"text": "Done."})), store=store, watch_themes=False)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.chat_screen
+        await type_text(pilot, "hi")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: screen.turns_ended == 1, what="the turn's end")
+        assert gates, "no reply streamed"
+        assert all(gate is screen.input_priority for gate in gates)
+        assert screen.query_one(PromptArea).input_priority is screen.input_priority

@@ -38,7 +38,7 @@ from myrm_tui.tui.constants import (
     SHUTDOWN_TURN_WAIT_S,
 )
 from myrm_tui.tui.formatting import token_change
-from myrm_tui.tui.input_priority import input_priority
+from myrm_tui.tui.input_priority import InputPriority
 from myrm_tui.tui.prompt.image_input import PendingImages
 from myrm_tui.tui.session.chat_session import ONBOARDING, ChatSession
 from myrm_tui.tui.session.messages import (
@@ -81,10 +81,13 @@ class TurnRunner:
     """`screen`: where the workers run and the messages go (the chat screen); `images`: the
     screen's pending /image attachments, read when a message goes."""
 
-    def __init__(self, screen: Screen[Any], chat: ChatSession, images: PendingImages) -> None:
+    def __init__(
+        self, screen: Screen[Any], chat: ChatSession, images: PendingImages, input_priority: InputPriority
+    ) -> None:
         self.screen = screen
         self.chat = chat
         self.images = images
+        self.input_priority = input_priority  # the screen's: when the user last typed
         self.ready = asyncio.Event()  # set once the engine warm-up finished (either way)
         self.window_problem: str | None = None  # the model window cannot hold a conversation
         self.turn_worker: Worker[None] | None = None
@@ -246,7 +249,7 @@ class TurnRunner:
         self._idle_collect = None
         if self.turn_running:
             return
-        quiet = input_priority(self.screen.app).quiet_for()
+        quiet = self.input_priority.quiet_for()
         if quiet < COLLECT_KEY_QUIET_S:  # the user is typing: the pass waits for a pause
             self._idle_collect = self.screen.set_timer(COLLECT_KEY_QUIET_S - quiet, self._collect_after_turn)
             return

@@ -25,7 +25,7 @@ from textual.worker import Worker, WorkerState
 
 from myrm_tui.terminal_text import for_terminal
 from myrm_tui.tui.css import sibling_css
-from myrm_tui.tui.input_priority import input_priority
+from myrm_tui.tui.input_priority import InputPriority
 from myrm_tui.tui.prompt.completion import apply_completion, completion_at
 from myrm_tui.tui.prompt.paste_chips import PasteChips, is_big
 from myrm_tui.tui.prompt.prompt_history import PromptHistory
@@ -72,7 +72,7 @@ class PromptArea(TextArea):
             self.query = query
             self.chosen = chosen
 
-    def __init__(self, *, id: str | None = None) -> None:
+    def __init__(self, *, id: str | None = None, input_priority: InputPriority | None = None) -> None:
         super().__init__(
             "",
             id=id,
@@ -85,6 +85,8 @@ class PromptArea(TextArea):
         self.prompt_history = PromptHistory()
         self.chips = PasteChips()  # big pastes shown as `[pasted N lines]` (tui/prompt/paste_chips.py)
         self.popup: CompletionPopup | None = None
+        # the chat screen's, shared with its streaming replies; a prompt on its own keeps its own
+        self.input_priority = input_priority or InputPriority()
 
     # A key the prompt takes holds a streaming reply's next frame back until the key is painted
     # (tui/input_priority.py): its screen update is then this widget's rows, not a layout of the
@@ -92,12 +94,12 @@ class PromptArea(TextArea):
     # for a subclass's keys; `render_lines` runs when the screen paints this widget.
 
     async def _on_key(self, event: events.Key) -> None:
-        input_priority(self.app).key_arrived()
+        self.input_priority.key_arrived()
         await super()._on_key(event)
 
     def render_lines(self, crop: Region) -> list[Strip]:
         lines = super().render_lines(crop)
-        input_priority(self.app).key_painted()
+        self.input_priority.key_painted()
         return lines
 
     @property

@@ -30,6 +30,7 @@ from myrm_tui.tui.constants import CTRL_C_QUIT_WINDOW_S, PANEL_BESIDE_MIN_WIDTH
 from myrm_tui.tui.css import sibling_css
 from myrm_tui.tui.figures.context_source import ContextState, ModelBudget
 from myrm_tui.tui.formatting import pretty_key
+from myrm_tui.tui.input_priority import InputPriority
 from myrm_tui.tui.prompt.image_input import PendingImages
 from myrm_tui.tui.prompt.message_queue import MessageQueue
 from myrm_tui.tui.prompt.slash_commands import SlashCommand
@@ -85,7 +86,9 @@ class ChatScreen(ChatParts):
         self.images = PendingImages()  # /image attachments for the next message
         self.context = ContextState()
         self._last_ctrl_c = 0.0
-        self.runner = TurnRunner(self, chat, self.images)
+        # keys before the stream (tui/input_priority.py): the prompt reports, the replies wait
+        self.input_priority = InputPriority()
+        self.runner = TurnRunner(self, chat, self.images, self.input_priority)
         self.turn_view: TurnView | None = None  # the running turn's widgets
         self.turns_ended = 0  # finished turns this screen showed (tests and the palette wait on it)
         self.edits = EditQueue(self)
@@ -103,7 +106,7 @@ class ChatScreen(ChatParts):
         yield CompletionPopup(id="popup")
         yield QueuedMessages(id="queued")
         yield EditHint(id="edit-hint")
-        yield PromptArea(id="prompt")
+        yield PromptArea(id="prompt", input_priority=self.input_priority)
         with Horizontal(id="statusline"):
             yield StatusBar(
                 StatusInfo(
@@ -268,7 +271,7 @@ class ChatScreen(ChatParts):
         self.transcript.anchor()  # sending is a request to follow the reply
         from myrm_tui.tui.turn_view import TurnView
 
-        self.turn_view = TurnView(self.transcript, self.status, user)
+        self.turn_view = TurnView(self.transcript, self.status, user, self.input_priority)
         self.status.set(state=message.state)
 
     @on(TurnEvent)

@@ -22,6 +22,7 @@ from myrm_tui.terminal_text import for_terminal
 from myrm_tui.tui.constants import FINISHED_MARKDOWN_CHARS, STREAM_FLUSH_INTERVAL_S
 from myrm_tui.tui.css import sibling_css
 from myrm_tui.tui.figures.reply_figures_text import figures_line
+from myrm_tui.tui.input_priority import InputPriority
 from myrm_tui.tui.widgets.blocks.live_reply import LiveReply
 from myrm_tui.tui.widgets.blocks.stored_reply import StoredReply, palette_of
 from myrm_tui.tui.widgets.one_pass_layout import OnePassLayout
@@ -61,7 +62,13 @@ class AssistantMessage(OnePassLayout, Vertical):
     BLANK = True
 
     def __init__(
-        self, text: str = "", reasoning: str = "", *, streaming: bool = False, figures: ReplyFigures | None = None
+        self,
+        text: str = "",
+        reasoning: str = "",
+        *,
+        streaming: bool = False,
+        figures: ReplyFigures | None = None,
+        input_priority: InputPriority | None = None,
     ) -> None:
         super().__init__()
         self.figures: ReplyFigures | None = None
@@ -75,7 +82,7 @@ class AssistantMessage(OnePassLayout, Vertical):
         self._reasoning_timer: Timer | None = None
         # A finished reply is one widget of pre-rendered lines (stored_reply.py: why); the live one
         # is rows rendered as they arrive (live_reply.py).
-        self._live: LiveReply | None = LiveReply(classes="reply") if streaming else None
+        self._live: LiveReply | None = LiveReply(classes="reply", input_priority=input_priority) if streaming else None
         self._markdown: Markdown | StoredReply | LiveReply = (
             self._live if self._live is not None else StoredReply(for_terminal(text), classes="reply")
         )

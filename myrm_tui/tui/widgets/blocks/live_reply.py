@@ -31,7 +31,7 @@ from textual.worker import Worker
 from myrm_tui.terminal_text import for_terminal
 from myrm_tui.tui.constants import STREAM_FLUSH_INTERVAL_S
 from myrm_tui.tui.css import sibling_css
-from myrm_tui.tui.input_priority import InputPriority, input_priority
+from myrm_tui.tui.input_priority import InputPriority
 from myrm_tui.tui.widgets.blocks.live_markdown import Frame, LiveMarkdown
 from myrm_tui.tui.widgets.blocks.stored_reply import ReplyPalette, palette_of
 from myrm_tui.tui.widgets.one_pass_layout import OnePassLayout
@@ -42,7 +42,7 @@ class LiveReply(OnePassLayout, Widget):
 
     DEFAULT_CSS = sibling_css(__file__)
 
-    def __init__(self, *, classes: str | None = None) -> None:
+    def __init__(self, *, classes: str | None = None, input_priority: InputPriority | None = None) -> None:
         super().__init__(classes=classes)
         self._incoming: list[str] = []  # deltas not handed to a frame yet
         self._held = ""  # a trailing "\r" kept for the next frame: it may be half of "\r\n"
@@ -64,7 +64,8 @@ class LiveReply(OnePassLayout, Widget):
         self._replacement: str | None = None  # the text to show instead (the stored reply differed)
         self._ended = asyncio.Event()
         self._worker: Worker[None] | None = None
-        self._input = InputPriority()  # the app's, once mounted
+        # the chat screen's, shared with its prompt (keys before the stream); alone, its own
+        self.input_priority = input_priority or InputPriority()
         self.frames = 0  # frames rendered: tests count them
 
     @property
@@ -74,7 +75,6 @@ class LiveReply(OnePassLayout, Widget):
 
     def on_mount(self) -> None:
         self.watch(self.app, "theme", self._theme_changed, init=False)
-        self._input = input_priority(self.app)
         self._worker = self.run_worker(self._render_loop(), group="live-reply")
         if self._incoming:
             self._wake.set()
@@ -126,7 +126,7 @@ class LiveReply(OnePassLayout, Widget):
                 woke = time.monotonic()
                 # a key typed just before is painted first (tui/input_priority.py): the render
                 # thread would slow its handling, the rows' layout would join its screen update
-                await self._input.yield_to_input()
+                await self.input_priority.yield_to_input()
                 self._wake.clear()
                 begun = time.monotonic()
                 ending = self._ending
@@ -139,7 +139,7 @@ class LiveReply(OnePassLayout, Widget):
                     continue
                 frame = await self._next_frame(width, ending)
                 rendered = time.monotonic() - begun
-                await self._input.yield_to_input()  # a key typed while the thread rendered
+                await self.input_priority.yield_to_input()  # a key typed while the thread rendered
                 self._apply(frame)
                 if ending:
                     return
