@@ -23,7 +23,7 @@ from myrm_tui.context.rows.views import REMOVED
 from myrm_tui.context.stages.post_compaction_reread import build_reread
 from myrm_tui.context.view_log import SyntheticView
 from myrm_tui.context.window.budget import Budget
-from myrm_tui.context.window.tokens import count_message_tokens, count_text_tokens
+from myrm_tui.context.window.tokens import count_message_tokens, count_text_tokens_by_line
 from myrm_tui.store.records import MessageRecord
 
 FileReader = Callable[[str], "str | None"]
@@ -74,11 +74,13 @@ class SummaryArea:
             else:
                 runs.append([i])
 
+        # Summary texts are counted line by line (the same figures): a fold's text is its
+        # children's lines, counted already (`count_text_tokens_by_line`).
         def count(message: dict[str, Any]) -> int:
-            return count_message_tokens(message, model)
+            return count_message_tokens(message, model, count_text_tokens_by_line)
 
         def count_text(text: str) -> int:
-            return count_text_tokens(text, model)
+            return count_text_tokens_by_line(text, model)
 
         runs = [segment for run in runs for segment in self._split_by_prepared(run)]
         # Once per event: which share applies reads every stored node (`SummaryDag.model_written`).
@@ -156,7 +158,7 @@ class SummaryArea:
         rows = [self.history.rows[i] for i in indices]
 
         def count_text(text: str) -> int:
-            return count_text_tokens(text, model)
+            return count_text_tokens_by_line(text, model)
 
         facts = FactContext(self.history.rows, index=self.history.facts)
         self.dag.extractive(

@@ -102,6 +102,13 @@ class FactIndex:
         self.changed: dict[tuple[int, int], list[str]] = {}
         # Row id → (the names it was asked about, the lines holding them).
         self.named: dict[int, tuple[frozenset[str], list[str]]] = {}
+        # Row id → what the compaction planner asks of a tool output at every event, twice (its
+        # fenced pass and its whole pass; stages/compress.py), over every live output: the
+        # output's sha256 (dedup), whether it reads as failed (the mask order), its call's
+        # identity (superseded). Each is a pure function of the row, and stored rows never change.
+        self.digests: dict[int, str] = {}
+        self.failed: dict[int, bool] = {}
+        self.call_keys: dict[int, str] = {}
 
     def catch_up(self, rows: Sequence[MessageRecord]) -> None:
         """Scan the rows not seen yet; start over when `rows` is not the list seen so far."""

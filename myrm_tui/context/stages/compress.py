@@ -198,6 +198,33 @@ class _Planner:
         row = self.inp.rows[i]
         return self.calls.get(row.message.get("tool_call_id", ""), (row.message.get("name", ""), {}))
 
+    def digest(self, i: int) -> str:
+        """The sha256 of row `i`'s text (remembered per row for the session: `FactIndex.digests`)."""
+        memo, row_id = self.facts.index.digests, self.inp.rows[i].id
+        found = memo.get(row_id)
+        if found is None:
+            content = _text_of(self.inp.rows[i].message)
+            found = memo[row_id] = hashlib.sha256(content.encode("utf-8", "surrogatepass")).hexdigest()
+        return found
+
+    def failed(self, i: int) -> bool:
+        """Whether row `i`'s text reads as a failure (remembered per row: `FactIndex.failed`)."""
+        memo, row_id = self.facts.index.failed, self.inp.rows[i].id
+        found = memo.get(row_id)
+        if found is None:
+            found = memo[row_id] = looks_failed(_text_of(self.inp.rows[i].message))
+        return found
+
+    def call_key(self, i: int) -> str:
+        """Row `i`'s call as one string, tool name and arguments (keys sorted): runs with one key
+        repeat one call (remembered per row: `FactIndex.call_keys`)."""
+        memo, row_id = self.facts.index.call_keys, self.inp.rows[i].id
+        found = memo.get(row_id)
+        if found is None:
+            name, args = self.call_of(i)
+            found = memo[row_id] = name + json.dumps(args, sort_keys=True, default=str)
+        return found
+
     def carries_focus(self, i: int) -> bool:
         """Whether row `i` is part of the current task by the intent: its text (head) or its
         call's arguments name a focus path, module or symbol, or it answers a failed call."""
@@ -262,19 +289,16 @@ class _Planner:
         latest: dict[str, int] = {}
         for i in range(self.inp.start, len(self.inp.rows)):
             row = self.inp.rows[i]
-            if row.role == "tool":
-                content = _text_of(row.message)
-                if len(content) >= MIN_DEDUP_CHARS:
-                    latest[hashlib.sha256(content.encode("utf-8", "surrogatepass")).hexdigest()] = i
+            if row.role == "tool" and len(_text_of(row.message)) >= MIN_DEDUP_CHARS:
+                latest[self.digest(i)] = i
         for i in self.focus_last(self.tool_rows()):
             if self.done():
                 return
             if self.view_kind(i) not in (VERBATIM, FILTERED) or self.young(i):
                 continue
-            content = _text_of(self.inp.rows[i].message)
-            if len(content) < MIN_DEDUP_CHARS:
+            if len(_text_of(self.inp.rows[i].message)) < MIN_DEDUP_CHARS:
                 continue
-            j = latest.get(hashlib.sha256(content.encode("utf-8", "surrogatepass")).hexdigest(), i)
+            j = latest.get(self.digest(i), i)
             if j > i:
                 text = pointer_text(
                     "duplicate output",
@@ -293,7 +317,7 @@ class _Planner:
             name, args = self.call_of(i)
             if not name or name in self.inp.protected_tools or name in ("file_write", "file_edit"):
                 continue
-            key = name + json.dumps(args, sort_keys=True, default=str)
+            key = self.call_key(i)
             keys[i] = key
             latest[key] = i
         for i in self.focus_last(self.tool_rows()):
@@ -341,7 +365,7 @@ class _Planner:
             return 3  # active task: last
         if name in READ_ONLY_TOOLS:
             return 0
-        if looks_failed(_text_of(self.inp.rows[i].message)):
+        if self.failed(i):
             return 1  # errors of earlier turns: resolved or abandoned by now
         return 2
 
