@@ -311,9 +311,11 @@ def _sub(
 
 # Short texts are redacted once and remembered (a pure function of text and policy): summary
 # items are redacted again each time nodes fold, placeholders at every compaction event, and the
-# ~40 patterns were most of an event's time. Bounded: COUNT × MAX_CHARS (~8 MB at worst).
+# ~40 patterns were most of an event's time. 8,192: with 2,048, a third of the texts an event
+# redacted afresh had been redacted before in the session (coding replay, turns 401-560), with
+# 8,192 one in 340. Bounded: COUNT × MAX_CHARS (~16 M characters at worst, ~1 MB in practice).
 REDACT_CACHE_MAX_CHARS = 2_000
-REDACT_CACHE_SIZE = 2_048
+REDACT_CACHE_SIZE = 8_192
 
 
 def redact(text: str, policy: RedactionPolicy = DEFAULT_POLICY) -> RedactionResult:
