@@ -39,6 +39,12 @@ def main() -> None:
     parser.add_argument("--from-turn", type=int, default=401)
     parser.add_argument("--top", type=int, default=0, help="also list the N heaviest turns (turn, CPU ms, events)")
     parser.add_argument("--json", type=Path, help="also write the figures here (python -m bench latency reads them)")
+    parser.add_argument(
+        "--warmup-to-end",
+        action="store_true",
+        help="run each idle warm-up to its end before the next turn (not in a thread the turn cancels): "
+        "the events' CPU then no longer depends on thread timing, to compare two trees",
+    )
     args = parser.parse_args()
     spent = [0.0]  # CPU seconds of the current turn's assembles
     events = [0]
@@ -87,6 +93,12 @@ def main() -> None:
 
     ContextEngine.assemble = timed  # type: ignore[method-assign]
     EventWarmup.warm_now = timed_warm  # type: ignore[method-assign]
+    if args.warmup_to_end:
+
+        async def warm_to_end(self: EventWarmup, inp: TurnInput) -> int:
+            return self.warm_now(inp)  # no await inside: the next turn cannot cancel it midway
+
+        EventWarmup.warm = warm_to_end  # type: ignore[method-assign]
     ContextEngine.compact_ahead = timed_ahead  # type: ignore[method-assign]
     replay.ReplaySession.line = timed_line  # type: ignore[method-assign,assignment]
     with tempfile.TemporaryDirectory() as tmp:

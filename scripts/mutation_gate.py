@@ -74,6 +74,13 @@ SCOPE: dict[str, tuple[str, ...]] = {
         "tests/context/test_relevance.py",
         "tests/context/test_model_folds.py",
         "tests/context/test_light_filter_tier.py",
+        "tests/context/test_planner_row_memos.py",
+        "tests/context/test_planner_light_steps.py",
+    ),
+    # Every threshold of the ladder reads these counts (the 90 % safety net included).
+    "myrm_tui/context/window/tokens.py": (
+        "tests/context/test_line_token_counts.py",
+        "tests/context/test_engine_speed_caches.py",
     ),
 }
 

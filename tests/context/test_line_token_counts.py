@@ -8,6 +8,9 @@ is not exact (a punctuation run takes the newlines after it, and o200k a "/" aft
 
 from __future__ import annotations
 
+import json
+import uuid
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -63,3 +66,63 @@ def test_a_summary_shaped_text_gives_the_whole_count(model: str) -> None:
     text = "\n".join(lines)
     assert len(text) > COUNT_CACHE_MAX_CHARS
     assert count_text_tokens_by_line(text, model) == whole(text, model)
+
+
+def test_a_short_text_is_counted_whole_for_its_models_tokenizer() -> None:
+    mixed = "Привет, мир! こんにちは世界 — naïve café 12345"  # counts differ between the two tokenizers
+    assert whole(mixed, MODELS[0]) != whole(mixed, MODELS[1])
+    for model in MODELS:
+        assert count_text_tokens_by_line(mixed, model) == whole(mixed, model)
+    assert count_text_tokens_by_line(mixed) == whole(mixed, "")  # no model: cl100k
+    assert count_text_tokens_by_line("", MODELS[0]) == 0
+
+
+def test_lines_are_remembered_apart_from_short_texts_and_an_overlong_line_is_not() -> None:
+    line = "- a summary line that stays the same from leaf to fold, #%d\n"
+    text = "".join(line % i for i in range(COUNT_CACHE_MAX_CHARS // 40))
+    assert len(text) > COUNT_CACHE_MAX_CHARS
+    count_text_tokens_by_line(text, MODELS[0])
+    hits, short = tokens._count_line.cache_info().hits, tokens._count_short.cache_info().currsize
+    assert count_text_tokens_by_line(text, MODELS[0]) == whole(text, MODELS[0])
+    assert tokens._count_line.cache_info().hits >= hits + COUNT_CACHE_MAX_CHARS // 40  # every line again
+    assert tokens._count_short.cache_info().currsize == short  # the short texts' cache untouched
+    overlong = "word " * (COUNT_CACHE_MAX_CHARS // 5 + 1) + f"\nnext {uuid.uuid4().hex}\n"  # a line never counted
+    size = tokens._count_line.cache_info().currsize
+    assert count_text_tokens_by_line(overlong, MODELS[0]) == whole(overlong, MODELS[0])
+    assert tokens._count_line.cache_info().currsize == size + 1  # the "next" line kept, the overlong one not
+    exact = "y" * (COUNT_CACHE_MAX_CHARS - 1) + "\n"  # a line of exactly the cap is kept
+    count_text_tokens_by_line(exact + "tail", MODELS[0])
+    hits = tokens._count_line.cache_info().hits
+    count_text_tokens_by_line(exact + "tail", MODELS[0])
+    assert tokens._count_line.cache_info().hits == hits + 2
+
+
+def test_a_message_costs_its_overhead_and_every_text_it_carries() -> None:
+    # the summary area counts messages with the line count: the same figure as the whole count
+    text = "\n".join(f"línea {i}: Привет こんにちは {'x' * 20}" for i in range(80))  # counts differ by tokenizer
+    audio = {"type": "input_audio", "input_audio": {"data": "UklGRg==", "format": "wav"}}  # counted as its JSON
+    message = {
+        "role": "assistant",
+        "content": [
+            {"type": "text", "text": text},
+            {"type": "image_url", "image_url": {"url": "data:,"}},
+            audio,
+        ],
+        "tool_calls": [{"id": "c1", "function": {"name": "grep", "arguments": '{"pattern": "x"}'}}],
+        "reasoning_content": text,
+        "tool_call_id": "c0",
+    }
+    assert whole(text, MODELS[0]) != whole(text, MODELS[1])
+    for model in MODELS:
+        expected = (
+            tokens.MESSAGE_OVERHEAD_TOKENS
+            + whole(text, model) * 2
+            + tokens.IMAGE_TOKENS
+            + whole(json.dumps(audio, ensure_ascii=False, sort_keys=True), model)
+            + whole("grep", model)
+            + whole('{"pattern": "x"}', model)
+            + 3
+            + 2
+        )
+        assert tokens.count_message_tokens(message, model) == expected
+        assert tokens.count_message_tokens(message, model, count_text_tokens_by_line) == expected
