@@ -126,3 +126,11 @@ def test_a_message_costs_its_overhead_and_every_text_it_carries() -> None:
         )
         assert tokens.count_message_tokens(message, model) == expected
         assert tokens.count_message_tokens(message, model, count_text_tokens_by_line) == expected
+
+
+def test_a_tokenizer_the_cut_was_not_checked_for_is_counted_whole(monkeypatch) -> None:
+    monkeypatch.setattr(tokens, "_LINE_EXACT_ENCODINGS", frozenset())
+    text = "".join(f"line {i} {uuid.uuid4().hex}\n" for i in range(COUNT_CACHE_MAX_CHARS // 30))
+    size = tokens._count_line.cache_info().currsize
+    assert count_text_tokens_by_line(text, MODELS[0]) == whole(text, MODELS[0])
+    assert tokens._count_line.cache_info().currsize == size  # no line counted apart

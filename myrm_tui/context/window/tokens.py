@@ -39,6 +39,8 @@ COUNT_CACHE_SIZE = 4_096
 # it, and in o200k a "/" after them too), so each piece is chunked, and encoded, as in the whole.
 # Checked against whole counts on fuzzed texts (tests/context/test_line_token_counts.py).
 _LINE_CUT = re.compile(r"(?<=\n)(?=[^\s/])")
+# The tokenizers that rule was checked for: any other is counted whole.
+_LINE_EXACT_ENCODINGS = frozenset({"cl100k_base", "o200k_base"})
 # Lines remembered by that count, apart from the short texts above (a tool output counted line
 # by line would push the summaries' lines out): a summary area's lines, thousands per session.
 LINE_COUNT_CACHE_SIZE = 8_192
@@ -92,6 +94,8 @@ def count_text_tokens_by_line(text: str, model: str = "") -> int:
     if len(text) <= COUNT_CACHE_MAX_CHARS:
         return count_text_tokens(text, model)
     name = encoding_name_for(model)
+    if name not in _LINE_EXACT_ENCODINGS:
+        return count_text_tokens(text, model)
     return sum(
         _count_line(name, piece) if len(piece) <= COUNT_CACHE_MAX_CHARS else _count(name, piece)
         for piece in _LINE_CUT.split(text)
