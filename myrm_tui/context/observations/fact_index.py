@@ -108,7 +108,7 @@ class FactIndex:
         # identity (superseded). Each is a pure function of the row, and stored rows never change.
         self.digests: dict[int, str] = {}
         self.failed: dict[int, bool] = {}
-        self.call_keys: dict[int, str] = {}
+        self.call_keys: dict[int, tuple[tuple[str, dict[str, Any]], str]] = {}  # (the call, its key)
 
     def catch_up(self, rows: Sequence[MessageRecord]) -> None:
         """Scan the rows not seen yet; start over when `rows` is not the list seen so far."""

@@ -217,13 +217,15 @@ class _Planner:
 
     def call_key(self, i: int) -> str:
         """Row `i`'s call as one string, tool name and arguments (keys sorted): runs with one key
-        repeat one call (remembered per row: `FactIndex.call_keys`)."""
+        repeat one call (remembered per row: `FactIndex.call_keys`, with the call it was made
+        from: a later message reusing the call's id replaces the session's entry, and the key
+        must follow it as a fresh planner's would)."""
         memo, row_id = self.facts.index.call_keys, self.inp.rows[i].id
+        call = self.call_of(i)
         found = memo.get(row_id)
-        if found is None:
-            name, args = self.call_of(i)
-            found = memo[row_id] = name + json.dumps(args, sort_keys=True, default=str)
-        return found
+        if found is None or found[0] is not call:
+            found = memo[row_id] = (call, call[0] + json.dumps(call[1], sort_keys=True, default=str))
+        return found[1]
 
     def carries_focus(self, i: int) -> bool:
         """Whether row `i` is part of the current task by the intent: its text (head) or its
