@@ -20,7 +20,7 @@ from myrm_tui.context.observations.pins import is_security_pin
 from myrm_tui.context.pipeline import MEDIA_FILTER, NORMALIZE, THINKING_CLEANUP
 from myrm_tui.context.prefix_memo import PrefixMemo
 from myrm_tui.context.report import StageClock
-from myrm_tui.context.rows.family import REASONING_TOOLS, family_of
+from myrm_tui.context.rows.family import ANTHROPIC, REASONING_TOOLS, family_of
 from myrm_tui.context.rows.integrity import IntegrityReport, repair_pairs
 from myrm_tui.context.rows.media import has_media
 from myrm_tui.context.rows.units import last_user_index
@@ -310,6 +310,8 @@ class RenderedHistory:
         """On a replay that breaks the cache (context/signature_scrub.py): the current turn's
         steps before its newest assistant message stop carrying signed reasoning, from now on.
         Returns how many rows were rendered anew (0: nothing to scrub)."""
+        if key[0] != ANTHROPIC:
+            return 0  # only that family is sent signed blocks back (`render` scrubs for it only)
         boundary = scrub_boundary(self.rows, self.last_user)
         if boundary is None or boundary <= self.scrub_before:
             return 0
@@ -351,7 +353,10 @@ class RenderedHistory:
             base = view.message if view is not None and view.message is not None else row.message
             tokens = view.tokens if view is not None else row.tokens
             strip = index in self.media_rows and index not in media_window
-            earlier = index < reasoning_from or index < self.scrub_before
+            # The scrub is about signed blocks, which only Anthropic is sent: for the reasoning-tools
+            # family "earlier" would also drop a kept turn's reasoning, which the keep window (and a
+            # fresh engine, which has no scrub) keeps.
+            earlier = index < reasoning_from or (family == ANTHROPIC and index < self.scrub_before)
             signer = self.signer_family(row)
             # Without reasoning keys the cleanup ignores which turn a message belongs to, so a new
             # turn leaves such a row's rendering (and all kept for it) as it was.

@@ -12,7 +12,7 @@ import base64
 import shutil
 from typing import Any
 
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from myrm_tui.context.engine import ContextEngine, TurnInput
@@ -197,6 +197,9 @@ def test_a_new_view_renders_its_row_anew_even_at_the_same_size(tmp_path):
     st.sampled_from([REASONING_MODEL, "claude-sonnet-4", "gpt-4o"]),
     st.sampled_from([None, 0, 1]),
 )
+# The signature scrub (first request: no warm cache; an earlier step carries signed blocks) left
+# a reasoning-tools model's kept turn without its reasoning, where a fresh engine keeps it.
+@example(turns=[["reasoning", "blocks", "plain"], []], model=REASONING_MODEL, keep=1)
 def test_every_request_equals_a_fresh_engines(tmp_path_factory, turns, model, keep):
     """Turn by turn, with reasoning on some answers and a keep window: the incremental engine
     sends what a new engine on the same rows sends."""
@@ -226,6 +229,27 @@ def test_every_request_equals_a_fresh_engines(tmp_path_factory, turns, model, ke
             fresh = ContextEngine(store, session, clock=lambda: 0.0)
             engine.assemble(inp), fresh.assemble(inp)  # the wires differ in cache markers only
             assert [e.message for e in engine.history.entries] == [e.message for e in fresh.history.entries]
+
+
+def test_a_scrub_made_for_claude_leaves_a_reasoning_models_kept_turn_whole(tmp_path):
+    """The signature scrub is sticky and kept across a model switch; it is about Anthropic's
+    signed blocks, so after a switch to a reasoning-tools model the turn its keep window keeps
+    is sent with its reasoning, as a fresh engine sends it."""
+    signed = [{"type": "thinking", "thinking": "t", "signature": "sig"}]
+    with Store.open(tmp_path) as store:
+        session = store.create_session("claude-sonnet-4").id
+        engine = ContextEngine(store, session, clock=lambda: 0.0)
+        _add(store, session, {"role": "user", "content": "turn 0"})
+        _add(store, session, {"role": "assistant", "content": "a", "reasoning_content": "why a", "thinking_blocks": signed})
+        _add(store, session, {"role": "assistant", "content": "b"})
+        engine.assemble(TurnInput(SYSTEM, [], info(64_000, model="claude-sonnet-4"), 512, now=0.0))
+        assert engine.history.scrub_before == 2, "the cold first request scrubbed the turn's earlier step"
+        _add(store, session, {"role": "user", "content": "turn 1"})
+        inp = TurnInput(SYSTEM, [], info(64_000, model=REASONING_MODEL), 512, now=0.0, thinking_keep_turns=1)
+        fresh = ContextEngine(store, session, clock=lambda: 0.0)
+        engine.assemble(inp), fresh.assemble(inp)
+        assert engine.history.entries[1].message.get("reasoning_content") == "why a"
+        assert [e.message for e in engine.history.entries] == [e.message for e in fresh.history.entries]
 
 
 # ---------------------------------------------------------------- outgoing form and digests
