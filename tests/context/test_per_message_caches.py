@@ -240,7 +240,8 @@ def test_a_scrub_made_for_claude_leaves_a_reasoning_models_kept_turn_whole(tmp_p
         session = store.create_session("claude-sonnet-4").id
         engine = ContextEngine(store, session, clock=lambda: 0.0)
         _add(store, session, {"role": "user", "content": "turn 0"})
-        _add(store, session, {"role": "assistant", "content": "a", "reasoning_content": "why a", "thinking_blocks": signed})
+        answer = {"role": "assistant", "content": "a", "reasoning_content": "why a", "thinking_blocks": signed}
+        _add(store, session, answer)
         _add(store, session, {"role": "assistant", "content": "b"})
         engine.assemble(TurnInput(SYSTEM, [], info(64_000, model="claude-sonnet-4"), 512, now=0.0))
         assert engine.history.scrub_before == 2, "the cold first request scrubbed the turn's earlier step"
