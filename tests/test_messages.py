@@ -8,7 +8,7 @@ from typing import Any
 from hypothesis import given
 from hypothesis import strategies as st
 
-from myrm_tui.context.observations.intent import _text_of
+from myrm_tui.context.observations.intent import compaction_text
 from myrm_tui.context.window.tokens import (
     IMAGE_TOKENS,
     MESSAGE_OVERHEAD_TOKENS,
@@ -75,7 +75,7 @@ def test_content_parts_classifies_each_piece():
 
 def test_typed_messages_flow_into_the_readers():
     message: UserMessage = {"role": "user", "content": [{"type": "text", "text": "src/app.py"}, IMAGE]}
-    assert _text_of(message) == "src/app.py "
+    assert compaction_text(message) == "src/app.py "
     assert count_message_tokens(message) == MESSAGE_OVERHEAD_TOKENS + count_text_tokens("src/app.py") + IMAGE_TOKENS
     assert plain_messages([message]) == [{"role": "user", "content": "src/app.py"}]
 
@@ -113,7 +113,7 @@ app_contents = st.one_of(st.none(), _text, st.lists(_part, max_size=6))
 
 @given(app_contents)
 def test_compaction_and_local_readings_are_unchanged(content):
-    assert _text_of({"content": content}) == _old_intent_text(content)
+    assert compaction_text({"content": content}) == _old_intent_text(content)
     assert content_text(content, image=None, keep_empty=True) == _old_local_text(content)
 
 

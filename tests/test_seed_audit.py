@@ -217,7 +217,7 @@ ROW_MUTATIONS = (
         "Compression intent from the current query",
         "myrm_tui/context/observations/intent.py",
         "    unique = list(dict.fromkeys(p for p in paths if len(p) >= 3))[:MAX_FOCUS]\n"
-        "    query = _text_of(rows[last_user_index].message)",
+        "    query = compaction_text(rows[last_user_index].message)",
         '    unique: list[str] = []\n    query = ""',
         "tests/agent/test_compaction_intent_live.py::"
         "test_a_full_event_spares_the_output_of_the_file_the_user_just_asked_about",

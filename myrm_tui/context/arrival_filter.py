@@ -13,7 +13,7 @@ from typing import Any
 from myrm_tui.context.filters import filter_output
 from myrm_tui.context.history import RenderedHistory
 from myrm_tui.context.observations.argument_cuts import shrunk_call_arguments
-from myrm_tui.context.observations.intent import _text_of
+from myrm_tui.context.observations.intent import compaction_text
 from myrm_tui.context.rows.views import FILTERED, REMOVED, SHRUNK, View, filtered_header, msg_handle
 from myrm_tui.context.view_log import ViewLog
 from myrm_tui.context.window.arrival_budget import ArrivalAllowances, arrival_allowances, over_turn_allowance
@@ -129,7 +129,7 @@ def _excerpt(
         shrunk = _shrunk_arguments(row, model, edit_keep)
         if shrunk is not None:
             return shrunk
-    content = _text_of(row.message)
+    content = compaction_text(row.message)
     if not content:
         return None
     result = filter_output(content, tool=name, arguments=args, budget_chars=max(400, allowance * 3), filters=filters)

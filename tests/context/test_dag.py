@@ -260,13 +260,13 @@ def test_what_the_user_said_stays_verbatim_in_the_summary_after_removal(store):
 
 
 def test_a_summarizer_that_returns_more_than_it_got_is_refused_and_the_prompt_stays_in_budget(store):
-    from myrm_tui.context.observations.intent import _text_of
+    from myrm_tui.context.observations.intent import compaction_text
 
     session = store.create_session(MODEL).id
     feed(store, session, 60)
 
     def echo_twice(messages):
-        text = "\n".join(_text_of(m) for m in messages)
+        text = "\n".join(compaction_text(m) for m in messages)
         return text + "\n" + text
 
     engine = ContextEngine(store, session, clock=lambda: 0.0, summarizer=echo_twice)

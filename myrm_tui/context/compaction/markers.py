@@ -9,7 +9,7 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 
-from myrm_tui.context.observations.intent import _text_of
+from myrm_tui.context.observations.intent import compaction_text
 from myrm_tui.context.rows.views import UNTRUSTED_CLOSE, UNTRUSTED_OPEN, msg_handle, parse_arguments
 from myrm_tui.context.summary.footer import footer_from_records
 from myrm_tui.sinks import OMISSION_MARKER, SCAN_CHARS, SESSION_NOTE, scrub
@@ -43,7 +43,7 @@ def omission_marker(rows: Sequence[MessageRecord]) -> str:
     asks = []
     for row in rows:
         if row.role == "user":
-            text = scrub(OMISSION_MARKER, _text_of(row.message)[:SCAN_CHARS]).strip().replace("\n", " ")
+            text = scrub(OMISSION_MARKER, compaction_text(row.message)[:SCAN_CHARS]).strip().replace("\n", " ")
             if text:
                 cut = "…" if len(text) > MAX_ASK_CHARS else ""
                 asks.append(f"{text[:MAX_ASK_CHARS]}{cut} ({msg_handle(row.id)})")

@@ -32,7 +32,7 @@ from myrm_tui.context.observations.fact_index import (
     _call_key_of_raw,
     _names,
 )
-from myrm_tui.context.observations.intent import _text_of
+from myrm_tui.context.observations.intent import compaction_text
 from myrm_tui.store.records import MessageRecord
 
 # A name found on more lines of an output than this is what the output is about (a module name
@@ -191,7 +191,7 @@ class FactContext:
         key = (self.rows[i].id, self.rows[other].id)
         found = index.changed.get(key)
         if found is None:
-            found = index.changed[key] = changed_lines(content, _text_of(self.rows[other].message))
+            found = index.changed[key] = changed_lines(content, compaction_text(self.rows[other].message))
         return list(found)
 
     def kept(self, i: int, content: str) -> list[str]:
@@ -226,7 +226,7 @@ def kept_by_row(context: FactContext, indices: Sequence[int]) -> Mapping[int, li
     for i in indices:
         row = context.rows[i]
         if row.role == "tool":
-            lines = context.kept(i, _text_of(row.message))
+            lines = context.kept(i, compaction_text(row.message))
             if lines:
                 out[row.id] = lines
     return out

@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any
 
-from myrm_tui.context.observations.intent import _text_of
+from myrm_tui.context.observations.intent import compaction_text
 from myrm_tui.context.rows.views import parse_arguments
 from myrm_tui.store.records import MessageRecord
 
@@ -133,7 +133,7 @@ class FactIndex:
                     function.get("arguments"),
                 )
         if role in ("user", "assistant"):
-            for name in names_in(_text_of(message)):
+            for name in names_in(compaction_text(message)):
                 if name not in self._known:
                     self._known.add(name)
                     self.vocabulary.append(name)

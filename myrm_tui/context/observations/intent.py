@@ -61,7 +61,7 @@ class Intent:
         return bool(self.terms or self.failed_call_ids)
 
 
-def _text_of(message: Mapping[str, Any]) -> str:
+def compaction_text(message: Mapping[str, Any]) -> str:
     """A message's text as compaction has always read it: parts joined by " ", an image an empty
     piece. Dedup hashes, filters and the summaries are built from this text, so its bytes are
     part of the prompt: keep the options, not the defaults of `content_text`."""
@@ -78,7 +78,7 @@ def build_intent(rows: Sequence[MessageRecord], last_user_index: int | None, pin
         return Intent(pinned_paths=frozenset(pinned))
     paths: list[str] = []
     failed: set[str] = set()
-    paths.extend(m.group(1) for m in _PATH.finditer(_text_of(rows[last_user_index].message)))
+    paths.extend(m.group(1) for m in _PATH.finditer(compaction_text(rows[last_user_index].message)))
     for row in rows[last_user_index + 1 :]:
         message = row.message
         for call in message.get("tool_calls") or ():
@@ -86,10 +86,10 @@ def build_intent(rows: Sequence[MessageRecord], last_user_index: int | None, pin
             for key in ("path", "pattern"):
                 if isinstance(args.get(key), str):
                     paths.append(args[key])
-        if message.get("role") == "tool" and looks_failed(_text_of(message)):
+        if message.get("role") == "tool" and looks_failed(compaction_text(message)):
             failed.add(message.get("tool_call_id", ""))
     unique = list(dict.fromkeys(p for p in paths if len(p) >= 3))[:MAX_FOCUS]
-    query = _text_of(rows[last_user_index].message)
+    query = compaction_text(rows[last_user_index].message)
     return Intent(
         frozenset(unique),
         frozenset(failed),
@@ -123,7 +123,7 @@ def current_query(rows: Sequence[MessageRecord], last_user_index: int | None, ma
     and the arguments of the calls made since (what the model is looking at now), capped."""
     if last_user_index is None or last_user_index < 0:
         return ""
-    parts = [_text_of(rows[last_user_index].message)]
+    parts = [compaction_text(rows[last_user_index].message)]
     for row in rows[last_user_index + 1 :]:
         for call in row.message.get("tool_calls") or ():
             arguments = call.get("function", {}).get("arguments")

@@ -21,7 +21,7 @@ from typing import Any, Protocol
 
 from myrm_tui.context.filters.kept_facts import kept_facts
 from myrm_tui.context.observations.fact_context import FactContext
-from myrm_tui.context.observations.intent import _text_of
+from myrm_tui.context.observations.intent import compaction_text
 from myrm_tui.context.rows.views import FILTERED, MASKED, VERBATIM, msg_handle
 from myrm_tui.settings.schema import TOOL_NAME
 from myrm_tui.store.records import MessageRecord
@@ -126,6 +126,6 @@ def drop_ephemeral(planner: _Planner, protected_tools: Iterable[str], keep_turns
             continue
         handle = msg_handle(rows[i].id)
         # A line a later message named (`the quota-gate-shim entry`) stays with the handle.
-        content = _text_of(rows[i].message)
+        content = compaction_text(rows[i].message)
         text = "\n".join([ephemeral_text(handle), *kept_facts("", planner.facts.named(i, content))])
         planner.apply(i, MASKED, planner.tool_message(i, text), "ephemeral", "stale status output")

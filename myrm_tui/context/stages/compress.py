@@ -28,7 +28,13 @@ from myrm_tui.context.observations.argument_cuts import shrunk_call_arguments
 from myrm_tui.context.observations.fact_context import FactContext
 from myrm_tui.context.observations.fact_index import FactIndex
 from myrm_tui.context.observations.file_protection import current_reads
-from myrm_tui.context.observations.intent import Intent, _text_of, current_query, focus_last_in_band, looks_failed
+from myrm_tui.context.observations.intent import (
+    Intent,
+    compaction_text,
+    current_query,
+    focus_last_in_band,
+    looks_failed,
+)
 from myrm_tui.context.observations.masker_tiers import ALWAYS_PROTECTED, drop_ephemeral, user_turns_after
 from myrm_tui.context.observations.relevance import least_relevant_first
 from myrm_tui.context.observations.relevance_policy import RECENCY
@@ -203,7 +209,7 @@ class _Planner:
         memo, row_id = self.facts.index.digests, self.inp.rows[i].id
         found = memo.get(row_id)
         if found is None:
-            content = _text_of(self.inp.rows[i].message)
+            content = compaction_text(self.inp.rows[i].message)
             found = memo[row_id] = hashlib.sha256(content.encode("utf-8", "surrogatepass")).hexdigest()
         return found
 
@@ -212,7 +218,7 @@ class _Planner:
         memo, row_id = self.facts.index.failed, self.inp.rows[i].id
         found = memo.get(row_id)
         if found is None:
-            found = memo[row_id] = looks_failed(_text_of(self.inp.rows[i].message))
+            found = memo[row_id] = looks_failed(compaction_text(self.inp.rows[i].message))
         return found
 
     def call_key(self, i: int) -> str:
@@ -237,7 +243,7 @@ class _Planner:
                 self._focus[i] = False
             else:
                 _, args = self.call_of(i) if row.role == "tool" else ("", {})
-                text = _text_of(row.message)[:INTENT_CHARS] + json.dumps(args, default=str)
+                text = compaction_text(row.message)[:INTENT_CHARS] + json.dumps(args, default=str)
                 for call in row.message.get("tool_calls") or ():
                     text += str(call.get("function", {}).get("arguments") or "")[:INTENT_CHARS]
                 self._focus[i] = intent.protects(text, row.message.get("tool_call_id", ""))
@@ -291,14 +297,14 @@ class _Planner:
         latest: dict[str, int] = {}
         for i in range(self.inp.start, len(self.inp.rows)):
             row = self.inp.rows[i]
-            if row.role == "tool" and len(_text_of(row.message)) >= MIN_DEDUP_CHARS:
+            if row.role == "tool" and len(compaction_text(row.message)) >= MIN_DEDUP_CHARS:
                 latest[self.digest(i)] = i
         for i in self.focus_last(self.tool_rows()):
             if self.done():
                 return
             if self.view_kind(i) not in (VERBATIM, FILTERED) or self.young(i):
                 continue
-            if len(_text_of(self.inp.rows[i].message)) < MIN_DEDUP_CHARS:
+            if len(compaction_text(self.inp.rows[i].message)) < MIN_DEDUP_CHARS:
                 continue
             j = latest.get(self.digest(i), i)
             if j > i:
@@ -334,7 +340,7 @@ class _Planner:
                 text = pointer_text(what, msg_handle(self.inp.rows[i].id), f"result {msg_handle(self.inp.rows[j].id)}")
                 # What the newer run no longer shows (and what a later message named) stays: a
                 # warning one run printed, the old value of an edited setting.
-                content = _text_of(self.inp.rows[i].message)
+                content = compaction_text(self.inp.rows[i].message)
                 text = "\n".join([text, *kept_facts("", self.facts.lost(i, content))])
                 self.apply(i, SUPERSEDED, self.tool_message(i, text), "superseded", "a later call repeated it")
 
@@ -347,7 +353,7 @@ class _Planner:
             name, args = self.call_of(i)
             if name in self.inp.protected_tools:
                 continue
-            content = _text_of(self.inp.rows[i].message)
+            content = compaction_text(self.inp.rows[i].message)
             budget, filters = max(400, self.inp.light_filter_tokens * 2), self.inp.output_filters
             result = filter_output(content, tool=name, arguments=args, budget_chars=budget, filters=filters)
             if result is None:
@@ -385,7 +391,7 @@ class _Planner:
             if name in self.inp.protected_tools or (protect_intent and self.spared(i)):
                 continue
             row = self.inp.rows[i]
-            content = _text_of(row.message)
+            content = compaction_text(row.message)
             if protect_intent and self.inp.intent.protects(
                 content[:4000] + json.dumps(args, default=str), row.message.get("tool_call_id", "")
             ):
@@ -463,7 +469,7 @@ class _Planner:
     def relevance_text(self, i: int) -> str:
         message = self.inp.rows[i].message
         calls = " ".join(str(c.get("function", {}).get("arguments") or "") for c in message.get("tool_calls") or ())
-        return (_text_of(message) + " " + calls)[:RELEVANCE_CHARS]
+        return (compaction_text(message) + " " + calls)[:RELEVANCE_CHARS]
 
     def remove_units(self) -> None:
         # Removal rewrites the head of the prompt (a cache break); once it is needed, go down to

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from myrm_tui.context.filters.notable import standout_facts, stated_values
-from myrm_tui.context.observations.intent import _text_of, looks_failed
+from myrm_tui.context.observations.intent import compaction_text, looks_failed
 from myrm_tui.context.rows.views import msg_handle, tool_identity
 from myrm_tui.context.summary.outcomes import ANSWERED, UNANSWERED, WRITE_TOOLS, CallFact, span_facts
 from myrm_tui.context.summary.schema import FileChange, StructuredSummary, body_text
@@ -180,10 +180,10 @@ def _facts(
             out.answered.append((text, f" → answered{handle(ask.answer_index)}"))
         elif ask.fate == UNANSWERED and text != out.active:
             out.pending.append((text, f" (no reply followed){handle(ask.index)}"))
-    replies = {i: _first_line(_text_of(messages[i])) for i in span.answers}
+    replies = {i: _first_line(compaction_text(messages[i])) for i in span.answers}
     for i, message in enumerate(messages):
         if message.get("role") in ("assistant", "user"):
-            for line in _clean(_text_of(message)).split("\n"):
+            for line in _clean(compaction_text(message)).split("\n"):
                 if _DECISION.match(line):
                     out.decisions.append((line.strip().lstrip("-*• "), handle(i)))
     events: list[tuple[int, Item]] = [(i, ("answered: " + line, handle(i))) for i, line in replies.items()]

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from myrm_tui.context.observations.intent import _text_of, looks_failed
+from myrm_tui.context.observations.intent import compaction_text, looks_failed
 from myrm_tui.context.rows.views import msg_handle, parse_arguments
 from myrm_tui.context.summary.outcomes import span_facts
 from myrm_tui.context.summary.schema import neutralize
@@ -113,10 +113,10 @@ def build_footer(messages: Sequence[dict[str, Any]], ids: Sequence[int] | None =
                     files[path] = op
             if name == "bash" and isinstance(args.get("command"), str):
                 commands[_one_line(args["command"], MAX_COMMAND_CHARS)] += 1
-        if role == "tool" and looks_failed(_text_of(message)):
-            errors.append(ErrorSeen(_one_line(_text_of(message), MAX_ERROR_CHARS), handle))
+        if role == "tool" and looks_failed(compaction_text(message)):
+            errors.append(ErrorSeen(_one_line(compaction_text(message), MAX_ERROR_CHARS), handle))
             notable.append(handle)
-        elif role == "user" and _text_of(message).strip():
+        elif role == "user" and compaction_text(message).strip():
             notable.append(handle)
     handles = tuple(dict.fromkeys(notable))[-MAX_HANDLES:] if ids is not None else ()
     return Footer(

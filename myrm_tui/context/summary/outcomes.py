@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from myrm_tui.context.observations.intent import _text_of
+from myrm_tui.context.observations.intent import compaction_text
 from myrm_tui.context.rows.views import parse_arguments
 from myrm_tui.context.undo_note import UNDONE, undone_in, without_notes
 from myrm_tui.store.tool_status import DENIED, INTERRUPTED, OK, UNKNOWN, stored_status
@@ -84,7 +84,7 @@ class SpanFacts:
 def is_final_answer(message: dict[str, Any]) -> bool:
     if message.get("role") != "assistant" or message.get("tool_calls"):
         return False
-    text = _text_of(message).strip()
+    text = compaction_text(message).strip()
     return bool(text) and CUT_OFF_MARK not in text[-200:]
 
 
@@ -115,7 +115,7 @@ def span_facts(messages: Sequence[dict[str, Any]], *, ends_turn: bool = False) -
             if paths:
                 undone.append((i, paths))
                 message = {**message, "content": without_notes(message.get("content") or "")}
-            text = _text_of(message).strip()
+            text = compaction_text(message).strip()
             if text:
                 close(UNANSWERED)
                 pending = (i, text)
@@ -129,7 +129,7 @@ def span_facts(messages: Sequence[dict[str, Any]], *, ends_turn: bool = False) -
             status, result_index, result_text = UNKNOWN, None, ""
             if found is not None and found[0] > i:
                 result_index, result = found
-                status, result_text = stored_status(result), _text_of(result)
+                status, result_text = stored_status(result), compaction_text(result)
             calls.append(
                 CallFact(
                     i,

@@ -16,7 +16,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from myrm_tui.context.observations.intent import _text_of
+from myrm_tui.context.observations.intent import compaction_text
 from myrm_tui.context.rows.views import msg_handle
 from myrm_tui.context.summary.schema import FIELD_CAPS, StructuredSummary
 
@@ -128,7 +128,7 @@ def transcript(
         handle = msg_handle(ids[i]) if ids is not None else f"#{i + 1}"
         label = f"[{handle} {role}" + (f" result of {message['tool_call_id']}" if message.get("tool_call_id") else "")
         lines = [label + "]"]
-        text = _text_of(message).strip()
+        text = compaction_text(message).strip()
         if text:
             lines.append(_cut(text, per_message_cap))
         for call in message.get("tool_calls") or ():

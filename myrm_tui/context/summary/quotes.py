@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from myrm_tui.context.observations.intent import _text_of
+from myrm_tui.context.observations.intent import compaction_text
 from myrm_tui.context.rows.views import msg_handle
 from myrm_tui.context.summary.schema import neutralize
 from myrm_tui.redact import redact
@@ -93,7 +93,7 @@ def _candidates(messages: Sequence[dict[str, Any]], ids: Sequence[int]) -> list[
         role = message.get("role")
         if role not in _ROLE_PRIORITY:
             continue
-        text = _text_of(message)  # list parts joined; images have no text
+        text = compaction_text(message)  # list parts joined; images have no text
         if not text.strip():
             continue
         priority = _ROLE_PRIORITY[role]
