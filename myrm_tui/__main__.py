@@ -1,13 +1,5 @@
-"""`python -m myrm_tui`: a plain chat launch skips importing typer (cli_commands/plain_launch.py)."""
+"""`python -m myrm_tui`: the same entry as the `myrm` script (entry.py)."""
 
-import sys
+from myrm_tui.entry import main
 
-from myrm_tui.cli_commands.plain_launch import launch_if_plain
-
-code = launch_if_plain(sys.argv[1:])
-if code is None:
-    from myrm_tui.cli import main
-
-    main()
-else:
-    raise SystemExit(code)
+main()

@@ -7,13 +7,16 @@ Annotations stay evaluated (no `from __future__ import annotations`) because typ
 
 from enum import Enum, StrEnum
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from myrm_tui import __version__
 from myrm_tui.cli_commands.output import say
 from myrm_tui.settings.schema import SPECS_BY_KEY
+
+if TYPE_CHECKING:  # the pool's module loads only when a run starts a worker
+    from myrm_tui.llm.local.client import LocalWorkers
 
 # Built from the settings schema so the choices live in one place; mypy wants literal members.
 Approval = Enum("Approval", {c.replace("-", "_"): c for c in SPECS_BY_KEY["approval"].choices}, type=str)  # type: ignore[misc]
@@ -109,6 +112,7 @@ def main_callback(
 
 @app.command("run")
 def run(
+    ctx: typer.Context,
     prompt: Annotated[str, typer.Argument(metavar="PROMPT", help="What to ask; `-` reads it from stdin.")],
     model: ModelOpt = None,
     session: SessionOpt = None,
@@ -161,9 +165,11 @@ def run(
     """
     try:
         from myrm_tui.cli_commands.run.command import run_command
+        from myrm_tui.cli_commands.run.early_worker import pool_of
 
         code = run_command(
             prompt,
+            local_workers=pool_of(ctx.obj),
             model=model,
             session=session,
             continue_last=continue_last,
@@ -314,18 +320,13 @@ def doctor(
     raise typer.Exit(doctor_command(deep=deep))
 
 
-def main() -> None:
-    import sys
-
-    from myrm_tui.cli_commands.plain_launch import launch_if_plain
-
-    code = launch_if_plain(sys.argv[1:])  # the chat without typer's parse; None: not a plain launch
-    if code is not None:
-        raise SystemExit(code)
+def main(early: "LocalWorkers | None" = None) -> None:
+    """The typer command line (the `myrm` script enters at entry.main). `early`: the embedded
+    model's worker pool `myrm run` started before typer loaded, handed to the run command."""
     from myrm_tui import log_redaction
 
     log_redaction.install()  # before anything logs: no log line carries a credential
     try:
-        app(prog_name="myrm")
+        app(prog_name="myrm", obj=early)
     except KeyboardInterrupt:  # Ctrl+C before a turn started (e.g. while imports load)
         raise SystemExit(130) from None

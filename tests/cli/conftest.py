@@ -3,7 +3,7 @@
 Each call gets a clean environment: no provider API keys, no MYRM_* settings from the
 developer's shell, and MYRM_CONFIG_DIR pointing into the test's temp folder.
 
-`myrm(...)` runs `myrm_tui.cli.main` (what the installed `myrm` script calls) in this process,
+`myrm(...)` runs `myrm_tui.entry.main` (what the installed `myrm` script calls) in this process,
 with argv, stdin, stdout, stderr, the environment and the working directory swapped for the call
 and put back after it: a subprocess imports litellm again (6-7 s of CPU each), which made this
 folder most of the suite's time. `myrm.process(...)`, `myrm.popen(...)` and
@@ -68,14 +68,14 @@ def _exit_status(code: object) -> tuple[int, str]:
 def run_in_process(
     args: tuple[str, ...], *, cwd: Path, env: dict[str, str | None], input: str | None
 ) -> subprocess.CompletedProcess[str]:
-    """`myrm *args` through `myrm_tui.cli.main`, as the console script runs it, in this process.
+    """`myrm *args` through `myrm_tui.entry.main`, as the console script runs it, in this process.
 
     The call sees its own argv, stdin (`input`, else empty), stdout and stderr (captured apart),
     environment and working directory; all are restored after it. An exception that escapes
     `main` is printed to the captured stderr with exit status 1, as an uncaught one would be."""
     from click.testing import CliRunner
 
-    from myrm_tui.cli import main
+    from myrm_tui.entry import main
 
     runner = CliRunner(charset="utf-8")
     saved_argv, saved_cwd = sys.argv, os.getcwd()
@@ -153,7 +153,7 @@ class Myrm:
         sandbox probe reads PATH once and keeps the answer)."""
         code = (
             f"import sys; sys.modules.update(dict.fromkeys({LOCAL_EXTRA_MODULES!r})); "
-            f"sys.argv = ['myrm', *{list(args)!r}]; from myrm_tui.cli import main; main()"
+            f"sys.argv = ['myrm', *{list(args)!r}]; from myrm_tui.entry import main; main()"
         )
         return subprocess.run(
             [sys.executable, "-c", code],

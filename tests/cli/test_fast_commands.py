@@ -15,7 +15,7 @@ def _run_and_list_modules(myrm, *args: str) -> tuple[subprocess.CompletedProcess
         "import atexit, sys\n"
         "atexit.register(lambda: sys.stderr.write('\\nMODULES ' + ' '.join(sorted(sys.modules)) + '\\n'))\n"
         f"sys.argv = ['myrm', *{list(args)!r}]\n"
-        "from myrm_tui.cli import main\n"
+        "from myrm_tui.entry import main\n"
         "main()\n"
     )
     result = subprocess.run(

@@ -13,8 +13,10 @@ from collections.abc import Iterator
 
 import pytest
 
-from myrm_tui.llm import CallSettings, errors, stream
+from myrm_tui.llm import errors
+from myrm_tui.llm.call_settings import CallSettings
 from myrm_tui.llm.events import FinishEvent, RetryEvent
+from myrm_tui.llm.stream import stream
 from tests.faults.fake_openai_server import WIRES, FakeOpenAI, answer, error, running_fake_openai, use_wire
 
 HELLO = [{"role": "user", "content": "hello"}]

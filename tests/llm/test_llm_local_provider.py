@@ -103,6 +103,34 @@ async def test_generation_runs_in_a_worker_process_that_keeps_its_cache(workers)
     assert second[-1].message["content"] == first[-1].message["content"], "temperature 0 is deterministic"
 
 
+async def test_a_closed_worker_ends_on_its_own_once_its_stdin_closes(workers):
+    """`close` hears the exit from the stdout reader (which reaps the process) and does not poll:
+    a worker that answered exits cleanly (0), and is not killed after the grace period."""
+    settings = CallSettings(max_output_tokens=8, temperature=0.0)
+    [e async for e in stream("local/smollm2", PROMPT, None, settings, local_workers=workers)]
+    worker = only_worker(workers)
+    workers.close()
+    assert worker.exited.is_set() and worker.process.returncode == 0, worker.process.returncode
+
+
+def test_the_worker_process_imports_no_streaming_layer():
+    """Every `python -m myrm_tui.llm.local.worker` imports the `myrm_tui.llm` package first; its
+    re-exports (the stream, asyncio, the call settings) cost the worker ~0.1 s before the
+    weights started loading."""
+    code = "import sys, myrm_tui.llm.local.worker; print(sorted(m for m in sys.modules if m in WATCH))"
+    watch = ["asyncio", "httpx", "myrm_tui.llm.stream", "myrm_tui.llm.call_settings", "llama_cpp"]
+    done = subprocess.run(
+        [sys.executable, "-c", f"WATCH = {watch!r}\n{code}"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+        cwd=REPO_ROOT,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]", done.stdout
+
+
 def test_the_safe_loader_decodes_many_tokens_in_a_plain_process():
     """The loader every llama.cpp process of ours uses, on its own: a crash would be a signal."""
     code = textwrap.dedent(f"""
@@ -281,7 +309,7 @@ def test_myrm_run_on_the_embedded_model_never_imports_litellm(tmp_path: Path):
     code = (
         "import sys; sys.modules['litellm'] = None; "
         "sys.argv = ['myrm', 'run', '--model', 'local/smollm2', 'Name one colour of the rainbow.']; "
-        "from myrm_tui.cli import main; main()"
+        "from myrm_tui.entry import main; main()"
     )
     result = subprocess.run(
         [sys.executable, "-c", code], cwd=workspace, env=env, capture_output=True, text=True, timeout=300, check=False

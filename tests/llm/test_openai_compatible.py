@@ -19,8 +19,9 @@ from typing import Any
 
 import pytest
 
-from myrm_tui.llm import CallSettings, stream
+from myrm_tui.llm.call_settings import CallSettings
 from myrm_tui.llm.events import FinishEvent, ReasoningDelta, TextDelta, ToolCallEvent, UsageEvent
+from myrm_tui.llm.stream import stream
 from tests.faults.fake_openai_server import WIRES, FakeOpenAI, Reply, answer, running_fake_openai, use_wire
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -194,7 +195,7 @@ def test_myrm_run_against_the_users_server_works_where_litellm_cannot_be_importe
     )
     code = (
         "import sys; sys.modules['litellm'] = None; sys.argv = ['myrm', 'run', 'hello']; "
-        "from myrm_tui.cli import main; main()"
+        "from myrm_tui.entry import main; main()"
     )
     result = subprocess.run(
         [sys.executable, "-c", code], cwd=workspace, env=env, capture_output=True, text=True, timeout=120, check=False

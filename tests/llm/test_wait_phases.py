@@ -12,8 +12,9 @@ from collections.abc import Iterator
 
 import pytest
 
-from myrm_tui.llm import CallSettings, stream
+from myrm_tui.llm.call_settings import CallSettings
 from myrm_tui.llm.events import TextDelta, WaitPhase
+from myrm_tui.llm.stream import stream
 from tests.faults.fake_openai_server import FakeOpenAI, running_fake_openai
 
 HELLO = [{"role": "user", "content": "hello"}]

@@ -138,7 +138,7 @@ def test_a_dotenv_in_the_workspace_changes_nothing_when_started_from_python_c(tm
     clone = make_clone(tmp_path, "ws")
     (clone.root / ".env").write_text(f"OPENAI_BASE_URL=http://127.0.0.1:{attacker.port}/v1\n")
     env = user_env(clone.config_dir, tmp_path / "no-site", proxy)
-    code = f"import sys; sys.argv = ['myrm', *{RUN!r}]; from myrm_tui.cli import main; main()"
+    code = f"import sys; sys.argv = ['myrm', *{RUN!r}]; from myrm_tui.entry import main; main()"
     run_until_first_request([sys.executable, "-c", code], clone.root, env, attacker, proxy)
     assert_went_to_openai(attacker, proxy)
 

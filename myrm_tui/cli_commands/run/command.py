@@ -40,6 +40,7 @@ if TYPE_CHECKING:  # types only: the modules load when a run needs them, after a
     from myrm_tui.agent.agent import Agent
     from myrm_tui.agent.session_runtime import SessionRuntime
     from myrm_tui.context.compaction.prepared_summaries import PrepareProgress
+    from myrm_tui.llm.local.client import LocalWorkers
     from myrm_tui.mcp.manager import McpManager
     from myrm_tui.settings.settings import Settings
     from myrm_tui.store.store import Store
@@ -150,6 +151,7 @@ def _run_command(
     fork: bool = False,
     images: Sequence[str] = (),
     stream_json: bool = False,
+    local_workers: LocalWorkers | None = None,
 ) -> int:
     if session and continue_last:
         err("error: use either --session ID or --continue, not both.")
@@ -222,8 +224,10 @@ def _run_command(
     from myrm_tui.store.store import StoreError
 
     # The run owns the embedded model's worker; a `local/...` model starts loading now, before
-    # the store opens, and the worker stops when the run ends (the `finally` below).
-    local_workers = LocalWorkers()
+    # the store opens (or already did, at the entry point: `early_worker.py`; a worker started
+    # there with another key is replaced here), and stops when the run ends (the `finally` below).
+    if local_workers is None:
+        local_workers = LocalWorkers()
     start_worker(local_workers, settings.model, int(settings.local_threads))
     store = open_store(context.workspace)
     if store is None:

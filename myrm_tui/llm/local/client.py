@@ -19,7 +19,6 @@ long the worker lives.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import itertools
 import json
@@ -119,6 +118,10 @@ class LocalWorker:
             close_fds=True,
         )
         self.ready = threading.Event()
+        # Set by the stdout reader once it has reaped the process. `close` waits on this rather
+        # than `Popen.wait(timeout)`: while the reader holds the reap, that call polls with sleeps
+        # growing to 50 ms, and a worker that exits 35 ms after its stdin closes was seen ~60 ms on.
+        self.exited = threading.Event()
         self.ready_info: dict[str, Any] = {}
         self.dead: LocalModelCrashedError | None = None
         # The worker's last `done` line (reason, evaluated tokens): how a cancelled request ended.
@@ -168,6 +171,7 @@ class LocalWorker:
                 if route is not None:
                     route(message)
         returncode = self.process.wait()
+        self.exited.set()
         fatal = self.ready_info.get("error") if self.ready_info.get("op") == "fatal" else None
         if fatal:
             error: LocalModelCrashedError = LocalModelCrashedError(
@@ -255,18 +259,24 @@ class LocalWorker:
             self.process.kill()
 
     def close(self) -> None:
-        """Stop the worker: stdin EOF lets it exit cleanly; kill it if it does not."""
+        """Stop the worker: stdin EOF lets it exit cleanly; kill it if it does not. A worker still
+        loading reads stdin only once loaded and holds nothing worth waiting for: it is killed at
+        once (a `myrm run` that stops on a usage error must not wait for the weights it started)."""
         self._closing = True
+        if not self.ready.is_set():
+            self.kill()
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                self.process.wait(CLOSE_GRACE_S)
+            return
         try:
             if self.process.stdin is not None:
                 self.process.stdin.close()
         except OSError:
             pass
-        try:
-            self.process.wait(CLOSE_GRACE_S)
-        except subprocess.TimeoutExpired:
+        if not self.exited.wait(CLOSE_GRACE_S):
             self.kill()
-            self.process.wait(CLOSE_GRACE_S)
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                self.process.wait(CLOSE_GRACE_S)
 
 
 class LocalWorkers:
@@ -329,6 +339,8 @@ class LocalWorkers:
         self, key: WorkerKey, model: str, messages: list[dict[str, Any]], params: dict[str, Any]
     ) -> AsyncIterator[dict[str, Any]]:
         """Protocol messages (`chunk`…, then `done`) for one request; raises on a crash or error."""
+        import asyncio  # here, not at the top: `myrm run` starts a worker before asyncio is loaded (entry.py)
+
         loop = asyncio.get_running_loop()
         inbox: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
 
