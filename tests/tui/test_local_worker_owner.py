@@ -36,3 +36,18 @@ async def test_the_apps_local_model_worker_stops_when_the_app_ends(workspace, st
         running = worker_pids()
         assert len(running) == 1, running
     assert not worker_pids(), "the worker ended with the app"
+
+
+@pytest.mark.slow
+async def test_the_chat_starts_loading_the_local_model_while_the_user_types(workspace, store) -> None:
+    """The warm-up (after the first paint, before any message) starts the embedded model's worker,
+    so the first message does not wait for the weights; the first turn then uses that worker."""
+    assert not worker_pids()
+    app = MyrmApp(workspace, scripted_settings("local/smollm2", max_output_tokens=8), store=store)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: app.chat_opened and app.chat_screen.ready.is_set(), what="warm-up")
+        started = worker_pids()
+        assert len(started) == 1, "the worker runs before any message"
+        await send(pilot, app, "Say hi")
+        assert worker_pids() == started, "the first turn used the worker the warm-up started"
+    assert not worker_pids()

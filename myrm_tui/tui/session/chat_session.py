@@ -169,7 +169,8 @@ class ChatSession:
         """Load, off the UI thread, what the first message to `model` loads: the agent stack, the
         model's tokenizer, and the client of the model's provider family (llm.stream.prepare_call:
         litellm only for the providers it serves; for the user's own server httpx and its TLS
-        context). Why: the first turn runs on the UI loop and waits for this warm-up; importing
+        context; for the embedded model its worker, which starts loading the weights). Why: the
+        first turn runs on the UI loop and waits for this warm-up; importing
         litellm here for every model (6-8 s on 2 cores) made the first message to a server on
         loopback wait for an import it never used (bench/tui_first_message.py)."""
         with contextlib.suppress(ImportError):  # the first turn reports the real error
@@ -182,6 +183,12 @@ class ChatSession:
             settings = self.settings if self.settings.model == model else self.settings.with_values(model=model)
             load_encoder(model)
             prepare_call(model, model_info_for(settings, model).api_base or None)
+            if self.local_workers is not None:
+                # The embedded model's weights load while the user types (0.5-0.7 s of a worker's
+                # start on two cores), not after the first message is sent; any other model: no-op.
+                from myrm_tui.llm.local.provider import start_worker
+
+                start_worker(self.local_workers, model, int(settings.local_threads))
         except Exception:  # noqa: BLE001 - a failed warm-up only means the first call loads it and reports why
             return
 
