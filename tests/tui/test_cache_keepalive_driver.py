@@ -5,11 +5,11 @@ agent in tests/agent/test_cache_warmth.py."""
 from __future__ import annotations
 
 from types import SimpleNamespace
-from typing import Any
+from typing import Any, cast
 
 import pytest
 
-from myrm_tui.tui.session.cache_keepalive import POLL_S, CacheKeepAlive
+from myrm_tui.tui.session.cache_keepalive import POLL_S, CacheKeepAlive, KeepAliveHost
 
 
 class FakeApp:
@@ -47,7 +47,7 @@ def _agent(**settings: Any) -> Any:
 )
 def test_the_driver_steps_only_when_on_and_idle(agent, busy, expected):
     app = FakeApp(agent, **busy)
-    driver = CacheKeepAlive(app)
+    driver = CacheKeepAlive(cast(KeepAliveHost, app))
     driver.start()
     assert [seconds for seconds, _ in app.intervals] == [POLL_S]
     app.intervals[0][1]()
@@ -57,11 +57,12 @@ def test_the_driver_steps_only_when_on_and_idle(agent, busy, expected):
 def test_the_driver_keeps_one_warmth_per_agent():
     agent = _agent(cache_keepalive=True)
     app = FakeApp(agent)
-    driver = CacheKeepAlive(app)
+    driver = CacheKeepAlive(cast(KeepAliveHost, app))
     driver._poll()
     first = driver._warmth
     driver._poll()
     assert driver._warmth is first
     app.chat.current_agent = _agent(cache_keepalive=True)  # rebuilt (settings or model changed)
     driver._poll()
-    assert driver._warmth is not first and driver._warmth.agent is app.chat.current_agent
+    assert driver._warmth is not None and driver._warmth is not first
+    assert driver._warmth.agent is app.chat.current_agent

@@ -8,11 +8,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 from types import SimpleNamespace
-from typing import Any
+from typing import Any, cast
 
 from myrm_tui.agent.cache_warmth import PURPOSE_KEEPALIVE
 from myrm_tui.store import event_kinds
-from myrm_tui.tui.session.cache_keepalive import CacheKeepAlive
+from myrm_tui.tui.session.cache_keepalive import CacheKeepAlive, KeepAliveHost
 from myrm_tui.tui.session.chat_session import ChatSession
 from tests.agent.agent_helpers import settings_for
 
@@ -68,7 +68,7 @@ async def test_after_model_switch_the_keepalive_pings_the_model_the_next_message
     later = (runtime.engine.cache.last_call_at or 0.0) + IDLE_S
     runtime.engine.clock = lambda: later  # the user stays away past the TTL
     app = IdleApp(chat)
-    CacheKeepAlive(app)._poll()
+    CacheKeepAlive(cast(KeepAliveHost, app))._poll()
     [work] = app.workers
     probe = await work
     assert probe is not None and probe.purpose == PURPOSE_KEEPALIVE
@@ -97,7 +97,7 @@ async def test_without_a_switch_the_keepalive_resends_the_last_request_to_the_sa
     later = (runtime.engine.cache.last_call_at or 0.0) + IDLE_S
     runtime.engine.clock = lambda: later
     app = IdleApp(chat)
-    CacheKeepAlive(app)._poll()
+    CacheKeepAlive(cast(KeepAliveHost, app))._poll()
     [work] = app.workers
     assert await work is not None
     turn, probe = _requests(record)
