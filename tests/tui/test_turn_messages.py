@@ -120,22 +120,49 @@ async def test_the_status_line_names_the_users_server_while_it_has_not_answered(
 
 @pytest.mark.slow
 @pytest.mark.llama
-async def test_the_status_line_says_the_embedded_model_is_loading_on_the_first_message_only(
+async def test_the_status_line_says_the_embedded_model_is_loading_when_a_message_starts_it(
     workspace, store, monkeypatch
 ):
-    """`local/smollm2`: the first message starts the worker, which reads the weights before any
-    token; the second finds them loaded and waits for its first token only. The threshold is set
-    to zero so a fast machine cannot hide the phase (the threshold is the test above)."""
+    """`local/smollm2`, its worker not started before the message (as after switching to it: the
+    warm-up starts it only for the model the app opened with; here the warm-up's start is turned
+    off): the message starts the worker, which reads the weights before any token; the next one
+    finds them loaded and waits for its first token only. The threshold is set to zero so a fast
+    machine cannot hide the phase (the threshold is the test above)."""
+    from myrm_tui.llm.local import provider
+    from myrm_tui.tui.widgets import status_bar
+
+    shown = record_states(monkeypatch)
+    monkeypatch.setattr(status_bar, "WAIT_TEXT_AFTER_S", 0.0)
+    monkeypatch.setattr(provider, "start_worker", lambda *args: None)  # the warm-up's start only
+    app = MyrmApp(workspace, scripted_settings("local/smollm2", max_output_tokens=8), store=store)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: app.chat_opened and app.chat_screen.ready.is_set(), what="warm-up")
+        assert not app.local_workers.running(), "nothing started the worker before the message"
+        await _send_local(pilot, app, "Say hi")
+        assert any(state.startswith(LOADING) for state in shown), shown
+        shown.clear()
+        await _send_local(pilot, app, "Say bye")
+        assert not any(state.startswith(LOADING) for state in shown), shown
+        assert any(state.startswith(WAITING) for state in shown), shown
+
+
+@pytest.mark.slow
+@pytest.mark.llama
+async def test_a_first_message_after_the_warm_up_loaded_the_model_only_waits_for_its_token(
+    workspace, store, monkeypatch
+):
+    """The chat's warm-up starts the embedded model's worker; a first message sent once its weights
+    are in never shows "loading the model"."""
     from myrm_tui.tui.widgets import status_bar
 
     shown = record_states(monkeypatch)
     monkeypatch.setattr(status_bar, "WAIT_TEXT_AFTER_S", 0.0)
     app = MyrmApp(workspace, scripted_settings("local/smollm2", max_output_tokens=8), store=store)
     async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: app.chat_opened and app.chat_screen.ready.is_set(), what="warm-up")
+        (worker,) = app.local_workers.running()
+        await wait_until(pilot, worker.ready.is_set, timeout=LOCAL_TURN_WAIT_S, what="the weights loaded")
         await _send_local(pilot, app, "Say hi")
-        assert any(state.startswith(LOADING) for state in shown), shown
-        shown.clear()
-        await _send_local(pilot, app, "Say bye")
         assert not any(state.startswith(LOADING) for state in shown), shown
         assert any(state.startswith(WAITING) for state in shown), shown
 
