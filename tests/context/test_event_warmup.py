@@ -20,6 +20,8 @@ from myrm_tui.store import Store
 from tests.context.engine_helpers import MODEL, info
 
 WINDOW = 8_000
+# The time both compared sessions' rows are stored at (any fixed instant).
+STORED_AT = 1_764_806_400.0
 
 
 def _turn(n: int) -> list[dict]:
@@ -59,7 +61,10 @@ def _fed(store: Store, turns: int) -> tuple[str, ContextEngine]:
 
 
 async def _session(store: Store, turns: int, *, warm: bool) -> tuple[list[list[dict]], list[set[int]], int]:
-    """Prompts per turn, the row ids each event removed, and how many rows idle steps warmed."""
+    """Prompts per turn, the row ids each event removed, and how many rows idle steps warmed.
+    The store's clock is fixed: a summary names the minute its messages were written, and two
+    sessions written a few seconds apart (more on a loaded machine) could straddle a minute."""
+    store.clock = lambda: STORED_AT
     session = store.create_session(MODEL).id
     engine = ContextEngine(store, session, clock=lambda: 0.0)
     prompts: list[list[dict]] = []
