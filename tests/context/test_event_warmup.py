@@ -158,9 +158,9 @@ def test_a_prepared_leaf_is_activated_without_working_out_kept_lines(store):
     dag.prepare(rows[:4], StructuredSummary(user_goal="read the services"), lambda m: count_message_tokens(m, MODEL))
     asked: list[int] = []
 
-    def kept() -> dict[int, list[str]]:
-        asked.append(1)
-        return {}
+    def kept(message_id: int) -> list[str]:
+        asked.append(message_id)
+        return []
 
     def count_text(text: str) -> int:
         return count_text_tokens(text, MODEL)
@@ -168,7 +168,7 @@ def test_a_prepared_leaf_is_activated_without_working_out_kept_lines(store):
     dag.leaf(rows[:4], rows[4].id, 1, lambda m: count_message_tokens(m, MODEL), count_text, kept=kept)
     assert not asked, "kept lines were worked out for a prepared leaf"
     dag.leaf(rows[4:8], rows[8].id, 1, lambda m: count_message_tokens(m, MODEL), count_text, kept=kept)
-    assert asked == [1], "an extractive leaf must ask for its kept lines"
+    assert asked, "an extractive leaf must ask for its kept lines"
 
 
 async def test_a_cancelled_warm_up_stops_at_the_next_unit(store, monkeypatch):

@@ -13,12 +13,13 @@ model from their children (`prepare_fold`), else the children's fields merged.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any
 
 from myrm_tui.context.compaction.node_footer import fold_footer, leaf_footer
 from myrm_tui.context.compaction.summarizers import Summarizer
+from myrm_tui.context.observations.fact_context import KeptLines
 from myrm_tui.context.summary.condense import (
     FoldRun,
     SummaryNode,
@@ -71,7 +72,7 @@ def _leaf_content(
     source_tokens: int,
     count_text: Callable[[str], int],
     max_tokens: int,
-    kept: Mapping[int, Sequence[str]] | None = None,
+    kept: KeptLines | None = None,
 ) -> StructuredSummary:
     messages = [r.message for r in rows]
     if fake is not None:
@@ -202,20 +203,19 @@ class SummaryDag:
         *,
         quote_tokens: int = 0,
         max_tokens: int = DEFAULT_MAX_NODE_TOKENS,
-        kept: Callable[[], Mapping[int, Sequence[str]]] | None = None,
+        kept: KeptLines | None = None,
     ) -> SyntheticView:
         """The node (and its prompt view) standing for `rows`, which were just left out.
         `kept`: by message id, output lines its extractive findings list first; asked only when
-        no prepared node stands for `rows` (finding them reads every later message: most of an
-        event's time when it was asked for every run)."""
+        no prepared node stands for `rows`, and only for the outputs whose findings the leaf
+        lists (finding them reads every later message)."""
         prepared = self.prepared_for(rows[0].id, rows[-1].id)
         if prepared is not None:
             self.store.set_summary_status(self.session_id, prepared["handle"], "active")
             node = {**prepared, "status": "active"}
         else:
             source_tokens = sum(r.tokens for r in rows)
-            lines = kept() if kept is not None else None
-            content = _leaf_content(rows, self.fake, source_tokens, count_text, max_tokens, lines)
+            content = _leaf_content(rows, self.fake, source_tokens, count_text, max_tokens, kept)
             content, _ = redact_summary(content)
             node = self._store_node(
                 content,
@@ -236,7 +236,7 @@ class SummaryDag:
         count_text: Callable[[str], int],
         *,
         max_tokens: int = DEFAULT_MAX_NODE_TOKENS,
-        kept: Mapping[int, Sequence[str]] | None = None,
+        kept: KeptLines | None = None,
     ) -> StructuredSummary:
         """The extractive body of a leaf for `rows`, redacted: what the event would write."""
         source_tokens = sum(r.tokens for r in rows)

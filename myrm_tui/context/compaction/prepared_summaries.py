@@ -28,7 +28,7 @@ from myrm_tui.context.compaction.compactor import Compactor
 from myrm_tui.context.compaction.dag import EXTRACTIVE_MODEL, SUMMARY_KINDS, SummaryDag
 from myrm_tui.context.compaction.summary_area import SummaryArea
 from myrm_tui.context.history import RenderedHistory
-from myrm_tui.context.observations.fact_context import FactContext, kept_by_row
+from myrm_tui.context.observations.fact_context import FactContext, kept_lines
 from myrm_tui.context.rows.units import split_units
 from myrm_tui.context.window.budget import Budget
 from myrm_tui.context.window.tokens import count_message_tokens, count_text_tokens
@@ -337,7 +337,7 @@ class SummaryPreparation:
                         rows,
                         lambda text: count_text_tokens(text, inp.model.name),
                         max_tokens=self.summaries.max_node_tokens(budget),
-                        kept=kept_by_row(
+                        kept=kept_lines(
                             FactContext(self.history.rows, index=self.history.facts), range(first, first + len(rows))
                         ),
                     )

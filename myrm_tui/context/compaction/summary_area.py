@@ -9,7 +9,6 @@ only through the summary DAG.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from functools import partial
 from typing import Any
 
 from myrm_tui.context.compaction.breaker import StageBreakers
@@ -17,7 +16,7 @@ from myrm_tui.context.compaction.dag import SUMMARY_KIND, SUMMARY_KINDS, Summary
 from myrm_tui.context.compaction.markers import omission_marker
 from myrm_tui.context.compaction.node_footer import leaf_footer
 from myrm_tui.context.history import RenderedHistory
-from myrm_tui.context.observations.fact_context import FactContext, kept_by_row
+from myrm_tui.context.observations.fact_context import FactContext, kept_lines
 from myrm_tui.context.pipeline import POST_COMPACTION_REREAD, SUMMARIZE
 from myrm_tui.context.rows.views import REMOVED
 from myrm_tui.context.stages.post_compaction_reread import build_reread
@@ -99,7 +98,7 @@ class SummaryArea:
                         count_text,
                         quote_tokens=quotes,
                         max_tokens=self.max_node_tokens(budget),
-                        kept=partial(kept_by_row, facts, run),
+                        kept=kept_lines(facts, run),
                     )
 
                 summaries.append(
@@ -161,9 +160,7 @@ class SummaryArea:
             return count_text_tokens_by_line(text, model)
 
         facts = FactContext(self.history.rows, index=self.history.facts)
-        self.dag.extractive(
-            rows, count_text, max_tokens=self.max_node_tokens(budget), kept=kept_by_row(facts, list(indices))
-        )
+        self.dag.extractive(rows, count_text, max_tokens=self.max_node_tokens(budget), kept=kept_lines(facts, indices))
         leaf_footer(rows, self.quote_tokens(budget), count_text)
 
     def _summary_position(self, view: SyntheticView) -> int:

@@ -22,7 +22,7 @@ from __future__ import annotations
 import bisect
 import json
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from functools import lru_cache
 
 from myrm_tui.context.filters.notable import LINE_CHARS
@@ -34,6 +34,9 @@ from myrm_tui.context.observations.fact_index import (
 )
 from myrm_tui.context.observations.intent import compaction_text
 from myrm_tui.store.records import MessageRecord
+
+# A message id → the lines of its output a summary lists first (`kept_lines`).
+KeptLines = Callable[[int], Sequence[str]]
 
 # A name found on more lines of an output than this is what the output is about (a module name
 # in its own source, a package in a listing), not a line to single out.
@@ -220,13 +223,21 @@ class FactContext:
         return [_cut(line) for line in dict.fromkeys(out) if line.strip()]
 
 
-def kept_by_row(context: FactContext, indices: Sequence[int]) -> Mapping[int, list[str]]:
-    """`FactContext.kept` of each tool row of `indices`, by message id (only rows with some)."""
-    out: dict[int, list[str]] = {}
-    for i in indices:
-        row = context.rows[i]
-        if row.role == "tool":
-            lines = context.kept(i, compaction_text(row.message))
-            if lines:
-                out[row.id] = lines
-    return out
+def kept_lines(context: FactContext, indices: Iterable[int]) -> KeptLines:
+    """`FactContext.kept` of the tool rows of `indices`, by message id (empty for any other id),
+    worked out when first asked: a leaf lists the findings of its newest outputs only, so most
+    rows of a long run are never asked about (working them all out was a fifth of an event)."""
+    by_id = {context.rows[i].id: i for i in indices}
+    memo: dict[int, list[str]] = {}
+
+    def lines(message_id: int) -> list[str]:
+        found = memo.get(message_id)
+        if found is None:
+            i = by_id.get(message_id)
+            found = []
+            if i is not None and context.rows[i].role == "tool":
+                found = context.kept(i, compaction_text(context.rows[i].message))
+            memo[message_id] = found
+        return found
+
+    return lines

@@ -15,11 +15,12 @@ caller keeps the messages (a summary that saves nothing is not applied).
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 from myrm_tui.context.filters.notable import standout_facts, stated_values
+from myrm_tui.context.observations.fact_context import KeptLines
 from myrm_tui.context.observations.intent import compaction_text, looks_failed
 from myrm_tui.context.rows.views import msg_handle, tool_identity
 from myrm_tui.context.summary.outcomes import ANSWERED, UNANSWERED, WRITE_TOOLS, CallFact, span_facts
@@ -159,7 +160,7 @@ def _facts(
     messages: Sequence[dict[str, Any]],
     ids: Sequence[int] | None,
     ends_turn: bool = False,
-    kept: Mapping[int, Sequence[str]] | None = None,
+    kept: KeptLines | None = None,
 ) -> _Facts:
     def handle(index: int | None) -> str:
         return f" ({msg_handle(ids[index])})" if ids is not None and index is not None else ""
@@ -187,6 +188,7 @@ def _facts(
                 if _DECISION.match(line):
                     out.decisions.append((line.strip().lstrip("-*• "), handle(i)))
     events: list[tuple[int, Item]] = [(i, ("answered: " + line, handle(i))) for i, line in replies.items()]
+    ran: list[tuple[CallFact, str]] = []  # the calls that ran to the end, with their handle
     for call in span.calls:
         identity = _clean(tool_identity(call.name, call.arguments))
         what = f"{call.name} {identity}".strip()
@@ -198,10 +200,7 @@ def _facts(
             out.commands.append(_first_line(call.arguments["command"]))
         if call.status == OK:
             events.append((call.index, (what, where)))
-            leading = kept.get(ids[call.result_index], ()) if kept and ids and call.result_index is not None else ()
-            command = _first_line(str(call.arguments.get("command") or ""))
-            for finding in _findings(call.result_text, command, leading):
-                out.findings.append((f"{call.name}: {finding}", where))
+            ran.append((call, where))
             continue
         first = _first_line(call.result_text)
         if looks_failed(first):  # the tool's own first line says what failed
@@ -209,7 +208,28 @@ def _facts(
         else:
             out.errors.append((f"{what} failed ({call.status}): {first}", where))
     out.actions = [entry for _, entry in sorted(events, key=lambda e: e[0])]
+    out.findings = _newest_findings(ran, ids, kept)
     return out
+
+
+def _newest_findings(
+    ran: Sequence[tuple[CallFact, str]], ids: Sequence[int] | None, kept: KeptLines | None
+) -> list[Item]:
+    """The findings of the calls that ran, in order, from the newest call back until MAX_FINDINGS
+    are found: a summary lists only the newest MAX_FINDINGS at any scale, and reading every output
+    of a long run (its notable lines, the lines later messages name, their redaction) for findings
+    it then drops was a third of a leaf's time."""
+    newest_first: list[list[Item]] = []
+    found = 0
+    for call, where in reversed(ran):
+        if found >= MAX_FINDINGS:
+            break
+        leading = kept(ids[call.result_index]) if kept and ids and call.result_index is not None else ()
+        command = _first_line(str(call.arguments.get("command") or ""))
+        items = [(f"{call.name}: {finding}", where) for finding in _findings(call.result_text, command, leading)]
+        newest_first.append(items)
+        found += len(items)
+    return [item for items in reversed(newest_first) for item in items]
 
 
 def _build(facts: _Facts, previous_goal: str, scale: int) -> StructuredSummary:
@@ -259,7 +279,7 @@ def extractive_summary(
     previous_goal: str = "",
     count: Callable[[str], int] | None = None,
     ends_turn: bool = False,
-    kept: Mapping[int, Sequence[str]] | None = None,
+    kept: KeptLines | None = None,
 ) -> StructuredSummary:
     """A fallback summary strictly smaller than `source_tokens` when at all possible.
     `ends_turn`: a user message follows the span (an ask without a reply in it was never answered).

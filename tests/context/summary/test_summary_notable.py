@@ -219,3 +219,28 @@ def test_a_capped_file_list_keeps_one_entry_per_path():
     capped = enforce_caps(StructuredSummary(files_modified=files)).files_modified
     assert len(capped) == cap and capped[0].path == "src/f0.py", "the oldest file survives the duplicate"
     assert [f for f in capped if f.path == "src/f3.py"] == [FileChange("src/f3.py", "write")]
+
+
+def test_a_long_run_lists_its_newest_findings_and_reads_only_the_outputs_it_lists():
+    """A summary lists the newest MAX_FINDINGS findings at any scale: those are the same whether
+    the older outputs are read or not, and an event reading all ~40 outputs of a run for
+    findings it then dropped was a third of a leaf's time (benchmark B1)."""
+    from myrm_tui.context.summary.extractive import MAX_FINDINGS
+
+    runs = MAX_FINDINGS + 6
+    messages = [user("Check each shard's config loader.")]
+    for n in range(runs):
+        messages += [assistant("", call(f"c{n}", "bash", command=f"check shard {n}")), tool(f"c{n}", f"shard {n}")]
+    ids = list(range(100, 100 + len(messages)))
+    asked: list[int] = []
+
+    def kept(message_id: int) -> list[str]:
+        asked.append(message_id)
+        return [f"shard {message_id} override queue=eu-{message_id}"]  # one named line per output
+
+    source = sum(count_message_tokens(m) for m in messages)
+    summary = extractive_summary(messages, ids=ids, source_tokens=source * 4, kept=kept)
+    results = ids[2::2]  # every tool row's id, oldest first
+    newest = results[-MAX_FINDINGS:]
+    assert [f.split("queue=eu-")[1].split(" ")[0] for f in summary.key_findings] == [str(i) for i in newest]
+    assert sorted(asked) == newest, "outputs whose findings are not listed were read for them"
