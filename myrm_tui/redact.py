@@ -101,7 +101,16 @@ _SHELL_WORD = r"(?:'[^'\n]+'|\"[^\"\n]+\"|[^\s\"'\\]+)"
 # (kind, pattern, group to replace or 0 for the whole match). Order matters: the most specific
 # first (sk-ant before sk-, PEM blocks before anything that could match inside them, URLs before
 # the `key = value` forms that would otherwise take a URL as their value).
-_CREDENTIALS: list[tuple[str, re.Pattern[str], int]] = [
+# Each pattern's last field: words one of which every match of it contains, looked for in the
+# text's casefold before the pattern runs (`_redact`). Most short texts (summary items, first
+# lines) hold none, and the ~35 patterns were most of an event's redaction time; the key-name
+# patterns, which try every word start, half of it. Casefold, not lower: under (?i) "ſ" matches
+# "s" and the Kelvin sign "k", and casefold maps them there. No "i" in a word of a (?i) pattern:
+# "İ" and "ı" match "i" there but casefold elsewhere. Both rules, and that every match holds a
+# word, are tested (tests/security/test_redact_needles.py).
+_SECRET_WORDS = ("pass", "secret", "key", "token")
+
+_CREDENTIALS: list[tuple[str, re.Pattern[str], int, tuple[str, ...]]] = [
     # A PEM block to its END line, or (truncated, pasted without its end) through its body lines.
     (
         "private_key",
@@ -111,9 +120,10 @@ _CREDENTIALS: list[tuple[str, re.Pattern[str], int]] = [
             rf"|{_KEY_LINES})"
         ),
         0,
+        ("-----begin ",),
     ),
     # The body alone, without its BEGIN/END markers (an env var, a JSON field, a copied block).
-    ("private_key", re.compile(rf"(?<![{_B64}]){_DER_KEY_START}[{_B64}]{{12,}}={{0,2}}{_KEY_LINES}"), 0),
+    ("private_key", re.compile(rf"(?<![{_B64}]){_DER_KEY_START}[{_B64}]{{12,}}={{0,2}}{_KEY_LINES}"), 0, ()),
     # user:password@host; the password may itself contain '@' or ':' (the last '@' before the
     # path ends it), and the user may be empty (redis://:password@host).
     (
@@ -123,6 +133,7 @@ _CREDENTIALS: list[tuple[str, re.Pattern[str], int]] = [
             r"(?=[^\s@/?#\"'\\]*(?:[/?#\s\"'\\]|$))"
         ),
         1,
+        ("://",),
     ),
     # Credentials passed in a query string (?api_key=…, Azure SAS &sig=…).
     (
@@ -132,37 +143,65 @@ _CREDENTIALS: list[tuple[str, re.Pattern[str], int]] = [
             r"secret|client[_-]?secret|password|passwd|sig|signature)=([^&\s#\"'<>\\]{8,})"
         ),
         1,
+        ("=",),
     ),
     # Webhook URLs are the credential themselves: whoever has the path can post.
     (
         "slack_webhook",
         re.compile(r"https://hooks\.slack\.com/(?:services|workflows|triggers)/([A-Za-z0-9_/-]{20,})"),
         1,
+        ("hooks.slack.com",),
     ),
     (
         "discord_webhook",
         re.compile(r"https://(?:ptb\.|canary\.)?discord(?:app)?\.com/api/webhooks/(\d+/[\w-]{20,})"),
         1,
+        ("discord",),
     ),
     # Azure storage / Service Bus connection strings.
-    ("azure_key", re.compile(r"(?i)\b(?:AccountKey|SharedAccessKey|SharedSecretValue)=([^;\s\"'\\]{16,})"), 1),
-    ("anthropic_key", re.compile(r"(?<![\w-])sk-ant-[A-Za-z0-9_-]{20,}"), 0),
-    ("stripe_key", re.compile(r"(?<![\w-])(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}"), 0),
-    ("openai_key", re.compile(r"(?<![\w-])sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}"), 0),
-    ("aws_access_key", re.compile(r"(?<![A-Za-z0-9])(?:AKIA|ASIA)[0-9A-Z]{16}(?![A-Za-z0-9])"), 0),
-    ("aws_secret_key", re.compile(rf"(?i)aws_?secret\w*[\"']?\s*[:=]\s*[\"']?([{_B64}]{{40}})(?![{_B64}])"), 1),
-    ("github_token", re.compile(r"(?<![\w])(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{50,})"), 0),
-    ("gitlab_token", re.compile(r"(?<![\w-])glpat-[A-Za-z0-9_-]{20,}"), 0),
-    ("slack_token", re.compile(r"(?<![\w-])xox[abposr]-[A-Za-z0-9-]{10,}"), 0),
-    ("google_api_key", re.compile(r"(?<![\w-])AIza[0-9A-Za-z_-]{35}"), 0),
-    ("huggingface_token", re.compile(r"(?<![\w-])hf_[A-Za-z0-9]{30,}"), 0),
-    ("npm_token", re.compile(r"(?<![\w-])npm_[A-Za-z0-9]{36}"), 0),
-    ("jwt", re.compile(r"(?<![\w-])eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"), 0),
-    ("bearer_token", re.compile(r"(?i)(?:\bbearer|authorization:\s*token)\s+([A-Za-z0-9\-._~+/]{16,}=*)"), 1),
-    ("basic_auth", re.compile(r"(?i)\bauthorization:\s*basic\s+([A-Za-z0-9+/]{12,}=*)"), 1),
+    (
+        "azure_key",
+        re.compile(r"(?i)\b(?:AccountKey|SharedAccessKey|SharedSecretValue)=([^;\s\"'\\]{16,})"),
+        1,
+        ("accountkey", "sharedaccesskey", "sharedsecretvalue"),
+    ),
+    ("anthropic_key", re.compile(r"(?<![\w-])sk-ant-[A-Za-z0-9_-]{20,}"), 0, ("sk-ant-",)),
+    ("stripe_key", re.compile(r"(?<![\w-])(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}"), 0, ("_live_", "_test_")),
+    ("openai_key", re.compile(r"(?<![\w-])sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}"), 0, ("sk-",)),
+    ("aws_access_key", re.compile(r"(?<![A-Za-z0-9])(?:AKIA|ASIA)[0-9A-Z]{16}(?![A-Za-z0-9])"), 0, ("akia", "asia")),
+    (
+        "aws_secret_key",
+        re.compile(rf"(?i)aws_?secret\w*[\"']?\s*[:=]\s*[\"']?([{_B64}]{{40}})(?![{_B64}])"),
+        1,
+        ("aws",),
+    ),
+    (
+        "github_token",
+        re.compile(r"(?<![\w])(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{50,})"),
+        0,
+        ("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"),
+    ),
+    ("gitlab_token", re.compile(r"(?<![\w-])glpat-[A-Za-z0-9_-]{20,}"), 0, ("glpat-",)),
+    ("slack_token", re.compile(r"(?<![\w-])xox[abposr]-[A-Za-z0-9-]{10,}"), 0, ("xox",)),
+    ("google_api_key", re.compile(r"(?<![\w-])AIza[0-9A-Za-z_-]{35}"), 0, ("aiza",)),
+    ("huggingface_token", re.compile(r"(?<![\w-])hf_[A-Za-z0-9]{30,}"), 0, ("hf_",)),
+    ("npm_token", re.compile(r"(?<![\w-])npm_[A-Za-z0-9]{36}"), 0, ("npm_",)),
+    ("jwt", re.compile(r"(?<![\w-])eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"), 0, ("eyj",)),
+    (
+        "bearer_token",
+        re.compile(r"(?i)(?:\bbearer|authorization:\s*token)\s+([A-Za-z0-9\-._~+/]{16,}=*)"),
+        1,
+        ("bearer", "author"),
+    ),
+    ("basic_auth", re.compile(r"(?i)\bauthorization:\s*basic\s+([A-Za-z0-9+/]{12,}=*)"), 1, ("author",)),
     # Passwords on a command line: `mysql -pS3cret` (glued; `-p alone` prompts), `--password=…`,
     # `curl -u user:pass`, `sshpass -p …`, `openssl … -passin pass:…`.
-    ("cli_password", re.compile(rf"(?<![\w-]){_MYSQL_CLIENTS}\b[^\n;|&]*?[ \t]-p({_SHELL_WORD})"), 1),
+    (
+        "cli_password",
+        re.compile(rf"(?<![\w-]){_MYSQL_CLIENTS}\b[^\n;|&]*?[ \t]-p({_SHELL_WORD})"),
+        1,
+        ("mysql", "mariadb"),
+    ),
     (
         "cli_password",
         re.compile(
@@ -170,14 +209,16 @@ _CREDENTIALS: list[tuple[str, re.Pattern[str], int]] = [
             rf"auth[-_]token|access[-_]token)(?:=|[ \t]+)((?![-$]){_SHELL_WORD})"
         ),
         1,
+        ("--",),
     ),
     (
         "cli_password",
         re.compile(r"(?<![\w-])curl\b[^\n;|&]*?[ \t](?:-u|--user)[ \t]*['\"]?[^\s:'\"]+:([^\s'\"\\]+)"),
         1,
+        ("curl",),
     ),
-    ("cli_password", re.compile(r"(?<![\w-])sshpass[ \t]+-p[ \t]*([^\s\\]+)"), 1),
-    ("cli_password", re.compile(r"(?<![\w-])-pass(?:in|out)?[ \t]+pass:([^\s\\]+)"), 1),
+    ("cli_password", re.compile(r"(?<![\w-])sshpass[ \t]+-p[ \t]*([^\s\\]+)"), 1, ("sshpass",)),
+    ("cli_password", re.compile(r"(?<![\w-])-pass(?:in|out)?[ \t]+pass:([^\s\\]+)"), 1, ("pass:",)),
     # .env style: a KEY whose name ends in a secret word (MAX_TOKENS is not one), any value that
     # is not a reference ($VAR, ${VAR}) or code (os.environ[...], get_token()).
     (
@@ -187,6 +228,7 @@ _CREDENTIALS: list[tuple[str, re.Pattern[str], int]] = [
             r"PRIVATE_KEY|CREDENTIALS|AUTH_KEY)\s*[=:]\s*[\"']?((?!\$)[^\s\"'#()\[\]{},;]{3,}+)(?![(\[{])"
         ),
         1,
+        ("secret", "passw", "token", "key", "credentials"),
     ),
     # JSON/YAML fields whose key ends in a secret word, with a quoted value.
     # (Anchored at a word start: unanchored, `[\w-]*` rescans a long word from every position.)
@@ -198,6 +240,7 @@ _CREDENTIALS: list[tuple[str, re.Pattern[str], int]] = [
             r"\s*:\s*[\"']((?!\$\{)[^\"'\s]{4,})[\"']"
         ),
         1,
+        _SECRET_WORDS,
     ),
     # Code and config assignments with a quoted value, any case: db_password = "…", token := '…'.
     (
@@ -206,6 +249,7 @@ _CREDENTIALS: list[tuple[str, re.Pattern[str], int]] = [
             rf"(?i)(?<![\w.-])[\w.-]*{_SECRET_NAME}[ \t]*(?::=|=)[ \t]*([\"'])((?!\$)(?:(?!\1)[^\n\\]){{3,}})\1"
         ),
         2,
+        _SECRET_WORDS,
     ),
     # INI/conf lines with a bare value (`password=hunter2` in .my.cnf): the value must be the whole
     # rest of the line, at least 6 chars, and not look like code (an identifier, a call, a number).
@@ -216,6 +260,7 @@ _CREDENTIALS: list[tuple[str, re.Pattern[str], int]] = [
             r"((?![$\"'\[{(])(?=[^\s]*[^A-Za-z_.\s])(?!\d+\b)[^\s#;\"'\\()\[\]{}]{6,})[ \t]*(?:[#;][^\n]*)?(?=$|\\n)"
         ),
         1,
+        _SECRET_WORDS,
     ),
     # The same anywhere in a line (a model's summary or a flattened quote joins lines): then the
     # value must mix letters and digits, which prose after "token:" does not.
@@ -226,6 +271,7 @@ _CREDENTIALS: list[tuple[str, re.Pattern[str], int]] = [
             rf"((?![$])(?={_INLINE_VALUE}*\d)(?={_INLINE_VALUE}*[A-Za-z]){_INLINE_VALUE}{{8,}})"
         ),
         1,
+        _SECRET_WORDS,
     ),
     # YAML with a bare value: `token: value` (a value that runs to the end of its line).
     (
@@ -235,6 +281,7 @@ _CREDENTIALS: list[tuple[str, re.Pattern[str], int]] = [
             r"((?![$\[{!&*|>\"'])[^\s#\\\"']{4,})[ \t]*(?:#[^\n]*)?(?=$|\\n|\\r|\")"
         ),
         1,
+        _SECRET_WORDS,
     ),
 ]
 
@@ -337,9 +384,14 @@ def _redact_short(text: str, policy: RedactionPolicy) -> tuple[str, tuple[tuple[
 def _redact(text: str, policy: RedactionPolicy) -> RedactionResult:
     counts: Counter[str] = Counter()
     if policy.credentials:
-        for kind, pattern, group in _CREDENTIALS:
-            text = _sub(text, kind, pattern, group, counts)
-    if policy.emails:
+        folded = text.casefold()  # of the current text: a placeholder put in holds words too
+        for kind, pattern, group, needles in _CREDENTIALS:
+            if needles and not any(word in folded for word in needles):
+                continue
+            changed = _sub(text, kind, pattern, group, counts)
+            if changed is not text:
+                text, folded = changed, changed.casefold()
+    if policy.emails and "@" in text:  # every address holds one
         text = _sub(text, "email", _EMAIL, 0, counts, _email)
     if policy.credit_cards:
         text = _sub(text, "credit_card", _CARD, 0, counts, _card)
