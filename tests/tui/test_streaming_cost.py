@@ -67,7 +67,9 @@ async def test_a_300_block_reply_costs_the_same_per_chunk_at_its_end(workspace, 
                 grew += len(inside - mounted)
             mounted |= inside
             await pilot.pause(0.02)
-        await wait_until(pilot, lambda: not screen.turn_running, what="turn end")
+        # The turn can end while `finish` still mounts the finished reply (CI, under load, saw
+        # the live rows still there): `streaming` goes false once the final render is in place.
+        await wait_until(pilot, lambda: not screen.turn_running and not reply.streaming, what="turn end")
         assert reply.text == reply_text
         assert isinstance(reply.markdown, StoredReply) and reply.markdown.source == reply_text
         assert live not in reply.children, "the live rows gave way to the finished reply"
