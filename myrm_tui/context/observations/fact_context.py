@@ -226,7 +226,8 @@ class FactContext:
 def kept_lines(context: FactContext, indices: Iterable[int]) -> KeptLines:
     """`FactContext.kept` of the tool rows of `indices`, by message id (empty for any other id),
     worked out when first asked: a leaf lists the findings of its newest outputs only, so most
-    rows of a long run are never asked about (working them all out was a fifth of an event)."""
+    rows of a long run are never asked about (working them all out, with the findings they lead,
+    was a fifth of an event)."""
     by_id = {context.rows[i].id: i for i in indices}
     memo: dict[int, list[str]] = {}
 
