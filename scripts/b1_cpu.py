@@ -1,7 +1,8 @@
 """B1 as main-thread CPU time (docs/benchmarks.md): `python scripts/b1_cpu.py`.
 
 Why CPU time: the wall time of a turn on a box shared with the test suite measures the box. This
-replays the seeded coding workload (800 turns, seed 1) at a 64k window with the `null`
+replays the seeded coding workload (800 turns, seed 1; `--seed` for another session of the same
+kind, which the engine was not profiled on) at a 64k window with the `null`
 summarizer through `myrm replay` and sums `time.thread_time` over every `ContextEngine.assemble`
 of each turn; it prints p50 / p95 / p99 / max over turns 401-800 and the mean of the turns that
 ran an event inside a request, and apart from them the CPU of the idle step after each turn
@@ -37,6 +38,9 @@ def main() -> None:
     parser.add_argument("--turns", type=int, default=800)
     parser.add_argument("--window", type=int, default=64_000)
     parser.add_argument("--from-turn", type=int, default=401)
+    parser.add_argument(
+        "--seed", type=int, default=1, help="the workload's seed (B1 is defined on 1; report others beside it)"
+    )
     parser.add_argument("--top", type=int, default=0, help="also list the N heaviest turns (turn, CPU ms, events)")
     parser.add_argument("--json", type=Path, help="also write the figures here (python -m bench latency reads them)")
     parser.add_argument(
@@ -103,7 +107,7 @@ def main() -> None:
     replay.ReplaySession.line = timed_line  # type: ignore[method-assign,assignment]
     with tempfile.TemporaryDirectory() as tmp:
         session = Path(tmp) / "coding.jsonl"
-        lines, _answers = generate("coding", args.turns, 1)
+        lines, _answers = generate("coding", args.turns, args.seed)
         session.write_text("".join(json.dumps(x) + "\n" for x in lines))
         with (Path(tmp) / "out.jsonl").open("w") as handle:
             replay.run_replay(session, handle, replay.ReplayOptions(window=args.window, summarizer="null"))

@@ -309,16 +309,22 @@ class SummaryDag:
         quote_tokens: int = 0,
         max_tokens: int = DEFAULT_MAX_NODE_TOKENS,
         squeeze: bool = False,
+        known: dict[str, dict[str, Any]] | None = None,
     ) -> list[SyntheticView]:
         """Fold the deepest qualifying run of same-depth summary views into one deeper node (or,
         with `squeeze`, the oldest two touching nodes of any depth); returns the new list of
-        summary views (unchanged when nothing qualifies)."""
+        summary views (unchanged when nothing qualifies). `known`: nodes already read by handle,
+        kept by the caller across the rounds of one event (a stored node changes only in its
+        status, which a fold does not read); every round read every node again, half of them
+        to find nothing left to fold."""
         nodes = []
         by_handle = {}
+        known = {} if known is None else known
         for view in views:
-            node = self.store.get_summary(self.session_id, view.handle)
+            node = known.get(view.handle) or self.store.get_summary(self.session_id, view.handle)
             if node is None:
                 return list(views)
+            known[view.handle] = node
             by_handle[view.handle] = (view, node)
             nodes.append(
                 SummaryNode(
@@ -338,6 +344,7 @@ class SummaryDag:
             node = {**prepared, "status": "active"}
         else:
             node = self._merged_node(children, run.depth, count, quote_tokens, max_tokens)
+        known[node["handle"]] = node
         for child in children:
             self.store.set_summary_status(self.session_id, child["handle"], "folded")
         last_view = by_handle[run.nodes[-1].id][0]

@@ -215,6 +215,7 @@ class SummaryArea:
     ) -> list[SyntheticView]:
         """Fold up to `rounds` times. Same-depth folds run while anything qualifies (with
         pressure above `pressure_at` tokens); squeeze folds run only while above it."""
+        known: dict[str, dict[str, Any]] = {}  # stored nodes read by the rounds so far
         for _ in range(rounds):
             over = sum(v.tokens for v in summaries) > pressure_at
             if squeeze and (len(summaries) < 2 or not over):
@@ -230,6 +231,7 @@ class SummaryArea:
                     quote_tokens=quotes,
                     max_tokens=self.max_node_tokens(budget),
                     squeeze=squeeze,
+                    known=known,
                 )
 
             folded = self.breakers.run(SUMMARIZE, fold, summaries)

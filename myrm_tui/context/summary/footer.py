@@ -15,7 +15,7 @@ from typing import Any
 
 from myrm_tui.context.observations.intent import compaction_text, looks_failed
 from myrm_tui.context.rows.views import msg_handle, parse_arguments
-from myrm_tui.context.summary.outcomes import span_facts
+from myrm_tui.context.summary.outcomes import call_statuses
 from myrm_tui.context.summary.schema import neutralize
 from myrm_tui.sinks import SCAN_CHARS, SUMMARY_FOOTER, scrub
 from myrm_tui.store.tool_status import OK, UNKNOWN
@@ -93,7 +93,7 @@ def build_footer(messages: Sequence[dict[str, Any]], ids: Sequence[int] | None =
     commands: Counter[str] = Counter()
     errors: list[ErrorSeen] = []
     notable: list[str] = []
-    status = span_facts(messages).call_status()
+    status = call_statuses(messages)
     for i, message in enumerate(messages):
         handle = msg_handle(ids[i]) if ids is not None else f"#{i}"
         role = message.get("role")

@@ -81,6 +81,30 @@ class SpanFacts:
         return {c.call_id: c.status for c in self.calls}
 
 
+def _first_results(messages: Sequence[dict[str, Any]]) -> dict[str, tuple[int, dict[str, Any]]]:
+    """Each call id's first tool result in `messages`: (index, message)."""
+    results: dict[str, tuple[int, dict[str, Any]]] = {}
+    for i, message in enumerate(messages):
+        if message.get("role") == "tool":
+            results.setdefault(str(message.get("tool_call_id") or ""), (i, message))
+    return results
+
+
+def call_statuses(messages: Sequence[dict[str, Any]]) -> dict[str, str]:
+    """`span_facts(messages).call_status()` without the rest of the span's facts: a leaf's
+    footer needs only each call's outcome, and the asks, arguments and result texts were half
+    of what building a footer cost inside the compaction event (benchmark B1). A later call
+    reusing an id wins, as in `call_status`; a result must come after its call."""
+    results = _first_results(messages)
+    out: dict[str, str] = {}
+    for i, message in enumerate(messages):
+        for raw in message.get("tool_calls") or ():
+            call_id = str(raw.get("id") or "")
+            found = results.get(call_id)
+            out[call_id] = stored_status(found[1]) if found is not None and found[0] > i else UNKNOWN
+    return out
+
+
 def is_final_answer(message: dict[str, Any]) -> bool:
     if message.get("role") != "assistant" or message.get("tool_calls"):
         return False
@@ -92,10 +116,7 @@ def span_facts(messages: Sequence[dict[str, Any]], *, ends_turn: bool = False) -
     """Facts of `messages` (provider dicts, in order). `ends_turn`: the span is followed by a new
     user message (a fork's summarized middle), so an ask without a reply in it was never answered;
     otherwise the newest such ask is `open` (its turn may go on after the span)."""
-    results: dict[str, tuple[int, dict[str, Any]]] = {}
-    for i, message in enumerate(messages):
-        if message.get("role") == "tool":
-            results.setdefault(str(message.get("tool_call_id") or ""), (i, message))
+    results = _first_results(messages)
     calls: list[CallFact] = []
     answers: list[int] = []
     asks: list[AskFact] = []

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from dataclasses import replace
+from dataclasses import asdict, replace
 
 import pytest
 from hypothesis import given, settings
@@ -152,3 +152,30 @@ def test_a_stored_node_reads_back_as_the_json_text_it_was(items, goal, fallback,
     )
     stored = json.loads(summary.to_json())
     assert from_json_dict(stored) == replace(from_json(json.dumps(stored)), fallback=fallback)
+
+
+_TEXT = st.text(max_size=12)
+
+
+@given(
+    st.builds(
+        StructuredSummary,
+        user_goal=_TEXT,
+        key_findings=st.lists(_TEXT, max_size=3),
+        decisions=st.lists(_TEXT, max_size=3),
+        files_modified=st.lists(st.builds(FileChange, _TEXT, _TEXT), max_size=3),
+        narrative=_TEXT,
+        fallback=st.booleans(),
+    )
+)
+@settings(max_examples=100, deadline=None)
+def test_to_dict_is_what_asdict_gave_with_its_own_lists(summary):
+    """The stored content of a node: every field in declaration order with the file changes as
+    dicts (what `asdict` gave before the hand-written copy), and lists the caller may change
+    without changing the summary."""
+    expected = asdict(summary)
+    expected["files_modified"] = [{"path": f.path, "change": f.change} for f in summary.files_modified]
+    data = summary.to_dict()
+    assert list(data.items()) == list(expected.items())
+    data["key_findings"].append("x")
+    assert summary.key_findings == expected["key_findings"]
