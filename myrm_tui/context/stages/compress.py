@@ -71,6 +71,15 @@ PROTECTED_TOOLS = ALWAYS_PROTECTED  # plus the `protected_tools` setting (PlanIn
 # or a log's first screens, and a 100k-character output costs no more than this.
 INTENT_CHARS = 4_000
 RELEVANCE_CHARS = 20_000
+# `steps_newest_first` sizes each chunk of groups by the share of their tokens the steps left in
+# the chunk before; a chunk too small costs another pass of every step, one too large only visits
+# groups removal takes anyway. At least this share, so a chunk of masked stubs does not predict
+# that the next chunk is near nothing and ask for the whole history.
+MIN_KEPT_SHARE = 0.05
+# The guess before any group was visited (a masked output keeps a stub, its call stays): a guess
+# too high costs another chunk, one too low only visits groups removal takes anyway. Exactness
+# does not depend on either constant, only the planner's time.
+FIRST_KEPT_SHARE = 0.25
 
 
 class RowTokens(Protocol):
@@ -128,6 +137,9 @@ class PlanInput:
     # The engine's facts index over `rows` (None: the planner scans the rows itself).
     facts: FactIndex | None = None
     output_filters: tuple[FilterSpec, ...] = ()  # the session's (TurnInput.output_filters), for excerpts
+    # The emergency's steps skip the rows removal is certain to take (`_Planner.steps_newest_first`);
+    # False: every row, in the steps' own order (the reference the tests compare with).
+    newest_first: bool = True
 
 
 @dataclass(frozen=True)
@@ -161,6 +173,11 @@ class _Planner:
         self.facts = FactContext(inp.rows, inp.start, inp.facts)
         self._young: frozenset[int] | None = None
         self._protected_reads: frozenset[int] | None = None
+        # When set, the steps look only at these rows (`steps_newest_first`).
+        self.only: frozenset[int] | None = None
+        self._start = inp.start  # the event's live history starts here, whatever pass runs
+        self._latest_by_digest: dict[int, dict[str, int]] = {}  # by the pass's start
+        self._latest_by_call: dict[int, tuple[dict[str, int], dict[int, str]]] = {}
 
     # -- helpers ----------------------------------------------------------------------------
     def done(self) -> bool:
@@ -191,8 +208,12 @@ class _Planner:
         self.plan.saved += saved
         self.plan.ops[op] = self.plan.ops.get(op, 0) + 1
 
-    def live(self) -> range:
-        return range(self.inp.start, min(self.inp.tail_start, len(self.inp.rows)))
+    def live(self) -> Iterator[int] | range:
+        """The rows the steps may change outside the fresh tail (those of `only`, when set)."""
+        end = min(self.inp.tail_start, len(self.inp.rows))
+        if self.only is None:
+            return range(self.inp.start, end)
+        return iter(sorted(i for i in self.only if self.inp.start <= i < end))
 
     def tool_rows(self) -> Iterator[int]:
         rows = self.inp.rows
@@ -259,13 +280,15 @@ class _Planner:
         """Whether row `i` is inside an age window: younger than `eviction_min_age` user turns, or
         among the newest `observation_keep` tool outputs (the emergency's own steps ignore it)."""
         if self._young is None:
-            rows, inp = self.inp.rows, self.inp
+            # Over the whole live history (the event's start, not the pass's): which rows are
+            # young must not depend on which pass asked first.
+            rows, inp, start = self.inp.rows, self.inp, self._start
             young: set[int] = set()
             if inp.eviction_min_age > 0:
-                ages = user_turns_after(rows, inp.start)
+                ages = user_turns_after(rows, start)
                 young |= {k for k, age in ages.items() if age < inp.eviction_min_age}
             if inp.observation_keep > 0:
-                tools = [k for k in range(len(rows) - 1, inp.start - 1, -1) if rows[k].role == "tool"]
+                tools = [k for k in range(len(rows) - 1, start - 1, -1) if rows[k].role == "tool"]
                 young |= set(tools[: inp.observation_keep])
             self._young = frozenset(young)
         return i in self._young
@@ -274,8 +297,14 @@ class _Planner:
         """Whether row `i` is a protected file read (context/observations/file_protection.py: the file's current
         version, within the protected tokens counted newest first)."""
         if self._protected_reads is None:
+            # Over the whole live history and on the tokens the event found, not from the pass
+            # that asked first nor on what earlier steps left: which reads are protected must not
+            # depend on the order the steps visit rows in (a fenced pass asking first used to
+            # leave every read before the fence unprotected).
             self._protected_reads = (
-                current_reads(self.inp.rows, self.inp.start, self.calls, self.tok, self.inp.file_protect_tokens)
+                current_reads(
+                    self.inp.rows, self._start, self.calls, self._base_tokens.__getitem__, self.inp.file_protect_tokens
+                )
                 if self.inp.file_protect_tokens > 0
                 else frozenset()
             )
@@ -293,12 +322,41 @@ class _Planner:
         return out
 
     # -- light ------------------------------------------------------------------------------
+    def _latest_outputs(self) -> dict[str, int]:
+        """The newest row (from the pass's start) of each output text worth a pointer, by digest;
+        once per start (the deep pass visits its rows a chunk at a time)."""
+        start = self.inp.start
+        latest = self._latest_by_digest.get(start)
+        if latest is None:
+            latest = self._latest_by_digest[start] = {}
+            for i in range(start, len(self.inp.rows)):
+                row = self.inp.rows[i]
+                if row.role == "tool" and len(compaction_text(row.message)) >= MIN_DEDUP_CHARS:
+                    latest[self.digest(i)] = i
+        return latest
+
+    def _latest_calls(self) -> tuple[dict[str, int], dict[int, str]]:
+        """The newest row (from the pass's start) of each repeatable call by its key, and each
+        such row's key; once per start, like `_latest_outputs`."""
+        start = self.inp.start
+        found = self._latest_by_call.get(start)
+        if found is None:
+            latest: dict[str, int] = {}
+            keys: dict[int, str] = {}
+            for i in range(start, len(self.inp.rows)):
+                if self.inp.rows[i].role != "tool":
+                    continue
+                name, _args = self.call_of(i)
+                if not name or name in self.inp.protected_tools or name in ("file_write", "file_edit"):
+                    continue
+                key = self.call_key(i)
+                keys[i] = key
+                latest[key] = i
+            found = self._latest_by_call[start] = (latest, keys)
+        return found
+
     def dedup(self) -> None:
-        latest: dict[str, int] = {}
-        for i in range(self.inp.start, len(self.inp.rows)):
-            row = self.inp.rows[i]
-            if row.role == "tool" and len(compaction_text(row.message)) >= MIN_DEDUP_CHARS:
-                latest[self.digest(i)] = i
+        latest = self._latest_outputs()
         for i in self.focus_last(self.tool_rows()):
             if self.done():
                 return
@@ -316,18 +374,7 @@ class _Planner:
                 self.apply(i, DEDUP, self.tool_message(i, text), "dedup", "identical to a later output")
 
     def superseded(self) -> None:
-        latest: dict[str, int] = {}
-        keys: dict[int, str] = {}
-        for i in range(self.inp.start, len(self.inp.rows)):
-            row = self.inp.rows[i]
-            if row.role != "tool":
-                continue
-            name, args = self.call_of(i)
-            if not name or name in self.inp.protected_tools or name in ("file_write", "file_edit"):
-                continue
-            key = self.call_key(i)
-            keys[i] = key
-            latest[key] = i
+        latest, keys = self._latest_calls()
         for i in self.focus_last(self.tool_rows()):
             if self.done():
                 return
@@ -411,6 +458,8 @@ class _Planner:
         `protect`, edits keep `edit_keep_chars` (the emergency's own steps cut to the plain head)."""
         rows = range(self.inp.tail_start, len(self.inp.rows)) if in_tail else self.live()
         for i in rows:
+            if self.only is not None and i not in self.only:
+                continue
             row = self.inp.rows[i]
             if self.done():
                 return
@@ -471,6 +520,67 @@ class _Planner:
         calls = " ".join(str(c.get("function", {}).get("arguments") or "") for c in message.get("tool_calls") or ())
         return (compaction_text(message) + " " + calls)[:RELEVANCE_CHARS]
 
+    def cannot_meet_from(self, first: int) -> bool:
+        """Whether the steps cannot meet the target changing only rows from `first` on, even if
+        they left nothing of each row they may change (a bound: a step only ever shrinks a row;
+        in the fresh tail only a call's arguments, never an anchor)."""
+        rows, tail, protected = self.inp.rows, self.inp.tail_start, self.inp.protected
+        reducible = sum(
+            self.tok(i)
+            for i in range(first, len(rows))
+            if i not in protected and (i < tail or rows[i].role == "assistant")
+        )
+        return self.plan.total - reducible > self.inp.target
+
+    def steps_newest_first(self, steps: Sequence[Callable[[], None]]) -> bool:
+        """Run `steps` so that they skip the oldest rows whose removal is already certain, with
+        the plan they would have made over every row (True), or change nothing (False: the
+        caller runs them over every row).
+
+        Why: an emergency masks, dedups and cuts every old output before removal takes the
+        oldest units, and most of what it masked is then removed (~40 outputs per event of the
+        coding replay, a third of planning it; benchmark B1). Without a stop on the target,
+        what a step makes of a row depends on that row alone, so the steps may visit rows in
+        any order: first every row removal cannot take (the tail, units with an anchor), then
+        removal groups newest first, a chunk at a time, until the rows visited alone hold more
+        than the target. Removal, oldest first, then takes every group not visited whatever
+        its masks would have been, and stops where it would have stopped. If the target is met
+        before removal (the steps alone were enough), where the steps stop depends on their
+        order, so nothing is kept."""
+        if not (self.inp.eviction == RECENCY and not (self.inp.focus_band > 1 and self.inp.intent)):
+            return False  # removal out of session order: any group may stay
+        groups = [[i for unit in g.units for i in range(unit.start, unit.end)] for g in self.removal_groups()]
+        grouped = {i for rows in groups for i in rows}
+        saved = (dict(self.plan.views), self.plan.saved, dict(self.plan.ops), self.plan.total, dict(self.tokens))
+        unvisited = sum(self.tok(i) for rows in groups for i in rows)  # tokens of the groups not visited
+        chunk = [i for i in range(self.inp.start, len(self.inp.rows)) if i not in grouped]
+        left = len(groups)
+        kept_share = FIRST_KEPT_SHARE  # of a visited group's tokens, what the steps left (sizes the next chunk)
+        while True:
+            before = sum(self.tok(i) for i in chunk if i in grouped)
+            self.only = frozenset(chunk)
+            try:
+                for step in steps:
+                    step()
+            finally:
+                self.only = None
+            if self.done():
+                views, self.plan.saved, ops, self.plan.total, tokens = saved
+                self.plan.views, self.plan.ops, self.tokens = views, ops, tokens
+                return False
+            short = self.inp.target - (self.plan.total - unvisited)
+            if short < 0 or left == 0:
+                return True
+            if before:
+                kept_share = max(MIN_KEPT_SHARE, sum(self.tok(i) for i in chunk if i in grouped) / before)
+            chunk, covered = [], 0
+            while left > 0 and covered * kept_share <= short:
+                left -= 1
+                tokens_of = sum(self.tok(i) for i in groups[left])
+                covered += tokens_of
+                unvisited -= tokens_of
+                chunk = groups[left] + chunk
+
     def remove_units(self) -> None:
         # Removal rewrites the head of the prompt (a cache break); once it is needed, go down to
         # the lower removal target so the next removal is many turns away.
@@ -487,6 +597,17 @@ class _Planner:
             for unit in group.units:
                 for i in range(unit.start, unit.end):
                     self.apply(i, REMOVED, None, "remove", "left out; see the omission marker")
+
+
+def _fenced_pass(planner: _Planner, inp: PlanInput, steps: Sequence[Callable[[], None]]) -> bool:
+    """The steps over the rows after the previous event's fence only; True if the target was met
+    before one of them (met only by the last, the deep pass goes on to its lower target)."""
+    planner.inp = dataclasses.replace(inp, start=inp.fence)
+    for step in steps:
+        if planner.done():
+            return True
+        step()
+    return False
 
 
 def plan_compaction(inp: PlanInput) -> Plan:
@@ -515,16 +636,28 @@ def plan_compaction(inp: PlanInput) -> Plan:
             lambda: planner.shrink_arguments(in_tail=True),
         ]
     fenced = inp.fence > inp.start
-    if fenced:
-        planner.inp = dataclasses.replace(inp, start=inp.fence)
-        for step in steps:
-            if planner.done():
-                return planner.plan
-            step()
+    # The deep pass's steps may skip what removal takes (`steps_newest_first`). Then a fenced pass
+    # that cannot meet the target even if it left nothing of the rows after the fence is not run
+    # first: what it would do to a row the deep pass does the same, and doing it twice changes
+    # nothing (a row already masked, pointed at or cut is left alone); in an emergency it was
+    # most of the plan, masking the outputs since the last event that removal then takes.
+    newest_first = tier_rank >= 2 and inp.newest_first
+    fenced_pass_due = fenced and not (newest_first and planner.cannot_meet_from(inp.fence))
+    if fenced_pass_due and _fenced_pass(planner, inp, steps):
+        return planner.plan
     # The head of the prompt changes from here on (a full cache break): make it count by going
     # down to the lower target, so the next events can stay behind their fence.
     deep_target = inp.target if inp.removal_target is None else min(inp.target, inp.removal_target)
-    planner.inp = dataclasses.replace(inp, start=inp.start, target=deep_target if fenced else inp.target)
+    deep = dataclasses.replace(inp, start=inp.start, target=deep_target if fenced else inp.target)
+    planner.inp = deep
+    if newest_first and not planner.done():
+        if planner.steps_newest_first(steps):
+            planner.remove_units()
+            return planner.plan
+        if fenced and not fenced_pass_due:  # the steps alone meet the target: in the usual order
+            if _fenced_pass(planner, inp, steps):
+                return planner.plan
+            planner.inp = deep
     for step in steps:
         if planner.done():
             return planner.plan
