@@ -553,7 +553,8 @@ class _Planner:
         grouped = {i for rows in groups for i in rows}
         saved = (dict(self.plan.views), self.plan.saved, dict(self.plan.ops), self.plan.total, dict(self.tokens))
         unvisited = sum(self.tok(i) for rows in groups for i in rows)  # tokens of the groups not visited
-        chunk = [i for i in range(self.inp.start, len(self.inp.rows)) if i not in grouped]
+        first = min(self.inp.start, self.inp.tail_start)  # the tail's shrink looks from the tail's start
+        chunk = [i for i in range(first, len(self.inp.rows)) if i not in grouped]
         left = len(groups)
         kept_share = FIRST_KEPT_SHARE  # of a visited group's tokens, what the steps left (sizes the next chunk)
         while True:
