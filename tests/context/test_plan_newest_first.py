@@ -19,10 +19,11 @@ from hypothesis import strategies as st
 from bench.workload import generate
 from myrm_tui.context.compaction import compactor
 from myrm_tui.context.observations.relevance_policy import RECENCY, RELEVANCE
+from myrm_tui.context.rows.views import FILTERED, MASKED, REMOVED, View
 from myrm_tui.context.stages import compress
 from myrm_tui.context.stages.compress import EMERGENCY, Plan, PlanInput
 from myrm_tui.replay import ReplayOptions, replay
-from tests.context.plan_helpers import plan_input, tool_unit
+from tests.context.plan_helpers import count, plan_input, tool_unit
 from tests.hypothesis_profiles import examples
 
 
@@ -99,6 +100,84 @@ def test_generated_histories_plan_the_same_at_any_target(units, share, tail_unit
     messages += tool_unit("last", "bash", {"command": "make"}, "ok")
     probe = plan_input(messages, tier=EMERGENCY, target=0, tail_units=tail_units, eviction=eviction)
     inp = dataclasses.replace(probe, target=int(probe.total * share))
+    fast = compress.plan_compaction(inp)
+    reference = compress.plan_compaction(dataclasses.replace(inp, newest_first=False))
+    assert fast.views == reference.views
+    assert (fast.total, fast.saved) == (reference.total, reference.saved)
+
+
+# -- the same with what an engine's input may also hold (a review's attack on the exactness) ------
+_KIND = st.sampled_from(["bash", "file_read", "grep", "glob", "session_note", "file_write", "ls"])
+
+
+@given(
+    st.lists(st.tuples(_KIND, st.sampled_from(["a.py", "b.py", "make test"]), _OUTPUT, st.integers(0, 2)), max_size=12),
+    st.floats(0.0, 1.0),
+    st.floats(0.0, 1.0),
+    st.integers(0, 3),
+    st.data(),
+)
+@settings(max_examples=examples(300), deadline=None)
+def test_earlier_views_fences_blocks_and_age_windows_plan_the_same(units, share, removal_share, tail_units, data):
+    """Earlier masks and removals, a live history that starts later, a fence anywhere (past the
+    tail too), a prepared block, a removal end, more anchors, a lower removal target, the age
+    windows, protected reads, kept edit heads, ephemeral and protected tools, and long write
+    arguments in and out of the tail: the engine's plan and the steps over every row agree."""
+    messages: list[dict] = [{"role": "user", "content": "start"}]
+    for k, (name, what, output, asks) in enumerate(units):
+        if asks:
+            messages.append({"role": "user", "content": f"and now {what}? see the test_3 entry"})
+        if asks == 2:
+            messages.append({"role": "assistant", "content": "noted src/m7.c"})
+        if name == "ls":
+            name, arguments = "bash", {"command": "ls"}
+        elif name == "bash":
+            arguments = {"command": what}
+        elif name == "file_write":
+            arguments, output = {"path": what, "content": output * 2}, "written"
+        else:
+            arguments = {"path": what, "pattern": "x"}
+        messages += tool_unit(f"c{k}", name, arguments, output)
+    messages.append({"role": "user", "content": "what now"})
+    body = "x" * data.draw(st.sampled_from([10, 3000]))
+    messages += tool_unit("last", "file_write", {"path": "z.py", "content": body}, "ok")
+    probe = plan_input(messages, tier=EMERGENCY, target=0, tail_units=tail_units)
+    rows, n = probe.rows, len(probe.rows)
+    views: dict[int, View] = {}
+    tokens = list(probe.row_tokens)
+    for i in data.draw(st.lists(st.integers(0, n - 1), max_size=4)):
+        kind = data.draw(st.sampled_from([MASKED, REMOVED, FILTERED]))
+        if kind == REMOVED:
+            views[rows[i].id], tokens[i] = View(REMOVED, None, 0), 0
+        elif rows[i].role == "tool":
+            stub = {"role": "tool", "tool_call_id": rows[i].message.get("tool_call_id", ""), "content": f"stub {kind}"}
+            views[rows[i].id], tokens[i] = View(kind, stub, count(stub)), count(stub)
+    unit_starts = [u.start for u in probe.units]
+    start = data.draw(st.sampled_from([0, *unit_starts[:3]]))
+    tokens[:start] = [0] * start  # rows before the live history are left out already
+    blocks = {}
+    if data.draw(st.booleans()):
+        first = data.draw(st.sampled_from(unit_starts))
+        blocks[first] = data.draw(st.integers(first + 1, n))
+    total = sum(tokens)
+    inp = dataclasses.replace(
+        probe,
+        views=views,
+        row_tokens=tokens,
+        total=total,
+        target=int(total * share),
+        start=start,
+        fence=data.draw(st.integers(0, n)),
+        blocks=blocks,
+        removal_end=data.draw(st.one_of(st.none(), st.integers(0, n))),
+        protected=probe.protected | frozenset(data.draw(st.lists(st.integers(0, n - 1), max_size=2))),
+        removal_target=data.draw(st.one_of(st.none(), st.just(int(total * share * removal_share)))),
+        observation_keep=data.draw(st.integers(0, 3)),
+        eviction_min_age=data.draw(st.integers(0, 2)),
+        file_protect_tokens=data.draw(st.sampled_from([0, 50, 500])),
+        edit_keep_chars=data.draw(st.sampled_from([0, 200])),
+        light_filter_tokens=data.draw(st.sampled_from([50, 200])),
+    )
     fast = compress.plan_compaction(inp)
     reference = compress.plan_compaction(dataclasses.replace(inp, newest_first=False))
     assert fast.views == reference.views
