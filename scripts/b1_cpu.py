@@ -7,12 +7,14 @@ summarizer through `myrm replay` and sums `time.thread_time` over every `Context
 of each turn; it prints p50 / p95 / p99 / max over turns 401-800 and the mean of the turns that
 ran an event inside a request, and apart from them the CPU of the idle step after each turn
 (`ContextEngine.compact_ahead` and `EventWarmup.warm_now`, which the agent runs while the user
-reads: not in the turn's time, but not free either).
+reads: not in the turn's time, but not free either) and of the safety net's events a request
+owed (`ContextEngine.pay_owed`, which the agent runs in a worker thread while the model answers).
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import statistics
 import sys
@@ -31,6 +33,7 @@ from myrm_tui.context.compaction.event import CompactionEvent
 from myrm_tui.context.compaction.event_warmup import EventWarmup
 from myrm_tui.context.engine import ContextEngine, TurnInput
 from myrm_tui.context.prompt import AssembledPrompt
+from myrm_tui.context.window.config import DEFAULT_CONFIG
 
 
 def main() -> None:
@@ -48,6 +51,12 @@ def main() -> None:
         action="store_true",
         help="run each idle warm-up to its end before the next turn (not in a thread the turn cancels): "
         "the events' CPU then no longer depends on thread timing, to compare two trees",
+    )
+    parser.add_argument(
+        "--while-answering",
+        action="store_true",
+        help="with the emergency_while_answering setting: the safety net's event runs while the model "
+        "answers the request that crossed it, not inside it",
     )
     args = parser.parse_args()
     spent = [0.0]  # CPU seconds of the current turn's assembles
@@ -83,14 +92,27 @@ def main() -> None:
             ahead_ms.append((time.thread_time() - started) * 1000)
         return out
 
+    answering_ms: list[float] = []  # the event a request owed, run while the model answered
+    pay_owed = ContextEngine.pay_owed  # in the worker thread the agent hands it to
+
+    def timed_pay(self: ContextEngine) -> CompactionEvent | None:
+        started = time.thread_time()
+        out = pay_owed(self)
+        if out is not None:
+            answering_ms.append((time.thread_time() - started) * 1000)
+        return out
+
+    answering_per_turn: list[tuple[int, float]] = []
     line = replay.ReplaySession.line
 
     async def timed_line(self: replay.ReplaySession, record: dict[str, Any]) -> dict[str, Any]:
         spent[0], events[0], idle[0] = 0.0, 0, 0.0
         ahead_ms.clear()
+        answering_ms.clear()
         out = await line(self, record)
         if "probe" not in record:
             ahead_per_turn.extend((int(record.get("turn") or 0), m) for m in ahead_ms)
+            answering_per_turn.extend((int(record.get("turn") or 0), m) for m in answering_ms)
             per_turn.append((int(record.get("turn") or 0), spent[0] * 1000, events[0]))
             idle_per_turn.append((int(record.get("turn") or 0), idle[0] * 1000))
         return out
@@ -104,13 +126,16 @@ def main() -> None:
 
         EventWarmup.warm = warm_to_end  # type: ignore[method-assign]
     ContextEngine.compact_ahead = timed_ahead  # type: ignore[method-assign]
+    ContextEngine.pay_owed = timed_pay  # type: ignore[method-assign]
     replay.ReplaySession.line = timed_line  # type: ignore[method-assign,assignment]
     with tempfile.TemporaryDirectory() as tmp:
         session = Path(tmp) / "coding.jsonl"
         lines, _answers = generate("coding", args.turns, args.seed)
         session.write_text("".join(json.dumps(x) + "\n" for x in lines))
         with (Path(tmp) / "out.jsonl").open("w") as handle:
-            replay.run_replay(session, handle, replay.ReplayOptions(window=args.window, summarizer="null"))
+            config = dataclasses.replace(DEFAULT_CONFIG, emergency_while_answering=args.while_answering)
+            options = replay.ReplayOptions(window=args.window, summarizer="null", config=config)
+            replay.run_replay(session, handle, options)
     ms = [m for turn, m, _ in per_turn if turn >= args.from_turn]
     event_ms = [m for turn, m, e in per_turn if turn >= args.from_turn and e]
     q = statistics.quantiles(ms, n=100)
@@ -127,6 +152,12 @@ def main() -> None:
     print(
         f"compaction ahead at the idle step: {len(ahead)} events, mean {ahead_mean:.1f} ms, "
         f"max {max(ahead, default=0.0):.1f} ms CPU (not in a turn's time)"
+    )
+    answering = [m for turn, m in answering_per_turn if turn >= args.from_turn]
+    print(
+        f"the safety net's event while the model answered: {len(answering)} events, "
+        f"mean {statistics.mean(answering) if answering else 0.0:.1f} ms, max {max(answering, default=0.0):.1f} ms CPU "
+        "(in a worker thread, not in a turn's time)"
     )
     warm_ms = [m for turn, m in idle_per_turn if turn >= args.from_turn]
     busy = sorted(m for m in warm_ms if m > 0)
@@ -146,6 +177,9 @@ def main() -> None:
             "ahead_events": len(ahead),
             "ahead_mean_ms": ahead_mean,
             "ahead_max_ms": max(ahead, default=0.0),
+            "answering_events": len(answering),
+            "answering_mean_ms": statistics.mean(answering) if answering else 0.0,
+            "answering_max_ms": max(answering, default=0.0),
             "idle_warm_mean_ms": statistics.mean(warm_ms) if warm_ms else 0.0,
             "idle_warm_max_ms": max(warm_ms, default=0.0),
         }

@@ -296,6 +296,7 @@ class Agent:
                             excerpt_notice(state.user_record.tokens, excerpt.tokens, excerpt.handle), level="warning"
                         )
                 yield StepStarted(state.steps, self.model_name, prompt.tokens)
+                owed = self._pay_owed_while_answering()
                 try:
                     async with aclosing(self._stream_once(prompt, state)) as events:
                         async for event in events:
@@ -304,6 +305,8 @@ class Agent:
                     # The provider counts differently than we do: compact hard once and retry.
                     if state.partial_text:
                         raise
+                    if owed is not None:
+                        await owed  # the event this request owed first (the engine's lock would hold the loop)
                     prompt = self.engine.assemble(self.turn_input(force_tier="emergency", trigger="context_exceeded"))
                     self._record.event(event_kinds.ASSEMBLE, dict(prompt.report))
                     yield Notice(
@@ -312,6 +315,10 @@ class Agent:
                     async with aclosing(self._stream_once(prompt, state)) as events:
                         async for event in events:
                             yield event
+                finally:
+                    if owed is not None:
+                        # Before the answer is stored: the event's store transaction would hold the loop.
+                        await owed
             except ContextExhausted as exc:
                 yield self._record.turn_error("ContextExhausted", exc.user_text(), "", state)
                 yield TurnFinished("error", state.steps)
@@ -378,6 +385,7 @@ class Agent:
             thinking_keep_turns=self.settings.thinking_keep_turns,
             eviction_min_age=self.settings.eviction_min_age,
             observation_keep_window=self.settings.observation_keep_window,
+            emergency_while_answering=self.settings.emergency_while_answering,
             protected_tools=parse_protected_tools(str(self.settings.protected_tools)),
             output_filters=self.settings.output_filters,
         )
@@ -444,6 +452,14 @@ class Agent:
         if self._busy:
             raise RuntimeError("a turn is running; fork after it ends or interrupt it")
         return fork_with_summary(self.store, self.session_id, model=self.model_name, keep_user_turns=keep_user_turns)
+
+    def _pay_owed_while_answering(self) -> asyncio.Future[object] | None:
+        """The compaction the request just built went out without (the prompt crossed the safety
+        net but fits: the `emergency_while_answering` setting), run in a worker thread while the
+        model answers, not before the request. Awaited once the answer has streamed."""
+        if not self.engine.owes_event:
+            return None
+        return asyncio.ensure_future(asyncio.to_thread(self.engine.pay_owed))
 
     async def _stream_once(self, prompt: AssembledPrompt, state: TurnState) -> AsyncGenerator[AgentEvent, None]:
         state.calls, state.finish = [], None

@@ -21,6 +21,7 @@ import asyncio
 import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, replace
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
@@ -76,6 +77,17 @@ if TYPE_CHECKING:
 PREFLIGHT_PASSES = (("preflight", False, False), ("preflight-tail", True, False), ("preflight-floor", True, True))
 
 
+@dataclass(frozen=True)
+class _OwedEvent:
+    """The safety net's event a request went out without (`EngineConfig.emergency_while_answering`):
+    what it would have been called with, so it runs the same whenever it is paid."""
+
+    budget: Budget
+    inp: TurnInput
+    now: float
+    why: str
+
+
 class ContextEngine:
     def __init__(
         self,
@@ -108,7 +120,7 @@ class ContextEngine:
         self.summaries = SummaryArea(self.history, self.dag, self.breakers, file_reader)
         self.compactor = Compactor(self.history, self.summaries, self.view_log, self.breakers, pre_compact)
         self.preparation = SummaryPreparation(
-            self.history, self.summaries, self.compactor, self.dag, self._lock, self.rows_removed_next
+            self.history, self.summaries, self.compactor, self.dag, self._lock, self.rows_removed_next, self._pay_owed
         )
         self.warmup = EventWarmup(
             self.history, self.summaries, self.compactor, self._lock, self.rows_removed_next, self.preparation.ready
@@ -120,6 +132,7 @@ class ContextEngine:
         self._last_model: str | None = None  # the model of the previous assemble (signature scrubber)
         self.usage_ratio = 1.0  # provider-reported prompt tokens ÷ our estimate, last call
         self.pending_tier: str | None = None
+        self._owed: _OwedEvent | None = None  # see `pay_owed`
 
     # ------------------------------------------------------------------ the parts' state, read-only
     @property
@@ -181,6 +194,8 @@ class ContextEngine:
         budget = inp.budget()
         fixed = inp.fixed_tokens()
 
+        # The event the previous request owes runs on the history that request was built from.
+        self._pay_owed()
         with timer.stage(SYNC) as st, clock.time(SYNC):
             history.use_anchor_turns(inp.prefix_anchor_turns)
             history.use_thinking_keep(inp.thinking_keep_turns)
@@ -208,6 +223,11 @@ class ContextEngine:
         )
         decision = self._decide(inp, budget, fixed, now, inp.force_tier)
         self.pending_tier = decision.deferred
+        owing = decision if self._may_owe(decision, inp, budget, fixed) else None
+        if owing is not None:
+            self._owed = _OwedEvent(budget, inp, now, f"{decision.why}; ran while the model answered")
+            why = f"{decision.why}; runs while the model answers (the prompt fits)"
+            decision = replace(decision, run=None, why=why)
         if decision.run:
             with timer.stage(COMPRESS) as st, clock.time(COMPRESS):
                 st.tokens_in = fixed + history.tokens
@@ -259,6 +279,8 @@ class ContextEngine:
                     event,
                 )
                 messages_out, integrity, repair_delta = history.valid_history(inp.model.name)
+                if owing is not None:  # the repaired prompt did not fit after all: this event is the one owed
+                    self._owed, decision, owing = None, owing, None
             st.tokens_out = fixed + history.tokens + repair_delta
             if fixed + history.tokens + repair_delta > budget.prompt_limit:
                 latest = history.entry_of_row.get(history.last_user) if history.last_user is not None else None
@@ -364,6 +386,45 @@ class ContextEngine:
                 )
             )
             return self.compactor.removed_rows(plan)
+
+    @property
+    def owes_event(self) -> bool:
+        """The last request went out without the event it set off (`pay_owed`)."""
+        return self._owed is not None
+
+    def pay_owed(self) -> CompactionEvent | None:
+        """Run the event the last request went out without (the `emergency_while_answering` setting).
+        The agent calls this in a worker thread once the request is sent, so it runs while the
+        model answers; whatever reads the rows that arrive next (`assemble`, the idle step, the
+        summaries' preparation) runs it first if the agent did not, so it always sees the history
+        the request was built from and writes what the request would have written inside it.
+        None when nothing is owed."""
+        with self._lock:
+            return self._pay_owed()
+
+    def _pay_owed(self) -> CompactionEvent | None:
+        owed, self._owed = self._owed, None
+        if owed is None:
+            return None
+        event: CompactionEvent | None = self.breakers.run(
+            COMPRESS,
+            partial(self.compactor.event, EMERGENCY, owed.budget, owed.inp, owed.now, trigger=owed.why),
+            None,
+        )
+        return event
+
+    def _may_owe(self, decision: ladder.Decision, inp: TurnInput, budget: Budget, fixed: int) -> bool:
+        """Whether this request may go out without the event the ladder runs: only the safety net
+        set off by the prompt's own growth (not a forced, manual or economic one), and only while
+        the prompt fits the budget by our count and by the provider's (`usage_ratio`)."""
+        wanted = inp.emergency_while_answering
+        return (
+            (self.config.emergency_while_answering if wanted is None else wanted)
+            and decision.run == EMERGENCY
+            and not inp.force_tier
+            and not decision.economic
+            and max(fixed + self.history.tokens, self._tokens_for_ladder(fixed)) <= budget.prompt_limit
+        )
 
     def compact_ahead(self, inp: TurnInput) -> CompactionEvent | None:
         """The idle step's compaction (`ladder.decide_ahead`): the event the next turn would run
@@ -506,12 +567,14 @@ class ContextEngine:
         """The newest stored message of the session (the agent's resend check reads it). Rows
         read here are filtered at the next assemble like any other new row."""
         with self._lock:
+            self._pay_owed()
             self.history.sync()
             return self.history.rows[-1] if self.history.rows else None
 
     # ------------------------------------------------------------------ helpers
     def _caught_up(self, inp: TurnInput) -> Budget:
         """Sync, filter and render what arrived since the last call, as `assemble` starts."""
+        self._pay_owed()
         budget = inp.budget()
         self.history.use_anchor_turns(inp.prefix_anchor_turns)
         self.history.use_thinking_keep(inp.thinking_keep_turns)

@@ -417,6 +417,18 @@ SETTINGS: tuple[SettingSpec, ...] = (
         section="advanced",
         from_workspace=FREE,
     ),
+    # Off, as EngineConfig (where the figures are): it takes the compaction out of the request
+    # that crosses the safety net, but that request goes out whole, ~5 % more tokens on a priced
+    # model. Needs trust: a cloned repository must not raise the user's bill.
+    SettingSpec(
+        "emergency_while_answering",
+        bool,
+        False,
+        "When a request crosses the 90 % safety net but still fits, send it whole and compact while the "
+        "model answers (the request goes out without the compaction's 10-35 ms of CPU; on a priced model "
+        "about 5 % more tokens, the old prefix read once more). Worth it on a local model.",
+        section="advanced",
+    ),
     # Comis's age windows (context/window/config.py, where each is explained): they shape what compaction
     # keeps, like the three above, so FREE; each default is EngineConfig's (a test compares),
     # measured on a replay they were not tuned on (docs/context-engine.md, "Age windows and file

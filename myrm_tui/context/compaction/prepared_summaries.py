@@ -85,6 +85,7 @@ class SummaryPreparation:
         dag: SummaryDag,
         lock: AbstractContextManager[Any],
         removed_next: Callable[..., list[int]],
+        settle: Callable[[], object] = lambda: None,
     ):
         self.history = history
         self.summaries = summaries
@@ -95,6 +96,8 @@ class SummaryPreparation:
         self.session_id = history.session_id
         self._lock = lock
         self._removed_next = removed_next  # the engine's `rows_removed_next`
+        # The engine's `_pay_owed`: an event the last request owes runs before new rows are read.
+        self._settle = settle
         self._failed_folds: set[tuple[str, ...]] = set()  # children a model could not fold (not asked again)
 
     # ------------------------------------------------------------------ entry points
@@ -461,6 +464,7 @@ class SummaryPreparation:
     def ready(self, inp: TurnInput) -> Budget:
         """The rows synced and rendered (not filtered: the next assemble does that), under the lock."""
         with self._lock:
+            self._settle()
             self.history.use_anchor_turns(inp.prefix_anchor_turns)
             self.history.use_thinking_keep(inp.thinking_keep_turns)
             self.history.sync()

@@ -131,6 +131,18 @@ class EngineConfig:
     # -> 0.532 at 32k and 0.694 -> 0.690 at 64k, prefix share and cost worse in both, so it is
     # off (docs/benchmarks.md, "Compaction ahead of the turn"; docs/latency.md).
     compact_ahead_on_growth: bool = False
+    # The safety net's event while the model answers (`ContextEngine.pay_owed`; the setting of the
+    # same name): a request that crosses the emergency threshold but still fits the budget goes
+    # out as it is, and the event it set off runs on the same history while the model answers it,
+    # before anything reads the next rows, so the next request's prompt is the one it would have
+    # been. It takes every event out of the requests (B1 p95 / p99 13.8 / 22.1 -> 4.7 / 9.5 ms on
+    # coding-800 at 64k) and keeps more (G1 held-out R_verbatim 0.688 -> 0.693 at 64k, 0.542 ->
+    # 0.550 at 32k), but the crossing request re-reads the whole old prefix and its new output is
+    # written to the cache twice: +4.4 % / +6.1 % cost on priced models (same G1 runs), which
+    # would take coding 64k past B5's 0.8x the best peer. So it is off; turn it on where input
+    # tokens are free (the embedded model, a local server with prefix caching) or latency matters
+    # more than 5 % of the bill (docs/latency.md, "The safety net's event while the model answers").
+    emergency_while_answering: bool = False
     write_read_price_ratio: float = 12.5
     # How far an economic event removes once model summaries stand for what it removes (the
     # newest leaf a model was asked to write was written by it and accepted by the auditor,
