@@ -286,6 +286,12 @@ _CREDENTIALS: list[tuple[str, re.Pattern[str], int, tuple[str, ...]]] = [
 ]
 
 _EMAIL = re.compile(r"(?<![\w.+-])[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}(?![\w-])")
+# The same address in other scripts or widths: a fullwidth or small at sign (＠ U+FF20, ﹫ U+FE6B),
+# fullwidth or ideographic dots (．。｡), fullwidth letters, an internationalised domain. A person
+# and a model read each as an address; the ASCII pattern above sees none of them. Only tried on
+# text that is not plain ASCII (every such address holds a non-ASCII character).
+_WIDE_ATS = "＠﹫"
+_EMAIL_WIDE = re.compile(r"(?<![\w.+\-．])[\w.%+\-．]+[@＠﹫][\w\-]+(?:[.．。｡][\w\-]+)*[.．。｡][^\W\d_]{2,}(?![\w-])")
 # International (+CC …) or North-American (3-3-4 with separators) numbers; bare digit runs are
 # never phones (they are ids, ports, timestamps).
 _PHONE = re.compile(
@@ -391,8 +397,11 @@ def _redact(text: str, policy: RedactionPolicy) -> RedactionResult:
             changed = _sub(text, kind, pattern, group, counts)
             if changed is not text:
                 text, folded = changed, changed.casefold()
-    if policy.emails and "@" in text:  # every address holds one
-        text = _sub(text, "email", _EMAIL, 0, counts, _email)
+    if policy.emails:
+        if "@" in text:  # every ASCII address holds one
+            text = _sub(text, "email", _EMAIL, 0, counts, _email)
+        if not text.isascii() and ("@" in text or any(at in text for at in _WIDE_ATS)):
+            text = _sub(text, "email", _EMAIL_WIDE, 0, counts, _email)
     if policy.credit_cards:
         text = _sub(text, "credit_card", _CARD, 0, counts, _card)
     if policy.phones:

@@ -166,6 +166,31 @@ def test_pii_by_policy():
     assert "ada.lovelace@example.org" in no_email.text and "[REDACTED:phone]" in no_email.text
 
 
+@pytest.mark.parametrize(
+    "address",
+    [
+        "alice＠example.com",  # fullwidth at sign
+        "alice﹫example.com",  # small at sign
+        "ａｌｉｃｅ＠ｅｘａｍｐｌｅ．ｃｏｍ",  # all fullwidth
+        "résumé@mail.example.com",  # a non-ASCII local part
+        "bob@例え.jp",  # an internationalised domain
+        "山田@会社。日本",  # ideographic dot
+    ],
+)
+def test_an_address_in_other_widths_and_scripts_is_redacted(address):
+    """A person and a model read each as an e-mail address; the ASCII pattern saw none of them."""
+    result = redact(f"write to {address} today")
+    assert result.text == "write to [REDACTED:email] today" and result.counts == {"email": 1}
+    assert redact(f"write to {address} today", RedactionPolicy(emails=False)).text == f"write to {address} today"
+
+
+@pytest.mark.parametrize(
+    "text", ["git＠github.com:org/repo.git", "ssh://git＠host.example.com/x", "café @ noon", "naïve ＠ mention"]
+)
+def test_wide_at_signs_that_are_not_addresses_survive(text):
+    assert redact(text).text == text
+
+
 def test_redact_obj_walks_json_and_keeps_keys():
     key = "ghp_" + rand(ALNUM, 36)
     obj = {"notes": ["use " + key, {"mail": "bob@example.com", "n": 3}], "token_count": 7, "ok": True}
