@@ -8,7 +8,7 @@ so that no figure is quoted from a different day or load than the others. The co
 - B1, the engine's CPU per turn over turns 401-800 of the coding replay at 64k with the `null`
   summarizer (scripts/b1_cpu.py, in its own process: it patches the engine to time it), with
   the idle warm-up after each turn shown apart (it runs while the user reads), with the
-  defaults and with the `emergency_while_answering` setting (both replays at once);
+  defaults and with the `compact_while_answering` setting (both replays at once);
 - frames while a reply streams at 200 tokens/s (bench/tui_stream.py, one run of the coding
   answer): frames over 50 ms and key → next frame p99.
 
@@ -52,7 +52,7 @@ def measure_chat(runs: int, log: Callable[[str], None]) -> dict[str, Any]:
 
 def measure_engine(log: Callable[[str], None]) -> dict[str, Any]:
     """B1 twice, at once (one replay per core): with the defaults (the safety net's event inside
-    the request that crossed it) and with the `emergency_while_answering` setting (the event while
+    the request that crossed it) and with the `compact_while_answering` setting (the event while
     the model answers; off by default for what it costs on a priced model: docs/latency.md)."""
     log("B1: replaying coding-800 at 64k twice, defaults and while-answering (scripts/b1_cpu.py, a few minutes)")
     with tempfile.TemporaryDirectory(prefix="myrm-b1-") as tmp:
@@ -127,7 +127,7 @@ def report(result: dict[str, Any]) -> None:
     engine = result.get("engine") or {}
     for name, label in (
         ("defaults", "B1 engine CPU per turn, p95 / p99 (turns 401-800)"),
-        ("while_answering", "  the same, `emergency_while_answering` on"),
+        ("while_answering", "  the same, `compact_while_answering` on"),
     ):
         figures = engine.get(name)
         if figures is None or "failure" in figures:

@@ -244,7 +244,7 @@ class ReplaySession:
             thinking_keep_turns=options.config.thinking_keep_turns,
             eviction_min_age=options.config.eviction_min_age,
             observation_keep_window=options.config.observation_keep_window,
-            emergency_while_answering=options.config.emergency_while_answering,
+            compact_while_answering=options.config.compact_while_answering,
         )
         model = ModelInfo(
             name=self.feed.model,

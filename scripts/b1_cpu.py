@@ -55,7 +55,7 @@ def main() -> None:
     parser.add_argument(
         "--while-answering",
         action="store_true",
-        help="with the emergency_while_answering setting: the safety net's event runs while the model "
+        help="with the compact_while_answering setting: the safety net's event runs while the model "
         "answers the request that crossed it, not inside it",
     )
     args = parser.parse_args()
@@ -133,7 +133,7 @@ def main() -> None:
         lines, _answers = generate("coding", args.turns, args.seed)
         session.write_text("".join(json.dumps(x) + "\n" for x in lines))
         with (Path(tmp) / "out.jsonl").open("w") as handle:
-            config = dataclasses.replace(DEFAULT_CONFIG, emergency_while_answering=args.while_answering)
+            config = dataclasses.replace(DEFAULT_CONFIG, compact_while_answering=args.while_answering)
             options = replay.ReplayOptions(window=args.window, summarizer="null", config=config)
             replay.run_replay(session, handle, options)
     ms = [m for turn, m, _ in per_turn if turn >= args.from_turn]

@@ -31,7 +31,7 @@ from myrm_tui.agent.gc_policy import freeze_startup_heap
 from myrm_tui.agent.hooks import HookRunner
 from myrm_tui.agent.limits import KILL_GRACE_S
 from myrm_tui.agent.ports import ToolSource
-from myrm_tui.agent.read_registry import seen_recording_reader
+from myrm_tui.agent.read_registry import SeenRecordingReader
 from myrm_tui.agent.sandbox import sandbox_status
 from myrm_tui.agent.session_parts import SessionParts
 from myrm_tui.agent.setup.build import AgentBuild, build_agent
@@ -144,9 +144,8 @@ class Agent:
         # The post-compaction reread's files count as seen by the model (agent/read_registry.py).
         # The engine outlives agents (a rebuild): the newest agent's reader wins.
         self.engine = self.parts.engine
-        self.engine.summaries.file_reader = seen_recording_reader(
-            workspace_reader(self.workspace), store, session_id, self.workspace
-        )
+        self._reread_seen = SeenRecordingReader(workspace_reader(self.workspace), store, session_id, self.workspace)
+        self.engine.summaries.file_reader = self._reread_seen
         self._ctx.replacements = self.engine.replacements
         self.subagents = SubagentRunner(self)  # the task tool's children (agent/subagent/child.py)
         self._ctx.subagents = self.subagents
@@ -283,6 +282,7 @@ class Agent:
                 async for notice in notices:
                     yield notice
             try:
+                self._reread_seen.release()  # this request carries what an owed event reread
                 prompt = self.engine.assemble(self.turn_input())
                 self._record.event(event_kinds.ASSEMBLE, dict(prompt.report))
                 for trip in self.engine.take_notices():
@@ -296,7 +296,7 @@ class Agent:
                             excerpt_notice(state.user_record.tokens, excerpt.tokens, excerpt.handle), level="warning"
                         )
                 yield StepStarted(state.steps, self.model_name, prompt.tokens)
-                owed = self._pay_owed_while_answering()
+                state.owed = self._pay_owed_while_answering()
                 try:
                     async with aclosing(self._stream_once(prompt, state)) as events:
                         async for event in events:
@@ -305,8 +305,7 @@ class Agent:
                     # The provider counts differently than we do: compact hard once and retry.
                     if state.partial_text:
                         raise
-                    if owed is not None:
-                        await owed  # the event this request owed first (the engine's lock would hold the loop)
+                    await self._owed_paid(state)  # first (the engine's lock would hold the loop)
                     prompt = self.engine.assemble(self.turn_input(force_tier="emergency", trigger="context_exceeded"))
                     self._record.event(event_kinds.ASSEMBLE, dict(prompt.report))
                     yield Notice(
@@ -316,9 +315,8 @@ class Agent:
                         async for event in events:
                             yield event
                 finally:
-                    if owed is not None:
-                        # Before the answer is stored: the event's store transaction would hold the loop.
-                        await owed
+                    # Before the answer is stored: the event's store transaction would hold the loop.
+                    await self._owed_paid(state)
             except ContextExhausted as exc:
                 yield self._record.turn_error("ContextExhausted", exc.user_text(), "", state)
                 yield TurnFinished("error", state.steps)
@@ -385,7 +383,7 @@ class Agent:
             thinking_keep_turns=self.settings.thinking_keep_turns,
             eviction_min_age=self.settings.eviction_min_age,
             observation_keep_window=self.settings.observation_keep_window,
-            emergency_while_answering=self.settings.emergency_while_answering,
+            compact_while_answering=self.settings.compact_while_answering,
             protected_tools=parse_protected_tools(str(self.settings.protected_tools)),
             output_filters=self.settings.output_filters,
         )
@@ -455,11 +453,20 @@ class Agent:
 
     def _pay_owed_while_answering(self) -> asyncio.Future[object] | None:
         """The compaction the request just built went out without (the prompt crossed the safety
-        net but fits: the `emergency_while_answering` setting), run in a worker thread while the
+        net but fits: the `compact_while_answering` setting), run in a worker thread while the
         model answers, not before the request. Awaited once the answer has streamed."""
         if not self.engine.owes_event:
             return None
+        self._reread_seen.hold()  # the model sees that reread only in the next request
         return asyncio.ensure_future(asyncio.to_thread(self.engine.pay_owed))
+
+    @staticmethod
+    async def _owed_paid(state: TurnState) -> None:
+        """Wait for the owed compaction's worker, if one runs (the engine's and the store's locks
+        are held until it ends: a call that takes them would hold the event loop instead)."""
+        owed, state.owed = state.owed, None
+        if owed is not None:
+            await owed
 
     async def _stream_once(self, prompt: AssembledPrompt, state: TurnState) -> AsyncGenerator[AgentEvent, None]:
         state.calls, state.finish = [], None
@@ -473,6 +480,7 @@ class Agent:
         async with aclosing(stream) as events:
             async for event in events:
                 if isinstance(event, UsageEvent):
+                    await self._owed_paid(state)  # a quick answer: the engine's lock is still taken
                     verdict = self.engine.note_provider_call(
                         prompt_tokens=event.prompt_tokens,
                         estimated_tokens=prompt.tokens,

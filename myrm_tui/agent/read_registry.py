@@ -11,7 +11,7 @@ What counts as seen:
   checks `old` against the file itself);
 - the file tools' own successful writes: after writing, the model knows the content;
 - the post-compaction reread (context/stages/post_compaction_reread.py), through the reader the
-  agent hands the engine (`seen_recording_reader`). The reader cannot tell whether the stage then
+  agent hands the engine (`SeenRecordingReader`). The reader cannot tell whether the stage then
   drops a file's block for lack of room, so such a file counts as seen too: a missed refusal,
   never a wrong one;
 - a file_read of the vault handle a refusal offered, while the file still has that content.
@@ -166,24 +166,51 @@ class ReadRegistry:
                 self.record(path, data, READ)
 
 
-def seen_recording_reader(
-    reader: Callable[[str], str | None], store: Store, session_id: str, workspace: Path
-) -> Callable[[str], str | None]:
-    """Wraps the post-compaction reread's file reader: a file it returns whole is recorded as
-    seen (a cut one is not: the model did not see the end)."""
-    registry = ReadRegistry(store, session_id, workspace)
+class SeenRecordingReader:
+    """The post-compaction reread's file reader (the agent hands it to the engine): a file it
+    returns whole is recorded as seen (a cut one is not: the model did not see the end).
 
-    def read(raw: str) -> str | None:
-        text = reader(raw)
+    Held while the agent runs an owed compaction in the background (`Agent._loop`, the
+    `compact_while_answering` setting): the request the model is answering went out without
+    the reread, so the model has not seen those files yet, and an edit in that answer must still
+    be checked against what it saw before. The records wait for `release`, which the agent calls
+    as it builds the next request (the one that carries the reread), and each is kept only if the
+    file still holds what was read: a file changed since (by the answer's own edit, a command,
+    the user) is not what the prompt shows.
+    """
+
+    def __init__(self, reader: Callable[[str], str | None], store: Store, session_id: str, workspace: Path) -> None:
+        self._reader = reader
+        self._registry = ReadRegistry(store, session_id, workspace)
+        self._held: list[tuple[Path, bytes]] | None = None
+
+    def __call__(self, raw: str) -> str | None:
+        text = self._reader(raw)
         if text is None:
             return None
-        path = (registry.workspace / raw).resolve()
+        path = (self._registry.workspace / raw).resolve()
         try:
             data = path.read_bytes()
         except OSError:
             return text
         if data.decode("utf-8", errors="replace") == text:
-            registry.record(path, data, REREAD)
+            held = self._held
+            if held is not None:
+                held.append((path, data))
+            else:
+                self._registry.record(path, data, REREAD)
         return text
 
-    return read
+    def hold(self) -> None:
+        if self._held is None:
+            self._held = []
+
+    def release(self) -> None:
+        held, self._held = self._held, None
+        for path, data in held or ():
+            try:
+                now = path.read_bytes()
+            except OSError:
+                continue
+            if now == data:
+                self._registry.record(path, data, REREAD)

@@ -79,7 +79,7 @@ PREFLIGHT_PASSES = (("preflight", False, False), ("preflight-tail", True, False)
 
 @dataclass(frozen=True)
 class _OwedEvent:
-    """The safety net's event a request went out without (`EngineConfig.emergency_while_answering`):
+    """The safety net's event a request went out without (`EngineConfig.compact_while_answering`):
     what it would have been called with, so it runs the same whenever it is paid."""
 
     budget: Budget
@@ -393,7 +393,7 @@ class ContextEngine:
         return self._owed is not None
 
     def pay_owed(self) -> CompactionEvent | None:
-        """Run the event the last request went out without (the `emergency_while_answering` setting).
+        """Run the event the last request went out without (the `compact_while_answering` setting).
         The agent calls this in a worker thread once the request is sent, so it runs while the
         model answers; whatever reads the rows that arrive next (`assemble`, the idle step, the
         summaries' preparation) runs it first if the agent did not, so it always sees the history
@@ -417,9 +417,9 @@ class ContextEngine:
         """Whether this request may go out without the event the ladder runs: only the safety net
         set off by the prompt's own growth (not a forced, manual or economic one), and only while
         the prompt fits the budget by our count and by the provider's (`usage_ratio`)."""
-        wanted = inp.emergency_while_answering
+        wanted = inp.compact_while_answering
         return (
-            (self.config.emergency_while_answering if wanted is None else wanted)
+            (self.config.compact_while_answering if wanted is None else wanted)
             and decision.run == EMERGENCY
             and not inp.force_tier
             and not decision.economic

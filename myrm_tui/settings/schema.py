@@ -421,7 +421,7 @@ SETTINGS: tuple[SettingSpec, ...] = (
     # that crosses the safety net, but that request goes out whole, ~5 % more tokens on a priced
     # model. Needs trust: a cloned repository must not raise the user's bill.
     SettingSpec(
-        "emergency_while_answering",
+        "compact_while_answering",
         bool,
         False,
         "When a request crosses the 90 % safety net but still fits, send it whole and compact while the "

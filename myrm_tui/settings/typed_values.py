@@ -61,7 +61,7 @@ class SettingChanges(TypedDict, total=False):
     prefix_anchor_turns: int
     removal_focus_band: int
     file_read_exempt: bool
-    emergency_while_answering: bool
+    compact_while_answering: bool
     thinking_keep_turns: int
     eviction_min_age: int
     observation_keep_window: int
@@ -230,8 +230,8 @@ class SettingValues:
         return cast(bool, self._value("file_read_exempt"))
 
     @property
-    def emergency_while_answering(self) -> bool:
-        return cast(bool, self._value("emergency_while_answering"))
+    def compact_while_answering(self) -> bool:
+        return cast(bool, self._value("compact_while_answering"))
 
     @property
     def thinking_keep_turns(self) -> int:

@@ -1,6 +1,6 @@
 """The safety net's event while the model answers, on the path the user runs (`Agent.turn`).
 
-Why: the event a crossing request owes (the `emergency_while_answering` setting) is only off the
+Why: the event a crossing request owes (the `compact_while_answering` setting) is only off the
 user's wait if the agent sends the request first and runs the event in a worker thread while the
 provider answers, and finishes it before the answer is stored (the store's transaction and the
 engine's lock would otherwise hold the event loop). The provider must have received the whole
@@ -9,12 +9,15 @@ history in that request, and the next request the compacted one.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 from myrm_tui.agent.events import AssistantMessageStored, StepStarted
+from myrm_tui.agent.read_registry import ReadRegistry
 from myrm_tui.context.compaction.compactor import Compactor
 from myrm_tui.store import event_kinds
 from tests.agent.agent_helpers import make_agent
@@ -34,7 +37,7 @@ async def test_the_crossing_request_goes_out_whole_and_its_event_runs_in_a_threa
     usage = {"prompt_tokens": 0, "completion_tokens": 100}
     turns = [{"text": _answer(n), "chunk_size": 1_000_000, "delay_ms": THINK_MS, "usage": usage} for n in range(1, 31)]
     model = script(*turns, context_window=WINDOW, record="requests.jsonl")
-    agent = make_agent(store, workspace, model, approval="yolo", emergency_while_answering=True)
+    agent = make_agent(store, workspace, model, approval="yolo", compact_while_answering=True)
     runs: list[tuple[str, bool, float, float]] = []  # trigger, on the loop's thread, started, ended
     real = Compactor.event
 
@@ -79,3 +82,78 @@ async def test_the_crossing_request_goes_out_whole_and_its_event_runs_in_a_threa
     reports = [e.data for e in store.events(agent.session_id, event_kinds.ASSEMBLE)]
     assert reports[owed_at]["tokens"] <= reports[owed_at]["budget"]["prompt_limit"]
     assert reports[owed_at + 1]["event"]["tier"] == "emergency"  # the next request reports it
+
+
+async def test_a_file_the_owed_events_reread_shows_counts_as_seen_only_from_the_next_request(store, workspace, script):
+    """The event's post-compaction reread re-reads the files the model wrote; while the model
+    answers the request that went out without it, the model has not seen those files as they are
+    now, so an edit in that answer must still be checked against what it saw before (the
+    stale-edit guard, agent/read_registry.py). From the next request on, the reread is in the
+    prompt and the file counts as seen."""
+    usage = {"prompt_tokens": 0, "completion_tokens": 100}
+    write = {"id": "w", "name": "file_write", "arguments": {"path": "x.py", "content": "VERSION_0\n"}}
+    turns: list[dict[str, Any]] = [{"text": "", "tool_calls": [write], "usage": usage}]
+    turns += [{"text": _answer(n), "chunk_size": 1_000_000, "usage": usage} for n in range(1, 32)]
+    model = script(*turns, context_window=WINDOW)
+    agent = make_agent(store, workspace, model, approval="yolo", compact_while_answering=True)
+    registry = ReadRegistry(store, agent.session_id, workspace)
+    target = workspace / "x.py"
+    answered_unseen = None
+    for n in range(1, 31):
+        if answered_unseen is None and n > 1:  # a formatter, the user's editor: a version the model never saw
+            target.write_text(f"VERSION_{n}\n")
+        async for event in agent.turn(f"question {n}: what are the lease ttls now?"):
+            if isinstance(event, AssistantMessageStored) and "while the model answers" in _last_action(store, agent):
+                # The owed event ran, and reread x.py, while this answer streamed.
+                answered_unseen = registry.changed_since_seen(target, target.read_bytes())
+        if answered_unseen is not None and n > 1 and "while the model answers" not in _last_action(store, agent):
+            break  # the next request (this turn's) carried the reread
+    assert answered_unseen is True, "while the model answered, a reread it had not seen counted as seen"
+    assert not registry.changed_since_seen(target, target.read_bytes()), "the next request showed it"
+    seen = registry.last_seen(target)
+    assert seen is not None and seen.how == "reread"
+
+
+def _last_action(store, agent) -> str:
+    reports = [e.data for e in store.events(agent.session_id, event_kinds.ASSEMBLE)]
+    return str(reports[-1]["ladder"]["action"]) if reports else ""
+
+
+async def test_the_event_loop_stays_free_while_the_owed_event_runs(store, workspace, script, monkeypatch):
+    """The answer may stream faster than the event runs (here at once, and the event is slowed):
+    the agent awaits the worker before storing the answer, so the loop (the TUI's keys and
+    frames) is never held on the engine's or the store's lock meanwhile."""
+    usage = {"prompt_tokens": 0, "completion_tokens": 100}
+    turns = [{"text": _answer(n), "chunk_size": 1_000_000, "usage": usage} for n in range(1, 31)]
+    model = script(*turns, context_window=WINDOW)
+    agent = make_agent(store, workspace, model, approval="yolo", compact_while_answering=True)
+    real = Compactor.event
+
+    def slow(self, *args, **kwargs):
+        if "while the model answered" in kwargs.get("trigger", ""):
+            time.sleep(0.5)
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(Compactor, "event", slow)
+    gaps: list[float] = []
+    owed_step = False
+    for n in range(1, 31):
+        async for event in agent.turn(f"question {n}: what are the lease ttls now?"):
+            if isinstance(event, StepStarted) and "while the model answers" in _last_action(store, agent):
+                owed_step = True
+                ticker = asyncio.ensure_future(_tick(gaps))
+            elif isinstance(event, AssistantMessageStored) and owed_step:
+                ticker.cancel()
+        if owed_step:
+            break
+    assert owed_step, "the session never crossed the safety net"
+    assert max(gaps) < 0.25, f"the loop was held {max(gaps):.2f} s"
+
+
+async def _tick(gaps: list[float]) -> None:
+    last = time.monotonic()
+    while True:
+        await asyncio.sleep(0.01)
+        now = time.monotonic()
+        gaps.append(now - last)
+        last = now

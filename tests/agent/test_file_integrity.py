@@ -7,7 +7,7 @@ import re
 
 from myrm_tui.agent.agent import Agent
 from myrm_tui.agent.events import ToolFinished
-from myrm_tui.agent.read_registry import ReadRegistry, seen_recording_reader
+from myrm_tui.agent.read_registry import ReadRegistry, SeenRecordingReader
 from myrm_tui.context.workspace_reader import workspace_reader
 from myrm_tui.store import event_kinds
 from tests.agent.agent_helpers import drive, make_agent, settings_for
@@ -196,12 +196,30 @@ def test_the_post_compaction_reread_registers_whole_files_only(store, workspace)
     session = store.create_session(model="m")
     (workspace / "small.py").write_text("x = 1\n")
     (workspace / "big.py").write_text("y" * 50)
-    read = seen_recording_reader(workspace_reader(workspace, max_chars=20), store, session.id, workspace)
+    read = SeenRecordingReader(workspace_reader(workspace, max_chars=20), store, session.id, workspace)
     assert read("small.py") == "x = 1\n"
     assert read("big.py") == "y" * 20
     assert read("missing.py") is None
     recorded = [e.data["path"] for e in store.events(session.id, event_kinds.FILE_SEEN)]
     assert recorded == ["small.py"]
+
+
+def test_a_held_reread_is_recorded_at_release_only_for_files_that_still_hold_it(store, workspace):
+    """Held (an owed compaction ran while the model answered): the model sees the reread only in
+    the next request, by which time a file may have changed again; only what it will see counts."""
+    session = store.create_session(model="m")
+    (workspace / "same.py").write_text("a = 1\n")
+    (workspace / "moved.py").write_text("b = 1\n")
+    read = SeenRecordingReader(workspace_reader(workspace), store, session.id, workspace)
+    read.hold()
+    assert read("same.py") == "a = 1\n" and read("moved.py") == "b = 1\n"
+    assert store.events(session.id, event_kinds.FILE_SEEN) == [], "recorded while held"
+    (workspace / "moved.py").write_text("b = 2\n")  # the answer's own edit, a formatter
+    read.release()
+    recorded = [(e.data["path"], e.data["how"]) for e in store.events(session.id, event_kinds.FILE_SEEN)]
+    assert recorded == [("same.py", "reread")]
+    read("moved.py")  # not held: recorded at once
+    assert [e.data["path"] for e in store.events(session.id, event_kinds.FILE_SEEN)] == ["same.py", "moved.py"]
 
 
 async def test_without_a_store_the_tools_neither_record_nor_refuse(ctx, workspace):

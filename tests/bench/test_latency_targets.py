@@ -28,7 +28,7 @@ def test_parts_not_run_say_not_run_and_misses_say_no(capsys):
     lines = {line.split("|")[1].strip(): line for line in out.splitlines() if line.count("|") >= 4}
     chat = next(v for k, v in lines.items() if k.startswith("first chat message"))
     b1 = next(v for k, v in lines.items() if k.startswith("B1"))
-    answering = next(v for k, v in lines.items() if "emergency_while_answering" in k)
+    answering = next(v for k, v in lines.items() if "compact_while_answering" in k)
     frames = next(v for k, v in lines.items() if k.startswith("frames over"))
     assert "not run" in chat and "not run" in frames and "not run" in answering
     assert "31.0 / 60.0 ms" in b1 and b1.rstrip(" |").endswith("no")
@@ -50,7 +50,7 @@ def test_b1_with_the_event_while_answering_reads_its_own_figures(capsys):
     out = capsys.readouterr().out
     rows = [line for line in out.splitlines() if line.count("|") >= 4]
     b1 = next(r for r in rows if "B1 engine CPU" in r)
-    on = next(r for r in rows if "emergency_while_answering" in r)
+    on = next(r for r in rows if "compact_while_answering" in r)
     assert "13.8 / 22.1 ms" in b1 and b1.rstrip(" |").endswith("no")
     assert "4.7 / 9.5 ms" in on and on.rstrip(" |").endswith("yes")
     assert "23 events while the model answered, mean 19.6 ms" in out

@@ -1,4 +1,4 @@
-"""The safety net's event while the model answers (the `emergency_while_answering` setting, off by
+"""The safety net's event while the model answers (the `compact_while_answering` setting, off by
 default: the figures for and against are in `EngineConfig`).
 
 Why these tests: a request that crosses the emergency threshold but still fits goes out as it is,
@@ -27,7 +27,7 @@ from tests.context.test_event_warmup import _inp, _turn
 
 TURNS = 40
 OWED = "while the model answer"  # the request's ladder action, the event's trigger
-ON = dataclasses.replace(DEFAULT_CONFIG, emergency_while_answering=True)
+ON = dataclasses.replace(DEFAULT_CONFIG, compact_while_answering=True)
 INLINE = DEFAULT_CONFIG
 
 
@@ -217,7 +217,7 @@ async def test_off_the_request_that_crosses_runs_its_event_inside(tmp_path):
 async def test_the_setting_overrides_the_engine_config_per_request(store):
     session = store.create_session(MODEL).id
     engine = ContextEngine(store, session, config=INLINE, clock=lambda: 0.0)
-    asked = dataclasses.replace(_inp(), emergency_while_answering=True)
+    asked = dataclasses.replace(_inp(), compact_while_answering=True)
     owed = 0
     for n in range(1, TURNS + 1):
         for message in _turn(n):
@@ -226,3 +226,13 @@ async def test_the_setting_overrides_the_engine_config_per_request(store):
         engine.pay_owed()
         engine.note_provider_call(0.0)
     assert owed >= 3
+
+
+def test_an_economic_event_still_runs_inside_its_request(store):
+    """The economic trigger's event has its own floor and tail (`economic=True`); it is never owed."""
+    from tests.context.test_compaction_interval import _slow_chat
+
+    reports = _slow_chat(store, dataclasses.replace(ON, economic_trigger=True))
+    economic = [r for r in reports if str(r["ladder"]["action"]).startswith("economic")]
+    assert economic, "the slow chat never reached the economic trigger"
+    assert all(r["event"] is not None and OWED not in str(r["ladder"]["action"]) for r in economic)

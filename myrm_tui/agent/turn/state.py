@@ -38,6 +38,9 @@ class TurnState:
     first_token_at: float | None = None  # monotonic: its first text, thinking or tool call arrived
     call_ended: float | None = None
     call_usage: UsageEvent | None = None
+    # The compaction the current request went out without, running in a worker thread while the
+    # model answers (`Agent._pay_owed_while_answering`); awaited before the engine is touched again.
+    owed: asyncio.Future[object] | None = None
     # filled by the tool phase
     result: ToolResult | None = None
     approval_wait_s: float = 0.0  # time the current call waited for a person (not its duration)

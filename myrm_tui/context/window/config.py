@@ -142,7 +142,7 @@ class EngineConfig:
     # would take coding 64k past B5's 0.8x the best peer. So it is off; turn it on where input
     # tokens are free (the embedded model, a local server with prefix caching) or latency matters
     # more than 5 % of the bill (docs/latency.md, "The safety net's event while the model answers").
-    emergency_while_answering: bool = False
+    compact_while_answering: bool = False
     write_read_price_ratio: float = 12.5
     # How far an economic event removes once model summaries stand for what it removes (the
     # newest leaf a model was asked to write was written by it and accepted by the auditor,

@@ -47,8 +47,8 @@ class TurnInput:
     thinking_keep_turns: int | None = None
     eviction_min_age: int | None = None
     observation_keep_window: int | None = None
-    # The `emergency_while_answering` setting; None: the engine config's.
-    emergency_while_answering: bool | None = None
+    # The `compact_while_answering` setting; None: the engine config's.
+    compact_while_answering: bool | None = None
     protected_tools: frozenset[str] = (
         ALWAYS_PROTECTED  # the `protected_tools` setting (context/observations/masker_tiers.py)
     )
