@@ -53,6 +53,7 @@ from myrm_tui.agent.undo.checkpoints import Checkpointer
 from myrm_tui.agent.undo.rewind import with_undo_note
 from myrm_tui.agent.user_input.attachments import no_vision_notice
 from myrm_tui.agent.user_input.user_content import text_of_parts, user_content
+from myrm_tui.context.compaction.event import CompactionEvent
 from myrm_tui.context.compaction.objective_note import RESTATE_OBJECTIVE
 from myrm_tui.context.compaction.prepared_summaries import PrepareProgress
 from myrm_tui.context.engine import TurnInput
@@ -305,8 +306,11 @@ class Agent:
                     # The provider counts differently than we do: compact hard once and retry.
                     if state.partial_text:
                         raise
-                    await self._owed_paid(state)  # first (the engine's lock would hold the loop)
-                    prompt = self.engine.assemble(self.turn_input(force_tier="emergency", trigger="context_exceeded"))
+                    # The request went out whole, owing its compaction: once that has run, the retry
+                    # sends the compacted prompt (a forced emergency on top would take more history).
+                    owed = await self._owed_paid(state)
+                    inp = self.turn_input(force_tier="emergency", trigger="context_exceeded") if owed is None else None
+                    prompt = self.engine.assemble(inp or self.turn_input())
                     self._record.event(event_kinds.ASSEMBLE, dict(prompt.report))
                     yield Notice(
                         "the provider said the prompt was too long; compacted and retrying once", level="warning"
@@ -451,7 +455,7 @@ class Agent:
             raise RuntimeError("a turn is running; fork after it ends or interrupt it")
         return fork_with_summary(self.store, self.session_id, model=self.model_name, keep_user_turns=keep_user_turns)
 
-    def _pay_owed_while_answering(self) -> asyncio.Future[object] | None:
+    def _pay_owed_while_answering(self) -> asyncio.Future[CompactionEvent | None] | None:
         """The compaction the request just built went out without (the prompt crossed the safety
         net but fits: the `compact_while_answering` setting), run in a worker thread while the
         model answers, not before the request. Awaited once the answer has streamed."""
@@ -461,12 +465,12 @@ class Agent:
         return asyncio.ensure_future(asyncio.to_thread(self.engine.pay_owed))
 
     @staticmethod
-    async def _owed_paid(state: TurnState) -> None:
+    async def _owed_paid(state: TurnState) -> CompactionEvent | None:
         """Wait for the owed compaction's worker, if one runs (the engine's and the store's locks
-        are held until it ends: a call that takes them would hold the event loop instead)."""
+        are held until it ends: a call that takes them would hold the event loop instead); the
+        event it ran, if any."""
         owed, state.owed = state.owed, None
-        if owed is not None:
-            await owed
+        return await owed if owed is not None else None
 
     async def _stream_once(self, prompt: AssembledPrompt, state: TurnState) -> AsyncGenerator[AgentEvent, None]:
         state.calls, state.finish = [], None

@@ -157,3 +157,39 @@ async def _tick(gaps: list[float]) -> None:
         now = time.monotonic()
         gaps.append(now - last)
         last = now
+
+
+async def test_a_provider_that_refuses_the_whole_request_gets_the_compacted_one_not_a_second_emergency(
+    store, workspace, script, tmp_path
+):
+    """The provider counts more than we do and refuses the request that went out whole: the
+    compaction it owed has run meanwhile, so the retry sends that compacted prompt, not a forced
+    emergency on top (another plan on the event loop, and more history left out had the owed
+    event stopped above the emergency's target)."""
+    from myrm_tui.store import Store
+
+    usage = {"prompt_tokens": 0, "completion_tokens": 100}
+    turns = [{"text": _answer(n), "chunk_size": 1_000_000, "usage": usage} for n in range(1, 31)]
+    # A dry run of the same session finds the request that crosses the safety net.
+    (tmp_path / "dry").mkdir()
+    with Store.open(tmp_path / "dry") as dry_store:
+        dry = make_agent(dry_store, workspace, script(*turns, context_window=WINDOW), compact_while_answering=True)
+        crossing = None
+        for n in range(1, 31):
+            async for _ in dry.turn(f"question {n}: what are the lease ttls now?"):
+                pass
+            if "while the model answers" in _last_action(dry_store, dry):
+                crossing = n - 1  # the scripted turn answering it: one assistant message per turn before
+                break
+    assert crossing is not None
+    turns[crossing] = {**turns[crossing], "error": "context_window", "error_times": 1}
+    agent = make_agent(store, workspace, script(*turns, context_window=WINDOW), compact_while_answering=True)
+    for n in range(1, crossing + 2):
+        async for _ in agent.turn(f"question {n}: what are the lease ttls now?"):
+            pass
+    events = [e.data for e in store.events(agent.session_id, "compaction") if e.data.get("state") == "done"]
+    assert [e["trigger"] for e in events if "context_exceeded" in e["trigger"]] == [], "a second emergency ran"
+    assert len(events) == 1 and "while the model answered" in events[0]["trigger"]
+    reports = [e.data for e in store.events(agent.session_id, event_kinds.ASSEMBLE)]
+    assert reports[-1]["tokens"] < reports[-2]["tokens"], "the retry was not the compacted prompt"
+    assert reports[-1]["ladder"]["action"] != "forced", "the retry forced an emergency"

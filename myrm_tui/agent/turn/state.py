@@ -11,10 +11,13 @@ import asyncio
 import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from myrm_tui.agent.tools.base import ToolResult
 from myrm_tui.llm.events import FinishEvent, ToolCallEvent, UsageEvent
+
+if TYPE_CHECKING:
+    from myrm_tui.context.compaction.event import CompactionEvent
 
 # The content stored for a call an interrupt stopped: the model must know it did not finish.
 INTERRUPTED_RESULT = "interrupted by user: the call was stopped before it finished; run it again if still needed"
@@ -40,7 +43,7 @@ class TurnState:
     call_usage: UsageEvent | None = None
     # The compaction the current request went out without, running in a worker thread while the
     # model answers (`Agent._pay_owed_while_answering`); awaited before the engine is touched again.
-    owed: asyncio.Future[object] | None = None
+    owed: asyncio.Future[CompactionEvent | None] | None = None
     # filled by the tool phase
     result: ToolResult | None = None
     approval_wait_s: float = 0.0  # time the current call waited for a person (not its duration)
