@@ -284,7 +284,9 @@ class Agent:
                     yield notice
             try:
                 self._reread_seen.release()  # this request carries what an owed event reread
-                prompt = self.engine.assemble(self.turn_input())
+                # In a worker thread: an event inside the request is 10-100 ms of CPU (more on a
+                # large window), which on the event loop would hold the TUI's keys and frames.
+                prompt = await asyncio.to_thread(self.engine.assemble, self.turn_input())
                 self._record.event(event_kinds.ASSEMBLE, dict(prompt.report))
                 for trip in self.engine.take_notices():
                     yield Notice(trip, level="warning")
@@ -310,7 +312,7 @@ class Agent:
                     # sends the compacted prompt (a forced emergency on top would take more history).
                     owed = await self._owed_paid(state)
                     inp = self.turn_input(force_tier="emergency", trigger="context_exceeded") if owed is None else None
-                    prompt = self.engine.assemble(inp or self.turn_input())
+                    prompt = await asyncio.to_thread(self.engine.assemble, inp or self.turn_input())
                     self._record.event(event_kinds.ASSEMBLE, dict(prompt.report))
                     yield Notice(
                         "the provider said the prompt was too long; compacted and retrying once", level="warning"

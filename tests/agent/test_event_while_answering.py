@@ -193,3 +193,32 @@ async def test_a_provider_that_refuses_the_whole_request_gets_the_compacted_one_
     reports = [e.data for e in store.events(agent.session_id, event_kinds.ASSEMBLE)]
     assert reports[-1]["tokens"] < reports[-2]["tokens"], "the retry was not the compacted prompt"
     assert reports[-1]["ladder"]["action"] != "forced", "the retry forced an emergency"
+
+
+async def test_the_event_loop_stays_free_while_a_request_compacts_inside_it(store, workspace, script, monkeypatch):
+    """With the defaults the safety net's event runs inside the request that crossed it: the
+    agent builds that request in a worker thread, so the loop is not held while it runs."""
+    usage = {"prompt_tokens": 0, "completion_tokens": 100}
+    turns = [{"text": _answer(n), "chunk_size": 1_000_000, "usage": usage} for n in range(1, 31)]
+    agent = make_agent(store, workspace, script(*turns, context_window=WINDOW), approval="yolo")
+    real = Compactor.event
+
+    def slow(self, *args, **kwargs):
+        time.sleep(0.5)
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(Compactor, "event", slow)
+    gaps: list[float] = []
+    ticker = None
+    for n in range(1, 31):
+        if n > 1:  # the first turn imports the provider's modules on the loop
+            ticker = asyncio.ensure_future(_tick(gaps))
+            await asyncio.sleep(0.02)  # ticking before the turn starts
+        async for _ in agent.turn(f"question {n}: what are the lease ttls now?"):
+            pass
+        if ticker is not None:
+            ticker.cancel()
+        if agent.engine.stats.events:
+            break
+    assert agent.engine.stats.events, "the session never compacted"
+    assert max(gaps) < 0.25, f"the loop was held {max(gaps):.2f} s"
