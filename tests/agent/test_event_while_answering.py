@@ -30,12 +30,32 @@ def _answer(n: int) -> str:
     return " ".join(f"point {n}.{i}: the lease ttl of service {i % 7} is {30 + n + i} seconds." for i in range(25))
 
 
+# No prompt count from the provider: the ladder then reads our own count (`usage_ratio` 1).
+USAGE = {"prompt_tokens": 0, "completion_tokens": 100}
+
+
+def _quick_turns(count: int = 30) -> list[dict[str, Any]]:
+    """Long answers that stream at once."""
+    return [{"text": _answer(n), "chunk_size": 1_000_000, "usage": USAGE} for n in range(1, count + 1)]
+
+
+def _slow_events(monkeypatch, trigger: str) -> None:
+    """Each compaction event whose trigger holds `trigger` takes two seconds longer: far above
+    what a loaded box's fsyncs and scheduling hold the loop for (0.6 s seen beside a CI run)."""
+    real = Compactor.event
+
+    def slow(self, *args, **kwargs):
+        if trigger in kwargs.get("trigger", ""):
+            time.sleep(2.0)
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(Compactor, "event", slow)
+
+
 async def test_the_crossing_request_goes_out_whole_and_its_event_runs_in_a_thread_while_the_model_answers(
     store, workspace, script, monkeypatch, tmp_path
 ):
-    # No prompt count from the provider: the ladder then reads our own count (`usage_ratio` 1).
-    usage = {"prompt_tokens": 0, "completion_tokens": 100}
-    turns = [{"text": _answer(n), "chunk_size": 1_000_000, "delay_ms": THINK_MS, "usage": usage} for n in range(1, 31)]
+    turns = [{**turn, "delay_ms": THINK_MS} for turn in _quick_turns()]
     model = script(*turns, context_window=WINDOW, record="requests.jsonl")
     agent = make_agent(store, workspace, model, approval="yolo", compact_while_answering=True)
     runs: list[tuple[str, bool, float, float]] = []  # trigger, on the loop's thread, started, ended
@@ -90,10 +110,8 @@ async def test_a_file_the_owed_events_reread_shows_counts_as_seen_only_from_the_
     now, so an edit in that answer must still be checked against what it saw before (the
     stale-edit guard, agent/read_registry.py). From the next request on, the reread is in the
     prompt and the file counts as seen."""
-    usage = {"prompt_tokens": 0, "completion_tokens": 100}
     write = {"id": "w", "name": "file_write", "arguments": {"path": "x.py", "content": "VERSION_0\n"}}
-    turns: list[dict[str, Any]] = [{"text": "", "tool_calls": [write], "usage": usage}]
-    turns += [{"text": _answer(n), "chunk_size": 1_000_000, "usage": usage} for n in range(1, 32)]
+    turns: list[dict[str, Any]] = [{"text": "", "tool_calls": [write], "usage": USAGE}, *_quick_turns(31)]
     model = script(*turns, context_window=WINDOW)
     agent = make_agent(store, workspace, model, approval="yolo", compact_while_answering=True)
     registry = ReadRegistry(store, agent.session_id, workspace)
@@ -123,18 +141,9 @@ async def test_the_event_loop_stays_free_while_the_owed_event_runs(store, worksp
     """The answer may stream faster than the event runs (here at once, and the event is slowed):
     the agent awaits the worker before storing the answer, so the loop (the TUI's keys and
     frames) is never held on the engine's or the store's lock meanwhile."""
-    usage = {"prompt_tokens": 0, "completion_tokens": 100}
-    turns = [{"text": _answer(n), "chunk_size": 1_000_000, "usage": usage} for n in range(1, 31)]
-    model = script(*turns, context_window=WINDOW)
+    model = script(*_quick_turns(), context_window=WINDOW)
     agent = make_agent(store, workspace, model, approval="yolo", compact_while_answering=True)
-    real = Compactor.event
-
-    def slow(self, *args, **kwargs):
-        if "while the model answered" in kwargs.get("trigger", ""):
-            time.sleep(0.5)
-        return real(self, *args, **kwargs)
-
-    monkeypatch.setattr(Compactor, "event", slow)
+    _slow_events(monkeypatch, "while the model answered")
     gaps: list[float] = []
     owed_step = False
     for n in range(1, 31):
@@ -147,7 +156,7 @@ async def test_the_event_loop_stays_free_while_the_owed_event_runs(store, worksp
         if owed_step:
             break
     assert owed_step, "the session never crossed the safety net"
-    assert max(gaps) < 0.25, f"the loop was held {max(gaps):.2f} s"
+    assert max(gaps) < 1.0, f"the loop was held {max(gaps):.2f} s"
 
 
 async def _tick(gaps: list[float]) -> None:
@@ -168,8 +177,7 @@ async def test_a_provider_that_refuses_the_whole_request_gets_the_compacted_one_
     event stopped above the emergency's target)."""
     from myrm_tui.store import Store
 
-    usage = {"prompt_tokens": 0, "completion_tokens": 100}
-    turns = [{"text": _answer(n), "chunk_size": 1_000_000, "usage": usage} for n in range(1, 31)]
+    turns = _quick_turns()
     # A dry run of the same session finds the request that crosses the safety net.
     (tmp_path / "dry").mkdir()
     with Store.open(tmp_path / "dry") as dry_store:
@@ -195,30 +203,22 @@ async def test_a_provider_that_refuses_the_whole_request_gets_the_compacted_one_
     assert reports[-1]["ladder"]["action"] != "forced", "the retry forced an emergency"
 
 
-async def test_the_event_loop_stays_free_while_a_request_compacts_inside_it(store, workspace, script, monkeypatch):
+async def test_a_request_that_compacts_inside_it_is_built_off_the_event_loop(store, workspace, script, monkeypatch):
     """With the defaults the safety net's event runs inside the request that crossed it: the
-    agent builds that request in a worker thread, so the loop is not held while it runs."""
-    usage = {"prompt_tokens": 0, "completion_tokens": 100}
-    turns = [{"text": _answer(n), "chunk_size": 1_000_000, "usage": usage} for n in range(1, 31)]
-    agent = make_agent(store, workspace, script(*turns, context_window=WINDOW), approval="yolo")
+    agent builds each request in a worker thread, so the loop (the TUI's keys and frames) is not
+    held while it runs."""
+    agent = make_agent(store, workspace, script(*_quick_turns(), context_window=WINDOW), approval="yolo")
+    threads: list[bool] = []  # each event: on the loop's thread
     real = Compactor.event
 
-    def slow(self, *args, **kwargs):
-        time.sleep(0.5)
+    def where(self, *args, **kwargs):
+        threads.append(threading.current_thread() is threading.main_thread())
         return real(self, *args, **kwargs)
 
-    monkeypatch.setattr(Compactor, "event", slow)
-    gaps: list[float] = []
-    ticker = None
+    monkeypatch.setattr(Compactor, "event", where)
     for n in range(1, 31):
-        if n > 1:  # the first turn imports the provider's modules on the loop
-            ticker = asyncio.ensure_future(_tick(gaps))
-            await asyncio.sleep(0.02)  # ticking before the turn starts
         async for _ in agent.turn(f"question {n}: what are the lease ttls now?"):
             pass
-        if ticker is not None:
-            ticker.cancel()
-        if agent.engine.stats.events:
+        if threads:
             break
-    assert agent.engine.stats.events, "the session never compacted"
-    assert max(gaps) < 0.25, f"the loop was held {max(gaps):.2f} s"
+    assert threads == [False], threads
