@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from myrm_tui.agent.events import AssistantMessageStored, StepStarted
+from myrm_tui.agent.events import AssistantMessageStored, StepStarted, TurnError
 from myrm_tui.agent.read_registry import ReadRegistry
 from myrm_tui.context.compaction.compactor import Compactor
 from myrm_tui.store import event_kinds
@@ -175,21 +175,8 @@ async def test_a_provider_that_refuses_the_whole_request_gets_the_compacted_one_
     compaction it owed has run meanwhile, so the retry sends that compacted prompt, not a forced
     emergency on top (another plan on the event loop, and more history left out had the owed
     event stopped above the emergency's target)."""
-    from myrm_tui.store import Store
-
     turns = _quick_turns()
-    # A dry run of the same session finds the request that crosses the safety net.
-    (tmp_path / "dry").mkdir()
-    with Store.open(tmp_path / "dry") as dry_store:
-        dry = make_agent(dry_store, workspace, script(*turns, context_window=WINDOW), compact_while_answering=True)
-        crossing = None
-        for n in range(1, 31):
-            async for _ in dry.turn(f"question {n}: what are the lease ttls now?"):
-                pass
-            if "while the model answers" in _last_action(dry_store, dry):
-                crossing = n - 1  # the scripted turn answering it: one assistant message per turn before
-                break
-    assert crossing is not None
+    crossing = await _crossing_turn(turns, script, workspace, tmp_path)
     turns[crossing] = {**turns[crossing], "error": "context_window", "error_times": 1}
     agent = make_agent(store, workspace, script(*turns, context_window=WINDOW), compact_while_answering=True)
     for n in range(1, crossing + 2):
@@ -201,6 +188,55 @@ async def test_a_provider_that_refuses_the_whole_request_gets_the_compacted_one_
     reports = [e.data for e in store.events(agent.session_id, event_kinds.ASSEMBLE)]
     assert reports[-1]["tokens"] < reports[-2]["tokens"], "the retry was not the compacted prompt"
     assert reports[-1]["ladder"]["action"] != "forced", "the retry forced an emergency"
+
+
+async def _crossing_turn(turns: list[dict[str, Any]], script, workspace, tmp_path) -> int:
+    """The scripted turn that answers the request crossing the safety net: a dry run of the same
+    session (its own store) finds the request; one assistant message per turn before it."""
+    from myrm_tui.store import Store
+
+    (tmp_path / "dry").mkdir()
+    with Store.open(tmp_path / "dry") as dry_store:
+        dry = make_agent(dry_store, workspace, script(*turns, context_window=WINDOW), compact_while_answering=True)
+        for n in range(1, len(turns) + 1):
+            async for _ in dry.turn(f"question {n}: what are the lease ttls now?"):
+                pass
+            if "while the model answers" in _last_action(dry_store, dry):
+                return n - 1
+    raise AssertionError("the dry run never crossed the safety net")
+
+
+async def test_the_loop_stays_free_when_the_request_owing_an_event_fails(
+    store, workspace, script, monkeypatch, tmp_path
+):
+    """The connection drops in the answer to the request that went out whole, while the worker
+    is inside its event (one store transaction): the turn's error and the partial answer are
+    written once it is done, and the loop is not held on the store's lock meanwhile."""
+    turns = _quick_turns()
+    crossing = await _crossing_turn(turns, script, workspace, tmp_path)
+    # Part of an answer after 0.3 s (the worker is inside its event by then), then the connection drops.
+    turns[crossing] = {**turns[crossing], "error": "drop_mid_stream", "delay_ms": 300}
+    agent = make_agent(store, workspace, script(*turns, context_window=WINDOW), compact_while_answering=True)
+    real = Compactor._event_in_batch
+
+    def slow(self, *args, **kwargs):  # inside the event's store transaction
+        if "while the model answered" in kwargs.get("trigger", ""):
+            time.sleep(2.0)
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(Compactor, "_event_in_batch", slow)
+    for n in range(1, crossing + 1):
+        async for _ in agent.turn(f"question {n}: what are the lease ttls now?"):
+            pass
+    gaps: list[float] = []
+    ticker = asyncio.ensure_future(_tick(gaps))
+    await asyncio.sleep(0.02)
+    errors = [e async for e in agent.turn("the crossing question") if isinstance(e, TurnError)]
+    ticker.cancel()
+    assert errors and "while the model answered" in str(
+        [e.data["trigger"] for e in store.events(agent.session_id, "compaction") if e.data.get("state") == "done"]
+    )
+    assert max(gaps) < 1.0, f"the loop was held {max(gaps):.2f} s"
 
 
 async def test_a_request_that_compacts_inside_it_is_built_off_the_event_loop(store, workspace, script, monkeypatch):
