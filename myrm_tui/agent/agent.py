@@ -310,9 +310,11 @@ class Agent:
                         raise
                     # The request went out whole, owing its compaction: once that has run, the retry
                     # sends the compacted prompt (a forced emergency on top would take more history).
-                    owed = await self._owed_paid(state)
-                    inp = self.turn_input(force_tier="emergency", trigger="context_exceeded") if owed is None else None
-                    prompt = await asyncio.to_thread(self.engine.assemble, inp or self.turn_input())
+                    if await self._owed_paid(state) is not None:
+                        retry = self.turn_input()
+                    else:
+                        retry = self.turn_input(force_tier="emergency", trigger="context_exceeded")
+                    prompt = await asyncio.to_thread(self.engine.assemble, retry)
                     self._record.event(event_kinds.ASSEMBLE, dict(prompt.report))
                     yield Notice(
                         "the provider said the prompt was too long; compacted and retrying once", level="warning"

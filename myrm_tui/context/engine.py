@@ -232,13 +232,7 @@ class ContextEngine:
             with timer.stage(COMPRESS) as st, clock.time(COMPRESS):
                 st.tokens_in = fixed + history.tokens
                 trigger = inp.trigger if inp.force_tier else decision.why
-                event = self.breakers.run(
-                    COMPRESS,
-                    partial(
-                        compactor.event, decision.run, budget, inp, now, trigger=trigger, economic=decision.economic
-                    ),
-                    None,
-                )
+                event = self._event(decision.run, budget, inp, now, trigger=trigger, economic=decision.economic)
                 st.tokens_out = fixed + history.tokens
                 st.items = event.items or 0 if event is not None else 0
         # Signature replay scrubber: a replay that re-bills the history stops resending old signed blocks.
@@ -263,20 +257,16 @@ class ContextEngine:
                     break
                 if trigger == "preflight" and event is not None and event.tier == EMERGENCY:
                     continue
-                event = self.breakers.run(
-                    COMPRESS,
-                    partial(
-                        compactor.event,
-                        EMERGENCY,
-                        budget,
-                        inp,
-                        now,
-                        trigger=trigger,
-                        no_tail=no_tail,
-                        floor=floor,
-                        overhead=max(0, repair_delta),
-                    ),
-                    event,
+                event = self._event(
+                    EMERGENCY,
+                    budget,
+                    inp,
+                    now,
+                    trigger=trigger,
+                    no_tail=no_tail,
+                    floor=floor,
+                    overhead=max(0, repair_delta),
+                    otherwise=event,
                 )
                 messages_out, integrity, repair_delta = history.valid_history(inp.model.name)
                 if owing is not None:  # the repaired prompt did not fit after all: this event is the one owed
@@ -406,10 +396,24 @@ class ContextEngine:
         owed, self._owed = self._owed, None
         if owed is None:
             return None
+        return self._event(EMERGENCY, owed.budget, owed.inp, owed.now, trigger=owed.why)
+
+    def _event(
+        self,
+        tier: str,
+        budget: Budget,
+        inp: TurnInput,
+        now: float,
+        *,
+        trigger: str,
+        otherwise: CompactionEvent | None = None,
+        **options: Any,
+    ) -> CompactionEvent | None:
+        """One compaction event (`Compactor.event`, whose keyword `options` these are) behind the
+        compression stage's breaker: an event that raises trips it and yields `otherwise`, and
+        the request goes out without it rather than failing."""
         event: CompactionEvent | None = self.breakers.run(
-            COMPRESS,
-            partial(self.compactor.event, EMERGENCY, owed.budget, owed.inp, owed.now, trigger=owed.why),
-            None,
+            COMPRESS, partial(self.compactor.event, tier, budget, inp, now, trigger=trigger, **options), otherwise
         )
         return event
 
@@ -447,20 +451,7 @@ class ContextEngine:
             )
             if decision is None or decision.run is None:
                 return None
-            event: CompactionEvent | None = self.breakers.run(
-                COMPRESS,
-                partial(
-                    compactor.event,
-                    decision.run,
-                    budget,
-                    inp,
-                    now,
-                    trigger=decision.why,
-                    economic=decision.economic,
-                ),
-                None,
-            )
-            return event
+            return self._event(decision.run, budget, inp, now, trigger=decision.why, economic=decision.economic)
 
     async def compact_ahead_idle(self, inp: TurnInput) -> CompactionEvent | None:
         """`compact_ahead` in a worker thread: an event is 20-80 ms of CPU, too long for the UI's
