@@ -78,9 +78,10 @@ _LINE = st.one_of(_TEXT, st.lists(_PIECES, max_size=4).map(" ".join))
 @example(["KeyError: x", "", "ValueError: y", "ok", "OSError: z"], 1)
 @example(["a ValueError: b KeyError: c", "TypeError: d"], 0)
 @example(["ok", "KeyError: x", "ValueError: y", "OSError: z"], 3)
+@example(["\nExceptionError:"], 0)  # a generated piece holding a newline: the text's lines are what count
 def test_raising_lines_are_the_lines_the_pattern_finds_one_in(lines, most):
     text = "\n".join(lines)
-    by_definition = [i for i, line in enumerate(lines) if notable._EXCEPTION.search(line)]
+    by_definition = [i for i, line in enumerate(text.split("\n")) if notable._EXCEPTION.search(line)]
     assert notable._raising_lines(text, most) == by_definition[: most + 1]
 
 
