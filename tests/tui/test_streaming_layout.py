@@ -7,13 +7,15 @@ layout; widgets/status_bar.py why the status text needs none).
 
 from __future__ import annotations
 
+import time
+
 from textual._compositor import Compositor
 
 from myrm_tui.tui.app import MyrmApp
 from myrm_tui.tui.widgets.blocks.assistant_message import AssistantMessage
 from myrm_tui.tui.widgets.blocks.live_reply import LiveReply
 from myrm_tui.tui.widgets.status_bar import StatusBar
-from tests.tui.tui_pilot_helpers import SIZE, scripted_settings, type_text, wait_until
+from tests.tui.tui_pilot_helpers import SIZE, WAIT_TIMEOUT_S, scripted_settings, type_text, wait_until
 
 # Prose lines that each add a row: the live reply grows (so needs a layout) in nearly every frame.
 REPLY = "".join(f"Line {n} of the answer, long enough to be a row of its own.\n\n" for n in range(120))
@@ -29,6 +31,18 @@ def count_reflows(monkeypatch) -> list[int]:
 
     monkeypatch.setattr(Compositor, "reflow", counted)
     return calls
+
+
+async def settle_layouts(pilot, reflows: list[int], quiet_s: float = 0.3) -> None:
+    """Return once no layout has run for `quiet_s` (what the app does after its start is over)."""
+    seen, quiet_since = reflows[0], time.monotonic()
+    deadline = quiet_since + WAIT_TIMEOUT_S
+    while time.monotonic() - quiet_since < quiet_s:
+        if time.monotonic() > deadline:
+            raise AssertionError(f"the screen kept laying out ({reflows[0]} layouts)")
+        await pilot.pause(0.02)
+        if reflows[0] != seen:
+            seen, quiet_since = reflows[0], time.monotonic()
 
 
 async def test_a_streaming_frame_lays_the_screen_out_once(workspace, store, script, monkeypatch):
@@ -64,8 +78,12 @@ async def test_the_status_clock_repaints_without_a_layout(workspace, store, scri
     app = MyrmApp(workspace, scripted_settings(model), store=store)
     async with app.run_test(size=SIZE) as pilot:
         status = app.chat_screen.query_one(StatusBar)
-        await pilot.pause(0.1)
         reflows = count_reflows(monkeypatch)
+        # the warm-up's end lays out the welcome and the ring (a slow box's takes longer than a
+        # fixed pause): count from the first quiet stretch after it
+        await wait_until(pilot, lambda: app.chat_screen.ready.is_set(), what="warm-up")
+        await settle_layouts(pilot, reflows)
+        reflows[0] = 0
         for second in range(5):
             status.set(state=f"streaming {second}.0 s · 812 tok/s")
             await pilot.pause(0.05)
