@@ -262,6 +262,34 @@ class Folder:
             raise
         return fd
 
+    def pin_regular(self, name: str) -> int:
+        """An O_PATH descriptor of the regular file `name` (never a link's target): it holds the
+        inode and answers fstat, and reads and writes nothing.
+
+        Why not `open_regular` for a file SQLite has open (the database and its -wal/-shm): the
+        close of any ordinary descriptor of a file drops every POSIX record lock this process holds
+        on it, SQLite's included (the shared lock that keeps another process from deleting the
+        log, the -shm's "dead man switch" that keeps it from resetting the index under us: the
+        next read of the mapped index then dies of SIGBUS). Closing an O_PATH descriptor drops
+        no lock."""
+        check_name(name)
+        try:
+            fd = os.open(name, os.O_PATH | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=self.fd)
+        except OSError as exc:
+            if exc.errno == errno.ENOTDIR:
+                found = self.lstat(name)
+                if found is not None:
+                    raise self._refusal(name, found.st_mode, "a regular file") from None
+            raise
+        try:
+            found = os.fstat(fd)
+            if not stat.S_ISREG(found.st_mode):  # O_PATH|O_NOFOLLOW opens a link itself: refused here
+                raise self._refusal(name, found.st_mode, "a regular file")
+        except BaseException:
+            os.close(fd)
+            raise
+        return fd
+
     def read_bytes(self, name: str, *, limit: int | None = None) -> bytes:
         """The regular file's bytes; with `limit`, at most `limit + 1` (a caller checks the size
         on what it got, not on a stat that a writer can change). FileNotFoundError when absent."""
@@ -319,13 +347,15 @@ class Folder:
 
     def restrict(self, name: str, mode: int) -> bool:
         """chmod the regular file `name` through its own descriptor (never a link's target);
-        False when there is no such file."""
+        False when there is no such file. The descriptor is an O_PATH one (`pin_regular` says
+        why: the file may be a database SQLite has open), reached for the chmod through its
+        /proc/self/fd link, which names that very inode."""
         try:
-            fd = self.open_regular(name)
+            fd = self.pin_regular(name)
         except FileNotFoundError:
             return False
         try:
-            os.fchmod(fd, mode)
+            os.chmod(f"/proc/self/fd/{fd}", mode)
         finally:
             os.close(fd)
         return True

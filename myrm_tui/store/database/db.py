@@ -95,8 +95,9 @@ def connect_fenced(folder: Folder, name: str, shown: Path, *, read_only: bool = 
     SQLite only opens by path and follows every link in it, the -wal/-shm/-journal it opens
     later by name included, and Python cannot pass it SQLITE_OPEN_NOFOLLOW. So, in this order:
     the file and its sidecars are checked on the folder handle without following (regular files
-    or absent, else FenceError); the file is opened no-follow and held, which pins the inode that
-    was checked; SQLite gets `/proc/self/fd/<folder>/<name>`, which reaches this very folder
+    or absent, else FenceError); the file is opened no-follow and held (an O_PATH descriptor,
+    whose close keeps SQLite's locks: `Folder.pin_regular`), which pins the inode that was
+    checked; SQLite gets `/proc/self/fd/<folder>/<name>`, which reaches this very folder
     through the handle (no name above it is looked up again); and once open, the file SQLite
     reports (`PRAGMA database_list`, with every link resolved) must be the folder's real path
     plus `name`, and the inode held. Anything else is refused and the connection closed.
@@ -106,7 +107,7 @@ def connect_fenced(folder: Folder, name: str, shown: Path, *, read_only: bool = 
     only an unsandboxed command could, and that one can write the user's files directly anyway.
     """
     refuse_linked_database(folder, name)
-    fd = folder.open_regular(name)
+    fd = folder.pin_regular(name)  # not a readable descriptor: its close would drop SQLite's locks
     try:
         held = os.fstat(fd)
         conn = connect(Path(folder.proc_path(name)), read_only=read_only, shown=shown)

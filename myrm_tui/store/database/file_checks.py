@@ -57,6 +57,8 @@ def file_problem(db_path: Path, folder: Folder | None = None) -> str | None:
             f"creating it. myrm will not start over on top of it.{tail} If it never held "
             "sessions, delete it and run myrm again."
         )
+    # A readable descriptor (pread needs one): its close drops whatever POSIX locks this process
+    # holds on the file (`Folder.pin_regular`), so this runs before the process connects to it.
     try:
         fd = folder.open_regular(db_path.name)
     except FenceError as exc:
