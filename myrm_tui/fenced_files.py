@@ -244,8 +244,18 @@ class Folder:
         found = self.lstat(name)
         if found is not None and not stat.S_ISREG(found.st_mode):
             raise self._refusal(name, found.st_mode, "a regular file")  # never opened: a device may act on open
+        fd = self._open_file(name, flags | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, mode)
         try:
-            fd = os.open(name, flags | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, mode, dir_fd=self.fd)
+            os.set_blocking(fd, True)
+        except BaseException:
+            os.close(fd)
+            raise
+        return fd
+
+    def _open_file(self, name: str, flags: int, mode: int = NEW_FILE_MODE) -> int:
+        """`os.open` below this folder, refused (and closed) unless a regular file is what opened."""
+        try:
+            fd = os.open(name, flags, mode, dir_fd=self.fd)
         except OSError as exc:
             if exc.errno in (errno.ELOOP, errno.ENXIO, errno.EISDIR, errno.ENOTDIR, errno.EOPNOTSUPP):
                 found = self.lstat(name)
@@ -254,9 +264,8 @@ class Folder:
             raise
         try:
             found = os.fstat(fd)
-            if not stat.S_ISREG(found.st_mode):
+            if not stat.S_ISREG(found.st_mode):  # O_PATH|O_NOFOLLOW opens a link itself: refused here
                 raise self._refusal(name, found.st_mode, "a regular file")
-            os.set_blocking(fd, True)
         except BaseException:
             os.close(fd)
             raise
@@ -272,23 +281,7 @@ class Folder:
         log, the -shm's "dead man switch" that keeps it from resetting the index under us: the
         next read of the mapped index then dies of SIGBUS). Closing an O_PATH descriptor drops
         no lock."""
-        check_name(name)
-        try:
-            fd = os.open(name, os.O_PATH | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=self.fd)
-        except OSError as exc:
-            if exc.errno == errno.ENOTDIR:
-                found = self.lstat(name)
-                if found is not None:
-                    raise self._refusal(name, found.st_mode, "a regular file") from None
-            raise
-        try:
-            found = os.fstat(fd)
-            if not stat.S_ISREG(found.st_mode):  # O_PATH|O_NOFOLLOW opens a link itself: refused here
-                raise self._refusal(name, found.st_mode, "a regular file")
-        except BaseException:
-            os.close(fd)
-            raise
-        return fd
+        return self._open_file(check_name(name), os.O_PATH | os.O_NOFOLLOW | os.O_CLOEXEC)
 
     def read_bytes(self, name: str, *, limit: int | None = None) -> bytes:
         """The regular file's bytes; with `limit`, at most `limit + 1` (a caller checks the size
