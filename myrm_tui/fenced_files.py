@@ -31,7 +31,9 @@ import functools
 import os
 import secrets
 import stat
-from collections.abc import Sequence
+import threading
+from collections import Counter
+from collections.abc import Iterable, Sequence
 from pathlib import Path, PurePosixPath
 from types import TracebackType
 
@@ -75,6 +77,58 @@ class FenceError(OSError):
 
     def __str__(self) -> str:
         return f"{self.fact}; {self.hint}." if self.hint else f"{self.fact}."
+
+
+class HeldFileError(OSError):
+    """A file SQLite has open and locked in this process (the session store and its sidecars):
+    opening it here would drop those locks (`HeldFiles`)."""
+
+    def __init__(self, path: Path | str) -> None:
+        super().__init__(
+            errno.EBUSY,
+            f"{path} is part of the session store this myrm process has open; myrm does not open it "
+            "a second time (closing that descriptor would drop the database's locks and can crash "
+            "the session or lose its last rows). Ask about the session's history instead, or read a "
+            "copy (`myrm sessions export`)",
+        )
+        self.path = Path(path)
+
+    def __str__(self) -> str:
+        return f"{self.strerror}."
+
+
+class HeldFiles:
+    """The files (device, inode) that SQLite holds POSIX record locks on in this process.
+
+    Why it exists and why it is process-wide: closing *any* ordinary descriptor of a file drops
+    every POSIX lock the process holds on it. For the store that means the database's shared lock
+    (which keeps another process from deleting the write-ahead log) and the -shm's "dead man
+    switch" (which keeps it from resetting the shared index under us: the session then dies of
+    SIGBUS on its next write). The locks belong to the process, not to a session or a store object,
+    so the record of them does too: every store connection registers its files here while open
+    (`store/database/db.py`), and `Folder` refuses to open them (a file tool asked to read
+    `.myrm/sessions.db-shm`, a link to it that came with a repository, a second store's header
+    check). Counted: two stores of one workspace hold the same files."""
+
+    def __init__(self) -> None:
+        self._count: Counter[tuple[int, int]] = Counter()
+        self._lock = threading.Lock()
+
+    def hold(self, files: Iterable[tuple[int, int]]) -> None:
+        with self._lock:
+            self._count.update(files)
+
+    def release(self, files: Iterable[tuple[int, int]]) -> None:
+        with self._lock:
+            self._count.subtract(files)
+            self._count = +self._count  # drop the ones at zero
+
+    def __contains__(self, file: object) -> bool:
+        with self._lock:
+            return file in self._count
+
+
+HELD_BY_DATABASES = HeldFiles()
 
 
 def _kind(mode: int) -> str:
@@ -253,18 +307,52 @@ class Folder:
         return fd
 
     def _open_file(self, name: str, flags: int, mode: int = NEW_FILE_MODE) -> int:
-        """`os.open` below this folder, refused (and closed) unless a regular file is what opened."""
+        """`os.open` below this folder, refused unless a regular file is what it opens, and never
+        a file a database of this process holds locks on (`HeldFiles`). An existing file is first
+        pinned with O_PATH (opens nothing, drops no lock) and checked, then opened through the
+        pin's /proc/self/fd link, which reaches that very inode: no name is looked up twice."""
+        pin_flags = os.O_PATH | os.O_NOFOLLOW | os.O_CLOEXEC
         try:
-            fd = os.open(name, flags, mode, dir_fd=self.fd)
+            pin = self._guarded_open(name, pin_flags)
+        except FileNotFoundError:
+            if not flags & os.O_CREAT:
+                raise
+            try:  # a file this open creates cannot be one a database holds
+                return self._regular(name, self._guarded_open(name, flags | os.O_EXCL, mode))
+            except FileExistsError:
+                if flags & os.O_EXCL:
+                    raise
+                pin = self._guarded_open(name, pin_flags)  # made meanwhile: pinned and checked
+        pin = self._regular(name, pin)
+        if flags & os.O_PATH:
+            return pin
+        try:
+            if flags & os.O_CREAT and flags & os.O_EXCL:
+                raise FileExistsError(errno.EEXIST, os.strerror(errno.EEXIST), str(self.path / name))
+            found = os.fstat(pin)
+            if (found.st_dev, found.st_ino) in HELD_BY_DATABASES:
+                raise HeldFileError(self.path / name)
+            reopen = flags & ~(os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW)  # the pin's link is the file itself
+            return self._regular(name, os.open(f"/proc/self/fd/{pin}", reopen))
+        finally:
+            os.close(pin)
+
+    def _guarded_open(self, name: str, flags: int, mode: int = NEW_FILE_MODE) -> int:
+        try:
+            return os.open(name, flags, mode, dir_fd=self.fd)
         except OSError as exc:
             if exc.errno in (errno.ELOOP, errno.ENXIO, errno.EISDIR, errno.ENOTDIR, errno.EOPNOTSUPP):
                 found = self.lstat(name)
                 if found is not None:
                     raise self._refusal(name, found.st_mode, "a regular file") from None
             raise
+
+    def _regular(self, name: str, fd: int) -> int:
+        """`fd`, unless it is not a regular file (O_PATH|O_NOFOLLOW opens a link itself): then it
+        is closed and refused."""
         try:
             found = os.fstat(fd)
-            if not stat.S_ISREG(found.st_mode):  # O_PATH|O_NOFOLLOW opens a link itself: refused here
+            if not stat.S_ISREG(found.st_mode):
                 raise self._refusal(name, found.st_mode, "a regular file")
         except BaseException:
             os.close(fd)
@@ -282,6 +370,19 @@ class Folder:
         next read of the mapped index then dies of SIGBUS). Closing an O_PATH descriptor drops
         no lock."""
         return self._open_file(check_name(name), os.O_PATH | os.O_NOFOLLOW | os.O_CLOEXEC)
+
+    def _replaceable(self, name: str) -> os.stat_result | None:
+        """The entry `name` (None: absent) if it is a regular file no database of this process
+        holds: a store file replaced or removed under a live connection detaches it from every
+        other process, which then starts a new log or index beside the one in use."""
+        found = self.lstat(name)
+        if found is None:
+            return None
+        if not stat.S_ISREG(found.st_mode):
+            raise self._refusal(name, found.st_mode, "a regular file")
+        if (found.st_dev, found.st_ino) in HELD_BY_DATABASES:
+            raise HeldFileError(self.path / name)
+        return found
 
     def read_bytes(self, name: str, *, limit: int | None = None) -> bytes:
         """The regular file's bytes; with `limit`, at most `limit + 1` (a caller checks the size
@@ -315,9 +416,7 @@ class Folder:
 
         If anything fails, `name` is left as it was and the temporary file is removed."""
         payload = data.encode("utf-8") if isinstance(data, str) else data
-        found = self.lstat(name)
-        if found is not None and not stat.S_ISREG(found.st_mode):
-            raise self._refusal(name, found.st_mode, "a regular file")
+        found = self._replaceable(name)
         if mode is None:
             mode = found.st_mode & _MODE_BITS if found is not None else new_file_mode
         temp = f".{name[:_TEMP_NAME_KEEP]}.{secrets.token_hex(_TEMP_TOKEN_BYTES)}{TEMP_SUFFIX}"
@@ -356,11 +455,8 @@ class Folder:
     def unlink(self, name: str) -> bool:
         """Remove the entry `name` (a regular file; a link is refused, a folder too). False when
         there was nothing."""
-        found = self.lstat(name)
-        if found is None:
+        if self._replaceable(name) is None:
             return False
-        if not stat.S_ISREG(found.st_mode):
-            raise self._refusal(name, found.st_mode, "a regular file")
         try:
             os.unlink(name, dir_fd=self.fd)
         except FileNotFoundError:

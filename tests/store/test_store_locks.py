@@ -23,28 +23,7 @@ import pytest
 
 from myrm_tui.fenced_files import open_root
 from myrm_tui.store import Store
-
-# SQLite's unix VFS lock bytes: the database's SHARED range (PENDING_BYTE 0x40000000, then
-# RESERVED, then 510 shared bytes) and the -shm's "dead man switch" (UNIX_SHM_BASE 120 + 8).
-DB_SHARED = (0x40000000 + 2, 510)
-SHM_DMS = (128, 1)
-
-# Runs in another process: F_GETLK only reports locks that other processes hold.
-PROBE = """
-import fcntl, os, struct, sys
-path, start, length = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
-fd = os.open(path, os.O_RDWR)
-answer = fcntl.fcntl(fd, fcntl.F_GETLK, struct.pack("hhqqi", fcntl.F_WRLCK, 0, start, length, 0))
-print("held" if struct.unpack("hhqqi", answer)[0] != fcntl.F_UNLCK else "free")
-"""
-
-
-def lock_seen_from_another_process(path: Path, byte_range: tuple[int, int]) -> str:
-    start, length = byte_range
-    result = subprocess.run(
-        [sys.executable, "-c", PROBE, str(path), str(start), str(length)], capture_output=True, text=True, check=True
-    )
-    return result.stdout.strip()
+from tests.store.lock_probe import DB_SHARED, SHM_DMS, lock_seen_from_another_process
 
 
 def test_an_open_store_holds_sqlites_locks_on_the_database_and_its_index(workspace: Path):

@@ -19,10 +19,29 @@ from contextlib import contextmanager
 from pathlib import Path
 from urllib.parse import quote
 
-from myrm_tui.fenced_files import Folder
+from myrm_tui.fenced_files import HELD_BY_DATABASES, Folder
 from myrm_tui.store.constants import BUSY_TIMEOUT_MS, JOURNAL_SIZE_LIMIT_BYTES, SYNCHRONOUS
-from myrm_tui.store.database.layout import refuse_linked_database
+from myrm_tui.store.database.layout import DB_SIDECARS, refuse_linked_database
 from myrm_tui.store.errors import StoreDamagedError, StoreError
+
+
+class StoreConnection(sqlite3.Connection):
+    """A connection that, while open, has its files recorded as held by this process
+    (`fenced_files.HeldFiles`: no other descriptor of them may be opened and closed here, or
+    SQLite's locks on them are gone). `connect_fenced` records them; `close` gives them back."""
+
+    _held: tuple[tuple[int, int], ...] = ()
+
+    def hold(self, files: tuple[tuple[int, int], ...]) -> None:
+        HELD_BY_DATABASES.hold(files)
+        self._held = files
+
+    def close(self) -> None:
+        try:
+            super().close()
+        finally:
+            held, self._held = self._held, ()
+            HELD_BY_DATABASES.release(held)
 
 
 def _open(path: Path, *, read_only: bool, immutable: bool = False, shown: Path | None = None) -> sqlite3.Connection:
@@ -30,8 +49,10 @@ def _open(path: Path, *, read_only: bool, immutable: bool = False, shown: Path |
         if read_only:
             flags = "mode=ro&immutable=1" if immutable else "mode=ro"
             uri = f"file:{quote(str(path))}?{flags}"
-            return sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False)
-        return sqlite3.connect(str(path), isolation_level=None, check_same_thread=False)
+            return sqlite3.connect(
+                uri, uri=True, isolation_level=None, check_same_thread=False, factory=StoreConnection
+            )
+        return sqlite3.connect(str(path), isolation_level=None, check_same_thread=False, factory=StoreConnection)
     except sqlite3.Error as exc:
         raise StoreError(f"cannot open the session database {shown or path}: {exc}.") from exc
 
@@ -123,6 +144,9 @@ def connect_fenced(folder: Folder, name: str, shown: Path, *, read_only: bool = 
                     f"{shown} was swapped while myrm opened it (SQLite opened {opened}); myrm closed it "
                     "without using it. Check what else writes in the workspace's .myrm folder, then run again."
                 )
+            if isinstance(conn, StoreConnection):
+                sidecars = (folder.lstat(name + suffix) for suffix in DB_SIDECARS)
+                conn.hold(((held.st_dev, held.st_ino), *((f.st_dev, f.st_ino) for f in sidecars if f is not None)))
         except BaseException:
             conn.close()
             raise

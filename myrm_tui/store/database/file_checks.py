@@ -11,7 +11,7 @@ import os
 import sqlite3
 from pathlib import Path
 
-from myrm_tui.fenced_files import FenceError, Folder, open_root
+from myrm_tui.fenced_files import FenceError, Folder, HeldFileError, open_root
 from myrm_tui.store.database.db import connect_fenced
 from myrm_tui.store.database.layout import store_refusal
 from myrm_tui.store.errors import StoreError
@@ -57,10 +57,10 @@ def file_problem(db_path: Path, folder: Folder | None = None) -> str | None:
             f"creating it. myrm will not start over on top of it.{tail} If it never held "
             "sessions, delete it and run myrm again."
         )
-    # A readable descriptor (pread needs one): its close drops whatever POSIX locks this process
-    # holds on the file (`Folder.pin_regular`), so this runs before the process connects to it.
     try:
         fd = folder.open_regular(db_path.name)
+    except HeldFileError:
+        return None  # open as a database in this process already (a second store of the workspace)
     except FenceError as exc:
         return str(store_refusal(exc))
     except OSError as exc:

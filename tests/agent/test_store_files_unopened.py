@@ -1,0 +1,65 @@
+"""The model's file tools never open the session store's own files while the session runs.
+
+Why: closing any descriptor of a file drops every POSIX lock the process holds on it. A
+`file_read` of `.myrm/sessions.db-shm` (reads need no approval), a `grep` of `.myrm`, or a
+workspace `grep` through a link to it that came with a repository, each opened and closed such a
+descriptor inside the agent's process; the next process to read the store (`myrm sessions`, a
+second window) then reset the shared index under the session (SIGBUS) or deleted the log it was
+writing (rows lost, the file left corrupt). `fenced_files.HeldFiles` says how it is refused. Real
+tool calls through `Agent.turn`, the locks checked from another process afterwards.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from myrm_tui.fenced_files import HeldFileError, open_root
+from tests.agent.agent_helpers import drive, make_agent
+from tests.store.lock_probe import DB_SHARED, SHM_DMS, lock_seen_from_another_process
+
+CALLS = [
+    ("file_read", {"path": ".myrm/sessions.db-shm"}),
+    ("file_read", {"path": ".myrm/sessions.db"}),
+    ("grep", {"pattern": "SQLite", "path": ".myrm"}),
+    ("grep", {"pattern": "SQLite"}),  # the workspace, with a committed link to the -shm
+    ("file_read", {"path": "notes.txt"}),
+]
+
+
+async def test_the_tools_leave_the_stores_locks_held(store, script, workspace: Path):
+    (workspace / "notes.txt").symlink_to(workspace / ".myrm" / "sessions.db-shm")
+    (workspace / "index.txt").symlink_to(Path(".myrm") / "sessions.db")
+    model = script({"tool_calls": [{"name": n, "arguments": a} for n, a in CALLS]}, {"text": "done"})
+    agent = make_agent(store, workspace, model, approval="yolo")
+    await drive(agent, "look at the store", approve=True)
+
+    db = workspace / ".myrm" / "sessions.db"
+    assert lock_seen_from_another_process(db, DB_SHARED) == "held", "another process could delete the log"
+    assert lock_seen_from_another_process(db.with_name("sessions.db-shm"), SHM_DMS) == "held"
+    results = [m.message["content"] for m in store.messages(agent.session_id) if m.message["role"] == "tool"]
+    assert len(results) == len(CALLS)
+    for (name, args), content in zip(CALLS, results, strict=True):
+        if name == "file_read" and args["path"].startswith(".myrm"):
+            assert content.startswith("error: ") and "session store" in content, content
+
+
+def test_the_store_files_are_neither_replaced_nor_removed(store, workspace: Path):
+    with open_root(workspace / ".myrm") as folder:
+        for name in ("sessions.db", "sessions.db-wal", "sessions.db-shm"):
+            for act in (lambda n: folder.read_bytes(n), lambda n: folder.replace(n, b"x"), folder.unlink):
+                try:
+                    act(name)
+                except HeldFileError:
+                    continue
+                raise AssertionError(f"{name} was opened, replaced or removed under the open store")
+    store.create_session("still fine")
+
+
+def test_a_second_store_of_the_workspace_keeps_the_first_ones_locks(store, workspace: Path):
+    from myrm_tui.store import Store
+
+    second = Store.open(workspace, read_only=True)
+    second.close()
+    db = workspace / ".myrm" / "sessions.db"
+    assert lock_seen_from_another_process(db, DB_SHARED) == "held"
+    assert lock_seen_from_another_process(db.with_name("sessions.db-shm"), SHM_DMS) == "held"
