@@ -332,10 +332,44 @@ class Folder:
             found = os.fstat(pin)
             if (found.st_dev, found.st_ino) in HELD_BY_DATABASES:
                 raise HeldFileError(self.path / name)
-            reopen = flags & ~(os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW)  # the pin's link is the file itself
-            return self._regular(name, os.open(f"/proc/self/fd/{pin}", reopen))
+            if flags & os.O_CREAT:
+                self._refuse_foreign_in_sticky(name, found)
+            return self._regular(name, self._reopen(name, pin, found, flags & ~(os.O_CREAT | os.O_EXCL)))
         finally:
             os.close(pin)
+
+    def _reopen(self, name: str, pin: int, pinned: os.stat_result, flags: int) -> int:
+        """Open the file `pin` holds, with `flags`, through its /proc/self/fd link (the pinned
+        inode itself, whatever the name holds now). Without /proc (a container that does not mount
+        it), by name without following, kept only if it is still the pinned inode."""
+        try:
+            return os.open(f"/proc/self/fd/{pin}", flags & ~os.O_NOFOLLOW)
+        except FileNotFoundError:
+            if os.path.isdir("/proc/self/fd"):
+                raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), str(self.path / name)) from None
+        except OSError as exc:  # name the file, not the /proc link
+            raise type(exc)(exc.errno, exc.strerror, str(self.path / name)) from None
+        fd = os.open(name, flags | os.O_NOFOLLOW, dir_fd=self.fd)
+        now = os.fstat(fd)
+        if (now.st_dev, now.st_ino) != (pinned.st_dev, pinned.st_ino):
+            os.close(fd)
+            raise FenceError(f"{self.path / name} was replaced while myrm opened it", self.path / name, "try again")
+        return fd
+
+    def _refuse_foreign_in_sticky(self, name: str, found: os.stat_result) -> None:
+        """What the kernel's `fs.protected_regular` does for an O_CREAT open of a file that
+        exists, done here because the reopen no longer carries O_CREAT: in a sticky folder others
+        may write (/tmp), a file owned by neither us nor the folder's owner is not ours to open
+        for writing (another user planted it where we meant to create ours). Stricter than the
+        sysctl's default, never looser."""
+        folder = os.fstat(self.fd)
+        shared = folder.st_mode & stat.S_ISVTX and folder.st_mode & (stat.S_IWOTH | stat.S_IWGRP)
+        if shared and found.st_uid not in (os.geteuid(), folder.st_uid):
+            raise PermissionError(
+                errno.EACCES,
+                "owned by another user in a shared sticky folder; not opened to create or write",
+                str(self.path / name),
+            )
 
     def _guarded_open(self, name: str, flags: int, mode: int = NEW_FILE_MODE) -> int:
         try:

@@ -9,7 +9,7 @@ import stat
 import pytest
 
 from myrm_tui import fenced_files as module
-from myrm_tui.fenced_files import NEW_FILE_MODE, TEMP_SUFFIX, FenceError
+from myrm_tui.fenced_files import NEW_FILE_MODE, TEMP_SUFFIX, FenceError, open_root
 from myrm_tui.fenced_paths import replace_file as atomic_write
 
 
@@ -137,3 +137,20 @@ def test_a_root_reached_through_a_link_is_followed_once_and_nothing_below_it(tmp
     assert (real / "src" / "app.py").read_text() == "x = 1\n"
     with pytest.raises(FenceError, match=r"out is a symbolic link \(to "):
         module.open_target(tmp_path / "link-to-project", ("out", "app.py"))
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="gives a file to another user")
+def test_a_file_another_user_planted_in_a_sticky_shared_folder_is_not_opened_to_create(tmp_path):
+    """The kernel's fs.protected_regular, kept although the file is reopened without O_CREAT."""
+    shared = tmp_path / "tmp"
+    shared.mkdir()
+    shared.chmod(0o1777)
+    planted = shared / "myrm.log"
+    planted.write_text("")
+    os.chown(planted, 65534, 65534)
+    with open_root(shared) as folder:
+        with pytest.raises(PermissionError, match="owned by another user"):
+            folder.open_regular("myrm.log", os.O_WRONLY | os.O_CREAT | os.O_APPEND)
+        os.close(folder.open_regular("myrm.log"))  # reading it is not creating it
+        os.chown(planted, os.geteuid(), os.getegid())
+        os.close(folder.open_regular("myrm.log", os.O_WRONLY | os.O_CREAT | os.O_APPEND))

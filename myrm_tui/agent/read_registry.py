@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from myrm_tui.fenced_files import open_target
 from myrm_tui.store.event_kinds import EventKind
 
 if TYPE_CHECKING:
@@ -39,6 +40,16 @@ if TYPE_CHECKING:
 
 # How a record came to be (the event's `how`); OFFERED is a refusal's handle, not a sighting.
 READ, RANGE, WRITE, EDIT, REREAD, OFFERED = "read", "range", "write", "edit", "reread", "offered"
+
+
+def _read_real(path: Path) -> bytes:
+    """The bytes of the regular file at `path` (a real path: recorded resolved), walked from the
+    root without following any link. A plain read followed links: a command that swaps a file the
+    model read for a link (to `.myrm/sessions.db-shm`, say) would have had it opened and closed
+    inside this process, which drops the store's SQLite locks (`fenced_files.HeldFiles`); a link
+    found now is refused as an OSError, which every caller reads as "not what was seen"."""
+    with open_target(Path(path.anchor), path.parts[1:]) as target:
+        return target.read_bytes()
 
 
 @dataclass(frozen=True)
@@ -159,8 +170,8 @@ class ReadRegistry:
         for offer in [s for s in records if s.how == OFFERED and s.handle == handle]:
             path = Path(offer.path) if Path(offer.path).is_absolute() else self.workspace / offer.path
             try:
-                data = path.read_bytes()
-            except OSError:
+                data = _read_real(path.resolve())
+            except (OSError, RuntimeError):  # RuntimeError: a link loop
                 continue
             if hashlib.sha256(data).hexdigest() == offer.sha256:
                 self.record(path, data, READ)
@@ -190,7 +201,7 @@ class SeenRecordingReader:
             return None
         path = (self._registry.workspace / raw).resolve()
         try:
-            data = path.read_bytes()
+            data = _read_real(path)
         except OSError:
             return text
         if data.decode("utf-8", errors="replace") == text:
@@ -209,7 +220,7 @@ class SeenRecordingReader:
         held, self._held = self._held, None
         for path, data in held or ():
             try:
-                now = path.read_bytes()
+                now = _read_real(path)
             except OSError:
                 continue
             if now == data:

@@ -63,3 +63,33 @@ def test_a_second_store_of_the_workspace_keeps_the_first_ones_locks(store, works
     db = workspace / ".myrm" / "sessions.db"
     assert lock_seen_from_another_process(db, DB_SHARED) == "held"
     assert lock_seen_from_another_process(db.with_name("sessions.db-shm"), SHM_DMS) == "held"
+
+
+def test_the_seen_records_never_reread_a_store_file_swapped_in_as_a_link(store, workspace: Path):
+    """The stale-edit guard re-reads files the model saw (an offer it accepted, the rereads held
+    while the model answers) by their recorded path; a command can meanwhile swap such a file for
+    a link to the store's -shm."""
+    from myrm_tui.agent.read_registry import OFFERED, ReadRegistry, SeenRecordingReader
+    from myrm_tui.context.workspace_reader import workspace_reader
+
+    session = store.create_session("seen")
+    shm = workspace / ".myrm" / "sessions.db-shm"
+    offered, reread = workspace / "big.txt", workspace / "x.txt"
+    for path in (offered, reread):
+        path.write_text("hello\n")
+    registry = ReadRegistry(store, session.id, workspace)
+    registry.record(offered, offered.read_bytes(), OFFERED, "vault://0123456789ab")
+    reader = SeenRecordingReader(workspace_reader(workspace), store, session.id, workspace)
+    reader.hold()
+    assert reader("x.txt") == "hello\n"
+    for path in (offered, reread):  # what the model's bash command does meanwhile
+        path.unlink()
+        path.symlink_to(shm)
+    registry.accept_offer("vault://0123456789ab")
+    reader.release()
+    # and the file swapped between the reread and its record (a reader that answers anyway)
+    (workspace / "y.txt").symlink_to(shm)
+    assert SeenRecordingReader(lambda raw: "hello\n", store, session.id, workspace)("y.txt") == "hello\n"
+    assert lock_seen_from_another_process(shm, SHM_DMS) == "held"
+    last = registry.last_seen(offered)
+    assert last is None or last.how == OFFERED, "a link read as the offered file"

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
+import weakref
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -30,18 +31,20 @@ class StoreConnection(sqlite3.Connection):
     (`fenced_files.HeldFiles`: no other descriptor of them may be opened and closed here, or
     SQLite's locks on them are gone). `connect_fenced` records them; `close` gives them back."""
 
-    _held: tuple[tuple[int, int], ...] = ()
+    _released: weakref.finalize | None = None
 
     def hold(self, files: tuple[tuple[int, int], ...]) -> None:
         HELD_BY_DATABASES.hold(files)
-        self._held = files
+        # Given back once: on close, or when a connection nobody closed is collected (SQLite
+        # closes it then, and its locks go with it).
+        self._released = weakref.finalize(self, HELD_BY_DATABASES.release, files)
 
     def close(self) -> None:
         try:
             super().close()
         finally:
-            held, self._held = self._held, ()
-            HELD_BY_DATABASES.release(held)
+            if self._released is not None:
+                self._released()
 
 
 def _open(path: Path, *, read_only: bool, immutable: bool = False, shown: Path | None = None) -> sqlite3.Connection:
