@@ -93,3 +93,17 @@ def test_the_seen_records_never_reread_a_store_file_swapped_in_as_a_link(store, 
     assert lock_seen_from_another_process(shm, SHM_DMS) == "held"
     last = registry.last_seen(offered)
     assert last is None or last.how == OFFERED, "a link read as the offered file"
+
+
+async def test_a_git_link_to_the_store_is_not_read_by_the_write_guard(store, script, workspace: Path):
+    """Every write asks which paths are protected, which reads a worktree's `.git` file; a command
+    can leave `.git` as a link to the store's -shm."""
+    shm = workspace / ".myrm" / "sessions.db-shm"
+    (workspace / ".git").symlink_to(shm)
+    model = script(
+        {"tool_calls": [{"name": "file_write", "arguments": {"path": "a.txt", "content": "x"}}]}, {"text": "ok"}
+    )
+    agent = make_agent(store, workspace, model, approval="yolo")
+    await drive(agent, "write it", approve=True)
+    assert (workspace / "a.txt").read_text() == "x"
+    assert lock_seen_from_another_process(shm, SHM_DMS) == "held"

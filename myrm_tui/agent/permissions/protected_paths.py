@@ -21,9 +21,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from myrm_tui.fenced_files import open_root
 from myrm_tui.settings.paths import CONFIG_DIR_ENV, WORKSPACE_DIR_NAME, user_config_dir
 
 GIT_DIR_NAME = ".git"
+# A worktree's `.git` file is one line ("gitdir: PATH"); more than this is not one.
+MAX_GITDIR_FILE_BYTES = 8192
 # Folders protected wherever they appear, with the phrase the refusal uses.
 PROTECTED_DIR_NAMES = {
     WORKSPACE_DIR_NAME: "myrm's config and store",
@@ -107,13 +110,16 @@ def protected_paths(workspace: Path, env: Mapping[str, str] | None = None) -> tu
 
 def _linked_git_dir(root: Path) -> Path | None:
     """A worktree's or submodule's `.git` is a file naming the real git dir ("gitdir: …")."""
-    marker = root / GIT_DIR_NAME
-    if not marker.is_file():
-        return None
+    # Read without following: a command can put a `.git` link to any file here (to the store's
+    # -shm, whose descriptor closed in this process would drop SQLite's locks: fenced_files.HeldFiles).
     try:
-        first = marker.read_text(encoding="utf-8", errors="replace").splitlines()[:1]
+        with open_root(root) as folder:
+            data = folder.read_if_file(GIT_DIR_NAME, limit=MAX_GITDIR_FILE_BYTES)
     except OSError:
         return None
+    if data is None:
+        return None
+    first = data.decode("utf-8", errors="replace").splitlines()[:1]
     if not first or not first[0].startswith("gitdir:"):
         return None
     target = Path(first[0].removeprefix("gitdir:").strip())
