@@ -295,9 +295,6 @@ class Folder:
         check_name(name)
         if flags & os.O_TRUNC:
             raise ValueError("open_regular never truncates; use replace")
-        found = self.lstat(name)
-        if found is not None and not stat.S_ISREG(found.st_mode):
-            raise self._refusal(name, found.st_mode, "a regular file")  # never opened: a device may act on open
         fd = self._open_file(name, flags | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, mode)
         try:
             os.set_blocking(fd, True)
@@ -309,39 +306,45 @@ class Folder:
     def _open_file(self, name: str, flags: int, mode: int = NEW_FILE_MODE) -> int:
         """`os.open` below this folder, refused unless a regular file is what it opens, and never
         a file a database of this process holds locks on (`HeldFiles`). An existing file is first
-        pinned with O_PATH (opens nothing, drops no lock) and checked, then opened through the
-        pin's /proc/self/fd link, which reaches that very inode: no name is looked up twice."""
+        pinned with O_PATH (opens nothing, so a device never acts on it, and drops no lock) and
+        checked, then opened through the pin's /proc/self/fd link, which reaches that very inode:
+        no name is looked up twice."""
         pin_flags = os.O_PATH | os.O_NOFOLLOW | os.O_CLOEXEC
         try:
             pin = self._guarded_open(name, pin_flags)
         except FileNotFoundError:
             if not flags & os.O_CREAT:
                 raise
-            try:  # a file this open creates cannot be one a database holds
-                return self._regular(name, self._guarded_open(name, flags | os.O_EXCL, mode))
+            try:  # a file this open creates is a new regular file: no database holds it
+                return self._guarded_open(name, flags | os.O_EXCL, mode)
             except FileExistsError:
                 if flags & os.O_EXCL:
                     raise
                 pin = self._guarded_open(name, pin_flags)  # made meanwhile: pinned and checked
-        pin = self._regular(name, pin)
-        if flags & os.O_PATH:
-            return pin
         try:
+            found = os.fstat(pin)
+            if not stat.S_ISREG(found.st_mode):  # O_PATH|O_NOFOLLOW opens a link itself: refused here
+                raise self._refusal(name, found.st_mode, "a regular file")
+            if flags & os.O_PATH:
+                kept, pin = pin, -1
+                return kept
             if flags & os.O_CREAT and flags & os.O_EXCL:
                 raise FileExistsError(errno.EEXIST, os.strerror(errno.EEXIST), str(self.path / name))
-            found = os.fstat(pin)
             if (found.st_dev, found.st_ino) in HELD_BY_DATABASES:
                 raise HeldFileError(self.path / name)
             if flags & os.O_CREAT:
                 self._refuse_foreign_in_sticky(name, found)
-            return self._regular(name, self._reopen(name, pin, found, flags & ~(os.O_CREAT | os.O_EXCL)))
+            return self._reopen(name, pin, found, flags & ~(os.O_CREAT | os.O_EXCL))
         finally:
-            os.close(pin)
+            if pin >= 0:
+                os.close(pin)
 
     def _reopen(self, name: str, pin: int, pinned: os.stat_result, flags: int) -> int:
         """Open the file `pin` holds, with `flags`, through its /proc/self/fd link (the pinned
         inode itself, whatever the name holds now). Without /proc (a container that does not mount
-        it), by name without following, kept only if it is still the pinned inode."""
+        it), by name without following, kept only if it is still the pinned inode; no store can be
+        open then (`store/database/db.py` reaches SQLite through /proc too), so closing a file
+        swapped in meanwhile drops no database's locks."""
         try:
             return os.open(f"/proc/self/fd/{pin}", flags & ~os.O_NOFOLLOW)
         except FileNotFoundError:
@@ -380,18 +383,6 @@ class Folder:
                 if found is not None:
                     raise self._refusal(name, found.st_mode, "a regular file") from None
             raise
-
-    def _regular(self, name: str, fd: int) -> int:
-        """`fd`, unless it is not a regular file (O_PATH|O_NOFOLLOW opens a link itself): then it
-        is closed and refused."""
-        try:
-            found = os.fstat(fd)
-            if not stat.S_ISREG(found.st_mode):
-                raise self._refusal(name, found.st_mode, "a regular file")
-        except BaseException:
-            os.close(fd)
-            raise
-        return fd
 
     def pin_regular(self, name: str) -> int:
         """An O_PATH descriptor of the regular file `name` (never a link's target): it holds the

@@ -3,6 +3,7 @@ content, never half, and it is written through its folder's handle, never throug
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 
@@ -154,3 +155,26 @@ def test_a_file_another_user_planted_in_a_sticky_shared_folder_is_not_opened_to_
         os.close(folder.open_regular("myrm.log"))  # reading it is not creating it
         os.chown(planted, os.geteuid(), os.getegid())
         os.close(folder.open_regular("myrm.log", os.O_WRONLY | os.O_CREAT | os.O_APPEND))
+
+
+def test_without_proc_a_file_is_opened_by_name_and_kept_only_if_still_the_one_pinned(tmp_path, monkeypatch):
+    """A container without /proc: the reopen goes by name and checks the inode it got."""
+    (tmp_path / "f").write_text("pinned")
+    (tmp_path / "other").write_text("swapped in")
+    real_open, real_isdir = os.open, os.path.isdir
+    swap = [False]
+
+    def no_proc(path, *args, **kwargs):
+        if isinstance(path, str) and path.startswith("/proc/self/fd/"):
+            if swap[0]:  # what a concurrent process does between the pin and the open
+                os.replace(tmp_path / "other", tmp_path / "f")
+            raise FileNotFoundError(errno.ENOENT, "no /proc here", path)
+        return real_open(path, *args, **kwargs)
+
+    monkeypatch.setattr(os, "open", no_proc)
+    monkeypatch.setattr(os.path, "isdir", lambda p: False if p == "/proc/self/fd" else real_isdir(p))
+    with open_root(tmp_path) as folder:
+        assert folder.read_bytes("f") == b"pinned"
+        swap[0] = True
+        with pytest.raises(FenceError, match="was replaced while myrm opened it"):
+            folder.read_bytes("f")
