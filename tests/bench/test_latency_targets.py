@@ -67,3 +67,27 @@ def test_figures_within_their_targets_say_yes(capsys):
     out = capsys.readouterr().out
     rows = [line for line in out.splitlines() if "first chat message" in line or "frames over" in line]
     assert len(rows) == 2 and all(row.rstrip(" |").endswith("yes") for row in rows), rows
+
+
+def test_b1_rows_of_held_out_seeds_read_their_own_figures(capsys):
+    """The held-out sessions are what says whether B1's figures generalize: each row must read
+    its own replay (a row reading seed 1's figures would hide a miss)."""
+    base = {
+        "p50_ms": 1.0,
+        "compaction_turns": 24,
+        "compaction_mean_ms": 28.0,
+        "idle_warm_mean_ms": 5.0,
+        "idle_warm_max_ms": 90.0,
+    }
+    engine = {"defaults": {**base, "p95_ms": 9.0, "p99_ms": 20.0}}
+    for n, seed in enumerate(latency_targets.B1_HELD_OUT_SEEDS):
+        engine[f"seed_{seed}"] = {**base, "p95_ms": 19.0 + n, "p99_ms": 40.0 + n}
+        engine[f"seed_{seed}_while_answering"] = {**base, "p95_ms": 5.0 + n, "p99_ms": 12.0 + n}
+    latency_targets.report({"engine": engine})
+    rows = [line for line in capsys.readouterr().out.splitlines() if line.count("|") >= 4]
+    for n, seed in enumerate(latency_targets.B1_HELD_OUT_SEEDS):
+        at = next(i for i, row in enumerate(rows) if f"(seed {seed}), defaults" in row)
+        assert f"{19.0 + n:.1f} / {40.0 + n:.1f} ms" in rows[at] and rows[at].rstrip(" |").endswith("no")
+        on = next(row for row in rows[at + 1 :] if "setting on" in row)
+        assert f"{5.0 + n:.1f} / {12.0 + n:.1f} ms" in on and on.rstrip(" |").endswith("yes")
+    assert latency_targets.B1_HELD_OUT_SEEDS, "B1 must be reported beside sessions it was not profiled on"
