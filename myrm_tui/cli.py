@@ -76,6 +76,14 @@ TrustOpt = Annotated[
 ]
 
 
+def _named(ctx: typer.Context, parameter: str) -> bool:
+    """Whether the user gave `parameter` (on the command line or in the environment), not its
+    default: `--output-format text` beside `--json` is a contradiction, the default is not. By
+    the source's name: typer ships its own copy of click, whose enum is not `click.core`'s."""
+    source = ctx.get_parameter_source(parameter)
+    return source is not None and source.name not in ("DEFAULT", "DEFAULT_MAP")
+
+
 def _version(value: bool) -> None:
     if value:
         say(f"myrm {__version__}")
@@ -175,6 +183,7 @@ def run(
             continue_last=continue_last,
             json_out=json_out or output_format is RunOutput.json,
             stream_json=output_format is RunOutput.stream_json,
+            text_named=output_format is RunOutput.text and _named(ctx, "output_format"),
             approve=approve.value if approve else None,
             max_steps=max_steps,
             compact=compact,

@@ -404,9 +404,11 @@ class Agent:
         one is available, extractive otherwise. `progress` is told before each model summary.
         Cancelling (the awaiting task) changes nothing in the prompt; the summaries already
         written are kept for the next removal. Returns the event, or None when nothing is
-        outside the latest exchange."""
+        outside the latest exchange; raises `NothingWorthCompacting` (nothing changed) when what
+        is outside it is too short to gain from a summary."""
         if self._busy:
             raise RuntimeError("a turn is running; compact after it ends or interrupt it")
+        self.engine.check_worth_compacting(self.turn_input(trigger="manual"))
         self._busy = True
         try:
             await self.engine.prepare_for_compact(

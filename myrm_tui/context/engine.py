@@ -52,7 +52,7 @@ from myrm_tui.context.pipeline import (
     STAGE_NAMES,
     SYNC,
 )
-from myrm_tui.context.prompt import AssembledPrompt, ContextExhausted
+from myrm_tui.context.prompt import AssembledPrompt, ContextExhausted, NothingWorthCompacting
 from myrm_tui.context.report import StageClock, StageTimer
 from myrm_tui.context.rows.views import SHRUNK, UNTRUSTED_OPEN, View, msg_handle
 from myrm_tui.context.signature_scrub import replay_breaks_cache
@@ -330,6 +330,16 @@ class ContextEngine:
         for the rest. Anchors stay. Returns the event as stored, or None when there was nothing
         to summarize."""
         return self._event_now(SUMMARIZE, inp, manual=True)
+
+    def check_worth_compacting(self, inp: TurnInput) -> None:
+        """Raise `NothingWorthCompacting` when the compact command would summarize fewer tokens
+        than `min_manual_compact_tokens` (a summary would grow the prompt or save next to
+        nothing); nothing at all to summarize is not an error (`summarize_now` returns None)."""
+        with self._lock:
+            span = self.compactor.manual_span_tokens(self._caught_up(inp))
+        least = self.config.min_manual_compact_tokens
+        if 0 < span < least:
+            raise NothingWorthCompacting(span, least)
 
     def compact(self, inp: TurnInput, tier: str = "full", focus: str | None = None) -> dict[str, Any] | None:
         """Run one ladder tier now over everything outside the fresh tail (no target to stop at);

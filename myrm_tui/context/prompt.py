@@ -37,6 +37,19 @@ class ContextExhausted(Exception):
         )
 
 
+class NothingWorthCompacting(Exception):
+    """The compact command on a span too short to gain from a summary (`check_worth_compacting`):
+    its message is what the user is told; nothing was changed."""
+
+    def __init__(self, span: int, least: int) -> None:
+        super().__init__(
+            f"Nothing worth compacting yet: the messages before the latest exchange hold {span:,} tokens, "
+            f"and a summary of them would save little or grow the prompt (compacting starts at {least:,})."
+        )
+        self.span = span
+        self.least = least
+
+
 @dataclass(frozen=True)
 class AssembledPrompt:
     messages: list[dict[str, Any]]  # exactly what is sent: system first, provider-valid

@@ -426,7 +426,8 @@ SETTINGS: tuple[SettingSpec, ...] = (
         False,
         "When a request crosses the 90 % safety net but still fits, send it whole and compact while the "
         "model answers (the request goes out without the compaction's 10-35 ms of CPU; on a priced model "
-        "about 5 % more tokens, the old prefix read once more). Worth it on a local model.",
+        "about 5 % more tokens, the old prefix read once more; on a local model the output that crossed is "
+        "read twice, a cost where prompt reading is slow, as on a CPU).",
         section="advanced",
     ),
     # Comis's age windows (context/window/config.py, where each is explained): they shape what compaction

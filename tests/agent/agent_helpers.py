@@ -68,6 +68,14 @@ async def drive(
     return log
 
 
+def compact_any_span(agent: Agent) -> Agent:
+    """Let the compact command summarize a span of any size: these tests are about what a
+    compaction does to a short session's rows, not about the command's least span
+    (`EngineConfig.min_manual_compact_tokens`, tests/agent/test_compact_summarizes.py)."""
+    agent.engine.config = dataclasses.replace(agent.engine.config, min_manual_compact_tokens=0)
+    return agent
+
+
 def make_agent(store, workspace: Path, model: str, **values: Any) -> Agent:
     session = store.create_session(model=model)
     return Agent(store=store, session_id=session.id, settings=settings_for(model, **values), workspace=workspace)

@@ -8,6 +8,7 @@ first turn: a summary request carries no assistant message).
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 
 import pytest
@@ -245,3 +246,29 @@ async def test_summary_wait_writes_the_summaries_an_emergency_is_about_to_remove
     else:
         assert not waits and not store.events(agent.session_id, "summary")
         assert all(n["fallback"] for n in removed)
+
+
+async def test_compact_on_a_span_too_short_to_gain_changes_nothing_and_asks_no_model(store, workspace, tmp_path):
+    """Two short exchanges: the span before the latest one is a few dozen tokens, less than a
+    summary node costs (its header and footer), so the command would grow the prompt and spend
+    a model call on it. It refuses with the figures, and nothing is written or sent."""
+    from myrm_tui.context.prompt import NothingWorthCompacting
+
+    lite, lite_record = summarizer_script(tmp_path, "lite")
+    agent, main_record = chat_agent(store, workspace, tmp_path, lite=lite, turns=0)
+    for n, text in enumerate(("hello", "how are you", "and the garden?")):
+        agent.store.append_message(agent.session_id, {"role": "user", "content": text}, 3)
+        if n < 2:
+            agent.store.append_message(agent.session_id, {"role": "assistant", "content": "Fine."}, 3)
+    before = agent.engine.assemble(agent.turn_input())
+    least = agent.engine.config.min_manual_compact_tokens
+    with pytest.raises(NothingWorthCompacting) as raised:
+        await agent.compact_now()
+    assert 0 < raised.value.span < least and f"starts at {least:,}" in str(raised.value)
+    assert not store.events(agent.session_id, event_kinds.COMPACTION) and not store.summaries(agent.session_id)
+    assert not requests_of(lite_record) and not requests_of(main_record)
+    assert agent.engine.assemble(agent.turn_input()).messages == before.messages
+    # A span over the least one is compacted as before (the 40-turn test above), and this one too
+    # once the least span is lowered: the refusal is the floor's, not a missing span.
+    agent.engine.config = dataclasses.replace(agent.engine.config, min_manual_compact_tokens=raised.value.span)
+    assert (await agent.compact_now()) is not None

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 
-from tests.agent.agent_helpers import drive, make_agent
+from tests.agent.agent_helpers import compact_any_span, drive, make_agent
 
 REREAD_TITLE = "re-read after compaction"
 
@@ -28,7 +28,7 @@ async def test_compact_then_the_next_request_carries_the_modified_file_as_it_is_
     (workspace / "app.py").write_text("v = 2  # changed after the write\n")
     await drive(agent, "tell me about it")
     await drive(agent, "and more")
-    event = await agent.compact_now()
+    event = await compact_any_span(agent).compact_now()
     assert event is not None and event["ops"].get("remove", 0) > 0
     await drive(agent, "go on")
     request = json.loads(record.read_text(encoding="utf-8").splitlines()[-1])

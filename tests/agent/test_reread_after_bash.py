@@ -12,7 +12,7 @@ import subprocess
 from pathlib import Path
 
 from myrm_tui.store.changed_files import CHANGED_FILES_KEY
-from tests.agent.agent_helpers import drive, make_agent
+from tests.agent.agent_helpers import compact_any_span, drive, make_agent
 
 REREAD_TITLE = "re-read after compaction"
 
@@ -48,7 +48,7 @@ async def test_a_file_bash_changed_is_reread_after_compact(store, workspace, scr
     assert result[CHANGED_FILES_KEY] == ["settings.ini"], "only the file the call changed is named"
     await drive(agent, "tell me about it")
     await drive(agent, "and more")
-    event = await agent.compact_now()
+    event = await compact_any_span(agent).compact_now()
     assert event is not None and event["ops"].get("remove", 0) > 0
 
     await drive(agent, "go on")

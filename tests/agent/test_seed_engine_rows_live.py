@@ -14,7 +14,7 @@ import pytest
 
 from myrm_tui.context.observations.masker_tiers import EPHEMERAL_KEEP_TURNS
 from myrm_tui.context.recall.answers import ctx_expand
-from tests.agent.agent_helpers import drive, make_agent
+from tests.agent.agent_helpers import compact_any_span, drive, make_agent
 
 WINDOW = 64_000
 MASKED_PREFIX = "[old output masked"
@@ -52,7 +52,7 @@ async def test_a_rule_the_user_states_mid_session_survives_the_compact_command_v
     # A rule-like sentence inside a tool output or an assistant answer is not the user's.
     for i in range(8):
         await drive(agent, f"question {i} about the code")
-    event = await agent.compact_now()
+    event = await compact_any_span(agent).compact_now()
     assert event is not None
     await drive(agent, "what next")
     users = texts(last_request(record), "user")

@@ -12,7 +12,7 @@ from myrm_tui.agent.undo import rewind as undo
 from myrm_tui.agent.user_input.user_content import text_of_parts
 from myrm_tui.context.summary.outcomes import span_facts
 from myrm_tui.context.undo_note import UNDONE, undone_in
-from tests.agent.agent_helpers import drive, make_agent
+from tests.agent.agent_helpers import compact_any_span, drive, make_agent
 
 
 def call(name: str, call_id: str, **arguments) -> dict:
@@ -62,7 +62,7 @@ async def test_the_next_request_names_the_undone_files_and_the_summary_says_undo
         "thanks",
     ]
 
-    await agent.compact_now()
+    await compact_any_span(agent).compact_now()
     files = [
         f
         for node in store.summaries(agent.session_id)

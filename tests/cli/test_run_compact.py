@@ -44,3 +44,17 @@ def test_run_compact_turns_a_chat_only_session_into_model_written_summaries(myrm
     with Store.open(workspace) as store:
         nodes = store.summaries(session)
     assert nodes and {n["model"] for n in nodes if n["depth"] == 0} == {lite}
+
+
+def test_run_compact_on_a_short_session_says_nothing_was_worth_compacting(myrm, script, workspace):
+    """`--compact` after the second short exchange: the span is too short to gain from a
+    summary; the turn is done (exit 0), stderr says why, and no summary or compaction is stored."""
+    main = script({"text": "Fine."}, context_window=32_000)
+    lite = script({"text": json.dumps(SUMMARY)}, context_window=12_000)
+    session = seeded_session(workspace, main, turns=1)
+    result = myrm("run", "--session", session, "--compact", "--model", main, "and now?", env={"MYRM_LITE_MODEL": lite})
+    assert result.returncode == 0, result.stderr
+    (said,) = [line for line in result.stderr.splitlines() if line.startswith("compacted: ")]
+    assert said.startswith("compacted: nothing. Nothing worth compacting yet"), said
+    with Store.open(workspace) as store:
+        assert not store.summaries(session) and not store.events(session, "compaction")

@@ -79,3 +79,14 @@ def test_stream_json_with_json_is_a_usage_error_reported_as_a_result_line(myrm, 
     assert result.returncode == 2
     (line,) = [json.loads(line) for line in result.stdout.splitlines()]
     assert line["type"] == "result" and line["exit_code"] == 2 and "not both" in line["error"]["message"]
+
+
+def test_json_with_output_format_text_named_is_a_usage_error(myrm, script):
+    """`--json` prints one JSON object, `--output-format text` streams text: given both, myrm
+    must not pick one silently (the default text beside --json is no contradiction)."""
+    result = myrm("run", "--json", "--output-format", "text", "--model", script({"text": "x"}), "hi")
+    assert result.returncode == 2
+    (line,) = [json.loads(line) for line in result.stdout.splitlines()]
+    assert line["exit_code"] == 2 and "--output-format text, not both" in line["error"]["message"]
+    fine = myrm("run", "--json", "--model", script({"text": "x"}), "hi")
+    assert fine.returncode == 0 and json.loads(fine.stdout)["text"] == "x"

@@ -205,6 +205,61 @@ async def test_model_switch_rebuilds_the_agent_and_warns_before_shrinking(worksp
         assert app.chat_screen.query(UserMessage).last().text == "and now?"
 
 
+@pytest.mark.slow
+async def test_keys_typed_while_the_shrink_warning_is_up_go_to_the_message(workspace, store, tmp_path):
+    """The warning answers a /model the user already sent, after a model lookup that can take
+    seconds on a loaded box: keys typed on meanwhile land in the dialog, whose buttons ignore
+    them. They go to the message instead (docs/tui-keys.md: nothing typed is lost)."""
+    big = tmp_path / "big.json"
+    turns = [{"text": "from big", "usage": {"prompt_tokens": 20000}}]
+    big.write_text(json.dumps({"context_window": 64000, "turns": turns}))
+    small = tmp_path / "small.json"
+    small.write_text(json.dumps({"context_window": 16000, "turns": [{"text": "unused"}]}))
+    app = MyrmApp(
+        workspace, scripted_settings(f"scripted/{big}"), store=store, watch_themes=False, config_path=tmp_path / "c"
+    )
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await send(pilot, app, "hello")
+        await type_text(pilot, f"/model scripted/{small}")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen), what="shrink warning")
+        await pilot.press("n", "e", "x", "t", "space", "1")
+        await pilot.pause()
+        assert isinstance(app.screen, ConfirmScreen), "a typed key answered the dialog"
+        await pilot.click("#yes")
+        await wait_until(pilot, lambda: app.chat.model == f"scripted/{small}", what="switched")
+        assert app.chat_screen.prompt.text == "next 1"
+
+
+@pytest.mark.slow
+async def test_a_chat_only_model_is_not_warned_about_a_prompt_it_will_not_carry(workspace, store, tmp_path):
+    """A new user's first message (~3k tokens, nearly all system prompt and tool schemas) then
+    /model local/smollm2: the embedded model gets a one-line system prompt and no tools, and its
+    budget reserves its own output, not the setting's 4,096. The warning once said it would
+    compact 1.3k tokens (against a 3.8k limit) and nothing of the sort happened."""
+    chat = tmp_path / "tools.json"
+    # The provider's count of the prompt (system prompt, tools, ~2k of conversation).
+    turn = {"text": "hi", "usage": {"prompt_tokens": 6000}}
+    chat.write_text(json.dumps({"context_window": 64000, "turns": [turn]}))
+    app = MyrmApp(
+        workspace, scripted_settings(f"scripted/{chat}"), store=store, watch_themes=False, config_path=tmp_path / "c"
+    )
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        app.chat_screen.prompt.load_text(" ".join(f"note{i} about the build" for i in range(330)))
+        await send(pilot, app, ".")
+        reading = app.chat_screen.context.reading
+        assert reading.used == 6_000 and reading.fixed_tokens and reading.history_tokens, reading
+        share = reading.history_tokens / (reading.fixed_tokens + reading.history_tokens)
+        # The conversation's share of the count is over half the prompt limit the setting's
+        # output reserve leaves (3.8k), under half the embedded model's own (7.4k); the whole
+        # count is over both.
+        assert 1_900 < 6_000 * share < 3_700, reading
+        await type_text(pilot, "/model local/smollm2")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: app.chat.model == "local/smollm2", what="switched without a question")
+        assert not any(isinstance(s, ConfirmScreen) for s in app.screen_stack)
+
+
 async def test_quick_model_picker_accepts_a_typed_name(workspace, store, script, tmp_path):
     model = script({"text": "unused"})
     other = write_script(tmp_path, [{"text": "x"}])

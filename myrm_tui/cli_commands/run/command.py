@@ -34,6 +34,7 @@ from myrm_tui.cli_commands.common import (
     with_value,
 )
 from myrm_tui.cli_commands.run.report import RunReport
+from myrm_tui.context.prompt import NothingWorthCompacting
 from myrm_tui.terminal_text import for_terminal
 
 if TYPE_CHECKING:  # types only: the modules load when a run needs them, after argument parsing
@@ -152,12 +153,15 @@ def _run_command(
     images: Sequence[str] = (),
     stream_json: bool = False,
     local_workers: LocalWorkers | None = None,
+    text_named: bool = False,
 ) -> int:
+    """`text_named`: `--output-format text` was given (not the default), which `--json` contradicts."""
     if session and continue_last:
         err("error: use either --session ID or --continue, not both.")
         return EXIT_USAGE
-    if json_out and stream_json:
-        err("error: use either --json or --output-format stream-json, not both.")
+    if json_out and (stream_json or text_named):
+        named = "stream-json" if stream_json else "text"
+        err(f"error: use either --json or --output-format {named}, not both.")
         return EXIT_USAGE
     if fork and not (session or continue_last):
         err("error: --fork needs the session to fork: add --session ID or --continue.")
@@ -378,6 +382,9 @@ def _compact(agent: Agent) -> bool:
     except KeyboardInterrupt:
         err("note: compaction cancelled; the prompt is unchanged (summaries already written are kept).")
         return False
+    except NothingWorthCompacting as exc:
+        err(f"compacted: nothing. {exc}")
+        return True
     except Exception as exc:  # noqa: BLE001 - the turn is stored; say what failed
         err(f"note: compaction failed: {exc}")
         return True

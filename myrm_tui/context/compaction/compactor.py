@@ -336,6 +336,15 @@ class Compactor:
             start = max(start, self.history.last_user)
         return start
 
+    def manual_span_tokens(self, budget: Budget) -> int:
+        """Tokens the compact command would summarize: the rows still in the prompt between the
+        removed ones and the kept latest exchange, anchors aside (never removed)."""
+        history = self.history
+        live = history.live_from()
+        tail = self.manual_tail_start(split_units(history.rows, live), budget.window)
+        kept = history.never_removed()
+        return sum(history.row_tokens(i) for i in range(live, tail) if i not in kept)
+
     def _fence_index(self) -> int:
         """Row index of the previous event's tail start (restored from the store after a
         restart), or 0 before any event."""

@@ -215,16 +215,12 @@ def with_budget(reading: ContextReading, budget: ModelBudget | None) -> ContextR
     )
 
 
-def expected_compaction(used: int | None, window: int, max_output_tokens: int) -> tuple[int, int] | None:
-    """If the last prompt (`used` tokens) would trigger a compaction under a model with
-    `window`, about how many tokens it would remove, and the new prompt limit; else None."""
+def expected_compaction(used: int | None, limit: int) -> int | None:
+    """If a prompt of `used` tokens would trigger a compaction under a model whose prompt limit
+    is `limit` (`model_budget`: its window, the output it is asked for, the window cap), about
+    how many tokens it would remove; else None."""
     if not used:
         return None
-    try:
-        from myrm_tui.context.window.budget import budget_for
-    except ImportError:
-        return None
-    limit = budget_for(window, max_output_tokens).prompt_limit
     ladder = engine_thresholds()
     trigger = ladder.light if ladder.light else 1.0
     if used <= trigger * limit:
@@ -235,4 +231,4 @@ def expected_compaction(used: int | None, window: int, max_output_tokens: int) -
         target = float(DEFAULT_CONFIG.target_ratio)
     except (ImportError, AttributeError):
         target = trigger
-    return max(0, used - int(target * limit)), limit
+    return max(0, used - int(target * limit))

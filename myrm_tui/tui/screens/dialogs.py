@@ -6,9 +6,10 @@ they are drawn through terminal_text.for_terminal.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import ClassVar
 
-from textual import on
+from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
@@ -29,18 +30,31 @@ class Dialog(ModalScreen[ScreenResultType]):
 
 
 class ConfirmScreen(Dialog[bool]):
-    """A yes/no question; Esc or "Cancel" answers no."""
+    """A yes/no question; Esc or "Cancel" answers no.
+
+    `type_ahead`: where printable keys typed while the question is up go (the message being
+    written, when the question answers something slow the user asked for and they typed on
+    meanwhile). Without it those keys would reach two buttons that ignore them: lost."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "cancel", "Cancel", id="dialog.cancel"),
     ]
 
-    def __init__(self, title: str, message: str, yes: str = "Yes", *, danger: bool = False) -> None:
+    def __init__(
+        self,
+        title: str,
+        message: str,
+        yes: str = "Yes",
+        *,
+        danger: bool = False,
+        type_ahead: Callable[[str], None] | None = None,
+    ) -> None:
         super().__init__(classes="dialog")
         self.title_text = title
         self.message = message
         self.yes = yes
         self.danger = danger
+        self.type_ahead = type_ahead
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="box"):
@@ -61,7 +75,17 @@ class ConfirmScreen(Dialog[bool]):
         if isinstance(focused, Button):
             label = self.yes if focused.id == "yes" else "Cancel"
             text = f"Enter: {label} (focused) · Tab: the other button · Esc: Cancel"
+            if self.type_ahead is not None:
+                text += " · typing goes to your message"
             self.query_one("#focus-hint", Static).update(Content(for_terminal(text)))
+
+    def on_key(self, event: events.Key) -> None:
+        """A printable key the buttons do not use (they answer Enter; Tab and Esc are bindings)."""
+        if self.type_ahead is None or not event.is_printable or event.character is None:
+            return
+        event.stop()
+        event.prevent_default()
+        self.type_ahead(event.character)
 
     @on(Button.Pressed)
     def _pressed(self, event: Button.Pressed) -> None:

@@ -32,6 +32,7 @@ from myrm_tui.agent.user_input.attachments import (
     load_attachments,
     message_content,
 )
+from myrm_tui.context.prompt import NothingWorthCompacting
 from myrm_tui.tui.constants import (
     COLLECT_KEY_QUIET_S,
     IDLE_COLLECT_DELAY_S,
@@ -321,6 +322,9 @@ class TurnRunner:
         except asyncio.CancelledError:
             self._compacted(None, COMPACT_CANCELLED, "warning")
             raise
+        except NothingWorthCompacting as exc:  # not a failure: said as it is, nothing changed
+            self._compacted(None, str(exc), "information")
+            return
         except Exception as exc:  # noqa: BLE001 - shown to the user; the session is untouched
             self._compacted(None, f"Compaction failed: {exc}")
             return

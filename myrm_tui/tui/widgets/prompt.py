@@ -158,6 +158,12 @@ class PromptArea(TextArea):
             self.move_cursor(result.end_location)
             self.focus()
 
+    def type_ahead(self, character: str) -> None:
+        """A key typed while a dialog was up (`ConfirmScreen`): written where the cursor is, as
+        if typed here, so the message keeps what the user typed on."""
+        if not self.read_only:
+            self.insert(for_terminal(character))
+
     def take_submitted(self, text: str) -> None:
         """Remove `text` (what was just sent) from the editor, keeping whatever the user typed
         after pressing Enter: those keys were queued behind the submit and are already in."""

@@ -158,7 +158,7 @@ async def _apply_changes(screen: ChatParts, changes: dict[str, Any], session_onl
     if model and model != chat.model:
         warning = await asyncio.to_thread(_shrink_warning, screen, str(model))
         if warning and not await screen.app.push_screen_wait(
-            ConfirmScreen("Switch to a smaller window?", warning, "Switch")
+            ConfirmScreen("Switch to a smaller window?", warning, "Switch", type_ahead=screen.prompt.type_ahead)
         ):
             screen.notify("Model unchanged.")
             changes.pop("model")
@@ -199,19 +199,30 @@ def _check_model(screen: ChatParts, model: str) -> Any:
 
 
 def _shrink_warning(screen: ChatParts, model: str) -> str | None:
+    """What switching to `model` would compact, judged as the engine will: the prompt limit of
+    `model_budget` (the output `model` is asked for and the window cap, not the raw setting),
+    and the conversation's own tokens plus the fixed part only a model with tools carries (a
+    chat-only model's system prompt is one line and it gets no tool schemas). Off the UI thread:
+    the registry may import litellm."""
     from myrm_tui.llm.models import registry
 
-    settings = screen.myrm.settings
-    info = registry.info(model, settings.models)
-    used = screen.context.reading.used
-    estimate = expected_compaction(used, info.context_window, int(settings.max_output_tokens))
-    if estimate is None:
+    settings = screen.chat.effective_settings().with_values(model=model)
+    budget = model_budget(model, settings)
+    if budget is None:
         return None
-    tokens, limit = estimate
+    reading = screen.context.reading
+    needed = reading.used or 0
+    fixed, history = reading.fixed_tokens, reading.history_tokens
+    if fixed and history is not None and not registry.info(model, settings.models).supports_tools:
+        # `used` may be the provider's count: take off the fixed part's share of it.
+        needed = max(0, needed - round(fixed * needed / (fixed + history)))
+    tokens = expected_compaction(needed, budget.limit)
+    if tokens is None:
+        return None
     return (
-        f"{model} has a {format_tokens(info.context_window)} window (prompt limit "
-        f"{format_tokens(limit)}); the last prompt was {format_tokens(used or 0)} "
-        f"tokens. This will compact about {format_tokens(tokens)} tokens on your next message."
+        f"{model} has a {format_tokens(budget.window)} window (prompt limit "
+        f"{format_tokens(budget.limit)}); this conversation needs about {format_tokens(needed)} "
+        f"tokens there. This will compact about {format_tokens(tokens)} tokens on your next message."
     )
 
 

@@ -30,7 +30,15 @@ CHAT_BINDINGS: list[BindingType] = [
     # Esc stops a running turn (or compaction) and, whatever runs, brings the keyboard back to
     # the message from anywhere on this screen (the keyboard model below).
     Binding("escape", "interrupt", "Interrupt the turn; back to the message", priority=True, id="chat.interrupt"),
-    Binding("ctrl+c", "clear_or_quit", "Clear / quit (twice)", show=False, priority=True, id="chat.clear_or_quit"),
+    # Never "clear": Ctrl+C copies a selection, else interrupts, else quits on a second press.
+    Binding(
+        "ctrl+c",
+        "clear_or_quit",
+        "Copy / interrupt / quit (twice)",
+        show=False,
+        priority=True,
+        id="chat.clear_or_quit",
+    ),
     Binding("ctrl+end", "jump_to_bottom", "Jump to bottom", show=False, id="chat.jump_to_bottom"),
     # The conversation scrolls from the message, as in every chat client: priority, or the
     # prompt's own PageUp/PageDown (cursor by a page) and Home/End would take the keys.
