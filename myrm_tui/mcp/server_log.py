@@ -13,6 +13,7 @@ import time
 from pathlib import Path
 from typing import TextIO
 
+from myrm_tui.fenced_files import open_root
 from myrm_tui.log_files import log_dir, open_append
 from myrm_tui.mcp.names import clean
 
@@ -42,10 +43,16 @@ def last_line(path: Path | None) -> str:
     """The last non-empty line the server wrote since its latest start ("" if none)."""
     if path is None:
         return ""
-    try:
-        with open(path, "rb") as handle:
-            handle.seek(max(0, path.stat().st_size - _TAIL_BYTES))
-            tail = handle.read().decode("utf-8", "replace")
+    try:  # through the folder's handle, never a link: a server can replace its own log with a
+        # link (to the workspace store's -shm, say), and closing a plain open of that file here
+        # would drop the store's SQLite locks (fenced_files.HeldFiles)
+        with open_root(path.parent) as folder:
+            fd = folder.open_regular(path.name)
+        try:
+            os.lseek(fd, max(0, os.fstat(fd).st_size - _TAIL_BYTES), os.SEEK_SET)
+            tail = os.read(fd, _TAIL_BYTES).decode("utf-8", "replace")
+        finally:
+            os.close(fd)
     except OSError:
         return ""
     lines = [line.strip() for line in tail.splitlines() if line.strip()]

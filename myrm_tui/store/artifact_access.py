@@ -51,7 +51,7 @@ def text_to_index(vault: Vault, found: Located, text: str | None, known: bool) -
             body, truncated = text[:ARTIFACT_INDEX_MAX_CHARS], len(text) > ARTIFACT_INDEX_MAX_CHARS
         else:
             vault.verify(found.path)  # never index changed bytes as the artifact's text
-            body, truncated = _read_artifact_text(found.path, size)
+            body, truncated = _read_artifact_text(vault, found.path, size)
     return search_index.ArtifactText(found.digest, found.canonical, size, body, truncated)
 
 
@@ -78,14 +78,14 @@ def indexed_record(conn: sqlite3.Connection, segments: Visible, found: Located) 
     )
 
 
-def unindexed_record(found: Located) -> ArtifactRecord:
-    """An artifact a message names but nothing indexed: described from its file."""
-    with found.path.open("rb") as handle_file:
-        head = handle_file.read(BINARY_SNIFF_BYTES)
+def unindexed_record(vault: Vault, found: Located) -> ArtifactRecord:
+    """An artifact a message names but nothing indexed: described from its file, read through
+    the vault's folder handle (`Vault.read_head`: no link, no file the store holds)."""
+    head, size = vault.read_head(found.path, BINARY_SNIFF_BYTES)
     return ArtifactRecord(
         handle=found.canonical,
         digest=found.digest,
-        size_bytes=found.path.stat().st_size,
+        size_bytes=size,
         binary=b"\0" in head,
         indexed=False,
         indexed_chars=0,
@@ -94,12 +94,11 @@ def unindexed_record(found: Located) -> ArtifactRecord:
     )
 
 
-def _read_artifact_text(path: Path, size: int) -> tuple[str | None, bool]:
+def _read_artifact_text(vault: Vault, path: Path, size: int) -> tuple[str | None, bool]:
     """(text to index or None if binary, truncated?) of a vault file, reading at most what the
     cap can use (a UTF-8 character is at most 4 bytes)."""
     limit = ARTIFACT_INDEX_MAX_CHARS * 4
-    with path.open("rb") as file:
-        data = file.read(limit)
+    data, _ = vault.read_head(path, limit)
     if b"\0" in data[:BINARY_SNIFF_BYTES]:
         return None, False
     text = data.decode("utf-8", errors="replace")

@@ -456,7 +456,7 @@ class Store:
         if record is not None:
             return record
         if named:
-            return artifact_access.unindexed_record(found)
+            return artifact_access.unindexed_record(self.vault, found)
         raise StoreError(
             f"{found.canonical} is not part of session {session_id}: no message of its history names it; "
             "use a handle shown in this session."

@@ -126,6 +126,29 @@ class Vault:
             raise _tampered(handle, self.directory / name)
         return data
 
+    def read_head(self, path: Path, limit: int) -> tuple[bytes, int]:
+        """(at most `limit` bytes of the artifact file at `path` (from `path_of`), its size), read
+        through the vault folder's handle like every other vault read: never through a link, and
+        never a file SQLite holds in this process (a hard link to the store's -shm under an
+        artifact's name is refused, not opened: closing it would drop the store's locks)."""
+        try:
+            with self._reading() as folder:
+                if folder is None:
+                    raise FileNotFoundError(f"the vault folder {self.directory} does not exist")
+                fd = folder.open_regular(path.name)
+        except OSError as exc:  # FenceError, HeldFileError: the artifact cannot be read
+            raise VaultError(f"{self.HANDLE_PREFIX}{path.name[:HANDLE_HEX_CHARS]} cannot be read: {exc}") from None
+        try:
+            size = os.fstat(fd).st_size
+            chunks: list[bytes] = []
+            got = 0
+            while got < limit and (chunk := os.read(fd, min(_HASH_CHUNK_BYTES, limit - got))):
+                chunks.append(chunk)
+                got += len(chunk)
+            return b"".join(chunks), size
+        finally:
+            os.close(fd)
+
     def verify(self, path: Path) -> None:
         """VaultTamperedError unless the file at `path` (from `path_of`) hashes to its name."""
         with self._reading() as folder:

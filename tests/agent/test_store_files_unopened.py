@@ -107,3 +107,30 @@ async def test_a_git_link_to_the_store_is_not_read_by_the_write_guard(store, scr
     await drive(agent, "write it", approve=True)
     assert (workspace / "a.txt").read_text() == "x"
     assert lock_seen_from_another_process(shm, SHM_DMS) == "held"
+
+
+async def test_a_named_artifact_linked_to_the_store_is_not_opened(store, script, workspace: Path):
+    """ctx_inspect/ctx_expand of a handle a message names but nothing indexed describe the vault
+    file; a command (unsandboxed) can leave a hard link to the store's -shm there under an
+    artifact's name, a regular file the vault lists."""
+    name, handle = "a" * 64, "vault://" + "a" * 12
+    artifacts = workspace / ".myrm" / "artifacts"
+    artifacts.mkdir(exist_ok=True)
+    shm = workspace / ".myrm" / "sessions.db-shm"
+    (artifacts / name).hardlink_to(shm)
+    calls = [{"name": tool, "arguments": {"handle": handle}} for tool in ("ctx_inspect", "ctx_expand")]
+    model = script({"text": f"about {handle}", "tool_calls": calls}, {"text": "done"})
+    agent = make_agent(store, workspace, model, approval="yolo")
+    await drive(agent, "look", approve=True)
+    assert lock_seen_from_another_process(shm, SHM_DMS) == "held"
+
+
+def test_an_mcp_log_swapped_for_a_link_to_the_store_is_not_opened(store, workspace: Path, tmp_path: Path):
+    """A stdio server's stderr log is read for its last line when it fails; the server (or any
+    command) can replace it with a link to the store's -shm."""
+    from myrm_tui.mcp.server_log import last_line
+
+    shm = workspace / ".myrm" / "sessions.db-shm"
+    (tmp_path / "mcp-x.log").symlink_to(shm)
+    assert last_line(tmp_path / "mcp-x.log") == ""
+    assert lock_seen_from_another_process(shm, SHM_DMS) == "held"
