@@ -134,3 +134,26 @@ def test_an_mcp_log_swapped_for_a_link_to_the_store_is_not_opened(store, workspa
     (tmp_path / "mcp-x.log").symlink_to(shm)
     assert last_line(tmp_path / "mcp-x.log") == ""
     assert lock_seen_from_another_process(shm, SHM_DMS) == "held"
+
+
+async def test_undo_skips_a_changed_file_now_linked_to_the_store(store, script, workspace: Path):
+    """The turn wrote `notes.txt`; something unsandboxed then made it a hard link to the store's
+    -shm (a regular file, so no symlink check sees it). /undo plans without opening it: that
+    file is listed as blocking with the reason, the others are still offered, the lock held."""
+    from myrm_tui.agent.undo import rewind as undo
+
+    calls = [
+        {"name": "file_write", "arguments": {"path": "notes.txt", "content": "new\n"}},
+        {"name": "file_write", "arguments": {"path": "other.txt", "content": "x\n"}},
+    ]
+    model = script({"tool_calls": calls}, {"text": "done"})
+    agent = make_agent(store, workspace, model, approval="yolo")
+    await drive(agent, "write", approve=True)
+    shm = workspace / ".myrm" / "sessions.db-shm"
+    (workspace / "notes.txt").unlink()
+    (workspace / "notes.txt").hardlink_to(shm)
+    plan = undo.plan_last(store, agent.session_id, workspace)
+    (skipped,) = plan.skipped
+    assert skipped.path == "notes.txt" and skipped.blocking and "session store" in skipped.reason
+    assert [f.path for f in plan.files] == ["other.txt"]
+    assert lock_seen_from_another_process(shm, SHM_DMS) == "held"

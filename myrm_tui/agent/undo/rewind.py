@@ -31,7 +31,16 @@ from myrm_tui.agent.permissions.protected_paths import protection_of
 from myrm_tui.agent.tools.files.diffs import unified_diff
 from myrm_tui.agent.undo.checkpoints import FileChange, changes_of, sha256_hex
 from myrm_tui.context.undo_note import undo_note
-from myrm_tui.fenced_files import FenceError, Folder, Target, open_root, open_target, split_relative, user_file_mode
+from myrm_tui.fenced_files import (
+    FenceError,
+    Folder,
+    HeldFileError,
+    Target,
+    open_root,
+    open_target,
+    split_relative,
+    user_file_mode,
+)
 from myrm_tui.store import event_kinds
 
 if TYPE_CHECKING:
@@ -180,7 +189,7 @@ def _plan(store: Store, workspace: Path, changes: list[FileChange]) -> UndoPlan:
             first, last = rows[0], rows[-1]
             try:
                 target, now = _look(root, tuple(label.split("/")))
-            except (FenceError, NotADirectoryError, IsADirectoryError) as exc:
+            except (FenceError, HeldFileError, NotADirectoryError, IsADirectoryError) as exc:
                 skipped[label] = Skipped(label, _fence_reason(exc), blocking=True)
                 continue
             if target is not None:
@@ -194,6 +203,8 @@ def _plan(store: Store, workspace: Path, changes: list[FileChange]) -> UndoPlan:
 
 
 def _fence_reason(exc: OSError) -> str:
+    if isinstance(exc, HeldFileError):  # a hard link to the open store's database or a sidecar
+        return "it is now a link to the session store this myrm process has open; undo never opens or replaces that"
     if isinstance(exc, FenceError):
         return f"{exc.fact}; undo never writes through a link or replaces one"
     return f"something on the way is not a folder ({exc.strerror or exc})"
@@ -230,7 +241,7 @@ def apply(plan: UndoPlan, store: Store, session_id: str, workspace: Path, *, for
             except _Refused as exc:
                 skipped.append(Skipped(item.path, str(exc)))
                 continue
-            except (FenceError, NotADirectoryError, IsADirectoryError) as exc:
+            except (FenceError, HeldFileError, NotADirectoryError, IsADirectoryError) as exc:
                 skipped.append(Skipped(item.path, _fence_reason(exc), blocking=True))
                 continue
             if target is not None:
@@ -246,7 +257,7 @@ def apply(plan: UndoPlan, store: Store, session_id: str, workspace: Path, *, for
         for item, names, target in checked:
             try:
                 line = _restore(store, root, item, names, target, handles)
-            except (FenceError, NotADirectoryError, IsADirectoryError) as exc:  # planted meanwhile
+            except (FenceError, HeldFileError, NotADirectoryError, IsADirectoryError) as exc:  # planted meanwhile
                 skipped.append(Skipped(item.path, _fence_reason(exc), blocking=True))
                 continue
             done.append(line)
