@@ -24,7 +24,7 @@ from myrm_tui.context.window.arrival_budget import arrival_allowances
 from myrm_tui.context.window.config import DEFAULT_CONFIG
 from myrm_tui.settings.settings import Settings
 from myrm_tui.store import event_kinds
-from tests.agent.agent_helpers import drive, make_agent
+from tests.agent.agent_helpers import compact_any_span, drive, make_agent
 
 # A window where the fresh tail (10 %) holds one big file read and the arrival allowances leave
 # the ~1k-token bash outputs below whole: what is outside the tail is up to the forced event.
@@ -192,7 +192,7 @@ async def test_every_prompt_mode_that_can_show_a_summary_says_summaries_are_data
     agent = make_agent(store, workspace, model, prompt_mode=mode)
     for i in range(3):
         await drive(agent, f"question {i} about the project")
-    event = await agent.compact_now()
+    event = await compact_any_span(agent).compact_now()
     assert event is not None and event["ops"].get("remove", 0) > 0
     await drive(agent, "last question")
     request = requests(record)[-1]

@@ -19,7 +19,7 @@ SUMMARY = {
     "completed_actions": ["answered the garden questions"],
     "narrative": "Weekly garden advice, summarized by the lite model.",
 }
-SEEDED = 6  # earlier exchanges: something outside the latest exchange for --compact to summarize
+SEEDED = 20  # earlier exchanges: over the compact command's least span outside the latest exchange
 
 
 def seeded_session(workspace, model: str) -> str:

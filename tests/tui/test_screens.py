@@ -223,9 +223,11 @@ async def test_keys_typed_while_the_shrink_warning_is_up_go_to_the_message(works
         await type_text(pilot, f"/model scripted/{small}")
         await pilot.press("enter")
         await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen), what="shrink warning")
-        await pilot.press("n", "e", "x", "t", "space", "1")
+        await pilot.press("n", "e", "x", "t", "space", "1", "enter")
         await pilot.pause()
+        # The Enter that ends the typing is the typing's (meant to send): it answers nothing.
         assert isinstance(app.screen, ConfirmScreen), "a typed key answered the dialog"
+        assert app.chat.model == f"scripted/{big}"
         await pilot.click("#yes")
         await wait_until(pilot, lambda: app.chat.model == f"scripted/{small}", what="switched")
         assert app.chat_screen.prompt.text == "next 1"

@@ -383,7 +383,7 @@ def _compact(agent: Agent) -> bool:
         err("note: compaction cancelled; the prompt is unchanged (summaries already written are kept).")
         return False
     except NothingWorthCompacting as exc:
-        err(f"compacted: nothing. {exc}")
+        err(f"note: {exc}")
         return True
     except Exception as exc:  # noqa: BLE001 - the turn is stored; say what failed
         err(f"note: compaction failed: {exc}")

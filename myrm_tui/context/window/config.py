@@ -144,11 +144,13 @@ class EngineConfig:
     # more than 5 % of the bill (docs/latency.md, "The safety net's event while the model answers").
     compact_while_answering: bool = False
     # The compact command's least span (tokens of the messages before the latest exchange that it
-    # would summarize). A summary node has a fixed cost, its header, handle and footer: a
-    # one-message span of 71 tokens came out as a 166-token node (the prompt grew by 95), so
-    # below a few nodes' worth the command would grow the prompt or save next to nothing, and a
-    # model-written summary would also cost a call. The command says so and changes nothing.
-    min_manual_compact_tokens: int = 500
+    # would summarize). A summary node has a fixed cost, its header, handle and footer, and an
+    # extractive body lists what the span did: a one-message span of 71 tokens came out as a
+    # 166-token node (the prompt grew by 95); spans of file reads measured 760 -> +60 tokens and
+    # 1,400 -> -258 (32k and 200k windows alike), so the break-even is near 900-1,000. Below
+    # 1,500 the command would grow the prompt or save under ~15 %, and a model-written summary
+    # would also cost a call: it says so and changes nothing.
+    min_manual_compact_tokens: int = 1_500
     write_read_price_ratio: float = 12.5
     # How far an economic event removes once model summaries stand for what it removes (the
     # newest leaf a model was asked to write was written by it and accepted by the auditor,

@@ -32,9 +32,11 @@ class Dialog(ModalScreen[ScreenResultType]):
 class ConfirmScreen(Dialog[bool]):
     """A yes/no question; Esc or "Cancel" answers no.
 
-    `type_ahead`: where printable keys typed while the question is up go (the message being
-    written, when the question answers something slow the user asked for and they typed on
-    meanwhile). Without it those keys would reach two buttons that ignore them: lost."""
+    `type_ahead`: where printable keys (and pastes) typed while the question is up go (the
+    message being written, when the question answers something slow the user asked for and
+    they typed on meanwhile). Without it those keys would reach two buttons that ignore them:
+    lost. An Enter right after such typing is the typing's own (meant to send the message), so
+    it answers nothing: the user Tabs to a button or clicks it."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "cancel", "Cancel", id="dialog.cancel"),
@@ -55,6 +57,7 @@ class ConfirmScreen(Dialog[bool]):
         self.yes = yes
         self.danger = danger
         self.type_ahead = type_ahead
+        self._typing = False  # the last key went to the message: an Enter now is not an answer
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="box"):
@@ -74,18 +77,41 @@ class ConfirmScreen(Dialog[bool]):
         focused = self.focused
         if isinstance(focused, Button):
             label = self.yes if focused.id == "yes" else "Cancel"
+            self._hint(label)
+
+    def _hint(self, label: str) -> None:
+        if self._typing:
+            text = f"Typing went to your message; Tab to {self.yes} or Cancel and press Enter · Esc: Cancel"
+        else:
             text = f"Enter: {label} (focused) · Tab: the other button · Esc: Cancel"
             if self.type_ahead is not None:
                 text += " · typing goes to your message"
-            self.query_one("#focus-hint", Static).update(Content(for_terminal(text)))
+        self.query_one("#focus-hint", Static).update(Content(for_terminal(text)))
 
     def on_key(self, event: events.Key) -> None:
-        """A printable key the buttons do not use (they answer Enter; Tab and Esc are bindings)."""
-        if self.type_ahead is None or not event.is_printable or event.character is None:
+        """A printable key nothing here binds goes to the message (the buttons answer Enter; Tab,
+        Esc and any keymap entry are bindings); an Enter right after it is swallowed."""
+        if self.type_ahead is None:
             return
-        event.stop()
-        event.prevent_default()
-        self.type_ahead(event.character)
+        if event.key == "enter" and self._typing:
+            event.stop()
+            event.prevent_default()
+            return
+        typed = event.is_printable and event.character is not None and event.key not in self.active_bindings
+        if typed and event.character is not None:
+            event.stop()
+            event.prevent_default()
+            self.type_ahead(event.character)
+        if typed != self._typing:
+            self._typing = typed
+            focused = self.focused
+            self._hint(self.yes if isinstance(focused, Button) and focused.id == "yes" else "Cancel")
+
+    def on_paste(self, event: events.Paste) -> None:
+        if self.type_ahead is not None:
+            event.stop()
+            event.prevent_default()
+            self.type_ahead(event.text)
 
     @on(Button.Pressed)
     def _pressed(self, event: Button.Pressed) -> None:

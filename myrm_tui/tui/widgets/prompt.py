@@ -151,18 +151,18 @@ class PromptArea(TextArea):
             return
         event.prevent_default()
         event.stop()
-        text = for_terminal(event.text)
+        self.type_ahead(event.text)
+        self.focus()
+
+    def type_ahead(self, text: str) -> None:
+        """`text` typed or pasted, here or while a dialog was up (`ConfirmScreen`), so the message
+        keeps what the user typed on: as the keyboard writes it (over a selection, undoable; a
+        large paste as a chip), made visible if it carries terminal control sequences."""
+        text = for_terminal(text)
         if is_big(text):
             text = self.chips.add(text)
         if result := self._replace_via_keyboard(text, *self.selection):
             self.move_cursor(result.end_location)
-            self.focus()
-
-    def type_ahead(self, character: str) -> None:
-        """A key typed while a dialog was up (`ConfirmScreen`): written where the cursor is, as
-        if typed here, so the message keeps what the user typed on."""
-        if not self.read_only:
-            self.insert(for_terminal(character))
 
     def take_submitted(self, text: str) -> None:
         """Remove `text` (what was just sent) from the editor, keeping whatever the user typed

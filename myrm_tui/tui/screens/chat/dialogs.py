@@ -213,9 +213,11 @@ def _shrink_warning(screen: ChatParts, model: str) -> str | None:
     reading = screen.context.reading
     needed = reading.used or 0
     fixed, history = reading.fixed_tokens, reading.history_tokens
-    if fixed and history is not None and not registry.info(model, settings.models).supports_tools:
-        # `used` may be the provider's count: take off the fixed part's share of it.
-        needed = max(0, needed - round(fixed * needed / (fixed + history)))
+    if fixed and not registry.info(model, settings.models).supports_tools:
+        if history is None:  # a compaction's reading: `used` is our count, fixed part included
+            needed = max(0, needed - fixed)
+        else:  # `used` may be the provider's count: take off the fixed part's share of it
+            needed = max(0, needed - round(fixed * needed / (fixed + history)))
     tokens = expected_compaction(needed, budget.limit)
     if tokens is None:
         return None
