@@ -5,16 +5,19 @@ from __future__ import annotations
 
 import json
 from types import SimpleNamespace
+from typing import cast
 
 from myrm_tui.tui.figures.event_figures import ContextReading
 from myrm_tui.tui.screens.chat.dialogs import _shrink_warning
+from myrm_tui.tui.screens.chat.parts import ChatParts
 from tests.tui.tui_pilot_helpers import scripted_settings
 
 
-def _screen(reading: ContextReading, model: str) -> SimpleNamespace:
+def _screen(reading: ContextReading, model: str) -> ChatParts:
+    """The two things the warning reads of the chat screen: the settings and the last reading."""
     settings = scripted_settings(model)
     chat = SimpleNamespace(effective_settings=lambda: settings)
-    return SimpleNamespace(chat=chat, context=SimpleNamespace(reading=reading))
+    return cast(ChatParts, SimpleNamespace(chat=chat, context=SimpleNamespace(reading=reading)))
 
 
 def test_after_a_compaction_a_chat_only_model_is_judged_without_the_fixed_part(tmp_path):
