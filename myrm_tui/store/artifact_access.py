@@ -50,7 +50,6 @@ def text_to_index(vault: Vault, found: Located, text: str | None, known: bool) -
         if text is not None:
             body, truncated = text[:ARTIFACT_INDEX_MAX_CHARS], len(text) > ARTIFACT_INDEX_MAX_CHARS
         else:
-            vault.verify(found.path)  # never index changed bytes as the artifact's text
             body, truncated = _read_artifact_text(vault, found.path, size)
     return search_index.ArtifactText(found.digest, found.canonical, size, body, truncated)
 
@@ -95,10 +94,12 @@ def unindexed_record(vault: Vault, found: Located) -> ArtifactRecord:
 
 
 def _read_artifact_text(vault: Vault, path: Path, size: int) -> tuple[str | None, bool]:
-    """(text to index or None if binary, truncated?) of a vault file, reading at most what the
-    cap can use (a UTF-8 character is at most 4 bytes)."""
+    """(text to index or None if binary, truncated?) of a vault file, keeping at most what the
+    cap can use (a UTF-8 character is at most 4 bytes), checked against its hash through the
+    same descriptor (never index changed bytes as the artifact's text, nor bytes swapped in
+    between a check and the read)."""
     limit = ARTIFACT_INDEX_MAX_CHARS * 4
-    data, _ = vault.read_head(path, limit)
+    data, _ = vault.read_head(path, limit, verified=True)
     if b"\0" in data[:BINARY_SNIFF_BYTES]:
         return None, False
     text = data.decode("utf-8", errors="replace")

@@ -126,11 +126,13 @@ class Vault:
             raise _tampered(handle, self.directory / name)
         return data
 
-    def read_head(self, path: Path, limit: int) -> tuple[bytes, int]:
+    def read_head(self, path: Path, limit: int, *, verified: bool = False) -> tuple[bytes, int]:
         """(at most `limit` bytes of the artifact file at `path` (from `path_of`), its size), read
         through the vault folder's handle like every other vault read: never through a link, and
         never a file SQLite holds in this process (a hard link to the store's -shm under an
-        artifact's name is refused, not opened: closing it would drop the store's locks)."""
+        artifact's name is refused, not opened: closing it would drop the store's locks).
+        `verified`: the rest is read too and the whole hashed, through the same descriptor, so
+        the head returned is of the bytes checked (VaultTamperedError otherwise)."""
         try:
             with self._reading() as folder:
                 if folder is None:
@@ -138,25 +140,21 @@ class Vault:
                 fd = folder.open_regular(path.name)
         except OSError as exc:  # FenceError, HeldFileError: the artifact cannot be read
             raise VaultError(f"{self.HANDLE_PREFIX}{path.name[:HANDLE_HEX_CHARS]} cannot be read: {exc}") from None
+        digest = hashlib.sha256()
         try:
             size = os.fstat(fd).st_size
             chunks: list[bytes] = []
             got = 0
-            while got < limit and (chunk := os.read(fd, min(_HASH_CHUNK_BYTES, limit - got))):
-                chunks.append(chunk)
-                got += len(chunk)
-            return b"".join(chunks), size
+            while (got < limit or verified) and (chunk := os.read(fd, _HASH_CHUNK_BYTES)):
+                digest.update(chunk)
+                if got < limit:
+                    chunks.append(chunk[: limit - got])
+                    got += len(chunks[-1])
         finally:
             os.close(fd)
-
-    def verify(self, path: Path) -> None:
-        """VaultTamperedError unless the file at `path` (from `path_of`) hashes to its name."""
-        with self._reading() as folder:
-            if folder is None:
-                raise FileNotFoundError(f"the vault folder {self.directory} does not exist")
-            matches = _file_digest(folder, path.name) == path.name[:64]
-        if not matches:
+        if verified and digest.hexdigest() != path.name[:64]:
             raise _tampered(self.HANDLE_PREFIX + path.name[:HANDLE_HEX_CHARS], path)
+        return b"".join(chunks), size
 
     def tampered(self) -> tuple[int, list[str]]:
         """(artifacts checked, handles whose bytes no longer match their hash): every file."""

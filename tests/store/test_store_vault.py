@@ -162,3 +162,20 @@ def test_a_put_that_fails_midway_leaves_nothing_behind(vault: Vault, monkeypatch
     handle = vault.put("lost output")
     assert vault.read_text(handle) == "lost output"
     assert stat.S_IMODE(vault.path_of(handle).stat().st_mode) == 0o600
+
+
+def test_read_head_keeps_only_the_head_but_checks_every_byte(vault: Vault):
+    """Indexing a large output reads only what the index can use into memory, while its hash is
+    checked over the whole file through the same descriptor."""
+    big = ("x" * 1000 + "\n") * 300  # over one read chunk
+    path = vault.path_of(vault.put(big))
+    for verified in (False, True):
+        head, size = vault.read_head(path, 10, verified=verified)
+        assert head == b"x" * 10 and size == len(big)
+    os.chmod(path, 0o600)
+    with path.open("r+b") as file:  # the last byte changed: only a check of the whole file sees it
+        file.seek(len(big) - 1)
+        file.write(b"!")
+    assert vault.read_head(path, 10)[0] == b"x" * 10
+    with pytest.raises(VaultError, match="changed on disk"):
+        vault.read_head(path, 10, verified=True)

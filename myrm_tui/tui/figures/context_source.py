@@ -170,6 +170,9 @@ class ModelBudget:
     # The registry says the model caches prompts: without a cache, per-call cache rows (all "0
     # read") and cache-break warnings describe nothing and are not shown.
     prompt_cache: bool = True
+    # The model takes tool calls: it gets the tool schemas and the full system prompt (a
+    # chat-only model a one-line prompt and none).
+    tools: bool = True
 
 
 def model_budget(model: str, settings: Any) -> ModelBudget | None:
@@ -194,6 +197,7 @@ def model_budget(model: str, settings: Any) -> ModelBudget | None:
         budget.output_reserve,
         budget.safety_margin,
         prompt_cache=info.supports_prompt_caching,
+        tools=info.supports_tools,
     )
 
 

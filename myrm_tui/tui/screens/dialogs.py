@@ -74,15 +74,15 @@ class ConfirmScreen(Dialog[bool]):
     def on_descendant_focus(self) -> None:
         # Said in words: the focus style alone is a colour change some themes make hard to see,
         # and Enter on a dangerous dialog must never surprise.
-        focused = self.focused
-        if isinstance(focused, Button):
-            label = self.yes if focused.id == "yes" else "Cancel"
-            self._hint(label)
+        if isinstance(self.focused, Button):
+            self._hint()
 
-    def _hint(self, label: str) -> None:
+    def _hint(self) -> None:
         if self._typing:
             text = f"Typing went to your message; Tab to {self.yes} or Cancel and press Enter · Esc: Cancel"
         else:
+            focused = self.focused
+            label = self.yes if isinstance(focused, Button) and focused.id == "yes" else "Cancel"
             text = f"Enter: {label} (focused) · Tab: the other button · Esc: Cancel"
             if self.type_ahead is not None:
                 text += " · typing goes to your message"
@@ -97,15 +97,14 @@ class ConfirmScreen(Dialog[bool]):
             event.stop()
             event.prevent_default()
             return
-        typed = event.is_printable and event.character is not None and event.key not in self.active_bindings
-        if typed and event.character is not None:
+        character = event.character if event.is_printable and event.key not in self.active_bindings else None
+        if character is not None:
             event.stop()
             event.prevent_default()
-            self.type_ahead(event.character)
-        if typed != self._typing:
-            self._typing = typed
-            focused = self.focused
-            self._hint(self.yes if isinstance(focused, Button) and focused.id == "yes" else "Cancel")
+            self.type_ahead(character)
+        if (character is not None) != self._typing:
+            self._typing = character is not None
+            self._hint()
 
     def on_paste(self, event: events.Paste) -> None:
         if self.type_ahead is not None:

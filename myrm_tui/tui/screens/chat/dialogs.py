@@ -204,8 +204,6 @@ def _shrink_warning(screen: ChatParts, model: str) -> str | None:
     and the conversation's own tokens plus the fixed part only a model with tools carries (a
     chat-only model's system prompt is one line and it gets no tool schemas). Off the UI thread:
     the registry may import litellm."""
-    from myrm_tui.llm.models import registry
-
     settings = screen.chat.effective_settings().with_values(model=model)
     budget = model_budget(model, settings)
     if budget is None:
@@ -213,7 +211,7 @@ def _shrink_warning(screen: ChatParts, model: str) -> str | None:
     reading = screen.context.reading
     needed = reading.used or 0
     fixed, history = reading.fixed_tokens, reading.history_tokens
-    if fixed and not registry.info(model, settings.models).supports_tools:
+    if fixed and not budget.tools:
         if history is None:  # a compaction's reading: `used` is our count, fixed part included
             needed = max(0, needed - fixed)
         else:  # `used` may be the provider's count: take off the fixed part's share of it
